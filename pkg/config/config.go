@@ -1,0 +1,632 @@
+// Package config loads memctl's TOML configuration.
+//
+// Every key has a default; an empty file is a valid config. Unknown keys
+// are an error that names the key and its line. Values out of range are
+// clamped the way Codex clamps them. One precedence applies to every key:
+// flag > environment (MEMCTL_<SECTION>_<KEY>) > file > default, and the
+// effective config remembers where each value came from.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is the effective configuration.
+type Config struct {
+	Memories      Memories
+	Provider      Provider
+	Consolidation Consolidation
+	Extract       Extract
+	Sources       []Source
+	Redaction     Redaction
+	Templates     Templates
+
+	// origins maps a dotted key ("memories.version") to where its value came from.
+	origins map[string]Origin
+	// Path is the config file that was read ("" when none existed).
+	Path string
+}
+
+// Memories holds Codex's [memories] keys, same names, defaults and clamps.
+type Memories struct {
+	Version                        string `toml:"version"`
+	DualWrite                      bool   `toml:"dual_write"`
+	GenerateMemories               bool   `toml:"generate_memories"`
+	UseMemories                    bool   `toml:"use_memories"`
+	DisableOnExternalContext       bool   `toml:"disable_on_external_context"`
+	MaxRawMemoriesForConsolidation int    `toml:"max_raw_memories_for_consolidation"`
+	MaxUnusedDays                  int    `toml:"max_unused_days"`
+	MaxRolloutAgeDays              int    `toml:"max_rollout_age_days"`
+	MaxRolloutsPerStartup          int    `toml:"max_rollouts_per_startup"`
+	MinRolloutIdleHours            int    `toml:"min_rollout_idle_hours"`
+	MinRateLimitRemainingPercent   int    `toml:"min_rate_limit_remaining_percent"`
+	ExtractModel                   string `toml:"extract_model"`
+	ConsolidationModel             string `toml:"consolidation_model"`
+}
+
+// Provider is the [provider] section: which model answers Phase 1 and 2.
+type Provider struct {
+	Kind       string        `toml:"kind"`
+	BaseURL    string        `toml:"base_url"`
+	APIKeyEnv  string        `toml:"api_key_env"`
+	Command    []string      `toml:"command"`
+	Timeout    time.Duration `toml:"-"`
+	MaxRetries int           `toml:"max_retries"`
+	// ContextWindow is the model's context window in tokens; 0 = unknown.
+	ContextWindow int `toml:"context_window"`
+}
+
+// Consolidation is the [consolidation] section (Phase 2).
+type Consolidation struct {
+	Mode         string        `toml:"mode"`
+	AgentCommand []string      `toml:"agent_command"`
+	AgentTimeout time.Duration `toml:"-"`
+}
+
+// Extract is the [extract] section (Phase 1 knobs beyond Codex's).
+type Extract struct {
+	// Concurrency is the number of model calls in flight (Codex: 8).
+	Concurrency int `toml:"concurrency"`
+	// TokenLimit is the input budget per thread in tokens; 0 = 70% of the
+	// provider's context window, or 150,000 when it is unknown.
+	TokenLimit int `toml:"token_limit"`
+}
+
+// Source is one [[sources]] entry.
+type Source struct {
+	Kind string `toml:"kind"`
+	Path string `toml:"path"`
+}
+
+// Redaction is the [redaction] section.
+type Redaction struct {
+	ExtraPatterns []string `toml:"extra_patterns"`
+}
+
+// Templates is the [templates] section.
+type Templates struct {
+	// Dir overrides the embedded prompts with files of the same name.
+	Dir string `toml:"dir"`
+}
+
+// Origin says where an effective value came from.
+type Origin string
+
+// The four origins, from strongest to weakest.
+const (
+	FromFlag    Origin = "flag"
+	FromEnv     Origin = "env"
+	FromFile    Origin = "file"
+	FromDefault Origin = "default"
+)
+
+// Error is a config problem: the key (dotted), its line when known, and why.
+// The command layer maps it to exit code 2.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("config")
+	if e.File != "" {
+		b.WriteString(" ")
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %q", e.Key)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	c := &Config{origins: map[string]Origin{}}
+	for _, k := range keys {
+		if err := k.set(c, k.def); err != nil {
+			panic("config default " + k.name + ": " + err.Error())
+		}
+		c.origins[k.name] = FromDefault
+	}
+	c.origins["sources"] = FromDefault
+	return c
+}
+
+// fileShape mirrors the TOML document for strict decoding; durations are
+// strings there.
+type fileShape struct {
+	Memories      *Memories `toml:"memories"`
+	Provider      *struct {
+		Kind          *string   `toml:"kind"`
+		BaseURL       *string   `toml:"base_url"`
+		APIKeyEnv     *string   `toml:"api_key_env"`
+		Command       *[]string `toml:"command"`
+		Timeout       *string   `toml:"timeout"`
+		MaxRetries    *int      `toml:"max_retries"`
+		ContextWindow *int      `toml:"context_window"`
+	} `toml:"provider"`
+	Consolidation *struct {
+		Mode         *string   `toml:"mode"`
+		AgentCommand *[]string `toml:"agent_command"`
+		AgentTimeout *string   `toml:"agent_timeout"`
+	} `toml:"consolidation"`
+	Extract   *Extract   `toml:"extract"`
+	Sources   []Source   `toml:"sources"`
+	Redaction *Redaction `toml:"redaction"`
+	Templates *Templates `toml:"templates"`
+}
+
+// Parse reads a TOML document over the defaults. name is used in messages.
+func Parse(r io.Reader, name string) (*Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &Error{File: name, Err: err}
+	}
+	c := Default()
+	c.Path = name
+
+	// Strict decode for the errors: unknown keys and wrong types, with lines.
+	var shape fileShape
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&shape); err != nil {
+		return nil, decodeError(name, err)
+	}
+	// A loose decode tells which keys the file set, so origins are exact
+	// and values flow through the same setters as env and flags.
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return nil, decodeError(name, err)
+	}
+	for _, k := range keys {
+		section, field, _ := strings.Cut(k.name, ".")
+		sec, ok := raw[section].(map[string]any)
+		if !ok {
+			continue
+		}
+		v, ok := sec[field]
+		if !ok {
+			continue
+		}
+		if err := k.set(c, v); err != nil {
+			return nil, &Error{File: name, Line: lineOf(data, section, field), Key: k.name, Err: err}
+		}
+		c.origins[k.name] = FromFile
+	}
+	if len(shape.Sources) > 0 {
+		for i, s := range shape.Sources {
+			if err := validSourceKind(s.Kind); err != nil {
+				return nil, &Error{File: name, Key: fmt.Sprintf("sources[%d].kind", i), Err: err}
+			}
+			if s.Path == "" {
+				return nil, &Error{File: name, Key: fmt.Sprintf("sources[%d].path", i), Err: errors.New("must not be empty")}
+			}
+		}
+		c.Sources = shape.Sources
+		c.origins["sources"] = FromFile
+	}
+	return c, nil
+}
+
+func decodeError(name string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		e := strict.Errors[0]
+		line, _ := e.Position()
+		return &Error{File: name, Line: line, Key: strings.Join(e.Key(), "."), Err: errors.New("unknown key")}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ := de.Position()
+		return &Error{File: name, Line: line, Key: strings.Join(de.Key(), "."), Err: errors.New(de.Error())}
+	}
+	return &Error{File: name, Err: err}
+}
+
+// lineOf finds the line of field inside [section] for messages about
+// values (go-toml reports lines only for syntax and type errors).
+func lineOf(data []byte, section, field string) int {
+	cur := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			cur = strings.Trim(t, "[] \t")
+			continue
+		}
+		if cur != section {
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == field {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Load reads the config file at path. When explicit is false a missing
+// file means defaults; when true (--config or MEMCTL_CONFIG) it is an error.
+func Load(path string, explicit bool) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !explicit {
+			return Default(), nil
+		}
+		return nil, &Error{File: path, Err: err}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &Error{File: path, Err: errors.New("is a directory")}
+	}
+	return Parse(f, path)
+}
+
+// ApplyEnv applies MEMCTL_<SECTION>_<KEY> variables (for example
+// MEMCTL_MEMORIES_VERSION=v2 or MEMCTL_PROVIDER_KIND=heuristic).
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	for _, k := range keys {
+		name := EnvName(k.name)
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		if err := k.set(c, v); err != nil {
+			return &Error{Key: k.name, Err: fmt.Errorf("from %s: %w", name, err)}
+		}
+		c.origins[k.name] = FromEnv
+	}
+	return nil
+}
+
+// EnvName is the environment variable that overrides a dotted key.
+func EnvName(key string) string {
+	return "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// Set applies a flag value to a dotted key.
+func (c *Config) Set(key string, value any, origin Origin) error {
+	for _, k := range keys {
+		if k.name == key {
+			if err := k.set(c, value); err != nil {
+				return &Error{Key: key, Err: err}
+			}
+			c.origins[key] = origin
+			return nil
+		}
+	}
+	return &Error{Key: key, Err: errors.New("unknown key")}
+}
+
+// Origin reports where the value of a dotted key came from.
+func (c *Config) Origin(key string) Origin {
+	if o, ok := c.origins[key]; ok {
+		return o
+	}
+	return FromDefault
+}
+
+// Entry is one effective key for `memctl config show`.
+type Entry struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Origin Origin `json:"origin"`
+	Env    string `json:"env,omitempty"`
+}
+
+// Entries lists every key with its effective value and origin, in a
+// stable order, followed by the sources.
+func (c *Config) Entries() []Entry {
+	out := make([]Entry, 0, len(keys)+1)
+	for _, k := range keys {
+		out = append(out, Entry{Key: k.name, Value: k.get(c), Origin: c.Origin(k.name), Env: EnvName(k.name)})
+	}
+	src := make([]map[string]string, 0, len(c.Sources))
+	for _, s := range c.Sources {
+		src = append(src, map[string]string{"kind": s.Kind, "path": s.Path})
+	}
+	out = append(out, Entry{Key: "sources", Value: src, Origin: c.Origin("sources")})
+	return out
+}
+
+// Keys lists the dotted names of every scalar key, sorted as in the file.
+func Keys() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.name
+	}
+	return out
+}
+
+// ExpandHome replaces a leading ~ with home.
+func ExpandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+func validSourceKind(k string) error {
+	switch k {
+	case "codex", "claude-code", "jsonl":
+		return nil
+	}
+	return fmt.Errorf("unknown source kind %q (want codex, claude-code or jsonl)", k)
+}
+
+// key describes one scalar config key: its default and how to set and get it.
+type key struct {
+	name string
+	def  any
+	doc  string
+	set  func(c *Config, v any) error
+	get  func(c *Config) any
+}
+
+func clampInt(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+func toInt(v any) (int, error) {
+	switch x := v.(type) {
+	case int:
+		return x, nil
+	case int64:
+		return int(x), nil
+	case float64:
+		if x != float64(int64(x)) {
+			return 0, fmt.Errorf("want an integer, got %v", x)
+		}
+		return int(x), nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			return 0, fmt.Errorf("want an integer, got %q", x)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("want an integer, got %T", v)
+}
+
+func toBool(v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(x))
+		if err != nil {
+			return false, fmt.Errorf("want true or false, got %q", x)
+		}
+		return b, nil
+	}
+	return false, fmt.Errorf("want true or false, got %T", v)
+}
+
+func toString(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("want a string, got %T", v)
+}
+
+func toStrings(v any) ([]string, error) {
+	switch x := v.(type) {
+	case []string:
+		return append([]string(nil), x...), nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("element %d: want a string, got %T", i, e)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	case string:
+		// From the environment: whitespace-separated argv.
+		return strings.Fields(x), nil
+	}
+	return nil, fmt.Errorf("want an array of strings, got %T", v)
+}
+
+func toDuration(v any) (time.Duration, error) {
+	switch x := v.(type) {
+	case time.Duration:
+		return x, nil
+	case string:
+		d, err := time.ParseDuration(strings.TrimSpace(x))
+		if err != nil {
+			return 0, fmt.Errorf("want a duration such as \"10m\", got %q", x)
+		}
+		if d <= 0 {
+			return 0, fmt.Errorf("must be positive, got %q", x)
+		}
+		return d, nil
+	}
+	return 0, fmt.Errorf("want a duration string such as \"10m\", got %T", v)
+}
+
+func enum(s string, allowed ...string) error {
+	for _, a := range allowed {
+		if s == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("invalid value %q (want %s)", s, strings.Join(allowed, ", "))
+}
+
+func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
+	return key{name: name, def: def, doc: doc,
+		set: func(c *Config, v any) error {
+			n, err := toInt(v)
+			if err != nil {
+				return err
+			}
+			*field(c) = clampInt(n, lo, hi)
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) }}
+}
+
+func boolKey(name string, def bool, doc string, field func(c *Config) *bool) key {
+	return key{name: name, def: def, doc: doc,
+		set: func(c *Config, v any) error {
+			b, err := toBool(v)
+			if err != nil {
+				return err
+			}
+			*field(c) = b
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) }}
+}
+
+func stringKey(name, def, doc string, allowed []string, field func(c *Config) *string) key {
+	return key{name: name, def: def, doc: doc,
+		set: func(c *Config, v any) error {
+			s, err := toString(v)
+			if err != nil {
+				return err
+			}
+			if allowed != nil {
+				if err := enum(s, allowed...); err != nil {
+					return err
+				}
+			}
+			*field(c) = s
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) }}
+}
+
+func stringsKey(name, doc string, field func(c *Config) *[]string) key {
+	return key{name: name, def: []string{}, doc: doc,
+		set: func(c *Config, v any) error {
+			s, err := toStrings(v)
+			if err != nil {
+				return err
+			}
+			*field(c) = s
+			return nil
+		},
+		get: func(c *Config) any { return append([]string{}, *field(c)...) }}
+}
+
+func durationKey(name, def, doc string, field func(c *Config) *time.Duration) key {
+	return key{name: name, def: def, doc: doc,
+		set: func(c *Config, v any) error {
+			d, err := toDuration(v)
+			if err != nil {
+				return err
+			}
+			*field(c) = d
+			return nil
+		},
+		get: func(c *Config) any { return field(c).String() }}
+}
+
+// ProviderKinds lists the valid provider.kind values.
+var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "heuristic"}
+
+// ConsolidationModes lists the valid consolidation.mode values.
+var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
+
+// keys is the single table of scalar keys: defaults, clamps, docs.
+var keys = []key{
+	stringKey("memories.version", "v1", "which memory version is generated and read (v1 | v2)", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
+	boolKey("memories.dual_write", false, "generate both v1 and v2; reading still uses version", func(c *Config) *bool { return &c.Memories.DualWrite }),
+	boolKey("memories.generate_memories", true, "when false, newly indexed threads are stored disabled (never extracted)", func(c *Config) *bool { return &c.Memories.GenerateMemories }),
+	boolKey("memories.use_memories", true, "when false, summary prints nothing and mcp exposes no memory", func(c *Config) *bool { return &c.Memories.UseMemories }),
+	boolKey("memories.disable_on_external_context", false, "mark threads that used web search, tool search or MCP tools as polluted", func(c *Config) *bool { return &c.Memories.DisableOnExternalContext }),
+	intKey("memories.max_raw_memories_for_consolidation", 256, 1, 4096, "Phase 2 selection size", func(c *Config) *int { return &c.Memories.MaxRawMemoriesForConsolidation }),
+	intKey("memories.max_unused_days", 30, 0, 365, "retention window for prune and Phase 2 selection", func(c *Config) *int { return &c.Memories.MaxUnusedDays }),
+	intKey("memories.max_rollout_age_days", 10, 0, 90, "Phase 1 takes threads updated within this many days", func(c *Config) *int { return &c.Memories.MaxRolloutAgeDays }),
+	intKey("memories.max_rollouts_per_startup", 2, 1, 128, "Phase 1 claims per run and cap on running extraction jobs", func(c *Config) *int { return &c.Memories.MaxRolloutsPerStartup }),
+	intKey("memories.min_rollout_idle_hours", 6, 1, 48, "Phase 1 takes threads idle at least this long", func(c *Config) *int { return &c.Memories.MinRolloutIdleHours }),
+	intKey("memories.min_rate_limit_remaining_percent", 25, 0, 100, "skip Phase 1 when less of the provider's quota remains", func(c *Config) *int { return &c.Memories.MinRateLimitRemainingPercent }),
+	stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
+	stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
+
+	stringKey("provider.kind", "auto", "auto | openai | openai-compatible | anthropic | command | heuristic", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+	stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
+	stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
+	stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
+	durationKey("provider.timeout", "10m", "timeout of one model call attempt", func(c *Config) *time.Duration { return &c.Provider.Timeout }),
+	intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
+	intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
+
+	stringKey("consolidation.mode", "auto", "auto | model | agent | heuristic", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
+	stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
+	durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
+
+	intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
+	intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
+
+	stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
+	stringKey("templates.dir", "", "folder whose files override the embedded prompts", nil, func(c *Config) *string { return &c.Templates.Dir }),
+}
+
+// Versions returns the memory versions this config generates: version,
+// plus the other one under dual_write (v1 first, as Codex spawns them).
+func (c *Config) Versions() []string {
+	if c.Memories.DualWrite {
+		return []string{"v1", "v2"}
+	}
+	return []string{c.Memories.Version}
+}
+
+// TokenLimit is the Phase 1 input budget: the explicit limit, else 70% of
+// the context window (Codex: 95% effective × 70%), else 150,000.
+func (c *Config) TokenLimit() int {
+	if c.Extract.TokenLimit > 0 {
+		return c.Extract.TokenLimit
+	}
+	if w := c.Provider.ContextWindow; w > 0 {
+		n := (w * 95 / 100) * 70 / 100
+		if n < 1 {
+			n = 1
+		}
+		return n
+	}
+	return 150_000
+}
+
+// sortedSections lists the sections in the order of the key table.
+func sortedSections() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range keys {
+		s, _, _ := strings.Cut(k.name, ".")
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

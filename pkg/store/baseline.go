@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// BaselineFile is one file of the memory folder as of the last successful
+// consolidation. Mode follows git: 0o100644, 0o100755 or 0o120000.
+type BaselineFile struct {
+	Path    string
+	Mode    uint32
+	Content []byte
+}
+
+// Baseline returns the stored baseline; ok is false when none was saved
+// since the database was created or cleared.
+func (s *Store) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT created_at FROM baseline_meta WHERE singleton = 1`).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT path, mode, content FROM baseline_files ORDER BY path`)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var out []BaselineFile
+	for rows.Next() {
+		var f BaselineFile
+		if err := rows.Scan(&f.Path, &f.Mode, &f.Content); err != nil {
+			return nil, false, err
+		}
+		out = append(out, f)
+	}
+	return out, true, rows.Err()
+}
+
+// SaveBaseline replaces the baseline in one transaction.
+func (s *Store) SaveBaseline(ctx context.Context, files []BaselineFile) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM baseline_files`); err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO baseline_files (path, mode, content) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, f := range files {
+			content := f.Content
+			if content == nil {
+				content = []byte{}
+			}
+			if _, err := stmt.ExecContext(ctx, f.Path, f.Mode, content); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO baseline_meta (singleton, created_at) VALUES (1, ?)
+ON CONFLICT (singleton) DO UPDATE SET created_at = excluded.created_at`, s.now().Unix())
+		return err
+	})
+}

@@ -1,0 +1,461 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Job kinds and their singleton key, as Codex names them.
+const (
+	KindStage1      = "memory_stage1"
+	KindConsolidate = "memory_consolidate_global"
+	GlobalKey       = "global"
+
+	// DefaultRetries is the retry budget of a fresh job.
+	DefaultRetries = 3
+	// Lease is how long a claim holds a job (Phase 1 and Phase 2).
+	Lease = time.Hour
+	// RetryDelay is the backoff after a failed job.
+	RetryDelay = time.Hour
+	// Cooldown is how long a successful consolidation blocks the next one.
+	Cooldown = 6 * time.Hour
+)
+
+// ClaimOutcome is the result of a Phase 1 claim attempt.
+type ClaimOutcome string
+
+// Claim outcomes (Codex's Stage1JobClaimOutcome).
+const (
+	Claimed               ClaimOutcome = "claimed"
+	SkippedUpToDate       ClaimOutcome = "skipped_up_to_date"
+	SkippedRunning        ClaimOutcome = "skipped_running"
+	SkippedRetryBackoff   ClaimOutcome = "skipped_retry_backoff"
+	SkippedRetryExhausted ClaimOutcome = "skipped_retry_exhausted"
+)
+
+// Phase 2 claim statuses, the reason strings of CLI.md.
+const (
+	GlobalClaimed                 = "claimed"
+	GlobalSkippedRetryUnavailable = "skipped_retry_unavailable"
+	GlobalSkippedRunning          = "skipped_running"
+	GlobalSkippedCooldown         = "skipped_cooldown"
+)
+
+// Stage1Claim is a successful Phase 1 claim.
+type Stage1Claim struct {
+	ThreadID        string
+	Token           string
+	SourceUpdatedAt int64 // unix seconds: the watermark this claim extracts
+}
+
+// TryClaimStage1 claims the Phase 1 job of one thread version (Codex 3.6),
+// in one immediate transaction. maxRunning caps the stage-1 jobs holding a
+// live lease across every process.
+func (s *Store) TryClaimStage1(ctx context.Context, threadID, workerID string, sourceUpdatedAt int64, maxRunning int) (ClaimOutcome, string, error) {
+	var outcome ClaimOutcome
+	var token string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		outcome, token, err = s.tryClaimStage1Tx(ctx, tx, threadID, workerID, sourceUpdatedAt, maxRunning)
+		return err
+	})
+	return outcome, token, err
+}
+
+func (s *Store) tryClaimStage1Tx(ctx context.Context, tx *sql.Tx, threadID, workerID string, watermark int64, maxRunning int) (ClaimOutcome, string, error) {
+	now := s.now().Unix()
+	// 1–2: up to date when an output or a success already covers this version.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM stage1_outputs WHERE thread_id = ? AND source_updated_at >= ?`, threadID, watermark).Scan(&n); err != nil {
+		return "", "", err
+	}
+	if n > 0 {
+		return SkippedUpToDate, "", nil
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key = ? AND last_success_watermark >= ?`, KindStage1, threadID, watermark).Scan(&n); err != nil {
+		return "", "", err
+	}
+	if n > 0 {
+		return SkippedUpToDate, "", nil
+	}
+	token := uuid.NewString()
+	lease := now + int64(Lease/time.Second)
+	// 3, insert path: only below the running cap.
+	res, err := tx.ExecContext(ctx, `
+INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, finished_at, lease_until,
+                  retry_at, retry_remaining, last_error, input_watermark, last_success_watermark)
+SELECT ?, ?, 'running', ?, ?, ?, NULL, ?, NULL, ?, NULL, ?, NULL
+WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ? AND job_key = ?)
+  AND (SELECT COUNT(*) FROM jobs WHERE kind = ? AND status = 'running' AND lease_until > ?) < ?`,
+		KindStage1, threadID, workerID, token, now, lease, DefaultRetries, watermark,
+		KindStage1, threadID, KindStage1, now, maxRunning)
+	if err != nil {
+		return "", "", err
+	}
+	if rows, _ := res.RowsAffected(); rows == 1 {
+		return Claimed, token, nil
+	}
+	// 3, update path: not running, backoff elapsed, budget left (a newer
+	// watermark resets the budget and skips the backoff), below the cap.
+	res, err = tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_at = ?, finished_at = NULL,
+       lease_until = ?, retry_at = NULL, last_error = NULL,
+       retry_remaining = CASE WHEN ? > COALESCE(input_watermark, -1) THEN ? ELSE retry_remaining END,
+       input_watermark = ?
+WHERE kind = ? AND job_key = ?
+  AND (status <> 'running' OR lease_until IS NULL OR lease_until <= ?)
+  AND (retry_at IS NULL OR retry_at <= ? OR ? > COALESCE(input_watermark, -1))
+  AND (retry_remaining > 0 OR ? > COALESCE(input_watermark, -1))
+  AND (SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key <> ? AND status = 'running' AND lease_until > ?) < ?`,
+		workerID, token, now, lease, watermark, DefaultRetries, watermark,
+		KindStage1, threadID, now, now, watermark, watermark,
+		KindStage1, threadID, now, maxRunning)
+	if err != nil {
+		return "", "", err
+	}
+	if rows, _ := res.RowsAffected(); rows == 1 {
+		return Claimed, token, nil
+	}
+	// 4: say why.
+	var status string
+	var lease2, retryAt sql.NullInt64
+	var remaining int
+	err = tx.QueryRowContext(ctx, `SELECT status, lease_until, retry_at, retry_remaining FROM jobs WHERE kind = ? AND job_key = ?`,
+		KindStage1, threadID).Scan(&status, &lease2, &retryAt, &remaining)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SkippedRunning, "", nil // the running cap was reached
+	}
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case remaining <= 0:
+		return SkippedRetryExhausted, "", nil
+	case retryAt.Valid && retryAt.Int64 > now:
+		return SkippedRetryBackoff, "", nil
+	default:
+		return SkippedRunning, "", nil
+	}
+}
+
+// MarkStage1Succeeded finishes an owned job and stores its output (Codex
+// 3.7), then enqueues Phase 2. It returns false when the claim was lost
+// (the caller counts the job as failed).
+func (s *Store) MarkStage1Succeeded(ctx context.Context, threadID, token string, sourceUpdatedAt int64, rawMemory, summary string, slug *string) (bool, error) {
+	owned := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		res, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
+       last_success_watermark = input_watermark
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, KindStage1, threadID, token)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		owned = true
+		_, err = tx.ExecContext(ctx, `
+INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, generated_at)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id) DO UPDATE SET
+    source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
+    rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
+    generated_at = excluded.generated_at
+WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
+			threadID, sourceUpdatedAt, rawMemory, summary, slug, now)
+		if err != nil {
+			return err
+		}
+		if err := indexOutputTx(ctx, tx, threadID); err != nil {
+			return err
+		}
+		return enqueueGlobalTx(ctx, tx, sourceUpdatedAt)
+	})
+	return owned, err
+}
+
+// MarkStage1NoOutput finishes an owned job whose answer was empty: any
+// earlier output of the thread is deleted and, only then, Phase 2 is
+// re-queued so consolidation forgets it.
+func (s *Store) MarkStage1NoOutput(ctx context.Context, threadID, token string) (bool, error) {
+	owned := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		res, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
+       last_success_watermark = input_watermark
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, KindStage1, threadID, token)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		owned = true
+		var watermark int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(input_watermark, 0) FROM jobs WHERE kind = ? AND job_key = ?`, KindStage1, threadID).Scan(&watermark); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ?`, threadID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if err := unindexThreadTx(ctx, tx, threadID); err != nil {
+				return err
+			}
+			return enqueueGlobalTx(ctx, tx, watermark)
+		}
+		return nil
+	})
+	return owned, err
+}
+
+// MarkStage1Failed records a failed owned job: one hour of backoff and one
+// retry less (no floor, as Codex).
+func (s *Store) MarkStage1Failed(ctx context.Context, threadID, token, reason string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		_, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'error', finished_at = ?, lease_until = NULL, retry_at = ?,
+       retry_remaining = retry_remaining - 1, last_error = ?
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`,
+			now, now+int64(RetryDelay/time.Second), reason, KindStage1, threadID, token)
+		return err
+	})
+}
+
+// ReleaseStage1 gives back an owned claim that did no work (the run was
+// interrupted): the job returns to pending with its budget intact.
+func (s *Store) ReleaseStage1(ctx context.Context, threadID, token string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'pending', lease_until = NULL, finished_at = NULL
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, KindStage1, threadID, token)
+		return err
+	})
+}
+
+// EnqueueGlobal marks Phase 2 dirty (Codex 3.8).
+func (s *Store) EnqueueGlobal(ctx context.Context, watermark int64) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return enqueueGlobalTx(ctx, tx, watermark) })
+}
+
+func enqueueGlobalTx(ctx context.Context, tx *sql.Tx, watermark int64) error {
+	_, err := tx.ExecContext(ctx, `
+INSERT INTO jobs (kind, job_key, status, retry_remaining, input_watermark, last_success_watermark)
+VALUES (?, ?, 'pending', ?, ?, 0)
+ON CONFLICT (kind, job_key) DO UPDATE SET
+    status = CASE WHEN jobs.status = 'running' THEN 'running' ELSE 'pending' END,
+    retry_at = CASE WHEN jobs.status = 'running' THEN jobs.retry_at ELSE NULL END,
+    retry_remaining = MAX(jobs.retry_remaining, ?),
+    input_watermark = CASE WHEN excluded.input_watermark > COALESCE(jobs.input_watermark, 0)
+                           THEN excluded.input_watermark
+                           ELSE COALESCE(jobs.input_watermark, 0) + 1 END`,
+		KindConsolidate, GlobalKey, DefaultRetries, watermark, DefaultRetries)
+	return err
+}
+
+// GlobalClaim is the result of a Phase 2 lock attempt.
+type GlobalClaim struct {
+	Status         string // GlobalClaimed or a skip reason
+	Token          string
+	InputWatermark int64
+}
+
+// ClaimGlobal takes the Phase 2 lock (Codex 3.9). ignoreCooldown skips only
+// the six-hour success cooldown (--force), never a live lease or a backoff.
+// retry_remaining is not consulted.
+func (s *Store) ClaimGlobal(ctx context.Context, workerID string, ignoreCooldown bool) (GlobalClaim, error) {
+	var out GlobalClaim
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		token := uuid.NewString()
+		lease := now + int64(Lease/time.Second)
+		var status string
+		var retryAt, leaseUntil, finishedAt, watermark sql.NullInt64
+		var lastErr sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT status, retry_at, lease_until, finished_at, last_error, input_watermark FROM jobs WHERE kind = ? AND job_key = ?`,
+			KindConsolidate, GlobalKey).Scan(&status, &retryAt, &leaseUntil, &finishedAt, &lastErr, &watermark)
+		if errors.Is(err, sql.ErrNoRows) {
+			_, err = tx.ExecContext(ctx, `
+INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, lease_until, retry_remaining, input_watermark, last_success_watermark)
+VALUES (?, ?, 'running', ?, ?, ?, ?, ?, 0, 0)`, KindConsolidate, GlobalKey, workerID, token, now, lease, DefaultRetries)
+			if err != nil {
+				return err
+			}
+			out = GlobalClaim{Status: GlobalClaimed, Token: token}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		cooldownFrom := now - int64(Cooldown/time.Second)
+		switch {
+		case retryAt.Valid && retryAt.Int64 > now:
+			out.Status = GlobalSkippedRetryUnavailable
+			return nil
+		case status == "running" && leaseUntil.Valid && leaseUntil.Int64 > now:
+			out.Status = GlobalSkippedRunning
+			return nil
+		case !ignoreCooldown && !lastErr.Valid && finishedAt.Valid && finishedAt.Int64 > cooldownFrom:
+			out.Status = GlobalSkippedCooldown
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_at = ?, finished_at = NULL,
+       lease_until = ?, retry_at = NULL, last_error = NULL
+WHERE kind = ? AND job_key = ?
+  AND (retry_at IS NULL OR retry_at <= ?)
+  AND NOT (status = 'running' AND lease_until IS NOT NULL AND lease_until > ?)
+  AND (? OR last_error IS NOT NULL OR finished_at IS NULL OR finished_at <= ?)`,
+			workerID, token, now, lease, KindConsolidate, GlobalKey, now, now, ignoreCooldown, cooldownFrom)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			out.Status = GlobalSkippedRunning
+			return nil
+		}
+		out = GlobalClaim{Status: GlobalClaimed, Token: token, InputWatermark: watermark.Int64}
+		return nil
+	})
+	return out, err
+}
+
+// HeartbeatGlobal renews the Phase 2 lease; false means the lock was lost.
+func (s *Store) HeartbeatGlobal(ctx context.Context, token string) (bool, error) {
+	var owned bool
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		res, err := tx.ExecContext(ctx, `UPDATE jobs SET lease_until = ? WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`,
+			now+int64(Lease/time.Second), KindConsolidate, GlobalKey, token)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		owned = n == 1
+		return nil
+	})
+	return owned, err
+}
+
+// Snapshot identifies one selected output version.
+type Snapshot struct {
+	ThreadID        string
+	SourceUpdatedAt int64
+}
+
+// SucceedGlobal finishes an owned Phase 2 run: marks exactly the selected
+// snapshots (a row refreshed meanwhile stays unselected) and raises the
+// progress high-water mark. False when the lock was not owned.
+func (s *Store) SucceedGlobal(ctx context.Context, token string, watermark int64, selected []Snapshot) (bool, error) {
+	owned := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		res, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
+       last_success_watermark = MAX(COALESCE(last_success_watermark, 0), ?)
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, watermark, KindConsolidate, GlobalKey, token)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		owned = true
+		if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 0, selected_for_phase2_source_updated_at = NULL WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`); err != nil {
+			return err
+		}
+		for _, sel := range selected {
+			if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = source_updated_at WHERE thread_id = ? AND source_updated_at = ?`,
+				sel.ThreadID, sel.SourceUpdatedAt); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE consolidation_progress SET max_thread_count = MAX(max_thread_count, ?) WHERE singleton = 1`, len(selected))
+		return err
+	})
+	return owned, err
+}
+
+// FailGlobal records a failed Phase 2 run: one hour of backoff. When the
+// token no longer owns the row, a running row with that token or none is
+// failed instead, so a crashed owner never leaves the job stuck.
+func (s *Store) FailGlobal(ctx context.Context, token, reason string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now().Unix()
+		const q = `
+UPDATE jobs SET status = 'error', finished_at = ?, lease_until = NULL, retry_at = ?,
+       retry_remaining = MAX(retry_remaining - 1, 0), last_error = ?
+WHERE kind = ? AND job_key = ? AND status = 'running' AND `
+		res, err := tx.ExecContext(ctx, q+`ownership_token = ?`, now, now+int64(RetryDelay/time.Second), reason, KindConsolidate, GlobalKey, token)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, q+`(ownership_token = ? OR ownership_token IS NULL)`, now, now+int64(RetryDelay/time.Second), reason, KindConsolidate, GlobalKey, token)
+		return err
+	})
+}
+
+// Job is one row of the jobs table.
+type Job struct {
+	Kind, Key, Status    string
+	WorkerID             string
+	StartedAt            *int64
+	FinishedAt           *int64
+	LeaseUntil           *int64
+	RetryAt              *int64
+	RetryRemaining       int
+	LastError            string
+	InputWatermark       *int64
+	LastSuccessWatermark *int64
+}
+
+// Job returns one job row, or ErrNotFound.
+func (s *Store) Job(ctx context.Context, kind, key string) (Job, error) {
+	jobs, err := s.queryJobs(ctx, `WHERE kind = ? AND job_key = ?`, kind, key)
+	if err != nil {
+		return Job{}, err
+	}
+	if len(jobs) == 0 {
+		return Job{}, ErrNotFound
+	}
+	return jobs[0], nil
+}
+
+// Jobs lists every job, by kind and key.
+func (s *Store) Jobs(ctx context.Context) ([]Job, error) {
+	return s.queryJobs(ctx, `ORDER BY kind, job_key`)
+}
+
+func (s *Store) queryJobs(ctx context.Context, where string, args ...any) ([]Job, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, job_key, status, COALESCE(worker_id, ''), started_at, finished_at, lease_until, retry_at,
+       retry_remaining, COALESCE(last_error, ''), input_watermark, last_success_watermark FROM jobs `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		var j Job
+		var started, finished, lease, retry, in, last sql.NullInt64
+		if err := rows.Scan(&j.Kind, &j.Key, &j.Status, &j.WorkerID, &started, &finished, &lease, &retry,
+			&j.RetryRemaining, &j.LastError, &in, &last); err != nil {
+			return nil, err
+		}
+		j.StartedAt, j.FinishedAt, j.LeaseUntil, j.RetryAt = nullInt(started), nullInt(finished), nullInt(lease), nullInt(retry)
+		j.InputWatermark, j.LastSuccessWatermark = nullInt(in), nullInt(last)
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}

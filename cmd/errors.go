@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/memctl/memctl/pkg/config"
+)
+
+// Exit codes: a small, stable, documented table (docs/exit-codes.md).
+const (
+	ExitOK          = 0   // success, also "nothing to do" and a skipped stage
+	ExitError       = 1   // runtime failure
+	ExitUsage       = 2   // bad flag, argument or config value
+	ExitPartial     = 3   // some jobs of this run failed
+	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM
+)
+
+// FlagError is a usage error: it prints the usage hint and exits 2.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf builds a FlagError.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// PartialError reports a run where some jobs failed; exit 3.
+type PartialError struct {
+	Failed int
+	Total  int
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d of %d jobs failed (each is recorded with its reason and retried later; see `memctl status`)", e.Failed, e.Total)
+}
+
+// silentError carries an exit code for a failure already reported on
+// stdout (a --json document) or stderr.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// hintError adds a "memctl: hint:" line under the error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+
+func withHint(err error, hint string) error { return &hintError{err: err, hint: hint} }
+
+// exitCode maps an error to the exit-code table; the only place that does.
+func exitCode(err error) int {
+	var flagErr *FlagError
+	var cfgErr *config.Error
+	var partial *PartialError
+	var silent *silentError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &silent):
+		return silent.code
+	case errors.As(err, &flagErr), errors.As(err, &cfgErr):
+		return ExitUsage
+	case errors.As(err, &partial):
+		return ExitPartial
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitError
+}
+
+// report prints an error once, to stderr, and returns its exit code.
+// Under --json a failure also writes {"error","code"} to stderr.
+func report(ios *IOStreams, jsonMode bool, err error) int {
+	code := exitCode(err)
+	if err == nil {
+		return code
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return code
+	}
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = "interrupted"
+	}
+	if jsonMode {
+		b, _ := json.Marshal(map[string]any{"error": msg, "code": code})
+		fmt.Fprintln(ios.ErrOut, string(b))
+		return code
+	}
+	label := "error"
+	var partial *PartialError
+	if errors.As(err, &partial) {
+		label = "warning"
+	}
+	fmt.Fprintf(ios.ErrOut, "memctl: %s: %s\n", ios.errPaint(color.FgRed, label), msg)
+	var h *hintError
+	if errors.As(err, &h) && h.hint != "" {
+		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", h.hint)
+	}
+	var flagErr *FlagError
+	if errors.As(err, &flagErr) && !strings.Contains(msg, "--help") {
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
+	}
+	return code
+}

@@ -1,0 +1,150 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/store"
+)
+
+// Factory holds the global flags and lazy loaders every command shares.
+// Nothing here reads the config or opens a database until a command asks,
+// so `memctl --help`, `memctl version` and doc generation never do.
+type Factory struct {
+	IO       *IOStreams
+	Now      func() time.Time
+	Getenv   func(string) string
+	UserHome func() (string, error)
+
+	// Global flags.
+	HomeFlag      string
+	ConfigFlag    string
+	MemoryVersion string
+	JSON          bool
+	NoColor       bool
+	Quiet         bool
+	Verbose       bool
+
+	cfg *config.Config
+}
+
+// Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.
+func (f *Factory) Home() (string, error) {
+	if f.HomeFlag != "" {
+		return filepath.Abs(f.HomeFlag)
+	}
+	if h := f.Getenv("MEMCTL_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	uh, err := f.UserHome()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home directory (set --home or MEMCTL_HOME): %w", err)
+	}
+	return filepath.Join(uh, ".memctl"), nil
+}
+
+// ConfigPath resolves the config file: --config, then $MEMCTL_CONFIG
+// (both explicit: a missing file is an error), then <home>/config.toml.
+func (f *Factory) ConfigPath() (string, bool, error) {
+	if f.ConfigFlag != "" {
+		p, err := filepath.Abs(f.ConfigFlag)
+		return p, true, err
+	}
+	if p := f.Getenv("MEMCTL_CONFIG"); p != "" {
+		p, err := filepath.Abs(p)
+		return p, true, err
+	}
+	home, err := f.Home()
+	if err != nil {
+		return "", false, err
+	}
+	return filepath.Join(home, "config.toml"), false, nil
+}
+
+// Config loads the effective config once: file, then environment, then
+// the global --memory-version flag. Commands apply their own flags with
+// cfg.Set(key, value, config.FromFlag).
+func (f *Factory) Config() (*config.Config, error) {
+	if f.cfg != nil {
+		return f.cfg, nil
+	}
+	path, explicit, err := f.ConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.ApplyEnv(f.Getenv); err != nil {
+		return nil, err
+	}
+	if f.MemoryVersion != "" {
+		if err := cfg.Set("memories.version", f.MemoryVersion, config.FromFlag); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--memory-version: %w", errors.Unwrap(err))}
+		}
+	}
+	f.cfg = cfg
+	return cfg, nil
+}
+
+// MemoryRoot is the memory folder of a version.
+func (f *Factory) MemoryRoot(version string) (string, error) {
+	home, err := f.Home()
+	if err != nil {
+		return "", err
+	}
+	return memoryRoot(home, version), nil
+}
+
+func memoryRoot(home, version string) string {
+	if version == "v2" {
+		return filepath.Join(home, "memories_v2")
+	}
+	return filepath.Join(home, "memories")
+}
+
+// OpenStore opens the database of a version, creating the home 0700.
+func (f *Factory) OpenStore(ctx context.Context, version string) (*store.Store, error) {
+	home, err := f.Home()
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureHome(home); err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, filepath.Join(home, store.FileName(version)), store.WithClock(f.Now))
+}
+
+func ensureHome(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create home %s: %w", home, err)
+	}
+	return nil
+}
+
+// infof prints a progress line to stderr unless --quiet.
+func (f *Factory) infof(format string, args ...any) {
+	if f.Quiet {
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
+}
+
+// debugf prints a detail line to stderr with --verbose.
+func (f *Factory) debugf(format string, args ...any) {
+	if !f.Verbose {
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "memctl: "+format+"\n", args...)
+}
+
+// warnf prints a warning to stderr (even with --quiet).
+func (f *Factory) warnf(format string, args ...any) {
+	fmt.Fprintf(f.IO.ErrOut, "memctl: warning: "+format+"\n", args...)
+}

@@ -1,0 +1,75 @@
+package cmd
+
+// Output conventions, for every command:
+//   - stdout carries data only (the summary, the visible reply, tables,
+//     one JSON document under --json); progress, warnings, hints and errors
+//     go to stderr, so `memctl summary` and `memctl cite` are safe to pipe
+//     into a prompt;
+//   - tables have headers, aligned columns and relative times only on a
+//     terminal; piped output is tab-separated with RFC 3339 UTC times;
+//   - colour only when the stream is a terminal, NO_COLOR is unset,
+//     TERM is not "dumb" and --no-color was not given;
+//   - progress bars only when stderr is a terminal and --quiet is off;
+//   - prompts only when stdin and stdout are both terminals.
+
+import (
+	"io"
+	"os"
+
+	"github.com/fatih/color"
+	"golang.org/x/term"
+)
+
+// IOStreams are the standard streams and what is known about them.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	StdinTTY, StdoutTTY, StderrTTY bool
+
+	colorOut, colorErr bool
+}
+
+// SystemIO returns the process's streams.
+func SystemIO() *IOStreams {
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// decideColor applies the colour rule once per stream.
+func (s *IOStreams) decideColor(noColorFlag bool, getenv func(string) string) {
+	allowed := !noColorFlag && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	force := getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0"
+	s.colorOut = allowed && (s.StdoutTTY || force)
+	s.colorErr = allowed && (s.StderrTTY || force)
+	// fatih/color's own init-time guess looks only at stdout; override it.
+	color.NoColor = !s.colorOut && !s.colorErr
+}
+
+// CanPrompt reports whether the user can be asked a question.
+func (s *IOStreams) CanPrompt() bool { return s.StdinTTY && s.StdoutTTY }
+
+func (s *IOStreams) paint(on bool, attr color.Attribute, text string) string {
+	if !on {
+		return text
+	}
+	c := color.New(attr)
+	c.EnableColor()
+	return c.Sprint(text)
+}
+
+// Bold and friends colour text for stdout when colour is on.
+func (s *IOStreams) Bold(t string) string  { return s.paint(s.colorOut, color.Bold, t) }
+func (s *IOStreams) Green(t string) string { return s.paint(s.colorOut, color.FgGreen, t) }
+func (s *IOStreams) Red(t string) string   { return s.paint(s.colorOut, color.FgRed, t) }
+func (s *IOStreams) Faint(t string) string { return s.paint(s.colorOut, color.Faint, t) }
+
+// errPaint colours text for stderr when colour is on there.
+func (s *IOStreams) errPaint(attr color.Attribute, t string) string {
+	return s.paint(s.colorErr, attr, t)
+}

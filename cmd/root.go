@@ -1,0 +1,160 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "memctl <command> [flags]",
+		Short: "Give coding agents a memory built from their past sessions",
+		Long: `memctl reads the sessions coding agents (Codex CLI, Claude Code, or any
+agent writing memctl's JSONL format) leave on disk, distils each idle session
+into a raw memory (Phase 1, extract), merges the best raw memories into a memory
+folder a future agent reads (Phase 2, consolidate), prints the summary for the
+next prompt (summary), counts which memories the agent cited (cite), forgets
+what nobody used (prune) and resets everything on request (clear).
+
+Each command is one stage over one TOML config and one SQLite file, so a host
+agent, a shell script or a cron job can drive the flow step by step, or run it
+all with "memctl run".`,
+		Example: `  # Index sessions, extract memories offline, consolidate, print the summary
+  $ memctl run --provider heuristic --all
+  $ memctl summary
+
+  # After the agent answers: strip the citation block and count the uses
+  $ agent-reply | memctl cite`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			f.IO.decideColor(f.NoColor, f.Getenv)
+			if f.Quiet && f.Verbose {
+				return FlagErrorf("--quiet and --verbose cannot be used together")
+			}
+			if f.MemoryVersion != "" && f.MemoryVersion != "v1" && f.MemoryVersion != "v2" {
+				return FlagErrorf("--memory-version: invalid value %q (want v1 or v2)", f.MemoryVersion)
+			}
+			return nil
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.HomeFlag, "home", "", "memctl home `DIR` (default: $MEMCTL_HOME, else ~/.memctl)")
+	pf.StringVar(&f.ConfigFlag, "config", "", "config `FILE` (default: $MEMCTL_CONFIG, else <home>/config.toml)")
+	pf.StringVar(&f.MemoryVersion, "memory-version", "", "memory version to use, v1 or v2 (overrides memories.version)")
+	pf.BoolVar(&f.JSON, "json", false, "print one machine-readable JSON document on stdout")
+	pf.BoolVar(&f.NoColor, "no-color", false, "disable colour (also: NO_COLOR)")
+	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print less on stderr")
+	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more on stderr")
+
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.AddGroup(&cobra.Group{ID: "pipeline", Title: "Pipeline commands:"},
+		&cobra.Group{ID: "memory", Title: "Memory commands:"},
+		&cobra.Group{ID: "setup", Title: "Setup and inspection:"})
+
+	for _, c := range []*cobra.Command{
+		newPruneCmd(f), newExtractCmd(f), newConsolidateCmd(f), newSummaryCmd(f), newCiteCmd(f), newClearCmd(f), newRunCmd(f),
+	} {
+		c.GroupID = "pipeline"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{
+		newScanCmd(f), newThreadsCmd(f), newSearchCmd(f), newNoteCmd(f), newMCPCmd(f), newRedactCmd(f),
+	} {
+		c.GroupID = "memory"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{
+		newStatusCmd(f), newConfigCmd(f), newVersionCmd(f), newCompletionCmd(f),
+	} {
+		c.GroupID = "setup"
+		root.AddCommand(c)
+	}
+	root.AddCommand(newGenDocsCmd(f))
+	root.AddCommand(helpTopic("environment", "Environment variables memctl reads", environmentHelp))
+	root.AddCommand(helpTopic("exit-codes", "Exit codes and what they mean", exitCodesHelp))
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
+	root.CompletionOptions.HiddenDefaultCmd = true
+	wrapArgErrors(root)
+	return root
+}
+
+// wrapArgErrors turns positional-argument errors into usage errors (exit 2).
+func wrapArgErrors(c *cobra.Command) {
+	if c.Args != nil {
+		inner := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := inner(cmd, args); err != nil {
+				return &FlagError{Err: err}
+			}
+			return nil
+		}
+	}
+	if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
+		// A command group run without a subcommand: say which exist.
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return FlagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			return FlagErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(subNames(cmd), ", "))
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgErrors(sub)
+	}
+}
+
+func subNames(c *cobra.Command) []string {
+	var out []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			out = append(out, s.Name())
+		}
+	}
+	return out
+}
+
+func helpTopic(name, short, long string) *cobra.Command {
+	return &cobra.Command{
+		Use:     name,
+		Short:   short,
+		Long:    long,
+		GroupID: "setup",
+		Args:    cobra.NoArgs,
+		Run:     func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) },
+	}
+}
+
+const environmentHelp = `memctl reads these environment variables:
+
+  MEMCTL_HOME      memctl home (default ~/.memctl); --home wins
+  MEMCTL_CONFIG    config file (default <home>/config.toml); --config wins
+  MEMCTL_<SECTION>_<KEY>
+                   any config key, e.g. MEMCTL_MEMORIES_VERSION=v2 or
+                   MEMCTL_PROVIDER_KIND=heuristic; a flag wins, the file loses
+  NO_COLOR         disable colour (any value)
+  CLICOLOR_FORCE   force colour even when not a terminal
+  CODEX_HOME       where Codex keeps sessions (default ~/.codex)
+  CLAUDE_CONFIG_DIR
+                   where Claude Code keeps projects (default ~/.claude)
+  OPENAI_API_KEY, ANTHROPIC_API_KEY
+                   provider keys (the name can be changed with provider.api_key_env);
+                   provider.kind = "auto" picks openai, then anthropic, then heuristic
+`
+
+const exitCodesHelp = `memctl exits with one of these codes:
+
+  0    success, including "nothing to do" and a stage skipped because another
+       process holds its lock or its cooldown has not passed
+  1    error
+  2    usage error or invalid config (the message names the flag or key)
+  3    partial: some jobs of this run failed (each failure is recorded with its
+       reason and retried later)
+  130  interrupted (SIGINT or SIGTERM)
+`

@@ -1,0 +1,256 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/pkg/store"
+	"github.com/spf13/cobra"
+)
+
+// versionStatus is the --json shape of one memory version.
+type versionStatus struct {
+	Version           string                 `json:"version"`
+	Database          string                 `json:"database"`
+	MemoryRoot        string                 `json:"memory_root"`
+	Threads           int                    `json:"threads"`
+	ThreadsByMode     map[string]int         `json:"threads_by_mode"`
+	RawMemories       int                    `json:"raw_memories"`
+	SelectedForPhase2 int                    `json:"selected_for_phase2"`
+	Jobs              map[string]jobSummary  `json:"jobs"`
+	Running           []jobView              `json:"running"`
+	Backoff           []jobView              `json:"backoff"`
+	Failures          []jobView              `json:"failures"`
+	LastConsolidation *jobView               `json:"last_consolidation"`
+	MemoryFolderBytes int64                  `json:"memory_folder_bytes"`
+	Spend             []store.TokenUsage     `json:"spend"`
+	StageRuns         []store.StageRun       `json:"stage_runs"`
+	RateLimits        []store.RateLimitState `json:"rate_limits"`
+}
+
+type jobSummary map[string]int // status → count
+
+type jobView struct {
+	Kind           string     `json:"kind"`
+	Key            string     `json:"key"`
+	Status         string     `json:"status"`
+	LeaseUntil     *time.Time `json:"lease_until,omitempty"`
+	RetryAt        *time.Time `json:"retry_at,omitempty"`
+	FinishedAt     *time.Time `json:"finished_at,omitempty"`
+	RetryRemaining int        `json:"retry_remaining"`
+	LastError      string     `json:"last_error,omitempty"`
+}
+
+func viewJob(j store.Job) jobView {
+	conv := func(p *int64) *time.Time {
+		if p == nil {
+			return nil
+		}
+		t := time.Unix(*p, 0).UTC()
+		return &t
+	}
+	return jobView{Kind: j.Kind, Key: j.Key, Status: j.Status, LeaseUntil: conv(j.LeaseUntil), RetryAt: conv(j.RetryAt),
+		FinishedAt: conv(j.FinishedAt), RetryRemaining: j.RetryRemaining, LastError: j.LastError}
+}
+
+func newStatusCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show what is stored, what is running and what it cost",
+		Long: `Show, for each generated memory version: threads by memory mode, raw
+memories, jobs by kind and status, running leases with their expiry, backoffs
+with their retry time, the last errors, the last consolidation, the memory
+folder's size, the tokens spent per stage and provider, and when each stage
+last ran and how it ended.`,
+		Args: cobra.NoArgs,
+		Example: `  $ memctl status
+  $ memctl status --json | jq .raw_memories`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			versions := cfg.Versions()
+			var all []versionStatus
+			for _, v := range versions {
+				vs, err := collectStatus(cmd.Context(), f, v)
+				if err != nil {
+					return err
+				}
+				all = append(all, vs)
+			}
+			if f.JSON {
+				out := map[string]any{}
+				for _, vs := range all {
+					if vs.Version == cfg.Memories.Version || len(all) == 1 {
+						out["version"] = vs.Version
+						out["database"] = vs.Database
+						out["memory_root"] = vs.MemoryRoot
+						out["threads"] = vs.Threads
+						out["threads_by_mode"] = vs.ThreadsByMode
+						out["raw_memories"] = vs.RawMemories
+						out["selected_for_phase2"] = vs.SelectedForPhase2
+						out["jobs"] = vs.Jobs
+						out["running"] = vs.Running
+						out["backoff"] = vs.Backoff
+						out["failures"] = vs.Failures
+						out["last_consolidation"] = vs.LastConsolidation
+						out["memory_folder_bytes"] = vs.MemoryFolderBytes
+						out["spend"] = vs.Spend
+						out["stage_runs"] = vs.StageRuns
+						out["rate_limits"] = vs.RateLimits
+					}
+				}
+				out["versions"] = all
+				return printJSON(f.IO.Out, out)
+			}
+			for i, vs := range all {
+				if i > 0 {
+					fmt.Fprintln(f.IO.Out)
+				}
+				printStatus(f, vs)
+			}
+			return nil
+		},
+	}
+}
+
+func collectStatus(ctx context.Context, f *Factory, version string) (versionStatus, error) {
+	st, err := f.OpenStore(ctx, version)
+	if err != nil {
+		return versionStatus{}, err
+	}
+	defer st.Close()
+	s, err := st.Status(ctx)
+	if err != nil {
+		return versionStatus{}, err
+	}
+	root, _ := f.MemoryRoot(version)
+	vs := versionStatus{
+		Version: version, Database: st.Path(), MemoryRoot: root,
+		Threads: s.Threads, ThreadsByMode: s.ThreadsByMode, RawMemories: s.RawMemories, SelectedForPhase2: s.SelectedPhase2,
+		Jobs: map[string]jobSummary{}, Running: []jobView{}, Backoff: []jobView{}, Failures: []jobView{},
+		Spend: nonNilSlice(s.Spend), StageRuns: nonNilSlice(s.StageRuns), RateLimits: nonNilSlice(s.RateLimits),
+	}
+	for _, mode := range []string{"enabled", "disabled", "polluted"} {
+		if _, ok := vs.ThreadsByMode[mode]; !ok {
+			vs.ThreadsByMode[mode] = 0
+		}
+	}
+	for _, c := range s.JobCounts {
+		if vs.Jobs[c.Kind] == nil {
+			vs.Jobs[c.Kind] = jobSummary{}
+		}
+		vs.Jobs[c.Kind][c.Status] = c.Count
+	}
+	for _, j := range s.Running {
+		vs.Running = append(vs.Running, viewJob(j))
+	}
+	for _, j := range s.Backoff {
+		vs.Backoff = append(vs.Backoff, viewJob(j))
+	}
+	for _, j := range s.Failures {
+		vs.Failures = append(vs.Failures, viewJob(j))
+	}
+	if s.Global != nil {
+		g := viewJob(*s.Global)
+		vs.LastConsolidation = &g
+	}
+	vs.MemoryFolderBytes = folderSize(root)
+	return vs, nil
+}
+
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// folderSize sums regular files, skipping symlinks (as Codex counts storage).
+func folderSize(root string) int64 {
+	var n int64
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func printStatus(f *Factory, vs versionStatus) {
+	out := f.IO.Out
+	now := f.Now()
+	fmt.Fprintf(out, "%s %s\n", f.IO.Bold("memory version"), vs.Version)
+	fmt.Fprintf(out, "  database      %s\n", vs.Database)
+	fmt.Fprintf(out, "  memory folder %s (%s)\n", vs.MemoryRoot, humanBytes(vs.MemoryFolderBytes))
+	fmt.Fprintf(out, "  threads       %d (enabled %d, disabled %d, polluted %d)\n", vs.Threads,
+		vs.ThreadsByMode["enabled"], vs.ThreadsByMode["disabled"], vs.ThreadsByMode["polluted"])
+	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation)\n", vs.RawMemories, vs.SelectedForPhase2)
+	kinds := make([]string, 0, len(vs.Jobs))
+	for k := range vs.Jobs {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		var parts []string
+		for status, n := range vs.Jobs[k] {
+			parts = append(parts, fmt.Sprintf("%s %d", status, n))
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(out, "  jobs %-24s %s\n", k, strings.Join(parts, ", "))
+	}
+	for _, j := range vs.Running {
+		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, j.Key, timeCell(f.IO, *j.LeaseUntil, now))
+	}
+	for _, j := range vs.Backoff {
+		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, j.Key, timeCell(f.IO, *j.RetryAt, now), j.RetryRemaining)
+	}
+	for _, j := range vs.Failures {
+		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, j.Key, shorten(j.LastError, 120))
+	}
+	if g := vs.LastConsolidation; g != nil {
+		when := "never finished"
+		if g.FinishedAt != nil {
+			when = timeCell(f.IO, *g.FinishedAt, now)
+		}
+		fmt.Fprintf(out, "  consolidation %s, %s\n", g.Status, when)
+	} else {
+		fmt.Fprintf(out, "  consolidation never ran\n")
+	}
+	for _, r := range vs.StageRuns {
+		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(f.IO, r.FinishedAt, now))
+		if r.Detail != "" {
+			fmt.Fprintf(out, " (%s)", shorten(r.Detail, 80))
+		}
+		fmt.Fprintln(out)
+	}
+	for _, u := range vs.Spend {
+		fmt.Fprintf(out, "  spend         %s via %s: %d tokens (in %d, cached %d, out %d)\n", u.Stage, u.Provider, u.TotalTokens, u.InputTokens, u.CachedInputTokens, u.OutputTokens)
+	}
+	for _, r := range vs.RateLimits {
+		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(f.IO, r.ObservedAt, now))
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/1024/1024)
+	}
+}

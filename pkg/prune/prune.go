@@ -1,0 +1,36 @@
+// Package prune is memctl's retention stage: it forgets raw memories that
+// no consolidation selected and that nobody cited for max_unused_days
+// (Codex's rule, at most 200 per run, stalest first). It runs before the
+// rate-limit guard because it costs no tokens.
+package prune
+
+import (
+	"context"
+)
+
+// Store is the part of the store prune needs.
+type Store interface {
+	Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool) ([]string, error)
+}
+
+// Limit is the most raw memories one run deletes.
+const Limit = 200
+
+// Result says what was (or, with DryRun, would be) pruned.
+type Result struct {
+	Pruned    int      `json:"pruned"`
+	ThreadIDs []string `json:"thread_ids"`
+	DryRun    bool     `json:"dry_run,omitempty"`
+}
+
+// Run prunes one store.
+func Run(ctx context.Context, s Store, maxUnusedDays int, dryRun bool) (Result, error) {
+	ids, err := s.Prune(ctx, maxUnusedDays, Limit, dryRun)
+	if err != nil {
+		return Result{}, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return Result{Pruned: len(ids), ThreadIDs: ids, DryRun: dryRun}, nil
+}

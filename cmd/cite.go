@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/uuid"
+	"github.com/memctl/memctl/pkg/inject"
+	"github.com/spf13/cobra"
+)
+
+type citeResult struct {
+	Visible    string         `json:"visible"`
+	Entries    []inject.Entry `json:"entries"`
+	RolloutIDs []string       `json:"rollout_ids"`
+	Recorded   int            `json:"recorded"`
+	Cited      bool           `json:"cited"`
+}
+
+func newCiteCmd(f *Factory) *cobra.Command {
+	var ids []string
+	var dryRun bool
+	c := &cobra.Command{
+		Use:   "cite [FILE]",
+		Short: "Strip the memory citation from an agent's reply and count the uses",
+		Long: `Read an agent's final reply from FILE or stdin, print it without its
+<oai-mem-citation> block, and add one use to each raw memory whose thread id the
+block cites. Used memories rank higher in the next consolidation and are not
+pruned. --id records a use directly; --dry-run records nothing.
+
+The reply streams through: text is printed as it arrives.`,
+		Args: cobra.MaximumNArgs(1),
+		Example: `  $ agent --print "$prompt" | memctl cite
+  $ memctl cite reply.md --json
+  $ memctl cite --id 019e1625-789d-76c0-80ab-3724b5ddb799 < /dev/null`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, id := range ids {
+				if _, err := uuid.Parse(id); err != nil {
+					return FlagErrorf("--id %q is not a UUID", id)
+				}
+			}
+			var in io.Reader = f.IO.In
+			if len(args) == 1 && args[0] != "-" {
+				fh, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer fh.Close()
+				in = fh
+			}
+			var visible bytes.Buffer
+			out := f.IO.Out
+			if f.JSON {
+				out = &visible
+			}
+			bodies, err := inject.StripCitations(out, in)
+			if err != nil {
+				return err
+			}
+			cites, cited := inject.ParseCitations(bodies)
+			threadIDs := append([]string{}, cites.ThreadIDs...)
+			for _, id := range ids {
+				threadIDs = append(threadIDs, normalizeUUID(id))
+			}
+			threadIDs = dedupe(threadIDs)
+			res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited}
+			if len(threadIDs) > 0 && !dryRun {
+				cfg, err := f.Config()
+				if err != nil {
+					return err
+				}
+				st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
+				if err != nil {
+					return err
+				}
+				n, err := st.RecordUsage(cmd.Context(), threadIDs)
+				st.Close()
+				if err != nil {
+					return fmt.Errorf("record citation usage: %w", err)
+				}
+				res.Recorded = n
+			}
+			if f.JSON {
+				return printJSON(f.IO.Out, res)
+			}
+			if len(threadIDs) > 0 {
+				f.debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&ids, "id", nil, "record one use of this thread `UUID` (repeatable)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "parse and print, record nothing")
+	return c
+}
+
+func normalizeUUID(s string) string {
+	if u, err := uuid.Parse(s); err == nil {
+		return u.String()
+	}
+	return s
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/extract"
+	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/pkg/store"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+type extractOptions struct {
+	provider      string
+	model         string
+	max           int
+	concurrency   int
+	all           bool
+	threads       []string
+	currentThread string
+	dryRun        bool
+	skipGuard     bool // memctl run checks the guard itself
+}
+
+func (o *extractOptions) bind(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&o.provider, "provider", "", "model provider: auto, openai, openai-compatible, anthropic, command, heuristic (overrides provider.kind)")
+	fl.StringVar(&o.model, "model", "", "extraction model (overrides memories.extract_model)")
+	fl.IntVar(&o.max, "max", 0, "claim at most `N` threads this run (default: memories.max_rollouts_per_startup)")
+	fl.IntVar(&o.concurrency, "concurrency", 0, "model calls in flight (default: extract.concurrency, 8)")
+	fl.BoolVar(&o.all, "all", false, "ignore the age and idle windows")
+	fl.StringArrayVar(&o.threads, "thread", nil, "extract only this thread `ID` (repeatable)")
+	fl.StringVar(&o.currentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
+}
+
+// apply writes the flags that mirror config keys into cfg.
+func (o *extractOptions) apply(c *cobra.Command, cfg *config.Config) error {
+	set := func(flag, key string, v any) error {
+		if c.Flags().Changed(flag) {
+			if err := cfg.Set(key, v, config.FromFlag); err != nil {
+				return &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
+			}
+		}
+		return nil
+	}
+	if err := set("provider", "provider.kind", o.provider); err != nil {
+		return err
+	}
+	if err := set("model", "memories.extract_model", o.model); err != nil {
+		return err
+	}
+	if err := set("concurrency", "extract.concurrency", o.concurrency); err != nil {
+		return err
+	}
+	if c.Flags().Changed("max") && o.max < 1 {
+		return FlagErrorf("--max must be at least 1")
+	}
+	return nil
+}
+
+func newExtractCmd(f *Factory) *cobra.Command {
+	opts := &extractOptions{}
+	c := &cobra.Command{
+		Use:   "extract",
+		Short: "Phase 1: turn idle threads into raw memories, one model call each",
+		Long: `Scan the transcript sources, then claim idle threads and turn each into a raw
+memory, a rollout summary and a slug with one structured model call (or the
+offline heuristic extractor). Claims are leases in SQLite, so any number of
+extract processes can run at once without extracting a thread twice.
+
+A thread is claimed when it comes from an interactive source, its memory mode is
+enabled, it was updated within memories.max_rollout_age_days and has been idle
+for memories.min_rollout_idle_hours (--all ignores both windows), and this
+version of it has not been extracted yet. A failed job backs off for an hour and
+is tried at most three times per version of the thread.
+
+EXIT STATUS
+  0  every claimed job succeeded (or nothing was eligible)
+  3  some jobs failed; each is recorded with its reason and retried later`,
+		Args: cobra.NoArgs,
+		Example: `  $ memctl extract --provider heuristic --all
+  $ memctl extract --dry-run --json
+  $ memctl extract --thread 019e1625 --model gpt-5.4-mini`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if err := opts.apply(cmd, cfg); err != nil {
+				return err
+			}
+			var results []extract.RunResult
+			for _, v := range cfg.Versions() {
+				res, err := runExtract(cmd.Context(), f, cfg, v, opts)
+				if err != nil {
+					return err
+				}
+				results = append(results, res)
+			}
+			res := mergeExtract(results)
+			if f.JSON {
+				if err := printJSON(f.IO.Out, res); err != nil {
+					return err
+				}
+			} else {
+				printExtract(f, res)
+			}
+			if res.Failed > 0 {
+				if f.JSON {
+					return &silentError{code: ExitPartial}
+				}
+				return &PartialError{Failed: res.Failed, Total: res.Claimed}
+			}
+			return nil
+		},
+	}
+	opts.bind(c)
+	return c
+}
+
+func mergeExtract(rs []extract.RunResult) extract.RunResult {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	out := extract.RunResult{Jobs: []extract.JobResult{}}
+	for _, r := range rs {
+		out.Claimed += r.Claimed
+		out.Succeeded += r.Succeeded
+		out.SucceededNoOutput += r.SucceededNoOutput
+		out.Failed += r.Failed
+		out.Released += r.Released
+		out.Jobs = append(out.Jobs, r.Jobs...)
+		out.Usage = out.Usage.Add(r.Usage)
+		out.ApproxTokens += r.ApproxTokens
+		out.DryRun = r.DryRun
+	}
+	return out
+}
+
+// runExtract scans and extracts one memory version.
+func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version string, opts *extractOptions) (extract.RunResult, error) {
+	red, err := redactor(cfg)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	prov, err := buildProvider(f, cfg, model.PurposeExtract)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	st, err := f.OpenStore(ctx, version)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	defer st.Close()
+	if _, err := scanStore(ctx, f, cfg, st); err != nil {
+		return extract.RunResult{}, err
+	}
+	if !opts.skipGuard && !opts.dryRun {
+		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, f.Now())
+		if err != nil {
+			return extract.RunResult{}, err
+		}
+		if !g.Allowed {
+			f.warnf("extract skipped: %s", g.Reason)
+			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status}, nil
+		}
+	}
+	maxClaims := cfg.Memories.MaxRolloutsPerStartup
+	if opts.max > 0 {
+		maxClaims = opts.max
+	}
+	ro := extract.RunOptions{
+		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
+		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
+			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: opts.threads, ExcludeID: opts.currentThread},
+		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
+		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.dryRun,
+	}
+	var bar *progressbar.ProgressBar
+	if f.IO.StderrTTY && !f.Quiet && !f.JSON && !opts.dryRun {
+		ro.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.ErrOut),
+					progressbar.OptionSetDescription("extracting "+version), progressbar.OptionShowCount(),
+					progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+	}
+	started := f.Now()
+	res, err := extract.Run(ctx, st, ro)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if !opts.dryRun {
+		status := "ok"
+		switch {
+		case err != nil:
+			status = "failed"
+		case res.Failed > 0:
+			status = "partial"
+		}
+		recordStage(context.WithoutCancel(ctx), st, "extract", started, f.Now(), status,
+			fmt.Sprintf("%s via %s: claimed %d, succeeded %d, no output %d, failed %d", version, prov.Kind, res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed))
+	}
+	return res, err
+}
+
+// workerID names this process in the jobs table.
+func workerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("memctl/%s/%d/%s", host, os.Getpid(), uuid.NewString()[:8])
+}
+
+func printExtract(f *Factory, res extract.RunResult) {
+	if res.DryRun {
+		tb := newTable(f.IO, "THREAD", "~TOKENS", "PREVIEW")
+		for _, j := range res.Jobs {
+			tokens := fmt.Sprint(j.ApproxTokens)
+			if j.Error != "" {
+				tokens = "error: " + j.Error
+			}
+			tb.add(j.ThreadID, tokens, shorten(j.Preview, 70))
+		}
+		_ = tb.print()
+		f.infof("would claim %d threads, about %d input tokens in total", len(res.Jobs), res.ApproxTokens)
+		return
+	}
+	for _, j := range res.Jobs {
+		switch j.Status {
+		case extract.StatusFailed:
+			f.warnf("%s failed: %s", j.ThreadID, j.Error)
+		default:
+			f.debugf("%s %s", j.ThreadID, strings.ReplaceAll(j.Status, "_", " "))
+		}
+	}
+	msg := fmt.Sprintf("extracted %d threads: %d with a memory, %d with nothing worth keeping, %d failed", res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed)
+	if res.Usage.TotalTokens > 0 {
+		msg += fmt.Sprintf(" (%d tokens)", res.Usage.TotalTokens)
+	}
+	f.infof("%s", msg)
+}

@@ -1,0 +1,716 @@
+package consolidate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/pkg/model"
+)
+
+// Size bounds of the heuristic output. They keep memory_summary.md near
+// the 2,500-token injection budget and MEMORY.md greppable.
+const (
+	maxItemBytes      = 400 // one bullet in MEMORY.md
+	maxSummaryItem    = 240 // one bullet in memory_summary.md
+	maxBlockBullets   = 30  // per block-level section of a task group
+	maxSummaryPrefs   = 15
+	maxSummaryTips    = 15
+	maxOlderPerScope  = 25
+	maxProfileScopes  = 8
+	maxNotes          = 50
+	summaryV2Target   = 9000 // comfortably under the 10,000-byte limit
+	recentMemoryDays  = 3
+	dayLayout         = "2006-01-02"
+	unknownCwd        = "unknown"
+	noteMarker        = "[ad-hoc note]"
+	adHocNotesRelPath = "extensions/ad_hoc/notes"
+)
+
+// NewHeuristic returns the offline consolidator: it builds MEMORY.md and
+// memory_summary.md (v2: the summary only) from the structure of the
+// selected raw memories and rollout summaries, plus the ad hoc notes, with
+// no model. The output is a pure function of its inputs, so an unchanged
+// selection produces byte-identical files and the next run is a no-op.
+func NewHeuristic() Consolidator { return heuristic{} }
+
+type heuristic struct{}
+
+func (heuristic) Name() string { return "heuristic" }
+
+// memory is one selected thread, parsed.
+type memory struct {
+	sel      Selected
+	file     string // rollout_summaries/<stem>.md
+	cwd      string
+	desc     string
+	topic    string
+	outcome  string
+	keywords []string
+	tasks    []memTask
+	day      string
+}
+
+type note struct {
+	file string
+	text string
+	pref bool
+}
+
+func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error) {
+	mems := parseSelected(ws.Selected)
+	notes := readNotes(ws.Root, ws.redact)
+	if err := ctx.Err(); err != nil {
+		return model.Usage{}, err
+	}
+	if ws.Version == "v2" {
+		return model.Usage{}, WriteFileAtomic(filepath.Join(ws.Root, SummaryFileName), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
+	}
+	if err := WriteFileAtomic(filepath.Join(ws.Root, MemoryFileName), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
+		return model.Usage{}, err
+	}
+	return model.Usage{}, WriteFileAtomic(filepath.Join(ws.Root, SummaryFileName), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
+}
+
+// parseSelected parses every selected row, newest first (ties by thread id).
+func parseSelected(sel []Selected) []memory {
+	var out []memory
+	for _, s := range sel {
+		m := memory{sel: s, file: RolloutSummariesDir + "/" + RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug) + ".md"}
+		m.day = time.Unix(s.SourceUpdatedAt, 0).UTC().Format(dayLayout)
+		raw := parseMemoryText(s.RawMemory)
+		sum := parseMemoryText(s.RolloutSummary)
+		doc := raw
+		if len(raw.Tasks) == 0 && raw.Front["description"] == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
+			doc = sum // no usable raw memory (v2, or an unstructured one)
+		}
+		m.cwd = firstNonEmpty(known(doc.Front["cwd"]), known(s.Cwd), known(sum.Front["cwd"]), unknownCwd)
+		m.keywords = doc.Keywords
+		m.tasks = doc.Tasks
+		if len(m.tasks) == 0 {
+			t := doc.Loose
+			m.tasks = []memTask{t}
+		} else if l := doc.Loose; len(l.Prefs)+len(l.Knowledge)+len(l.Failures) > 0 {
+			m.tasks[0].Prefs = append(m.tasks[0].Prefs, l.Prefs...)
+			m.tasks[0].Knowledge = append(m.tasks[0].Knowledge, l.Knowledge...)
+			m.tasks[0].Failures = append(m.tasks[0].Failures, l.Failures...)
+		}
+		first := m.tasks[0]
+		m.desc = firstNonEmpty(doc.Front["description"], doc.Loose.Task, first.Task, first.Title, doc.Title, sum.Title, firstLineOf(s.RolloutSummary), "session "+s.ThreadID)
+		m.topic = firstNonEmpty(doc.Loose.Group, first.Group, doc.Front["task_group"], first.Title, first.Task, m.desc)
+		m.outcome = firstNonEmpty(doc.Loose.Outcome, doc.Front["task_outcome"], first.Outcome)
+		if len(m.keywords) == 0 {
+			m.keywords = fallbackKeywords(m.topic + " " + m.desc)
+		}
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].sel.SourceUpdatedAt != out[j].sel.SourceUpdatedAt {
+			return out[i].sel.SourceUpdatedAt > out[j].sel.SourceUpdatedAt
+		}
+		return out[i].sel.ThreadID < out[j].sel.ThreadID
+	})
+	return out
+}
+
+func known(s string) string {
+	if strings.EqualFold(strings.TrimSpace(s), unknownCwd) {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func firstLineOf(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(strings.TrimLeft(l, "# ")); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+var wordRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.+#-]{2,}`)
+
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true,
+	"into": true, "was": true, "were": true, "are": true, "has": true, "have": true, "user": true,
+	"task": true, "session": true, "when": true, "then": true, "than": true, "not": true, "but": true,
+	"its": true, "via": true, "all": true, "any": true, "new": true, "use": true, "used": true,
+}
+
+// fallbackKeywords picks up to six distinctive words when a memory lists
+// none, so every task keeps a searchable keywords line.
+func fallbackKeywords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range wordRe.FindAllString(text, -1) {
+		lw := strings.ToLower(strings.TrimRight(w, ".-"))
+		if stopWords[lw] || seen[lw] || len(lw) < 3 {
+			continue
+		}
+		seen[lw] = true
+		out = append(out, lw)
+		if len(out) == 6 {
+			break
+		}
+	}
+	return out
+}
+
+var prefNoteRe = regexp.MustCompile(`(?i)\b(prefers?|preferred|always|never|don't|do not|avoid|please|i like|i want|i'd like|use)\b`)
+
+// readNotes loads extensions/ad_hoc/notes/*.md in name order.
+func readNotes(root string, redact func(string) string) []note {
+	dir := filepath.Join(root, filepath.FromSlash(adHocNotesRelPath))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []note
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		text := clip(cleanItem(lossy(data)), maxSummaryItem)
+		if text == "" {
+			continue
+		}
+		text = redact(text)
+		out = append(out, note{file: adHocNotesRelPath + "/" + e.Name(), text: text, pref: prefNoteRe.MatchString(text)})
+		if len(out) == maxNotes {
+			break
+		}
+	}
+	return out
+}
+
+// group is the memories of one working directory.
+type group struct {
+	cwd    string
+	mems   []memory
+	latest int64
+}
+
+func groupByCwd(mems []memory) []group {
+	idx := map[string]int{}
+	var gs []group
+	for _, m := range mems { // mems are newest first, so groups come out by recency
+		i, ok := idx[m.cwd]
+		if !ok {
+			i = len(gs)
+			idx[m.cwd] = i
+			gs = append(gs, group{cwd: m.cwd, latest: m.sel.SourceUpdatedAt})
+		}
+		gs[i].mems = append(gs[i].mems, m)
+	}
+	return gs
+}
+
+func groupName(cwd string) string {
+	if cwd == unknownCwd {
+		return "no recorded working directory"
+	}
+	base := filepath.Base(filepath.FromSlash(cwd))
+	if base == "." || base == "/" || base == "" {
+		return cwd
+	}
+	return base + " (" + cwd + ")"
+}
+
+// bulletSet collects bullets without duplicates, remembering which tasks
+// mentioned each one.
+type bulletSet struct {
+	order []string
+	refs  map[string][]int
+	text  map[string]string
+}
+
+func newBulletSet() *bulletSet {
+	return &bulletSet{refs: map[string][]int{}, text: map[string]string{}}
+}
+
+func normKey(s string) string {
+	return strings.ToLower(strings.Trim(cleanItem(s), " .;:-"))
+}
+
+func (b *bulletSet) add(item string, task int) {
+	k := normKey(item)
+	if k == "" {
+		return
+	}
+	if _, ok := b.text[k]; !ok {
+		b.order = append(b.order, k)
+		b.text[k] = item
+	}
+	if task > 0 {
+		refs := b.refs[k]
+		if len(refs) == 0 || refs[len(refs)-1] != task {
+			b.refs[k] = append(refs, task)
+		}
+	}
+}
+
+func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
+	if len(b.order) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\n## %s\n\n", heading)
+	for i, k := range b.order {
+		if i == limit {
+			break
+		}
+		line := "- " + clip(b.text[k], maxItemBytes)
+		if refs := b.refs[k]; len(refs) > 0 {
+			parts := make([]string, len(refs))
+			for j, r := range refs {
+				parts[j] = fmt.Sprintf("Task %d", r)
+			}
+			line += " [" + strings.Join(parts, ", ") + "]"
+		}
+		sb.WriteString(line + "\n")
+	}
+}
+
+// renderMemoryMD builds the v1 handbook: one task group per working
+// directory, newest first.
+func renderMemoryMD(mems []memory, notes []note) string {
+	var sb strings.Builder
+	sb.WriteString("# Memory\n\nThe handbook of past work, grouped by project. memory_summary.md is the index; rollout_summaries/ holds the details.\n")
+	if len(mems) == 0 && len(notes) == 0 {
+		sb.WriteString("\nNo sessions have been consolidated yet.\n")
+	}
+	for _, g := range groupByCwd(mems) {
+		fmt.Fprintf(&sb, "\n# Task Group: %s\n", groupName(g.cwd))
+		fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
+		fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
+		prefs, know, fails := newBulletSet(), newBulletSet(), newBulletSet()
+		n := 0
+		for _, m := range g.mems {
+			for ti, t := range m.tasks {
+				n++
+				title := firstNonEmpty(t.Task, t.Title, m.desc)
+				if ti == 0 && len(m.tasks) == 1 {
+					title = firstNonEmpty(m.desc, title)
+				}
+				outcome := firstNonEmpty(t.Outcome, m.outcome)
+				heading := clip(title, maxItemBytes)
+				if outcome != "" {
+					heading += ", " + outcome
+				}
+				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
+				sb.WriteString("### rollout_summary_files\n\n")
+				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.file, m.cwd, m.sel.RolloutPath, formatRFC3339(m.sel.SourceUpdatedAt), m.sel.ThreadID)
+				if m.sel.GitBranch != "" {
+					fmt.Fprintf(&sb, ", git_branch=%s", m.sel.GitBranch)
+				}
+				sb.WriteString(")\n\n### keywords\n\n")
+				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
+				for _, p := range t.Prefs {
+					prefs.add(p, n)
+				}
+				for _, k := range t.Knowledge {
+					know.add(k, n)
+				}
+				for _, f := range t.Failures {
+					fails.add(f, n)
+				}
+			}
+		}
+		prefs.write(&sb, "User preferences", maxBlockBullets)
+		know.write(&sb, "Reusable knowledge", maxBlockBullets)
+		fails.write(&sb, "Failures and how to do differently", maxBlockBullets)
+	}
+	if len(notes) > 0 {
+		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&sb, "- %s %s (%s)\n", noteMarker, n.text, n.file)
+		}
+	}
+	return sb.String()
+}
+
+// toolNames maps lowercase words to how the profile spells them. "go" is
+// too common an English word to count from prose; it is found through
+// keywords and Go-specific tokens instead.
+var toolNames = map[string]string{
+	"golang": "Go", "go.mod": "Go", "rust": "Rust", "cargo": "Cargo", "python": "Python", "pytest": "pytest",
+	"typescript": "TypeScript", "javascript": "JavaScript", "node": "Node.js", "nodejs": "Node.js", "npm": "npm",
+	"pnpm": "pnpm", "yarn": "Yarn", "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "ruby": "Ruby",
+	"php": "PHP", "sql": "SQL", "sqlite": "SQLite", "postgres": "PostgreSQL", "postgresql": "PostgreSQL",
+	"mysql": "MySQL", "redis": "Redis", "docker": "Docker", "kubernetes": "Kubernetes", "kubectl": "Kubernetes",
+	"terraform": "Terraform", "bash": "Bash", "zsh": "zsh", "git": "git", "github": "GitHub", "make": "make",
+	"makefile": "make", "cmake": "CMake", "react": "React", "vue": "Vue", "django": "Django", "flask": "Flask",
+	"fastapi": "FastAPI", "grpc": "gRPC", "graphql": "GraphQL", "aws": "AWS", "gcp": "GCP", "azure": "Azure",
+	"nix": "Nix", "bazel": "Bazel", "gradle": "Gradle", "maven": "Maven", "vite": "Vite", "webpack": "webpack",
+	"jest": "Jest", "c++": "C++", "cpp": "C++", "c#": "C#", "dotnet": ".NET", "deno": "Deno", "bun": "Bun",
+	"elixir": "Elixir", "haskell": "Haskell", "scala": "Scala", "lua": "Lua", "zig": "Zig", "ansible": "Ansible",
+	"codex": "Codex CLI", "claude": "Claude Code", "mcp": "MCP", "openai": "OpenAI API", "anthropic": "Anthropic API",
+}
+
+var tokenRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+#.]*`)
+
+// toolsSeen counts, per memory, the languages and tools it mentions and
+// returns the most frequent first.
+func toolsSeen(mems []memory) []string {
+	count := map[string]int{}
+	for _, m := range mems {
+		seen := map[string]bool{}
+		for _, k := range m.keywords {
+			if strings.EqualFold(k, "go") {
+				seen["Go"] = true
+			}
+		}
+		text := strings.Join(m.keywords, " ") + " " + m.desc + " " + m.sel.RawMemory + " " + m.sel.RolloutSummary
+		if strings.Contains(text, "go test") || strings.Contains(text, "go build") || strings.Contains(text, "go vet") {
+			seen["Go"] = true
+		}
+		for _, tok := range tokenRe.FindAllString(text, -1) {
+			if name, ok := toolNames[strings.ToLower(strings.TrimRight(tok, "."))]; ok {
+				seen[name] = true
+			}
+		}
+		for name := range seen {
+			count[name]++
+		}
+	}
+	names := make([]string, 0, len(count))
+	for n := range count {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if count[names[i]] != count[names[j]] {
+			return count[names[i]] > count[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 12 {
+		names = names[:12]
+	}
+	return names
+}
+
+func userProfile(mems []memory, gs []group) string {
+	if len(mems) == 0 {
+		return "No sessions have been consolidated yet, so nothing is known about the user's work."
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "These memories cover %d session(s) in %d working director", len(mems), len(gs))
+	if len(gs) == 1 {
+		sb.WriteString("y")
+	} else {
+		sb.WriteString("ies")
+	}
+	sb.WriteString(": ")
+	var parts []string
+	for i, g := range gs {
+		if i == maxProfileScopes {
+			parts = append(parts, fmt.Sprintf("and %d more", len(gs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", g.cwd, len(g.mems)))
+	}
+	sb.WriteString(strings.Join(parts, ", ") + ".")
+	if tools := toolsSeen(mems); len(tools) > 0 {
+		sb.WriteString(" Languages and tools seen: " + strings.Join(tools, ", ") + ".")
+	}
+	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].day, strings.TrimRight(clip(mems[0].desc, maxSummaryItem), "."))
+	return sb.String()
+}
+
+// rankedItems dedupes items gathered across memories, most frequent first,
+// then in order of first appearance (newest memory first).
+func rankedItems(items []string, limit int) []string {
+	count := map[string]int{}
+	first := map[string]string{}
+	var order []string
+	for _, it := range items {
+		k := normKey(it)
+		if k == "" {
+			continue
+		}
+		if _, ok := first[k]; !ok {
+			first[k] = it
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	var out []string
+	for i, k := range order {
+		if i == limit {
+			break
+		}
+		out = append(out, clip(first[k], maxSummaryItem))
+	}
+	return out
+}
+
+func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
+	var p, k []string
+	for _, m := range mems {
+		for _, t := range m.tasks {
+			p = append(p, t.Prefs...)
+			k = append(k, t.Knowledge...)
+			k = append(k, t.Failures...)
+		}
+	}
+	for _, n := range notes {
+		if n.pref {
+			prefs = append(prefs, noteMarker+" "+n.text)
+		} else {
+			tips = append(tips, noteMarker+" "+n.text)
+		}
+	}
+	prefs = append(prefs, rankedItems(p, maxSummaryPrefs)...)
+	tips = append(tips, rankedItems(k, maxSummaryTips)...)
+	return prefs, tips
+}
+
+func writeList(sb *strings.Builder, items []string, empty string) {
+	if len(items) == 0 {
+		sb.WriteString("- " + empty + "\n")
+		return
+	}
+	for _, it := range items {
+		sb.WriteString("- " + it + "\n")
+	}
+}
+
+// recentDays returns the newest distinct memory days, newest first.
+func recentDays(mems []memory, n int) map[string]bool {
+	days := map[string]bool{}
+	var order []string
+	for _, m := range mems {
+		if !days[m.day] {
+			days[m.day] = true
+			order = append(order, m.day)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(order)))
+	out := map[string]bool{}
+	for i, d := range order {
+		if i == n {
+			break
+		}
+		out[d] = true
+	}
+	return out
+}
+
+func firstLearning(m memory) string {
+	for _, t := range m.tasks {
+		if len(t.Knowledge) > 0 {
+			return t.Knowledge[0]
+		}
+	}
+	for _, t := range m.tasks {
+		if len(t.Failures) > 0 {
+			return t.Failures[0]
+		}
+	}
+	return ""
+}
+
+// renderSummaryV1 builds memory_summary.md for v1: profile, preferences,
+// tips and an index of MEMORY.md by project and day.
+func renderSummaryV1(mems []memory, notes []note) string {
+	gs := groupByCwd(mems)
+	prefs, tips := summaryLists(mems, notes)
+	var sb strings.Builder
+	sb.WriteString("v1\n\n## User Profile\n\n")
+	sb.WriteString(userProfile(mems, gs) + "\n\n")
+	sb.WriteString("## User preferences\n\n")
+	writeList(&sb, prefs, "none recorded yet")
+	sb.WriteString("\n## General Tips\n\n")
+	writeList(&sb, tips, "none recorded yet")
+	sb.WriteString("\n## What's in Memory\n")
+	if len(mems) == 0 {
+		sb.WriteString("\n- nothing yet; MEMORY.md is empty\n")
+		return sb.String()
+	}
+	recent := recentDays(mems, recentMemoryDays)
+	for _, g := range gs {
+		var rec []memory
+		for _, m := range g.mems {
+			if recent[m.day] {
+				rec = append(rec, m)
+			}
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		fmt.Fprintf(&sb, "\n### %s\n", g.cwd)
+		day := ""
+		for _, m := range rec {
+			if m.day != day {
+				day = m.day
+				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
+			}
+			fmt.Fprintf(&sb, "- %s: %s\n", clip(m.topic, 120), strings.Join(m.keywords, ", "))
+			fmt.Fprintf(&sb, "  - desc: %s\n", clip(m.desc, maxSummaryItem))
+			if l := firstLearning(m); l != "" {
+				fmt.Fprintf(&sb, "  - learnings: %s\n", clip(l, maxSummaryItem))
+			}
+		}
+	}
+	older := false
+	for _, g := range gs {
+		var old []memory
+		for _, m := range g.mems {
+			if !recent[m.day] {
+				old = append(old, m)
+			}
+		}
+		if len(old) == 0 {
+			continue
+		}
+		if !older {
+			sb.WriteString("\n### Older Memory Topics\n")
+			older = true
+		}
+		fmt.Fprintf(&sb, "\n#### %s\n\n", g.cwd)
+		for i, m := range old {
+			if i == maxOlderPerScope {
+				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
+				break
+			}
+			fmt.Fprintf(&sb, "- %s: %s\n", clip(m.topic, 120), strings.Join(m.keywords, ", "))
+		}
+	}
+	return sb.String()
+}
+
+// v2Limits is how much of each list the v2 summary shows; shrinking them
+// is how the summary is made to fit.
+type v2Limits struct{ prefs, tips, recent, older int }
+
+// renderSummaryV2 builds the compact v2 summary with direct pointers to
+// rollout summaries, dropping the oldest pointers, then tips and
+// preferences, until it fits summaryV2Target bytes.
+func renderSummaryV2(mems []memory, notes []note) string {
+	prefs, tips := summaryLists(mems, notes)
+	recent := recentDays(mems, recentMemoryDays)
+	nRecent, nOlder := 0, 0
+	for _, m := range mems {
+		if recent[m.day] {
+			nRecent++
+		} else {
+			nOlder++
+		}
+	}
+	lim := v2Limits{len(prefs), len(tips), nRecent, nOlder}
+	for {
+		s := renderSummaryV2With(mems, prefs, tips, recent, lim)
+		if len(s) < summaryV2Target {
+			return s
+		}
+		switch {
+		case lim.older > 0:
+			lim.older--
+		case lim.tips > 3:
+			lim.tips--
+		case lim.prefs > 3:
+			lim.prefs--
+		case lim.recent > 1:
+			lim.recent--
+		case lim.tips > 0:
+			lim.tips--
+		case lim.prefs > 0:
+			lim.prefs--
+		case lim.recent > 0:
+			lim.recent--
+		default:
+			return s[:previousCharBoundary(s, summaryV2Target-1)]
+		}
+	}
+}
+
+func pointerLine(m memory) string {
+	return fmt.Sprintf("- %s — %s; thread_id=%s\n", m.file, strings.TrimRight(clip(m.desc, 160), "."), m.sel.ThreadID)
+}
+
+func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
+	gs := groupByCwd(mems)
+	var sb strings.Builder
+	sb.WriteString("v1\n\n## User Profile\n\n")
+	sb.WriteString(userProfile(mems, gs) + "\n\n")
+	sb.WriteString("## User preferences\n\n")
+	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
+	sb.WriteString("\n## General Tips\n\n")
+	writeList(&sb, tips[:lim.tips], "none recorded yet")
+	sb.WriteString("\n## What's in Memory\n")
+	if len(mems) == 0 {
+		sb.WriteString("\n- nothing yet\n")
+		return sb.String()
+	}
+	// Recent pointers are kept newest first across all scopes.
+	keepRecent := map[string]bool{}
+	n := 0
+	for _, m := range mems {
+		if recent[m.day] && n < lim.recent {
+			keepRecent[m.sel.ThreadID] = true
+			n++
+		}
+	}
+	for _, g := range gs {
+		day := ""
+		header := false
+		for _, m := range g.mems {
+			if !keepRecent[m.sel.ThreadID] {
+				continue
+			}
+			if !header {
+				fmt.Fprintf(&sb, "\n### %s\n", g.cwd)
+				header = true
+			}
+			if m.day != day {
+				day = m.day
+				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
+			}
+			sb.WriteString(pointerLine(m))
+		}
+	}
+	keepOld := map[string]bool{}
+	n = 0
+	for _, m := range mems {
+		if !recent[m.day] && n < lim.older {
+			keepOld[m.sel.ThreadID] = true
+			n++
+		}
+	}
+	if len(keepOld) > 0 {
+		sb.WriteString("\n### Older Memory Topics\n")
+		for _, g := range gs {
+			header := false
+			for _, m := range g.mems {
+				if !keepOld[m.sel.ThreadID] {
+					continue
+				}
+				if !header {
+					fmt.Fprintf(&sb, "\n#### %s\n\n", g.cwd)
+					header = true
+				}
+				sb.WriteString(pointerLine(m))
+			}
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,123 @@
+package consolidate
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memctl/memctl/templates"
+)
+
+func TestPrepareLayoutCreatesRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "home", "memories")
+	if err := PrepareLayout(root, ""); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(root)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("root: %v %v", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, RolloutSummariesDir)); err != nil || !fi.IsDir() {
+		t.Error("rollout_summaries missing")
+	}
+	want, _ := templates.Get(adHocInstructionsTemplate, "")
+	if got := readFile(t, filepath.Join(root, "extensions", "ad_hoc", "instructions.md")); got != want || want == "" {
+		t.Errorf("instructions not seeded from the template")
+	}
+}
+
+func TestPrepareLayoutRefusesSymlinkedRoot(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "memories")
+	if err := os.Symlink(target, root); err != nil {
+		t.Fatal(err)
+	}
+	err := PrepareLayout(root, "")
+	if !errors.Is(err, ErrSymlinkedRoot) {
+		t.Fatalf("PrepareLayout = %v, want ErrSymlinkedRoot", err)
+	}
+	if entries, _ := os.ReadDir(target); len(entries) != 0 {
+		t.Errorf("wrote %d entries behind the link", len(entries))
+	}
+}
+
+func TestPrepareLayoutReplacesSymlinkedExtensions(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, "extensions")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "MEMORY.md"), "m")
+	if err := os.Symlink(filepath.Join(root, "MEMORY.md"), filepath.Join(root, "alias.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrepareLayout(root, ""); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(filepath.Join(root, "extensions"))
+	if err != nil || !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 {
+		t.Fatalf("extensions is not a real directory: %v %v", fi, err)
+	}
+	if exists(filepath.Join(root, "alias.md")) {
+		t.Error("symlink inside root kept")
+	}
+	if !exists(filepath.Join(root, "MEMORY.md")) {
+		t.Error("link target removed")
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Error("wrote through the extensions link")
+	}
+}
+
+func TestPrepareLayoutNeverOverwritesInstructions(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "extensions", "ad_hoc", "instructions.md")
+	writeFile(t, p, "my own rules")
+	override := t.TempDir()
+	writeFile(t, filepath.Join(override, adHocInstructionsTemplate), "override")
+	if err := PrepareLayout(root, override); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); got != "my own rules" {
+		t.Errorf("instructions overwritten: %q", got)
+	}
+	fresh := t.TempDir()
+	if err := PrepareLayout(fresh, override); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(fresh, "extensions", "ad_hoc", "instructions.md")); got != "override" {
+		t.Errorf("template override not used: %q", got)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.md")
+	for _, content := range []string{"one", "two"} {
+		if err := WriteFileAtomic(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, p); got != content {
+			t.Errorf("got %q", got)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temp files left behind: %d entries", len(entries))
+	}
+	outside := t.TempDir()
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(filepath.Join(link, "x.md"), []byte("x"), 0o600); err == nil {
+		t.Error("wrote through a symlinked parent")
+	}
+	if exists(filepath.Join(outside, "x.md")) {
+		t.Error("file created outside")
+	}
+}

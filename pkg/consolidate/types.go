@@ -1,0 +1,192 @@
+// Package consolidate is memctl's Phase 2: it takes the global
+// consolidation lock, syncs the selected raw memories and rollout summaries
+// into the memory folder, diffs the folder against the last good baseline,
+// runs a consolidator (heuristic, model or external agent) that rewrites
+// MEMORY.md, memory_summary.md and skills/, validates what it wrote and
+// records the new baseline.
+//
+// The baseline lives in the store (see [Jobs]) instead of a private git
+// repository, so no git binary is needed; the diff file handed to the
+// consolidator keeps the git-style format.
+package consolidate
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/memctl/memctl/pkg/model"
+)
+
+// Claim statuses returned by [Jobs.ClaimGlobal].
+const (
+	ClaimClaimed          = "claimed"
+	ClaimRetryUnavailable = "skipped_retry_unavailable"
+	ClaimRunning          = "skipped_running"
+	ClaimCooldown         = "skipped_cooldown"
+)
+
+// Run statuses reported in [Result.Status], named as Codex names them.
+const (
+	StatusSucceeded           = "succeeded"
+	StatusSucceededNoChanges  = "succeeded_no_workspace_changes"
+	StatusDryRun              = "dry_run"
+	StatusFailedClaim         = "failed_claim"
+	StatusFailedPrepare       = "failed_prepare_workspace"
+	StatusFailedLoad          = "failed_load_stage1_outputs"
+	StatusFailedSync          = "failed_sync_workspace_inputs"
+	StatusFailedStatus        = "failed_workspace_status"
+	StatusFailedDiffFile      = "failed_workspace_diff_file"
+	StatusFailedAgent         = "failed_agent"
+	StatusFailedInvalid       = "failed_invalid_artifacts"
+	StatusFailedConfirm       = "failed_confirm_ownership"
+	StatusFailedCommit        = "failed_workspace_commit"
+	StatusFailedLostOwnership = "failed_lost_ownership"
+)
+
+// File names inside the memory folder.
+const (
+	DiffFileName        = "phase2_workspace_diff.md"
+	MemoryFileName      = "MEMORY.md"
+	SummaryFileName     = "memory_summary.md"
+	RawMemoriesFileName = "raw_memories.md"
+	RolloutSummariesDir = "rollout_summaries"
+	SkillsDir           = "skills"
+	ExtensionsDir       = "extensions"
+)
+
+// Selected is one raw memory chosen for Phase 2 (store selection, Codex
+// 7.2, already sorted by thread_id ASC).
+type Selected struct {
+	ThreadID        string
+	SourceUpdatedAt int64 // unix seconds
+	RawMemory       string
+	RolloutSummary  string
+	RolloutSlug     string
+	RolloutPath     string
+	Cwd             string
+	GitBranch       string
+}
+
+// Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*
+// constants; Token and InputWatermark are set only when claimed.
+type Claim struct {
+	Status         string
+	Token          string
+	InputWatermark int64
+}
+
+// BaselineFile is one file of the memory folder as git would record it.
+type BaselineFile struct {
+	Path    string // slash-separated, relative to the memory root
+	Mode    uint32 // 0o100644, 0o100755 or 0o120000 (symlink; Content is the target)
+	Content []byte
+}
+
+// Git-style file modes used in [BaselineFile.Mode].
+const (
+	ModeRegular    uint32 = 0o100644
+	ModeExecutable uint32 = 0o100755
+	ModeSymlink    uint32 = 0o120000
+)
+
+// Jobs is what Phase 2 needs from the store: the global lock with its
+// lease, backoff and cooldown (Codex 3.9), the input selection (Codex 7.2)
+// and the baseline of the memory folder.
+type Jobs interface {
+	// ClaimGlobal takes the global consolidation lock. ignoreCooldown
+	// (--force) skips only the 6 h success cooldown, never a live lease or
+	// the failure backoff.
+	ClaimGlobal(ctx context.Context, workerID string, ignoreCooldown bool) (Claim, error)
+	// HeartbeatGlobal extends the lease; false means the token no longer owns the job.
+	HeartbeatGlobal(ctx context.Context, token string) (bool, error)
+	// SucceedGlobal marks the job done and records the selection; false
+	// means the token no longer owns the job.
+	SucceedGlobal(ctx context.Context, token string, watermark int64, selected []Selected) (bool, error)
+	// FailGlobal marks the job failed with reason and starts the backoff.
+	FailGlobal(ctx context.Context, token, reason string) error
+	// Selection returns up to n raw memories, sorted by thread id.
+	Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error)
+	// Baseline returns the folder as recorded after the last successful
+	// consolidation; ok is false when there is none yet.
+	Baseline(ctx context.Context) (files []BaselineFile, ok bool, err error)
+	// SaveBaseline replaces the whole baseline atomically.
+	SaveBaseline(ctx context.Context, files []BaselineFile) error
+}
+
+// Change is one difference between the baseline and the current folder.
+type Change struct {
+	Status byte // 'A' added, 'M' modified (content or mode), 'D' deleted
+	Path   string
+}
+
+// Consolidator rewrites the memory artifacts from the synced inputs.
+type Consolidator interface {
+	// Name is the mode: heuristic, model or agent.
+	Name() string
+	// Consolidate updates the files under ws.Root. It must write every file
+	// atomically; Run validates the result and restores the previous
+	// artifacts when it fails.
+	Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error)
+}
+
+// Workspace is what a consolidator gets to work with.
+type Workspace struct {
+	Root     string // absolute memory root
+	Version  string // "v1" or "v2"
+	Selected []Selected
+	Changes  []Change
+	DiffFile string // the rendered phase2_workspace_diff.md
+	Prompt   string // the rendered consolidation prompt
+	// TemplateDir overrides the embedded templates when set.
+	TemplateDir string
+	Now         time.Time
+	// Redact scrubs secrets from text a consolidator writes; nil means identity.
+	Redact func(string) string
+	// Log receives warnings; never nil when Run builds the workspace.
+	Log io.Writer
+}
+
+func (ws *Workspace) redact(s string) string {
+	if ws.Redact == nil {
+		return s
+	}
+	return ws.Redact(s)
+}
+
+// Options configure [Run].
+type Options struct {
+	Root          string // memory folder, e.g. <home>/memories
+	Version       string // "v1" or "v2"
+	Mode          string // informational; the consolidator decides the work
+	MaxRaw        int    // max_raw_memories_for_consolidation
+	MaxUnusedDays int
+	// Force skips the success cooldown (never a live lease or the backoff).
+	Force bool
+	// DryRun claims nothing and writes nothing; it reports the selection and
+	// the changes the sync would make.
+	DryRun       bool
+	Consolidator Consolidator
+	WorkerID     string
+	Now          func() time.Time
+	// Heartbeat is the lease renewal interval (90 s in Codex).
+	Heartbeat   time.Duration
+	TemplateDir string
+	// Log receives warnings and progress; nil discards them.
+	Log io.Writer
+	// Redact scrubs secrets from consolidator output; nil means identity.
+	Redact func(string) string
+}
+
+// Result reports what a run did.
+type Result struct {
+	Status       string      `json:"status"`
+	Selected     int         `json:"selected"`
+	Changes      []Change    `json:"-"`
+	ChangeLines  []string    `json:"changes,omitempty"`
+	Usage        model.Usage `json:"usage"`
+	Error        string      `json:"error,omitempty"`
+	Consolidator string      `json:"consolidator,omitempty"`
+	StorageBytes int64       `json:"storage_bytes,omitempty"`
+	Watermark    int64       `json:"watermark,omitempty"`
+}

@@ -1,0 +1,697 @@
+package extract
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// golden compares got with testdata/<name>.golden, rewriting the file
+// instead when MEMCTL_UPDATE is set.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if os.Getenv("MEMCTL_UPDATE") != "" {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run with MEMCTL_UPDATE=1 to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("output differs from %s (MEMCTL_UPDATE=1 regenerates it)\n--- got ---\n%s", p, got)
+	}
+}
+
+func dumpOutput(out Output) string {
+	return fmt.Sprintf("=== rollout_slug ===\n%s\n=== rollout_summary ===\n%s=== raw_memory ===\n%s", out.Slug(), out.RolloutSummary, out.RawMemory)
+}
+
+// checkShape asserts what every heuristic output must satisfy: it parses
+// as a model answer, validates against the schema, stays within the size
+// caps and has a filesystem-safe slug.
+func checkShape(t *testing.T, version string, out Output) {
+	t.Helper()
+	b, err := out.JSON(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseOutput(version, b, nil)
+	if err != nil {
+		t.Fatalf("heuristic output does not parse: %v", err)
+	}
+	if parsed.RolloutSummary != out.RolloutSummary || parsed.RawMemory != out.RawMemory {
+		t.Error("heuristic output changes when parsed (v2 cap hit?)")
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSchema(t, version).Validate(inst); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	if len(out.RawMemory) >= 8000 {
+		t.Errorf("raw memory is %d bytes", len(out.RawMemory))
+	}
+	if len(out.RolloutSummary) > MaxSummaryBytesV2 {
+		t.Errorf("summary is %d bytes", len(out.RolloutSummary))
+	}
+	if version == V2 && out.RawMemory != "" {
+		t.Error("v2 must not produce a raw memory")
+	}
+	if !regexp.MustCompile(`^[a-z0-9_-]{0,80}$`).MatchString(out.Slug()) {
+		t.Errorf("slug %q is not filesystem-safe", out.Slug())
+	}
+	if out.RolloutSummary != "" && !strings.HasPrefix(out.RolloutSummary, "# ") {
+		t.Errorf("summary does not open with a title: %.60q", out.RolloutSummary)
+	}
+	if version == V1 && out.RawMemory != "" {
+		for _, key := range []string{"---\ndescription: ", "\ntask: ", "\ntask_group: ", "\ntask_outcome: ", "\ncwd: ", "\nkeywords: ", "\n---\n", "\n### Task 1: "} {
+			if !strings.Contains(out.RawMemory, key) {
+				t.Errorf("raw memory lacks %q", key)
+			}
+		}
+	}
+}
+
+func TestHeuristicCases(t *testing.T) {
+	want := map[string][]string{
+		"failed_then_passed": {
+			"task_outcome: success",
+			"Outcome: success (the last check `go test ./pkg/store/...` passed)",
+			"`go test ./pkg/store/...` failed 2 times (`store_test.go:88: database is locked (SQLITE_BUSY)`), then passed with `go test ./pkg/store/...` after changes to open.go, store_test.go",
+			"/home/dev/ledger/pkg/store/open.go (update)",
+			"task_group: ledger",
+			"TestLockTimeout",
+		},
+		"claude_correction": {
+			"“no, don't use print in hello.py, always use the logging module instead” (correcting the agent's work) -> use the alternative the user named",
+			"/tmp/private/hello.py (add, update)",
+			"/tmp/private/hello.md (add)",
+			"/tmp/private/hello.js (add, delete)",
+			"The user asked: “create hello.py, md and js”",
+			"Follow-up from the user: “delete js”",
+			"task_outcome: success",
+		},
+		"two_tasks_failing_build": {
+			"## Task 2: bump the docker base image to alpine 3.20 and rebuild",
+			"Outcome: fail (the last check `docker build -t ledger .` failed)",
+			"`docker build -t ledger .` still failed at the end with `ERROR: unable to select packages:`",
+			"/home/dev/ledger/Dockerfile (update)",
+			"# bump the docker base image to alpine 3.20 and rebuild (and 1 more task) in ledger",
+		},
+	}
+	for _, tc := range heuristicCases() {
+		for _, v := range []string{V1, V2} {
+			t.Run(tc.name+"_"+v, func(t *testing.T) {
+				out := Heuristic(v, tc.meta, tc.events)
+				if tc.name == "no_human" {
+					if out.HasOutput(v) || out.RolloutSummary != "" || out.RawMemory != "" || out.RolloutSlug != nil {
+						t.Fatalf("a thread without a human message must give the empty output, got %+v", out)
+					}
+					return
+				}
+				if !out.HasOutput(v) {
+					t.Fatal("no output")
+				}
+				checkShape(t, v, out)
+				text := out.RolloutSummary + out.RawMemory
+				for _, w := range want[tc.name] {
+					if strings.HasPrefix(w, "task_") && v == V2 {
+						continue // front matter is v1 only
+					}
+					if !strings.Contains(text, w) {
+						t.Errorf("output lacks %q", w)
+					}
+				}
+				if v == V2 && !strings.Contains(out.RolloutSummary, "What happened, in order:") {
+					t.Error("v2 summary is not a chronological history")
+				}
+				golden(t, tc.name+"."+v, dumpOutput(out))
+			})
+		}
+	}
+	if got := Heuristic("v9", claudeMeta("/x"), heuristicCases()[0].events); got.HasOutput(V1) || got.RolloutSummary != "" {
+		t.Error("unknown version must give the empty output")
+	}
+}
+
+func TestHeuristicSlug(t *testing.T) {
+	out := Heuristic(V1, claudeMeta("/tmp/private"), heuristicCases()[1].events)
+	if out.Slug() != "create-hello-py-md-js" {
+		t.Errorf("slug %q", out.Slug())
+	}
+	s := &seq{}
+	s.human(strings.Repeat("Überlange Anfrage mit Sonderzeichen ", 20)).final("ok")
+	out = Heuristic(V1, claudeMeta("/x"), s.events)
+	if len(out.Slug()) > 80 || strings.ContainsAny(out.Slug(), "Ü ") {
+		t.Errorf("slug %q", out.Slug())
+	}
+}
+
+func TestHeuristicDeterministic(t *testing.T) {
+	for _, tc := range heuristicCases() {
+		a := Heuristic(V1, tc.meta, tc.events)
+		for range 5 {
+			h := NewHeuristic(V1, tc.meta)
+			for _, e := range tc.events {
+				h.Add(e)
+			}
+			if b := h.Output(); dumpOutput(a) != dumpOutput(b) {
+				t.Fatalf("%s: output changes between runs", tc.name)
+			}
+		}
+	}
+}
+
+// TestHeuristicBounded feeds a huge session: output sizes stay capped and
+// the lists hold their limits.
+func TestHeuristicBounded(t *testing.T) {
+	s := &seq{}
+	topics := []string{"parser", "network", "storage", "renderer", "scheduler", "auth", "billing", "search"}
+	for i := range 4000 {
+		if i%200 == 0 {
+			topic := topics[(i/200)%len(topics)]
+			s.human(fmt.Sprintf("implement the %s%d module with %s", topic, i, strings.Repeat("long detail ", 80)))
+		}
+		if i%50 == 7 {
+			s.human("don't use global state, always inject the clock")
+		}
+		id := fmt.Sprintf("c%d", i)
+		file := fmt.Sprintf("/w/proj/pkg/f%d.go", i%700)
+		switch i % 4 {
+		case 0:
+			s.call(id, "Bash", fmt.Sprintf("go test ./pkg/p%d/...", i%300), "").
+				result(id, strings.Repeat("noise line\n", 50)+"p_test.go:3: boom "+strings.Repeat("x", 500), i%8)
+		case 1:
+			s.call(id, "Edit", "", fmt.Sprintf(`{"file_path":%q}`, file)).claudeResult(id, "ok", false)
+		case 2:
+			s.call(id, "Bash", "rg -n foo "+file, "").claudeResult(id, "", false)
+		case 3:
+			s.final(strings.Repeat("Done with step. ", 100))
+		}
+	}
+	for _, v := range []string{V1, V2} {
+		out := Heuristic(v, claudeMeta("/w/proj"), s.events)
+		checkShape(t, v, out)
+		if v == V1 && len(out.RawMemory) > rawMemoryBudget+200 {
+			t.Errorf("raw memory %d bytes", len(out.RawMemory))
+		}
+		if strings.Count(out.RolloutSummary, "\n## Task ") > maxTasks {
+			t.Errorf("more than %d tasks", maxTasks)
+		}
+	}
+}
+
+func TestHeuristicUnifiedExecSession(t *testing.T) {
+	// Codex unified exec: the call's own output says the process is still
+	// running; the exit status arrives in a later write_stdin poll.
+	s := &seq{}
+	s.human("run the python tests").
+		call("e1", "exec_command", "pytest -q", `{"cmd":"pytest -q"}`).
+		add(sessions.Event{Kind: sessions.EventToolResult, CallID: "e1", Output: "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 4242\nOriginal token count: 0\nOutput:\n"}).
+		call("w1", "write_stdin", "", `{"session_id":4242,"chars":"","yield_time_ms":1000}`).
+		result("w1", "Chunk ID: b2\nProcess exited with code 1\nOutput:\nE   ModuleNotFoundError: No module named 'requests'\n1 failed", 1).
+		final("The tests fail because requests is not installed.")
+	out := Heuristic(V1, codexMeta("/home/dev/app"), s.events)
+	for _, w := range []string{"task_outcome: fail", "ModuleNotFoundError: No module named 'requests'", "ModuleNotFoundError", "`pytest -q` (ran 1×, failed 1×"} {
+		if !strings.Contains(out.RawMemory, w) {
+			t.Errorf("raw memory lacks %q:\n%s", w, out.RawMemory)
+		}
+	}
+	if strings.Contains(out.RolloutSummary, "write_stdin") {
+		t.Error("polls should not count as tools of their own")
+	}
+}
+
+func TestHeuristicTaskSplit(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(*seq)
+		tasks int
+	}{
+		{"unrelated request after an answer", func(s *seq) {
+			s.human("show tools").final("shell, apply_patch").human("bump the docker base image and rebuild").final("done")
+		}, 2},
+		{"related follow-up shares a file word", func(s *seq) {
+			s.human("create hello.py").call("a", "Write", "", `{"file_path":"/x/hello.py"}`).final("done").human("update py with a comment").final("done")
+		}, 1},
+		{"related forms of a word", func(s *seq) {
+			s.human("add conversation tracking").final("done").human("show the tracked conversations json").final("here")
+		}, 1},
+		{"message before any answer", func(s *seq) {
+			s.human("fix the parser").human("deploy the website").final("done")
+		}, 1},
+		{"correction never opens a task", func(s *seq) {
+			s.human("fix the parser").final("done").human("that's not what i asked, the lexer is broken").final("ok")
+		}, 1},
+		{"continuation phrase", func(s *seq) {
+			s.human("fix the parser").final("done").human("also deploy the website").final("ok")
+		}, 1},
+		{"one-word message", func(s *seq) {
+			s.human("fix the parser").final("done").human("thanks").final("ok")
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, codexMeta("/x"), s.events)
+			if got := strings.Count(out.RolloutSummary, "\n## Task "); got != tt.tasks {
+				t.Errorf("%d tasks, want %d:\n%s", got, tt.tasks, out.RolloutSummary)
+			}
+		})
+	}
+}
+
+func TestHeuristicOutcome(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(*seq)
+		want  string
+	}{
+		{"completion claim", func(s *seq) { s.human("write docs").final("Done! I've written the docs.") }, "success"},
+		{"answer without claim", func(s *seq) { s.human("what is this repo").final("It is a CLI.") }, "uncertain"},
+		{"user says it does not work", func(s *seq) {
+			s.human("fix login").final("Fixed.").human("it still doesn't work")
+		}, "fail"},
+		{"complaint answered without a check", func(s *seq) {
+			s.human("fix login").final("Fixed.").human("it still doesn't work").final("Adjusted the cookie path.")
+		}, "uncertain"},
+		{"complaint then passing check", func(s *seq) {
+			s.human("fix login").final("Fixed.").human("it still doesn't work").
+				call("a", "Bash", "npm test", "").result("a", "ok", 0).final("Tests pass now.")
+		}, "success"},
+		{"last command failed, not a check", func(s *seq) {
+			s.human("deploy it").call("a", "Bash", "kubectl apply -f k8s/", "").result("a", "error: forbidden", 1).final("Deployed.")
+		}, "partial"},
+		{"final answer admits failure", func(s *seq) {
+			s.human("upgrade node").final("I could not upgrade node because nvm is missing.")
+		}, "partial"},
+		{"ended mid-work", func(s *seq) {
+			s.human("refactor the store").call("a", "Edit", "", `{"file_path":"/x/store.go"}`)
+		}, "partial"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, claudeMeta("/x"), s.events)
+			if !strings.Contains(out.RawMemory, "task_outcome: "+tt.want+"\n") {
+				t.Errorf("want outcome %s:\n%s", tt.want, out.RawMemory)
+			}
+		})
+	}
+}
+
+func TestHeuristicToolError(t *testing.T) {
+	s := &seq{}
+	s.human("create a CLAUDE.md").
+		call("w", "Write", "", `{"file_path":"/repo/CLAUDE.md","content":"x"}`).
+		claudeResult("w", "Claude requested permissions to write to /repo/CLAUDE.md, but you haven't granted it yet.", true).
+		final("I could not write the file.")
+	out := Heuristic(V1, claudeMeta("/repo"), s.events)
+	if !strings.Contains(out.RawMemory, "`Write` on CLAUDE.md failed: `Claude requested permissions") {
+		t.Errorf("tool failure not reported:\n%s", out.RawMemory)
+	}
+}
+
+func TestErrorLine(t *testing.T) {
+	tests := []struct{ out, want string }{
+		{"--- FAIL: TestX (0.1s)\n    x_test.go:12: got 3, want 4\nFAIL\nFAIL\tpkg\t0.2s", "x_test.go:12: got 3, want 4"},
+		{"Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: bad input", "ValueError: bad input"},
+		{"# pkg\n./main.go:7:2: undefined: Foo", "./main.go:7:2: undefined: Foo"},
+		{"Chunk ID: 1\nWall time: 0\nProcess exited with code 2\nOutput:\nls: cannot access 'x': No such file or directory", "ls: cannot access 'x': No such file or directory"},
+		{"npm ERR! missing script: lint", "npm ERR! missing script: lint"},
+		{"plain\nlast words\n\n", "last words"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := errorLine(tt.out); got != tt.want {
+			t.Errorf("errorLine(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
+}
+
+func TestCommandClassification(t *testing.T) {
+	tests := []struct {
+		cmd            string
+		family         string
+		explore, check bool
+	}{
+		{"go test ./pkg/x -run Foo", "go test", false, true},
+		{"cd /w && GOFLAGS=-mod=mod go test ./...", "go test", false, true},
+		{"npm run build", "npm run build", false, true},
+		{"npm test -- --run a.test.ts", "npm test", false, true},
+		{"python -m pytest -q", "python -m pytest", false, true},
+		{"pytest -k lock", "pytest", false, true},
+		{"rg -n test src", "rg", true, false},
+		{"sed -n '1,80p' main.go", "sed", true, false},
+		{"sed -i 's/a/b/' main.go", "sed", false, false},
+		{"git status --short", "git status", true, false},
+		{"git commit -m x", "git commit", false, false},
+		{"make", "make", false, true},
+		{"docker build -t x .", "docker build", false, true},
+		{"rm hello.js", "rm", false, false},
+	}
+	for _, tt := range tests {
+		if got := commandFamily(tt.cmd); got != tt.family {
+			t.Errorf("commandFamily(%q) = %q, want %q", tt.cmd, got, tt.family)
+		}
+		explore := isExploration(tt.cmd)
+		if explore != tt.explore {
+			t.Errorf("isExploration(%q) = %v", tt.cmd, explore)
+		}
+		if got := !explore && isCheck(tt.cmd); got != tt.check {
+			t.Errorf("isCheck(%q) = %v", tt.cmd, got)
+		}
+	}
+	if got := unwrapShell(`bash -lc 'go test ./...'`); got != "go test ./..." {
+		t.Errorf("unwrapShell = %q", got)
+	}
+}
+
+func TestHumanSignals(t *testing.T) {
+	tests := []struct {
+		text       string
+		negative   bool
+		preference string // substring of the implication, "" for none
+	}{
+		{"don't create separate documents. put it in the existing one", false, "avoid this"},
+		{"always run gofmt before committing", false, "requirement"},
+		{"please use pnpm instead of npm", false, "alternative"},
+		{"it doesn't work, the page is blank", true, ""},
+		{"no, it's not phase 1", true, ""},
+		{"old clients won't be broken by this", false, ""},
+		{"create hello.py, md and js", false, ""},
+		{"it didn’t work", true, ""}, // typographic apostrophe
+	}
+	for _, tt := range tests {
+		clean := cleanHuman(tt.text)
+		if got := isNegative(clean); got != tt.negative {
+			t.Errorf("isNegative(%q) = %v", tt.text, got)
+		}
+		got := preferenceSignal(clean, false)
+		if (tt.preference == "") != (got == "") || !strings.Contains(got, tt.preference) {
+			t.Errorf("preferenceSignal(%q) = %q, want %q", tt.text, got, tt.preference)
+		}
+	}
+	if got := cleanHuman("<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>"); got != "/init" {
+		t.Errorf("cleanHuman slash command = %q", got)
+	}
+	for _, s := range []string{"[Request interrupted by user]", "This session is being continued from a previous conversation that ran out of context."} {
+		if cleanHuman(s) != "" {
+			t.Errorf("cleanHuman(%q) should drop harness text", s)
+		}
+	}
+}
+
+func TestFilesFromTool(t *testing.T) {
+	tests := []struct {
+		tool, input string
+		want        string
+	}{
+		{"Write", `{"file_path":"/a/b.go","content":"x"}`, "/a/b.go:write"},
+		{"Edit", `{"file_path":"/a/b.go"}`, "/a/b.go:update"},
+		{"apply_patch", "*** Begin Patch\n*** Add File: x.md\n*** Delete File: y.md\n*** End Patch", "x.md:add y.md:delete"},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: z.go\n*** End Patch"}`, "z.go:update"},
+		{"str_replace_based_edit_tool", `{"command":"view","path":"/a"}`, ""},
+		{"mcp__fs__write_file", `{"path":"/a/c.txt"}`, "/a/c.txt:write"},
+		{"Read", `{"file_path":"/a/b.go"}`, ""},
+	}
+	for _, tt := range tests {
+		var parts []string
+		for _, f := range filesFromTool(tt.tool, tt.input) {
+			parts = append(parts, f.path+":"+f.op)
+		}
+		if got := strings.Join(parts, " "); got != tt.want {
+			t.Errorf("filesFromTool(%s) = %q, want %q", tt.tool, got, tt.want)
+		}
+	}
+	var parts []string
+	for _, f := range filesFromShell("rm -f a.txt b.txt") {
+		parts = append(parts, f.path+":"+f.op)
+	}
+	if strings.Join(parts, " ") != "a.txt:delete b.txt:delete" {
+		t.Errorf("filesFromShell = %v", parts)
+	}
+	if filesFromShell("rm -rf $(ls)") != nil {
+		t.Error("shell expansions must not be read as paths")
+	}
+}
+
+func TestMeaningfulWordsAndKeywords(t *testing.T) {
+	got := strings.Join(meaningfulWords("Please create hello.py, md and JS — then we'll see"), ",")
+	if got != "create,hello,py,md,js" {
+		t.Errorf("meaningfulWords = %q", got)
+	}
+	out := Heuristic(V1, codexMeta("/home/dev/ledger"), heuristicCases()[0].events)
+	kw := regexp.MustCompile(`(?m)^keywords: (.*)$`).FindStringSubmatch(out.RawMemory)
+	if kw == nil || !strings.Contains(kw[1], "testlocktimeout") || !strings.Contains(kw[1], "go test") || strings.Contains(kw[1], ", the,") {
+		t.Errorf("keywords line %q", kw)
+	}
+}
+
+// Builders for hand-made event sequences modelled on the real fixtures:
+// Claude Code Write/Edit/Bash tool_use blocks and Codex exec_command /
+// apply_patch calls, with the results the readers normalise them into.
+
+var t0 = time.Date(2026, 1, 16, 10, 0, 0, 0, time.UTC)
+
+type seq struct {
+	events []sessions.Event
+	n      int
+}
+
+func (s *seq) add(e sessions.Event) *seq {
+	s.n++
+	e.Line = s.n
+	e.Time = t0.Add(time.Duration(s.n) * 10 * time.Second)
+	s.events = append(s.events, e)
+	return s
+}
+
+func (s *seq) human(text string) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventHuman, Text: text})
+}
+
+func (s *seq) say(text string) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventAssistant, Text: text})
+}
+
+func (s *seq) final(text string) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventAssistant, Text: text, Final: true})
+}
+
+func (s *seq) call(id, tool, command, input string) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventToolCall, CallID: id, Tool: tool, Command: command, Input: input})
+}
+
+func (s *seq) result(id, output string, exit int) *seq {
+	code := exit
+	return s.add(sessions.Event{Kind: sessions.EventToolResult, CallID: id, Output: output, ExitCode: &code, IsError: exit != 0})
+}
+
+// claudeResult is a Claude Code tool_result: no exit code, is_error only.
+func (s *seq) claudeResult(id, output string, isErr bool) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventToolResult, CallID: id, Output: output, IsError: isErr})
+}
+
+func (s *seq) change(id, path, op string) *seq {
+	return s.add(sessions.Event{Kind: sessions.EventFileChange, CallID: id, Tool: "apply_patch", FilePath: path, FileOp: op})
+}
+
+type heuristicCase struct {
+	name   string
+	meta   sessions.Meta
+	events []sessions.Event
+}
+
+func claudeMeta(cwd string) sessions.Meta {
+	return sessions.Meta{
+		ID: "4c2ddfdc-0000-4000-8000-000000000001", Kind: sessions.KindClaudeCode, Path: "/home/dev/.claude/projects/x/4c2ddfdc.jsonl",
+		Source: "cli", Interactive: true, Cwd: cwd, GitBranch: "main", Model: "claude-sonnet-4-5",
+		CreatedAt: t0, UpdatedAt: t0.Add(30 * time.Minute),
+	}
+}
+
+func codexMeta(cwd string) sessions.Meta {
+	return sessions.Meta{
+		ID: "019b7f94-51b4-7593-922e-ba12b5b73b52", Kind: sessions.KindCodex, Path: "/home/dev/.codex/sessions/2026/01/16/rollout.jsonl",
+		Source: "cli", Interactive: true, Cwd: cwd, GitBranch: "feature/lock", GitRemote: "git@github.com:acme/ledger.git",
+		CreatedAt: t0, UpdatedAt: t0.Add(time.Hour),
+	}
+}
+
+func heuristicCases() []heuristicCase {
+	var cases []heuristicCase
+
+	// A failing Go test, a fix, then a passing run: success with the failure recorded.
+	s := &seq{}
+	s.human("fix the flaky TestLockTimeout in store, it fails with database is locked").
+		say("I'll run the store tests first.").
+		call("c1", "exec_command", "go test ./pkg/store/...", `{"cmd":"go test ./pkg/store/..."}`).
+		result("c1", "--- FAIL: TestLockTimeout (5.01s)\n    store_test.go:88: database is locked (SQLITE_BUSY)\nFAIL\nFAIL\tgithub.com/acme/ledger/pkg/store\t5.2s", 1).
+		call("c2", "exec_command", "rg -n busy_timeout pkg/store", `{"cmd":"rg -n busy_timeout pkg/store"}`).
+		result("c2", "pkg/store/open.go:14: dsn := \"file:\" + p", 0).
+		call("c3", "apply_patch", "", "*** Begin Patch\n*** Update File: pkg/store/open.go\n@@\n-dsn := \"file:\" + p\n+dsn := \"file:\" + p + \"?_pragma=busy_timeout(5000)\"\n*** End Patch").
+		change("c3", "pkg/store/open.go", "update").
+		result("c3", "Success. Updated the following files:\nM pkg/store/open.go", 0).
+		call("c4", "exec_command", "go test ./pkg/store/...", `{"cmd":"go test ./pkg/store/..."}`).
+		result("c4", "--- FAIL: TestLockTimeout (5.00s)\n    store_test.go:88: database is locked (SQLITE_BUSY)\nFAIL", 1).
+		call("c5", "apply_patch", "", "*** Begin Patch\n*** Update File: pkg/store/open.go\n*** Update File: pkg/store/store_test.go\n*** End Patch").
+		change("c5", "pkg/store/open.go", "update").
+		change("c5", "pkg/store/store_test.go", "update").
+		result("c5", "Success.", 0).
+		call("c6", "exec_command", "go test ./pkg/store/...", `{"cmd":"go test ./pkg/store/..."}`).
+		result("c6", "ok  \tgithub.com/acme/ledger/pkg/store\t0.41s", 0).
+		final("Fixed: the DSN now sets busy_timeout(5000) and _txlock=immediate; `go test ./pkg/store/...` passes.")
+	cases = append(cases, heuristicCase{"failed_then_passed", codexMeta("/home/dev/ledger"), s.events})
+
+	// Claude Code: create three files, a correction with a preference, a delete.
+	s = &seq{}
+	s.human("create hello.py, md and js").
+		say("I'll create three simple files: hello.py, hello.md, and hello.js.").
+		call("t1", "Write", "", `{"file_path":"/tmp/private/hello.py","content":"print(1)\n"}`).
+		call("t2", "Write", "", `{"file_path":"/tmp/private/hello.md","content":"# Hello\n"}`).
+		call("t3", "Write", "", `{"file_path":"/tmp/private/hello.js","content":"console.log(1)\n"}`).
+		claudeResult("t1", "File created successfully at: /tmp/private/hello.py", false).
+		claudeResult("t2", "File created successfully at: /tmp/private/hello.md", false).
+		claudeResult("t3", "File created successfully at: /tmp/private/hello.js", false).
+		final("Done! I've created three files: hello.py, hello.md and hello.js.").
+		human("no, don't use print in hello.py, always use the logging module instead").
+		call("t4", "Edit", "", `{"file_path":"/tmp/private/hello.py","old_string":"print(1)","new_string":"logging.info(1)"}`).
+		claudeResult("t4", "The file /tmp/private/hello.py has been updated.", false).
+		final("Updated hello.py to use logging.").
+		human("delete js").
+		call("t5", "Bash", "rm hello.js", `{"command":"rm hello.js","description":"Delete hello.js file"}`).
+		claudeResult("t5", "", false).
+		final("Done! I've deleted hello.js.")
+	cases = append(cases, heuristicCase{"claude_correction", claudeMeta("/tmp/private"), s.events})
+
+	// Two unrelated requests, the second ends with a failing build.
+	s = &seq{}
+	s.human("show tools").
+		final("Available tools: shell, apply_patch, web search.").
+		human("bump the docker base image to alpine 3.20 and rebuild").
+		call("d1", "shell", "sed -i 's/alpine:3.19/alpine:3.20/' Dockerfile", "").
+		result("d1", "", 0).
+		call("d2", "shell", "docker build -t ledger .", "").
+		result("d2", "Step 4/9 : RUN apk add --no-cache musl-dev\nERROR: unable to select packages:\n  musl-dev-1.2.5 (no such package)\nThe command '/bin/sh -c apk add' returned a non-zero code: 1", 1).
+		final("The build fails because musl-dev is not available in alpine 3.20; I could not finish the bump.")
+	cases = append(cases, heuristicCase{"two_tasks_failing_build", codexMeta("/home/dev/ledger"), s.events})
+
+	// No human message at all: nothing to remember.
+	s = &seq{}
+	s.add(sessions.Event{Kind: sessions.EventContext, Text: "<environment_context><cwd>/x</cwd></environment_context>"}).
+		final("Nothing to do.")
+	cases = append(cases, heuristicCase{"no_human", codexMeta("/x"), s.events})
+	return cases
+}
+
+// TestHeuristicRealFixtures runs the offline extractor end to end on real
+// transcripts (testdata/SOURCES.md) through the sessions readers and
+// checks that a reader of the memory learns what each session was about.
+func TestHeuristicRealFixtures(t *testing.T) {
+	tests := []struct {
+		name string
+		kind sessions.Kind
+		path string
+		want []string // facts the v1 output must state
+	}{
+		{
+			name: "claude_hello_files",
+			kind: sessions.KindClaudeCode,
+			path: "real/claude-code/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+			want: []string{
+				"The user asked: “create hello.py, md and js”",
+				"Follow-up from the user: “update py with one liner comment”",
+				"Follow-up from the user: “delete js”",
+				"/tmp/private/hello.py (add, update)",
+				"/tmp/private/hello.md (add)",
+				"/tmp/private/hello.js (add, delete)",
+				"Ran `rm hello.js`",
+				"cwd: /tmp/private\n",
+				"task_outcome: success\n",
+				"keywords: hello.js, hello.py, hello, hello.md",
+			},
+		},
+		{
+			name: "claude_repo_overview",
+			kind: sessions.KindClaudeCode,
+			path: "real/claude-code/-home-user-repo/3fb74381-1bf4-475e-8c6f-442d872b1bcf.jsonl",
+			want: []string{
+				"## Task 1: show tools",
+				"## Task 2: expore current repo and provide highlevel information",
+				"Follow-up from the user: “tell me more about agent module”",
+				"task_group: codemie-code\n",
+				"branch `hooks`",
+			},
+		},
+		{
+			name: "codex_repo_question",
+			kind: sessions.KindCodex,
+			path: "real/codex/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+			want: []string{
+				"what is current repository about? summarize purpuse and explain goals",
+				"Explored with",
+				"task_group: codemie-code\n",
+			},
+		},
+		{
+			name: "codex_compaction_setting",
+			kind: sessions.KindCodex,
+			path: "real/codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+			want: []string{
+				"# let's update the defailt context compart to 90 in env var (and 1 more task) in codemie-code",
+				"description: let's update the defailt context compart to 90 in env var — outcome success",
+				"failed once (`AssertionError: expected undefined to deeply equal",
+				"then passed with `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t \"Compaction Config\"`",
+				"`npm run build` is the check that passed at the end of this task.",
+				"src/agents/plugins/codemie-code.plugin.ts",
+				"src/agents/plugins/opencode/opencode.plugin.ts",
+				"OPENCODE_CONFIG_CONTENT",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := sessions.File{Kind: tt.kind, Path: filepath.Join("testdata", tt.path)}
+			meta, _, err := sessions.ReadMeta(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []string{V1, V2} {
+				// The streaming form: events are never collected.
+				h := NewHeuristic(v, meta)
+				if _, err := sessions.Events(f, func(e sessions.Event) error { h.Add(e); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				out := h.Output()
+				if !out.HasOutput(v) {
+					t.Fatalf("%s: no output", v)
+				}
+				checkShape(t, v, out)
+				if v == V1 {
+					text := out.RolloutSummary + out.RawMemory
+					for _, w := range tt.want {
+						if !strings.Contains(text, w) {
+							t.Errorf("output lacks %q", w)
+						}
+					}
+				}
+				golden(t, "real_"+tt.name+"."+v, dumpOutput(out))
+			}
+		})
+	}
+}

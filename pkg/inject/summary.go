@@ -1,0 +1,129 @@
+package inject
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/templates"
+)
+
+// SummaryFile is the file, inside a memory folder, whose text is injected.
+const SummaryFile = "memory_summary.md"
+
+// DefaultSummaryTokens is the token budget the summary is cut to before it
+// is injected.
+const DefaultSummaryTokens = 2500
+
+// Placeholders replaced in the read-path templates.
+const (
+	basePathPlaceholder = "{{ base_path }}"
+	summaryPlaceholder  = "{{ memory_summary }}"
+)
+
+// SummaryResult is what Summary produced. Injected is false when there is
+// nothing to inject; Text is then empty.
+type SummaryResult struct {
+	Text         string `json:"text"`
+	Injected     bool   `json:"injected"`
+	ApproxTokens int    `json:"approx_tokens"`
+	Truncated    bool   `json:"truncated"`
+}
+
+// TemplateName returns the read-path template file used for a memory
+// version ("v1" or "" → read_path.md, "v2" → read_path_v2.md).
+func TemplateName(version string) (string, error) {
+	switch version {
+	case "", "v1":
+		return "read_path.md", nil
+	case "v2":
+		return "read_path_v2.md", nil
+	default:
+		return "", fmt.Errorf("unknown memory version %q (want v1 or v2)", version)
+	}
+}
+
+// Summary reads <root>/memory_summary.md, trims it, cuts it to maxTokens
+// (DefaultSummaryTokens when maxTokens is 0) and renders the read-path
+// template of version around it, with root as the base path. With raw set
+// it returns the cut summary alone. A missing or blank summary yields
+// Injected=false and no error, so a caller prints nothing; other read
+// failures are returned. The root of the given version only is read: v2
+// never falls back to the v1 folder.
+func Summary(root, version string, maxTokens int, raw bool, templateDir string) (SummaryResult, error) {
+	name, err := TemplateName(version)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	if maxTokens == 0 {
+		maxTokens = DefaultSummaryTokens
+	}
+	b, err := os.ReadFile(filepath.Join(root, SummaryFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return SummaryResult{}, nil
+		}
+		return SummaryResult{}, fmt.Errorf("read memory summary: %w", err)
+	}
+	summary := strings.TrimSpace(string(b))
+	if summary == "" {
+		return SummaryResult{}, nil
+	}
+	summary, truncated := TruncateTokens(summary, maxTokens)
+	text := summary
+	if !raw {
+		tmpl, err := templates.Get(name, templateDir)
+		if err != nil {
+			return SummaryResult{}, err
+		}
+		text = Render(tmpl, root, summary)
+	}
+	return SummaryResult{Text: text, Injected: true, ApproxTokens: ApproxTokens(text), Truncated: truncated}, nil
+}
+
+// Render fills a read-path template. Both placeholders are replaced in a
+// single left-to-right pass, so placeholder-like text inside the summary or
+// the path is left alone.
+func Render(tmpl, basePath, summary string) string {
+	return strings.NewReplacer(basePathPlaceholder, basePath, summaryPlaceholder, summary).Replace(tmpl)
+}
+
+// Fragments splits text into pieces of at most maxBytes bytes on UTF-8
+// boundaries, preferring to cut after a newline. Hosts that limit the size
+// of one instruction block (Codex sends v2 instructions as ≤ 8,900-byte
+// fragments) can send the pieces in order.
+func Fragments(text string, maxBytes int) []string {
+	if maxBytes <= 0 || len(text) <= maxBytes {
+		if text == "" {
+			return nil
+		}
+		return []string{text}
+	}
+	var out []string
+	for len(text) > maxBytes {
+		cut := strings.LastIndexByte(text[:maxBytes], '\n') + 1
+		if cut == 0 {
+			cut = maxBytes
+			for cut > 0 && !isRuneStart(text[cut]) {
+				cut--
+			}
+			if cut == 0 { // a single rune wider than maxBytes
+				cut = maxBytes
+				for cut < len(text) && !isRuneStart(text[cut]) {
+					cut++
+				}
+			}
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,272 @@
+// Package mcpserver serves a memory folder to any MCP client (Codex, Claude
+// Code, editors) as the tools list, read, search and add_ad_hoc_note, with
+// the semantics of pkg/memfs. Mistakes in a request (a path outside the
+// folder, a missing file, a bad cursor) come back as tool errors the model
+// can read and correct; only I/O failures are protocol errors.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memctl/memctl/pkg/memfs"
+)
+
+// Options configures a memory tool server.
+type Options struct {
+	// Root is the memory folder of the configured memory version.
+	Root string
+	// Version is memctl's build version, reported as the server version.
+	Version string
+	// Ranked runs a ranked full-text search (memctl search); nil leaves
+	// the search tool's ranked mode unavailable.
+	Ranked func(ctx context.Context, query string, limit int) ([]RankedHit, error)
+	// Redact is applied to every file text and snippet returned; nil
+	// returns text unchanged.
+	Redact func(string) string
+	// ReadOnly hides add_ad_hoc_note.
+	ReadOnly bool
+	// Now stamps note filenames built from a slug; nil means time.Now.
+	Now func() time.Time
+}
+
+// RankedHit is one result of a ranked search.
+type RankedHit struct {
+	Kind     string  `json:"kind"`
+	ThreadID string  `json:"thread_id,omitempty"`
+	Path     string  `json:"path,omitempty"`
+	Snippet  string  `json:"snippet"`
+	Score    float64 `json:"score"`
+}
+
+// Defaults of the ranked search mode.
+const (
+	defaultRankedLimit = 20
+	maxRankedLimit     = 200
+)
+
+const instructions = `These tools read the memory folder that memctl builds from past agent sessions.
+Start from memory_summary.md and MEMORY.md; use search to find keywords, then read the lines it points to.
+Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.`
+
+// ListInput is the list tool's arguments.
+type ListInput struct {
+	Path       string `json:"path,omitempty" jsonschema:"directory or file to list, relative to the memory folder; default the folder itself"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"entries per page, 1 to 2000; default 2000"`
+}
+
+// ReadInput is the read tool's arguments.
+type ReadInput struct {
+	Path       string `json:"path" jsonschema:"file to read, relative to the memory folder"`
+	LineOffset *int   `json:"line_offset,omitempty" jsonschema:"first line to return, counting from 1; default 1"`
+	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"how many lines to return (at least 1); default all"`
+}
+
+// SearchInput is the search tool's arguments: a grep over the folder, or
+// with mode "ranked" a ranked full-text search of everything memctl stored.
+type SearchInput struct {
+	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for (grep mode); at least one, none blank"`
+	MatchMode     memfs.MatchMode `json:"match_mode,omitzero" jsonschema:"how the queries combine: {\"type\":\"any\"} (default), {\"type\":\"all_on_same_line\"} or {\"type\":\"all_within_lines\",\"line_count\":n}"`
+	Path          string          `json:"path,omitempty" jsonschema:"file or directory to search, relative to the memory folder; default the whole folder"`
+	Cursor        string          `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+	ContextLines  int             `json:"context_lines,omitempty" jsonschema:"lines of context before and after each match; default 0"`
+	CaseSensitive *bool           `json:"case_sensitive,omitempty" jsonschema:"match case exactly; default true"`
+	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
+	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
+	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces"`
+}
+
+// SearchOutput is the search tool's result: memfs's fields for a grep, or
+// mode, query and hits for a ranked search.
+type SearchOutput struct {
+	memfs.SearchResult
+	Mode  string      `json:"mode,omitempty"`
+	Query string      `json:"query,omitempty"`
+	Hits  []RankedHit `json:"hits,omitempty"`
+}
+
+// NoteInput is the add_ad_hoc_note tool's arguments.
+type NoteInput struct {
+	Filename string `json:"filename,omitempty" jsonschema:"note file name: YYYY-MM-DDTHH-MM-SS-slug.md in UTC, slug of lowercase letters, digits and '-'; give this or slug"`
+	Slug     string `json:"slug,omitempty" jsonschema:"short slug (lowercase letters, digits, '-'); the server adds the current UTC time; give this or filename"`
+	Note     string `json:"note" jsonschema:"what to remember, correct or forget, in a few sentences"`
+}
+
+// NewServer returns an MCP server with the memory tools over opts.Root.
+func NewServer(opts Options) *mcp.Server {
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "memctl", Title: "memctl memories", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	h := &handlers{opts: opts}
+	closed := false
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "list",
+		Title:       "List memory files",
+		Description: "List the files and folders directly inside a folder of the memory (hidden entries and symlinks are not shown). Page with next_cursor.",
+		Annotations: readOnly,
+	}, h.list)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "read",
+		Title:       "Read a memory file",
+		Description: "Read a memory file, optionally from line_offset for max_lines lines. Long content is cut in the middle to about 20,000 tokens; truncated says more remains.",
+		Annotations: readOnly,
+	}, h.read)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "search",
+		Title: "Search the memory",
+		Description: "Find lines of the memory files containing substrings (queries), optionally ignoring case (case_sensitive=false), " +
+			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode). " +
+			"Results are sorted by path and line; page with next_cursor. With mode \"ranked\" and a query, runs a relevance-ranked search over all stored memories instead, when available.",
+		Annotations: readOnly,
+	}, h.search)
+	if !opts.ReadOnly {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:  "add_ad_hoc_note",
+			Title: "Add a memory note",
+			Description: "Only when the user explicitly asks to remember, correct or forget something: save a short note under extensions/ad_hoc/notes/. " +
+				"The next consolidation applies it. Existing notes are never overwritten.",
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: &closed, OpenWorldHint: &closed},
+		}, h.addNote)
+	}
+	return s
+}
+
+// Serve runs the memory tools on transport t until the client disconnects
+// or ctx is done. memctl mcp passes &mcp.StdioTransport{}.
+func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
+	return NewServer(opts).Run(ctx, t)
+}
+
+type handlers struct{ opts Options }
+
+// toolError turns an error into what the SDK sends: request errors become
+// tool results with IsError set, anything else a JSON-RPC internal error.
+func (h *handlers) toolError(err error) error {
+	if memfs.IsRequestError(err) || errors.Is(err, errRequest) {
+		return errors.New(h.opts.Redact(err.Error()))
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: h.opts.Redact(err.Error())}
+}
+
+// errRequest marks request errors found by this package itself.
+var errRequest = errors.New("invalid request")
+
+func requestErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errRequest}, args...)...)
+}
+
+func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, memfs.ListResult, error) {
+	res, err := memfs.List(h.opts.Root, in.Path, in.Cursor, in.MaxResults)
+	if err != nil {
+		return nil, memfs.ListResult{}, h.toolError(err)
+	}
+	return nil, res, nil
+}
+
+func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, memfs.ReadResult, error) {
+	offset, maxLines := 1, 0
+	if in.LineOffset != nil {
+		offset = *in.LineOffset
+	}
+	if in.MaxLines != nil {
+		if *in.MaxLines < 1 {
+			return nil, memfs.ReadResult{}, h.toolError(memfs.ErrInvalidMaxLines)
+		}
+		maxLines = *in.MaxLines
+	}
+	res, err := memfs.Read(h.opts.Root, in.Path, offset, maxLines)
+	if err != nil {
+		return nil, memfs.ReadResult{}, h.toolError(err)
+	}
+	res.Content = h.opts.Redact(res.Content)
+	return nil, res, nil
+}
+
+func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	switch in.Mode {
+	case "", "grep":
+		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
+			Queries: in.Queries, MatchMode: in.MatchMode, Path: in.Path, Cursor: in.Cursor,
+			ContextLines: in.ContextLines, CaseSensitive: in.CaseSensitive, Normalized: in.Normalized, MaxResults: in.MaxResults,
+		})
+		if err != nil {
+			return nil, SearchOutput{}, h.toolError(err)
+		}
+		for i := range res.Matches {
+			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
+		}
+		return nil, SearchOutput{SearchResult: res}, nil
+	case "ranked":
+		return h.ranked(ctx, in)
+	default:
+		return nil, SearchOutput{}, h.toolError(requestErrorf("mode must be grep or ranked, got %q", in.Mode))
+	}
+}
+
+func (h *handlers) ranked(ctx context.Context, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	if h.opts.Ranked == nil {
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; use the default grep mode"))
+	}
+	query := strings.TrimSpace(in.Query)
+	if query == "" {
+		query = strings.TrimSpace(strings.Join(in.Queries, " "))
+	}
+	if query == "" {
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search needs a query"))
+	}
+	limit := in.MaxResults
+	if limit == 0 {
+		limit = defaultRankedLimit
+	}
+	limit = max(1, min(limit, maxRankedLimit))
+	hits, err := h.opts.Ranked(ctx, query, limit)
+	if err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
+	for i := range hits {
+		hits[i].Snippet = h.opts.Redact(hits[i].Snippet)
+	}
+	if hits == nil {
+		hits = []RankedHit{}
+	}
+	return nil, SearchOutput{Mode: "ranked", Query: query, Hits: hits}, nil
+}
+
+func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, struct{}, error) {
+	filename := in.Filename
+	switch {
+	case in.Filename != "" && in.Slug != "":
+		return nil, struct{}{}, h.toolError(requestErrorf("give filename or slug, not both"))
+	case in.Slug != "":
+		name, err := memfs.NoteFilename(h.opts.Now(), in.Slug)
+		if err != nil {
+			return nil, struct{}{}, h.toolError(err)
+		}
+		filename = name
+	case in.Filename == "":
+		return nil, struct{}{}, h.toolError(requestErrorf("filename or slug is required"))
+	}
+	if _, err := memfs.AddNote(h.opts.Root, filename, in.Note); err != nil {
+		return nil, struct{}{}, h.toolError(err)
+	}
+	return nil, struct{}{}, nil
+}

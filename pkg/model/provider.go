@@ -1,0 +1,263 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Provider kinds accepted by New and Resolve.
+const (
+	KindAuto             = "auto"
+	KindOpenAI           = "openai"
+	KindOpenAICompatible = "openai-compatible"
+	KindAnthropic        = "anthropic"
+	KindCommand          = "command"
+	KindHeuristic        = "heuristic"
+)
+
+// Request kinds (Request.Kind), which DefaultModel also takes as purpose.
+const (
+	PurposeExtract     = "extract"
+	PurposeConsolidate = "consolidate"
+)
+
+// Defaults applied by New when an Options field is left zero.
+const (
+	DefaultTimeout    = 10 * time.Minute
+	DefaultMaxRetries = 4
+	// DefaultMaxOutputTokens bounds an Anthropic answer. The Messages API
+	// requires a limit; 16k leaves room for a consolidation answer that
+	// rewrites several memory files at once.
+	DefaultMaxOutputTokens = 16384
+)
+
+// Options configures a provider (from the [provider] config section).
+type Options struct {
+	Kind string // openai | openai-compatible | anthropic | command
+	// BaseURL overrides the endpoint. Empty means the public endpoint for
+	// openai (https://api.openai.com/v1) and anthropic
+	// (https://api.anthropic.com, without /v1: the SDK appends v1/messages).
+	// openai-compatible has no public endpoint and requires it, e.g.
+	// http://localhost:11434/v1 for Ollama.
+	BaseURL string
+	// APIKeyEnv names the variable holding the API key. Empty means
+	// OPENAI_API_KEY or ANTHROPIC_API_KEY by kind. openai-compatible sends a
+	// key only when APIKeyEnv is set (Ollama and llama.cpp need none).
+	APIKeyEnv  string
+	Command    []string      // kind=command: argv
+	Timeout    time.Duration // per attempt; 0 = DefaultTimeout
+	MaxRetries int           // retries after the first attempt; 0 = DefaultMaxRetries, negative = none
+	// MaxOutputTokens is the Anthropic max_tokens; 0 = DefaultMaxOutputTokens.
+	MaxOutputTokens int64
+	Getenv          func(string) string
+	HTTPClient      *http.Client // nil = a plain client with no overall timeout (attempts carry their own)
+	// Sleep waits between retries; nil = a real sleep that returns early
+	// with ctx.Err() when ctx ends. Tests fake it to observe delays.
+	Sleep  func(ctx context.Context, d time.Duration) error
+	Stderr io.Writer        // where the command provider's stderr goes (nil = discard)
+	Now    func() time.Time // clock for rate-limit observations; nil = time.Now
+}
+
+// New builds the provider opts describe. It fails when the kind is unknown
+// (auto must go through Resolve first, heuristic makes no model calls), when
+// a required API key variable is empty (the error names it), when BaseURL
+// is not an absolute http(s) URL, or when kind=command has no argv.
+func New(opts Options) (Provider, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	switch {
+	case opts.MaxRetries == 0:
+		opts.MaxRetries = DefaultMaxRetries
+	case opts.MaxRetries < 0:
+		opts.MaxRetries = 0
+	}
+	if opts.MaxOutputTokens <= 0 {
+		opts.MaxOutputTokens = DefaultMaxOutputTokens
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	if opts.BaseURL != "" {
+		if err := checkBaseURL(opts.BaseURL); err != nil {
+			return nil, err
+		}
+	}
+
+	switch opts.Kind {
+	case KindOpenAI:
+		key, err := requireKey(opts, "OPENAI_API_KEY")
+		if err != nil {
+			return nil, err
+		}
+		return newOpenAI(opts, key), nil
+	case KindOpenAICompatible:
+		if opts.BaseURL == "" {
+			return nil, errors.New("provider kind openai-compatible needs base_url (for example http://localhost:11434/v1 for Ollama)")
+		}
+		key := ""
+		if opts.APIKeyEnv != "" {
+			var err error
+			if key, err = requireKey(opts, opts.APIKeyEnv); err != nil {
+				return nil, err
+			}
+		}
+		return newOpenAI(opts, key), nil
+	case KindAnthropic:
+		key, err := requireKey(opts, "ANTHROPIC_API_KEY")
+		if err != nil {
+			return nil, err
+		}
+		return newAnthropic(opts, key), nil
+	case KindCommand:
+		if len(opts.Command) == 0 || opts.Command[0] == "" {
+			return nil, errors.New("provider kind command needs provider.command (the argv of the program to run)")
+		}
+		return newCommand(opts), nil
+	case KindAuto, "":
+		return nil, errors.New(`provider kind "auto" must be resolved first (see model.Resolve)`)
+	case KindHeuristic:
+		return nil, errors.New(`provider kind "heuristic" makes no model calls`)
+	default:
+		return nil, fmt.Errorf("unknown provider kind %q (want openai, openai-compatible, anthropic or command)", opts.Kind)
+	}
+}
+
+// requireKey reads the API key variable (opts.APIKeyEnv, else fallback) and
+// names it when it is empty, so the user knows exactly what to export.
+func requireKey(opts Options, fallback string) (string, error) {
+	name := opts.APIKeyEnv
+	if name == "" {
+		name = fallback
+	}
+	key := strings.TrimSpace(opts.Getenv(name))
+	if key == "" {
+		return "", &MissingKeyError{Var: name, Kind: opts.Kind}
+	}
+	return key, nil
+}
+
+// MissingKeyError is returned by New when the API key variable a provider
+// needs is unset or empty.
+type MissingKeyError struct {
+	Var  string // the environment variable, e.g. OPENAI_API_KEY
+	Kind string // the provider kind that needs it
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("%s is not set (the %s provider needs an API key)", e.Var, e.Kind)
+}
+
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("invalid base_url %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("invalid base_url %q: want an http:// or https:// URL", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("invalid base_url %q: no host", raw)
+	}
+	return nil
+}
+
+// Resolve turns "auto" (or an empty kind) into a concrete kind: openai when
+// OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else
+// heuristic. Other kinds are returned unchanged.
+func Resolve(kind string, getenv func(string) string) string {
+	if kind != KindAuto && kind != "" {
+		return kind
+	}
+	if getenv == nil {
+		return KindHeuristic
+	}
+	switch {
+	case strings.TrimSpace(getenv("OPENAI_API_KEY")) != "":
+		return KindOpenAI
+	case strings.TrimSpace(getenv("ANTHROPIC_API_KEY")) != "":
+		return KindAnthropic
+	default:
+		return KindHeuristic
+	}
+}
+
+// DefaultModel is the model used when none is configured, per provider kind
+// and purpose ("extract" wants a small, cheap model; "consolidate" a
+// stronger one):
+//
+//	openai     extract: gpt-5.6-luna      consolidate: gpt-5.6-terra
+//	anthropic  extract: claude-haiku-5-5  consolidate: claude-sonnet-5-5
+//
+// The openai pair follows Codex's newer memory defaults (older releases used
+// gpt-5.4-mini and gpt-5.4). openai-compatible servers host arbitrary models
+// and the command program picks its own, so both get "": Call then fails
+// with a message asking for memories.extract_model or
+// memories.consolidation_model (openai-compatible) or passes an empty model
+// through (command).
+func DefaultModel(kind, purpose string) string {
+	consolidate := purpose == PurposeConsolidate
+	switch kind {
+	case KindOpenAI:
+		if consolidate {
+			return "gpt-5.6-terra"
+		}
+		return "gpt-5.6-luna"
+	case KindAnthropic:
+		if consolidate {
+			return "claude-sonnet-5-5"
+		}
+		return "claude-haiku-5-5"
+	default:
+		return ""
+	}
+}
+
+// pickModel applies DefaultModel and explains an unset model for kinds
+// without a default.
+func pickModel(kind string, req Request) (string, error) {
+	if req.Model != "" {
+		return req.Model, nil
+	}
+	if m := DefaultModel(kind, req.Kind); m != "" {
+		return m, nil
+	}
+	key := "memories.extract_model"
+	if req.Kind == PurposeConsolidate {
+		key = "memories.consolidation_model"
+	}
+	return "", fmt.Errorf("%s: no model configured (set %s)", kind, key)
+}
+
+// sleepCtx waits d or until ctx ends, whichever is first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

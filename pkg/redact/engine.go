@@ -1,0 +1,427 @@
+package redact
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// The engine works line by line so that huge inputs stream in bounded memory. A line is
+// processed in three steps:
+//
+//  1. structure: <private> spans and multi-line private key blocks, which carry state
+//     from one line to the next;
+//  2. joining: a line ending in Codex's assignment keyword and separator ("password:")
+//     waits for the next line, because Codex's \s* would reach across the newline;
+//  3. rules, in order, each on the output of the previous one.
+//
+// Lines without any anchor hit and outside any state are copied through untouched,
+// which is what makes the redactor fast on ordinary text.
+
+const (
+	maxJoinLines = 64
+	maxJoinBytes = 1 << 20
+)
+
+type engine struct {
+	r       *Redactor
+	out     []byte
+	hits    []hit
+	uhits   []hit
+	changed bool
+
+	inPrivate bool
+	inPEM     bool
+	owedNL    bool // the newline of a BEGIN line, owed if the block turns out not to be one
+
+	join  []byte
+	joinN int
+}
+
+func (e *engine) busy() bool { return e.inPrivate || e.inPEM || len(e.join) > 0 }
+
+// block processes b, which holds whole lines (only the last may lack its newline).
+func (e *engine) block(b []byte) {
+	hits := e.r.sc.scan(b, e.hits[:0])
+	e.hits = hits
+	pos, h := 0, 0
+	for pos < len(b) {
+		if !e.busy() {
+			if h == len(hits) {
+				e.out = append(e.out, b[pos:]...)
+				return
+			}
+			ls := pos + bytes.LastIndexByte(b[pos:hits[h].pos], '\n') + 1
+			e.out = append(e.out, b[pos:ls]...)
+			pos = ls
+		}
+		le := bytes.IndexByte(b[pos:], '\n')
+		if le < 0 {
+			le = len(b)
+		} else {
+			le += pos + 1
+		}
+		h2 := h
+		for h2 < len(hits) && hits[h2].pos < le {
+			hits[h2].pos -= pos
+			h2++
+		}
+		e.line(b[pos:le], hits[h:h2])
+		pos, h = le, h2
+	}
+}
+
+// line handles one line with its hits (relative to the line).
+func (e *engine) line(l []byte, hits []hit) {
+	if len(e.join) > 0 {
+		e.join = append(e.join, l...)
+		e.joinN++
+		allow := e.joinN < maxJoinLines && len(e.join) < maxJoinBytes
+		if !e.process(e.join, nil, false, allow) {
+			e.join, e.joinN = e.join[:0], 0
+		}
+		return
+	}
+	if e.process(l, hits, true, true) {
+		e.join = append(e.join[:0], l...)
+		e.joinN = 1
+	}
+}
+
+// finish flushes state at the end of the input.
+func (e *engine) finish() {
+	if len(e.join) > 0 {
+		e.process(e.join, nil, false, false)
+		e.join, e.joinN = e.join[:0], 0
+	}
+	if e.inPEM && e.owedNL {
+		e.out = append(e.out, '\n')
+	}
+	e.inPEM, e.owedNL, e.inPrivate = false, false, false
+}
+
+// process redacts unit u and appends the result to e.out. It returns true, doing
+// nothing, when u ends in an open assignment and must wait for the next line.
+func (e *engine) process(u []byte, hits []hit, known, allowStash bool) bool {
+	r := e.r
+	if !known {
+		hits = r.sc.scan(u, e.uhits[:0])
+		e.uhits = hits
+	}
+	mask := maskOf(r.sc, hits)
+	if e.inPrivate || e.inPEM || mask&r.structMask != 0 {
+		nu, changed := e.structure(u, mask)
+		if changed {
+			e.changed = true
+			if len(nu) == 0 {
+				return false
+			}
+			u = nu
+			hits = r.sc.scan(u, nil)
+			mask = maskOf(r.sc, hits)
+			allowStash = false
+		}
+	}
+	if allowStash && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u) {
+		return true
+	}
+	u = r.applyRules(u, hits, mask, &e.changed)
+	e.out = append(e.out, u...)
+	return false
+}
+
+func maskOf(s *scanner, hits []hit) uint64 {
+	var m uint64
+	for _, h := range hits {
+		m |= s.anchors[h.a].bit
+	}
+	return m
+}
+
+// structure removes <private> spans and private key blocks from u, updating the
+// cross-line state. It returns the remaining text and whether anything changed.
+func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
+	r := e.r
+	var out []byte
+	changed := false
+	i := 0
+	for {
+		if e.inPrivate {
+			c, n := indexAnyFold(u[i:], closeTags)
+			if c < 0 {
+				return out, true
+			}
+			i += c + n
+			e.inPrivate = false
+			changed = true
+			continue
+		}
+		if e.inPEM {
+			rest := u[i:]
+			if m := pemEndRe.FindIndex(rest); m != nil {
+				i += m[1]
+				e.inPEM, e.owedNL = false, false
+				changed = true
+				continue
+			}
+			if isPEMBody(rest) {
+				return out, true
+			}
+			// Not key material after all: the block was cut short. Give back the newline.
+			e.inPEM = false
+			if e.owedNL {
+				out = append(out, '\n')
+				e.owedNL = false
+			}
+			changed = true
+			continue
+		}
+		o, on := -1, 0
+		if mask&r.privMask != 0 {
+			o, on = indexAnyFold(u[i:], openTags)
+		}
+		p, pend := -1, -1
+		if mask&r.pemMask != 0 {
+			p, pend = openPEM(u[i:])
+		}
+		switch {
+		case o >= 0 && (p < 0 || o < p):
+			out = append(out, u[i:i+o]...)
+			out = append(out, Token...)
+			i += o + on
+			e.inPrivate = true
+			changed = true
+		case p >= 0:
+			out = append(out, u[i:i+p]...)
+			out = append(out, Token...)
+			e.inPEM = true
+			e.owedNL = bytes.IndexByte(u[i+pend:], '\n') >= 0
+			return out, true
+		default:
+			if !changed {
+				return u, false
+			}
+			return append(out, u[i:]...), true
+		}
+	}
+}
+
+// openPEM finds a BEGIN armour line whose key material continues on the next lines: the
+// last BEGIN marker, with no END after it and nothing but key material up to the newline.
+func openPEM(u []byte) (start, end int) {
+	locs := pemBeginRe.FindAllIndex(u, -1)
+	if len(locs) == 0 {
+		return -1, -1
+	}
+	m := locs[len(locs)-1]
+	rest := u[m[1]:]
+	if pemEndRe.Match(rest) || !isPEMBody(rest) {
+		return -1, -1
+	}
+	return m[0], m[1]
+}
+
+// isPEMBody reports whether a line could be inside a private key block: base64, blank,
+// or an RFC 1421/4880 header such as "Proc-Type: 4,ENCRYPTED" or "Version: GnuPG".
+func isPEMBody(l []byte) bool {
+	l = bytes.TrimRight(l, "\r\n")
+	body := true
+	for _, c := range l {
+		if !(isASCIIAlnum(c) || c == '+' || c == '/' || c == '=' || c == ' ' || c == '\t') {
+			body = false
+			break
+		}
+	}
+	if body {
+		return true
+	}
+	// Header: a token of letters, digits and '-', then ": ".
+	colon := bytes.Index(l, []byte(": "))
+	if colon <= 0 {
+		return false
+	}
+	for _, c := range l[:colon] {
+		if !(isASCIIAlnum(c) || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// openAssignment reports whether u ends in Codex's assignment keyword followed only by
+// whitespace and at most one ':' or '=', so the value may come on the next line.
+func openAssignment(u []byte) bool {
+	n := trimSpaceRight(u, len(u))
+	if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
+		n = trimSpaceRight(u, n-1)
+	}
+	from := max(0, n-32)
+	loc := assignKeyRe.FindIndex(u[from:n])
+	if loc == nil {
+		return false
+	}
+	return boundaryOK(wordBefore, u, from+loc[0])
+}
+
+func trimSpaceRight(u []byte, n int) int {
+	for n > 0 {
+		r, w := utf8.DecodeLastRune(u[:n])
+		if !isSpaceRune(r) {
+			break
+		}
+		n -= w
+	}
+	return n
+}
+
+// indexAnyFold finds the earliest of the lower-case literals in b, ignoring ASCII case,
+// and returns its index and length.
+func indexAnyFold(b []byte, lits []string) (int, int) {
+	best, n := -1, 0
+	for _, lit := range lits {
+		if i := indexFold(b, lit); i >= 0 && (best < 0 || i < best) {
+			best, n = i, len(lit)
+		}
+	}
+	return best, n
+}
+
+// indexFold finds the ASCII case-insensitive lower-case literal lit in b.
+func indexFold(b []byte, lit string) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], lit[0])
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if len(b)-i < len(lit) {
+			return -1
+		}
+		if equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
+			return i
+		}
+		i++
+	}
+}
+
+// applyRules runs every rule with a hit (or an exotic line) over u, in order.
+func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) []byte {
+	for ri, ru := range r.rules {
+		if ru.re == nil {
+			continue
+		}
+		bit := uint64(1) << uint(ri)
+		exotic := ru.exotic && mask&(1<<exoticBit) != 0
+		if mask&bit == 0 && !exotic {
+			continue
+		}
+		var nu []byte
+		var ok bool
+		if ru.kind == kindLine || exotic {
+			nu, ok = ru.scanAll(u)
+		} else {
+			nu, ok = ru.anchored(u, hits, ri, r.sc)
+		}
+		if ok {
+			*changed = true
+			u = nu
+			hits = r.sc.scan(u, nil)
+			mask = maskOf(r.sc, hits)
+		}
+	}
+	return u
+}
+
+// anchored tries the rule at each of its hits, left to right. Every match starts at an
+// anchor, so this finds the same matches as a left-to-right scan of the whole line.
+func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+	var out []byte
+	last, prev, n := 0, -1, 0
+	for _, h := range hits {
+		if sc.anchors[h.a].rule != ri || h.pos < last || h.pos == prev {
+			continue
+		}
+		prev = h.pos
+		if !boundaryOK(ru.before, u, h.pos) {
+			continue
+		}
+		loc := ru.are.FindSubmatchIndex(u[h.pos:])
+		if loc == nil {
+			continue
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += h.pos
+			}
+		}
+		if ru.wordAfter && !wordEndOK(u, loc[1]) {
+			continue
+		}
+		repl, ok := ru.replacement(u, loc)
+		if !ok {
+			continue
+		}
+		out = append(out, u[last:loc[0]]...)
+		out = append(out, repl...)
+		last = loc[1]
+		n++
+	}
+	if n == 0 {
+		return u, false
+	}
+	return append(out, u[last:]...), true
+}
+
+// scanAll replaces every match of the rule in u, searching left to right like a
+// regexp ReplaceAll but with the Unicode boundary checks done in code.
+func (ru *rule) scanAll(u []byte) ([]byte, bool) {
+	var out []byte
+	last, pos, n := 0, 0, 0
+	for pos <= len(u) {
+		loc := ru.re.FindSubmatchIndex(u[pos:])
+		if loc == nil {
+			break
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += pos
+			}
+		}
+		var repl []byte
+		ok := boundaryOK(ru.before, u, loc[0]) && (!ru.wordAfter || wordEndOK(u, loc[1]))
+		if ok {
+			repl, ok = ru.replacement(u, loc)
+		}
+		if !ok || loc[1] == loc[0] {
+			_, w := utf8.DecodeRune(u[loc[0]:])
+			pos = loc[0] + max(w, 1)
+			continue
+		}
+		out = append(out, u[last:loc[0]]...)
+		out = append(out, repl...)
+		last, pos = loc[1], loc[1]
+		n++
+	}
+	if n == 0 {
+		return u, false
+	}
+	return append(out, u[last:]...), true
+}
+
+// replacement builds the text that replaces match loc, or reports false when the
+// matched value is a placeholder that should stay.
+func (ru *rule) replacement(u []byte, loc []int) ([]byte, bool) {
+	if ru.tmpl != "" {
+		return ru.re.Expand(nil, []byte(ru.tmpl), u, loc), true
+	}
+	s, e := loc[2*ru.group], loc[2*ru.group+1]
+	if s < 0 {
+		s, e = loc[0], loc[1]
+	}
+	if ru.keepPlaceholders && isPlaceholder(u[s:e]) {
+		return nil, false
+	}
+	out := make([]byte, 0, (s-loc[0])+len(Token)+(loc[1]-e))
+	out = append(out, u[loc[0]:s]...)
+	out = append(out, Token...)
+	return append(out, u[e:loc[1]]...), true
+}

@@ -1,0 +1,380 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The rule table. Order matters: rules run pass by pass on the output of the previous
+// pass, like Codex does, so Codex's four patterns come first and memctl's own families
+// refine what is left. Every rule names the literals ("anchors") that any match must
+// start with; the scanner looks for those literals first and a rule's regular expression
+// only runs where one of its anchors was seen.
+//
+// Patterns never use \b: Go's \b is ASCII-only while Codex (Rust regex) is Unicode-aware,
+// so boundaries are checked in code (see boundary) with Unicode word characters.
+
+// ws is Unicode White_Space as a Go class, standing in for Rust's Unicode-aware \s.
+// Go's own \s is ASCII-only and even leaves out \v.
+const ws = `\t\n\v\f\r\x{85}\p{Zs}\x{2028}\x{2029}`
+
+// boundary is a condition on the text just before a match.
+type boundary uint8
+
+const (
+	anyBefore   boundary = iota
+	wordBefore           // Unicode \b before a word character: the previous rune is not a word rune
+	alnumBefore          // the previous byte is not an ASCII letter or digit ('_', '-', quotes are fine)
+	queryBefore          // the previous byte is '?' or '&' (URL query parameters)
+)
+
+// kind says how the engine treats a rule.
+type kind uint8
+
+const (
+	kindAnchored   kind = iota // the match starts at an anchor hit
+	kindLine                   // anchors only gate the line; the pattern scans the whole line
+	kindPrivateTag             // <private>…</private> spans, handled structurally
+)
+
+// spec is the source form of a rule.
+type spec struct {
+	name, family, example string
+	kind                  kind
+	anchors               []string
+	fold                  bool // anchors match ASCII case-insensitively (the pattern carries its own (?i))
+	before                boundary
+	wordAfter             bool   // Unicode \b after the match (match ends in a word character)
+	pattern               string // Go regexp; must match starting at the anchor for kindAnchored
+	tmpl                  string // replacement template for the whole match (regexp.Expand syntax)
+	group                 int    // submatch replaced by Token when tmpl is empty; 0 is the whole match
+	keepPlaceholders      bool   // leave values such as $VAR, <token>, ******** alone
+}
+
+// codexSpecs are Codex's four patterns, in Codex's newest order (codex-memories.md 6.6).
+var codexSpecs = []spec{
+	{
+		name: "codex_bearer", family: "Bearer token (Codex)",
+		example: "Authorization: Bearer abcdefghijklmnop1234",
+		anchors: []string{"bearer"}, fold: true, before: wordBefore,
+		// Case-insensitivity is scoped to the word: a global (?i) would fold the token
+		// class and let U+212A KELVIN SIGN count as a token character.
+		pattern: `(?i:bearer)[ \t]+[A-Za-z0-9._~+/-]{16,}=*`,
+		tmpl:    "Bearer " + Token,
+	},
+	{
+		name: "codex_openai_key", family: "OpenAI-style key (Codex)",
+		example: "sk-abcdefghijklmnopqrstuvwx",
+		anchors: []string{"sk-"},
+		pattern: `sk-[A-Za-z0-9]{20,}`,
+	},
+	{
+		name: "codex_aws_access_key_id", family: "AWS access key id (Codex)",
+		example: "AKIA0123456789ABCDEF",
+		anchors: []string{"AKIA"}, before: wordBefore, wordAfter: true,
+		pattern: `AKIA[0-9A-Z]{16}`,
+	},
+	{
+		name: "codex_assignment", family: "key/secret/token/password assignment (Codex)",
+		example: `password = "hunter2hunter2"`,
+		anchors: []string{"api", "token", "secret", "password"}, fold: true, before: wordBefore,
+		pattern: `(?i)(api[_-]?key|token|secret|password)([` + ws + `]*[:=][` + ws + `]*)(["']?)[^` + ws + `"']{8,}`,
+		tmpl:    "${1}${2}${3}" + Token,
+	},
+}
+
+// pem matches the armour lines of private keys: PKCS#1/#8, EC, OpenSSH, encrypted, PGP.
+const (
+	pemBeginPat = `-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`
+	pemEndPat   = `-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`
+)
+
+// memctlSpecs are the families memctl adds on top of Codex's floor.
+var memctlSpecs = []spec{
+	{
+		name: "anthropic_key", family: "Anthropic API key",
+		example: "sk-ant-api03-<93 chars>",
+		anchors: []string{"sk-ant-"}, before: alnumBefore,
+		pattern: `sk-ant-[A-Za-z0-9_-]{20,}`,
+	},
+	{
+		name: "openai_project_key", family: "OpenAI project/service/admin key",
+		example: "sk-proj-<~150 chars>",
+		anchors: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"}, before: alnumBefore,
+		pattern: `sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}`,
+	},
+	{
+		name: "github_token", family: "GitHub token",
+		example: "ghp_<36 alphanumerics>, github_pat_<82 chars>",
+		anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, before: alnumBefore,
+		pattern: `gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}`,
+	},
+	{
+		name: "gitlab_token", family: "GitLab token",
+		example: "glpat-<20 chars>",
+		anchors: []string{
+			"glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glimt-",
+			"glffct-", "glft-", "gloas-", "glagent-",
+		},
+		before:  alnumBefore,
+		pattern: `gl(?:pat|dt|rt|ptt|soat|cbt|imt|ffct|ft|oas|agent)-[A-Za-z0-9_-]{20,}`,
+	},
+	{
+		name: "slack_token", family: "Slack token",
+		example: "xoxb-123456789012-1234567890123-<24 chars>",
+		anchors: []string{"xoxa-", "xoxb-", "xoxe-", "xoxe.", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xapp-"},
+		before:  alnumBefore,
+		pattern: `(?:xox[abeoprs](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{20,}`,
+	},
+	{
+		name: "slack_webhook", family: "Slack webhook URL",
+		example: "https://hooks.slack.com/services/T000/B000/<24 chars>",
+		anchors: []string{"hooks.slack.com/"},
+		pattern: `hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})`,
+		group:   1,
+	},
+	{
+		name: "stripe_key", family: "Stripe secret/restricted key, webhook secret",
+		example: "sk_live_<24+ chars>, rk_test_…, whsec_…",
+		anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, before: alnumBefore,
+		pattern: `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`,
+	},
+	{
+		name: "google_api_key", family: "Google API key",
+		example: "AIza<35 chars>",
+		anchors: []string{"AIza"}, before: alnumBefore,
+		pattern: `AIza[0-9A-Za-z_-]{35}`,
+	},
+	{
+		name: "google_oauth", family: "Google OAuth client secret / access token",
+		example: "GOCSPX-<28 chars>, ya29.<token>",
+		anchors: []string{"GOCSPX-", "ya29."}, before: alnumBefore,
+		pattern: `GOCSPX-[0-9A-Za-z_-]{20,}|ya29\.[0-9A-Za-z_-]{20,}`,
+	},
+	{
+		name: "digitalocean_token", family: "DigitalOcean token",
+		example: "dop_v1_<64 hex>",
+		anchors: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, before: alnumBefore,
+		pattern: `do[opr]_v1_[a-f0-9]{64}`,
+	},
+	{
+		name: "npm_token", family: "npm token",
+		example: "npm_<36 alphanumerics>",
+		anchors: []string{"npm_"}, before: alnumBefore,
+		pattern: `npm_[A-Za-z0-9]{36}`,
+	},
+	{
+		name: "pypi_token", family: "PyPI token",
+		example: "pypi-AgEIcHlwaS5vcmc<50+ chars>",
+		anchors: []string{"pypi-AgEI"}, before: alnumBefore,
+		pattern: `pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`,
+	},
+	{
+		name: "huggingface_token", family: "Hugging Face token",
+		example: "hf_<34 alphanumerics>",
+		anchors: []string{"hf_"}, before: alnumBefore,
+		pattern: `hf_[A-Za-z0-9]{30,}`,
+	},
+	{
+		name: "sendgrid_key", family: "SendGrid API key",
+		example: "SG.<22 chars>.<43 chars>",
+		anchors: []string{"SG."}, before: alnumBefore,
+		pattern: `SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`,
+	},
+	{
+		name: "jwt", family: "JSON Web Token",
+		example: "eyJhbGciOi….eyJzdWIiOi….<signature>",
+		anchors: []string{"eyJ"}, before: alnumBefore,
+		pattern: `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+	},
+	{
+		name: "azure_key", family: "Azure connection string key",
+		example: "AccountKey=<88 base64>;  SharedAccessKey=<44 base64>",
+		anchors: []string{"accountkey=", "sharedaccesskey="}, fold: true, before: alnumBefore,
+		pattern: `(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})`,
+		group:   1,
+	},
+	{
+		name: "azure_sas", family: "Azure connection string key",
+		example: "?sv=2022-11-02&…&sig=<url-encoded base64>",
+		anchors: []string{"sig="}, before: queryBefore,
+		pattern: `sig=([A-Za-z0-9%+/=]{30,})`,
+		group:   1,
+	},
+	{
+		name: "aws_secret_access_key", family: "AWS secret access key",
+		example: "aws_secret_access_key = <40 base64 chars>",
+		anchors: []string{
+			"aws_secret", "aws-secret", "awssecret",
+			"secret_access", "secret-access", "secretaccess",
+		},
+		fold: true, before: alnumBefore,
+		pattern: `(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		group:   2,
+	},
+	{
+		name: "url_credentials", family: "password in URL",
+		example: "postgres://app:s3cretpass@db:5432/app",
+		anchors: []string{"://"},
+		// The password run stops at the last '@' of the authority, so passwords with a raw '@' go whole.
+		pattern:          `://([^\s:/?#@"'<>\\]*):([^\s/?#"'<>\\]+)@`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "key_value", family: ".env / YAML / JSON secret assignment",
+		example: `GITHUB_TOKEN=…, db_password: …, "api_key": "…", export AWS_SECRET_KEY=…`,
+		anchors: []string{
+			"secret", "token", "passw", "passphrase", "_pwd", "api_key", "api-key", "apikey",
+			"access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
+			"credential", "auth_token", "auth-token", "authtoken",
+		},
+		fold: true, before: alnumBefore,
+		// The key must end at the keyword (optionally "_key"), so TOKEN_LIMIT, max_tokens or
+		// secret_name do not count; then an optional closing quote (JSON, also \"-escaped),
+		// '=' or ':', an optional opening quote, and a value of at least 8 characters.
+		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
+			`((?:[_-]?key)?\\?["']?[ \t]*[:=][ \t]*\\?["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "cli_flag", family: ".env / YAML / JSON secret assignment",
+		example: "--password s3cretpass, --token=…",
+		anchors: []string{
+			"--password", "--passwd", "--token", "--api-key", "--apikey", "--secret",
+			"--client-secret", "--auth-token",
+		},
+		fold:             true,
+		pattern:          `(?i)--(?:password|passwd|token|api-?key|secret|client-secret|auth-token)(?:[ \t]+|=)([^\s"'-][^\s"']{7,})`,
+		group:            1,
+		keepPlaceholders: true,
+	},
+	{
+		name: "twilio_key", family: "Twilio account SID / API key",
+		example: "twilio … SK<32 hex>",
+		kind:    kindLine, anchors: []string{"twilio"}, fold: true,
+		before: wordBefore, wordAfter: true,
+		pattern: `(?:AC|SK)[0-9a-fA-F]{32}`,
+	},
+	{
+		name: "basic_auth", family: "HTTP Basic credentials",
+		example: "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+		kind:    kindLine, anchors: []string{"authorization"}, fold: true,
+		before:  wordBefore,
+		pattern: `(?i:basic)[ \t]+([A-Za-z0-9+/]{12,}={0,2})`,
+		group:   1,
+	},
+}
+
+// structuralSpecs run before everything else and may span lines.
+var structuralSpecs = []spec{
+	{
+		name: "private_tag", family: "<private> span",
+		example: "<private>anything, across lines</private>",
+		kind:    kindPrivateTag, anchors: append(append([]string{}, openTags...), closeTags...), fold: true,
+	},
+	{
+		name: "private_key_block", family: "private key block",
+		example: "-----BEGIN RSA PRIVATE KEY-----…-----END RSA PRIVATE KEY----- (also JSON-escaped)",
+		anchors: []string{"-----BEGIN"},
+		// One line: a whole block with literal \n escapes, or a block cut short. Blocks
+		// spread over real lines are handled by the engine's PEM state.
+		pattern: pemBeginPat + `(?:.*?` + pemEndPat + `|[A-Za-z0-9+/=\\ \t:,.-]*)`,
+	},
+}
+
+// The tags are also recognised in the \u003c…\u003e form that Go's encoding/json
+// writes, since transcripts are JSON Lines.
+var (
+	openTags  = []string{"<private>", `\u003cprivate\u003e`}
+	closeTags = []string{"</private>", `\u003c/private\u003e`}
+)
+
+// rule is a compiled spec.
+type rule struct {
+	spec
+	re  *regexp.Regexp // unanchored, for scanning a whole line
+	are *regexp.Regexp // anchored at the start, for matching at an anchor hit
+	// exotic is set for case-folding rules whose keywords contain k or s: Unicode case
+	// folding maps U+212A KELVIN SIGN to k and U+017F LONG S to s, which the ASCII
+	// anchor scan cannot see, so lines containing those runes are scanned in full.
+	exotic bool
+}
+
+func compile(s spec) *rule {
+	r := &rule{spec: s}
+	if s.pattern != "" {
+		r.re = regexp.MustCompile(s.pattern)
+		r.are = regexp.MustCompile(`^(?:` + s.pattern + `)`)
+	}
+	if s.fold && s.kind == kindAnchored {
+		for _, a := range s.anchors {
+			if strings.ContainsAny(strings.ToLower(a), "ks") {
+				r.exotic = true
+			}
+		}
+	}
+	return r
+}
+
+func compileAll(specs ...[]spec) []*rule {
+	var out []*rule
+	for _, group := range specs {
+		for _, s := range group {
+			out = append(out, compile(s))
+		}
+	}
+	return out
+}
+
+var (
+	builtinRules = compileAll(structuralSpecs, codexSpecs, memctlSpecs)
+	codexRules   = builtinRules[len(structuralSpecs) : len(structuralSpecs)+len(codexSpecs)]
+
+	pemBeginRe = regexp.MustCompile(pemBeginPat)
+	pemEndRe   = regexp.MustCompile(pemEndPat)
+	// assignKeyRe recognises Codex's assignment keyword at the end of a line, for
+	// joining "password:\n  value" into one unit the way Codex's \s* would.
+	assignKeyRe = regexp.MustCompile(`(?i)(?:api[_-]?key|token|secret|password)$`)
+)
+
+// Rule describes one built-in redaction rule.
+type Rule struct {
+	Name    string // stable identifier, e.g. "github_token"
+	Family  string // the secret family the rule belongs to
+	Example string // the shape of text it catches
+}
+
+// Rules lists the built-in rules in the order they run.
+func Rules() []Rule {
+	out := make([]Rule, 0, len(builtinRules))
+	for _, r := range builtinRules {
+		out = append(out, Rule{Name: r.name, Family: r.family, Example: r.example})
+	}
+	return out
+}
+
+// isPlaceholder reports whether a matched value is a stand-in rather than a secret:
+// shell or template references, angle-bracket placeholders, masks, earlier redactions.
+func isPlaceholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '$', '%', '<', '{', '[':
+		return true
+	}
+	if strings.Contains(string(v), "REDACTED") {
+		return true
+	}
+	// Masks: one repeated character such as ******** or xxxxxxxx.
+	same := true
+	for _, c := range v[1:] {
+		if c != v[0] {
+			same = false
+			break
+		}
+	}
+	return same
+}

@@ -1,0 +1,155 @@
+// Package scan indexes transcripts into the threads table, incrementally:
+// a file whose size and modification time match the index is not opened;
+// one whose size or time changed but whose content fingerprint did not (a
+// copy, a touch) is not read again either. Broken transcripts are indexed
+// from what is readable and their problems reported; the scan goes on.
+package scan
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/pkg/store"
+)
+
+// Store is the part of the store a scan needs.
+type Store interface {
+	FileStates(ctx context.Context) (map[string]store.FileState, error)
+	UpsertThread(ctx context.Context, t store.Thread, policy store.UpsertPolicy) (store.UpsertResult, error)
+	TouchFile(ctx context.Context, id string, size, mtimeNs int64) error
+}
+
+// Options configures a scan.
+type Options struct {
+	Sources []sessions.Source
+	Policy  store.UpsertPolicy
+	// Progress, when set, is called after each file (for a progress display).
+	Progress func(done int)
+}
+
+// FileError is a file that could not be indexed, or a problem found in one.
+type FileError struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line,omitempty"`
+	Error string `json:"error"`
+}
+
+// Result counts what the scan did (CLI.md's scan --json shape).
+type Result struct {
+	Scanned   int         `json:"scanned"`
+	Added     int         `json:"added"`
+	Updated   int         `json:"updated"`
+	Unchanged int         `json:"unchanged"`
+	Errors    []FileError `json:"errors"`
+}
+
+// maxProblemsPerFile bounds how many problems one broken file reports.
+const maxProblemsPerFile = 5
+
+// Run scans every source.
+func Run(ctx context.Context, st Store, opts Options) (Result, error) {
+	res := Result{Errors: []FileError{}}
+	known, err := st.FileStates(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, src := range opts.Sources {
+		err := sessions.Discover(ctx, src, func(f sessions.File) error {
+			res.Scanned++
+			if err := indexFile(ctx, st, opts.Policy, known, f, &res); err != nil {
+				return err
+			}
+			if opts.Progress != nil {
+				opts.Progress(res.Scanned)
+			}
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("scan %s %s: %w", src.Kind, src.Path, err)
+		}
+	}
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	return res, nil
+}
+
+func indexFile(ctx context.Context, st Store, policy store.UpsertPolicy, known map[string]store.FileState, f sessions.File, res *Result) error {
+	mtime := f.ModTime.UnixNano()
+	prev, seen := known[f.Path]
+	if seen && prev.Size == f.Size && prev.MtimeNs == mtime {
+		res.Unchanged++
+		return nil
+	}
+	fp, err := fingerprint(f)
+	if err != nil {
+		res.Errors = append(res.Errors, FileError{Path: f.Path, Error: err.Error()})
+		return nil
+	}
+	if seen && prev.Fingerprint == fp && prev.Size == f.Size {
+		res.Unchanged++
+		return st.TouchFile(ctx, prev.ID, f.Size, mtime)
+	}
+	meta, problems, err := sessions.ReadMeta(f)
+	if err != nil {
+		res.Errors = append(res.Errors, FileError{Path: f.Path, Error: err.Error()})
+		return ctx.Err()
+	}
+	for i, p := range problems {
+		if i == maxProblemsPerFile {
+			res.Errors = append(res.Errors, FileError{Path: f.Path, Error: fmt.Sprintf("%d more problems", len(problems)-i)})
+			break
+		}
+		res.Errors = append(res.Errors, FileError{Path: p.Path, Line: p.Line, Error: p.Err})
+	}
+	if meta.ID == "" {
+		if len(problems) == 0 {
+			res.Errors = append(res.Errors, FileError{Path: f.Path, Error: "not a transcript: no thread id found"})
+		}
+		return nil
+	}
+	t := threadRow(meta, f, fp, len(problems))
+	r, err := st.UpsertThread(ctx, t, policy)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", f.Path, err)
+	}
+	if r == store.Inserted {
+		res.Added++
+	} else {
+		res.Updated++
+	}
+	return nil
+}
+
+// fingerprint covers the main file's content and the sizes of the files
+// that belong to the same thread.
+func fingerprint(f sessions.File) (string, error) {
+	fp, err := sessions.Fingerprint(f.Path)
+	if err != nil {
+		return "", err
+	}
+	if len(f.Related) == 0 {
+		return fp, nil
+	}
+	return fmt.Sprintf("%s+%d:%d", fp, len(f.Related), f.Size), nil
+}
+
+func threadRow(m sessions.Meta, f sessions.File, fp string, problems int) store.Thread {
+	created, updated := m.CreatedAt, m.UpdatedAt
+	if updated.IsZero() {
+		updated = f.ModTime
+	}
+	if created.IsZero() {
+		created = updated
+	}
+	return store.Thread{
+		ID: m.ID, SourceKind: string(f.Kind), Path: f.Path, Related: f.Related, Source: m.Source,
+		Interactive: m.Interactive, Subagent: m.Subagent, ParentID: m.ParentID, Cwd: m.Cwd,
+		GitBranch: m.GitBranch, GitOriginURL: m.GitRemote, GitSHA: m.GitSHA,
+		Preview: strings.TrimSpace(m.Preview), Model: m.Model,
+		CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), Archived: f.Archived || m.Archived,
+		MemoryMode: m.MemoryMode, UsedExternalContext: m.UsedExternalContext,
+		FileSize: f.Size, FileMtimeNs: f.ModTime.UnixNano(), Fingerprint: fp, Problems: problems,
+	}
+}

@@ -1,0 +1,235 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// eventTextMax bounds the Input/Output text carried by an Event; longer
+// text keeps its head and tail around a marker.
+const eventTextMax = 16 << 10
+
+// shorten keeps the head and tail of s within max bytes (chars marker).
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return truncateBytes(s, max)
+}
+
+// parseTime reads an RFC 3339 timestamp; the zero time when it is not one.
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+var uuidInName = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// uuidFromName returns the last UUID in a file name ("" when none).
+func uuidFromName(name string) string {
+	all := uuidInName.FindAllString(name, -1)
+	if len(all) == 0 {
+		return ""
+	}
+	return strings.ToLower(all[len(all)-1])
+}
+
+// compactJSON returns v without insignificant whitespace.
+func compactJSON(v []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// shellJoin renders an argv as one command line, unwrapping the
+// `bash -lc "<script>"` form agents use.
+func shellJoin(argv []string) string {
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+		base := argv[0][strings.LastIndexByte(argv[0], '/')+1:]
+		switch base {
+		case "bash", "sh", "zsh", "dash", "fish":
+			return argv[2]
+		}
+	}
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#") {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+var exitedRE = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+
+// parseToolOutput extracts the text and exit status of a Codex tool
+// output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},
+// unified exec prints "Process exited with code N", shell_command "Exit code: N".
+func parseToolOutput(s string) (string, *int) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") && strings.Contains(t, `"output"`) {
+		var w struct {
+			Output   *string `json:"output"`
+			Metadata struct {
+				ExitCode *int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(t), &w) == nil && w.Output != nil {
+			return *w.Output, w.Metadata.ExitCode
+		}
+	}
+	head := s
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	if m := exitedRE.FindStringSubmatch(head); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			return s, &n
+		}
+	}
+	return s, nil
+}
+
+// patchChanges lists the files an apply_patch input touches.
+func patchChanges(patch string) (paths, ops []string) {
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, p := range [...]struct{ prefix, op string }{
+			{"*** Add File: ", "add"}, {"*** Update File: ", "update"}, {"*** Delete File: ", "delete"},
+		} {
+			if rest, ok := strings.CutPrefix(line, p.prefix); ok {
+				paths = append(paths, strings.TrimSpace(rest))
+				ops = append(ops, p.op)
+			}
+		}
+	}
+	return paths, ops
+}
+
+// truncateBytes cuts s in the middle to fit within budget bytes, on UTF-8
+// boundaries, with a marker naming how many characters were removed (the
+// "chars" flavour of Codex's truncation).
+func truncateBytes(s string, budget int) string {
+	if len(s) <= budget {
+		return s
+	}
+	if budget < 0 {
+		budget = 0
+	}
+	left := budget / 2
+	right := budget - left
+	pre := prefixEnd(s, left)
+	suf := suffixStart(s, len(s)-right)
+	if suf < pre {
+		suf = pre
+	}
+	removed := utf8.RuneCountInString(s[pre:suf])
+	return s[:pre] + "…" + strconv.Itoa(removed) + " chars truncated…" + s[suf:]
+}
+
+// truncateTokens is Codex's token truncation: keep head and tail halves of
+// a limit*4-byte budget and say how many tokens (ceil((len-budget)/4))
+// were cut.
+func truncateTokens(s string, limit int) string {
+	if s == "" {
+		return ""
+	}
+	budget := limit * 4
+	if limit > 0 && len(s) <= budget {
+		return s
+	}
+	if limit <= 0 {
+		return tokenMarker(len(s))
+	}
+	left := budget / 2
+	right := budget - left
+	pre := prefixEnd(s, left)
+	suf := suffixStart(s, len(s)-right)
+	if suf < pre {
+		suf = pre
+	}
+	return s[:pre] + tokenMarker(len(s)-budget) + s[suf:]
+}
+
+func tokenMarker(excess int) string {
+	return "…" + strconv.Itoa((excess+3)/4) + " tokens truncated…"
+}
+
+// prefixEnd is the largest rune boundary <= n.
+func prefixEnd(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
+// suffixStart is the smallest rune boundary >= n.
+func suffixStart(s string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	for n < len(s) && !utf8.RuneStart(s[n]) {
+		n++
+	}
+	return n
+}
+
+// injectedPrefixes mark user/developer message text the harness wrote.
+var injectedPrefixes = []string{
+	"<environment_context>", "<user_instructions>", "<permissions instructions>",
+	"<collaboration_mode>", "<skills_instructions>", "<plugins_instructions>",
+	"<apps_instructions>", "<realtime_conversation>", "<context_window>", "<skill>",
+	"<subagent_notification>", "<turn_aborted>", "<user_shell_command>", "<developer_instructions>",
+	"<INSTRUCTIONS>", "<system-reminder>",
+}
+
+// isInjectedContext reports text the agent harness put into a user message.
+func isInjectedContext(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if hasPrefixFold(t, "# AGENTS.md instructions") || strings.HasPrefix(t, "## Skills") {
+		return true
+	}
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// userMessageBegin marks the real request inside older composite messages.
+const userMessageBegin = "## My request for Codex:"
+
+// cleanPreview trims a human prompt and drops Codex's composite prefix.
+func cleanPreview(s string) string {
+	if i := strings.Index(s, userMessageBegin); i >= 0 {
+		s = s[i+len(userMessageBegin):]
+	}
+	return strings.TrimSpace(s)
+}

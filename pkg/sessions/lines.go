@@ -1,0 +1,161 @@
+package sessions
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// MaxLineBytes is the longest transcript line the readers accept. Longer
+// lines (a pasted core dump, a base64 video) are skipped with a Problem;
+// they are drained in pieces so they never sit in memory whole.
+const MaxLineBytes = 64 << 20
+
+// maxDocumentBytes caps the single-document Codex .json rollouts, the only
+// format that has to be read whole.
+const maxDocumentBytes = 256 << 20
+
+// lineReader yields the lines of a transcript one at a time. The returned
+// slice is only valid until the next call.
+type lineReader struct {
+	r       *bufio.Reader
+	path    string
+	max     int
+	buf     []byte
+	line    int // number of the line last returned
+	problem func(Problem)
+}
+
+func newLineReader(r io.Reader, path string, problem func(Problem)) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 256<<10), path: path, max: MaxLineBytes, problem: problem}
+}
+
+// next returns the next non-blank line without its terminator (LF or CRLF),
+// or io.EOF. Oversized lines are reported and skipped.
+func (lr *lineReader) next() ([]byte, error) {
+	for {
+		lr.line++
+		b, err := lr.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			b, err = lr.readLong(b)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if b == nil && err == nil { // oversized line skipped
+			continue
+		}
+		if len(b) > lr.max+2 { // +2: the line terminator does not count
+			lr.report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, len(b)))
+			if err != nil {
+				return nil, io.EOF
+			}
+			continue
+		}
+		b = bytes.TrimRight(b, "\r\n")
+		if len(bytes.TrimSpace(b)) == 0 {
+			if err != nil {
+				return nil, io.EOF
+			}
+			continue
+		}
+		return b, nil
+	}
+}
+
+// readLong gathers a line longer than the bufio buffer. It returns (nil, nil)
+// when the line exceeded lr.max and was skipped.
+func (lr *lineReader) readLong(first []byte) ([]byte, error) {
+	lr.buf = append(lr.buf[:0], first...)
+	for {
+		b, err := lr.r.ReadSlice('\n')
+		if len(lr.buf)+len(b) > lr.max {
+			total := int64(len(lr.buf)) + int64(len(b))
+			lr.buf = lr.buf[:0]
+			if cap(lr.buf) > 4<<20 {
+				lr.buf = nil // do not keep a huge buffer around
+			}
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = lr.r.ReadSlice('\n')
+				total += int64(len(b))
+			}
+			lr.report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, total))
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, io.EOF
+			}
+			return nil, nil
+		}
+		lr.buf = append(lr.buf, b...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return lr.buf, err
+		}
+	}
+}
+
+func (lr *lineReader) report(msg string) {
+	if lr.problem != nil {
+		lr.problem(Problem{Path: lr.path, Line: lr.line, Err: msg})
+	}
+}
+
+// checkUTF8 reports a line holding invalid UTF-8; the line is still parsed
+// (the JSON decoder substitutes U+FFFD).
+func (lr *lineReader) checkUTF8(b []byte) {
+	if !utf8.Valid(b) {
+		lr.report("invalid UTF-8")
+	}
+}
+
+// openTranscript opens path for streaming, transparently decompressing
+// .zst files. The returned closer releases both the file and the decoder.
+func openTranscript(path string) (io.Reader, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !strings.HasSuffix(path, ".zst") {
+		return f, func() { f.Close() }, nil
+	}
+	// Low-memory single-threaded decoding keeps RSS near the window size.
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(128<<20))
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("zstd %s: %w", path, err)
+	}
+	return dec, func() { dec.Close(); f.Close() }, nil
+}
+
+// problemList collects problems, keeping at most a few hundred so a file
+// of garbage cannot grow the list without bound.
+type problemList struct {
+	list    []Problem
+	dropped int
+}
+
+const maxProblems = 200
+
+func (p *problemList) add(pr Problem) {
+	if len(p.list) < maxProblems {
+		p.list = append(p.list, pr)
+		return
+	}
+	p.dropped++
+}
+
+func (p *problemList) result(path string) []Problem {
+	if p.dropped > 0 {
+		p.list = append(p.list, Problem{Path: path, Err: fmt.Sprintf("%d more problems not listed", p.dropped)})
+	}
+	return p.list
+}

@@ -13,7 +13,15 @@ import (
 
 // Main runs memctl with the process's arguments and streams.
 func Main() int {
-	return run(os.Args[1:], SystemIO(), time.Now, os.Getenv)
+	now := time.Now
+	// MEMCTL_NOW pins the clock (RFC 3339) so tests and reproductions of a
+	// report see the same windows, cooldowns and backoffs every time.
+	if v := os.Getenv("MEMCTL_NOW"); v != "" {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			now = func() time.Time { return t }
+		}
+	}
+	return run(os.Args[1:], SystemIO(), now, os.Getenv)
 }
 
 // run is Main with its dependencies injected (tests call it directly).

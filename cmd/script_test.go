@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Tests that need several real memctl processes re-run this binary
+	// with MEMCTL_TEST_AS_CLI=1.
+	if os.Getenv("MEMCTL_TEST_AS_CLI") == "1" {
+		os.Exit(Main())
+	}
 	testscript.Main(m, map[string]func(){
 		"memctl": func() { os.Exit(Main()) },
 	})
@@ -17,7 +23,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end scripts in testdata/script. Set
 // MEMCTL_UPDATE=1 to rewrite their expected output.
 func TestScripts(t *testing.T) {
-	fixtures, err := filepath.Abs("../testdata")
+	fixtures, err := filepath.Abs("../pkg/sessions/testdata/real")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +42,21 @@ func TestScripts(t *testing.T) {
 			env.Setenv("OPENAI_API_KEY", "")
 			env.Setenv("ANTHROPIC_API_KEY", "")
 			env.Setenv("FIXTURES", fixtures)
+			// fixtures.toml reads the real transcripts in place (scan only reads).
+			cfg := fmt.Sprintf(`[provider]
+kind = "heuristic"
+[memories]
+max_unused_days = 365
+[[sources]]
+kind = "codex"
+path = %q
+[[sources]]
+kind = "claude-code"
+path = %q
+`, filepath.Join(fixtures, "codex", "sessions"), filepath.Join(fixtures, "claude", "projects"))
+			if err := os.WriteFile(filepath.Join(work, "fixtures.toml"), []byte(cfg), 0o600); err != nil {
+				return err
+			}
 			return os.MkdirAll(filepath.Join(work, "userhome"), 0o700)
 		},
 	})

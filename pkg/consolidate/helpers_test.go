@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // golden compares got with testdata/<name>; MEMCTL_UPDATE=1 rewrites it.
@@ -48,3 +49,6 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// testNow is the fixed time of tests that need no clock.
+var testNow = time.Unix(1785840059, 0)

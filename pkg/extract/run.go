@@ -356,7 +356,6 @@ func Input(t store.Thread, version string, tokenLimit int, redact func(string) s
 	return Prompt(version, metaOf(t), contents, templateDir)
 }
 
-
 // GuardStore is the part of the store the rate-limit guard reads.
 type GuardStore interface {
 	RateLimit(ctx context.Context, provider string) (store.RateLimitState, bool, error)

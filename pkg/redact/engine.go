@@ -8,10 +8,13 @@ import (
 // The engine works line by line so that huge inputs stream in bounded memory. A line is
 // processed in three steps:
 //
-//  1. structure: <private> spans and multi-line private key blocks, which carry state
-//     from one line to the next;
-//  2. joining: a line ending in Codex's assignment keyword and separator ("password:")
-//     waits for the next line, because Codex's \s* would reach across the newline;
+//  1. waiting: a line holding an opening <private> tag waits for the line with the
+//     closing tag, and a line ending in Codex's assignment keyword and separator
+//     ("password:") waits for the next line, because Codex's \s* reaches across the
+//     newline. The waiting lines are then processed as one unit. Waiting is bounded
+//     (maxJoinBytes, maxJoinLines); an opening tag never closed stays as text.
+//  2. structure: closed <private> spans are replaced, and private key blocks spread
+//     over lines are removed through a small state machine that needs no buffering;
 //  3. rules, in order, each on the output of the previous one.
 //
 // Lines without any anchor hit and outside any state are copied through untouched,
@@ -29,15 +32,14 @@ type engine struct {
 	uhits   []hit
 	changed bool
 
-	inPrivate bool
-	inPEM     bool
-	owedNL    bool // the newline of a BEGIN line, owed if the block turns out not to be one
+	inPEM  bool
+	owedNL bool // the newline of a BEGIN line, owed if the block turns out not to be one
 
 	join  []byte
 	joinN int
 }
 
-func (e *engine) busy() bool { return e.inPrivate || e.inPEM || len(e.join) > 0 }
+func (e *engine) busy() bool { return e.inPEM || len(e.join) > 0 }
 
 // block processes b, which holds whole lines (only the last may lack its newline).
 func (e *engine) block(b []byte) {
@@ -75,13 +77,12 @@ func (e *engine) line(l []byte, hits []hit) {
 	if len(e.join) > 0 {
 		e.join = append(e.join, l...)
 		e.joinN++
-		allow := e.joinN < maxJoinLines && len(e.join) < maxJoinBytes
-		if !e.process(e.join, nil, false, allow) {
+		if !e.process(e.join, nil, false, e.joinN) {
 			e.join, e.joinN = e.join[:0], 0
 		}
 		return
 	}
-	if e.process(l, hits, true, true) {
+	if e.process(l, hits, true, 1) {
 		e.join = append(e.join[:0], l...)
 		e.joinN = 1
 	}
@@ -90,25 +91,31 @@ func (e *engine) line(l []byte, hits []hit) {
 // finish flushes state at the end of the input.
 func (e *engine) finish() {
 	if len(e.join) > 0 {
-		e.process(e.join, nil, false, false)
+		e.process(e.join, nil, false, 0)
 		e.join, e.joinN = e.join[:0], 0
 	}
 	if e.inPEM && e.owedNL {
 		e.out = append(e.out, '\n')
 	}
-	e.inPEM, e.owedNL, e.inPrivate = false, false, false
+	e.inPEM, e.owedNL = false, false
 }
 
-// process redacts unit u and appends the result to e.out. It returns true, doing
-// nothing, when u ends in an open assignment and must wait for the next line.
-func (e *engine) process(u []byte, hits []hit, known, allowStash bool) bool {
+// process redacts unit u (lines lines long) and appends the result to e.out. It
+// returns true, doing nothing, when u must wait for more lines: it ends in an open
+// assignment, or holds a <private> tag whose closing tag has not come yet. lines == 0
+// means no more lines will come.
+func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 	r := e.r
 	if !known {
 		hits = r.sc.scan(u, e.uhits[:0])
 		e.uhits = hits
 	}
 	mask := maskOf(r.sc, hits)
-	if e.inPrivate || e.inPEM || mask&r.structMask != 0 {
+	more := lines > 0 && len(u) < maxJoinBytes
+	if more && mask&r.privMask != 0 && !e.inPEM && unclosedPrivate(u) {
+		return true
+	}
+	if e.inPEM || mask&r.structMask != 0 {
 		nu, changed := e.structure(u, mask)
 		if changed {
 			e.changed = true
@@ -118,15 +125,26 @@ func (e *engine) process(u []byte, hits []hit, known, allowStash bool) bool {
 			u = nu
 			hits = r.sc.scan(u, nil)
 			mask = maskOf(r.sc, hits)
-			allowStash = false
+			more = false
 		}
 	}
-	if allowStash && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u) {
+	if more && lines < maxJoinLines && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u) {
 		return true
 	}
 	u = r.applyRules(u, hits, mask, &e.changed)
 	e.out = append(e.out, u...)
 	return false
+}
+
+// unclosedPrivate reports whether the last opening <private> tag in u has no closing tag
+// after it.
+func unclosedPrivate(u []byte) bool {
+	o, n := lastIndexAnyFold(u, openTags)
+	if o < 0 {
+		return false
+	}
+	c, _ := indexAnyFold(u[o+n:], closeTags)
+	return c < 0
 }
 
 func maskOf(s *scanner, hits []hit) uint64 {
@@ -137,24 +155,16 @@ func maskOf(s *scanner, hits []hit) uint64 {
 	return m
 }
 
-// structure removes <private> spans and private key blocks from u, updating the
-// cross-line state. It returns the remaining text and whether anything changed.
+// structure replaces closed <private> spans and private key blocks in u and updates
+// the PEM state. An opening tag without a closing tag stays as text: by the time
+// structure runs, the engine has already waited (up to maxJoinBytes) for the close.
+// It returns the remaining text and whether anything changed.
 func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 	r := e.r
 	var out []byte
 	changed := false
 	i := 0
 	for {
-		if e.inPrivate {
-			c, n := indexAnyFold(u[i:], closeTags)
-			if c < 0 {
-				return out, true
-			}
-			i += c + n
-			e.inPrivate = false
-			changed = true
-			continue
-		}
 		if e.inPEM {
 			rest := u[i:]
 			if m := pemEndRe.FindIndex(rest); m != nil {
@@ -175,9 +185,18 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 			changed = true
 			continue
 		}
-		o, on := -1, 0
+		o, on, cn := -1, 0, 0
 		if mask&r.privMask != 0 {
 			o, on = indexAnyFold(u[i:], openTags)
+			if o >= 0 {
+				var c int
+				c, cn = indexAnyFold(u[i+o+on:], closeTags)
+				if c < 0 {
+					o = -1
+				} else {
+					cn += c
+				}
+			}
 		}
 		p, pend := -1, -1
 		if mask&r.pemMask != 0 {
@@ -187,8 +206,7 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 		case o >= 0 && (p < 0 || o < p):
 			out = append(out, u[i:i+o]...)
 			out = append(out, Token...)
-			i += o + on
-			e.inPrivate = true
+			i += o + on + cn
 			changed = true
 		case p >= 0:
 			out = append(out, u[i:i+p]...)
@@ -223,10 +241,10 @@ func openPEM(u []byte) (start, end int) {
 // isPEMBody reports whether a line could be inside a private key block: base64, blank,
 // or an RFC 1421/4880 header such as "Proc-Type: 4,ENCRYPTED" or "Version: GnuPG".
 func isPEMBody(l []byte) bool {
-	l = bytes.TrimRight(l, "\r\n")
+	l = bytes.TrimSpace(l)
 	body := true
 	for _, c := range l {
-		if !(isASCIIAlnum(c) || c == '+' || c == '/' || c == '=' || c == ' ' || c == '\t') {
+		if !(isASCIIAlnum(c) || c == '+' || c == '/' || c == '=') {
 			body = false
 			break
 		}
@@ -283,6 +301,19 @@ func indexAnyFold(b []byte, lits []string) (int, int) {
 		}
 	}
 	return best, n
+}
+
+// lastIndexAnyFold is indexAnyFold for the last occurrence.
+func lastIndexAnyFold(b []byte, lits []string) (int, int) {
+	best, n := -1, 0
+	for off := 0; ; {
+		i, m := indexAnyFold(b[off:], lits)
+		if i < 0 {
+			return best, n
+		}
+		best, n = off+i, m
+		off += i + 1
+	}
 }
 
 // indexFold finds the ASCII case-insensitive lower-case literal lit in b.

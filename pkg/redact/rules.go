@@ -355,6 +355,10 @@ func Rules() []Rule {
 	return out
 }
 
+// codeRefRe matches values that are code, not secrets: dotted references such as
+// config.apiKey or process.env.API_TOKEN, and environment variable names in capitals.
+var codeRefRe = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
+
 // isPlaceholder reports whether a matched value is a stand-in rather than a secret:
 // shell or template references, angle-bracket placeholders, masks, earlier redactions.
 func isPlaceholder(v []byte) bool {
@@ -365,7 +369,11 @@ func isPlaceholder(v []byte) bool {
 	case '$', '%', '<', '{', '[':
 		return true
 	}
-	if strings.Contains(string(v), "REDACTED") {
+	if strings.Contains(string(v), "REDACTED") || codeRefRe.Match(v) {
+		return true
+	}
+	switch strings.ToLower(string(v)) {
+	case "undefined", "null", "nil", "none", "true", "false":
 		return true
 	}
 	// Masks: one repeated character such as ******** or xxxxxxxx.

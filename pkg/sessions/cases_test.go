@@ -249,6 +249,7 @@ func TestClaudeCase(t *testing.T) {
 	}
 	evs, _ := collectEvents(t, f)
 	want := `context "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>pr 12</command-args>"
+human "/review pr 12"
 context "Expanded review prompt"
 context "<system-reminder>CLAUDE.md says hi</system-reminder>"
 human "please add tests"

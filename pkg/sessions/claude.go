@@ -130,6 +130,23 @@ func splitHumanText(s string) (human, context, cmd string) {
 	return t, strings.TrimSpace(strings.Join(ctx, "\n")), cmd
 }
 
+// harnessCommands are slash commands that steer Claude Code itself and ask
+// for no work: they are not tasks.
+var harnessCommands = map[string]bool{
+	"/clear": true, "/compact": true, "/model": true, "/cost": true, "/help": true, "/exit": true,
+	"/status": true, "/config": true, "/login": true, "/logout": true, "/resume": true, "/doctor": true,
+	"/permissions": true, "/context": true, "/usage": true, "/theme": true, "/vim": true, "/ide": true,
+}
+
+// isTaskCommand reports whether a typed slash command asks for work.
+func isTaskCommand(cmd string) bool {
+	if cmd == "" {
+		return false
+	}
+	name, _, _ := strings.Cut(cmd, " ")
+	return !harnessCommands[name]
+}
+
 // claudePieces normalises one line.
 func claudePieces(cl *claudeLine, line int) []claudePiece {
 	base := Event{Time: parseTime(cl.Timestamp), Line: line}
@@ -194,6 +211,13 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				if human != "" {
 					p := mk(EventHuman)
 					p.Text = human
+					out = append(out, p)
+				} else if isTaskCommand(cmd) {
+					// A slash command such as /init or /review is a request the
+					// human typed; its expansion (isMeta) stays context.
+					p := mk(EventHuman)
+					p.Text = cmd
+					p.cmdName = cmd
 					out = append(out, p)
 				}
 			}
@@ -312,6 +336,13 @@ func readClaudeMeta(f File, probs func(Problem)) (Meta, error) {
 		for _, p := range claudePieces(cl, line) {
 			switch p.Kind {
 			case EventHuman:
+				if p.cmdName != "" {
+					// Prefer the human's own words; the command is the fallback.
+					if firstCmd == "" {
+						firstCmd = p.cmdName
+					}
+					continue
+				}
 				if m.Preview == "" && p.Text != "[image omitted]" {
 					m.Preview = strings.TrimSpace(p.Text)
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/pkg/inject"
@@ -22,6 +23,7 @@ type citeResult struct {
 func newCiteCmd(f *Factory) *cobra.Command {
 	var ids []string
 	var dryRun bool
+	var hook string
 	c := &cobra.Command{
 		Use:   "cite [FILE]",
 		Short: "Strip the memory citation from an agent's reply and count the uses",
@@ -30,11 +32,18 @@ func newCiteCmd(f *Factory) *cobra.Command {
 block cites. Used memories rank higher in the next consolidation and are not
 pruned. --id records a use directly; --dry-run records nothing.
 
-The reply streams through: text is printed as it arrives.`,
+The reply streams through: text is printed as it arrives.
+
+--hook adapts cite to an agent's hook, prints nothing and records the uses:
+  claude  a Claude Code Stop hook: the hook's JSON arrives on stdin and the
+          reply is read from the transcript it names
+  codex   a Codex notify program: the JSON is the last argument`,
 		Args: cobra.MaximumNArgs(1),
 		Example: `  $ agent --print "$prompt" | memctl cite
   $ memctl cite reply.md --json
-  $ memctl cite --id 019e1625-789d-76c0-80ab-3724b5ddb799 < /dev/null`,
+  $ memctl cite --id 019e1625-789d-76c0-80ab-3724b5ddb799 < /dev/null
+  $ memctl cite --hook claude         # in .claude/settings.json "Stop" hooks
+  $ memctl cite --hook codex "$JSON"  # as Codex's notify program`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, id := range ids {
 				if _, err := uuid.Parse(id); err != nil {
@@ -42,18 +51,38 @@ The reply streams through: text is printed as it arrives.`,
 				}
 			}
 			var in io.Reader = f.IO.In
-			if len(args) == 1 && args[0] != "-" {
-				fh, err := os.Open(args[0])
+			out := f.IO.Out
+			var visible bytes.Buffer
+			if f.JSON {
+				out = &visible
+			}
+			switch hook {
+			case "":
+				if len(args) == 1 && args[0] != "-" {
+					fh, err := os.Open(args[0])
+					if err != nil {
+						return err
+					}
+					defer fh.Close()
+					in = fh
+				}
+			case "claude":
+				reply, err := inject.ClaudeStopReply(f.IO.In)
 				if err != nil {
 					return err
 				}
-				defer fh.Close()
-				in = fh
-			}
-			var visible bytes.Buffer
-			out := f.IO.Out
-			if f.JSON {
-				out = &visible
+				in, out = strings.NewReader(reply), io.Discard
+			case "codex":
+				if len(args) != 1 {
+					return FlagErrorf("--hook codex needs the notify JSON as its argument")
+				}
+				reply, err := inject.CodexNotifyReply(args[0])
+				if err != nil {
+					return err
+				}
+				in, out = strings.NewReader(reply), io.Discard
+			default:
+				return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
 			}
 			bodies, err := inject.StripCitations(out, in)
 			if err != nil {
@@ -93,6 +122,7 @@ The reply streams through: text is printed as it arrives.`,
 	}
 	c.Flags().StringArrayVar(&ids, "id", nil, "record one use of this thread `UUID` (repeatable)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "parse and print, record nothing")
+	c.Flags().StringVar(&hook, "hook", "", "read the reply from an agent hook: claude or codex (prints nothing)")
 	return c
 }
 

@@ -32,6 +32,7 @@ type fakeJobs struct {
 	heartbeats   int
 	loseOnBeat   int // HeartbeatGlobal reports not-owned from this call on (0: never)
 	selectionErr error
+	beatErr      error
 }
 
 var _ Jobs = (*fakeJobs)(nil)
@@ -69,6 +70,9 @@ func (f *fakeJobs) HeartbeatGlobal(ctx context.Context, token string) (bool, err
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.heartbeats++
+	if f.beatErr != nil {
+		return false, f.beatErr
+	}
 	if f.loseOnBeat > 0 && f.heartbeats >= f.loseOnBeat {
 		// Simulate a takeover: another worker claimed the expired lease.
 		f.token = "stolen"

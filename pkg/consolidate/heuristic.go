@@ -622,9 +622,11 @@ func renderSummaryV2(mems []memory, notes []note) string {
 		if len(s) < summaryV2Target {
 			return s
 		}
+		// Pointer lines run to about 150 bytes: drop roughly the overshoot at once.
+		step := max(1, (len(s)-summaryV2Target)/150)
 		switch {
 		case lim.older > 0:
-			lim.older--
+			lim.older = max(0, lim.older-step)
 		case lim.tips > 3:
 			lim.tips--
 		case lim.prefs > 3:

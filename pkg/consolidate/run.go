@@ -188,14 +188,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, ws)
 	r.res.Usage = usage
-	if lost != nil {
-		// Another process owns the folder now; leave its files to it.
+	if errors.Is(lost, ErrLostOwnership) {
+		// Another process owns the folder now; its files are its business.
 		removeSymlinks(opts.Root)
-		status := StatusFailedLostOwnership
-		if !errors.Is(lost, ErrLostOwnership) {
-			status = StatusFailedAgent
-		}
-		return r.fail(ctx, status, lost, true)
+		return r.fail(ctx, StatusFailedLostOwnership, lost, true)
+	}
+	if lost != nil { // the heartbeat itself failed: treat as a failed agent
+		cerr = errors.Join(lost, cerr)
 	}
 	if cerr != nil {
 		removeSymlinks(opts.Root)

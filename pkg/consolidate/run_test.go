@@ -418,3 +418,23 @@ func TestRunV2(t *testing.T) {
 		}
 	}
 }
+
+func TestRunHeartbeatErrorRestores(t *testing.T) {
+	e := newEnv(t)
+	e.jobs.beatErr = errors.New("database is locked")
+	c := &funcConsolidator{fn: func(ctx context.Context, ws *Workspace) (model.Usage, error) {
+		writeFile(t, filepath.Join(ws.Root, MemoryFileName), "half")
+		<-ctx.Done()
+		return model.Usage{}, ctx.Err()
+	}}
+	res, err := e.run(t, c)
+	if err == nil || res.Status != StatusFailedAgent || !strings.Contains(res.Error, "database is locked") {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if exists(filepath.Join(e.root, MemoryFileName)) {
+		t.Error("half-written MEMORY.md not rolled back")
+	}
+	if len(e.jobs.fails) != 1 {
+		t.Errorf("fails = %v", e.jobs.fails)
+	}
+}

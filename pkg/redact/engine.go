@@ -35,8 +35,9 @@ type engine struct {
 	inPEM  bool
 	owedNL bool // the newline of a BEGIN line, owed if the block turns out not to be one
 
-	join  []byte
-	joinN int
+	join      []byte
+	joinN     int
+	waitClose bool // the waiting unit holds an unclosed <private> tag
 }
 
 func (e *engine) busy() bool { return e.inPEM || len(e.join) > 0 }
@@ -77,6 +78,12 @@ func (e *engine) line(l []byte, hits []hit) {
 	if len(e.join) > 0 {
 		e.join = append(e.join, l...)
 		e.joinN++
+		// Waiting for a closing tag: only a line that holds one can end the wait, so
+		// skip re-examining the whole unit (which would be quadratic in its length).
+		if e.waitClose && len(e.join) < maxJoinBytes &&
+			(maskOf(e.r.sc, hits)&e.r.privMask == 0 || indexAnyFoldAll(l, closeTags) < 0) {
+			return
+		}
 		if !e.process(e.join, nil, false, e.joinN) {
 			e.join, e.joinN = e.join[:0], 0
 		}
@@ -112,7 +119,9 @@ func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 	}
 	mask := maskOf(r.sc, hits)
 	more := lines > 0 && len(u) < maxJoinBytes
+	e.waitClose = false
 	if more && mask&r.privMask != 0 && !e.inPEM && unclosedPrivate(u) {
+		e.waitClose = true
 		return true
 	}
 	if e.inPEM || mask&r.structMask != 0 {
@@ -301,6 +310,11 @@ func indexAnyFold(b []byte, lits []string) (int, int) {
 		}
 	}
 	return best, n
+}
+
+func indexAnyFoldAll(b []byte, lits []string) int {
+	i, _ := indexAnyFold(b, lits)
+	return i
 }
 
 // lastIndexAnyFold is indexAnyFold for the last occurrence.

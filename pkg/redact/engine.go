@@ -22,7 +22,7 @@ import (
 
 const (
 	maxJoinLines = 64
-	maxJoinBytes = 1 << 20
+	maxJoinBytes = 256 << 10
 )
 
 type engine struct {
@@ -361,9 +361,12 @@ func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) 
 		}
 		var nu []byte
 		var ok bool
-		if ru.kind == kindLine || exotic {
+		switch {
+		case exotic:
 			nu, ok = ru.scanAll(u)
-		} else {
+		case ru.kind == kindLine:
+			nu, ok = ru.scanLines(u, hits, ri, r.sc)
+		default:
 			nu, ok = ru.anchored(u, hits, ri, r.sc)
 		}
 		if ok {
@@ -409,6 +412,37 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 		out = append(out, repl...)
 		last = loc[1]
 		n++
+	}
+	if n == 0 {
+		return u, false
+	}
+	return append(out, u[last:]...), true
+}
+
+// scanLines runs scanAll on each physical line of u that holds one of the rule's
+// anchors, so a context word in one line of a joined unit does not cost a scan of all.
+func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+	var out []byte
+	last, n := 0, 0
+	for _, h := range hits {
+		if sc.anchors[h.a].rule != ri || h.pos < last {
+			continue
+		}
+		ls := bytes.LastIndexByte(u[:h.pos], '\n') + 1
+		le := bytes.IndexByte(u[h.pos:], '\n')
+		if le < 0 {
+			le = len(u)
+		} else {
+			le += h.pos + 1
+		}
+		if nl, ok := ru.scanAll(u[ls:le]); ok {
+			out = append(out, u[last:ls]...)
+			out = append(out, nl...)
+			n++
+		} else {
+			out = append(out, u[last:le]...)
+		}
+		last = le
 	}
 	if n == 0 {
 		return u, false

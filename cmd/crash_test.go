@@ -1,0 +1,404 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/store"
+)
+
+// crashProviderScript answers every extraction after a pause long enough
+// for a kill to land while jobs hold leases.
+const crashProviderScript = `#!/bin/sh
+cat >/dev/null
+sleep 0.25
+printf '{"raw_memory":"---\\ndescription: crash test memory\\n---\\n### Task 1\\ntask: survive a kill","rollout_summary":"# Survived a kill\\n\\nThe run was killed and resumed.","rollout_slug":"crash-test"}'
+`
+
+// crashAgentScript is a consolidation agent that writes the artifacts
+// slowly but each one atomically (temp file outside the folder, then
+// rename), as a well-behaved agent should. It records its pid so the test
+// can kill it too: memctl starts it in its own process group, so killing
+// memctl leaves it running.
+const crashAgentScript = `#!/bin/sh
+echo $$ >> "$CRASH_AGENT_PIDS"
+cat >/dev/null
+sleep 0.15
+{ printf '# Memory\n\nWritten by the crash-test agent.\n\n'; cat raw_memories.md; } > "$CRASH_AGENT_TMP/m.$$"
+mv "$CRASH_AGENT_TMP/m.$$" MEMORY.md
+sleep 0.15
+printf "v1\n\n## What's in Memory\n\n- the crash-test agent's summary\n" > "$CRASH_AGENT_TMP/s.$$"
+mv "$CRASH_AGENT_TMP/s.$$" memory_summary.md
+`
+
+// TestRunSurvivesSIGKILL kills `memctl run` at random moments (during
+// extraction with a slow command provider, and during consolidation with
+// the heuristic or a slow agent consolidator) and checks after every kill
+// that the database is intact and that every artifact in the memory
+// folder is complete. A final run, with the clock two leases later,
+// must finish all the work.
+//
+// MEMCTL_CRASH_SEED replays a logged seed.
+func TestRunSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills real processes for several seconds")
+	}
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("MEMCTL_CRASH_SEED"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("MEMCTL_CRASH_SEED: %v", err)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (MEMCTL_CRASH_SEED=%d replays it)", seed, seed)
+	rng := rand.New(rand.NewSource(seed))
+
+	const threads = 12
+	const iterations = 16
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	src := filepath.Join(dir, "transcripts")
+	agentTmp := filepath.Join(dir, "agent-tmp")
+	pidFile := filepath.Join(dir, "agent.pids")
+	if err := os.MkdirAll(agentTmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Truncate(time.Second)
+	writeJSONLThreads(t, src, threads, t0.Add(-24*time.Hour))
+	provider := filepath.Join(dir, "provider.sh")
+	agent := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(provider, []byte(crashProviderScript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agent, []byte(crashAgentScript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`[provider]
+kind = "command"
+command = [%q]
+timeout = "30s"
+[consolidation]
+mode = "heuristic"
+agent_command = ["/bin/sh", %q]
+agent_timeout = "30s"
+[extract]
+concurrency = 4
+[[sources]]
+kind = "jsonl"
+path = %q
+`, provider, agent, src)
+	cfgPath := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(home, "memories")
+	dbPath := filepath.Join(home, store.FileName("v1"))
+	baseEnv := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath,
+		"CRASH_AGENT_PIDS=" + pidFile, "CRASH_AGENT_TMP=" + agentTmp}
+	// Each iteration is 2h10m after the previous one, so the leases (1 h)
+	// and backoffs (1 h) a killed run left behind have expired and the
+	// next run really works instead of skipping.
+	const step = 2*time.Hour + 10*time.Minute
+	nowAt := func(i int) time.Time { return t0.Add(time.Duration(i) * step) }
+
+	kills, finished, tempLeftovers := 0, 0, 0
+	var modes []string
+	for i := 0; i < iterations; i++ {
+		now := nowAt(i)
+		// Give some threads a new version so extraction has work again;
+		// sometimes none, so the kill lands in consolidation.
+		touched := 0
+		if rng.Intn(3) > 0 {
+			touched = 1 + rng.Intn(threads)
+			for _, n := range rng.Perm(threads)[:touched] {
+				appendTurn(t, src, n, now.Add(-time.Minute), i)
+			}
+		}
+		mode := "heuristic"
+		if rng.Intn(2) == 0 {
+			mode = "agent"
+		}
+		modes = append(modes, mode)
+		delay := time.Duration(20+rng.Intn(781)) * time.Millisecond
+		env := append(append([]string{}, baseEnv...), "MEMCTL_NOW="+now.Format(time.RFC3339))
+		c := memctlProcess(env, "run", "--all", "--max", "50", "--force", "--mode", mode, "--json")
+		var out, errOut strings.Builder
+		c.Stdout, c.Stderr = &out, &errOut
+		os.Remove(pidFile)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case err := <-done:
+			finished++
+			if err != nil {
+				t.Errorf("iteration %d finished before the kill but failed: %v\n%s", i, err, errOut.String())
+			}
+			t.Logf("iteration %d: %d threads touched, mode %s, finished before the %v kill", i, touched, mode, delay)
+		case <-time.After(delay):
+			_ = c.Process.Kill()
+			<-done
+			kills++
+			t.Logf("iteration %d: %d threads touched, mode %s, SIGKILL after %v", i, touched, mode, delay)
+		}
+		// An agent is in its own process group and outlives memctl; a
+		// crash of the whole machine kills it too, so do the same before
+		// looking at the folder.
+		killAgents(t, pidFile)
+
+		checkIntegrity(t, dbPath, fmt.Sprintf("after iteration %d", i))
+		tempLeftovers += checkMemoryFolder(t, root, fmt.Sprintf("after iteration %d", i))
+		if t.Failed() {
+			t.Fatalf("stopping at iteration %d (seed %d)", i, seed)
+		}
+	}
+	t.Logf("%d iterations: %d killed, %d finished first; modes %v; %d leftover temp files seen", iterations, kills, finished, modes, tempLeftovers)
+	if kills == 0 {
+		t.Fatalf("no run was killed; the provider is too fast for this test")
+	}
+
+	// Recovery: seven hours after the last iteration every lease, backoff
+	// and the six-hour cooldown have passed; a plain run finishes it all.
+	final := nowAt(iterations).Add(7 * time.Hour)
+	env := append(append([]string{}, baseEnv...), "MEMCTL_NOW="+final.Format(time.RFC3339))
+	c := memctlProcess(env, "run", "--all", "--max", "50", "--json")
+	b, err := c.Output()
+	if err != nil {
+		var ee *exitError
+		_ = errors.As(err, &ee)
+		t.Fatalf("recovery run: %v\nstdout:\n%s\nstderr:\n%s", err, b, stderrOf(err))
+	}
+	var rep struct {
+		Extract struct {
+			Failed int `json:"failed"`
+		} `json:"extract"`
+		Consolidate struct {
+			Status   string `json:"status"`
+			Selected int    `json:"selected"`
+		} `json:"consolidate"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("recovery run output: %v\n%s", err, b)
+	}
+	if rep.Extract.Failed != 0 || !strings.HasPrefix(rep.Consolidate.Status, "succeeded") || rep.Consolidate.Selected != threads {
+		t.Errorf("recovery run: extract failed %d, consolidate %q with %d selected; want 0, succeeded…, %d", rep.Extract.Failed, rep.Consolidate.Status, rep.Consolidate.Selected, threads)
+	}
+	list, err := memctlProcess(env, "threads", "list", "--json").Output()
+	if err != nil {
+		t.Fatalf("threads list: %v\n%s", err, stderrOf(err))
+	}
+	var rows []struct {
+		ID        string `json:"id"`
+		HasMemory bool   `json:"has_memory"`
+	}
+	if err := json.Unmarshal(list, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != threads {
+		t.Errorf("%d threads listed, want %d", len(rows), threads)
+	}
+	for _, r := range rows {
+		if !r.HasMemory {
+			t.Errorf("thread %s has no memory after the recovery run", r.ID)
+		}
+	}
+	checkIntegrity(t, dbPath, "after the recovery run")
+	checkMemoryFolder(t, root, "after the recovery run")
+	sums, _ := filepath.Glob(filepath.Join(root, "rollout_summaries", "*.md"))
+	if len(sums) != threads {
+		t.Errorf("%d rollout summaries after the recovery run, want %d: %v", len(sums), threads, sums)
+	}
+	raw, _ := os.ReadFile(filepath.Join(root, "raw_memories.md"))
+	for _, r := range rows {
+		if !strings.Contains(string(raw), r.ID) {
+			t.Errorf("raw_memories.md lacks thread %s", r.ID)
+		}
+	}
+	// The diff file exists only while a consolidation is in flight.
+	if _, err := os.Lstat(filepath.Join(root, "phase2_workspace_diff.md")); err == nil {
+		t.Errorf("phase2_workspace_diff.md left behind after a successful run")
+	}
+}
+
+// exitError names exec's error type for errors.As without importing
+// os/exec twice in this package's tests.
+type exitError = execExitError
+
+// stderrOf returns the stderr that exec.Cmd.Output captured, if any.
+func stderrOf(err error) string {
+	var ee *execExitError
+	if errors.As(err, &ee) {
+		return string(ee.Stderr)
+	}
+	return ""
+}
+
+// appendTurn gives thread n a new version: one more exchange, stamped at.
+func appendTurn(t *testing.T, src string, n int, at time.Time, iteration int) {
+	t.Helper()
+	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	f, err := os.OpenFile(filepath.Join(src, id+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ts := at.UTC().Format(time.RFC3339)
+	fmt.Fprintf(f, "{\"type\":\"message\",\"role\":\"user\",\"text\":\"and now part %d\",\"timestamp\":%q}\n", iteration, ts)
+	fmt.Fprintf(f, "{\"type\":\"message\",\"role\":\"assistant\",\"text\":\"part %d done\",\"final\":true,\"timestamp\":%q}\n", iteration, ts)
+}
+
+// killAgents kills the process group of every agent that recorded its pid
+// and waits until each is gone (or a zombie nobody reaps).
+func killAgents(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 1 {
+			continue
+		}
+		// memctl puts the agent in a group of its own: pgid == pid.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil || processState(string(st)) == "Z" {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// processState returns the state letter of a /proc/<pid>/stat line.
+func processState(stat string) string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return ""
+	}
+	return stat[i+2 : i+3]
+}
+
+// checkIntegrity opens the database as memctl does and runs SQLite's
+// integrity check.
+func checkIntegrity(t *testing.T, dbPath, when string) {
+	t.Helper()
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		return // killed before the database was created
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := store.Open(ctx, dbPath)
+	if err != nil {
+		t.Errorf("%s: open %s: %v", when, dbPath, err)
+		return
+	}
+	defer st.Close()
+	res, err := st.IntegrityCheck(ctx)
+	if err != nil || res != "ok" {
+		t.Errorf("%s: integrity_check = %q, %v", when, res, err)
+	}
+}
+
+// checkMemoryFolder verifies that every file an agent reads in the memory
+// folder is complete and that nothing unexpected sits at its top. It
+// returns the number of memctl temp files found (they are dot files, so
+// an agent reading the documented names never sees them).
+func checkMemoryFolder(t *testing.T, root, when string) int {
+	t.Helper()
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	complete := func(rel, prefix string, mustContain ...string) {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			t.Errorf("%s: read %s: %v", when, rel, err)
+			return
+		}
+		s := string(b)
+		if !strings.HasPrefix(s, prefix) || !strings.HasSuffix(s, "\n") {
+			t.Errorf("%s: %s is not complete (%d bytes): starts %q, ends %q", when, rel, len(s), head(s, 40), tail(s, 40))
+		}
+		for _, m := range mustContain {
+			if !strings.Contains(s, m) {
+				t.Errorf("%s: %s lacks %q:\n%s", when, rel, m, s)
+			}
+		}
+	}
+	complete("memory_summary.md", "v1\n", "## What's in Memory")
+	complete("MEMORY.md", "# Memory\n")
+	complete("raw_memories.md", "# Raw Memories\n")
+	complete("extensions/ad_hoc/instructions.md", "")
+
+	known := map[string]bool{"MEMORY.md": true, "memory_summary.md": true, "raw_memories.md": true,
+		"rollout_summaries": true, "extensions": true, "skills": true, "phase2_workspace_diff.md": true}
+	temps := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".memctl-tmp-") || strings.HasPrefix(d.Name(), ".tmp-") {
+			temps++
+			t.Logf("%s: leftover temp file %s", when, rel)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			t.Errorf("%s: symlink %s in the memory folder", when, rel)
+		}
+		if !strings.Contains(rel, "/") && !known[rel] {
+			t.Errorf("%s: unexpected %s at the top of the memory folder", when, rel)
+		}
+		if strings.HasPrefix(rel, "rollout_summaries/") {
+			if !strings.HasSuffix(rel, ".md") {
+				t.Errorf("%s: unexpected file %s", when, rel)
+			} else {
+				complete(rel, "thread_id: ", "\nrollout_path: ", "# Survived a kill")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("%s: walk %s: %v", when, root, err)
+	}
+	return temps
+}
+
+func head(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -114,24 +115,31 @@ path = %q
 	nowAt := func(i int) time.Time { return t0.Add(time.Duration(i) * step) }
 
 	kills, finished, tempLeftovers := 0, 0, 0
+	stages := map[string]int{}
 	var modes []string
 	for i := 0; i < iterations; i++ {
 		now := nowAt(i)
 		// Give some threads a new version so extraction has work again;
 		// sometimes none, so the kill lands in consolidation.
 		touched := 0
-		if rng.Intn(3) > 0 {
+		forceConsolidation := i%4 == 3
+		if !forceConsolidation && rng.Intn(3) > 0 {
 			touched = 1 + rng.Intn(threads)
 			for _, n := range rng.Perm(threads)[:touched] {
 				appendTurn(t, src, n, now.Add(-time.Minute), i)
 			}
 		}
 		mode := "heuristic"
-		if rng.Intn(2) == 0 {
+		if forceConsolidation || rng.Intn(2) == 0 {
 			mode = "agent"
 		}
 		modes = append(modes, mode)
 		delay := time.Duration(20+rng.Intn(781)) * time.Millisecond
+		if forceConsolidation {
+			// Nothing to extract but what earlier kills left: the agent
+			// is most likely writing now.
+			delay = time.Duration(150+rng.Intn(300)) * time.Millisecond
+		}
 		env := append(append([]string{}, baseEnv...), "MEMCTL_NOW="+now.Format(time.RFC3339))
 		c := memctlProcess(env, "run", "--all", "--max", "50", "--force", "--mode", mode, "--json")
 		var out, errOut strings.Builder
@@ -153,12 +161,17 @@ path = %q
 			_ = c.Process.Kill()
 			<-done
 			kills++
-			t.Logf("iteration %d: %d threads touched, mode %s, SIGKILL after %v", i, touched, mode, delay)
+			// An agent is in its own process group and outlives memctl;
+			// a crash of the whole machine kills it too, so do the same
+			// before looking at the folder.
+			agents := killAgents(t, pidFile)
+			stage := heldLeases(t, env)
+			if agents > 0 {
+				stage += fmt.Sprintf(" (%d agent still running)", agents)
+			}
+			stages[stage]++
+			t.Logf("iteration %d: %d threads touched, mode %s, SIGKILL after %v during %s", i, touched, mode, delay, stage)
 		}
-		// An agent is in its own process group and outlives memctl; a
-		// crash of the whole machine kills it too, so do the same before
-		// looking at the folder.
-		killAgents(t, pidFile)
 
 		checkIntegrity(t, dbPath, fmt.Sprintf("after iteration %d", i))
 		tempLeftovers += checkMemoryFolder(t, root, fmt.Sprintf("after iteration %d", i))
@@ -166,7 +179,7 @@ path = %q
 			t.Fatalf("stopping at iteration %d (seed %d)", i, seed)
 		}
 	}
-	t.Logf("%d iterations: %d killed, %d finished first; modes %v; %d leftover temp files seen", iterations, kills, finished, modes, tempLeftovers)
+	t.Logf("%d iterations: %d killed, %d finished first; modes %v; kills by stage %v; %d leftover temp files seen", iterations, kills, finished, modes, stages, tempLeftovers)
 	if kills == 0 {
 		t.Fatalf("no run was killed; the provider is too fast for this test")
 	}
@@ -178,8 +191,6 @@ path = %q
 	c := memctlProcess(env, "run", "--all", "--max", "50", "--json")
 	b, err := c.Output()
 	if err != nil {
-		var ee *exitError
-		_ = errors.As(err, &ee)
 		t.Fatalf("recovery run: %v\nstdout:\n%s\nstderr:\n%s", err, b, stderrOf(err))
 	}
 	var rep struct {
@@ -234,13 +245,9 @@ path = %q
 	}
 }
 
-// exitError names exec's error type for errors.As without importing
-// os/exec twice in this package's tests.
-type exitError = execExitError
-
 // stderrOf returns the stderr that exec.Cmd.Output captured, if any.
 func stderrOf(err error) string {
-	var ee *execExitError
+	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return string(ee.Stderr)
 	}
@@ -261,18 +268,59 @@ func appendTurn(t *testing.T, src string, n int, at time.Time, iteration int) {
 	fmt.Fprintf(f, "{\"type\":\"message\",\"role\":\"assistant\",\"text\":\"part %d done\",\"final\":true,\"timestamp\":%q}\n", iteration, ts)
 }
 
+// heldLeases names the stage a killed run was in from the leases it left
+// behind, as `memctl status` reports them.
+func heldLeases(t *testing.T, env []string) string {
+	t.Helper()
+	b, err := memctlProcess(env, "status", "--json").Output()
+	if err != nil {
+		t.Errorf("status after a kill: %v\n%s", err, stderrOf(err))
+		return "unknown"
+	}
+	var st struct {
+		Running []struct {
+			Kind string `json:"kind"`
+		} `json:"running"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Errorf("status after a kill: %v\n%s", err, b)
+		return "unknown"
+	}
+	extract, consolidate := false, false
+	for _, r := range st.Running {
+		switch r.Kind {
+		case "memory_stage1":
+			extract = true
+		case "memory_consolidate_global":
+			consolidate = true
+		}
+	}
+	switch {
+	case consolidate:
+		return "consolidation"
+	case extract:
+		return "extraction"
+	}
+	return "no lease held"
+}
+
 // killAgents kills the process group of every agent that recorded its pid
-// and waits until each is gone (or a zombie nobody reaps).
-func killAgents(t *testing.T, pidFile string) {
+// and waits until each is gone (or a zombie nobody reaps). It returns how
+// many were still alive.
+func killAgents(t *testing.T, pidFile string) int {
 	t.Helper()
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
-		return
+		return 0
 	}
+	alive := 0
 	for _, f := range strings.Fields(string(b)) {
 		pid, err := strconv.Atoi(f)
 		if err != nil || pid <= 1 {
 			continue
+		}
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && processState(string(st)) != "Z" {
+			alive++
 		}
 		// memctl puts the agent in a group of its own: pgid == pid.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
@@ -286,6 +334,7 @@ func killAgents(t *testing.T, pidFile string) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+	return alive
 }
 
 // processState returns the state letter of a /proc/<pid>/stat line.

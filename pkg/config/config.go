@@ -375,9 +375,10 @@ func validSourceKind(k string) error {
 
 // key describes one scalar config key: its default and how to set and get it.
 type key struct {
-	name string
-	def  any
-	doc  string
+	name  string
+	def   any
+	doc   string
+	clamp string // the accepted range, for docs; "" when none
 	set  func(c *Config, v any) error
 	get  func(c *Config) any
 }
@@ -482,7 +483,7 @@ func enum(s string, allowed ...string) error {
 }
 
 func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
-	return key{name: name, def: def, doc: doc,
+	return key{name: name, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi),
 		set: func(c *Config, v any) error {
 			n, err := toInt(v)
 			if err != nil {
@@ -508,7 +509,11 @@ func boolKey(name string, def bool, doc string, field func(c *Config) *bool) key
 }
 
 func stringKey(name, def, doc string, allowed []string, field func(c *Config) *string) key {
-	return key{name: name, def: def, doc: doc,
+	clamp := ""
+	if allowed != nil {
+		clamp = strings.Join(allowed, " \\| ")
+	}
+	return key{name: name, def: def, doc: doc, clamp: clamp,
 		set: func(c *Config, v any) error {
 			s, err := toString(v)
 			if err != nil {
@@ -559,7 +564,7 @@ var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
 
 // keys is the single table of scalar keys: defaults, clamps, docs.
 var keys = []key{
-	stringKey("memories.version", "v1", "which memory version is generated and read (v1 | v2)", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
+	stringKey("memories.version", "v1", "which memory version is generated and read", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
 	boolKey("memories.dual_write", false, "generate both v1 and v2; reading still uses version", func(c *Config) *bool { return &c.Memories.DualWrite }),
 	boolKey("memories.generate_memories", true, "when false, newly indexed threads are stored disabled (never extracted)", func(c *Config) *bool { return &c.Memories.GenerateMemories }),
 	boolKey("memories.use_memories", true, "when false, summary prints nothing and mcp exposes no memory", func(c *Config) *bool { return &c.Memories.UseMemories }),
@@ -573,7 +578,7 @@ var keys = []key{
 	stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
 	stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
 
-	stringKey("provider.kind", "auto", "auto | openai | openai-compatible | anthropic | command | heuristic", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+	stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
 	stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
 	stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
 	stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
@@ -581,7 +586,7 @@ var keys = []key{
 	intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
 	intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
 
-	stringKey("consolidation.mode", "auto", "auto | model | agent | heuristic", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
+	stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
 	stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
 	durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
 

@@ -54,13 +54,30 @@ func tomlValue(v any) string {
 // Doc describes one key for docs/config.md.
 type Doc struct {
 	Key, Default, Doc, Env string
+	// Clamp is the accepted range of an integer (values outside are
+	// clamped) or the allowed values of an enum.
+	Clamp string
 }
 
 // Docs lists every scalar key with its default and description.
 func Docs() []Doc {
 	out := make([]Doc, len(keys))
 	for i, k := range keys {
-		out[i] = Doc{Key: k.name, Default: tomlValue(k.def), Doc: k.doc, Env: EnvName(k.name)}
+		out[i] = Doc{Key: k.name, Default: tomlValue(k.def), Doc: k.doc, Env: EnvName(k.name), Clamp: k.clamp}
 	}
 	return out
+}
+
+// MarkdownTable renders Docs as the key table of docs/config.md.
+func MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| key | default | range or values | environment | meaning |\n|---|---|---|---|---|\n")
+	for _, d := range Docs() {
+		clamp := d.Clamp
+		if clamp == "" {
+			clamp = "—"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s |\n", d.Key, d.Default, clamp, d.Env, strings.ReplaceAll(d.Doc, "|", "\\|"))
+	}
+	return b.String()
 }

@@ -281,6 +281,15 @@ func openAssignment(u []byte) bool {
 	if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
 		n = trimSpaceRight(u, n-1)
 	}
+	// Every keyword ends in y, n, t or d; most lines fail here, before any regexp.
+	if n == 0 {
+		return false
+	}
+	switch u[n-1] | 0x20 {
+	case 'y', 'n', 't', 'd':
+	default:
+		return false
+	}
 	from := max(0, n-32)
 	loc := assignKeyRe.FindIndex(u[from:n])
 	if loc == nil {

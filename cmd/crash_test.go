@@ -138,10 +138,16 @@ path = %q
 		if forceConsolidation {
 			// Nothing to extract but what earlier kills left: the agent
 			// is most likely writing now.
-			delay = time.Duration(150+rng.Intn(300)) * time.Millisecond
+			delay = time.Duration(60+rng.Intn(300)) * time.Millisecond
 		}
 		env := append(append([]string{}, baseEnv...), "MEMCTL_NOW="+now.Format(time.RFC3339))
-		c := memctlProcess(env, "run", "--all", "--max", "50", "--force", "--mode", mode, "--json")
+		args := []string{"run", "--all", "--max", "50", "--force", "--mode", mode, "--json"}
+		if forceConsolidation {
+			// Earlier kills may have left versions to extract; consolidate
+			// alone makes sure this kill lands in Phase 2.
+			args = []string{"consolidate", "--force", "--mode", mode, "--json"}
+		}
+		c := memctlProcess(env, args...)
 		var out, errOut strings.Builder
 		c.Stdout, c.Stderr = &out, &errOut
 		os.Remove(pidFile)
@@ -156,7 +162,7 @@ path = %q
 			if err != nil {
 				t.Errorf("iteration %d finished before the kill but failed: %v\n%s", i, err, errOut.String())
 			}
-			t.Logf("iteration %d: %d threads touched, mode %s, finished before the %v kill", i, touched, mode, delay)
+			t.Logf("iteration %d: %s, %d threads touched, mode %s, finished before the %v kill", i, args[0], touched, mode, delay)
 		case <-time.After(delay):
 			_ = c.Process.Kill()
 			<-done
@@ -170,7 +176,7 @@ path = %q
 				stage += fmt.Sprintf(" (%d agent still running)", agents)
 			}
 			stages[stage]++
-			t.Logf("iteration %d: %d threads touched, mode %s, SIGKILL after %v during %s", i, touched, mode, delay, stage)
+			t.Logf("iteration %d: %s, %d threads touched, mode %s, SIGKILL after %v during %s", i, args[0], touched, mode, delay, stage)
 		}
 
 		checkIntegrity(t, dbPath, fmt.Sprintf("after iteration %d", i))

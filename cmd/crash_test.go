@@ -457,3 +457,45 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestConsolidationClearsCrashLeftovers plants what a process killed
+// inside WriteFileAtomic leaves behind (a .memctl-tmp-* file next to its
+// target) and checks that the next consolidation neither feeds it to the
+// consolidator as a change nor keeps it.
+func TestConsolidationClearsCrashLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	src := filepath.Join(dir, "transcripts")
+	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
+	cfgPath := filepath.Join(dir, "config.toml")
+	cfg := fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", src)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
+	if b, err := memctlProcess(env, "run", "--all").CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	root := filepath.Join(home, "memories")
+	leftovers := []string{
+		filepath.Join(root, ".memctl-tmp-1234567"),
+		filepath.Join(root, "rollout_summaries", ".memctl-tmp-7654321"),
+	}
+	for _, p := range leftovers {
+		if err := os.WriteFile(p, []byte("thread_id: half a fi"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := memctlProcess(env, "consolidate", "--force", "--json").Output()
+	if err != nil {
+		t.Fatalf("consolidate: %v\n%s", err, stderrOf(err))
+	}
+	if strings.Contains(string(b), ".memctl-tmp-") {
+		t.Errorf("a crashed writer's temp file became part of the Phase 2 diff:\n%s", b)
+	}
+	for _, p := range leftovers {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still there after a consolidation", p)
+		}
+	}
+}

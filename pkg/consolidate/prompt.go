@@ -21,7 +21,7 @@ const extensionsFolderBlock = "- `{{ memory_extensions_root }}/<extension>/`: ex
 const extensionsInputsBlock = "## Extensions\n\n" +
 	"Extensions in `{{ memory_extensions_root }}` are inputs too. Before you use anything from an extension,\n" +
 	"read its `instructions.md` and follow it. Added or changed extension files in the diff are new\n" +
-	"material; a deleted resource means that memory derived only from it must be removed.\n"
+	"material; a deleted resource means that memory derived only from it must be removed."
 
 var placeholder = regexp.MustCompile(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
 

@@ -71,6 +71,10 @@ func (r *runner) defaults() {
 	if r.opts.Consolidator == nil {
 		r.opts.Consolidator = NewHeuristic()
 	}
+	// The prompt names the root and agents run inside it: make it absolute.
+	if abs, err := filepath.Abs(r.opts.Root); err == nil {
+		r.opts.Root = abs
+	}
 	r.now = r.opts.Now()
 	r.res.Consolidator = r.opts.Consolidator.Name()
 }

@@ -175,15 +175,19 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 	i := 0
 	for {
 		if e.inPEM {
-			rest := u[i:]
-			if m := pemEndRe.FindIndex(rest); m != nil {
+			if i == len(u) {
+				return out, true
+			}
+			le := lineEnd(u, i)
+			if m := pemEndRe.FindIndex(u[i:le]); m != nil {
 				i += m[1]
 				e.inPEM, e.owedNL = false, false
 				changed = true
 				continue
 			}
-			if isPEMBody(rest) {
-				return out, true
+			if isPEMBody(u[i:le]) {
+				i = le
+				continue
 			}
 			// Not key material after all: the block was cut short. Give back the newline.
 			e.inPEM = false
@@ -220,9 +224,11 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 		case p >= 0:
 			out = append(out, u[i:i+p]...)
 			out = append(out, Token...)
+			le := lineEnd(u, i+pend)
 			e.inPEM = true
-			e.owedNL = bytes.IndexByte(u[i+pend:], '\n') >= 0
-			return out, true
+			e.owedNL = le > 0 && u[le-1] == '\n'
+			i = le
+			changed = true
 		default:
 			if !changed {
 				return u, false
@@ -232,19 +238,25 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 	}
 }
 
-// openPEM finds a BEGIN armour line whose key material continues on the next lines: the
-// last BEGIN marker, with no END after it and nothing but key material up to the newline.
+// openPEM finds the first BEGIN armour line whose key material continues on the next
+// lines: no END marker after it on its line, and nothing but key material up to the
+// newline. It returns the marker's start and end.
 func openPEM(u []byte) (start, end int) {
-	locs := pemBeginRe.FindAllIndex(u, -1)
-	if len(locs) == 0 {
-		return -1, -1
+	for _, m := range pemBeginRe.FindAllIndex(u, -1) {
+		rest := u[m[1]:lineEnd(u, m[1])]
+		if !pemEndRe.Match(rest) && isPEMBody(rest) {
+			return m[0], m[1]
+		}
 	}
-	m := locs[len(locs)-1]
-	rest := u[m[1]:]
-	if pemEndRe.Match(rest) || !isPEMBody(rest) {
-		return -1, -1
+	return -1, -1
+}
+
+// lineEnd returns the index just past the newline ending the line that holds i, or len(u).
+func lineEnd(u []byte, i int) int {
+	if j := bytes.IndexByte(u[i:], '\n'); j >= 0 {
+		return i + j + 1
 	}
-	return m[0], m[1]
+	return len(u)
 }
 
 // isPEMBody reports whether a line could be inside a private key block: base64, blank,

@@ -271,6 +271,11 @@ func TestUnclosedSpans(t *testing.T) {
 		{"x\n-----BEGIN RSA PRIVATE" + " KEY-----\nQUJD\nnot key material here\n", "x\n" + Token + "\nnot key material here\n"},
 		{"-----BEGIN RSA PRIVATE" + " KEY-----\nQUJD\n", Token + "\n"},
 		{"a </private> b", "a </private> b"},
+		// issue: a key block inside a unit that was waiting for a closing tag kept its body.
+		{"see <private> docs\n-----BEGIN RSA PRIVATE" + " KEY-----\nQUJD\nRUZH\n-----END RSA PRIVATE" + " KEY-----\nafter\n",
+			"see <private> docs\n" + Token + "\nafter\n"},
+		{"password:\n-----BEGIN RSA PRIVATE" + " KEY-----\nQUJD\n-----END RSA PRIVATE" + " KEY-----\n",
+			"password:\n" + Token + "\n"},
 	}
 	for _, tt := range tests {
 		if got := Default().String(tt.in); got != tt.want {

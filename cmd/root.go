@@ -72,7 +72,6 @@ all with "memctl run".`,
 		c.GroupID = "setup"
 		root.AddCommand(c)
 	}
-	root.AddCommand(newGenDocsCmd(f))
 	root.AddCommand(helpTopic("environment", "Environment variables memctl reads", environmentHelp))
 	root.AddCommand(helpTopic("exit-codes", "Exit codes and what they mean", exitCodesHelp))
 	root.SetHelpCommandGroupID("setup")

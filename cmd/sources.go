@@ -46,8 +46,13 @@ func scanStore(ctx context.Context, f *Factory, cfg *config.Config, st *store.St
 	if len(srcs) == 0 {
 		f.debugf("no transcript sources configured and none of ~/.codex/sessions, ~/.claude/projects exists")
 	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return scan.Result{}, err
+	}
 	res, err := scan.Run(ctx, st, scan.Options{
 		Sources: srcs,
+		Redact:  red,
 		Policy:  store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
 	})
 	status := "ok"

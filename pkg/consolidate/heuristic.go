@@ -22,6 +22,7 @@ const (
 	maxSummaryPrefs   = 15
 	maxSummaryTips    = 15
 	maxOlderPerScope  = 25
+	maxRecentPerScope = 20
 	maxProfileScopes  = 8
 	maxNotes          = 50
 	summaryV2Target   = 9000 // comfortably under the 10,000-byte limit
@@ -304,12 +305,9 @@ func renderMemoryMD(mems []memory, notes []note) string {
 		prefs, know, fails := newBulletSet(), newBulletSet(), newBulletSet()
 		n := 0
 		for _, m := range g.mems {
-			for ti, t := range m.tasks {
+			for _, t := range m.tasks {
 				n++
 				title := firstNonEmpty(t.Task, t.Title, m.desc)
-				if ti == 0 && len(m.tasks) == 1 {
-					title = firstNonEmpty(m.desc, title)
-				}
 				outcome := firstNonEmpty(t.Outcome, m.outcome)
 				heading := clip(title, maxItemBytes)
 				if outcome != "" {
@@ -559,7 +557,11 @@ func renderSummaryV1(mems []memory, notes []note) string {
 		}
 		fmt.Fprintf(&sb, "\n### %s\n", g.cwd)
 		day := ""
-		for _, m := range rec {
+		for i, m := range rec {
+			if i == maxRecentPerScope {
+				fmt.Fprintf(&sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
+				break
+			}
 			if m.day != day {
 				day = m.day
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)

@@ -197,3 +197,43 @@ func TestHeuristicRedactsOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestHeuristicV1SummaryIsBounded(t *testing.T) {
+	var sel []Selected
+	raw := loadRaw(t, "raw_ci.md")
+	for i := 0; i < 256; i++ {
+		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: raw, Cwd: "/src/p"})
+	}
+	root := runHeuristic(t, "v1", sel)
+	summary := readFile(t, filepath.Join(root, SummaryFileName))
+	if len(summary) > 16*1024 {
+		t.Errorf("v1 summary is %d bytes for 256 memories", len(summary))
+	}
+	if !strings.Contains(summary, "more recent topics; search MEMORY.md") {
+		t.Error("recent topics not capped")
+	}
+}
+
+// The offline extractor writes "- none" for empty lists and "- … N more"
+// when it cuts one; neither is memory.
+func TestHeuristicReadsExtractorShape(t *testing.T) {
+	sel := []Selected{{ThreadID: "t1", SourceUpdatedAt: 1785840059, RawMemory: loadRaw(t, "raw_extractor.md"), Cwd: "/home/dev/src/memctl"}}
+	mems := parseSelected(sel)
+	if len(mems) != 1 || len(mems[0].tasks) != 2 {
+		t.Fatalf("parsed %+v", mems)
+	}
+	t1, t2 := mems[0].tasks[0], mems[0].tasks[1]
+	if len(t1.Failures) != 0 || len(t1.Refs) != 1 || len(t2.Prefs) != 0 || len(t2.Failures) != 1 {
+		t.Errorf("placeholders kept: %+v / %+v", t1, t2)
+	}
+	memory := renderMemoryMD(mems, nil)
+	for _, want := range []string{"## Task 1: add a --json flag to the status command, success", "## Task 2: update the docs, uncertain",
+		"- `make docs` failed: mdbook not installed; install it with cargo install mdbook [Task 2]"} {
+		if !strings.Contains(memory, want) {
+			t.Errorf("MEMORY.md lacks %q:\n%s", want, memory)
+		}
+	}
+	if strings.Contains(memory, "- none") {
+		t.Error("a placeholder reached MEMORY.md")
+	}
+}

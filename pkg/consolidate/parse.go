@@ -120,9 +120,7 @@ func parseMemoryText(text string) memDoc {
 		if k := sectionKind(label); k != "" && (hasColon || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "**")) {
 			kind = k
 			last = nil
-			if r := cleanItem(strings.Trim(rest, "*_ ")); r != "" {
-				l := cur.list(kind)
-				*l = append(*l, r)
+			if l := cur.list(kind); addItem(l, strings.Trim(rest, "*_ ")) {
 				last = l
 			}
 			continue
@@ -160,9 +158,10 @@ func parseMemoryText(text string) memDoc {
 		}
 		l := cur.list(kind)
 		if m := bulletLine.FindStringSubmatch(line); m != nil {
-			if item := cleanItem(m[1]); item != "" {
-				*l = append(*l, item)
+			if addItem(l, m[1]) {
 				last = l
+			} else {
+				last = nil
 			}
 			continue
 		}
@@ -171,8 +170,7 @@ func parseMemoryText(text string) memDoc {
 			(*last)[len(*last)-1] = cleanItem((*last)[len(*last)-1] + " " + line)
 			continue
 		}
-		if item := cleanItem(line); item != "" {
-			*l = append(*l, item)
+		if addItem(l, line) {
 			last = l
 		}
 	}
@@ -227,6 +225,20 @@ func splitKeywords(s string) []string {
 		}
 	}
 	return out
+}
+
+// placeholderItem matches list entries that stand for "nothing here"
+// ("- none", "- … 3 more"); they are not memory.
+var placeholderItem = regexp.MustCompile(`(?i)^(\(?none\)?\.?|n/a|nothing|(…|\.\.\.)\s*\d+\s+more)$`)
+
+// addItem appends a cleaned item unless it is empty or a placeholder.
+func addItem(l *[]string, s string) bool {
+	item := cleanItem(s)
+	if item == "" || placeholderItem.MatchString(item) {
+		return false
+	}
+	*l = append(*l, item)
+	return true
 }
 
 // cleanItem collapses whitespace and drops surrounding bullet markup.

@@ -34,6 +34,24 @@ import (
 // Memory stays bounded whatever the transcript length: every list kept per
 // task is capped, and the chronological step list keeps its head and a
 // ring of its tail.
+//
+// What goes in which section of a task (the consolidator turns "Preference
+// signals" into user preferences and the other two lists into general
+// tips, so each must hold only what its name promises):
+//
+//   - Preference signals: standing instructions about HOW to work, taken
+//     from the human's follow-up messages only (see preferenceSignal). The
+//     message that opens a task says WHAT to do and never counts.
+//   - Reusable knowledge: facts the transcript validated and a future agent
+//     can act on: the command of each check purpose (test, lint, …) whose
+//     latest run passed, a tool that is missing and the command that took
+//     its place, a command that failed before a fix and passed after it.
+//     Context (cwd, branch, files touched, the final answer) is not
+//     knowledge; it goes to References and the summary's context line.
+//   - Failures and how to do differently: each failing command family and
+//     how it ended: passed after a fix, replaced by another command for the
+//     same purpose, worked around (the task succeeded and the final answer
+//     names the failing tool), or still failing.
 
 // Limits on what the extractor keeps and prints.
 const (
@@ -125,10 +143,12 @@ type task struct {
 	tools      map[string]int
 	families   map[string]*family
 	recoveries []string
-	toolErrs   []string   // failed non-shell tool calls (permission refusals, bad edits)
-	lastCheck  *cmdRecord // latest test/build command with a known status
-	lastCmd    *cmdRecord // latest non-exploratory command with a known status
-	negAfter   bool       // negative feedback came after the last passing check
+	validators []string              // non-check commands that failed, then passed after a fix
+	byPurpose  map[string]*cmdRecord // latest settled check run per purpose
+	toolErrs   []string              // failed non-shell tool calls (permission refusals, bad edits)
+	lastCheck  *cmdRecord            // latest test/build command with a known status
+	lastCmd    *cmdRecord            // latest non-exploratory command with a known status
+	negAfter   bool                  // negative feedback came after the last passing check
 	steps      timeline
 	start, end time.Time
 }
@@ -147,6 +167,7 @@ type cmdRecord struct {
 	family  string
 	explore bool
 	check   bool
+	purpose string // what a check verifies: test, lint, type-check, build, check
 	task    *task
 	status  int // statusPending, statusOK, statusFail
 	exit    *int
@@ -161,11 +182,17 @@ const (
 	statusFail
 )
 
+// family is an open failure of one command family within a task: it
+// stays until a run of the same family passes.
 type family struct {
-	fails    int
-	failCmd  string
-	errLine  string
-	editedSo []string // files edited since the first failure
+	fails      int
+	failCmd    string
+	errLine    string
+	missing    bool     // the command's program is not installed (exit 127, "command not found")
+	purpose    string   // check purpose of the failing command, "" when it is no check
+	editedSo   []string // files edited since the first failure
+	ranSince   []string // non-check commands that succeeded since the first failure
+	replacedBy []string // passing checks of the same purpose, other families, since the last failure
 }
 
 // Add feeds one event.
@@ -269,12 +296,13 @@ func (h *HeuristicExtractor) human(e sessions.Event) {
 	followUp := false
 	if cur == nil || h.startsNewTask(cur, text, words, negative) {
 		cur = &task{
-			request:  shorten(text, requestMax),
-			words:    map[string]bool{},
-			files:    map[string]*fileRec{},
-			cmds:     map[string]*cmdRecord{},
-			tools:    map[string]int{},
-			families: map[string]*family{},
+			request:   shorten(text, requestMax),
+			words:     map[string]bool{},
+			files:     map[string]*fileRec{},
+			cmds:      map[string]*cmdRecord{},
+			tools:     map[string]int{},
+			families:  map[string]*family{},
+			byPurpose: map[string]*cmdRecord{},
 		}
 		h.tasks = append(h.tasks, cur)
 		cur.steps.add(step{kind: stepAsk, text: shorten(text, lineMax)})
@@ -298,7 +326,12 @@ func (h *HeuristicExtractor) human(e sessions.Event) {
 	cur.answered = false
 	cur.finalSince = false
 	cur.addWords(words)
-	if p := preferenceSignal(text, negative && followUp); p != "" && len(cur.prefs) < maxPrefs {
+	// The message that opens a task is the request itself, never a
+	// preference; only what the human adds afterwards can say how to work.
+	if !followUp {
+		return
+	}
+	if p := preferenceSignal(text, negative); p != "" && len(cur.prefs) < maxPrefs {
 		cur.prefs = append(cur.prefs, p)
 	}
 }
@@ -415,10 +448,13 @@ func (h *HeuristicExtractor) toolCall(e sessions.Event) {
 		rec = &cmdRecord{command: cmd, family: commandFamily(cmd), task: t}
 		rec.explore = isExploration(cmd)
 		rec.check = !rec.explore && isCheck(cmd)
+		if rec.check {
+			rec.purpose = checkPurpose(cmd)
+		}
 		t.cmds[cmd] = rec
 	}
 	// A fresh run of the same command starts undecided again.
-	run := &cmdRecord{command: rec.command, family: rec.family, explore: rec.explore, check: rec.check, task: t}
+	run := &cmdRecord{command: rec.command, family: rec.family, explore: rec.explore, check: rec.check, purpose: rec.purpose, task: t}
 	rec.runs++
 	t.cmdCount++
 	if rec.explore {
@@ -501,6 +537,7 @@ func (h *HeuristicExtractor) toolResult(e sessions.Event) {
 	t.lastCmd = run
 	if run.check {
 		t.lastCheck = run
+		t.byPurpose[run.purpose] = run
 		if !failed {
 			t.negAfter = false
 		}
@@ -509,40 +546,114 @@ func (h *HeuristicExtractor) toolResult(e sessions.Event) {
 }
 
 // trackFamily remembers failures of a command family (go test, npm run
-// build …) and turns "failed N times, then passed" into a lesson.
+// build …) and how each one ended. Three endings are recognised here:
+//
+//   - a later run of the same family passes: "failed N times, then passed
+//     after changes to …" (recoveries, written now);
+//   - a passing check of the same purpose from another family comes after
+//     the failure ("golangci-lint run" fails, "make lint" passes): the
+//     family remembers its replacement and stays open, so the digest can
+//     phrase it as a substitution;
+//   - nothing: the digest reports the failure as open (or as worked around
+//     when the task succeeded and the final answer names the tool).
 func (h *HeuristicExtractor) trackFamily(t *task, run *cmdRecord, failed bool) {
+	if !failed {
+		for name, f := range t.families {
+			if name == run.family || f.fails == 0 {
+				continue
+			}
+			switch {
+			case run.check && run.purpose == f.purpose:
+				if len(f.replacedBy) < 3 && !slices.Contains(f.replacedBy, run.command) {
+					f.replacedBy = append(f.replacedBy, run.command)
+				}
+			case !run.check && len(f.ranSince) < 2 && !slices.Contains(f.ranSince, run.command):
+				f.ranSince = append(f.ranSince, run.command)
+			}
+		}
+	}
 	f := t.families[run.family]
 	if f == nil {
 		if !failed || len(t.families) >= maxFamilies {
 			return
 		}
-		f = &family{}
+		f = &family{purpose: run.purpose}
 		t.families[run.family] = f
 	}
 	if failed {
 		f.fails++
 		f.failCmd = run.command
 		f.errLine = run.errLine
+		f.missing = isMissingTool(run)
+		// A replacement only counts when it passes after the latest failure.
+		f.replacedBy = nil
 		return
 	}
 	if f.fails > 0 && len(t.recoveries) < maxRecoveries {
-		times := "once"
-		if f.fails > 1 {
-			times = strconv.Itoa(f.fails) + " times"
+		t.recoveries = append(t.recoveries, recoveryLine(f, run))
+		if !run.check && len(t.validators) < 3 && !slices.Contains(t.validators, run.command) {
+			t.validators = append(t.validators, run.command)
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "`%s` failed %s", shorten(f.failCmd, 120), times)
-		if f.errLine != "" {
-			fmt.Fprintf(&b, " (%s)", quoteCode(shorten(f.errLine, 160)))
-		}
-		fmt.Fprintf(&b, ", then passed with `%s`", shorten(run.command, 120))
-		if len(f.editedSo) > 0 {
-			fmt.Fprintf(&b, " after changes to %s", strings.Join(f.editedSo, ", "))
-		}
-		b.WriteString("; rerun it after similar changes before calling the task done.")
-		t.recoveries = append(t.recoveries, b.String())
 	}
 	delete(t.families, run.family)
+}
+
+// recoveryLine phrases a failure that a later run of the same family fixed.
+// It names the passing command only when it differs from the failing one,
+// and says what happened in between: file edits, else successful commands.
+func recoveryLine(f *family, run *cmdRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s` failed %s", shorten(f.failCmd, 120), times(f.fails))
+	if f.errLine != "" {
+		fmt.Fprintf(&b, " (%s)", quoteCode(shorten(f.errLine, 160)))
+	}
+	b.WriteString(", then ")
+	if run.command != f.failCmd {
+		fmt.Fprintf(&b, "`%s` ", shorten(run.command, 120))
+	}
+	b.WriteString("passed")
+	switch {
+	case len(f.editedSo) > 0:
+		b.WriteString(" after changes to " + strings.Join(f.editedSo, ", "))
+	case len(f.ranSince) > 0:
+		b.WriteString(" after running `" + strings.Join(shortenAll(f.ranSince, 100), "`, `") + "`")
+	default:
+		b.WriteString(" on a rerun with nothing changed in between (flaky?)")
+	}
+	b.WriteString("; rerun it after similar changes before calling the task done.")
+	return b.String()
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
+func shortenAll(list []string, max int) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = shorten(s, max)
+	}
+	return out
+}
+
+// notInstalledRE matches what shells print when a program does not exist.
+var notInstalledRE = regexp.MustCompile(`(?i)command not found|is not recognized as an internal or external command|: not found\b|no such file or directory`)
+
+// isMissingTool reports a failed run whose program is not installed: exit
+// status 127, or a "not found" message that names the program itself
+// (so "cat: x.txt: No such file or directory" does not count).
+func isMissingTool(run *cmdRecord) bool {
+	tool := firstWord(run.command)
+	if tool == "" {
+		return false
+	}
+	if run.exit != nil && *run.exit == 127 {
+		return true
+	}
+	return notInstalledRE.MatchString(run.errLine) && strings.Contains(run.errLine, tool)
 }
 
 // fileChange counts one change of a file in task t.
@@ -570,9 +681,10 @@ func (h *HeuristicExtractor) fileChange(t *task, p, op string) {
 	base := path.Base(p)
 	h.addKeyword(strings.ToLower(base), 2)
 	t.addWords(append([]string{strings.ToLower(base)}, topicWords(nameParts(p))...))
+	rel := h.relPath(p)
 	for _, fam := range t.families {
-		if fam.fails > 0 && len(fam.editedSo) < 3 && !slices.Contains(fam.editedSo, base) {
-			fam.editedSo = append(fam.editedSo, base)
+		if fam.fails > 0 && len(fam.editedSo) < 3 && !slices.Contains(fam.editedSo, rel) {
+			fam.editedSo = append(fam.editedSo, rel)
 		}
 	}
 	t.steps.add(step{kind: stepFiles, op: op, files: []string{h.relPath(p)}})
@@ -749,19 +861,15 @@ func (h *HeuristicExtractor) digest() digest {
 
 		td.failures = append(td.failures, t.recoveries...)
 		td.failures = append(td.failures, t.toolErrs...)
-		for _, fam := range sortedFamilies(t.families) {
-			line := fmt.Sprintf("`%s` still failed at the end", shorten(fam.failCmd, 120))
-			if fam.errLine != "" {
-				line += fmt.Sprintf(" with %s", quoteCode(shorten(fam.errLine, 160)))
-			}
-			line += "; start the next attempt from this error."
-			td.failures = append(td.failures, line)
+		open := sortedFamilies(t.families)
+		for _, fam := range open {
+			td.failures = append(td.failures, openFailure(fam, td.outcome, t.final, t.files))
 		}
 		if t.negAfter && len(t.recoveries) == 0 {
 			td.failures = append(td.failures, "The user reported that the result did not work; check their complaint before repeating the same approach.")
 		}
 
-		td.knowledge = h.knowledge(t, td.files)
+		td.knowledge = knowledge(t, open)
 		td.references = h.references(t, td.files)
 		d.tasks = append(d.tasks, td)
 	}
@@ -828,42 +936,185 @@ func sortedFamilies(m map[string]*family) []*family {
 	return out
 }
 
-func (h *HeuristicExtractor) knowledge(t *task, files []*fileRec) []string {
-	var out []string
-	var passed []string
-	for _, rec := range sortedCmds(t.cmds) {
-		if rec.check && rec.runs > rec.fails && !slices.Contains(passed, rec.command) {
-			passed = append(passed, rec.command)
+// openFailure phrases a failure no run of its own family fixed:
+//
+//   - replaced: a passing check of the same purpose came after it
+//     ("`golangci-lint` is not installed (command not found); used `go vet
+//     ./...` through `make lint` instead");
+//   - worked around: the task succeeded and the final answer names the
+//     failing tool, so the answer's sentence explains what was done;
+//   - side issue: the task succeeded without the command passing;
+//   - open: otherwise the next attempt starts from this error.
+func openFailure(f *family, outcome, final string, files map[string]*fileRec) string {
+	cmd := "`" + shorten(f.failCmd, 120) + "`"
+	why := ""
+	if f.errLine != "" {
+		why = quoteCode(shorten(f.errLine, 160))
+	}
+	if len(f.replacedBy) > 0 {
+		used := replacementPhrase(f.replacedBy, files)
+		if f.missing {
+			return fmt.Sprintf("`%s` is not installed (command not found); used %s instead.", firstWord(f.failCmd), used)
+		}
+		line := cmd + " failed " + times(f.fails)
+		if why != "" {
+			line += " (" + why + ")"
+		}
+		return line + "; used " + used + " instead for " + f.purpose + ", which passed."
+	}
+	failed := cmd + " failed " + times(f.fails)
+	if f.missing {
+		failed = "`" + firstWord(f.failCmd) + "` is not installed (" + cmd + ": command not found)"
+	} else if why != "" {
+		failed += " (" + why + ")"
+	}
+	if outcome == "success" {
+		if s := sentenceNaming(final, toolNeedle(f.failCmd)); s != "" {
+			return failed + " and the task succeeded without it: " + quote(shorten(s, 220))
+		}
+		return failed + " and was never rerun successfully; the task succeeded anyway, so check whether it matters before relying on it."
+	}
+	if f.missing {
+		return failed + "; install it or find the project's own command for this step before retrying."
+	}
+	line := cmd + " still failed at the end"
+	if why != "" {
+		line += " with " + why
+	}
+	return line + "; start the next attempt from this error."
+}
+
+// wrapperFiles maps a task runner to the files that define its targets. A
+// runner target that passed next to a plain command counts as running that
+// command ("`go vet ./...` through `make lint`") only when the task edited
+// the runner's file, i.e. the agent wired the two together.
+var wrapperFiles = map[string][]string{
+	"make": {"Makefile", "makefile", "GNUmakefile"}, "just": {"justfile", "Justfile", ".justfile"},
+	"task": {"Taskfile.yml", "Taskfile.yaml"}, "npm": {"package.json"}, "yarn": {"package.json"},
+	"pnpm": {"package.json"}, "bun": {"package.json"},
+}
+
+// replacementPhrase names the commands that replaced a failing one.
+func replacementPhrase(cmds []string, files map[string]*fileRec) string {
+	var wrapper, plain []string
+	for _, c := range cmds {
+		if names := wrapperFiles[firstWord(c)]; len(names) > 0 && editedAny(files, names) {
+			wrapper = append(wrapper, c)
+		} else {
+			plain = append(plain, c)
 		}
 	}
-	if t.lastCheck != nil && t.lastCheck.status == statusOK {
-		out = append(out, fmt.Sprintf("`%s` is the check that passed at the end of this task.", shorten(t.lastCheck.command, 160)))
+	code := func(list []string) string {
+		return "`" + strings.Join(shortenAll(list, 100), "` and `") + "`"
 	}
-	for _, c := range passed {
-		if t.lastCheck != nil && c == t.lastCheck.command {
+	if len(wrapper) > 0 && len(plain) > 0 {
+		return code(plain) + " through " + code(wrapper)
+	}
+	return code(cmds)
+}
+
+func editedAny(files map[string]*fileRec, names []string) bool {
+	for _, f := range files {
+		if slices.Contains(names, path.Base(f.path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolNeedle is the text a final answer would use to name a failing
+// command: its program ("golangci-lint"), or its family when the program is
+// a multiplexer whose bare name says nothing ("npm run lint", not "npm").
+func toolNeedle(cmd string) string {
+	tool := firstWord(cmd)
+	if multiplexers[tool] || tool == "python" || tool == "python3" || len(tool) < 3 {
+		return commandFamily(cmd)
+	}
+	return tool
+}
+
+// sentenceNaming returns the first sentence of text that mentions needle
+// (case-insensitive), "" when none does.
+func sentenceNaming(text, needle string) string {
+	if text == "" || needle == "" {
+		return ""
+	}
+	low := strings.ToLower(needle)
+	for _, s := range sentences(text) {
+		if strings.Contains(strings.ToLower(s), low) {
+			return s
+		}
+	}
+	return ""
+}
+
+// targetedFlags select part of a test suite by name.
+var targetedFlags = map[string]bool{"-run": true, "-k": true, "-t": true, "--grep": true, "-g": true,
+	"--testNamePattern": true, "-m": true, "--filter": true}
+
+// targeted reports a check run narrowed to some tests or files, which must
+// not be passed off as the project's command: a name filter flag, or an
+// argument naming a file ("src/a.test.ts", "tests/test_x.py").
+func targeted(cmd string) bool {
+	for i, w := range commandCore(cmd) {
+		if i == 0 || strings.ContainsAny(w, "|;&") {
 			continue
 		}
-		if len(out) >= 3 {
+		if targetedFlags[w] {
+			return true
+		}
+		base := path.Base(strings.Trim(w, `'"`))
+		if !strings.HasPrefix(w, "-") && strings.Contains(base, ".") && !strings.HasPrefix(base, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// purposeOrder fixes the order of knowledge lines about working checks.
+var purposeOrder = []string{"test", "lint", "type-check", "build", "check"}
+
+// maxKnowledge caps the knowledge lines of one task.
+const maxKnowledge = 5
+
+// knowledge lists the validated facts of a task (see the rules at the top
+// of the file). open holds the task's failing families still open at the
+// end; those with a replacement yield a substitution fact, which also
+// stands for their purpose's working command.
+func knowledge(t *task, open []*family) []string {
+	var out []string
+	covered := map[string]bool{}
+	for _, f := range open {
+		if len(f.replacedBy) == 0 || len(out) >= maxKnowledge {
+			continue
+		}
+		used := replacementPhrase(f.replacedBy, t.files)
+		if f.missing {
+			out = append(out, fmt.Sprintf("`%s` is not installed here; %s is the %s step that works.", firstWord(f.failCmd), used, f.purpose))
+		} else {
+			out = append(out, fmt.Sprintf("For %s, %s passes here where `%s` failed.", f.purpose, used, shorten(f.failCmd, 100)))
+		}
+		covered[f.purpose] = true
+	}
+	for _, p := range purposeOrder {
+		run := t.byPurpose[p]
+		if run == nil || run.status != statusOK || covered[p] || len(out) >= maxKnowledge {
+			continue
+		}
+		switch {
+		case targeted(run.command):
+			out = append(out, fmt.Sprintf("`%s` passes (a targeted %s run, not the whole suite).", shorten(run.command, 160), p))
+		case p == "check":
+			out = append(out, fmt.Sprintf("`%s` passes and is a working check for this project.", shorten(run.command, 160)))
+		default:
+			out = append(out, fmt.Sprintf("`%s` passes and is the project's %s command.", shorten(run.command, 160), p))
+		}
+	}
+	for _, c := range t.validators {
+		if len(out) >= maxKnowledge {
 			break
 		}
-		out = append(out, fmt.Sprintf("`%s` ran successfully in this project.", shorten(c, 160)))
-	}
-	if len(files) > 0 {
-		var names []string
-		for i, f := range files {
-			if i == 5 {
-				break
-			}
-			names = append(names, h.relPath(f.path))
-		}
-		out = append(out, "Files central to this task: "+strings.Join(names, ", ")+".")
-	}
-	if h.meta.Cwd != "" {
-		where := "Work happened in `" + h.meta.Cwd + "`"
-		if h.meta.GitBranch != "" {
-			where += " on branch `" + h.meta.GitBranch + "`"
-		}
-		out = append(out, where+".")
+		out = append(out, fmt.Sprintf("`%s` is the check for this kind of change (it failed before the fix and passed after it).", shorten(c, 160)))
 	}
 	return out
 }
@@ -1085,14 +1336,18 @@ func (h *HeuristicExtractor) renderRawMemory(d digest, items int) string {
 		b.WriteString("task_group: " + d.project + "\n")
 		b.WriteString("task_outcome: " + t.outcome + "\n")
 		writeList(&b, "Preference signals:", t.prefs, items, false)
-		knowledge := t.knowledge
-		if t.final != "" {
-			// No key steps here, so the result itself goes with the knowledge.
-			knowledge = append(slices.Clone(knowledge), "Final answer: "+quote(shorten(t.final, finalAnswerMax)))
-		}
-		writeList(&b, "Reusable knowledge:", knowledge, items+1, false)
+		writeList(&b, "Reusable knowledge:", t.knowledge, items, false)
 		writeList(&b, "Failures and how to do differently:", t.failures, items, false)
-		writeList(&b, "References:", t.references, items+2, false)
+		refs := t.references
+		maxRefs := items + 2
+		if t.final != "" {
+			// The raw memory has no key steps, so the result is kept as
+			// evidence here, inside the cap so that it is never cut.
+			at := min(len(refs), maxRefs)
+			refs = slices.Insert(slices.Clone(refs), at, "Final answer: "+quote(shorten(t.final, finalAnswerMax)))
+			maxRefs++
+		}
+		writeList(&b, "References:", refs, maxRefs, false)
 	}
 	return b.String()
 }
@@ -1397,8 +1652,18 @@ func shorten(s string, max int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
+	// Never cut a redaction marker in half: a reader must still see that
+	// a secret was there.
+	if i := strings.LastIndex(s[:cut], "["); i >= 0 && strings.HasPrefix(s[i:], redactedMarker) && i+len(redactedMarker) > cut {
+		cut = i
+	}
 	return strings.TrimRight(s[:cut], " ") + "…"
 }
+
+// redactedMarker is what the redactor (pkg/redact Token) leaves in place
+// of a secret. The extractor only ever sees redacted text; it keeps the
+// marker whole and never tries to recover what stood there.
+const redactedMarker = "[REDACTED_SECRET]"
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
 
@@ -1452,43 +1717,62 @@ var negativeRE = regexp.MustCompile(`(?i)(\b(doesn'?t|does not|don'?t|didn'?t|di
 
 func isNegative(s string) bool { return negativeRE.MatchString(s) }
 
-var preferenceRE = regexp.MustCompile(`(?i)\b(don'?t|do not|never|always|prefer|instead|rather than|please use|make sure|avoid|stop|no need|must|should)\b`)
-
+// Preference rule. A preference is a standing instruction about HOW to
+// work, not WHAT to do, and it only ever comes from a follow-up message (the
+// caller never passes the message that opens a task). A sentence of the
+// follow-up counts when it carries one of these markers:
+//
+//   - rule: "always …", "from now on …", "going forward …", "every time …";
+//   - ban: "never …", or "don't …", "do not …", "avoid …", "no need to …",
+//     "stop …ing" at the start of a clause ("no, don't …", "please don't …");
+//   - alternative: "prefer …", "… instead", "rather than …", "use X" at the
+//     start of a clause ("please use X", "Use the su directive").
+//
+// Questions never count. A correction (a follow-up pushing back on the
+// agent's work) is marked as such, but "it still fails" alone is no
+// preference: the failures list already carries it.
 var (
-	avoidRE   = regexp.MustCompile(`(?i)\b(don'?t|do not|never|avoid|stop|no need)\b`)
-	defaultRE = regexp.MustCompile(`(?i)\b(always|make sure|must|should)\b`)
+	prefRuleRE = regexp.MustCompile(`(?i)\b(always|from now on|going forward|from here on|every time|each time|in (the )?future)\b`)
+	prefBanRE  = regexp.MustCompile(`(?i)\bnever\b|(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|avoid|no need to|stop \w+ing)\b`)
+	prefAltRE  = regexp.MustCompile(`(?i)\b(prefer|preferably|instead|rather than)\b|(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|just|and|but|then|only|always)\s+)use\b`)
 )
 
-// preferenceSignal turns a human message into an evidence → implication
-// bullet when it states a preference or corrects the agent.
+// preferenceSignal turns a follow-up message into an evidence → implication
+// bullet when it states a preference (see the rule above); "" otherwise.
 func preferenceSignal(text string, correction bool) string {
 	var picked []string
+	var rule, ban, alt bool
 	for _, s := range sentences(text) {
-		if preferenceRE.MatchString(s) || (correction && isNegative(s)) {
+		if strings.HasSuffix(s, "?") {
+			continue
+		}
+		r, b, a := prefRuleRE.MatchString(s), prefBanRE.MatchString(s), prefAltRE.MatchString(s)
+		if r || b || a {
+			// Markers are matched per sentence: "^use" must see the
+			// sentence start, not a point inside the joined evidence.
+			rule, ban, alt = rule || r, ban || b, alt || a
 			picked = append(picked, s)
 			if len(picked) == 2 {
 				break
 			}
 		}
 	}
-	if len(picked) == 0 {
+	if !rule && !ban && !alt {
 		return ""
 	}
 	ev := quote(shorten(strings.Join(picked, " "), 220))
 	if correction {
 		ev += " (correcting the agent's work)"
 	}
-	switch joined := strings.Join(picked, " "); {
-	case preferenceRE.MatchString(joined) && strings.Contains(strings.ToLower(joined), "instead"),
-		strings.Contains(strings.ToLower(joined), "prefer"), strings.Contains(strings.ToLower(joined), "please use"),
-		strings.Contains(strings.ToLower(joined), "rather than"):
+	switch {
+	case alt && ban:
+		return ev + " -> use the alternative the user named, not the one they ruled out, in similar work."
+	case alt:
 		return ev + " -> use the alternative the user named in similar work."
-	case avoidRE.MatchString(joined):
+	case ban:
 		return ev + " -> avoid this in similar work unless the user asks otherwise."
-	case defaultRE.MatchString(joined):
-		return ev + " -> treat this as a requirement for similar work in this project."
 	default:
-		return ev + " -> the previous attempt missed what the user wanted; settle this point first next time."
+		return ev + " -> treat this as a standing requirement for work in this project."
 	}
 }
 
@@ -1692,23 +1976,56 @@ var checkWords = map[string]bool{
 	"tox": true, "nox": true, "golangci": true, "staticcheck": true, "pyright": true, "verify": true,
 }
 
-// isCheck reports commands whose success says the work is right: tests,
-// builds, linters, type checkers.
-func isCheck(cmd string) bool {
-	f := commandCore(cmd)
-	for i, w := range f {
+// purposeWords sort check commands by what they verify, so that two
+// different commands for the same job count as alternatives: "golangci-lint
+// run", "go vet" and "make lint" are all lint.
+var purposeWords = map[string]string{
+	"test": "test", "tests": "test", "pytest": "test", "jest": "test", "vitest": "test", "mocha": "test",
+	"rspec": "test", "phpunit": "test", "ctest": "test", "tox": "test", "nox": "test", "unittest": "test",
+	"lint": "lint", "vet": "lint", "eslint": "lint", "ruff": "lint", "clippy": "lint", "golangci": "lint",
+	"staticcheck": "lint", "flake8": "lint", "pylint": "lint", "shellcheck": "lint",
+	"tsc": "type-check", "mypy": "type-check", "pyright": "type-check", "typecheck": "type-check",
+	"build": "build", "compile": "build", "make": "build",
+}
+
+// checkPurpose names what a check command verifies (test, lint,
+// type-check, build), "check" when its words say nothing more. The most
+// specific purpose wins: "make lint" is lint, a bare "make" is build.
+func checkPurpose(cmd string) string {
+	found := map[string]bool{}
+	for _, part := range checkParts(cmd) {
+		if p := purposeWords[part]; p != "" {
+			found[p] = true
+		}
+	}
+	for _, p := range purposeOrder {
+		if found[p] {
+			return p
+		}
+	}
+	return "check"
+}
+
+// checkParts splits the first words of a command (before any pipe or
+// chain) into lowercase alphanumeric parts: "golangci-lint run" gives
+// golangci, lint, run.
+func checkParts(cmd string) []string {
+	var out []string
+	for i, w := range commandCore(cmd) {
 		if i > 3 || strings.ContainsAny(w, "|;&") {
 			break
 		}
-		for _, part := range strings.FieldsFunc(strings.ToLower(path.Base(w)), func(r rune) bool {
+		out = append(out, strings.FieldsFunc(strings.ToLower(path.Base(w)), func(r rune) bool {
 			return !(unicode.IsLetter(r) || unicode.IsDigit(r))
-		}) {
-			if checkWords[part] {
-				return true
-			}
-		}
+		})...)
 	}
-	return false
+	return out
+}
+
+// isCheck reports commands whose success says the work is right: tests,
+// builds, linters, type checkers.
+func isCheck(cmd string) bool {
+	return slices.ContainsFunc(checkParts(cmd), func(p string) bool { return checkWords[p] })
 }
 
 type pathOp struct{ path, op string }

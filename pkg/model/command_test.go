@@ -122,7 +122,7 @@ func TestCommandFailures(t *testing.T) {
 		{
 			name:    "answer breaks schema",
 			body:    "cat >/dev/null\necho '{\"rollout_summary\":\"s\"}'\n",
-			wantErr: []string{"answer does not match schema", "missing properties"},
+			wantErr: []string{"answer does not match schema", "missing property 'raw_memory'"},
 			answer:  true,
 		},
 		{

@@ -7,47 +7,39 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ErrSchemaMismatch is wrapped by errors from ValidateJSON (and therefore by
 // the AnswerError of Call) when the answer breaks the schema.
 var ErrSchemaMismatch = errors.New("answer does not match schema")
 
-// compiled caches compiled schemas by their text: a run makes many calls
+// compiled caches parsed schemas by their text: a run makes many calls
 // with the same one or two schemas.
-var compiled sync.Map // string → *jsonschema.Schema
+var compiled sync.Map // string → *schemaNode
 
-// noLoader refuses every external $ref: request schemas are self-contained,
-// and validation must not read files or the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema reference %s not allowed", url)
-}
-
-func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+// compileSchema parses a request schema. Only the keywords structured
+// outputs use are supported; any other keyword (and every $ref) makes the
+// schema invalid, so nothing is ever accepted unchecked.
+//
+// memctl validates with this small checker instead of a general JSON Schema
+// library because every memctl process, summary and cite included, pays the
+// start-up cost of every package linked into the binary, and a full
+// validator compiles its meta-schemas at start-up.
+func compileSchema(schema json.RawMessage) (*schemaNode, error) {
 	key := string(schema)
 	if s, ok := compiled.Load(key); ok {
-		return s.(*jsonschema.Schema), nil
+		return s.(*schemaNode), nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
+	var raw any
+	if err := json.Unmarshal(schema, &raw); err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	const loc = "memctl:///request-schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("invalid schema: %w", err)
-	}
-	s, err := c.Compile(loc)
+	n, err := parseSchemaNode(raw, "#")
 	if err != nil {
 		return nil, fmt.Errorf("invalid schema: %w", err)
 	}
-	compiled.Store(key, s)
-	return s, nil
+	compiled.Store(key, n)
+	return n, nil
 }
 
 // ValidateJSON checks answer against the JSON schema. The error wraps
@@ -60,51 +52,18 @@ func ValidateJSON(schema json.RawMessage, answer []byte) error {
 	if err != nil {
 		return err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(answer))
-	if err != nil {
+	var inst any
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	dec.UseNumber()
+	if err := dec.Decode(&inst); err != nil {
 		return fmt.Errorf("answer is not valid JSON: %w", err)
 	}
-	err = s.Validate(inst)
-	if err == nil {
+	var problems []string
+	s.validate(inst, "", &problems)
+	if len(problems) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fmt.Errorf("%w: %v", ErrSchemaMismatch, err)
-	}
-	return fmt.Errorf("%w: %s", ErrSchemaMismatch, describeValidation(ve))
-}
-
-// describeValidation flattens the validator's error tree into the leaf
-// failures, each as "at <instance pointer>: <rule broken>".
-func describeValidation(ve *jsonschema.ValidationError) string {
-	out := ve.BasicOutput()
-	var parts []string
-	seen := map[string]bool{}
-	add := func(u jsonschema.OutputUnit) {
-		if u.Error == nil {
-			return
-		}
-		loc := u.InstanceLocation
-		if loc == "" {
-			loc = "/"
-		}
-		msg := fmt.Sprintf("at %s: %s", loc, u.Error.String())
-		if !seen[msg] {
-			seen[msg] = true
-			parts = append(parts, msg)
-		}
-	}
-	for _, u := range out.Errors {
-		add(u)
-	}
-	if len(parts) == 0 {
-		add(*out)
-	}
-	if len(parts) == 0 {
-		return strings.TrimSpace(ve.Error())
-	}
-	return strings.Join(parts, "; ")
+	return fmt.Errorf("%w: %s", ErrSchemaMismatch, strings.Join(problems, "; "))
 }
 
 // schemaObject decodes a request schema for the SDKs, which take it as a

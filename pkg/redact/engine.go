@@ -179,7 +179,7 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 				return out, true
 			}
 			le := lineEnd(u, i)
-			if m := pemEndRe.FindIndex(u[i:le]); m != nil {
+			if m := pemEndRe().FindIndex(u[i:le]); m != nil {
 				i += m[1]
 				e.inPEM, e.owedNL = false, false
 				changed = true
@@ -242,9 +242,9 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 // lines: no END marker after it on its line, and nothing but key material up to the
 // newline. It returns the marker's start and end.
 func openPEM(u []byte) (start, end int) {
-	for _, m := range pemBeginRe.FindAllIndex(u, -1) {
+	for _, m := range pemBeginRe().FindAllIndex(u, -1) {
 		rest := u[m[1]:lineEnd(u, m[1])]
-		if !pemEndRe.Match(rest) && isPEMBody(rest) {
+		if !pemEndRe().Match(rest) && isPEMBody(rest) {
 			return m[0], m[1]
 		}
 	}
@@ -303,7 +303,7 @@ func openAssignment(u []byte) bool {
 		return false
 	}
 	from := max(0, n-32)
-	loc := assignKeyRe.FindIndex(u[from:n])
+	loc := assignKeyRe().FindIndex(u[from:n])
 	if loc == nil {
 		return false
 	}
@@ -372,7 +372,7 @@ func indexFold(b []byte, lit string) int {
 // applyRules runs every rule with a hit (or an exotic line) over u, in order.
 func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) []byte {
 	for ri, ru := range r.rules {
-		if ru.re == nil {
+		if !ru.hasRegexp() {
 			continue
 		}
 		bit := uint64(1) << uint(ri)
@@ -413,7 +413,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 		if !boundaryOK(ru.before, u, h.pos) {
 			continue
 		}
-		loc := ru.are.FindSubmatchIndex(u[h.pos:])
+		loc := ru.are().FindSubmatchIndex(u[h.pos:])
 		if loc == nil {
 			continue
 		}
@@ -477,7 +477,7 @@ func (ru *rule) scanAll(u []byte) ([]byte, bool) {
 	var out []byte
 	last, pos, n := 0, 0, 0
 	for pos <= len(u) {
-		loc := ru.re.FindSubmatchIndex(u[pos:])
+		loc := ru.re().FindSubmatchIndex(u[pos:])
 		if loc == nil {
 			break
 		}
@@ -511,7 +511,7 @@ func (ru *rule) scanAll(u []byte) ([]byte, bool) {
 // matched value is a placeholder that should stay.
 func (ru *rule) replacement(u []byte, loc []int) ([]byte, bool) {
 	if ru.tmpl != "" {
-		return ru.re.Expand(nil, []byte(ru.tmpl), u, loc), true
+		return ru.re().Expand(nil, []byte(ru.tmpl), u, loc), true
 	}
 	s, e := loc[2*ru.group], loc[2*ru.group+1]
 	if s < 0 {

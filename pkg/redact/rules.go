@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The rule table. Order matters: rules run pass by pass on the output of the previous
@@ -209,7 +210,7 @@ var memctlSpecs = []spec{
 			"secret_access", "secret-access", "secretaccess",
 		},
 		fold: true, before: alnumBefore,
-		pattern: `(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		pattern: `(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
 		group:   2,
 	},
 	{
@@ -234,12 +235,12 @@ var memctlSpecs = []spec{
 		// secret_name do not count; then an optional closing quote (JSON, also \"-escaped),
 		// '=' or ':', an optional opening quote, and a value of at least 8 characters.
 		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
-			`((?:[_-]?key)?\\?["']?[ \t]*[:=][ \t]*\\?["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+			`((?:[_-]?key)?\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
 		group:            2,
 		keepPlaceholders: true,
 	},
 	{
-		name: "cli_flag", family: ".env / YAML / JSON secret assignment",
+		name: "cli_flag", family: "secret passed as a command-line flag",
 		example: "--password s3cretpass, --token=…",
 		anchors: []string{
 			"--password", "--passwd", "--token", "--api-key", "--apikey", "--secret",
@@ -285,17 +286,22 @@ var structuralSpecs = []spec{
 }
 
 // The tags are also recognised in the \u003c…\u003e form that Go's encoding/json
-// writes, since transcripts are JSON Lines.
+// writes, since transcripts are JSON Lines, and escaped twice, as they appear
+// inside a JSON string that is itself a JSON value (tool call arguments).
 var (
-	openTags  = []string{"<private>", `\u003cprivate\u003e`}
-	closeTags = []string{"</private>", `\u003c/private\u003e`}
+	openTags  = []string{"<private>", `\u003cprivate\u003e`, `\\u003cprivate\\u003e`}
+	closeTags = []string{"</private>", `\u003c/private\u003e`, `\\u003c/private\\u003e`}
 )
 
 // rule is a compiled spec.
 type rule struct {
 	spec
-	re  *regexp.Regexp // unanchored, for scanning a whole line
-	are *regexp.Regexp // anchored at the start, for matching at an anchor hit
+	// The regular expressions are compiled on first use: a rule whose
+	// anchors never occur costs nothing, and memctl summary, which redacts
+	// on every agent turn, starts without compiling the whole rule set.
+	once sync.Once
+	reC  *regexp.Regexp // unanchored, for scanning a whole line
+	areC *regexp.Regexp // anchored at the start, for matching at an anchor hit
 	// exotic is set for case-folding rules whose keywords contain k or s: Unicode case
 	// folding maps U+212A KELVIN SIGN to k and U+017F LONG S to s, which the ASCII
 	// anchor scan cannot see, so lines containing those runes are scanned in full.
@@ -304,10 +310,6 @@ type rule struct {
 
 func compile(s spec) *rule {
 	r := &rule{spec: s}
-	if s.pattern != "" {
-		r.re = regexp.MustCompile(s.pattern)
-		r.are = regexp.MustCompile(`^(?:` + s.pattern + `)`)
-	}
 	if s.fold && s.kind == kindAnchored {
 		for _, a := range s.anchors {
 			if strings.ContainsAny(strings.ToLower(a), "ks") {
@@ -317,6 +319,22 @@ func compile(s spec) *rule {
 	}
 	return r
 }
+
+// hasRegexp reports whether the rule matches with a regular expression.
+func (r *rule) hasRegexp() bool { return r.pattern != "" }
+
+func (r *rule) compileRegexps() {
+	r.once.Do(func() {
+		r.reC = regexp.MustCompile(r.pattern)
+		r.areC = regexp.MustCompile(`^(?:` + r.pattern + `)`)
+	})
+}
+
+// re is the unanchored expression.
+func (r *rule) re() *regexp.Regexp { r.compileRegexps(); return r.reC }
+
+// are is the expression anchored at the start.
+func (r *rule) are() *regexp.Regexp { r.compileRegexps(); return r.areC }
 
 func compileAll(specs ...[]spec) []*rule {
 	var out []*rule
@@ -332,11 +350,11 @@ var (
 	builtinRules = compileAll(structuralSpecs, codexSpecs, memctlSpecs)
 	codexRules   = builtinRules[len(structuralSpecs) : len(structuralSpecs)+len(codexSpecs)]
 
-	pemBeginRe = regexp.MustCompile(pemBeginPat)
-	pemEndRe   = regexp.MustCompile(pemEndPat)
+	pemBeginRe = lazyRegexp(pemBeginPat)
+	pemEndRe   = lazyRegexp(pemEndPat)
 	// assignKeyRe recognises Codex's assignment keyword at the end of a line, for
 	// joining "password:\n  value" into one unit the way Codex's \s* would.
-	assignKeyRe = regexp.MustCompile(`(?i)(?:api[_-]?key|token|secret|password)$`)
+	assignKeyRe = lazyRegexp(`(?i)(?:api[_-]?key|token|secret|password)$`)
 )
 
 // Rule describes one built-in redaction rule.
@@ -357,7 +375,7 @@ func Rules() []Rule {
 
 // codeRefRe matches values that are code, not secrets: dotted references such as
 // config.apiKey or process.env.API_TOKEN, and environment variable names in capitals.
-var codeRefRe = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
+var codeRefRe = lazyRegexp(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
 
 // isPlaceholder reports whether a matched value is a stand-in rather than a secret:
 // shell or template references, angle-bracket placeholders, masks, earlier redactions.
@@ -369,7 +387,7 @@ func isPlaceholder(v []byte) bool {
 	case '$', '%', '<', '{', '[':
 		return true
 	}
-	if strings.Contains(string(v), "REDACTED") || codeRefRe.Match(v) {
+	if strings.Contains(string(v), "REDACTED") || codeRefRe().Match(v) {
 		return true
 	}
 	switch strings.ToLower(string(v)) {
@@ -385,4 +403,9 @@ func isPlaceholder(v []byte) bool {
 		}
 	}
 	return same
+}
+
+// lazyRegexp compiles an expression on first use.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -26,6 +26,9 @@ type Store interface {
 type Options struct {
 	Sources []sessions.Source
 	Policy  store.UpsertPolicy
+	// Redact scrubs what the index keeps of the transcript text (the
+	// preview); nil keeps it as is.
+	Redact func(string) string
 	// Progress, when set, is called after each file (for a progress display).
 	Progress func(done int)
 }
@@ -59,7 +62,7 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 	for _, src := range opts.Sources {
 		err := sessions.Discover(ctx, src, func(f sessions.File) error {
 			res.Scanned++
-			if err := indexFile(ctx, st, opts.Policy, known, f, &res); err != nil {
+			if err := indexFile(ctx, st, opts, known, f, &res); err != nil {
 				return err
 			}
 			if opts.Progress != nil {
@@ -75,7 +78,7 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 	return res, nil
 }
 
-func indexFile(ctx context.Context, st Store, policy store.UpsertPolicy, known map[string]store.FileState, f sessions.File, res *Result) error {
+func indexFile(ctx context.Context, st Store, opts Options, known map[string]store.FileState, f sessions.File, res *Result) error {
 	mtime := f.ModTime.UnixNano()
 	prev, seen := known[f.Path]
 	if seen && prev.Size == f.Size && prev.MtimeNs == mtime {
@@ -109,8 +112,11 @@ func indexFile(ctx context.Context, st Store, policy store.UpsertPolicy, known m
 		}
 		return nil
 	}
+	if opts.Redact != nil {
+		meta.Preview = opts.Redact(meta.Preview)
+	}
 	t := threadRow(meta, f, fp, len(problems))
-	r, err := st.UpsertThread(ctx, t, policy)
+	r, err := st.UpsertThread(ctx, t, opts.Policy)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", f.Path, err)
 	}

@@ -1,4 +1,4 @@
-package cmd
+package main
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/memctl/memctl/cmd"
 )
 
 // TestGeneratedDocsAreCurrent regenerates the CLI reference and man pages
@@ -14,10 +16,10 @@ import (
 func TestGeneratedDocsAreCurrent(t *testing.T) {
 	tmp := t.TempDir()
 	md, man := filepath.Join(tmp, "cli"), filepath.Join(tmp, "man")
-	if err := GenerateDocs(NewRootForDocs(), md, man); err != nil {
+	if err := generate(cmd.NewRootForDocs(), md, man); err != nil {
 		t.Fatal(err)
 	}
-	for _, pair := range [][2]string{{md, "../docs/cli"}, {man, "../docs/man"}} {
+	for _, pair := range [][2]string{{md, "../../docs/cli"}, {man, "../../docs/man"}} {
 		got, want := pair[0], pair[1]
 		if os.Getenv("MEMCTL_UPDATE") != "" {
 			os.RemoveAll(want)
@@ -27,7 +29,7 @@ func TestGeneratedDocsAreCurrent(t *testing.T) {
 			continue
 		}
 		if diff := compareDirs(got, want); diff != "" {
-			t.Errorf("%s is stale (%s): run MEMCTL_UPDATE=1 go test ./cmd -run TestGeneratedDocsAreCurrent", want, diff)
+			t.Errorf("%s is stale (%s): run MEMCTL_UPDATE=1 go test ./internal/gendocs", want, diff)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/memctl/memctl/pkg/hooks"
 	"github.com/memctl/memctl/pkg/inject"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +68,7 @@ The reply streams through: text is printed as it arrives.
 					in = fh
 				}
 			case "claude":
-				reply, err := inject.ClaudeStopReply(f.IO.In)
+				reply, err := hooks.ClaudeStopReply(f.IO.In)
 				if err != nil {
 					return err
 				}
@@ -76,7 +77,7 @@ The reply streams through: text is printed as it arrives.
 				if len(args) != 1 {
 					return FlagErrorf("--hook codex needs the notify JSON as its argument")
 				}
-				reply, err := inject.CodexNotifyReply(args[0])
+				reply, err := hooks.CodexNotifyReply(args[0])
 				if err != nil {
 					return err
 				}

@@ -817,3 +817,185 @@ func TestCommandProviderRefusesHugeAnswer(t *testing.T) {
 		t.Errorf("the 20 MB answer was stored as a raw memory")
 	}
 }
+
+// TestAgentConsolidatorSymlinks lets an agent consolidator leave symbolic
+// links to things outside the memory folder: next to the artifacts, in
+// place of memory_summary.md, in place of skills/. Each run fails, the
+// link targets are untouched, and the previous artifacts are back.
+func TestAgentConsolidatorSymlinks(t *testing.T) {
+	tests := []struct {
+		name, script string
+	}{
+		{"extra link", `ln -s "$OUTSIDE/target.md" notes-link.md`},
+		{"summary replaced by a link", `rm -f memory_summary.md; ln -s "$OUTSIDE/target.md" memory_summary.md`},
+		{"MEMORY.md replaced by a link", `rm -f MEMORY.md; ln -s "$OUTSIDE/target.md" MEMORY.md`},
+		{"skills replaced by a link", `rm -rf skills; ln -s "$OUTSIDE/dir" skills`},
+		{"link inside rollout_summaries", `ln -s "$OUTSIDE/target.md" rollout_summaries/zz.md`},
+		{"link to a directory", `ln -s "$OUTSIDE/dir" extensions/escape`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home := filepath.Join(dir, "home")
+			src := filepath.Join(dir, "transcripts")
+			outside := filepath.Join(dir, "outside")
+			os.MkdirAll(filepath.Join(outside, "dir"), 0o700)
+			target := filepath.Join(outside, "target.md")
+			const targetText = "the user's own file; memctl must never write here\n"
+			os.WriteFile(target, []byte(targetText), 0o644)
+			os.WriteFile(filepath.Join(outside, "dir", "keep.md"), []byte("keep\n"), 0o644)
+			writeJSONLThreads(t, src, 3, time.Now().Add(-24*time.Hour))
+
+			// The agent writes valid artifacts, then leaves its links, so
+			// only the links can fail the run. (An agent writing through
+			// a link itself is beyond what memctl can stop: that is the
+			// agent sandbox's job.)
+			agent := filepath.Join(dir, "agent.sh")
+			script := `#!/bin/sh
+cat >/dev/null
+mkdir -p skills/agent-skill
+printf '# Memory\n\nRewritten by the agent.\n' > MEMORY.md
+printf "v1\n\n## What's in Memory\n\n- rewritten by the agent\n" > memory_summary.md
+printf 'agent skill\n' > skills/agent-skill/SKILL.md
+` + tt.script + "\n"
+			os.WriteFile(agent, []byte(script), 0o700)
+			cfgPath := filepath.Join(dir, "config.toml")
+			cfg := fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[consolidation]\nmode = \"heuristic\"\nagent_command = [\"/bin/sh\", %q]\nagent_timeout = \"60s\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", agent, src)
+			os.WriteFile(cfgPath, []byte(cfg), 0o600)
+			env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath, "OUTSIDE=" + outside}
+			if out, errOut, code := runCLI(t, env, "", "run", "--all"); code != 0 {
+				t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+			}
+			root := filepath.Join(home, "memories")
+			read := func(rel string) string {
+				b, _ := os.ReadFile(filepath.Join(root, rel))
+				return string(b)
+			}
+			prevMemory, prevSummary := read("MEMORY.md"), read("memory_summary.md")
+			if prevMemory == "" || !strings.HasPrefix(prevSummary, "v1\n") {
+				t.Fatalf("no previous artifacts:\n%s\n%s", prevMemory, prevSummary)
+			}
+			outsideBefore := listTree(t, outside)
+
+			// A note is a change, so the agent really runs.
+			if _, errOut, code := runCLI(t, env, "", "note", "add", "--slug", "agent-test", "remember the symlink test"); code != 0 {
+				t.Fatalf("note add: %s", errOut)
+			}
+			stdout, stderr, code := runCLI(t, env, "", "consolidate", "--mode", "agent", "--force", "--json")
+			var res struct {
+				Status string `json:"status"`
+				Error  string `json:"error"`
+			}
+			json.Unmarshal([]byte(stdout), &res)
+			// The reason is in the result document (CLI.md) or, as the
+			// command is written today, only in the error on stderr.
+			if code != ExitError || !strings.Contains(res.Status+stderr, "failed_invalid_artifacts") || !strings.Contains(res.Error+stderr, "symbolic link") {
+				t.Errorf("consolidate: exit %d, status %q; want %d and failed_invalid_artifacts naming the links\n%s\n%s", code, res.Status, ExitError, stdout, stderr)
+			}
+			if b, _ := os.ReadFile(target); string(b) != targetText {
+				t.Errorf("the link target outside the folder changed: %q", b)
+			}
+			if after := listTree(t, outside); fmt.Sprint(after) != fmt.Sprint(outsideBefore) {
+				t.Errorf("the folder outside changed:\nbefore %v\nafter  %v", outsideBefore, after)
+			}
+			if got := read("MEMORY.md"); got != prevMemory {
+				t.Errorf("MEMORY.md not restored:\n%s", got)
+			}
+			if got := read("memory_summary.md"); got != prevSummary {
+				t.Errorf("memory_summary.md not restored:\n%s", got)
+			}
+			if _, err := os.Lstat(filepath.Join(root, "skills", "agent-skill", "SKILL.md")); err == nil {
+				t.Errorf("the failed run's skill was kept")
+			}
+			if ents, err := os.ReadDir(filepath.Join(root, "skills", "agent-skill")); err == nil {
+				t.Logf("the failed run left skills/agent-skill/ behind with %d entries", len(ents))
+			}
+			filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					t.Errorf("symlink %s left in the memory folder", p)
+				}
+				return nil
+			})
+			// summary serves the previous memory, not the outside file.
+			out, _, _ := runCLI(t, env, "", "summary", "--raw")
+			if out != prevSummary {
+				t.Errorf("summary --raw after the failed run:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestSymlinkedMemoryRootIsRefused: a memory folder that is a link to
+// somewhere else is never written through.
+func TestSymlinkedMemoryRootIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	src := filepath.Join(dir, "transcripts")
+	elsewhere := filepath.Join(dir, "elsewhere")
+	os.MkdirAll(elsewhere, 0o700)
+	os.MkdirAll(home, 0o700)
+	os.WriteFile(filepath.Join(elsewhere, "MEMORY.md"), []byte("not memctl's\n"), 0o600)
+	if err := os.Symlink(elsewhere, filepath.Join(home, "memories")); err != nil {
+		t.Fatal(err)
+	}
+	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
+	cfgPath := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfgPath, []byte(fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", src)), 0o600)
+	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
+	before := listTree(t, elsewhere)
+	for _, args := range [][]string{{"run", "--all"}, {"consolidate", "--force"}, {"note", "add", "--slug", "x", "text"}, {"clear", "--yes"}} {
+		_, stderr, code := runCLI(t, env, "", args...)
+		if code == 0 {
+			t.Errorf("memctl %s: exit 0 through a symlinked memory folder", strings.Join(args, " "))
+		}
+		if !strings.Contains(stderr, "symbolic link") && !strings.Contains(stderr, "symlink") {
+			t.Errorf("memctl %s: stderr does not say why:\n%s", strings.Join(args, " "), stderr)
+		}
+	}
+	if after := listTree(t, elsewhere); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the link target changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestConsolidateJSONReportsFailure: CLI.md promises a --json result whose
+// status is the failed_… reason; a failing consolidator must still print
+// it (and exit 1), for consolidate as for run.
+func TestConsolidateJSONReportsFailure(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "transcripts")
+	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
+	agent := filepath.Join(dir, "agent.sh")
+	os.WriteFile(agent, []byte("#!/bin/sh\ncat >/dev/null\necho 'agent gave up' >&2\nexit 4\n"), 0o700)
+	cfgPath := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfgPath, []byte(fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[consolidation]\nmode = \"agent\"\nagent_command = [\"/bin/sh\", %q]\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", agent, src)), 0o600)
+	for _, args := range [][]string{{"consolidate", "--json"}, {"run", "--all", "--json"}} {
+		t.Run(args[0], func(t *testing.T) {
+			env := []string{"MEMCTL_HOME=" + filepath.Join(dir, "home-"+args[0]), "MEMCTL_CONFIG=" + cfgPath}
+			if args[0] == "consolidate" {
+				if _, errOut, code := runCLI(t, env, "", "extract", "--all"); code != 0 {
+					t.Fatalf("extract: %s", errOut)
+				}
+			}
+			stdout, stderr, code := runCLI(t, env, "", args...)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d\n%s", code, ExitError, stderr)
+			}
+			var res struct {
+				Status      string `json:"status"`
+				Consolidate *struct {
+					Status string `json:"status"`
+				} `json:"consolidate"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+				t.Fatalf("no JSON result on stdout (%v):\nstdout: %q\nstderr: %s", err, stdout, stderr)
+			}
+			status := res.Status
+			if res.Consolidate != nil {
+				status = res.Consolidate.Status
+			}
+			if status != "failed_agent" {
+				t.Errorf("status %q, want failed_agent\n%s", status, stdout)
+			}
+		})
+	}
+}

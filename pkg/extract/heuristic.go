@@ -24,8 +24,9 @@ import (
 //
 // Task splitting rule: a human message opens a new task when the current
 // task already has an assistant answer after its last human message, the
-// message has at least two meaningful words, it is not a correction or a
-// continuation ("also …", "now …", "what about …", "it still fails"), and it
+// message has at least two meaningful words, it is not a correction, a
+// continuation ("also …", "now …", "what about …", "it still fails") or a
+// standing instruction ("from now on …", "always …", "never …"), and it
 // shares no meaningful word with the current task (its human words and the
 // names of the files it touched). Everything else is a follow-up of the
 // current task. After maxTasks tasks, new requests become follow-ups of the
@@ -338,11 +339,16 @@ func (h *HeuristicExtractor) human(e sessions.Event) {
 
 var continuationRE = regexp.MustCompile(`(?i)^(also|and|now|then|but|still|ok|okay|great|thanks|thank you|it|it's|its|that|this|these|those|same|again|what about|how about|tell me more|more|why|yes|no|nope|wait|instead|actually|hmm|plus|next|continue|go on|do it|try|i think|i believe|looks like|seems|don'?t|do not|please don'?t)\b`)
 
+// standingStartRE matches a message that opens with a standing
+// instruction: it says how to go on working, so it never opens a task (and
+// thereby stays eligible as a preference).
+var standingStartRE = regexp.MustCompile(`(?i)^(from now on|going forward|from here on|in (the )?future|always|never|avoid|prefer|please use|stop \w+ing)\b`)
+
 func (h *HeuristicExtractor) startsNewTask(cur *task, text string, words []string, negative bool) bool {
 	if len(h.tasks) >= maxTasks || !cur.answered || negative || len(words) < 2 {
 		return false
 	}
-	if continuationRE.MatchString(text) {
+	if continuationRE.MatchString(text) || standingStartRE.MatchString(text) {
 		return false
 	}
 	for _, w := range words {

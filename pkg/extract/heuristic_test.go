@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/pkg/redact"
 	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -694,5 +695,313 @@ func TestHeuristicRealFixtures(t *testing.T) {
 				golden(t, "real_"+tt.name+"."+v, dumpOutput(out))
 			}
 		})
+	}
+}
+
+// section returns the items of one titled list of the first task block of
+// a raw memory, joined by newlines.
+func section(raw, title string) string {
+	_, rest, ok := strings.Cut(raw, "\n"+title+"\n")
+	if !ok {
+		return ""
+	}
+	end := strings.Index(rest, "\n\n")
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
+}
+
+// TestPreferenceSignals: a preference is a standing instruction about how
+// to work, said after the request; the request itself never is one.
+func TestPreferenceSignals(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(*seq)
+		want  []string // substrings of the Preference signals list; nil means "- none"
+	}{
+		{"opening request with make sure", func(s *seq) {
+			s.human("Set up daily rotation for /var/log/nginx/*.log, keep 14 days, and make sure nginx reopens its logs.").final("Done.")
+		}, nil},
+		{"opening request with always and never", func(s *seq) {
+			s.human("Migrate the build to pnpm; always pin versions and never touch the lockfile by hand.").final("Done.")
+		}, nil},
+		{"opening request of a second task", func(s *seq) {
+			s.human("show tools").final("shell").human("bump the docker image, always use alpine").final("Done.")
+		}, nil},
+		{"follow-up standing rule", func(s *seq) {
+			s.human("fix the rounding bug").final("Fixed.").
+				human("From now on always run `go test -race` for this repo, not plain go test. Thanks.").final("ok")
+		}, []string{"“From now on always run `go test -race` for this repo, not plain go test.” -> treat this as a standing requirement"}},
+		{"follow-up ban with an alternative in the next sentence", func(s *seq) {
+			s.human("set up logrotate for nginx").final("The dry run fails; chmod the directory?").
+				human("don't chmod /var/log/nginx, the shipper writes there. Use the su directive.").final("Done.")
+		}, []string{"“don't chmod /var/log/nginx, the shipper writes there. Use the su directive.” -> use the alternative the user named, not the one they ruled out"}},
+		{"follow-up ban", func(s *seq) {
+			s.human("write the report").final("Done.").human("please don't create separate documents").final("ok")
+		}, []string{"-> avoid this in similar work"}},
+		{"correction with an alternative", func(s *seq) {
+			s.human("add a --servings flag").final("Done, pytest passes.").human("no — please use `uv run pytest`, never bare pytest.").final("ok")
+		}, []string{"(correcting the agent's work) -> use the alternative the user named, not the one they ruled out"}},
+		{"correction without an instruction", func(s *seq) {
+			s.human("fix login").final("Fixed.").human("it still doesn't work, the page is blank").final("Adjusted.")
+		}, nil},
+		{"follow-up request is not a preference", func(s *seq) {
+			s.human("fix the parser").final("Fixed.").human("also add a test for empty input, make sure it covers unicode").final("ok")
+		}, nil},
+		{"question is not a preference", func(s *seq) {
+			s.human("fix the parser").final("Fixed.").human("should we always use tabs here?").final("No.")
+		}, nil},
+		{"stop as a task verb", func(s *seq) {
+			s.human("deploy the api").final("Deployed.").human("stop the old container").final("Stopped.")
+		}, nil},
+		{"stop doing something", func(s *seq) {
+			s.human("deploy the api").final("Deployed.").human("stop adding comments to every line").final("ok")
+		}, []string{"-> avoid this"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, claudeMeta("/x"), s.events)
+			var prefs []string
+			for _, task := range strings.Split(out.RawMemory, "\n### Task ")[1:] {
+				prefs = append(prefs, section(task, "Preference signals:"))
+			}
+			got := strings.Join(prefs, "\n")
+			if tt.want == nil {
+				if strings.Trim(strings.ReplaceAll(got, "- none", ""), "\n") != "" {
+					t.Errorf("want no preference, got:\n%s", got)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("preferences lack %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestReusableKnowledge: only validated facts; context goes to References.
+func TestReusableKnowledge(t *testing.T) {
+	meta := codexMeta("/home/dev/src/invoicer")
+	tests := []struct {
+		name   string
+		build  func(*seq)
+		want   []string // knowledge items, in order; nil means "- none"
+		refsIn []string // must be in References
+	}{
+		{"context only", func(s *seq) {
+			s.human("add a lint target").
+				call("p", "apply_patch", "", "*** Begin Patch\n*** Update File: Makefile\n*** End Patch").result("p", "ok", 0).
+				final("Added the lint target.")
+		}, nil, []string{"/home/dev/src/invoicer/Makefile (update)", "Final answer: “Added the lint target.”"}},
+		{"working test command", func(s *seq) {
+			s.human("fix the race").
+				call("a", "exec_command", "go test -race ./...", "").result("a", "ok", 0).
+				final("Fixed.")
+		}, []string{"- `go test -race ./...` passes and is the project's test command."}, nil},
+		{"latest run per purpose wins", func(s *seq) {
+			s.human("add the flag").
+				call("a", "Bash", "pytest -q", "").result("a", "8 passed", 0).
+				final("Done.").human("no — please use `uv run pytest`").
+				call("b", "Bash", "uv run pytest -q", "").result("b", "8 passed", 0).
+				call("c", "Bash", "npm run build", "").result("c", "ok", 0).
+				final("Done.")
+		}, []string{"- `uv run pytest -q` passes and is the project's test command.", "- `npm run build` passes and is the project's build command."}, nil},
+		{"targeted run is not the project's command", func(s *seq) {
+			s.human("fix TestA").
+				call("a", "exec_command", "go test ./pkg/x -run TestA", "").result("a", "ok", 0).
+				final("Fixed.")
+		}, []string{"- `go test ./pkg/x -run TestA` passes (a targeted test run, not the whole suite)."}, nil},
+		{"failing last run is no knowledge", func(s *seq) {
+			s.human("fix the build").
+				call("a", "exec_command", "go build ./...", "").result("a", "ok", 0).
+				call("b", "exec_command", "go build ./...", "").result("b", "main.go:3:1: syntax error", 1).
+				final("Still broken.")
+		}, nil, nil},
+		{"validator from a fixed non-check command", func(s *seq) {
+			s.human("rotate nginx logs").
+				call("a", "shell", "sudo logrotate -d /etc/logrotate.d/nginx", "").result("a", "error: insecure permissions", 1).
+				call("b", "edit_file", "", `{"path":"/etc/logrotate.d/nginx"}`).result("b", "ok", 0).
+				call("c", "shell", "sudo logrotate -d /etc/logrotate.d/nginx", "").result("c", "ok", 0).
+				final("Done.")
+		}, []string{"- `sudo logrotate -d /etc/logrotate.d/nginx` is the check for this kind of change (it failed before the fix and passed after it)."}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, meta, s.events)
+			got := section(out.RawMemory, "Reusable knowledge:")
+			want := "- none"
+			if tt.want != nil {
+				want = strings.Join(tt.want, "\n")
+			}
+			if got != want {
+				t.Errorf("knowledge:\n%s\nwant:\n%s", got, want)
+			}
+			for _, bad := range []string{"Work happened", "Files central", "Final answer", "/home/dev/src/invoicer"} {
+				if strings.Contains(got, bad) {
+					t.Errorf("knowledge holds context %q", bad)
+				}
+			}
+			refs := section(out.RawMemory, "References:")
+			for _, w := range tt.refsIn {
+				if !strings.Contains(refs, w) {
+					t.Errorf("references lack %q:\n%s", w, refs)
+				}
+			}
+		})
+	}
+}
+
+// TestCrossFamilyRecovery: a failure followed by a different passing
+// command for the same purpose, or worked around in a successful task, is
+// not reported as an open failure.
+func TestCrossFamilyRecovery(t *testing.T) {
+	makefile := "*** Begin Patch\n*** Update File: Makefile\n*** End Patch"
+	notFound := "bash: line 1: golangci-lint: command not found"
+	tests := []struct {
+		name      string
+		build     func(*seq)
+		failure   string // the whole Failures list
+		knowledge string // a substring of the knowledge list, "" to skip
+	}{
+		{"missing tool replaced through a make target", func(s *seq) {
+			s.human("add a make lint target").
+				call("a", "exec_command", "golangci-lint run ./...", "").result("a", notFound, 127).
+				call("b", "exec_command", "go vet ./...", "").result("b", "", 0).
+				call("p", "apply_patch", "", makefile).result("p", "ok", 0).
+				call("c", "exec_command", "make lint", "").result("c", "go vet ./...", 0).
+				final("Added the lint target.")
+		}, "- `golangci-lint` is not installed (command not found); used `go vet ./...` through `make lint` instead.",
+			"- `golangci-lint` is not installed here; `go vet ./...` through `make lint` is the lint step that works."},
+		{"missing tool replaced, runner file untouched", func(s *seq) {
+			s.human("lint the code").
+				call("a", "exec_command", "golangci-lint run ./...", "").result("a", notFound, 127).
+				call("b", "exec_command", "go vet ./...", "").result("b", "", 0).
+				call("c", "exec_command", "make lint", "").result("c", "", 0).
+				final("Lint is clean.")
+		}, "- `golangci-lint` is not installed (command not found); used `go vet ./...` and `make lint` instead.", ""},
+		{"failing linter replaced by the project's lint script", func(s *seq) {
+			s.human("lint the code").
+				call("a", "Bash", "npx eslint .", "").result("a", "Error: No ESLint configuration found", 2).
+				call("b", "Bash", "npm run lint", "").result("b", "ok", 0).
+				final("Lint passes.")
+		}, "- `npx eslint .` failed once (`Error: No ESLint configuration found`); used `npm run lint` instead for lint, which passed.",
+			"For lint, `npm run lint` passes here where `npx eslint .` failed."},
+		{"worked around, final answer names the tool", func(s *seq) {
+			s.human("add lint to CI").
+				call("a", "exec_command", "golangci-lint run ./...", "").result("a", notFound, 127).
+				call("b", "exec_command", "go test ./...", "").result("b", "ok", 0).
+				final("Done. golangci-lint is not installed here, so CI runs go vet only. Tests pass.")
+		}, "- `golangci-lint` is not installed (`golangci-lint run ./...`: command not found) and the task succeeded without it: “golangci-lint is not installed here, so CI runs go vet only.”",
+			"`go test ./...` passes and is the project's test command."},
+		{"another purpose passing is no replacement", func(s *seq) {
+			s.human("lint and test").
+				call("a", "exec_command", "go vet ./...", "").result("a", "x.go:3: unreachable code", 1).
+				call("b", "exec_command", "go test ./...", "").result("b", "ok", 0).
+				final("Tests pass.")
+		}, "- `go vet ./...` failed once (`x.go:3: unreachable code`) and was never rerun successfully; the task succeeded anyway, so check whether it matters before relying on it.", ""},
+		{"replacement before the latest failure does not count", func(s *seq) {
+			s.human("lint the code").
+				call("a", "exec_command", "golangci-lint run ./...", "").result("a", "x.go:1: bad", 1).
+				call("b", "exec_command", "go vet ./...", "").result("b", "", 0).
+				call("c", "exec_command", "golangci-lint run ./...", "").result("c", "x.go:1: bad", 1).
+				final("Lint still fails.")
+		}, "- `golangci-lint run ./...` still failed at the end with `x.go:1: bad`; start the next attempt from this error.", ""},
+		{"missing tool in a failed task", func(s *seq) {
+			s.human("lint the code").
+				call("a", "exec_command", "golangci-lint run ./...", "").result("a", notFound, 127).
+				final("I could not lint: golangci-lint is missing.")
+		}, "- `golangci-lint` is not installed (`golangci-lint run ./...`: command not found); install it or find the project's own command for this step before retrying.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, codexMeta("/w/invoicer"), s.events)
+			if got := section(out.RawMemory, "Failures and how to do differently:"); got != tt.failure {
+				t.Errorf("failures:\n%s\nwant:\n%s", got, tt.failure)
+			}
+			if know := section(out.RawMemory, "Reusable knowledge:"); !strings.Contains(know, tt.knowledge) {
+				t.Errorf("knowledge lacks %q:\n%s", tt.knowledge, know)
+			}
+		})
+	}
+}
+
+// TestRecoveryLine: a fixed failure names the command that passed (only
+// when it differs from the failing one) and what came in between.
+func TestRecoveryLine(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(*seq)
+		want  string
+	}{
+		{"same command after an edit", func(s *seq) {
+			s.human("fix rounding").
+				call("a", "exec_command", "go test ./...", "").result("a", "x_test.go:3: got 267, want 268", 1).
+				call("p", "apply_patch", "", "*** Begin Patch\n*** Update File: internal/money/round.go\n*** End Patch").result("p", "ok", 0).
+				call("b", "exec_command", "go test ./...", "").result("b", "ok", 0).
+				final("Fixed.")
+		}, "- `go test ./...` failed once (`x_test.go:3: got 267, want 268`), then passed after changes to internal/money/round.go; rerun it after similar changes before calling the task done."},
+		{"different command of the same family", func(s *seq) {
+			s.human("fix TestA").
+				call("a", "exec_command", "go test ./pkg/x -run TestA", "").result("a", "x_test.go:9: boom", 1).
+				call("p", "apply_patch", "", "*** Begin Patch\n*** Update File: pkg/x/x.go\n*** End Patch").result("p", "ok", 0).
+				call("b", "exec_command", "go test ./...", "").result("b", "ok", 0).
+				final("Fixed.")
+		}, "- `go test ./pkg/x -run TestA` failed once (`x_test.go:9: boom`), then `go test ./...` passed after changes to pkg/x/x.go; rerun it after similar changes before calling the task done."},
+		{"fixed by a command", func(s *seq) {
+			s.human("run the tests").
+				call("a", "Bash", "npm test", "").result("a", "Error: Cannot find module 'vitest'", 1).
+				call("b", "Bash", "npm install", "").result("b", "added 312 packages", 0).
+				call("c", "Bash", "npm test", "").result("c", "ok", 0).
+				final("Tests pass.")
+		}, "- `npm test` failed once (`Error: Cannot find module 'vitest'`), then passed after running `npm install`; rerun it after similar changes before calling the task done."},
+		{"nothing in between", func(s *seq) {
+			s.human("run the tests").
+				call("a", "Bash", "npm test", "").result("a", "Error: timeout", 1).
+				call("b", "Bash", "npm test", "").result("b", "ok", 0).
+				final("Tests pass.")
+		}, "- `npm test` failed once (`Error: timeout`), then passed on a rerun with nothing changed in between (flaky?); rerun it after similar changes before calling the task done."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &seq{}
+			tt.build(s)
+			out := Heuristic(V1, codexMeta("/w"), s.events)
+			if got := section(out.RawMemory, "Failures and how to do differently:"); got != tt.want {
+				t.Errorf("failures:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRedactionMarkersStayWhole: the extractor gets redacted text and must
+// hand the markers on intact, even where it shortens a long line.
+func TestRedactionMarkersStayWhole(t *testing.T) {
+	if redactedMarker != redact.Token {
+		t.Fatalf("marker %q differs from redact.Token %q", redactedMarker, redact.Token)
+	}
+	for pad := 130; pad < 160; pad++ {
+		cmd := "STRIPE_API_KEY=" + redactedMarker + " go test -race ./... " + strings.Repeat("x", pad) + " TOKEN=" + redactedMarker
+		s := &seq{}
+		s.human("run the tests with the key "+redactedMarker).
+			call("a", "exec_command", cmd, "").result("a", "auth failed for key "+redactedMarker, 1).
+			call("b", "exec_command", cmd, "").result("b", "ok", 0).
+			final("Passed with key " + redactedMarker + ".")
+		out := Heuristic(V1, codexMeta("/w"), s.events)
+		all := out.RawMemory + out.RolloutSummary
+		if !strings.Contains(all, redactedMarker) {
+			t.Fatal("no marker in the output")
+		}
+		if strings.Count(all, "[REDAC") != strings.Count(all, redactedMarker) {
+			t.Fatalf("pad %d: a marker was cut:\n%s", pad, all)
+		}
 	}
 }

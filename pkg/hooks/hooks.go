@@ -1,4 +1,7 @@
-package inject
+// Package hooks reads the last assistant reply out of the payloads agents
+// hand to their hook programs (Claude Code Stop hooks, Codex notify), so
+// `memctl cite --hook` can count citations without a wrapper script.
+package hooks
 
 import (
 	"encoding/json"

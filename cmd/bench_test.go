@@ -1,0 +1,84 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/redact"
+)
+
+// benchSummary is a v1 memory_summary.md of about 10 KB: the shape
+// consolidation writes, with many project sections in the index.
+func benchSummary() string {
+	var b strings.Builder
+	b.WriteString("v1\n\n## User Profile\n\nThe user works on Go services and their CI: SQLite stores, Docker images, GitHub Actions.\n\n")
+	b.WriteString("## User preferences\n\n- no cgo, ever: use modernc.org/sqlite\n- keep CI changes minimal and explain each line\n- fix root causes instead of adding retries\n\n")
+	b.WriteString("## General Tips\n\n- busy_timeout must go in the DSN because database/sql pools connections\n- copy go.mod and go.sum before the sources so dependency layers stay cached\n\n")
+	b.WriteString("## What's in Memory\n")
+	for i := 1; b.Len() < 10_000; i++ {
+		fmt.Fprintf(&b, "\n### /home/dev/src/service-%d\n\n#### 2026-07-%02d\n\n- build-cache-%d: docker, buildkit, go modules, cache mounts\n"+
+			"  - desc: cut the image build from 4 minutes to 50 seconds with cache mounts and a go.mod-first copy\n"+
+			"  - learnings: dependency layers survive code edits when go.mod is copied first\n", i, i%28+1, i)
+	}
+	return b.String()
+}
+
+// BenchmarkSummaryInProcess runs `memctl summary` inside the test process
+// on a home with a 10 KB summary: the command's own work (config, read,
+// cut, redact, print) without process start and package init, which
+// hyperfine measures in scripts/bench.sh. The sub-benchmarks split it.
+func BenchmarkSummaryInProcess(b *testing.B) {
+	home := b.TempDir()
+	root := filepath.Join(home, "memories")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	text := benchSummary()
+	if err := os.WriteFile(filepath.Join(root, "memory_summary.md"), []byte(text), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	env := map[string]string{"MEMCTL_HOME": home}
+	getenv := func(k string) string { return env[k] }
+
+	b.Run("command", func(b *testing.B) {
+		var out strings.Builder
+		for b.Loop() {
+			out.Reset()
+			ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}
+			if code := run([]string{"summary"}, ios, time.Now, getenv); code != 0 {
+				b.Fatalf("exit %d", code)
+			}
+		}
+		if out.Len() < len(text)/2 {
+			b.Fatalf("summary printed %d bytes", out.Len())
+		}
+	})
+	b.Run("inject", func(b *testing.B) {
+		for b.Loop() {
+			res, err := inject.Summary(root, "v1", inject.DefaultSummaryTokens, false, "")
+			if err != nil || !res.Injected {
+				b.Fatal(res, err)
+			}
+		}
+	})
+	b.Run("redact", func(b *testing.B) {
+		res, err := inject.Summary(root, "v1", inject.DefaultSummaryTokens, false, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(res.Text)))
+		for b.Loop() {
+			r, err := redact.New(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = r.String(res.Text)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -144,7 +143,7 @@ func firstLineOf(s string) string {
 	return ""
 }
 
-var wordRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.+#-]{2,}`)
+var wordRe = lazyRegexp(`[A-Za-z][A-Za-z0-9_.+#-]{2,}`)
 
 var stopWords = map[string]bool{
 	"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true,
@@ -158,7 +157,7 @@ var stopWords = map[string]bool{
 func fallbackKeywords(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range wordRe.FindAllString(text, -1) {
+	for _, w := range wordRe().FindAllString(text, -1) {
 		lw := strings.ToLower(strings.TrimRight(w, ".-"))
 		if stopWords[lw] || seen[lw] || len(lw) < 3 {
 			continue
@@ -172,7 +171,7 @@ func fallbackKeywords(text string) []string {
 	return out
 }
 
-var prefNoteRe = regexp.MustCompile(`(?i)\b(prefers?|preferred|always|never|don't|do not|avoid|please|i like|i want|i'd like|use)\b`)
+var prefNoteRe = lazyRegexp(`(?i)\b(prefers?|preferred|always|never|don't|do not|avoid|please|i like|i want|i'd like|use)\b`)
 
 // readNotes loads extensions/ad_hoc/notes/*.md in name order.
 func readNotes(root string, redact func(string) string) []note {
@@ -195,7 +194,7 @@ func readNotes(root string, redact func(string) string) []note {
 			continue
 		}
 		text = redact(text)
-		out = append(out, note{file: adHocNotesRelPath + "/" + e.Name(), text: text, pref: prefNoteRe.MatchString(text)})
+		out = append(out, note{file: adHocNotesRelPath + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text)})
 		if len(out) == maxNotes {
 			break
 		}
@@ -363,7 +362,7 @@ var toolNames = map[string]string{
 	"codex": "Codex CLI", "claude": "Claude Code", "mcp": "MCP", "openai": "OpenAI API", "anthropic": "Anthropic API",
 }
 
-var tokenRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+#.]*`)
+var tokenRe = lazyRegexp(`[A-Za-z][A-Za-z0-9+#.]*`)
 
 // toolsSeen counts, per memory, the languages and tools it mentions and
 // returns the most frequent first.
@@ -380,7 +379,7 @@ func toolsSeen(mems []memory) []string {
 		if strings.Contains(text, "go test") || strings.Contains(text, "go build") || strings.Contains(text, "go vet") {
 			seen["Go"] = true
 		}
-		for _, tok := range tokenRe.FindAllString(text, -1) {
+		for _, tok := range tokenRe().FindAllString(text, -1) {
 			if name, ok := toolNames[strings.ToLower(strings.TrimRight(tok, "."))]; ok {
 				seen[name] = true
 			}

@@ -1,7 +1,6 @@
 package consolidate
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -32,9 +31,9 @@ type memDoc struct {
 }
 
 var (
-	taskHeading = regexp.MustCompile(`(?i)^#{1,4}\s*task\s+(\d+)\s*(?:[:.\-–—)]\s*(.*))?$`)
-	fieldLine   = regexp.MustCompile(`^(?:[-*]\s+)?([A-Za-z_ ]{2,40}?)\s*:\s*(.*)$`)
-	bulletLine  = regexp.MustCompile(`^(?:[-*+]|\d+[.)])\s+(.*)$`)
+	taskHeading = lazyRegexp(`(?i)^#{1,4}\s*task\s+(\d+)\s*(?:[:.\-–—)]\s*(.*))?$`)
+	fieldLine   = lazyRegexp(`^(?:[-*]\s+)?([A-Za-z_ ]{2,40}?)\s*:\s*(.*)$`)
+	bulletLine  = lazyRegexp(`^(?:[-*+]|\d+[.)])\s+(.*)$`)
 )
 
 // sectionKind maps a label ("Preference signals:", "## Reusable knowledge",
@@ -105,7 +104,7 @@ func parseMemoryText(text string) memDoc {
 		if line == "" {
 			continue
 		}
-		if m := taskHeading.FindStringSubmatch(line); m != nil {
+		if m := taskHeading().FindStringSubmatch(line); m != nil {
 			doc.Tasks = append(doc.Tasks, memTask{Title: cleanItem(m[2])})
 			cur = &doc.Tasks[len(doc.Tasks)-1]
 			inTask, kind, last = true, "", nil
@@ -130,7 +129,7 @@ func parseMemoryText(text string) memDoc {
 			continue
 		}
 		if kind == "" {
-			if m := fieldLine.FindStringSubmatch(line); m != nil {
+			if m := fieldLine().FindStringSubmatch(line); m != nil {
 				key := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(m[1]), " ", "_"))
 				val := cleanItem(m[2])
 				switch key {
@@ -157,7 +156,7 @@ func parseMemoryText(text string) memDoc {
 			continue
 		}
 		l := cur.list(kind)
-		if m := bulletLine.FindStringSubmatch(line); m != nil {
+		if m := bulletLine().FindStringSubmatch(line); m != nil {
 			if addItem(l, m[1]) {
 				last = l
 			} else {
@@ -229,12 +228,12 @@ func splitKeywords(s string) []string {
 
 // placeholderItem matches list entries that stand for "nothing here"
 // ("- none", "- … 3 more"); they are not memory.
-var placeholderItem = regexp.MustCompile(`(?i)^(\(?none\)?\.?|n/a|nothing|(…|\.\.\.)\s*\d+\s+more)$`)
+var placeholderItem = lazyRegexp(`(?i)^(\(?none\)?\.?|n/a|nothing|(…|\.\.\.)\s*\d+\s+more)$`)
 
 // addItem appends a cleaned item unless it is empty or a placeholder.
 func addItem(l *[]string, s string) bool {
 	item := cleanItem(s)
-	if item == "" || placeholderItem.MatchString(item) {
+	if item == "" || placeholderItem().MatchString(item) {
 		return false
 	}
 	*l = append(*l, item)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/memctl/memctl/templates"
@@ -23,14 +22,14 @@ const extensionsInputsBlock = "## Extensions\n\n" +
 	"read its `instructions.md` and follow it. Added or changed extension files in the diff are new\n" +
 	"material; a deleted resource means that memory derived only from it must be removed."
 
-var placeholder = regexp.MustCompile(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
+var placeholder = lazyRegexp(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
 
 // renderTemplate replaces {{ name }} placeholders; a placeholder without a
 // value is an error, so a broken override template is noticed.
 func renderTemplate(text string, vars map[string]string) (string, error) {
 	var missing []string
-	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[1]
+	out := placeholder().ReplaceAllStringFunc(text, func(m string) string {
+		name := placeholder().FindStringSubmatch(m)[1]
 		v, ok := vars[name]
 		if !ok {
 			missing = append(missing, name)

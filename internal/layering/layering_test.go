@@ -1,0 +1,53 @@
+// Package layering checks the architecture rules of the module: the
+// command layer is thin, the domain packages never reach back into it, and
+// only the store speaks SQL. .golangci.yml states the same rules for
+// depguard; this test makes them hold without the linter.
+package layering
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPkgLayering(t *testing.T) {
+	root := "../../pkg"
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		// Test-only helper programs may do what commands do.
+		if strings.Contains(filepath.ToSlash(path), "/internal/") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, "../../"))
+		inStore := strings.HasPrefix(rel, "pkg/store/")
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			switch {
+			case p == "github.com/memctl/memctl/cmd" || strings.HasPrefix(p, "github.com/memctl/memctl/cmd/"):
+				t.Errorf("%s imports the command layer %s", rel, p)
+			case p == "github.com/spf13/cobra" || p == "github.com/spf13/pflag" || p == "github.com/fatih/color":
+				t.Errorf("%s imports the CLI library %s; pkg/ takes options and io.Writers", rel, p)
+			case (p == "database/sql" || strings.HasPrefix(p, "modernc.org/sqlite")) && !inStore:
+				t.Errorf("%s imports %s; only pkg/store speaks SQL", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -82,3 +82,26 @@ func BenchmarkSummaryInProcess(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkThreadsInputLarge runs `memctl threads input` in process on the
+// home named by MEMCTL_BENCH_INPUT_HOME (scripts/bench.sh builds one around
+// a 150 MB Codex rollout; the thread is MEMCTL_BENCH_INPUT_THREAD), so the
+// CLI path can be profiled with -cpuprofile. Without them it is skipped.
+func BenchmarkThreadsInputLarge(b *testing.B) {
+	home, thread := os.Getenv("MEMCTL_BENCH_INPUT_HOME"), os.Getenv("MEMCTL_BENCH_INPUT_THREAD")
+	if home == "" || thread == "" {
+		b.Skip("set MEMCTL_BENCH_INPUT_HOME and MEMCTL_BENCH_INPUT_THREAD (see scripts/bench.sh)")
+	}
+	getenv := func(k string) string {
+		if k == "MEMCTL_HOME" {
+			return home
+		}
+		return ""
+	}
+	for b.Loop() {
+		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+		if code := run([]string{"threads", "input", thread}, ios, time.Now, getenv); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

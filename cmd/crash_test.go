@@ -67,7 +67,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 
 	const threads = 12
-	const iterations = 16
+	const iterations = 14
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	src := filepath.Join(dir, "transcripts")

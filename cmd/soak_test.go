@@ -35,15 +35,15 @@ type soakRun struct {
 
 // TestConcurrentSoak runs extract, consolidate --force, prune, summary
 // and cite in five loops, each starting memctl processes back to back on
-// one home, for a bounded time (MEMCTL_SOAK_DURATION, default 15s). No
+// one home, for a bounded time (MEMCTL_SOAK_DURATION, default 10s). No
 // process may fail or report lock contention, no thread may be extracted
 // twice, summaries are never torn, and every recorded citation is in the
 // final usage counts exactly once.
 func TestConcurrentSoak(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs hundreds of processes for 15 seconds")
+		t.Skip("runs hundreds of processes for 10 seconds")
 	}
-	duration := 15 * time.Second
+	duration := 10 * time.Second
 	if s := os.Getenv("MEMCTL_SOAK_DURATION"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -461,12 +462,29 @@ func rankedItems(items []string, limit int) []string {
 }
 
 func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
+	// With several projects in memory, a tip like "`make test` is the
+	// project's test command" is only useful when it says which project.
+	projects := map[string]bool{}
+	for _, m := range mems {
+		projects[m.cwd] = true
+	}
+	scope := func(m memory, items []string) []string {
+		if len(projects) < 2 || m.cwd == "" {
+			return items
+		}
+		name := "(" + path.Base(m.cwd) + ") "
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i] = name + it
+		}
+		return out
+	}
 	var p, k []string
 	for _, m := range mems {
 		for _, t := range m.tasks {
-			p = append(p, t.Prefs...)
-			k = append(k, t.Knowledge...)
-			k = append(k, t.Failures...)
+			p = append(p, scope(m, t.Prefs)...)
+			k = append(k, scope(m, t.Knowledge)...)
+			k = append(k, scope(m, t.Failures)...)
 		}
 	}
 	for _, n := range notes {

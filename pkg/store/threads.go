@@ -100,10 +100,9 @@ func (s *Store) UpsertThread(ctx context.Context, t Thread, policy UpsertPolicy)
 		case exists && byUser:
 			mode = oldMode
 		case mode == "" && exists:
+			// A polluted thread stays polluted, as in Codex, even when the
+			// setting is later switched off; `threads enable` lifts it.
 			mode = oldMode
-			if mode == "polluted" && !(policy.DisableOnExternalContext && t.UsedExternalContext) {
-				mode = "enabled"
-			}
 		case mode == "" && !policy.GenerateMemories:
 			mode = "disabled"
 		case mode == "":

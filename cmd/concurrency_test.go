@@ -40,7 +40,9 @@ func writeJSONLThreads(t *testing.T, dir string, n int, updated time.Time) {
 // memctlProcess runs this test binary as memctl.
 func memctlProcess(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "MEMCTL_TEST_AS_CLI=1", "NO_COLOR=1"), env...)
+	// GORACE atexit_sleep_ms=0: under -race every process would otherwise
+	// sleep a second at exit.
+	cmd.Env = append(append(os.Environ(), "MEMCTL_TEST_AS_CLI=1", "NO_COLOR=1", "GORACE=atexit_sleep_ms=0"), env...)
 	return cmd
 }
 

@@ -63,12 +63,18 @@ provider is configured, else heuristic).`,
 				return err
 			}
 			var results []consolidate.Result
+			var runErr error
 			for _, v := range cfg.Versions() {
 				res, err := runConsolidate(cmd.Context(), f, cfg, v, opts)
-				if err != nil {
-					return err
+				if err != nil && !strings.HasPrefix(res.Status, "failed") {
+					return err // no result to report: config, store or interruption
 				}
 				results = append(results, res)
+				if err != nil {
+					// A failed run still reports its failed_… status.
+					runErr = err
+					break
+				}
 			}
 			res := results[0]
 			if f.JSON {
@@ -85,10 +91,13 @@ provider is configured, else heuristic).`,
 					if f.JSON {
 						return &silentError{code: ExitError}
 					}
+					if runErr != nil {
+						return runErr
+					}
 					return fmt.Errorf("consolidation %s: %s", r.Status, r.Error)
 				}
 			}
-			return nil
+			return runErr
 		},
 	}
 	opts.bind(c, "")

@@ -147,7 +147,7 @@ path = %q
 			// alone makes sure this kill lands in Phase 2.
 			args = []string{"consolidate", "--force", "--mode", mode, "--json"}
 		}
-		c := memctlProcess(env, args...)
+		c := cliProcess(env, args...)
 		var out, errOut strings.Builder
 		c.Stdout, c.Stderr = &out, &errOut
 		os.Remove(pidFile)
@@ -194,7 +194,7 @@ path = %q
 	// and the six-hour cooldown have passed; a plain run finishes it all.
 	final := nowAt(iterations).Add(7 * time.Hour)
 	env := append(append([]string{}, baseEnv...), "MEMCTL_NOW="+final.Format(time.RFC3339))
-	c := memctlProcess(env, "run", "--all", "--max", "50", "--json")
+	c := cliProcess(env, "run", "--all", "--max", "50", "--json")
 	b, err := c.Output()
 	if err != nil {
 		t.Fatalf("recovery run: %v\nstdout:\n%s\nstderr:\n%s", err, b, stderrOf(err))
@@ -214,7 +214,7 @@ path = %q
 	if rep.Extract.Failed != 0 || !strings.HasPrefix(rep.Consolidate.Status, "succeeded") || rep.Consolidate.Selected != threads {
 		t.Errorf("recovery run: extract failed %d, consolidate %q with %d selected; want 0, succeeded…, %d", rep.Extract.Failed, rep.Consolidate.Status, rep.Consolidate.Selected, threads)
 	}
-	list, err := memctlProcess(env, "threads", "list", "--json").Output()
+	list, err := cliProcess(env, "threads", "list", "--json").Output()
 	if err != nil {
 		t.Fatalf("threads list: %v\n%s", err, stderrOf(err))
 	}
@@ -278,7 +278,7 @@ func appendTurn(t *testing.T, src string, n int, at time.Time, iteration int) {
 // behind, as `memctl status` reports them.
 func heldLeases(t *testing.T, env []string) string {
 	t.Helper()
-	b, err := memctlProcess(env, "status", "--json").Output()
+	b, err := cliProcess(env, "status", "--json").Output()
 	if err != nil {
 		t.Errorf("status after a kill: %v\n%s", err, stderrOf(err))
 		return "unknown"
@@ -473,7 +473,7 @@ func TestConsolidationClearsCrashLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
-	if b, err := memctlProcess(env, "run", "--all").CombinedOutput(); err != nil {
+	if b, err := cliProcess(env, "run", "--all").CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, b)
 	}
 	root := filepath.Join(home, "memories")
@@ -481,12 +481,18 @@ func TestConsolidationClearsCrashLeftovers(t *testing.T) {
 		filepath.Join(root, ".memctl-tmp-1234567"),
 		filepath.Join(root, "rollout_summaries", ".memctl-tmp-7654321"),
 	}
+	// Abandoned temp files are old; a fresh one may belong to a writer
+	// that is about to rename it, so it is left alone (but never diffed).
+	old := time.Now().Add(-2 * time.Hour)
 	for _, p := range leftovers {
 		if err := os.WriteFile(p, []byte("thread_id: half a fi"), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		os.Chtimes(p, old, old)
 	}
-	b, err := memctlProcess(env, "consolidate", "--force", "--json").Output()
+	fresh := filepath.Join(root, ".memctl-tmp-in-flight")
+	os.WriteFile(fresh, []byte("being written"), 0o600)
+	b, err := cliProcess(env, "consolidate", "--force", "--json").Output()
 	if err != nil {
 		t.Fatalf("consolidate: %v\n%s", err, stderrOf(err))
 	}
@@ -498,4 +504,15 @@ func TestConsolidationClearsCrashLeftovers(t *testing.T) {
 			t.Errorf("%s is still there after a consolidation", p)
 		}
 	}
+	if _, err := os.Lstat(fresh); err != nil {
+		t.Errorf("a fresh temp file (a live writer's) was deleted: %v", err)
+	}
+}
+
+// cliProcess is memctlProcess for this file's tests, with the race
+// runtime's one-second sleep at exit turned off (GORACE atexit_sleep_ms),
+// so a -race run does not spend a second per process doing nothing.
+func cliProcess(env []string, args ...string) *exec.Cmd {
+	race := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return memctlProcess(append(append([]string{}, env...), "GORACE="+race), args...)
 }

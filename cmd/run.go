@@ -58,6 +58,10 @@ EXIT STATUS
 			if err := co.apply(cmd, cfg); err != nil {
 				return err
 			}
+			if cfg.Consolidation.Mode == "agent" && len(cfg.Consolidation.AgentCommand) == 0 {
+				// Refuse before any stage runs, not after extraction.
+				return &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+			}
 			eo.skipGuard = true
 			var reports []runReport
 			failedJobs, claimed := 0, 0

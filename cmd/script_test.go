@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("MEMCTL_HOME", filepath.Join(work, "home"))
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, "userhome", ".config"))
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("CODEX_HOME", filepath.Join(work, "userhome", ".codex"))
 			env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(work, "userhome", ".claude"))
 			env.Setenv("OPENAI_API_KEY", "")

@@ -87,7 +87,7 @@ path = %q
 	for _, id := range ids[:preExtracted] {
 		pre = append(pre, "--thread", id)
 	}
-	if b, err := memctlProcess(env, pre...).CombinedOutput(); err != nil {
+	if b, err := cliProcess(env, pre...).CombinedOutput(); err != nil {
 		t.Fatalf("pre-extract: %v\n%s", err, b)
 	}
 
@@ -100,7 +100,7 @@ path = %q
 		rng := rand.New(rand.NewSource(seed))
 		for time.Now().Before(deadline) {
 			args, stdin, cited := next(rng)
-			c := memctlProcess(env, args...)
+			c := cliProcess(env, args...)
 			var out, errOut bytes.Buffer
 			c.Stdout, c.Stderr = &out, &errOut
 			if stdin != "" {
@@ -238,7 +238,7 @@ path = %q
 
 	// Whatever the soak left to extract, one more run does, and then
 	// every thread was extracted exactly once.
-	b, err := memctlProcess(env, "extract", "--max", "50", "--json").Output()
+	b, err := cliProcess(env, "extract", "--max", "50", "--json").Output()
 	if err != nil {
 		t.Fatalf("final extract: %v\n%s", err, stderrOf(err))
 	}
@@ -261,7 +261,7 @@ path = %q
 	}
 
 	for _, id := range ids {
-		b, err := memctlProcess(env, "threads", "show", id, "--json").Output()
+		b, err := cliProcess(env, "threads", "show", id, "--json").Output()
 		if err != nil {
 			t.Fatalf("threads show %s: %v\n%s", id, err, stderrOf(err))
 		}

@@ -154,8 +154,8 @@ func Default() *Config {
 // fileShape mirrors the TOML document for strict decoding; durations are
 // strings there.
 type fileShape struct {
-	Memories      *Memories `toml:"memories"`
-	Provider      *struct {
+	Memories *Memories `toml:"memories"`
+	Provider *struct {
 		Kind          *string   `toml:"kind"`
 		BaseURL       *string   `toml:"base_url"`
 		APIKeyEnv     *string   `toml:"api_key_env"`
@@ -379,8 +379,8 @@ type key struct {
 	def   any
 	doc   string
 	clamp string // the accepted range, for docs; "" when none
-	set  func(c *Config, v any) error
-	get  func(c *Config) any
+	set   func(c *Config, v any) error
+	get   func(c *Config) any
 }
 
 func clampInt(v, lo, hi int) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -29,7 +30,23 @@ func FuzzConfigParse(f *testing.F) {
 	f.Add("\xff\xfe[memories]\x00\n")
 	f.Add("[templates]\ndir = '''\nmulti\nline'''\n")
 	f.Fuzz(func(t *testing.T, doc string) {
-		c, err := Parse(strings.NewReader(doc), "fuzz.toml")
+		type result struct {
+			c   *Config
+			err error
+		}
+		ch := make(chan result, 1)
+		go func() {
+			c, err := Parse(strings.NewReader(doc), "fuzz.toml")
+			ch <- result{c, err}
+		}()
+		var c *Config
+		var err error
+		select {
+		case r := <-ch:
+			c, err = r.c, r.err
+		case <-time.After(10 * time.Second):
+			t.Fatalf("HANG: Parse did not return within 10s on %d bytes: %q", len(doc), doc)
+		}
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {

@@ -11,6 +11,7 @@ import (
 // can stop the tools it spawned too.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 func killProcessGroup(cmd *exec.Cmd) error {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memctl/memctl/templates"
 )
@@ -46,6 +47,7 @@ func PrepareLayout(root, templateDir string) error {
 	if _, err := removeSymlinks(root); err != nil {
 		return err
 	}
+	removeStaleTemps(root, time.Now().Add(-staleTempAge))
 	if err := ensureRealDir(root, RolloutSummariesDir); err != nil {
 		return err
 	}
@@ -143,8 +145,36 @@ func writeFileExclusive(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// Temporary files are written next to their target and renamed over it.
+// A writer killed in between leaves one behind: it never enters a
+// snapshot, and layout preparation deletes it once it is clearly abandoned
+// (a live writer renames its file within moments).
+const (
+	writeTempPrefix = ".memctl-tmp-"
+	noteTempPrefix  = ".tmp-" // memfs.AddNote's, written without the Phase 2 lock
+	staleTempAge    = time.Hour
+)
+
+// isWriteTemp reports whether a file name is an in-flight atomic write.
+func isWriteTemp(name string) bool {
+	return strings.HasPrefix(name, writeTempPrefix) || strings.HasPrefix(name, noteTempPrefix)
+}
+
+// removeStaleTemps deletes abandoned temporary files older than cutoff.
+func removeStaleTemps(root string, cutoff time.Time) {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() || !isWriteTemp(d.Name()) {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			_ = os.Remove(p)
+		}
+		return nil
+	})
+}
+
 func writeTemp(dir string, data []byte, perm os.FileMode) (string, error) {
-	f, err := os.CreateTemp(dir, ".memctl-tmp-*")
+	f, err := os.CreateTemp(dir, writeTempPrefix+"*")
 	if err != nil {
 		return "", err
 	}

@@ -37,7 +37,7 @@ func Snapshot(root string) ([]BaselineFile, error) {
 			}
 			return nil
 		}
-		if rel == DiffFileName {
+		if rel == DiffFileName || isWriteTemp(d.Name()) {
 			return nil
 		}
 		switch {

@@ -165,23 +165,34 @@ func singleObject(out []byte) ([]byte, error) {
 }
 
 // limitedBuffer keeps up to limit bytes and notes that more came. It keeps
-// accepting writes so the program never blocks on a full pipe.
+// accepting writes so the program never blocks on a full pipe. The buffer
+// is a named field, not embedded: an embedded bytes.Buffer would promote
+// ReadFrom, which os/exec's copy prefers to Write, bypassing the limit.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf      bytes.Buffer
 	limit    int
 	overflow bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - b.Len(); room < len(p) {
+	if room := b.limit - b.buf.Len(); room < len(p) {
 		b.overflow = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+// Bytes returns what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+// Len is the number of bytes kept.
+func (b *limitedBuffer) Len() int { return b.buf.Len() }
+
+// String returns what was kept.
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // tailBuffer keeps the last limit bytes written: the end of stderr is
 // where a failing program says why.

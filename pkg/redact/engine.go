@@ -456,6 +456,11 @@ func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bo
 		} else {
 			le += h.pos + 1
 		}
+		if ru.need != "" && !containsFoldASCII(u[ls:le], ru.need) {
+			out = append(out, u[last:le]...)
+			last = le
+			continue
+		}
 		if nl, ok := ru.scanAll(u[ls:le]); ok {
 			out = append(out, u[last:ls]...)
 			out = append(out, nl...)
@@ -524,4 +529,25 @@ func (ru *rule) replacement(u []byte, loc []int) ([]byte, bool) {
 	out = append(out, u[loc[0]:s]...)
 	out = append(out, Token...)
 	return append(out, u[e:loc[1]]...), true
+}
+
+// containsFoldASCII reports whether b contains lit (lower-case ASCII),
+// ignoring ASCII case.
+func containsFoldASCII(b []byte, lit string) bool {
+	lo, up := lit[0], lit[0]-'a'+'A'
+	for i := 0; i+len(lit) <= len(b); {
+		j := bytes.IndexByte(b[i:], lo)
+		if k := bytes.IndexByte(b[i:], up); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(lit) <= len(b) && equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
+			return true
+		}
+		i++
+	}
+	return false
 }

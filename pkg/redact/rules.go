@@ -50,6 +50,10 @@ type spec struct {
 	tmpl                  string // replacement template for the whole match (regexp.Expand syntax)
 	group                 int    // submatch replaced by Token when tmpl is empty; 0 is the whole match
 	keepPlaceholders      bool   // leave values such as $VAR, <token>, ******** alone
+	// need is a word (matched ignoring ASCII case) that every match of a
+	// kindLine rule contains: a line without it is not searched at all,
+	// which spares a case-insensitive scan of long lines.
+	need string
 }
 
 // codexSpecs are Codex's four patterns, in Codex's newest order (codex-memories.md 6.6).
@@ -262,7 +266,7 @@ var memctlSpecs = []spec{
 		name: "basic_auth", family: "HTTP Basic credentials",
 		example: "Authorization: Basic dXNlcjpwYXNzd29yZA==",
 		kind:    kindLine, anchors: []string{"authorization"}, fold: true,
-		before:  wordBefore,
+		before: wordBefore, need: "basic",
 		pattern: `(?i:basic)[ \t]+([A-Za-z0-9+/]{12,}={0,2})`,
 		group:   1,
 	},

@@ -2,7 +2,9 @@ package sessions
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // headTail keeps the first left bytes and the last right bytes of a
@@ -94,19 +96,91 @@ func prepareV1(f File, limit int, redact func(string) string) (string, error) {
 	h := newHeadTail(left, budget-left)
 	h.writeString("[")
 	n := 0
-	err := walkInputItems(f, func(it *inputItem) error {
+	write := func(item string) {
 		if n > 0 {
 			h.writeString(",")
 		}
 		n++
-		h.writeString(redact(string(it.json)))
-		return nil
-	})
-	if err != nil {
+		h.writeString(item)
+	}
+	if redact == nil {
+		err := walkInputItems(f, func(it *inputItem) error {
+			write(string(it.json))
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	} else if err := redactInParallel(f, redact, write); err != nil {
 		return "", err
 	}
 	h.writeString("]")
 	return h.truncateTokensStream(limit), nil
+}
+
+// redactBatchBytes is how much serialised input one redaction batch holds.
+const redactBatchBytes = 256 << 10
+
+// redactInParallel walks the items of f, redacts them on every core and
+// hands them to write in their original order. Redaction is most of the
+// cost of preparing a large transcript, and items are independent (no
+// secret spans two items), so the result is exactly the sequential one.
+// Memory stays bounded: at most two batches per worker are in flight.
+func redactInParallel(f File, redact func(string) string, write func(string)) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	type batch struct {
+		items []string
+		done  chan struct{}
+	}
+	jobs := make(chan *batch, workers)
+	ordered := make(chan *batch, 2*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				for i, it := range b.items {
+					b.items[i] = redact(it)
+				}
+				close(b.done)
+			}
+		}()
+	}
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		for b := range ordered {
+			<-b.done
+			for _, it := range b.items {
+				write(it)
+			}
+		}
+	}()
+	cur := &batch{done: make(chan struct{})}
+	size := 0
+	flush := func() {
+		if len(cur.items) == 0 {
+			return
+		}
+		ordered <- cur
+		jobs <- cur
+		cur, size = &batch{done: make(chan struct{})}, 0
+	}
+	err := walkInputItems(f, func(it *inputItem) error {
+		cur.items = append(cur.items, string(it.json))
+		size += len(it.json)
+		if size >= redactBatchBytes {
+			flush()
+		}
+		return nil
+	})
+	flush()
+	close(jobs)
+	close(ordered)
+	wg.Wait()
+	<-writerDone
+	return err
 }
 
 // v2 constants (bytes), as Codex sizes its tiered evidence.

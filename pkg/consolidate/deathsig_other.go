@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package consolidate
+
+import "syscall"
+
+// dieWithParent is a no-op where the kernel offers no parent-death signal.
+func dieWithParent(*syscall.SysProcAttr) {}

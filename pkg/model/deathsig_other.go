@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package model
+
+import "syscall"
+
+// dieWithParent is a no-op where the kernel offers no parent-death signal.
+func dieWithParent(*syscall.SysProcAttr) {}

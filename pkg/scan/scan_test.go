@@ -1,0 +1,81 @@
+package scan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/pkg/store"
+)
+
+func TestIncrementalScan(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o700)
+	write := func(name, body string) string {
+		p := filepath.Join(src, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.jsonl", `{"type":"session","id":"a","cwd":"/w","timestamp":"2026-01-01T10:00:00Z"}
+{"type":"message","role":"user","text":"use token=abcdefgh12345678 please","timestamp":"2026-01-01T10:05:00Z"}
+`)
+	write("broken.jsonl", "{\"type\":\"session\",\"id\":\"b\"}\n{not json\n")
+	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true},
+		Redact: func(s string) string {
+			if s == "use token=abcdefgh12345678 please" {
+				return "use token=[REDACTED_SECRET] please"
+			}
+			return s
+		}}
+	res, err := Run(ctx, st, opts)
+	if err != nil || res.Scanned != 2 || res.Added != 2 || len(res.Errors) != 1 || res.Errors[0].Line != 2 {
+		t.Fatalf("first scan %+v %v", res, err)
+	}
+	th, _ := st.Thread(ctx, "a")
+	if th.Preview != "use token=[REDACTED_SECRET] please" {
+		t.Errorf("preview not redacted: %q", th.Preview)
+	}
+	if want := time.Date(2026, 1, 1, 10, 5, 0, 0, time.UTC); !th.UpdatedAt.Equal(want) {
+		t.Errorf("updated at %v, want the newest timestamp inside, %v", th.UpdatedAt, want)
+	}
+	// Unchanged: nothing is read again.
+	res, _ = Run(ctx, st, opts)
+	if res.Unchanged != 2 || res.Updated != 0 {
+		t.Errorf("rescan %+v", res)
+	}
+	// Touched but identical (a copy, a touch): still unchanged.
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(a, later, later)
+	res, _ = Run(ctx, st, opts)
+	if res.Unchanged != 2 || res.Updated != 0 {
+		t.Errorf("after touch %+v", res)
+	}
+	th2, _ := st.Thread(ctx, "a")
+	if !th2.UpdatedAt.Equal(th.UpdatedAt) {
+		t.Error("touching a file made the thread look new")
+	}
+	// Appended: read again, updated time from the new content.
+	f, _ := os.OpenFile(a, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"message","role":"assistant","text":"done","timestamp":"2026-01-02T09:00:00Z"}` + "\n")
+	f.Close()
+	res, _ = Run(ctx, st, opts)
+	if res.Updated != 1 {
+		t.Errorf("after append %+v", res)
+	}
+	th3, _ := st.Thread(ctx, "a")
+	if !th3.UpdatedAt.Equal(time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("updated at %v after append", th3.UpdatedAt)
+	}
+}

@@ -53,7 +53,7 @@ extract, consolidate, forget, prune and clear.`,
 			}
 			tb := newTable(f.IO, "SCORE", "KIND", "WHERE", "SNIPPET")
 			for _, h := range hits {
-				tb.add(fmt.Sprintf("%.2f", h.Score), h.Kind, hitWhere(h), shorten(h.Snippet, 100))
+				tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h), shorten(h.Snippet, 100))
 			}
 			return tb.print()
 		},

@@ -31,6 +31,8 @@ type Factory struct {
 	Verbose       bool
 
 	cfg *config.Config
+	// autoAnnounced: "provider auto picked …" is said once per process.
+	autoAnnounced bool
 }
 
 // Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.

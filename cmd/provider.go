@@ -17,7 +17,8 @@ type resolvedProvider struct {
 // heuristic, saying which it picked) and builds it.
 func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProvider, error) {
 	kind := model.Resolve(cfg.Provider.Kind, f.Getenv)
-	if cfg.Provider.Kind == model.KindAuto {
+	if cfg.Provider.Kind == model.KindAuto && !f.autoAnnounced {
+		f.autoAnnounced = true
 		f.infof("memctl: provider auto picked %s%s", kind, autoReason(kind))
 	}
 	if kind == model.KindHeuristic {

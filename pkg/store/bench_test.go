@@ -131,11 +131,9 @@ VALUES (?, ?, ?, ?, ?, ?)`, id, updated.Unix(), raw, summary, "bench-"+id[:8], n
 				return err
 			}
 		}
-		// indexOutputTx's statement for all rows at once: its per-thread
-		// DELETE scans the whole FTS table (thread_id is UNINDEXED), which
-		// makes 10,000 single inserts quadratic.
+		// indexOutputTx's statement, for all rows at once.
 		_, err := tx.ExecContext(ctx, `
-INSERT INTO search_index (kind, thread_id, path, body)
+INSERT INTO search_docs (kind, thread_id, path, body)
 SELECT 'raw_memory', thread_id, '', raw_memory FROM stage1_outputs WHERE length(raw_memory) > 0
 UNION ALL
 SELECT 'rollout_summary', thread_id, '', rollout_summary FROM stage1_outputs WHERE length(rollout_summary) > 0`)

@@ -204,7 +204,7 @@ func (s *Store) Clear(ctx context.Context) error {
 			`DELETE FROM jobs WHERE kind IN ('` + KindStage1 + `', '` + KindConsolidate + `')`,
 			`DELETE FROM baseline_files`,
 			`DELETE FROM baseline_meta`,
-			`DELETE FROM search_index`,
+			`DELETE FROM search_docs`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

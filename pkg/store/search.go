@@ -16,7 +16,7 @@ func indexOutputTx(ctx context.Context, tx *sql.Tx, threadID string) error {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
-INSERT INTO search_index (kind, thread_id, path, body)
+INSERT INTO search_docs (kind, thread_id, path, body)
 SELECT 'raw_memory', thread_id, '', raw_memory FROM stage1_outputs WHERE thread_id = ? AND length(raw_memory) > 0
 UNION ALL
 SELECT 'rollout_summary', thread_id, '', rollout_summary FROM stage1_outputs WHERE thread_id = ? AND length(rollout_summary) > 0`,
@@ -25,7 +25,7 @@ SELECT 'rollout_summary', thread_id, '', rollout_summary FROM stage1_outputs WHE
 }
 
 func unindexThreadTx(ctx context.Context, tx *sql.Tx, threadID string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE thread_id = ? AND kind <> 'file'`, threadID)
+	_, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE thread_id = ? AND kind <> 'file'`, threadID)
 	return err
 }
 
@@ -38,10 +38,10 @@ type IndexedFile struct {
 // ReplaceIndexedFiles replaces the indexed memory-folder files.
 func (s *Store) ReplaceIndexedFiles(ctx context.Context, files []IndexedFile) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE kind = 'file'`); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE thread_id = '' AND kind = 'file'`); err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO search_index (kind, thread_id, path, body) VALUES ('file', '', ?, ?)`)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO search_docs (kind, thread_id, path, body) VALUES ('file', '', ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -75,22 +75,112 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	if limit <= 0 {
 		limit = 20
 	}
+	// Rank on rowids and scores alone, then read the few documents returned
+	// and cut their snippets here: a common word matches most of the index,
+	// and reading every matching document before the LIMIT is what made
+	// search slow.
 	rows, err := s.db.QueryContext(ctx, `
-SELECT kind, thread_id, path, snippet(search_index, 3, '[', ']', '…', 12), -bm25(search_index)
-FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`, match, limit)
+SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`, match, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Hit
+	type ranked struct {
+		id    int64
+		score float64
+	}
+	var top []ranked
 	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.Kind, &h.ThreadID, &h.Path, &h.Snippet, &h.Score); err != nil {
+		var r ranked
+		if err := rows.Scan(&r.id, &r.score); err != nil {
+			rows.Close()
 			return nil, err
 		}
+		top = append(top, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	terms := queryTerms(query)
+	out := make([]Hit, 0, len(top))
+	for _, r := range top {
+		var h Hit
+		var body string
+		if err := s.db.QueryRowContext(ctx, `SELECT kind, thread_id, path, body FROM search_docs WHERE id = ?`, r.id).
+			Scan(&h.Kind, &h.ThreadID, &h.Path, &body); err != nil {
+			return nil, err
+		}
+		h.Score = r.score
+		h.Snippet = snippet(body, terms, 12)
 		out = append(out, h)
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// queryTerms are the lower-cased words of a query; the last one also
+// matches as a prefix, as in the FTS query.
+func queryTerms(q string) []string {
+	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+	for i, w := range words {
+		words[i] = strings.ToLower(w)
+	}
+	return words
+}
+
+// snippet returns about n words of body around the first word matching a
+// term, with matches in [brackets] and … where text was left out.
+func snippet(body string, terms []string, n int) string {
+	words := strings.Fields(body)
+	matches := func(w string) bool {
+		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }))
+		for i, t := range terms {
+			if lw == t || (i == len(terms)-1 && strings.HasPrefix(lw, t)) || stem(lw) == stem(t) {
+				return true
+			}
+		}
+		return false
+	}
+	first := -1
+	for i, w := range words {
+		if matches(w) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		first = 0
+	}
+	start := max(0, first-n/3)
+	end := min(len(words), start+n)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(' ')
+		}
+		if matches(words[i]) {
+			b.WriteString("[" + words[i] + "]")
+		} else {
+			b.WriteString(words[i])
+		}
+	}
+	if end < len(words) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// stem strips the commonest English endings, so a snippet marks the word
+// the porter tokenizer matched ("tests" for "test").
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
 
 // ftsQuery turns free text into an FTS5 query of quoted terms.

@@ -2,9 +2,6 @@ package sessions
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,32 +40,7 @@ type claudeBlock struct {
 
 // walkClaude decodes a Claude Code transcript line by line.
 func walkClaude(path string, probs func(Problem), checkUTF8 bool, fn func(*claudeLine, int) error) error {
-	r, closeFn, err := openTranscript(path)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	lr := newLineReader(r, path, probs)
-	for {
-		b, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		if checkUTF8 {
-			lr.checkUTF8(b)
-		}
-		var cl claudeLine
-		if err := json.Unmarshal(b, &cl); err != nil {
-			lr.report("malformed JSON line skipped: " + shorten(err.Error(), 200))
-			continue
-		}
-		if err := fn(&cl, lr.line); err != nil {
-			return err
-		}
-	}
+	return walkDecoded(path, probs, checkUTF8, fn)
 }
 
 // claudeBlocks returns message content as blocks; a plain string becomes

@@ -2,9 +2,6 @@ package sessions
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 )
@@ -34,33 +31,9 @@ type jsonlLine struct {
 	Op        string          `json:"op"`
 }
 
+// walkJSONL decodes a memctl transcript line by line.
 func walkJSONL(path string, probs func(Problem), checkUTF8 bool, fn func(*jsonlLine, int) error) error {
-	r, closeFn, err := openTranscript(path)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	lr := newLineReader(r, path, probs)
-	for {
-		b, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		if checkUTF8 {
-			lr.checkUTF8(b)
-		}
-		var l jsonlLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			lr.report("malformed JSON line skipped: " + shorten(err.Error(), 200))
-			continue
-		}
-		if err := fn(&l, lr.line); err != nil {
-			return err
-		}
-	}
+	return walkDecoded(path, probs, checkUTF8, fn)
 }
 
 // jsonlEvent converts a line to an event; ok is false for session and

@@ -3,6 +3,7 @@ package sessions
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -158,4 +159,36 @@ func (p *problemList) result(path string) []Problem {
 		p.list = append(p.list, Problem{Path: path, Err: fmt.Sprintf("%d more problems not listed", p.dropped)})
 	}
 	return p.list
+}
+
+// walkDecoded reads a JSON Lines transcript one line at a time and decodes
+// each into a T: a broken line is reported as a problem and skipped, so the
+// rest of the file is still read.
+func walkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn func(*T, int) error) error {
+	r, closeFn, err := openTranscript(path)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	lr := newLineReader(r, path, probs)
+	for {
+		b, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if checkUTF8 {
+			lr.checkUTF8(b)
+		}
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			lr.report("malformed JSON line skipped: " + shorten(err.Error(), 200))
+			continue
+		}
+		if err := fn(&v, lr.line); err != nil {
+			return err
+		}
+	}
 }

@@ -149,17 +149,10 @@ func (s *Store) MarkStage1Succeeded(ctx context.Context, threadID, token string,
 	owned := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now().Unix()
-		res, err := tx.ExecContext(ctx, `
-UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
-       last_success_watermark = input_watermark
-WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, KindStage1, threadID, token)
-		if err != nil {
+		var err error
+		if owned, err = finishStage1Tx(ctx, tx, threadID, token, now); err != nil || !owned {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		owned = true
 		_, err = tx.ExecContext(ctx, `
 INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, generated_at)
 VALUES (?, ?, ?, ?, ?, ?)
@@ -186,23 +179,15 @@ WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
 func (s *Store) MarkStage1NoOutput(ctx context.Context, threadID, token string) (bool, error) {
 	owned := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now().Unix()
-		res, err := tx.ExecContext(ctx, `
-UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
-       last_success_watermark = input_watermark
-WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, KindStage1, threadID, token)
-		if err != nil {
+		var err error
+		if owned, err = finishStage1Tx(ctx, tx, threadID, token, s.now().Unix()); err != nil || !owned {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		owned = true
 		var watermark int64
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(input_watermark, 0) FROM jobs WHERE kind = ? AND job_key = ?`, KindStage1, threadID).Scan(&watermark); err != nil {
 			return err
 		}
-		res, err = tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ?`, threadID)
+		res, err := tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ?`, threadID)
 		if err != nil {
 			return err
 		}
@@ -215,6 +200,20 @@ WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, 
 		return nil
 	})
 	return owned, err
+}
+
+// finishStage1Tx marks an owned running job done with its watermark as
+// the last success (Codex 3.7); owned is false when the claim was lost.
+func finishStage1Tx(ctx context.Context, tx *sql.Tx, threadID, token string, now int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, `
+UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
+       last_success_watermark = input_watermark
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, KindStage1, threadID, token)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }
 
 // MarkStage1Failed records a failed owned job: one hour of backoff and one

@@ -18,6 +18,9 @@ func newConfigCmd(f *Factory) *cobra.Command {
 		Long: `Manage memctl's TOML config. Every key has a default, so an empty or missing
 file is a valid config. Values come from, in order of precedence: a command-line
 flag, a MEMCTL_<SECTION>_<KEY> environment variable, the file, the default.`,
+		Example: `  $ memctl config init
+  $ memctl config show
+  $ memctl config path`,
 	}
 	c.AddCommand(newConfigInitCmd(f), newConfigShowCmd(f), newConfigPathCmd(f))
 	return c

@@ -124,6 +124,7 @@ func helpTopic(name, short, long string) *cobra.Command {
 		Use:     name,
 		Short:   short,
 		Long:    long,
+		Example: "  $ memctl help " + name,
 		GroupID: "setup",
 		Args:    cobra.NoArgs,
 		Run:     func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) },

@@ -16,6 +16,9 @@ func newThreadsCmd(f *Factory) *cobra.Command {
 		Short: "List, inspect, enable, disable and forget indexed threads",
 		Long: `Work with the threads memctl indexed from transcripts. A thread id may be
 given in full or as a unique prefix of at least four characters.`,
+		Example: `  $ memctl threads list
+  $ memctl threads show 019e1625
+  $ memctl threads forget 019e1625`,
 	}
 	c.AddCommand(newThreadsListCmd(f), newThreadsShowCmd(f), newThreadsInputCmd(f),
 		newThreadsModeCmd(f, "enable", "enabled", "Allow a thread to be extracted and consolidated"),

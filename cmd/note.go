@@ -12,8 +12,8 @@ import (
 
 func newNoteCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "note <command>",
-		Short: "Write ad hoc notes the next consolidation folds into memory",
+		Use:     "note <command>",
+		Short:   "Write ad hoc notes the next consolidation folds into memory",
 		Example: `  $ memctl note add --slug prefer-pnpm "The user wants pnpm, not npm."`,
 	}
 	c.AddCommand(newNoteAddCmd(f))

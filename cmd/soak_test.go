@@ -64,7 +64,7 @@ func TestConcurrentSoak(t *testing.T) {
 	cfg := fmt.Sprintf(`[provider]
 kind = "command"
 command = [%q]
-timeout = "60s"
+timeout = "20s"
 [consolidation]
 mode = "heuristic"
 [[sources]]
@@ -166,9 +166,16 @@ path = %q
 		if strings.Contains(all, "database is locked") || strings.Contains(all, "sqlite_busy") || strings.Contains(all, "database table is locked") {
 			t.Errorf("memctl %s reported lock contention:\n%s%s", strings.Join(r.args, " "), r.stdout, r.stderr)
 		}
-		if r.code != 0 {
+		if r.code != 0 && !(r.loop == "extract" && r.code == ExitPartial && onlyProviderTimeouts(r.stdout)) {
 			t.Errorf("memctl %s exited %d:\nstdout: %s\nstderr: %s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
 			continue
+		}
+		if r.code != 0 {
+			// The stand-in model is an external program: on a loaded CI
+			// machine one call can exceed its timeout. That is a recorded,
+			// retried failure (exit 3), the documented behaviour, not a
+			// concurrency fault; the final run below retries it.
+			t.Logf("extract had a provider timeout (recorded and retried later):\n%s", r.stdout)
 		}
 		switch r.loop {
 		case "extract":
@@ -238,7 +245,9 @@ path = %q
 
 	// Whatever the soak left to extract, one more run does, and then
 	// every thread was extracted exactly once.
-	b, err := cliProcess(env, "extract", "--max", "50", "--json").Output()
+	// Two hours on, so a failed job's one-hour backoff has passed.
+	later := "MEMCTL_NOW=" + time.Now().Add(2*time.Hour).UTC().Format(time.RFC3339)
+	b, err := cliProcess(append(append([]string{}, env...), later), "extract", "--all", "--max", "50", "--json").Output()
 	if err != nil {
 		t.Fatalf("final extract: %v\n%s", err, stderrOf(err))
 	}
@@ -301,4 +310,28 @@ path = %q
 	if perLoop["extract"] == 0 || perLoop["consolidate"] == 0 || perLoop["cite"] == 0 {
 		t.Errorf("a loop never ran: %v", perLoop)
 	}
+}
+
+// onlyProviderTimeouts reports whether every failed job of an extract
+// --json result failed because the model command timed out.
+func onlyProviderTimeouts(stdout string) bool {
+	var res struct {
+		Jobs []struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		} `json:"jobs"`
+	}
+	if json.Unmarshal([]byte(stdout), &res) != nil {
+		return false
+	}
+	failed := 0
+	for _, j := range res.Jobs {
+		if j.Status == "failed" {
+			failed++
+			if !strings.Contains(j.Error, "timed out") {
+				return false
+			}
+		}
+	}
+	return failed > 0
 }

@@ -15,7 +15,7 @@ import (
 // valid artifacts into its working directory (the memory folder).
 const slowAgent = `#!/bin/sh
 cat >/dev/null
-sleep 1
+sleep 3
 printf '# Task Group: parser\n\nscope: parser fixes\n' > MEMORY.md.tmp && mv MEMORY.md.tmp MEMORY.md
 printf 'v1\n\n## User Profile\n\nWorks on a parser.\n\n## User preferences\n\n- none\n\n## General Tips\n\n- run go test\n\n## What'"'"'s in Memory\n\n- parser\n' > memory_summary.md.tmp && mv memory_summary.md.tmp memory_summary.md
 `

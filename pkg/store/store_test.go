@@ -594,9 +594,17 @@ func TestPrune(t *testing.T) {
 	if _, err := s.Output(ctx, "t2"); err != nil {
 		t.Error("dry run deleted")
 	}
+	if hits, _ := s.Search(ctx, "raw t2", 10); len(hits) == 0 {
+		t.Fatal("t2 not searchable before the prune")
+	}
 	ids, _ = s.Prune(ctx, 30, PruneLimit, false)
 	if strings.Join(ids, ",") != "t2" {
 		t.Errorf("pruned %v", ids)
+	}
+	for _, h := range mustSearch(t, s, "raw t2") {
+		if h.ThreadID == "t2" {
+			t.Error("a pruned memory is still in the search index")
+		}
 	}
 	jobsAfter, _ := s.Jobs(ctx)
 	if len(jobsAfter) != len(jobsBefore) {
@@ -814,4 +822,13 @@ func TestThreadPrefixLookup(t *testing.T) {
 	if _, err := s.Thread(ctx, "01"); !errors.Is(err, ErrNotFound) {
 		t.Error("short prefix matched")
 	}
+}
+
+func mustSearch(t *testing.T, s *Store, q string) []Hit {
+	t.Helper()
+	hits, err := s.Search(ctx, q, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
 }

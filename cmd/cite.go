@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/pkg/hooks"
@@ -46,85 +47,107 @@ The reply streams through: text is printed as it arrives.
   $ memctl cite --hook claude         # in .claude/settings.json "Stop" hooks
   $ memctl cite --hook codex "$JSON"  # as Codex's notify program`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, id := range ids {
-				if _, err := uuid.Parse(id); err != nil {
-					return FlagErrorf("--id %q is not a UUID", id)
-				}
+			err := runCite(cmd, f, args, ids, dryRun, hook)
+			if err != nil && hook != "" {
+				return &hookError{err: err}
 			}
-			var in io.Reader = f.IO.In
-			out := f.IO.Out
-			var visible bytes.Buffer
-			if f.JSON {
-				out = &visible
-			}
-			switch hook {
-			case "":
-				if len(args) == 1 && args[0] != "-" {
-					fh, err := os.Open(args[0])
-					if err != nil {
-						return err
-					}
-					defer fh.Close()
-					in = fh
-				}
-			case "claude":
-				reply, err := hooks.ClaudeStopReply(f.IO.In)
-				if err != nil {
-					return err
-				}
-				in, out = strings.NewReader(reply), io.Discard
-			case "codex":
-				if len(args) != 1 {
-					return FlagErrorf("--hook codex needs the notify JSON as its argument")
-				}
-				reply, err := hooks.CodexNotifyReply(args[0])
-				if err != nil {
-					return err
-				}
-				in, out = strings.NewReader(reply), io.Discard
-			default:
-				return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
-			}
-			bodies, err := inject.StripCitations(out, in)
+			return err
+		},
+	}
+	c.Flags().StringArrayVar(&ids, "id", nil, "record one use of this thread `ID` (repeatable)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "parse and print, record nothing")
+	c.Flags().StringVar(&hook, "hook", "", "read the reply from an agent hook: claude or codex (prints nothing; failures exit 1, never 2)")
+	return c
+}
+
+func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, hook string) error {
+	for _, id := range ids {
+		if !plausibleThreadID(id) {
+			return FlagErrorf("--id %q is not a thread id", id)
+		}
+	}
+	var in io.Reader = f.IO.In
+	out := f.IO.Out
+	var visible bytes.Buffer
+	if f.JSON {
+		out = &visible
+	}
+	switch hook {
+	case "":
+		if len(args) == 1 && args[0] != "-" {
+			fh, err := os.Open(args[0])
 			if err != nil {
 				return err
 			}
-			cites, cited := inject.ParseCitations(bodies)
-			threadIDs := append([]string{}, cites.ThreadIDs...)
-			for _, id := range ids {
-				threadIDs = append(threadIDs, normalizeUUID(id))
-			}
-			threadIDs = dedupe(threadIDs)
-			res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited}
-			if len(threadIDs) > 0 && !dryRun {
-				cfg, err := f.Config()
-				if err != nil {
-					return err
-				}
-				st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
-				if err != nil {
-					return err
-				}
-				n, err := st.RecordUsage(cmd.Context(), threadIDs)
-				st.Close()
-				if err != nil {
-					return fmt.Errorf("record citation usage: %w", err)
-				}
-				res.Recorded = n
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			if len(threadIDs) > 0 {
-				f.debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
-			}
-			return nil
-		},
+			defer fh.Close()
+			in = fh
+		}
+	case "claude":
+		reply, err := hooks.ClaudeStopReply(f.IO.In)
+		if err != nil {
+			return err
+		}
+		in, out = strings.NewReader(reply), io.Discard
+	case "codex":
+		if len(args) != 1 {
+			return FlagErrorf("--hook codex needs the notify JSON as its argument")
+		}
+		reply, err := hooks.CodexNotifyReply(args[0])
+		if err != nil {
+			return err
+		}
+		in, out = strings.NewReader(reply), io.Discard
+	default:
+		return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
 	}
-	c.Flags().StringArrayVar(&ids, "id", nil, "record one use of this thread `UUID` (repeatable)")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "parse and print, record nothing")
-	c.Flags().StringVar(&hook, "hook", "", "read the reply from an agent hook: claude or codex (prints nothing)")
-	return c
+	bodies, err := inject.StripCitations(out, in)
+	if err != nil {
+		return err
+	}
+	cites, cited := inject.ParseCitations(bodies)
+	// Codex counts only UUIDs; memctl's own transcript format allows
+	// any id, so every plausible id is counted (unknown ones match
+	// no row and are ignored).
+	threadIDs := append([]string{}, cites.ThreadIDs...)
+	for _, id := range cites.RolloutIDs {
+		if plausibleThreadID(id) {
+			threadIDs = append(threadIDs, normalizeUUID(id))
+		}
+	}
+	for _, id := range ids {
+		threadIDs = append(threadIDs, normalizeUUID(id))
+	}
+	threadIDs = dedupe(threadIDs)
+	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited}
+	if len(threadIDs) > 0 && !dryRun {
+		cfg, err := f.Config()
+		if err != nil {
+			return err
+		}
+		st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
+		if err != nil {
+			return err
+		}
+		n, err := st.RecordUsage(cmd.Context(), threadIDs)
+		st.Close()
+		if err != nil {
+			return fmt.Errorf("record citation usage: %w", err)
+		}
+		res.Recorded = n
+	}
+	if f.JSON {
+		return printJSON(f.IO.Out, res)
+	}
+	if len(threadIDs) > 0 {
+		f.debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
+	}
+	return nil
+}
+
+// plausibleThreadID accepts what a thread id can be: a UUID, or the id a
+// JSONL transcript declares (one token, no whitespace, bounded length).
+func plausibleThreadID(s string) bool {
+	return s != "" && len(s) <= 200 && !strings.ContainsFunc(s, unicode.IsSpace)
 }
 
 func normalizeUUID(s string) string {

@@ -70,10 +70,10 @@ provider is configured, else heuristic).`,
 					return err // no result to report: config, store or interruption
 				}
 				results = append(results, res)
-				if err != nil {
-					// A failed run still reports its failed_… status.
+				if err != nil && runErr == nil {
+					// A failed run still reports its failed_… status, and
+					// the other version's pipeline still runs.
 					runErr = err
-					break
 				}
 			}
 			res := results[0]
@@ -89,7 +89,7 @@ provider is configured, else heuristic).`,
 			for _, r := range results {
 				if strings.HasPrefix(r.Status, "failed") {
 					if f.JSON {
-						return &silentError{code: ExitError}
+						return &silentError{code: ExitError, msg: fmt.Sprintf("consolidation %s: %s", r.Status, r.Error)}
 					}
 					if runErr != nil {
 						return runErr

@@ -41,11 +41,28 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d jobs failed (each is recorded with its reason and retried later; see `memctl status`)", e.Failed, e.Total)
 }
 
-// silentError carries an exit code for a failure already reported on
-// stdout (a --json document) or stderr.
-type silentError struct{ code int }
+// silentError carries an exit code for a failure whose result was already
+// printed as a --json document on stdout; report still writes its message
+// as {"error","code"} on stderr, as every --json failure does.
+type silentError struct {
+	code int
+	msg  string
+}
 
-func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e *silentError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
+
+// hookError is a failure of `cite --hook`: an agent hook must never be
+// told to block (Claude Code treats exit 2 as "do not stop"), so every
+// hook failure is a plain error, exit 1.
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+func (e *hookError) Unwrap() error { return e.err }
 
 // hintError adds a "memctl: hint:" line under the error.
 type hintError struct {
@@ -64,9 +81,12 @@ func exitCode(err error) int {
 	var cfgErr *config.Error
 	var partial *PartialError
 	var silent *silentError
+	var hook *hookError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &hook):
+		return ExitError
 	case errors.As(err, &silent):
 		return silent.code
 	case errors.As(err, &flagErr), errors.As(err, &cfgErr):
@@ -88,6 +108,10 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	}
 	var silent *silentError
 	if errors.As(err, &silent) {
+		if jsonMode && silent.msg != "" {
+			b, _ := json.Marshal(map[string]any{"error": silent.msg, "code": code})
+			fmt.Fprintln(ios.ErrOut, string(b))
+		}
 		return code
 	}
 	msg := err.Error()

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -112,10 +113,11 @@ EXIT STATUS
 				printExtract(f, res)
 			}
 			if res.Failed > 0 {
+				partial := &PartialError{Failed: res.Failed, Total: res.Claimed}
 				if f.JSON {
-					return &silentError{code: ExitPartial}
+					return &silentError{code: ExitPartial, msg: partial.Error()}
 				}
-				return &PartialError{Failed: res.Failed, Total: res.Claimed}
+				return partial
 			}
 			return nil
 		},
@@ -139,6 +141,9 @@ func mergeExtract(rs []extract.RunResult) extract.RunResult {
 		out.Usage = out.Usage.Add(r.Usage)
 		out.ApproxTokens += r.ApproxTokens
 		out.DryRun = r.DryRun
+		if r.Skipped != "" {
+			out.Skipped = r.Skipped
+		}
 	}
 	return out
 }
@@ -171,6 +176,25 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status}, nil
 		}
 	}
+	// --thread and --current-thread take full ids or unique prefixes, as
+	// `threads show` does.
+	threadIDs := make([]string, 0, len(opts.threads))
+	for _, id := range opts.threads {
+		t, err := st.Thread(ctx, id)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return extract.RunResult{}, &FlagError{Err: fmt.Errorf("--thread %q: no such thread (see `memctl threads list`)", id)}
+			}
+			return extract.RunResult{}, err
+		}
+		threadIDs = append(threadIDs, t.ID)
+	}
+	current := opts.currentThread
+	if current != "" {
+		if t, err := st.Thread(ctx, current); err == nil {
+			current = t.ID
+		}
+	}
 	maxClaims := cfg.Memories.MaxRolloutsPerStartup
 	if opts.max > 0 {
 		maxClaims = opts.max
@@ -178,7 +202,7 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 	ro := extract.RunOptions{
 		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
 		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
-			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: opts.threads, ExcludeID: opts.currentThread},
+			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current},
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.dryRun,
 	}

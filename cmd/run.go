@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -74,8 +75,9 @@ EXIT STATUS
 					claimed += rep.Extract.Claimed
 				}
 				if err != nil {
-					stageErr = err
-					break
+					// Each version is its own pipeline, as in Codex: a
+					// failure of one does not stop the other.
+					stageErr = errors.Join(stageErr, err)
 				}
 			}
 			if f.JSON {
@@ -93,10 +95,11 @@ EXIT STATUS
 				return stageErr
 			}
 			if failedJobs > 0 {
+				partial := &PartialError{Failed: failedJobs, Total: claimed}
 				if f.JSON {
-					return &silentError{code: ExitPartial}
+					return &silentError{code: ExitPartial, msg: partial.Error()}
 				}
-				return &PartialError{Failed: failedJobs, Total: claimed}
+				return partial
 			}
 			return nil
 		},
@@ -117,11 +120,14 @@ func runPipeline(ctx context.Context, f *Factory, cfg *config.Config, version st
 	if err := ensureHome(home); err != nil {
 		return rep, err
 	}
-	if err := consolidate.PrepareLayout(root, cfg.Templates.Dir); err != nil {
+	if eo.dryRun {
+		// A dry run changes nothing: no layout repair, no prune.
+		rep.Prepare = map[string]string{"status": "skipped_dry_run"}
+	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir); err != nil {
 		rep.Prepare = map[string]string{"status": "failed", "error": err.Error()}
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}
-	rep.Prune, err = runPrune(ctx, f, cfg, version, false)
+	rep.Prune, err = runPrune(ctx, f, cfg, version, eo.dryRun)
 	if err != nil {
 		// Codex logs prune errors and goes on; so does run.
 		f.warnf("%s: prune: %v", version, err)

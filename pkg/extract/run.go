@@ -108,26 +108,36 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 		return dryRun(ctx, st, opts, cands)
 	}
 	var claims []claimed
+	var claimErr error
 	for _, t := range cands {
-		if len(claims) >= opts.MaxClaims {
-			break
-		}
-		if err := ctx.Err(); err != nil {
+		if len(claims) >= opts.MaxClaims || ctx.Err() != nil {
 			break
 		}
 		wm := t.UpdatedAt.Unix()
-		if fresh, err := st.UpToDate(ctx, t.ID, wm); err != nil {
-			return res, err
-		} else if fresh {
+		fresh, err := st.UpToDate(ctx, t.ID, wm)
+		if err != nil {
+			claimErr = err
+			break
+		}
+		if fresh {
 			continue
 		}
 		outcome, token, err := st.TryClaimStage1(ctx, t.ID, opts.WorkerID, wm, opts.MaxClaims)
 		if err != nil {
-			return res, fmt.Errorf("claim %s: %w", t.ID, err)
+			claimErr = fmt.Errorf("claim %s: %w", t.ID, err)
+			break
 		}
 		if outcome == store.Claimed {
 			claims = append(claims, claimed{thread: t, token: token, watermark: wm})
 		}
+	}
+	if claimErr != nil {
+		// Give back what this pass already claimed, so an interrupted or
+		// failed pass does not hold those threads for the lease's hour.
+		for _, c := range claims {
+			_ = st.ReleaseStage1(context.WithoutCancel(ctx), c.thread.ID, c.token)
+		}
+		return res, claimErr
 	}
 	res.Claimed = len(claims)
 	results := make([]JobResult, len(claims))

@@ -194,8 +194,9 @@ ORDER BY COALESCE(last_usage, source_updated_at) ASC, source_updated_at ASC, thr
 }
 
 // Clear empties the memory state (Codex section 11): every raw memory, both
-// job kinds, the progress mark, the baseline, the search index, token and
-// stage history. Thread memory modes are kept.
+// job kinds, the progress mark, the baseline and the search index. Thread
+// memory modes are kept, and so is the record of tokens spent and of
+// stage runs, which describes the past rather than holding memory.
 func (s *Store) Clear(ctx context.Context) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{

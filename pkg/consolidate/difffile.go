@@ -62,6 +62,10 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 	return b.String()
 }
 
+// largeDiffFileBytes is the size (old and new content together) above
+// which a file's diff is summarised instead of shown line by line.
+const largeDiffFileBytes = 1 << 20
+
 // previousCharBoundary returns the largest i <= limit at which s can be cut
 // without splitting a UTF-8 sequence.
 func previousCharBoundary(s string, limit int) int {
@@ -95,6 +99,13 @@ func unifiedFileDiff(p string, o BaselineFile, hasOld bool, n BaselineFile, hasN
 			fmt.Fprintf(&b, "old mode %06o\nnew mode %06o\n", o.Mode, n.Mode)
 		}
 		oldText, newText = lossy(o.Content), lossy(n.Content)
+	}
+	if len(oldText)+len(newText) > largeDiffFileBytes {
+		// A line diff of a huge file costs memory out of proportion and
+		// would fill the capped diff on its own: say what changed instead.
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ large file: %d bytes before, %d bytes after; contents not shown @@\n",
+			oldName, newName, len(oldText), len(newText))
+		return b.String()
 	}
 	hunks := unifiedHunks(splitLines(oldText), splitLines(newText))
 	if hunks != "" {

@@ -182,9 +182,23 @@ func TestRenderDiffFileTruncatesOnCharBoundary(t *testing.T) {
 	// "é" is two bytes; the header lines before the content shift the cut
 	// so that it lands inside a character for one of these paddings.
 	for pad := 0; pad < 2; pad++ {
-		content := strings.Repeat("x", pad) + strings.Repeat("é", MaxDiffBytes/2+10)
-		cur := []BaselineFile{{Path: "MEMORY.md", Mode: ModeRegular, Content: []byte(content)}}
-		got := RenderDiffFile([]Change{{'A', "MEMORY.md"}}, nil, cur)
+		// Several files, each under the size at which a file's diff is
+		// summarised, that together pass the cap.
+		var cur []BaselineFile
+		var changes []Change
+		for i := 0; i < 12; i++ {
+			content := strings.Repeat("é", 200_000) + "\n"
+			if i == 0 {
+				content = strings.Repeat("x", pad) + content
+			}
+			name := fmt.Sprintf("MEMORY%02d.md", i)
+			if i == 0 {
+				name = "MEMORY.md"
+			}
+			cur = append(cur, BaselineFile{Path: name, Mode: ModeRegular, Content: []byte(content)})
+			changes = append(changes, Change{'A', name})
+		}
+		got := RenderDiffFile(changes, nil, cur)
 		if !strings.Contains(got, "- A MEMORY.md\n") {
 			t.Fatal("status line missing")
 		}
@@ -226,5 +240,14 @@ func TestStorageSize(t *testing.T) {
 	n, err := StorageSize(root)
 	if err != nil || n != 8 {
 		t.Errorf("StorageSize = %d, %v; want 8", n, err)
+	}
+}
+
+func TestRenderDiffFileSummarisesHugeFiles(t *testing.T) {
+	big := []byte(strings.Repeat("line\n", 300_000))
+	got := RenderDiffFile([]Change{{'A', "extensions/x/resources/dump.md"}}, nil,
+		[]BaselineFile{{Path: "extensions/x/resources/dump.md", Mode: ModeRegular, Content: big}})
+	if !strings.Contains(got, "@@ large file: 0 bytes before, 1500000 bytes after; contents not shown @@") || len(got) > 2000 {
+		t.Errorf("huge file not summarised:\n%.500s", got)
 	}
 }

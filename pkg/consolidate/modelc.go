@@ -422,12 +422,24 @@ func writeArtifacts(root, version string, a artifacts) error {
 			return err
 		}
 	}
+	// The answer lists every skill to keep, so a skill the model dropped is
+	// deleted — but only one the model was shown (a folder whose name is
+	// already a valid skill name and that holds a SKILL.md). Anything else
+	// under skills/ (a folder with another name, helper files the model
+	// never saw) is left alone rather than lost.
 	entries, _ := os.ReadDir(filepath.Join(root, SkillsDir))
 	for _, e := range entries {
-		if _, keep := a.skills[e.Name()]; !keep && e.IsDir() {
-			if err := os.RemoveAll(filepath.Join(root, SkillsDir, e.Name())); err != nil {
-				return err
-			}
+		if _, keep := a.skills[e.Name()]; keep || !e.IsDir() {
+			continue
+		}
+		if clean, err := SanitizeSkillName(e.Name()); err != nil || clean != e.Name() {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, SkillsDir, e.Name(), "SKILL.md")); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(root, SkillsDir, e.Name())); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -237,3 +237,35 @@ func TestChunkMaterial(t *testing.T) {
 		t.Error("no material must still make one call")
 	}
 }
+
+// The model's skill list is complete, so a skill it was shown and dropped
+// goes; but folders it never saw (another name, no SKILL.md) are kept, with
+// their helper files.
+func TestModelKeepsSkillFoldersItNeverSaw(t *testing.T) {
+	e := newEnv(t)
+	write := func(rel, body string) {
+		p := filepath.Join(e.root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(body), 0o600)
+	}
+	write("skills/My_Skill/SKILL.md", "---\nname: my-skill\n---\n")
+	write("skills/My_Skill/scripts/run.sh", "echo run\n")
+	write("skills/deploy/scripts/deploy.sh", "echo deploy\n")
+	write("skills/old-skill/SKILL.md", "---\nname: old-skill\n---\n")
+	p := &fakeProvider{answer: func(i int, req model.Request) (string, error) {
+		return answerJSON("# Task Group: x\n", "v1\n\n## User Profile\nx\n",
+			modelSkill{Name: "My_Skill", SkillMD: "---\nname: my-skill\n---\nupdated\n"}), nil
+	}}
+	res, err := Run(context.Background(), e.jobs, e.opts(NewModel(p, "m")))
+	if err != nil || res.Status != StatusSucceeded {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	for _, kept := range []string{"skills/My_Skill/scripts/run.sh", "skills/deploy/scripts/deploy.sh", "skills/my-skill/SKILL.md"} {
+		if _, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(kept))); err != nil {
+			t.Errorf("%s lost: %v", kept, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "skills", "old-skill")); err == nil {
+		t.Error("a skill the model was shown and dropped is still there")
+	}
+}

@@ -300,14 +300,34 @@ func isArtifact(p string) bool {
 }
 
 func backupArtifacts(root string) (*artifactBackup, error) {
-	all, err := Snapshot(root)
-	if err != nil {
-		return nil, err
-	}
+	// Read only the artifacts, not the whole folder: resources under
+	// extensions/ can be large and need no backup.
 	b := &artifactBackup{}
-	for _, f := range all {
-		if isArtifact(f.Path) && f.Mode != ModeSymlink {
-			b.files = append(b.files, f)
+	for _, name := range []string{MemoryFileName, SummaryFileName} {
+		fi, err := os.Lstat(filepath.Join(root, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return nil, err
+		}
+		mode := ModeRegular
+		if fi.Mode().Perm()&0o111 != 0 {
+			mode = ModeExecutable
+		}
+		b.files = append(b.files, BaselineFile{Path: name, Mode: mode, Content: data})
+	}
+	if fi, err := os.Lstat(filepath.Join(root, SkillsDir)); err == nil && fi.IsDir() {
+		skills, err := Snapshot(filepath.Join(root, SkillsDir))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range skills {
+			if f.Mode != ModeSymlink {
+				f.Path = SkillsDir + "/" + f.Path
+				b.files = append(b.files, f)
+			}
 		}
 	}
 	return b, nil

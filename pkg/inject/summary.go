@@ -1,9 +1,7 @@
 package inject
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,10 +61,9 @@ func Summary(root, version string, maxTokens int, raw bool, templateDir string) 
 	}
 	b, err := os.ReadFile(filepath.Join(root, SummaryFile))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return SummaryResult{}, nil
-		}
-		return SummaryResult{}, fmt.Errorf("read memory summary: %w", err)
+		// Missing or unreadable: nothing to inject (Codex 8.1). A hook
+		// that runs before every turn must not fail the agent over it.
+		return SummaryResult{}, nil
 	}
 	summary := strings.TrimSpace(string(b))
 	if summary == "" {

@@ -59,7 +59,7 @@ func Read(root, path string, lineOffset, maxLines int) (ReadResult, error) {
 	window := content[start:end]
 	cut, truncated := inject.TruncateTokens(window, DefaultReadTokens)
 	return ReadResult{
-		Path:            path,
+		Path:            rel,
 		StartLineNumber: lineOffset,
 		Content:         cut,
 		Truncated:       truncated || end < len(content),

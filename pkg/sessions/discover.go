@@ -215,12 +215,14 @@ func claudeProject(ctx context.Context, dir string, fn func(File) error) error {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if strings.HasPrefix(name, "agent-") {
-			agents = append(agents, p)
-			continue
-		}
+		// Only regular files are opened: a FIFO named like a transcript
+		// would block the scan forever.
 		info, ok := regularInfo(e, p)
 		if !ok {
+			continue
+		}
+		if strings.HasPrefix(name, "agent-") {
+			agents = append(agents, p)
 			continue
 		}
 		stem := strings.TrimSuffix(name, ".jsonl")

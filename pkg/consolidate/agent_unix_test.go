@@ -76,6 +76,7 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 		{"invalid artifacts", "printf 'v2\\n' > memory_summary.md\nrm -f MEMORY.md\n", 10 * time.Second, StatusFailedInvalid, ErrInvalidArtifacts},
 		{"symlink to outside", validAgent + "ln -s \"$OUTSIDE\" extensions/ad_hoc/leak.md\n", 10 * time.Second, StatusFailedInvalid, ErrInvalidArtifacts},
 		{"non-zero exit", "printf 'v1\\n' > memory_summary.md\nexit 3\n", 10 * time.Second, StatusFailedAgent, nil},
+		{"new skill then failure", "mkdir -p skills/new-skill/scripts\nprintf 'x' > skills/new-skill/scripts/a.sh\nexit 3\n", 10 * time.Second, StatusFailedAgent, nil},
 		{"hang", "sleep 30 &\necho $! > \"$LOG/child.pid\"\nwait\n", 300 * time.Millisecond, StatusFailedAgent, ErrAgentTimeout},
 	}
 	for _, tt := range tests {
@@ -102,6 +103,9 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 			}
 			if !exists(filepath.Join(e.root, DiffFileName)) {
 				t.Error("diff file not kept")
+			}
+			if exists(filepath.Join(e.root, SkillsDir, "new-skill")) {
+				t.Error("a failed run's new skill folder was left behind")
 			}
 			if readFile(t, outside) != "untouched" || exists(filepath.Join(e.root, "extensions", "ad_hoc", "leak.md")) {
 				t.Error("symlink kept or its target touched")

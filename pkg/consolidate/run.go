@@ -356,16 +356,16 @@ func (r *runner) restore(b *artifactBackup) {
 		warn(os.Remove(skills))
 	} else if err == nil {
 		// Remove what the run added or changed, then write the old files back.
-		cur, err := Snapshot(root)
+		cur, err := Snapshot(skills)
 		warn(err)
 		for _, f := range cur {
-			if strings.HasPrefix(f.Path, SkillsDir+"/") {
-				if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
-					warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
-				}
+			f.Path = SkillsDir + "/" + f.Path
+			if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
+				warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
 			}
 		}
 	}
+	defer removeEmptyDirs(skills)
 	var paths []string
 	for p := range have {
 		if strings.HasPrefix(p, SkillsDir+"/") {
@@ -384,6 +384,21 @@ func (r *runner) restore(b *artifactBackup) {
 			continue
 		}
 		warn(WriteFileAtomic(full, f.Content, fileMode(f.Mode)))
+	}
+}
+
+// removeEmptyDirs deletes the empty folders below dir (a failed run's new
+// skill folders), deepest first; dir itself stays.
+func removeEmptyDirs(dir string) {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // fails, as it should, when not empty
 	}
 }
 

@@ -150,3 +150,9 @@ func (f *Factory) debugf(format string, args ...any) {
 func (f *Factory) warnf(format string, args ...any) {
 	fmt.Fprintf(f.IO.ErrOut, "memctl: warning: "+format+"\n", args...)
 }
+
+// recordStage remembers how a stage ended, for `memctl status`; a failure
+// to record it must not fail the stage.
+func recordStage(ctx context.Context, st *store.Store, stage string, started, finished time.Time, status, detail string) {
+	_ = st.RecordStageRun(ctx, store.StageRun{Stage: stage, StartedAt: started, FinishedAt: finished, Status: status, Detail: detail})
+}

@@ -3,11 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/prune"
-	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 
@@ -89,10 +87,4 @@ func runPrune(ctx context.Context, f *Factory, cfg *config.Config, version strin
 		recordStage(ctx, st, "prune", started, f.Now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
 	}
 	return res, nil
-}
-
-// recordStage remembers how a stage ended, for `memctl status`; a failure
-// to record it must not fail the stage.
-func recordStage(ctx context.Context, st *store.Store, stage string, started, finished time.Time, status, detail string) {
-	_ = st.RecordStageRun(ctx, store.StageRun{Stage: stage, StartedAt: started, FinishedAt: finished, Status: status, Detail: detail})
 }

@@ -3,12 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -161,7 +160,8 @@ func collectStatus(ctx context.Context, f *Factory, version string) (versionStat
 		g := viewJob(*s.Global)
 		vs.LastConsolidation = &g
 	}
-	vs.MemoryFolderBytes = folderSize(root)
+	// A missing folder (nothing consolidated yet) counts as empty.
+	vs.MemoryFolderBytes, _ = consolidate.StorageSize(root)
 	return vs, nil
 }
 
@@ -170,23 +170,6 @@ func nonNilSlice[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// folderSize sums regular files, skipping symlinks (as Codex counts storage).
-func folderSize(root string) int64 {
-	var n int64
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 func printStatus(f *Factory, vs versionStatus) {

@@ -15,6 +15,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MEMCTL_TEST_AS_CLI") == "1" {
 		os.Exit(Main())
 	}
+	if os.Getenv("MEMCTL_TEST_BURN_CPU") == "1" {
+		burnCPU()
+		os.Exit(0)
+	}
 	testscript.Main(m, map[string]func(){
 		"memctl": func() { os.Exit(Main()) },
 	})

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/filelock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -74,9 +75,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	f.Close()
 
+	// journal_mode is not in the DSN: every new pooled connection would
+	// run it, and switching to WAL can fail with SQLITE_BUSY without ever
+	// calling the busy handler. prepare switches once, under a file lock.
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
@@ -91,16 +94,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	if !strings.EqualFold(mode, "wal") {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: journal mode is %q, want wal", path, mode)
-	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -157,9 +151,60 @@ func SchemaVersion() int {
 	return ms[len(ms)-1].version
 }
 
+// prepare leaves the file in WAL mode at the newest schema. A store that is
+// already there (every open but the first) takes no lock. Otherwise one
+// process at a time, holding <path>.lock, switches the journal mode and
+// runs the pending migrations; the others wait for the lock and then find
+// the work done. The lock file is advisory and released with the process,
+// so a crash mid-open never blocks the next one.
+func (s *Store) prepare(ctx context.Context) error {
+	ready, err := s.ready(ctx)
+	if err != nil || ready {
+		return err
+	}
+	release, err := filelock.Lock(ctx, s.path+".lock")
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", s.path, err)
+	}
+	defer release()
+	var mode string
+	err = retryBusy(ctx, func() error {
+		return s.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+	})
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", s.path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("open store %s: journal mode is %q, want wal", s.path, mode)
+	}
+	return s.migrate(ctx)
+}
+
+// ready reports whether the file is already a WAL database at this
+// binary's schema, and fails with ErrTooNew when it is past it.
+func (s *Store) ready(ctx context.Context) (bool, error) {
+	var mode string
+	var version int
+	err := retryBusy(ctx, func() error {
+		if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			return err
+		}
+		return s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
+	})
+	if err != nil {
+		return false, fmt.Errorf("open store %s: %w", s.path, err)
+	}
+	latest := SchemaVersion()
+	if version > latest {
+		return false, fmt.Errorf("open store %s: %w: version %d, this binary knows up to %d", s.path, ErrTooNew, version, latest)
+	}
+	return strings.EqualFold(mode, "wal") && version == latest, nil
+}
+
 // migrate applies each pending migration in its own immediate transaction;
-// user_version records the applied version. Two processes opening a fresh
-// file at once serialise on the write lock and the second sees the work done.
+// user_version records the applied version. prepare holds the open lock,
+// so only a process that bypasses it (an older memctl, the sqlite3 shell)
+// can still meet SQLITE_BUSY here; retryBusy waits that out.
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
@@ -167,35 +212,28 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	latest := SchemaVersion()
 	for _, m := range ms {
-		err := s.tx(ctx, func(tx *sql.Tx) error {
-			var cur int
-			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+		err := retryBusy(ctx, func() error {
+			return s.tx(ctx, func(tx *sql.Tx) error {
+				var cur int
+				if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+					return err
+				}
+				if cur > latest {
+					return fmt.Errorf("%w: %s has version %d, this binary knows up to %d", ErrTooNew, s.path, cur, latest)
+				}
+				if cur >= m.version {
+					return nil
+				}
+				if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+				_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version))
 				return err
-			}
-			if cur > latest {
-				return fmt.Errorf("%w: %s has version %d, this binary knows up to %d", ErrTooNew, s.path, cur, latest)
-			}
-			if cur >= m.version {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version))
-			return err
+			})
 		})
 		if err != nil {
 			return fmt.Errorf("open store %s: %w", s.path, err)
 		}
-	}
-	// A database at version 0 with no migrations pending can only be newer
-	// when user_version exceeds ours; check once more for files at rest.
-	var cur int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-		return err
-	}
-	if cur > latest {
-		return fmt.Errorf("open store %s: %w: version %d, this binary knows up to %d", s.path, ErrTooNew, cur, latest)
 	}
 	return nil
 }

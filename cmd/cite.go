@@ -37,9 +37,11 @@ pruned. --id records a use directly; --dry-run records nothing.
 The reply streams through: text is printed as it arrives.
 
 --hook adapts cite to an agent's hook, prints nothing and records the uses:
-  claude  a Claude Code Stop hook: the hook's JSON arrives on stdin and the
-          reply is read from the transcript it names
-  codex   a Codex notify program: the JSON is the last argument`,
+  claude  a Claude Code Stop hook: the hook's JSON arrives on stdin with the
+          reply in last_assistant_message (the transcript it names is read
+          only when that field is absent)
+  codex   a Codex notify program: the JSON is the last argument
+A turn reported twice (same session and turn id) is counted once.`,
 		Args: cobra.MaximumNArgs(1),
 		Example: `  $ agent --print "$prompt" | memctl cite
   $ memctl cite reply.md --json
@@ -69,6 +71,9 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 	var in io.Reader = f.IO.In
 	out := f.IO.Out
 	var visible bytes.Buffer
+	// turnKey names the agent turn a hook reports, so the same turn
+	// reported twice adds its uses once.
+	var turnKey string
 	if f.JSON {
 		out = &visible
 	}
@@ -83,20 +88,21 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 			in = fh
 		}
 	case "claude":
-		reply, err := hooks.ClaudeStopReply(f.IO.In)
+		reply, err := hooks.ClaudeStop(f.IO.In)
 		if err != nil {
 			return err
 		}
-		in, out = strings.NewReader(reply), io.Discard
+		in, out, turnKey = strings.NewReader(reply.Text), io.Discard, reply.TurnKey
+		f.debugf("cite: reply read from the hook %s", reply.From)
 	case "codex":
 		if len(args) != 1 {
 			return FlagErrorf("--hook codex needs the notify JSON as its argument")
 		}
-		reply, err := hooks.CodexNotifyReply(args[0])
+		reply, err := hooks.CodexNotify(args[0])
 		if err != nil {
 			return err
 		}
-		in, out = strings.NewReader(reply), io.Discard
+		in, out, turnKey = strings.NewReader(reply.Text), io.Discard, reply.TurnKey
 	default:
 		return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
 	}
@@ -128,12 +134,15 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 		if err != nil {
 			return err
 		}
-		n, err := st.RecordUsage(cmd.Context(), threadIDs)
+		n, dup, err := st.RecordTurnUsage(cmd.Context(), turnKey, threadIDs)
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("record citation usage: %w", err)
 		}
 		res.Recorded = n
+		if dup {
+			f.debugf("cite: turn %s was already counted", turnKey)
+		}
 	}
 	if f.JSON {
 		return printJSON(f.IO.Out, res)

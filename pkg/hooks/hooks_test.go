@@ -51,3 +51,36 @@ func TestClaudeStopReplyTakesTheLastTurn(t *testing.T) {
 		t.Error("missing transcript accepted")
 	}
 }
+
+func TestClaudeStopPrefersThePayload(t *testing.T) {
+	// The transcript does not exist: Claude Code may not have written the
+	// reply yet when the hook runs, and the payload carries it anyway.
+	r, err := ClaudeStop(strings.NewReader(`{"session_id":"s1","prompt_id":"p1","transcript_path":"/nonexistent.jsonl","last_assistant_message":"the reply"}`))
+	if err != nil || r.Text != "the reply" || r.From != "payload" || r.TurnKey != "claude:s1:p1" {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	// An empty reply in the payload is still the payload's answer.
+	r, err = ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":""}`))
+	if err != nil || r.Text != "" || r.From != "payload" {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	// Without a prompt id the key is a digest of the reply: the same
+	// reply twice is one turn, another reply another turn.
+	a, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
+	b, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
+	c, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"y"}`))
+	if a.TurnKey == "" || a.TurnKey != b.TurnKey || a.TurnKey == c.TurnKey {
+		t.Errorf("keys %q %q %q", a.TurnKey, b.TurnKey, c.TurnKey)
+	}
+}
+
+func TestCodexNotifyTurnKey(t *testing.T) {
+	r, err := CodexNotify(`{"type":"agent-turn-complete","thread-id":"th","turn-id":"7","cwd":"/w","input-messages":["hi"],"last-assistant-message":"done"}`)
+	if err != nil || r.Text != "done" || r.TurnKey != "codex:th:7" {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	r, _ = CodexNotify(`{"type":"agent-turn-complete","last-assistant-message":"done"}`)
+	if r.TurnKey != "" {
+		t.Errorf("no thread id, key %q", r.TurnKey)
+	}
+}

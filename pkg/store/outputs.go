@@ -111,13 +111,31 @@ func sortByThreadID(s []Selected) {
 // (Codex 9.4) and returns how many rows changed; unknown ids are ignored.
 // Duplicate ids count twice: callers de-duplicate first.
 func (s *Store) RecordUsage(ctx context.Context, threadIDs []string) (int, error) {
+	n, _, err := s.RecordTurnUsage(ctx, "", threadIDs)
+	return n, err
+}
+
+// RecordTurnUsage is RecordUsage for one agent turn: with a non-empty
+// turnKey the uses are added only the first time that key is seen, in the
+// same transaction that remembers it, so a hook that runs twice for one
+// turn counts once. dup reports a key seen before (nothing was added).
+func (s *Store) RecordTurnUsage(ctx context.Context, turnKey string, threadIDs []string) (total int, dup bool, err error) {
 	if len(threadIDs) == 0 {
-		return 0, nil
+		return 0, false, nil
 	}
-	total := 0
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		total = 0
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		total, dup = 0, false
 		now := s.now().Unix()
+		if turnKey != "" {
+			res, err := tx.ExecContext(ctx, `INSERT INTO citation_turns (turn_key, recorded_at) VALUES (?, ?) ON CONFLICT (turn_key) DO NOTHING`, turnKey, now)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				dup = true
+				return nil
+			}
+		}
 		stmt, err := tx.PrepareContext(ctx, `UPDATE stage1_outputs SET usage_count = COALESCE(usage_count, 0) + 1, last_usage = ? WHERE thread_id = ?`)
 		if err != nil {
 			return err
@@ -133,7 +151,7 @@ func (s *Store) RecordUsage(ctx context.Context, threadIDs []string) (int, error
 		}
 		return nil
 	})
-	return total, err
+	return total, dup, err
 }
 
 // PruneLimit is the most rows one prune deletes (Codex's batch size).

@@ -574,6 +574,25 @@ func TestRecordUsage(t *testing.T) {
 	}
 }
 
+func TestRecordTurnUsageCountsATurnOnce(t *testing.T) {
+	s, _ := newStore(t)
+	_, tok := claim(t, s, "a", 100, 8)
+	succeed(t, s, "a", tok, 100)
+	for i, want := range []struct {
+		key string
+		n   int
+		dup bool
+	}{{"claude:s:p1", 1, false}, {"claude:s:p1", 0, true}, {"claude:s:p2", 1, false}, {"", 1, false}, {"", 1, false}} {
+		n, dup, err := s.RecordTurnUsage(ctx, want.key, []string{"a"})
+		if err != nil || n != want.n || dup != want.dup {
+			t.Fatalf("call %d (%q): n=%d dup=%v err=%v", i, want.key, n, dup, err)
+		}
+	}
+	if a, _ := s.Output(ctx, "a"); a.UsageCount != 4 {
+		t.Errorf("usage_count = %d, want 4", a.UsageCount)
+	}
+}
+
 func TestPrune(t *testing.T) {
 	s, c := newStore(t)
 	base := s.now().Unix()

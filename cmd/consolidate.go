@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
@@ -41,8 +42,10 @@ MEMORY.md, memory_summary.md and skills/. The result is validated; a failed or
 invalid run leaves the previous files in place and backs off for an hour.
 
 Skips exit 0 and say why: another process holds the lock (skipped_running), the
-last run succeeded less than six hours ago (skipped_cooldown; --force ignores
-it), or the last run failed less than an hour ago (skipped_retry_unavailable).
+last run succeeded less than six hours ago (skipped_cooldown), or the last run
+failed less than an hour ago (skipped_retry_unavailable: the message names the
+error and when the retry is due). --force ignores both and runs now; it never
+takes a lock another process holds.
 When nothing changed since the last run and the files are valid, it succeeds
 without calling a consolidator.
 
@@ -213,9 +216,41 @@ func runConsolidate(ctx context.Context, f *Factory, cfg *config.Config, version
 	}
 	recordStage(bg, st, "consolidate", started, f.Now(), res.Status, detail)
 	if !f.JSON {
-		f.infof("%s: consolidation %s (%d raw memories)", version, strings.ReplaceAll(res.Status, "_", " "), res.Selected)
+		f.infof("%s", describeConsolidation(bg, st, version, res, f.Now()))
 	}
 	return res, nil
+}
+
+// describeConsolidation says what a run did, and for a skip the state
+// behind it: the last error and when the retry is due, or when the
+// cooldown ends, and how many raw memories wait.
+func describeConsolidation(ctx context.Context, st *store.Store, version string, res consolidate.Result, now time.Time) string {
+	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(res.Status, "_", " "))
+	if !strings.HasPrefix(res.Status, "skipped") {
+		return fmt.Sprintf("%s (%d raw memories)", base, res.Selected)
+	}
+	waiting := fmt.Sprintf("%d raw memories wait", res.Selected)
+	job, err := st.Job(ctx, store.KindConsolidate, store.GlobalKey)
+	if err != nil {
+		return fmt.Sprintf("%s; %s", base, waiting)
+	}
+	at := func(p *int64) string {
+		if p == nil {
+			return "?"
+		}
+		return time.Unix(*p, 0).UTC().Format(time.RFC3339)
+	}
+	switch res.Status {
+	case consolidate.ClaimRetryUnavailable:
+		return fmt.Sprintf("%s: the last run failed at %s (%s); it is retried after %s, or now with --force; %s",
+			base, at(job.FinishedAt), job.LastError, at(job.RetryAt), waiting)
+	case consolidate.ClaimCooldown:
+		return fmt.Sprintf("%s: the last run succeeded at %s; the next is due six hours later, or now with --force; %s",
+			base, at(job.FinishedAt), waiting)
+	case consolidate.ClaimRunning:
+		return fmt.Sprintf("%s: %s holds the lock until %s; %s", base, job.WorkerID, at(job.LeaseUntil), waiting)
+	}
+	return fmt.Sprintf("%s; %s", base, waiting)
 }
 
 // indexFolder refreshes the search index with the memory folder's Markdown

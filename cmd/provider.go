@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/model"
 )
@@ -14,12 +16,22 @@ type resolvedProvider struct {
 }
 
 // buildProvider resolves provider.kind (auto: openai, then anthropic, then
-// heuristic, saying which it picked) and builds it.
+// heuristic, saying which it picked, where it will call and why) and
+// builds it. A config that cannot work (no key, no model for a kind
+// without a default) is refused here, before any thread is claimed, as a
+// config error (exit 2).
 func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProvider, error) {
-	kind := model.Resolve(cfg.Provider.Kind, f.Getenv)
-	if cfg.Provider.Kind == model.KindAuto && !f.autoAnnounced {
+	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, f.Getenv)
+	kind := choice.Kind
+	if !f.autoAnnounced && (cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "") {
 		f.autoAnnounced = true
-		f.infof("memctl: provider auto picked %s%s", kind, autoReason(kind))
+		if kind == model.KindHeuristic {
+			f.infof("memctl: provider auto picked heuristic (%s)", choice.Reason)
+		} else {
+			f.infof("memctl: provider auto picked %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
+		}
+	} else if kind != model.KindHeuristic && kind != model.KindCommand {
+		f.debugf("memctl: provider %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 	}
 	if kind == model.KindHeuristic {
 		return resolvedProvider{Kind: kind}, nil
@@ -29,29 +41,23 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProv
 		retries = -1 // the config's 0 means no retries; the model package's 0 means its default
 	}
 	p, err := model.New(model.Options{
-		Kind: kind, BaseURL: cfg.Provider.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv, Command: cfg.Provider.Command,
+		Kind: kind, BaseURL: choice.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv, Command: cfg.Provider.Command,
 		Timeout: cfg.Provider.Timeout, MaxRetries: retries, Getenv: f.Getenv, Stderr: f.IO.ErrOut, Now: f.Now,
 	})
 	if err != nil {
 		return resolvedProvider{}, &config.Error{Key: "provider", Err: err}
 	}
-	m := cfg.Memories.ExtractModel
+	key, m := "memories.extract_model", cfg.Memories.ExtractModel
 	if purpose == model.PurposeConsolidate {
-		m = cfg.Memories.ConsolidationModel
+		key, m = "memories.consolidation_model", cfg.Memories.ConsolidationModel
 	}
 	if m == "" {
 		m = model.DefaultModel(kind, purpose)
 	}
-	return resolvedProvider{Provider: p, Kind: kind, Model: m}, nil
-}
-
-func autoReason(kind string) string {
-	switch kind {
-	case model.KindOpenAI:
-		return " (OPENAI_API_KEY is set)"
-	case model.KindAnthropic:
-		return " (ANTHROPIC_API_KEY is set)"
-	default:
-		return " (no OPENAI_API_KEY or ANTHROPIC_API_KEY: offline extraction)"
+	if m == "" && kind != model.KindCommand {
+		// openai-compatible servers host arbitrary models: there is no
+		// default to fall back on, and every call would fail.
+		return resolvedProvider{}, &config.Error{Key: key, Err: fmt.Errorf("provider %s has no default model; set %s to a model the server at %s serves", kind, key, choice.Endpoint())}
 	}
+	return resolvedProvider{Provider: p, Kind: kind, Model: m}, nil
 }

@@ -116,6 +116,14 @@ func runPipeline(ctx context.Context, f *Factory, cfg *config.Config, version st
 	if err != nil {
 		return rep, err
 	}
+	// Refuse a config that cannot work (no key, no model) before any
+	// stage claims a thread or the lock.
+	if _, err := buildProvider(f, cfg, model.PurposeExtract); err != nil {
+		return rep, err
+	}
+	if _, _, err := buildConsolidator(f, cfg, cfg.Consolidation.Mode); err != nil {
+		return rep, err
+	}
 	home, _ := f.Home()
 	if err := ensureHome(home); err != nil {
 		return rep, err

@@ -166,7 +166,7 @@ func TestModelEvilSkillNameRefused(t *testing.T) {
 		return answerJSON("m", "v1\n", modelSkill{Name: "../evil", SkillMD: "pwned"}), nil
 	}}
 	res, err := Run(context.Background(), e.jobs, e.opts(NewModel(p, "")))
-	if !errors.Is(err, ErrUnsafeSkillName) || res.Status != StatusFailedAgent {
+	if !errors.Is(err, ErrUnsafeSkillName) || res.Status != StatusFailedModel {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	parent := filepath.Dir(e.root)
@@ -184,7 +184,7 @@ func TestModelBadAnswerFails(t *testing.T) {
 		return `{"memory_md":"m","memory_summary_md":"v1\n","skills":[],"extra":1}`, nil
 	}}
 	res, err := Run(context.Background(), e.jobs, e.opts(NewModel(p, "")))
-	if err == nil || res.Status != StatusFailedAgent {
+	if err == nil || res.Status != StatusFailedModel {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 }

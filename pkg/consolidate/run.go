@@ -79,8 +79,9 @@ func (r *runner) defaults() {
 	r.res.Consolidator = r.opts.Consolidator.Name()
 }
 
-// fail records a failure: the job is marked failed with the status as
-// reason when mark is set (Codex does not mark a job it never claimed).
+// fail records a failure: the job is marked failed when mark is set
+// (Codex does not mark a job it never claimed), with the status and the
+// error as reason, so a later skip can say what went wrong.
 func (r *runner) fail(ctx context.Context, status string, err error, mark bool) (Result, error) {
 	r.res.Status = status
 	r.res.Error = err.Error()
@@ -88,7 +89,11 @@ func (r *runner) fail(ctx context.Context, status string, err error, mark bool) 
 		// A cancelled run context must not keep the failure from being recorded.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if ferr := r.jobs.FailGlobal(fctx, r.token, status); ferr != nil {
+		reason := status + ": " + err.Error()
+		if len(reason) > 500 {
+			reason = reason[:500] + "…"
+		}
+		if ferr := r.jobs.FailGlobal(fctx, r.token, reason); ferr != nil {
 			fmt.Fprintf(r.log, "memctl: warning: record consolidation failure: %v\n", ferr)
 		}
 	}
@@ -111,6 +116,11 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	if claim.Status != ClaimClaimed {
 		r.res.Status = claim.Status
+		// Say how many raw memories wait, not 0: a skip selects nothing,
+		// but the user needs to know whether anything is pending.
+		if sel, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays); err == nil {
+			r.res.Selected = len(retained(sel, opts.MaxRaw))
+		}
 		return r.res, nil
 	}
 	r.token = claim.Token
@@ -203,7 +213,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if cerr != nil {
 		removeSymlinks(opts.Root)
 		r.restore(backup)
-		return r.fail(ctx, StatusFailedAgent, cerr, true)
+		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
 	}
 	if err := Validate(opts.Root, opts.Version); err != nil {
 		r.restore(backup)

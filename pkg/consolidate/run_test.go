@@ -220,7 +220,7 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 			if !exists(filepath.Join(e.root, DiffFileName)) {
 				t.Error("diff file removed after a failure")
 			}
-			if len(e.jobs.fails) != 1 || e.jobs.fails[0] != tt.status {
+			if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], tt.status+": ") {
 				t.Errorf("FailGlobal calls = %v", e.jobs.fails)
 			}
 			if len(Diff(baseBefore, e.jobs.baseline)) != 0 {
@@ -274,7 +274,7 @@ func TestRunSymlinkedRootFails(t *testing.T) {
 	if entries, _ := os.ReadDir(target); len(entries) != 0 {
 		t.Error("wrote behind the symlinked root")
 	}
-	if len(e.jobs.fails) != 1 || e.jobs.fails[0] != StatusFailedPrepare {
+	if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], StatusFailedPrepare+": ") {
 		t.Errorf("fails = %v", e.jobs.fails)
 	}
 }

@@ -37,12 +37,27 @@ const (
 	StatusFailedSync          = "failed_sync_workspace_inputs"
 	StatusFailedStatus        = "failed_workspace_status"
 	StatusFailedDiffFile      = "failed_workspace_diff_file"
-	StatusFailedAgent         = "failed_agent"
+	StatusFailedAgent         = "failed_agent" // consolidation.mode = "agent"
+	StatusFailedModel         = "failed_model"
+	StatusFailedHeuristic     = "failed_heuristic"
 	StatusFailedInvalid       = "failed_invalid_artifacts"
 	StatusFailedConfirm       = "failed_confirm_ownership"
 	StatusFailedCommit        = "failed_workspace_commit"
 	StatusFailedLostOwnership = "failed_lost_ownership"
 )
+
+// FailedStatus is the status of a run whose consolidator failed, named
+// after the mode that ran (Codex only has agents, so only failed_agent).
+func FailedStatus(mode string) string {
+	switch mode {
+	case "model":
+		return StatusFailedModel
+	case "heuristic":
+		return StatusFailedHeuristic
+	default:
+		return StatusFailedAgent
+	}
+}
 
 // File names inside the memory folder.
 const (
@@ -94,10 +109,10 @@ const (
 // lease, backoff and cooldown (Codex 3.9), the input selection (Codex 7.2)
 // and the baseline of the memory folder.
 type Jobs interface {
-	// ClaimGlobal takes the global consolidation lock. ignoreCooldown
-	// (--force) skips only the 6 h success cooldown, never a live lease or
-	// the failure backoff.
-	ClaimGlobal(ctx context.Context, workerID string, ignoreCooldown bool) (Claim, error)
+	// ClaimGlobal takes the global consolidation lock. force (--force)
+	// skips the 6 h success cooldown and the failure backoff, never a live
+	// lease.
+	ClaimGlobal(ctx context.Context, workerID string, force bool) (Claim, error)
 	// HeartbeatGlobal extends the lease; false means the token no longer owns the job.
 	HeartbeatGlobal(ctx context.Context, token string) (bool, error)
 	// SucceedGlobal marks the job done and records the selection; false

@@ -184,20 +184,76 @@ func checkBaseURL(raw string) error {
 // OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else
 // heuristic. Other kinds are returned unchanged.
 func Resolve(kind string, getenv func(string) string) string {
-	if kind != KindAuto && kind != "" {
-		return kind
-	}
-	if getenv == nil {
-		return KindHeuristic
-	}
+	return Choose(kind, "", getenv).Kind
+}
+
+// Choice is a resolved provider kind with the endpoint it will call and
+// why, so a command can say which provider it picked and where it goes.
+type Choice struct {
+	Kind string
+	// BaseURL is the endpoint: the configured base_url, else the SDK's
+	// base-URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), else empty
+	// for the public endpoint.
+	BaseURL string
+	// Reason says why this kind was picked (auto only) and where BaseURL
+	// came from.
+	Reason string
+}
+
+// Endpoint is BaseURL, or the public endpoint it stands for.
+func (c Choice) Endpoint() string {
 	switch {
-	case strings.TrimSpace(getenv("OPENAI_API_KEY")) != "":
-		return KindOpenAI
-	case strings.TrimSpace(getenv("ANTHROPIC_API_KEY")) != "":
-		return KindAnthropic
-	default:
-		return KindHeuristic
+	case c.BaseURL != "":
+		return c.BaseURL
+	case c.Kind == KindOpenAI:
+		return "https://api.openai.com/v1"
+	case c.Kind == KindAnthropic:
+		return strings.TrimSuffix(anthropicPublicURL, "/")
 	}
+	return ""
+}
+
+// baseURLVars are the variables the official SDKs read for their endpoint.
+// memctl builds its clients without the SDKs' environment defaults (so no
+// stray profile or key is picked up), and applies these itself.
+var baseURLVars = map[string]string{KindOpenAI: "OPENAI_BASE_URL", KindAnthropic: "ANTHROPIC_BASE_URL"}
+
+// Choose resolves kind like Resolve and picks the endpoint: baseURL (the
+// config's provider.base_url) when set, else the SDK's base-URL variable of
+// the chosen kind. The reason names the variables that decided.
+func Choose(kind, baseURL string, getenv func(string) string) Choice {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	set := func(v string) bool { return strings.TrimSpace(getenv(v)) != "" }
+	var c Choice
+	switch {
+	case kind != KindAuto && kind != "":
+		c.Kind = kind
+	case set("OPENAI_API_KEY"):
+		c = Choice{Kind: KindOpenAI, Reason: "OPENAI_API_KEY is set"}
+	case set("ANTHROPIC_API_KEY"):
+		c = Choice{Kind: KindAnthropic, Reason: "ANTHROPIC_API_KEY is set"}
+	default:
+		return Choice{Kind: KindHeuristic, Reason: "no OPENAI_API_KEY or ANTHROPIC_API_KEY: offline extraction"}
+	}
+	why := func(s string) {
+		if c.Reason != "" {
+			c.Reason += "; "
+		}
+		c.Reason += s
+	}
+	switch v := baseURLVars[c.Kind]; {
+	case baseURL != "":
+		c.BaseURL = baseURL
+		why("endpoint from provider.base_url")
+	case v != "" && set(v):
+		c.BaseURL = strings.TrimSpace(getenv(v))
+		why("endpoint from " + v)
+	case v != "":
+		why("public endpoint (" + v + " is not set)")
+	}
+	return c
 }
 
 // DefaultModel is the model used when none is configured, per provider kind

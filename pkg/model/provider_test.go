@@ -97,6 +97,32 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+func TestChooseEndpoint(t *testing.T) {
+	tests := []struct {
+		kind, base string
+		env        map[string]string
+		want       Choice
+		endpoint   string
+	}{
+		{"auto", "", map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1"},
+			Choice{KindAnthropic, "http://127.0.0.1:1", "ANTHROPIC_API_KEY is set; endpoint from ANTHROPIC_BASE_URL"}, "http://127.0.0.1:1"},
+		{"auto", "", map[string]string{"ANTHROPIC_API_KEY": "k"},
+			Choice{KindAnthropic, "", "ANTHROPIC_API_KEY is set; public endpoint (ANTHROPIC_BASE_URL is not set)"}, "https://api.anthropic.com"},
+		{"auto", "http://cfg/v1", map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://env/v1"},
+			Choice{KindOpenAI, "http://cfg/v1", "OPENAI_API_KEY is set; endpoint from provider.base_url"}, "http://cfg/v1"},
+		{"openai", "", map[string]string{"OPENAI_BASE_URL": "http://env/v1", "ANTHROPIC_BASE_URL": "http://a"},
+			Choice{KindOpenAI, "http://env/v1", "endpoint from OPENAI_BASE_URL"}, "http://env/v1"},
+		// openai-compatible has no SDK variable: only base_url counts.
+		{"openai-compatible", "", map[string]string{"OPENAI_BASE_URL": "http://env/v1"}, Choice{KindOpenAICompatible, "", ""}, ""},
+	}
+	for _, tt := range tests {
+		got := Choose(tt.kind, tt.base, envOf(tt.env))
+		if got != tt.want || got.Endpoint() != tt.endpoint {
+			t.Errorf("Choose(%q, %q, %v) = %+v (endpoint %q), want %+v (%q)", tt.kind, tt.base, tt.env, got, got.Endpoint(), tt.want, tt.endpoint)
+		}
+	}
+}
+
 func TestDefaultModel(t *testing.T) {
 	tests := []struct{ kind, purpose, want string }{
 		{"openai", "extract", "gpt-5.6-luna"},

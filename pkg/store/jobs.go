@@ -268,10 +268,12 @@ type GlobalClaim struct {
 	InputWatermark int64
 }
 
-// ClaimGlobal takes the Phase 2 lock (Codex 3.9). ignoreCooldown skips only
-// the six-hour success cooldown (--force), never a live lease or a backoff.
-// retry_remaining is not consulted.
-func (s *Store) ClaimGlobal(ctx context.Context, workerID string, ignoreCooldown bool) (GlobalClaim, error) {
+// ClaimGlobal takes the Phase 2 lock (Codex 3.9). force (--force) skips
+// the six-hour success cooldown and the hour of backoff after a failure,
+// so a user who fixed the cause can retry now; a live lease is never
+// skipped. retry_remaining is not consulted.
+func (s *Store) ClaimGlobal(ctx context.Context, workerID string, force bool) (GlobalClaim, error) {
+	ignoreCooldown := force
 	var out GlobalClaim
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now().Unix()
@@ -297,7 +299,7 @@ VALUES (?, ?, 'running', ?, ?, ?, ?, ?, 0, 0)`, KindConsolidate, GlobalKey, work
 		}
 		cooldownFrom := now - int64(Cooldown/time.Second)
 		switch {
-		case retryAt.Valid && retryAt.Int64 > now:
+		case !force && retryAt.Valid && retryAt.Int64 > now:
 			out.Status = GlobalSkippedRetryUnavailable
 			return nil
 		case status == "running" && leaseUntil.Valid && leaseUntil.Int64 > now:
@@ -311,10 +313,10 @@ VALUES (?, ?, 'running', ?, ?, ?, ?, ?, 0, 0)`, KindConsolidate, GlobalKey, work
 UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_at = ?, finished_at = NULL,
        lease_until = ?, retry_at = NULL, last_error = NULL
 WHERE kind = ? AND job_key = ?
-  AND (retry_at IS NULL OR retry_at <= ?)
+  AND (? OR retry_at IS NULL OR retry_at <= ?)
   AND NOT (status = 'running' AND lease_until IS NOT NULL AND lease_until > ?)
   AND (? OR last_error IS NOT NULL OR finished_at IS NULL OR finished_at <= ?)`,
-			workerID, token, now, lease, KindConsolidate, GlobalKey, now, now, ignoreCooldown, cooldownFrom)
+			workerID, token, now, lease, KindConsolidate, GlobalKey, force, now, now, ignoreCooldown, cooldownFrom)
 		if err != nil {
 			return err
 		}

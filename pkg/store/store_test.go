@@ -411,12 +411,19 @@ func TestGlobalLock(t *testing.T) {
 	if g2.Status != GlobalClaimed {
 		t.Fatalf("--force: %s", g2.Status)
 	}
-	// Failure: backoff, not cooldown.
+	// Failure: backoff, not cooldown; --force retries now.
 	if err := s.FailGlobal(ctx, g2.Token, "bad"); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := s.ClaimGlobal(ctx, "w3", true); g.Status != GlobalSkippedRetryUnavailable {
+	if g, _ := s.ClaimGlobal(ctx, "w3", false); g.Status != GlobalSkippedRetryUnavailable {
 		t.Errorf("backoff: %s", g.Status)
+	}
+	gf, _ := s.ClaimGlobal(ctx, "w3", true)
+	if gf.Status != GlobalClaimed {
+		t.Fatalf("--force during the backoff: %s", gf.Status)
+	}
+	if err := s.FailGlobal(ctx, gf.Token, "bad again"); err != nil {
+		t.Fatal(err)
 	}
 	// An enqueue clears the backoff.
 	s.EnqueueGlobal(ctx, 20)

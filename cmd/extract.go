@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/google/uuid"
@@ -130,8 +131,11 @@ func mergeExtract(rs []extract.RunResult) extract.RunResult {
 	if len(rs) == 1 {
 		return rs[0]
 	}
-	out := extract.RunResult{Jobs: []extract.JobResult{}}
+	out := extract.RunResult{Jobs: []extract.JobResult{}, NotClaimed: map[string]int{}}
 	for _, r := range rs {
+		for k, n := range r.NotClaimed {
+			out.NotClaimed[k] += n
+		}
 		out.Claimed += r.Claimed
 		out.Succeeded += r.Succeeded
 		out.SucceededNoOutput += r.SucceededNoOutput
@@ -173,7 +177,7 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 		}
 		if !g.Allowed {
 			f.warnf("extract skipped: %s", g.Reason)
-			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status}, nil
+			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
 		}
 	}
 	// --thread and --current-thread take full ids or unique prefixes, as
@@ -202,7 +206,7 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 	ro := extract.RunOptions{
 		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
 		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
-			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current},
+			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: memoryRoots(f)},
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.dryRun,
 	}
@@ -222,6 +226,16 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 	if bar != nil {
 		_ = bar.Finish()
 	}
+	if err == nil {
+		claimedIDs := make([]string, 0, len(res.Jobs))
+		for _, j := range res.Jobs {
+			claimedIDs = append(claimedIDs, j.ThreadID)
+		}
+		w := extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true, ExcludeCwdUnder: memoryRoots(f)}
+		if res.NotClaimed, err = extract.WhyNotClaimed(ctx, st, w, opts.all, claimedIDs, threadIDs, f.Now()); err != nil {
+			return res, err
+		}
+	}
 	if !opts.dryRun {
 		status := "ok"
 		switch {
@@ -234,6 +248,18 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 			fmt.Sprintf("%s via %s: claimed %d, succeeded %d, no output %d, failed %d", version, prov.Kind, res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed))
 	}
 	return res, err
+}
+
+// memoryRoots are the memory folders of every version: sessions run there
+// are agent consolidations and are not extracted.
+func memoryRoots(f *Factory) []string {
+	var out []string
+	for _, v := range []string{"v1", "v2"} {
+		if r, err := f.MemoryRoot(v); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // workerID names this process in the jobs table.
@@ -253,7 +279,7 @@ func printExtract(f *Factory, res extract.RunResult) {
 			tb.add(j.ThreadID, tokens, shorten(j.Preview, 70))
 		}
 		_ = tb.print()
-		f.infof("would claim %d threads, about %d input tokens in total", len(res.Jobs), res.ApproxTokens)
+		f.infof("would claim %d threads, about %d input tokens in total%s", len(res.Jobs), res.ApproxTokens, notClaimedText(res.NotClaimed))
 		return
 	}
 	for _, j := range res.Jobs {
@@ -268,5 +294,47 @@ func printExtract(f *Factory, res extract.RunResult) {
 	if res.Usage.TotalTokens > 0 {
 		msg += fmt.Sprintf(" (%d tokens)", res.Usage.TotalTokens)
 	}
-	f.infof("%s", msg)
+	f.infof("%s%s", msg, notClaimedText(res.NotClaimed))
+}
+
+// notClaimedText says why the other indexed threads were not claimed, the
+// most common reason first: "; not claimed: 3 up to date, 1 not idle".
+func notClaimedText(counts map[string]int) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], notClaimedLabel[k])
+		if notClaimedLabel[k] == "" {
+			parts[i] = fmt.Sprintf("%d %s", counts[k], strings.ReplaceAll(k, "_", " "))
+		}
+	}
+	return "; not claimed: " + strings.Join(parts, ", ")
+}
+
+var notClaimedLabel = map[string]string{
+	extract.ReasonNonInteractive: "non-interactive (exec) sessions",
+	extract.ReasonSubagent:       "sub-agent sessions",
+	extract.ReasonMemoryDisabled: "with memory disabled",
+	extract.ReasonMemoryFolder:   "run in the memory folder (agent consolidations)",
+	extract.ReasonArchived:       "archived",
+	extract.ReasonNoPreview:      "without a human message",
+	extract.ReasonTooOld:         "older than memories.max_rollout_age_days",
+	extract.ReasonNotIdle:        "not idle for memories.min_rollout_idle_hours yet (--all ignores it)",
+	extract.ReasonUpToDate:       "already extracted",
+	extract.ReasonRunning:        "claimed by another process",
+	extract.ReasonBackoff:        "backing off after a failure",
+	extract.ReasonNoRetries:      "out of retries for this version",
+	extract.ReasonOverLimit:      "eligible, past this run's limit",
 }

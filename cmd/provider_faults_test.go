@@ -119,3 +119,43 @@ func TestUnworkableProviderRefusedBeforeClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractSaysWhyNotClaimed: "would claim 0 threads" comes with the
+// reasons, in the text and in --json.
+func TestExtractSaysWhyNotClaimed(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "transcripts")
+	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
+	write := func(id, source string, at time.Time, cwd string) {
+		ts := at.UTC().Format(time.RFC3339)
+		body := fmt.Sprintf(`{"type":"session","id":%q,"cwd":%q,"source":%q,"timestamp":%q}
+{"type":"message","role":"user","text":"rename the config loader","timestamp":%q}
+{"type":"message","role":"assistant","text":"Renamed.","final":true,"timestamp":%q}
+`, id, cwd, source, ts, ts, ts)
+		os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600)
+	}
+	write("exec-thread", "exec", time.Now().Add(-24*time.Hour), "/src/x")
+	write("fresh-thread", "cli", time.Now(), "/src/x")
+	// An agent consolidation's own session (`claude -p` run in the memory folder).
+	write("consolidation-thread", "cli", time.Now().Add(-24*time.Hour), filepath.Join(dir, "home", "memories", "skills"))
+	cfg := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", src)), 0o600)
+	env := []string{"MEMCTL_HOME=" + filepath.Join(dir, "home"), "MEMCTL_CONFIG=" + cfg}
+	var res struct {
+		Claimed    int            `json:"claimed"`
+		NotClaimed map[string]int `json:"not_claimed"`
+	}
+	stdout, stderr, code := runCLI(t, env, "", "--json", "extract")
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if res.Claimed != 2 || res.NotClaimed["non_interactive"] != 1 || res.NotClaimed["not_idle"] != 1 || res.NotClaimed["in_memory_folder"] != 1 || len(res.NotClaimed) != 3 {
+		t.Errorf("first run: %+v", res)
+	}
+	_, stderr, _ = runCLI(t, env, "", "extract", "--dry-run")
+	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) sessions", "1 not idle"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("dry run does not say %q:\n%s", want, stderr)
+		}
+	}
+}

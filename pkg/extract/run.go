@@ -80,6 +80,9 @@ type RunResult struct {
 	DryRun            bool        `json:"dry_run,omitempty"`
 	// Skipped is set when the rate-limit guard stopped the pass.
 	Skipped string `json:"skipped,omitempty"`
+	// NotClaimed counts the indexed threads this run did not claim, by
+	// reason (the Reason* constants; see WhyNotClaimed).
+	NotClaimed map[string]int `json:"not_claimed"`
 }
 
 type claimed struct {
@@ -90,7 +93,7 @@ type claimed struct {
 
 // Run claims idle threads and extracts them (Codex 6.1 and 6.9).
 func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
-	res := RunResult{Jobs: []JobResult{}, DryRun: opts.DryRun}
+	res := RunResult{Jobs: []JobResult{}, DryRun: opts.DryRun, NotClaimed: map[string]int{}}
 	if opts.MaxClaims <= 0 {
 		return res, nil
 	}

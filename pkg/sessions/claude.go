@@ -249,11 +249,17 @@ func claudeResultText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// claudeSource maps Claude Code's entrypoint to a session source. Sessions
-// driven through the SDK (entrypoint sdk-*) are scripted runs, the
-// equivalent of `codex exec`, and are not interactive.
+// claudeSource maps Claude Code's entrypoint to a session source.
+// `claude -p` writes entrypoint "sdk-cli": a person handing the CLI one
+// task from a shell, as worth remembering as a typed turn, so it is
+// extracted (source "print"). Sessions of the programmatic SDKs (sdk-ts,
+// sdk-py) are scripted runs, the equivalent of `codex exec`, and are not.
+// memctl's own agent consolidations (`claude -p` in the memory folder)
+// are excluded by their cwd, not here.
 func claudeSource(entrypoint string) (string, bool) {
 	switch {
+	case entrypoint == "sdk-cli":
+		return "print", true
 	case strings.HasPrefix(entrypoint, "sdk"):
 		return "exec", false
 	case strings.Contains(entrypoint, "vscode"):

@@ -77,7 +77,7 @@ func TestReadMetaRealFixtures(t *testing.T) {
 			CreatedAt: mustTime("2025-09-03T00:47:19.293Z"), UpdatedAt: mustTime("2025-09-03T00:47:52.264Z"),
 		}},
 		{KindClaudeCode, realClaude + "/-agent-history/06090cb1-3e64-433a-bc7e-a621c0f596d2.redacted.jsonl", false, Meta{
-			ID: "06090cb1-3e64-433a-bc7e-a621c0f596d2", Source: "exec", Interactive: false,
+			ID: "06090cb1-3e64-433a-bc7e-a621c0f596d2", Source: "print", Interactive: true, // claude -p (entrypoint sdk-cli)
 			Cwd: "/tmp/agent-history-real-agent/claude/workspace", Preview: "[REDACTED_PROMPT]", Model: "claude-opus-4-7",
 			CreatedAt: mustTime("2026-06-05T04:56:32.693Z"), UpdatedAt: mustTime("2026-06-05T04:56:35.619Z"),
 		}},

@@ -330,7 +330,11 @@ type CandidateFilter struct {
 	InteractiveOnly bool     // Codex's interactive sources only
 	ThreadIDs       []string // --thread: only these
 	ExcludeID       string   // --current-thread
-	Limit           int      // scan limit (Codex: 5,000)
+	// ExcludeCwdUnder drops threads whose cwd is one of these folders or
+	// inside one: memctl's memory folders, where an agent consolidation
+	// (`claude -p`, `codex exec`) runs and must not become memory itself.
+	ExcludeCwdUnder []string
+	Limit           int // scan limit (Codex: 5,000)
 }
 
 // Candidates lists threads eligible for Phase 1, most recently updated
@@ -347,6 +351,14 @@ func (s *Store) Candidates(ctx context.Context, f CandidateFilter) ([]Thread, er
 	if f.ExcludeID != "" {
 		where = append(where, "id <> ?")
 		args = append(args, f.ExcludeID)
+	}
+	for _, dir := range f.ExcludeCwdUnder {
+		dir = strings.TrimRight(dir, "/")
+		if dir == "" {
+			continue
+		}
+		where = append(where, "NOT (cwd = ? OR substr(cwd, 1, ?) = ?)")
+		args = append(args, dir, len(dir)+1, dir+"/")
 	}
 	if !f.AllWindows {
 		where = append(where, "updated_at_ms >= ?", "updated_at_ms <= ?")

@@ -86,11 +86,11 @@ func runAtOnce(t *testing.T, round int, cmds []*exec.Cmd) {
 	}
 }
 
-// TestConcurrentFirstOpenUnderLoad starts 16 processes at once on a home
+// TestStressFirstOpenUnderLoad starts 16 processes at once on a home
 // that does not exist yet, 50 times, while CPU burners keep every core
 // busy. Every process must open the store, switch it to WAL and run the
 // migrations, or find that done, without an error.
-func TestConcurrentFirstOpenUnderLoad(t *testing.T) {
+func TestStressFirstOpenUnderLoad(t *testing.T) {
 	startCPUBurners(t, 1)
 	dir := t.TempDir()
 	const procs, rounds = 16, 50
@@ -108,10 +108,10 @@ func TestConcurrentFirstOpenUnderLoad(t *testing.T) {
 	}
 }
 
-// TestConcurrentMixedStagesOnFreshHome is the same storm with the stages a
+// TestStressMixedStagesOnFreshHome is the same storm with the stages a
 // host agent starts at once: extract (from cron), cite (a Stop hook) and
 // summary (a SessionStart hook), on a fresh home each round.
-func TestConcurrentMixedStagesOnFreshHome(t *testing.T) {
+func TestStressMixedStagesOnFreshHome(t *testing.T) {
 	startCPUBurners(t, 1)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "transcripts")

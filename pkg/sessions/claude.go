@@ -3,7 +3,7 @@ package sessions
 import (
 	"encoding/json"
 	"path/filepath"
-	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -20,7 +20,10 @@ type claudeLine struct {
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
 	Content          json.RawMessage `json:"content"`
-	Message          *struct {
+	// ToolUseResult is the structured result beside a tool_result (a
+	// string or an object); only its interrupted flag is read.
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
+	Message       *struct {
 		Role    string          `json:"role"`
 		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
@@ -65,12 +68,13 @@ type claudePiece struct {
 	Event
 	rawInput json.RawMessage
 	cmdName  string // slash command typed by the human (/init)
+	pollID   string // BashOutput: the background shell it reads
 }
 
 var (
-	reminderRE  = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	commandName = regexp.MustCompile(`<command-name>\s*(.*?)\s*</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	reminderRE  = lazyRE(`(?s)<system-reminder>.*?</system-reminder>`)
+	commandName = lazyRE(`<command-name>\s*(.*?)\s*</command-name>`)
+	commandArgs = lazyRE(`(?s)<command-args>(.*?)</command-args>`)
 )
 
 // splitHumanText separates the human's own words from the harness
@@ -78,13 +82,13 @@ var (
 // (possibly empty), the scaffolding, and a slash command when one was typed.
 func splitHumanText(s string) (human, context, cmd string) {
 	var ctx []string
-	for _, m := range reminderRE.FindAllString(s, -1) {
+	for _, m := range reminderRE().FindAllString(s, -1) {
 		ctx = append(ctx, m)
 	}
-	s = reminderRE.ReplaceAllString(s, "")
-	if m := commandName.FindStringSubmatch(s); m != nil {
+	s = reminderRE().ReplaceAllString(s, "")
+	if m := commandName().FindStringSubmatch(s); m != nil {
 		cmd = m[1]
-		if a := commandArgs.FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
+		if a := commandArgs().FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
 			cmd += " " + strings.TrimSpace(a[1])
 		}
 		// Everything around the tags is the command's own scaffolding.
@@ -172,6 +176,10 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				p := mk(EventContext)
 				p.Text = b.Text
 				out = append(out, p)
+			case strings.HasPrefix(strings.TrimSpace(b.Text), "[Request interrupted by user"):
+				p := mk(EventInterrupt)
+				p.Text = strings.TrimSpace(b.Text)
+				out = append(out, p)
 			default:
 				human, ctx, cmd := splitHumanText(b.Text)
 				if ctx != "" {
@@ -202,37 +210,68 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 		case "tool_use":
 			p := mk(EventToolCall)
 			p.CallID, p.Tool, p.rawInput = b.ID, b.Name, b.Input
+			p.Action = claudeAction(b.Name)
 			p.Input = shorten(compactJSON(b.Input), eventTextMax)
 			var in struct {
-				Command      string `json:"command"`
-				FilePath     string `json:"file_path"`
-				NotebookPath string `json:"notebook_path"`
+				Command         string `json:"command"`
+				DisableSandbox  bool   `json:"dangerouslyDisableSandbox"`
+				RunInBackground bool   `json:"run_in_background"`
+				BashID          string `json:"bash_id"`
+				ShellID         string `json:"shell_id"`
+				fileArgs
 			}
 			_ = json.Unmarshal(b.Input, &in)
-			if b.Name == "Bash" {
-				p.Command = in.Command
+			switch b.Name {
+			case "Bash":
+				p.Command = unwrapShell(in.Command)
+				p.Escalated = in.DisableSandbox
+			case "BashOutput":
+				// A poll of a background shell: its result belongs to the
+				// command that started it.
+				p.pollID = in.BashID + in.ShellID
+			}
+			fp := in.path()
+			if p.Action == ActionRead || p.Action == ActionEdit {
+				p.FilePath = fp
 			}
 			out = append(out, p)
-			if fp := in.FilePath + in.NotebookPath; fp != "" {
-				switch b.Name {
-				case "Write", "Edit", "MultiEdit", "NotebookEdit":
-					fc := mk(EventFileChange)
-					fc.CallID, fc.Tool, fc.FilePath, fc.FileOp = b.ID, b.Name, fp, "update"
-					if b.Name == "Write" {
-						fc.FileOp = "add" // Write creates or replaces the whole file
-					}
-					out = append(out, fc)
+			if fp != "" && p.Action == ActionEdit {
+				fc := mk(EventFileChange)
+				fc.CallID, fc.Tool, fc.FilePath, fc.FileOp = b.ID, b.Name, fp, "update"
+				if b.Name == "Write" {
+					fc.FileOp = "add" // Write creates or replaces the whole file
+				} else {
+					fc.Old, fc.New = in.oldNew()
 				}
+				out = append(out, fc)
 			}
 		case "tool_result":
 			p := mk(EventToolResult)
 			p.CallID = b.ToolUseID
 			p.IsError = b.IsError
-			p.Output = shorten(claudeResultText(b.Content), eventTextMax)
+			text := claudeResultText(b.Content)
+			var feedback string
+			p.Outcome, p.ExitCode, feedback = claudeResultOutcome(text, b.IsError, claudeInterrupted(cl.ToolUseResult))
+			p.Output = shorten(claudeResultBody(text), eventTextMax)
 			out = append(out, p)
+			if feedback != "" && !cl.IsSidechain {
+				// The words the user typed when refusing the call.
+				h := mk(EventHuman)
+				h.Text = feedback
+				out = append(out, h)
+			}
 		}
 	}
 	return out
+}
+
+// claudeInterrupted reads toolUseResult.interrupted (the result may be a
+// string, which says nothing about it).
+func claudeInterrupted(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	return string(field(raw, "interrupted")) == "true"
 }
 
 // claudeResultText flattens tool_result content (string or blocks).
@@ -373,15 +412,62 @@ func readClaudeMeta(f File, probs func(Problem)) (Meta, error) {
 }
 
 // claudeEvents streams a Claude Code session. The held-back assistant text
-// becomes Final when the human speaks next or the file ends.
+// becomes Final when the human speaks next or the file ends. A file change
+// is only reported after its tool call's result shows it succeeded, and a
+// background shell's polls are folded into the command that started it.
 func claudeEvents(f File, probs func(Problem), fn func(Event) error) error {
 	em := &emitter{fn: fn}
+	pending := map[string][]Event{} // call id → file changes awaiting the result
+	polls := map[string]string{}    // poll call id → background shell id
+	background := map[string]string{}
 	err := walkClaude(f.Path, probs, false, func(cl *claudeLine, line int) error {
 		for _, p := range claudePieces(cl, line) {
-			if p.Kind == EventHuman {
+			switch p.Kind {
+			case EventHuman:
 				if err := em.endTurn(true); err != nil {
 					return err
 				}
+			case EventFileChange:
+				if p.CallID != "" {
+					if len(pending) > 1024 {
+						clear(pending)
+					}
+					pending[p.CallID] = append(pending[p.CallID], p.Event)
+					continue
+				}
+			case EventToolCall:
+				if p.pollID != "" {
+					polls[p.CallID] = p.pollID
+					continue
+				}
+			case EventToolResult:
+				if id, ok := polls[p.CallID]; ok {
+					delete(polls, p.CallID)
+					ev, done := claudePollResult(p.Event, background[id])
+					if !done {
+						continue
+					}
+					delete(background, id)
+					p.Event = ev
+				} else if id := claudeBackgroundID(p.Output); id != "" && p.Outcome == OutcomeOK {
+					background[id] = p.CallID
+					continue
+				}
+				changes := pending[p.CallID]
+				delete(pending, p.CallID)
+				if err := em.emit(p.Event); err != nil {
+					return err
+				}
+				if p.Outcome != OutcomeOK {
+					continue
+				}
+				for _, fc := range changes {
+					fc.Time, fc.Line = p.Time, p.Line
+					if err := em.emit(fc); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			if err := em.emit(p.Event); err != nil {
 				return err
@@ -393,4 +479,58 @@ func claudeEvents(f File, probs func(Problem), fn func(Event) error) error {
 		return err
 	}
 	return em.endTurn(true)
+}
+
+// claudeBackgroundID returns the shell id of a Bash result that says the
+// command went to the background.
+func claudeBackgroundID(out string) string {
+	const marker = "Command running in background with ID: "
+	if !strings.HasPrefix(out, marker) {
+		return ""
+	}
+	id := strings.TrimSpace(out[len(marker):])
+	if i := strings.IndexAny(id, " \n."); i >= 0 {
+		id = id[:i]
+	}
+	return id
+}
+
+var (
+	pollStatusRE = lazyRE(`<status>(\w+)</status>`)
+	pollExitRE   = lazyRE(`<exit_code>(-?\d+)</exit_code>`)
+	pollOutRE    = lazyRE(`(?s)<(stdout|stderr)>(.*?)</(?:stdout|stderr)>`)
+)
+
+// claudePollResult turns the result of a BashOutput poll into the result of
+// the background command; done is false while the command still runs.
+func claudePollResult(poll Event, callID string) (Event, bool) {
+	m := pollStatusRE().FindStringSubmatch(poll.Output)
+	if callID == "" || m == nil || m[1] == "running" {
+		return poll, false
+	}
+	ev := poll
+	ev.CallID = callID
+	ev.Outcome = OutcomeUnknown
+	if e := pollExitRE().FindStringSubmatch(poll.Output); e != nil {
+		if n, err := strconv.Atoi(e[1]); err == nil {
+			ev.ExitCode = &n
+			ev.Outcome = OutcomeOK
+			if n != 0 {
+				ev.Outcome = OutcomeFailed
+			}
+		}
+	} else if m[1] == "failed" {
+		ev.Outcome = OutcomeFailed
+	} else if m[1] == "killed" {
+		ev.Outcome = OutcomeInterrupted
+	}
+	ev.IsError = ev.Outcome == OutcomeFailed
+	var parts []string
+	for _, o := range pollOutRE().FindAllStringSubmatch(poll.Output, -1) {
+		parts = append(parts, strings.TrimSpace(o[2]))
+	}
+	if len(parts) > 0 {
+		ev.Output = strings.Join(parts, "\n")
+	}
+	return ev, true
 }

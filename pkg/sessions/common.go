@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -13,6 +14,12 @@ import (
 // eventTextMax bounds the Input/Output text carried by an Event; longer
 // text keeps its head and tail around a marker.
 const eventTextMax = 16 << 10
+
+// lazyRE compiles a regular expression on first use, so that starting
+// memctl for a command that reads no transcript pays nothing for it.
+func lazyRE(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // shorten keeps the head and tail of s within max bytes (chars marker).
 func shorten(s string, max int) string {
@@ -34,11 +41,11 @@ func parseTime(s string) time.Time {
 	return t.UTC()
 }
 
-var uuidInName = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+var uuidInName = lazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // uuidFromName returns the last UUID in a file name ("" when none).
 func uuidFromName(name string) string {
-	all := uuidInName.FindAllString(name, -1)
+	all := uuidInName().FindAllString(name, -1)
 	if len(all) == 0 {
 		return ""
 	}
@@ -75,7 +82,22 @@ func shellJoin(argv []string) string {
 	return strings.Join(parts, " ")
 }
 
-var exitedRE = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+// unwrapShell drops a "bash -lc '…'" style wrapper from a command line
+// so it reads as the user would type it.
+func unwrapShell(cmd string) string {
+	for _, sh := range []string{"bash -lc ", "bash -c ", "zsh -lc ", "zsh -c ", "sh -c ", "/bin/bash -lc ", "/bin/bash -c ", "/bin/zsh -lc ", "/bin/zsh -c ", "/bin/sh -c "} {
+		if rest, ok := strings.CutPrefix(cmd, sh); ok {
+			rest = strings.TrimSpace(rest)
+			if len(rest) >= 2 && (rest[0] == '\'' || rest[0] == '"') && rest[len(rest)-1] == rest[0] {
+				rest = rest[1 : len(rest)-1]
+			}
+			return rest
+		}
+	}
+	return cmd
+}
+
+var exitedRE = lazyRE(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
 
 // parseToolOutput extracts the text and exit status of a Codex tool
 // output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},
@@ -97,7 +119,7 @@ func parseToolOutput(s string) (string, *int) {
 	if len(head) > 4096 {
 		head = head[:4096]
 	}
-	if m := exitedRE.FindStringSubmatch(head); m != nil {
+	if m := exitedRE().FindStringSubmatch(head); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return s, &n
 		}

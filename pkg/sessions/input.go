@@ -399,7 +399,7 @@ func claudeInputItems(path string, probs func(Problem), fn func(*inputItem) erro
 				}
 				it = &inputItem{typ: "message", tier: tierHuman, json: userMessageJSON(nil, pc.Text)}
 			case EventContext:
-				text := strings.TrimSpace(reminderRE.ReplaceAllString(pc.Text, ""))
+				text := strings.TrimSpace(reminderRE().ReplaceAllString(pc.Text, ""))
 				if text == "" {
 					continue
 				}

@@ -3,6 +3,7 @@ package sessions
 import (
 	"encoding/json"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -27,6 +28,8 @@ type jsonlLine struct {
 	Output    string          `json:"output"`
 	ExitCode  *int            `json:"exit_code"`
 	IsError   bool            `json:"is_error"`
+	Status    string          `json:"status"`
+	Escalated bool            `json:"escalated"`
 	Path      string          `json:"path"`
 	Op        string          `json:"op"`
 }
@@ -58,7 +61,11 @@ func jsonlEvent(l *jsonlLine, line int) (Event, bool) {
 		ev.Text = l.Text
 	case "tool_call":
 		ev.Kind = EventToolCall
-		ev.CallID, ev.Tool, ev.Command = l.ID, l.Name, l.Command
+		ev.CallID, ev.Tool, ev.Command, ev.Escalated = l.ID, l.Name, unwrapShell(l.Command), l.Escalated
+		ev.Action = genericAction(l.Name)
+		if ev.Command != "" {
+			ev.Action = ActionShell
+		}
 		if len(l.Input) > 0 {
 			if l.Input[0] == '"' {
 				ev.Input = shorten(rawString(l.Input), eventTextMax)
@@ -66,13 +73,36 @@ func jsonlEvent(l *jsonlLine, line int) (Event, bool) {
 				ev.Input = shorten(compactJSON(l.Input), eventTextMax)
 			}
 		}
+		if ev.Action == ActionRead || ev.Action == ActionEdit {
+			var a fileArgs
+			if json.Unmarshal(l.Input, &a) == nil {
+				ev.FilePath = a.path()
+			}
+		}
 	case "tool_result":
 		ev.Kind = EventToolResult
 		ev.CallID, ev.Output, ev.ExitCode = l.ID, shorten(l.Output, eventTextMax), l.ExitCode
 		ev.IsError = l.IsError || (l.ExitCode != nil && *l.ExitCode != 0)
+		switch Outcome(l.Status) {
+		case OutcomeOK, OutcomeFailed, OutcomeRejected, OutcomeDenied, OutcomeInterrupted:
+			ev.Outcome = Outcome(l.Status)
+		default:
+			switch {
+			case ev.IsError:
+				ev.Outcome = OutcomeFailed
+			case l.ExitCode != nil:
+				ev.Outcome = OutcomeOK
+			}
+		}
+		if ev.Outcome == OutcomeFailed {
+			ev.IsError = true
+		}
 	case "file_change":
 		ev.Kind = EventFileChange
 		ev.CallID, ev.FilePath, ev.FileOp = l.ID, l.Path, l.Op
+	case "interrupt":
+		ev.Kind = EventInterrupt
+		ev.Text = l.Text
 	case "compaction":
 		ev.Kind = EventCompaction
 		ev.Text = l.Text
@@ -131,11 +161,80 @@ func readJSONLMeta(f File, probs func(Problem)) (Meta, error) {
 	return m, nil
 }
 
+// jsonlEvents streams memctl's own format. A file change that names a
+// call waits for that call's result: a failed, rejected or interrupted
+// call changed nothing. An edit tool call without file_change lines of its
+// own reports the file its input names, under the same rule.
 func jsonlEvents(f File, probs func(Problem), fn func(Event) error) error {
-	return walkJSONL(f.Path, probs, false, func(l *jsonlLine, line int) error {
-		if ev, ok := jsonlEvent(l, line); ok {
-			return fn(ev)
+	calls := map[string]bool{}      // call ids seen, awaiting a result
+	explicit := map[string]bool{}   // call ids with file_change lines of their own
+	pending := map[string][]Event{} // call id → changes awaiting the result
+	derived := map[string][]Event{} // call id → changes read from an edit call's input
+	err := walkJSONL(f.Path, probs, false, func(l *jsonlLine, line int) error {
+		ev, ok := jsonlEvent(l, line)
+		if !ok {
+			return nil
 		}
-		return nil
+		if len(calls) > 4096 {
+			clear(calls)
+			clear(explicit)
+			clear(pending)
+			clear(derived)
+		}
+		switch ev.Kind {
+		case EventToolCall:
+			if ev.CallID != "" {
+				calls[ev.CallID] = true
+				if ev.Action == ActionEdit {
+					for _, fc := range editChanges(ev.Tool, ev.Input) {
+						fc.Time, fc.Line, fc.CallID, fc.Tool = ev.Time, ev.Line, ev.CallID, ev.Tool
+						derived[ev.CallID] = append(derived[ev.CallID], fc)
+					}
+				}
+			}
+		case EventFileChange:
+			if ev.CallID != "" && calls[ev.CallID] {
+				explicit[ev.CallID] = true
+				pending[ev.CallID] = append(pending[ev.CallID], ev)
+				return nil
+			}
+		case EventToolResult:
+			if err := fn(ev); err != nil {
+				return err
+			}
+			changes := pending[ev.CallID]
+			if !explicit[ev.CallID] {
+				changes = derived[ev.CallID]
+			}
+			delete(calls, ev.CallID)
+			delete(pending, ev.CallID)
+			delete(derived, ev.CallID)
+			delete(explicit, ev.CallID)
+			if ev.Outcome != OutcomeOK && ev.Outcome != OutcomeUnknown {
+				return nil
+			}
+			for _, fc := range changes {
+				if err := fn(fc); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return fn(ev)
 	})
+	if err != nil {
+		return err
+	}
+	// Changes whose call never got a result: the file says they happened.
+	var rest []Event
+	for _, changes := range pending {
+		rest = append(rest, changes...)
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Line < rest[j].Line })
+	for _, fc := range rest {
+		if err := fn(fc); err != nil {
+			return err
+		}
+	}
+	return nil
 }

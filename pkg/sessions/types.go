@@ -78,6 +78,39 @@ const (
 	EventFileChange EventKind = "file_change" // a file created, modified or deleted
 	EventCompaction EventKind = "compaction"  // a context compaction boundary or summary
 	EventOtherAgent EventKind = "other_agent" // messages from/to sub-agents
+	EventInterrupt  EventKind = "interrupt"   // the human stopped the agent mid-turn
+)
+
+// Action says what a tool call does. Readers decode it from the agent's
+// own tool names, so that nothing outside this package needs to know them.
+type Action string
+
+// Tool call actions.
+const (
+	ActionShell  Action = "shell"  // runs Event.Command
+	ActionEdit   Action = "edit"   // changes files; file_change events follow once it succeeded
+	ActionRead   Action = "read"   // reads one file (Event.FilePath)
+	ActionSearch Action = "search" // looks files up by name or content
+	ActionWeb    Action = "web"    // searches or fetches from the web
+	ActionPlan   Action = "plan"   // updates the agent's own plan or todo list
+	ActionAgent  Action = "agent"  // hands work to a sub-agent
+	ActionMemory Action = "memory" // reads or writes memory through a memory tool
+	ActionOther  Action = "other"
+)
+
+// Outcome is how a tool call ended, as far as the transcript says.
+type Outcome string
+
+// Tool call outcomes. A rejection, a denial and an interruption are
+// outcomes of their own: the call did not run, so it neither failed nor
+// changed anything.
+const (
+	OutcomeUnknown     Outcome = ""            // the format records nothing about success
+	OutcomeOK          Outcome = "ok"          // exit status 0, or the tool reported success
+	OutcomeFailed      Outcome = "failed"      // non-zero exit status, or the tool reported an error
+	OutcomeRejected    Outcome = "rejected"    // the user refused the call
+	OutcomeDenied      Outcome = "denied"      // the harness refused it: no permission
+	OutcomeInterrupted Outcome = "interrupted" // the user stopped it while it ran
 )
 
 // Event is one normalised step of a conversation, shared by every reader.
@@ -90,14 +123,24 @@ type Event struct {
 	Text  string // human/assistant/context text, compaction summary
 	Final bool   // assistant: the turn's final answer (Codex phase final_answer, last text of a Claude turn)
 
-	CallID   string // pairs tool calls, results and file changes
-	Tool     string // tool name: shell, exec_command, Bash, Edit, apply_patch, mcp__srv__tool, web_search …
-	Command  string // shell command line when the tool runs one
-	Input    string // tool input (arguments JSON or free-form patch), possibly shortened
-	Output   string // tool result text, possibly shortened
-	ExitCode *int   // exit status when known
-	IsError  bool   // the tool reported failure (non-zero exit, is_error, status failed)
+	CallID    string // pairs tool calls, results and file changes
+	Tool      string // the agent's tool name, for display only: decisions use Action
+	Action    Action // tool_call: what the call does
+	Command   string // shell command line when the tool runs one (wrappers such as bash -lc removed)
+	Escalated bool   // tool_call: the call asked to run outside the sandbox or with raised permissions
+	Input     string // tool input (arguments JSON or free-form patch), possibly shortened
+	Output    string // tool result text (harness framing removed), possibly shortened
+	ExitCode  *int   // exit status when known
+	IsError   bool   // the tool reported failure (non-zero exit, is_error, status failed)
+	Outcome   Outcome
 
-	FilePath string // file_change: path of the file
+	// FilePath is the file a file_change is about, or the file a read or
+	// edit tool call targets.
+	FilePath string
 	FileOp   string // file_change: "add", "update", "delete"
+	// Old and New are, for an in-place edit, the text replaced and the text
+	// put in its place (possibly shortened); empty for whole-file writes.
+	// They let the extractor see an edit that restores what an earlier one
+	// replaced.
+	Old, New string
 }

@@ -87,11 +87,11 @@ func parseSelected(sel []Selected) []memory {
 		raw := parseMemoryText(s.RawMemory)
 		sum := parseMemoryText(s.RolloutSummary)
 		doc := raw
-		if len(raw.Tasks) == 0 && raw.Front["description"] == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
+		if len(raw.Tasks) == 0 && raw.Front.Description == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
 			doc = sum // no usable raw memory (v2, or an unstructured one)
 		}
-		m.cwd = firstNonEmpty(known(doc.Front["cwd"]), known(s.Cwd), known(sum.Front["cwd"]), unknownCwd)
-		m.keywords = doc.Keywords
+		m.cwd = firstNonEmpty(known(doc.Front.Cwd), known(s.Cwd), known(sum.Front.Cwd), unknownCwd)
+		m.keywords = doc.Front.Keywords
 		m.tasks = doc.Tasks
 		if len(m.tasks) == 0 {
 			t := doc.Loose
@@ -102,9 +102,9 @@ func parseSelected(sel []Selected) []memory {
 			m.tasks[0].Failures = append(m.tasks[0].Failures, l.Failures...)
 		}
 		first := m.tasks[0]
-		m.desc = firstNonEmpty(doc.Front["description"], doc.Loose.Task, first.Task, first.Title, doc.Title, sum.Title, firstLineOf(s.RolloutSummary), "session "+s.ThreadID)
-		m.topic = firstNonEmpty(doc.Loose.Group, first.Group, doc.Front["task_group"], first.Title, first.Task, m.desc)
-		m.outcome = firstNonEmpty(doc.Loose.Outcome, doc.Front["task_outcome"], first.Outcome)
+		m.desc = firstNonEmpty(doc.Front.Description, doc.Loose.Task, first.Task, first.Title, doc.Title, sum.Title, firstLineOf(s.RolloutSummary), "session "+s.ThreadID)
+		m.topic = firstNonEmpty(doc.Loose.Group, first.Group, doc.Front.TaskGroup, first.Title, first.Task, m.desc)
+		m.outcome = firstNonEmpty(doc.Loose.Outcome, doc.Front.TaskOutcome, first.Outcome)
 		if len(m.keywords) == 0 {
 			m.keywords = fallbackKeywords(m.topic + " " + m.desc)
 		}

@@ -160,27 +160,6 @@ func TestHeuristicEmptySelection(t *testing.T) {
 	}
 }
 
-func TestParseMemoryTextVariants(t *testing.T) {
-	text := "**description**: not front matter\n\n## Task 1: Ship the release\nOutcome: success\n\n**Preference signals:**\n* prefers squash merges\n\n**Reusable knowledge:** tags are signed with the release key\n1. run make release\n\n## Task 2 - Docs\n### Failures and how to do differently\n- forgot the changelog\n  and the version bump\n"
-	doc := parseMemoryText(text)
-	if len(doc.Tasks) != 2 {
-		t.Fatalf("got %d tasks", len(doc.Tasks))
-	}
-	t1, t2 := doc.Tasks[0], doc.Tasks[1]
-	if t1.Title != "Ship the release" || t1.Outcome != "success" {
-		t.Errorf("task 1 = %+v", t1)
-	}
-	if len(t1.Prefs) != 1 || t1.Prefs[0] != "prefers squash merges" {
-		t.Errorf("prefs = %q", t1.Prefs)
-	}
-	if len(t1.Knowledge) != 2 || t1.Knowledge[0] != "tags are signed with the release key" {
-		t.Errorf("knowledge = %q", t1.Knowledge)
-	}
-	if t2.Title != "Docs" || len(t2.Failures) != 1 || t2.Failures[0] != "forgot the changelog and the version bump" {
-		t.Errorf("task 2 = %+v", t2)
-	}
-}
-
 func TestHeuristicRedactsOutput(t *testing.T) {
 	root := t.TempDir()
 	if err := PrepareLayout(root, ""); err != nil {

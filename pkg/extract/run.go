@@ -321,30 +321,10 @@ func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.Rat
 	_ = st.SaveRateLimit(context.WithoutCancel(ctx), state)
 }
 
-// heuristicOne runs the offline extractor over redacted events, so no
-// secret of the transcript can reach the stored memory, then redacts the
-// output again as every model output is.
+// heuristicOne runs the offline extractor for one claimed thread.
 func heuristicOne(opts RunOptions, f sessions.File, meta sessions.Meta) (Output, model.Usage, error) {
-	h := NewHeuristic(opts.Version, meta)
-	_, err := sessions.Events(f, func(e sessions.Event) error {
-		e.Text = opts.Redact(e.Text)
-		e.Command = opts.Redact(e.Command)
-		e.Input = opts.Redact(e.Input)
-		e.Output = opts.Redact(e.Output)
-		h.Add(e)
-		return nil
-	})
-	if err != nil {
-		return Output{}, model.Usage{}, fmt.Errorf("read %s: %w", f.Path, err)
-	}
-	out := h.Output()
-	out.RawMemory = opts.Redact(out.RawMemory)
-	out.RolloutSummary = opts.Redact(out.RolloutSummary)
-	if out.RolloutSlug != nil {
-		s := opts.Redact(*out.RolloutSlug)
-		out.RolloutSlug = &s
-	}
-	return out, model.Usage{}, nil
+	out, err := Offline(opts.Version, f, meta, opts.Redact)
+	return out, model.Usage{}, err
 }
 
 func fileOf(t store.Thread) sessions.File {

@@ -1,0 +1,96 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The error line of a failed command is the one that states the problem.
+// Tools surround it with hints ("hint: …"), usage text, numbered options,
+// stack frames and locations, which say where or what to try, not what
+// went wrong; those are ranked below any line that states a problem, and
+// only stand in when nothing else does.
+
+const lineMax = 200
+
+// noise matches lines that never state the problem themselves.
+var noiseRE = lazyRE(`(?i)^(hint|note|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
+	"`" + `|try '|did you mean|warning: logrotate in debug mode)\b|` +
+	`^\d+\.\s|` + // numbered options: "3. Override for this session: …"
+	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
+	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
+	`^\w+:\s*[|>]-?$|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
+	`^(To |If you |You can )|^\(use "git |^[│├└┌─ ]+$`)
+
+// problemTiers rank the lines that state a problem, strongest first.
+var problemTiers = []func() *regexp.Regexp{
+	// a comparison or a message tied to a source position: the most
+	// precise statement a test or compiler makes
+	lazyRE(`!==|===|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
+		`\S+\.\w+:\d+(:\d+)?:\s*\S`),
+	// explicit statements of what went wrong
+	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+		`\bcommand not found\b|\bnot recognized as\b|\bno upstream branch\b|\bare ignored by\b|\bpermission denied\b|` +
+		`\bno such file or directory\b|\brequires?\b|\b(cannot|can't|could not|couldn't|unable to|failed to)\b|` +
+		`\bnot found\b|\bdoes not exist\b|\b(rejected|refused|denied|forbidden|unauthorized)\b|\bundefined\b|` +
+		`\bsyntax error\b|\btimed out\b|\bconflict\b|\bsegmentation fault\b|\binsecure\b|\bnot allowed\b|` +
+		`\binvalid\b|\bmissing\b|\bunexpected\b|\bincompatible\b|\bnot supported\b|\bstrictly equal\b`),
+	// failure markers that name no cause
+	lazyRE(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
+	// anything worth a look
+	lazyRE(`(?i)\bwarning\b|\bexpected\b`),
+}
+
+// wrapperPrefixes are harness lines some formats leave in tool output.
+var wrapperPrefixes = []string{"Chunk ID:", "Wall time:", "Process exited with code", "Process running with session",
+	"Original token count:", "Output:", "Exit code", "Total output lines:"}
+
+func isWrapperLine(l string) bool {
+	for _, p := range wrapperPrefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorLine picks the line of a failed command's output that states the
+// problem (see above); else the last line that is not noise; else the
+// last line.
+func errorLine(out string) string {
+	best, bestTier := "", len(problemTiers)
+	lastPlain, last := "", ""
+	n := 0
+	for line := range strings.Lines(out) {
+		n++
+		if n > 400 {
+			break
+		}
+		l := strings.TrimSpace(line)
+		if l == "" || isWrapperLine(l) {
+			continue
+		}
+		last = l
+		if noiseRE().MatchString(l) {
+			continue
+		}
+		lastPlain = l
+		for tier, m := range problemTiers {
+			if tier >= bestTier {
+				break
+			}
+			if m().MatchString(l) {
+				best, bestTier = l, tier
+				break
+			}
+		}
+	}
+	switch {
+	case best != "":
+	case lastPlain != "":
+		best = lastPlain
+	default:
+		best = last
+	}
+	return shorten(strings.TrimSuffix(best, ":"), lineMax)
+}

@@ -1,0 +1,235 @@
+package heuristic
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Failures are tracked per command family (go test, npm run build, git
+// push …) within a task. A family stays open from its first failure until
+// a run of the same family passes; how it ended decides what the memory
+// says:
+//
+//   - the very same command line, in the same environment, passed with no
+//     file changed and no other command run in between: flaky, and said
+//     to be only possibly so;
+//   - the passing run differs: what differs is the fix and is named (an
+//     added option, an escalation of permissions, a changed environment
+//     variable), as are the files changed and the commands run in
+//     between;
+//   - a passing check of the same purpose from another family came after
+//     it ("golangci-lint run" fails, "make lint" passes): a substitution;
+//   - nothing: the failure is reported as it stands at the end.
+
+// family is an open failure of one command family within a task.
+type family struct {
+	fails      int
+	failRun    *call    // the latest failing run
+	missing    bool     // the program is not installed
+	edited     []string // files changed since the latest failure
+	ranSince   []string // other commands that passed since the latest failure
+	replacedBy []string // passing checks of the same purpose, other families, since the latest failure
+}
+
+// recovery is a failure that a later run of its family fixed.
+type recovery struct {
+	fail     *call
+	pass     *call
+	fails    int
+	edited   []string
+	ranSince []string
+}
+
+// trackFamily folds a settled run into the task's open failures.
+func trackFamily(t *task, c *call) {
+	failed := c.status == stFailed
+	if !failed {
+		for name, f := range t.families {
+			if name == c.family || f.fails == 0 {
+				continue
+			}
+			switch {
+			case c.check && f.failRun.check && c.purpose == f.failRun.purpose:
+				if len(f.replacedBy) < 3 && !slices.Contains(f.replacedBy, c.command) {
+					f.replacedBy = append(f.replacedBy, c.command)
+				}
+			case !c.check && len(f.ranSince) < 2 && !slices.Contains(f.ranSince, c.command):
+				f.ranSince = append(f.ranSince, c.command)
+			}
+		}
+	}
+	f := t.families[c.family]
+	if f == nil {
+		if !failed || len(t.families) >= maxFamilies {
+			return
+		}
+		f = &family{}
+		t.families[c.family] = f
+	}
+	if failed {
+		f.fails++
+		f.failRun = c
+		f.missing = isMissingTool(c)
+		// What happened "in between" starts again at the latest failure.
+		f.edited, f.ranSince, f.replacedBy = nil, nil, nil
+		return
+	}
+	if f.fails > 0 && len(t.recoveries) < maxRecoveries {
+		t.recoveries = append(t.recoveries, recovery{fail: f.failRun, pass: c, fails: f.fails, edited: f.edited, ranSince: f.ranSince})
+	}
+	delete(t.families, c.family)
+}
+
+// flaky reports a recovery where nothing visible changed.
+func (r recovery) flaky() bool {
+	return r.pass.command == r.fail.command && r.pass.escalated == r.fail.escalated &&
+		len(r.edited) == 0 && len(r.ranSince) == 0
+}
+
+// change names what differed between the failing and the passing run,
+// phrased to follow "passed" ("with `--set-upstream origin x` added"); ""
+// when the command line and its permissions were the same.
+func (r recovery) change() string {
+	var parts []string
+	if r.pass.escalated && !r.fail.escalated {
+		parts = append(parts, "when rerun with escalated permissions (outside the sandbox)")
+	}
+	if r.pass.command != r.fail.command {
+		added, dropped := argDiff(r.fail.command, r.pass.command)
+		envA, envB := envPrefix(r.fail.command), envPrefix(r.pass.command)
+		switch {
+		case !slices.Equal(envA, envB) && len(added)+len(dropped) <= len(envA)+len(envB):
+			parts = append(parts, "with the environment "+code(strings.Join(envB, " ")))
+		case len(added) > 0 && len(added) <= 6 && len(dropped) == 0:
+			parts = append(parts, "with "+code(strings.Join(added, " "))+" added")
+		case len(dropped) > 0 && len(dropped) <= 6 && len(added) == 0:
+			parts = append(parts, "without "+code(strings.Join(dropped, " ")))
+		case len(added) > 0 && len(added) <= 4 && len(dropped) <= 4:
+			parts = append(parts, "with "+code(strings.Join(added, " "))+" instead of "+code(strings.Join(dropped, " ")))
+		default:
+			parts = append(parts, "as "+code(shorten(r.pass.command, 120)))
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// between says what happened between the failure and the pass.
+func (r recovery) between() string {
+	var parts []string
+	if len(r.edited) > 0 {
+		parts = append(parts, "after changes to "+strings.Join(r.edited, ", "))
+	}
+	if len(r.ranSince) > 0 {
+		parts = append(parts, "after running "+code(strings.Join(shortenAll(r.ranSince, 100), "`, `")))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func errPart(c *call) string {
+	if c.errLine == "" {
+		return ""
+	}
+	return " (" + code(shorten(c.errLine, 160)) + ")"
+}
+
+// how joins the change and what came in between.
+func (r recovery) how() string {
+	h, b := r.change(), r.between()
+	switch {
+	case h == "":
+		return b
+	case b == "":
+		return h
+	}
+	return h + ", " + b
+}
+
+// failureLine phrases a recovery for "Failures and how to do differently".
+func (r recovery) failureLine() string {
+	line := r.fail.describe() + " failed " + times(r.fails) + errPart(r.fail)
+	if r.flaky() {
+		return line + ", then passed on an identical rerun with nothing changed in between (possibly flaky)."
+	}
+	return line + "; it passed " + r.how() + "."
+}
+
+// fixLine phrases a non-flaky recovery as reusable knowledge: what made
+// the failing command pass.
+func (r recovery) fixLine() string {
+	return r.fail.describe() + " failed" + errPart(r.fail) + " and passed " + r.how() + "."
+}
+
+// openFailures lists the task's families still failing at its end, in
+// name order.
+func openFailures(t *task) []*family {
+	names := make([]string, 0, len(t.families))
+	for k, f := range t.families {
+		if f.fails > 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]*family, 0, len(names))
+	for _, k := range names {
+		out = append(out, t.families[k])
+	}
+	return out
+}
+
+// replacementPhrase names the commands that replaced a failing one.
+func replacementPhrase(cmds []string, fs *files) string {
+	var wrapper, plain []string
+	for _, c := range cmds {
+		if names := wrapperFiles[firstWord(c)]; len(names) > 0 && fs.editedAny(names) {
+			wrapper = append(wrapper, c)
+		} else {
+			plain = append(plain, c)
+		}
+	}
+	list := func(l []string) string {
+		return "`" + strings.Join(shortenAll(l, 100), "` and `") + "`"
+	}
+	if len(wrapper) > 0 && len(plain) > 0 {
+		return list(plain) + " through " + list(wrapper)
+	}
+	return list(cmds)
+}
+
+// openFailureLine phrases a failure no run of its own family fixed.
+func openFailureLine(f *family, outcome, final string, fs *files) string {
+	run := f.failRun
+	if len(f.replacedBy) > 0 {
+		used := replacementPhrase(f.replacedBy, fs)
+		if f.missing {
+			return code(firstWord(run.command)) + " is not installed" + errPart(run) + "; " + used + " passed for " + run.purpose + " instead."
+		}
+		return run.describe() + " failed " + times(f.fails) + errPart(run) + "; " + used + " passed for " + run.purpose + " instead."
+	}
+	line := run.describe() + " failed " + times(f.fails) + errPart(run)
+	if f.missing {
+		line = code(firstWord(run.command)) + " is not installed" + errPart(run)
+	}
+	if outcome == "success" {
+		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
+			return line + "; the final answer says: " + quote(shorten(s, 220))
+		}
+		return line + " and no later run passed; the task was still reported done."
+	}
+	return line + " and no later run passed."
+}
+
+// sentenceNaming returns the first sentence of text that mentions needle
+// (case-insensitive), "" when none does.
+func sentenceNaming(text, needle string) string {
+	if text == "" || needle == "" {
+		return ""
+	}
+	low := strings.ToLower(needle)
+	for _, s := range sentences(text, 20) {
+		if strings.Contains(strings.ToLower(s), low) {
+			return s
+		}
+	}
+	return ""
+}

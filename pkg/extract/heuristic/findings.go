@@ -1,0 +1,130 @@
+package heuristic
+
+import "strings"
+
+// Findings are what the agent learned and said: the sentences of its
+// answers that state a cause, a fix, a location or a fact about the
+// project ("the cutoff was inclusive", "token data lives at …", "npm run
+// ci = license check + lint + build + tests"). They are kept in the
+// agent's words, quoted, and tied to their task; plans ("I'll …", "Let me
+// …") and questions are not findings.
+
+const (
+	maxFindings       = 4
+	maxFindingCands   = 24
+	findingMinLen     = 24
+	findingMaxLen     = 320
+	findingQuoteBytes = 260
+)
+
+var (
+	// findingRE marks a sentence that explains something.
+	findingRE = lazyRE(`(?i)\bbecause\b|\bthe (root )?cause\b|\bcaused by\b|\bthe (fix|problem|issue|bug|culprit|reason|trick|catch) (was|is)\b|` +
+		`\bturn(ed|s) out\b|\blives? (in|at|under)\b|\b(is|are|was|were) (defined|declared|set|configured|stored|implemented|located|kept|registered|generated|computed|read|loaded|handled) (in|at|by|under|from|via)\b|` +
+		`\bcomes? from\b|\brequires?\b|\bdepends on\b|\b(is|was|are|were) (inclusive|exclusive|case-sensitive|ignored|cached|deprecated)\b|` +
+		`\bdue to\b|\bhappens (when|because|only)\b|\bonly (works|fails|happens) when\b|\bso that\b|\bwhich means\b|\bthat means\b|` +
+		`\s(=|→|->)\s|\bis (an alias|shorthand) for\b|\bruns\b.+\b(then|and)\b|\bexpects\b|\breturns\b|\bwithout\b.+\bfails\b`)
+	// planRE marks intentions and chatter, which state nothing learned.
+	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
+	// evidenceRE rewards concrete detail: code, paths, numbers.
+	evidenceRE = lazyRE("`[^`]+`|\\b[\\w.-]+/[\\w./-]+|\\b\\w+\\.(go|py|ts|js|rs|md|json|toml|yaml|yml|sh|sql)\\b|\\b\\d+(\\.\\d+)?\\b")
+)
+
+type finding struct {
+	text  string
+	score int
+	order int
+}
+
+// findings collects the candidate sentences of one task.
+type findings struct {
+	list  []finding
+	seen  map[string]bool
+	order int
+}
+
+// add reads one assistant message.
+func (f *findings) add(text string) {
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	for _, s := range sentences(stripMarkdown(text), 60) {
+		sc := findingScore(s)
+		if sc == 0 {
+			continue
+		}
+		key := strings.ToLower(s)
+		if f.seen[key] {
+			continue
+		}
+		f.seen[key] = true
+		f.order++
+		f.list = append(f.list, finding{text: s, score: sc, order: f.order})
+		if len(f.list) > maxFindingCands {
+			f.dropWeakest()
+		}
+	}
+}
+
+func (f *findings) dropWeakest() {
+	w := 0
+	for i, c := range f.list {
+		if c.score < f.list[w].score || (c.score == f.list[w].score && c.order > f.list[w].order) {
+			w = i
+		}
+	}
+	f.list = append(f.list[:w], f.list[w+1:]...)
+}
+
+// best returns the strongest findings in the order the agent said them.
+func (f *findings) best(n int) []string {
+	c := append([]finding(nil), f.list...)
+	// keep the n best scores, stable by order
+	for len(c) > n {
+		w := 0
+		for i, x := range c {
+			if x.score < c[w].score || (x.score == c[w].score && x.order > c[w].order) {
+				w = i
+			}
+		}
+		c = append(c[:w], c[w+1:]...)
+	}
+	out := make([]string, len(c))
+	for i, x := range c {
+		out[i] = x.text
+	}
+	return out
+}
+
+// findingScore is 0 for a sentence that is no finding, else higher for
+// more concrete ones.
+func findingScore(s string) int {
+	if len(s) < findingMinLen || len(s) > findingMaxLen || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") {
+		return 0
+	}
+	if planRE().MatchString(s) || !findingRE().MatchString(s) {
+		return 0
+	}
+	score := 1 + min(3, len(evidenceRE().FindAllString(s, 4)))
+	return score
+}
+
+// stripMarkdown drops emphasis and heading marks, which are no part of
+// what the agent said.
+func stripMarkdown(s string) string {
+	var lines []string
+	fenced := false
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || strings.HasPrefix(t, "|") {
+			continue
+		}
+		t = strings.TrimLeft(t, "#>")
+		lines = append(lines, strings.ReplaceAll(strings.TrimSpace(t), "**", ""))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,235 @@
+// Package heuristic is memctl's offline Phase 1 extractor: it reads the
+// normalised events of one thread (pkg/sessions) and writes what a model
+// would, a rollout summary, a slug and (v1) a raw memory, from the
+// structure of the transcript alone. It is deterministic and makes no
+// network call.
+//
+// Truth first: a statement goes into a memory only when the transcript
+// supports it. A command passed only when its exit status (or, where the
+// format records none, its own output) says so; a file changed only when
+// the call that changed it succeeded and nothing undid it later; "flaky"
+// only when the very same command passed with nothing done in between;
+// the user's preferences are their own words, quoted. Where the extractor
+// cannot be sure it quotes the transcript instead of interpreting it.
+//
+// The work is split the way a reader follows a session:
+//
+//   - segment.go: the human's messages split the thread into tasks;
+//   - commands.go: each call's outcome, checks and their purposes;
+//   - failures.go: failing command families and what made them pass;
+//   - files.go: file changes, and the reverts that cancel them;
+//   - prefs.go: standing instructions in the human's words;
+//   - findings.go: the agent's explanations (causes, locations, facts);
+//   - outcome.go: the triage of each task;
+//   - render.go: the digest, printed through pkg/rawmemory.
+package heuristic
+
+import (
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/pkg/sessions"
+)
+
+// Versions of the output.
+const (
+	V1 = "v1" // raw memory and rollout summary
+	V2 = "v2" // rollout summary only, a chronological history
+)
+
+// Limits on what the extractor keeps and prints. Memory stays bounded
+// whatever the transcript length: every list kept per task is capped.
+const (
+	maxTasks        = 6
+	maxFollowUps    = 6
+	maxPrefs        = 8
+	maxTrackedFiles = 200 // distinct files remembered per task
+	maxTrackedCmds  = 200 // distinct commands remembered per task
+	maxFamilies     = 64
+	maxRecoveries   = 6
+	maxTaskWords    = 400
+	maxKeywords     = 12
+	maxSlugBytes    = 80
+	maxCalls        = 1024 // calls awaiting a result
+	rawMemoryBudget = 7000 // bytes; the raw memory must stay well under 8 KB
+	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
+	requestMax      = 300
+	finalAnswerMax  = 300
+)
+
+// Result is the extractor's answer, shaped like a model's.
+type Result struct {
+	RawMemory      string // v1 only
+	RolloutSummary string
+	Slug           string
+}
+
+// Empty reports the no-output answer (nothing worth keeping).
+func (r Result) Empty() bool { return r.RolloutSummary == "" }
+
+// Extract runs the extractor over a whole thread.
+func Extract(version string, meta sessions.Meta, events []sessions.Event) Result {
+	x := New(version, meta)
+	for _, e := range events {
+		x.Add(e)
+	}
+	return x.Result()
+}
+
+// Extractor is the streaming form of Extract: feed it events in transcript
+// order with Add, then call Result once. Its memory is bounded by the caps
+// above, not by the transcript length. It is not safe for concurrent use.
+type Extractor struct {
+	version string
+	meta    sessions.Meta
+
+	tasks  []*task
+	humans int
+	first  time.Time
+	last   time.Time
+	kw     keywords
+
+	calls      map[string]*call // call id → the call awaiting its result
+	lastCall   *call            // the latest call, for results without a call id
+	dropped    map[string]bool  // calls that read memory: their results are dropped too
+	seenChange map[string]bool  // call id + file of changes already counted
+	subagents  int
+	memReads   int
+	// refusal is set while the latest tool result was a rejection or an
+	// interruption: the human's next words answer it, so they belong to
+	// the same task.
+	refusal bool
+}
+
+// New returns an extractor for one thread.
+func New(version string, meta sessions.Meta) *Extractor {
+	return &Extractor{
+		version:    version,
+		meta:       meta,
+		kw:         newKeywords(),
+		calls:      map[string]*call{},
+		dropped:    map[string]bool{},
+		seenChange: map[string]bool{},
+	}
+}
+
+// Add feeds one event.
+func (x *Extractor) Add(e sessions.Event) {
+	if !e.Time.IsZero() {
+		if x.first.IsZero() || e.Time.Before(x.first) {
+			x.first = e.Time
+		}
+		if e.Time.After(x.last) {
+			x.last = e.Time
+		}
+	}
+	switch e.Kind {
+	case sessions.EventHuman:
+		x.human(e)
+		x.refusal = false
+	case sessions.EventAssistant:
+		x.assistant(e)
+	case sessions.EventToolCall:
+		x.toolCall(e)
+	case sessions.EventToolResult:
+		x.toolResult(e)
+	case sessions.EventFileChange:
+		x.fileChange(e)
+	case sessions.EventInterrupt:
+		if t := x.current(); t != nil {
+			t.interrupts++
+			t.steps.add(step{kind: stepInterrupt})
+			t.touch(e.Time)
+		}
+		x.refusal = true
+	case sessions.EventOtherAgent:
+		x.subagents++
+	}
+}
+
+func (x *Extractor) current() *task {
+	if len(x.tasks) == 0 {
+		return nil
+	}
+	return x.tasks[len(x.tasks)-1]
+}
+
+// assistant takes the agent's text: its final answers and its findings.
+// Citation blocks are the agent quoting memory back; they are dropped
+// before anything is read, so memory never feeds on itself.
+func (x *Extractor) assistant(e sessions.Event) {
+	t := x.current()
+	if t == nil {
+		return
+	}
+	text := stripCitations(e.Text)
+	flat := oneLine(text)
+	if flat == "" {
+		return
+	}
+	t.touch(e.Time)
+	t.answered = true
+	t.findings.add(text)
+	if e.Final {
+		t.finalSince = true
+		if flat != t.final {
+			// Some transcripts carry the final answer twice (message
+			// item and turn-complete event); print it once.
+			t.steps.add(step{kind: stepAnswer, text: shorten(flat, 160)})
+		}
+		t.final = flat
+	}
+}
+
+// stripCitations removes memory citation blocks (Codex's
+// <oai-mem-citation> and the <memory_citation> wrapper some agents use)
+// from assistant text.
+func stripCitations(s string) string {
+	for _, tag := range []string{"oai-mem-citation", "memory_citation"} {
+		open, close := "<"+tag+">", "</"+tag+">"
+		for {
+			i := strings.Index(s, open)
+			if i < 0 {
+				break
+			}
+			j := strings.Index(s[i:], close)
+			if j < 0 {
+				s = s[:i] // an unterminated block runs to the end
+				break
+			}
+			s = s[:i] + s[i+j+len(close):]
+		}
+	}
+	return s
+}
+
+// memoryPathRE matches the memory folders of memctl and Codex and the
+// files inside them; a tool call that touches them is the agent reading
+// (or writing) memory, not doing the user's work.
+var memoryPathRE = lazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
+	`/memories(_v2)?/(MEMORY\.md|memory_summary\.md|raw_memories\.md|rollout_summaries|skills/|extensions/)|` +
+	`(^|[\s'"/])(memory_summary\.md|raw_memories\.md)\b|(^|[\s'"/])rollout_summaries/|` +
+	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
+
+// readsMemory reports a tool call that works on memory itself.
+func readsMemory(e sessions.Event) bool {
+	if e.Action == sessions.ActionMemory {
+		return true
+	}
+	for _, s := range []string{e.Command, e.FilePath} {
+		if s != "" && memoryPathRE().MatchString(s) {
+			return true
+		}
+	}
+	if e.Command == "" && e.FilePath == "" && len(e.Input) < 4096 && memoryPathRE().MatchString(e.Input) {
+		return true
+	}
+	return false
+}
+
+func (x *Extractor) markChange(key string) {
+	if len(x.seenChange) > 4096 {
+		clear(x.seenChange)
+	}
+	x.seenChange[key] = true
+}

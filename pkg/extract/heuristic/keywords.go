@@ -1,0 +1,62 @@
+package heuristic
+
+import (
+	"sort"
+	"strings"
+)
+
+const maxKeywordPool = 2000
+
+// keywords scores the words of a thread: the human's words, file names,
+// commands and error identifiers.
+type keywords struct {
+	score map[string]int
+}
+
+func newKeywords() keywords { return keywords{score: map[string]int{}} }
+
+func (k *keywords) addWords(words []string, weight int) {
+	for _, w := range words {
+		if len(w) >= 3 {
+			k.add(w, weight)
+		}
+	}
+}
+
+func (k *keywords) add(w string, weight int) {
+	w = strings.TrimSpace(w)
+	if w == "" || stopWords()[w] {
+		return
+	}
+	if _, ok := k.score[w]; !ok && len(k.score) >= maxKeywordPool {
+		return
+	}
+	k.score[w] += weight
+}
+
+var errorIdentRE = lazyRE(`\b([A-Z][A-Za-z]*(?:Error|Exception)|E[0-9]{3,5}|TS[0-9]{4}|ENOENT|EACCES|EADDRINUSE|ECONNREFUSED|SIGSEGV)\b`)
+
+func (k *keywords) addErrorWords(line string) {
+	for _, m := range errorIdentRE().FindAllString(line, 3) {
+		k.add(m, 2)
+	}
+}
+
+// top returns the best keywords: highest score first, ties broken
+// alphabetically so the output never depends on map order.
+func (k *keywords) top(n int) []string {
+	all := make([]string, 0, len(k.score))
+	for w := range k.score {
+		all = append(all, w)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if k.score[all[i]] != k.score[all[j]] {
+			return k.score[all[i]] > k.score[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	if len(all) > n {
+		all = all[:n]
+	}
+	return all
+}

@@ -1,0 +1,41 @@
+package heuristic
+
+var (
+	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
+	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work)\b`)
+)
+
+func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
+func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }
+
+// outcome triages a task (success, partial, uncertain, fail) and says why,
+// from the strongest evidence down: the last check's exit status, the
+// user's own complaints, a refusal or interruption the session ended on,
+// then what the final answer reports.
+func (t *task) outcome() (string, string) {
+	switch {
+	case t.lastCheck != nil && t.lastCheck.status == stFailed:
+		return "fail", "the last check " + code(shorten(t.lastCheck.command, 80)) + " failed"
+	case t.lastCheck != nil && !t.negAfter && t.lastCheck.status == stOK && !t.endedRefused:
+		return "success", "the last check " + code(shorten(t.lastCheck.command, 80)) + " passed"
+	case t.negative && !t.finalSince:
+		return "fail", "the user said it did not work and nothing shows it was fixed"
+	case t.endedRefused && !t.finalSince:
+		return "uncertain", "the session ended on a call the user rejected or interrupted"
+	case t.final != "" && reportsFailure(t.final):
+		return "partial", "the final answer reports that part of the work could not be done"
+	case t.negAfter:
+		return "uncertain", "the user reported a problem and no check confirms the fix"
+	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):
+		return "partial", "the session ended before a final answer"
+	case !t.finalSince && !t.answered:
+		return "uncertain", "the session ended before the assistant answered the last message"
+	case t.lastCmd != nil && t.lastCmd.status == stFailed:
+		return "partial", "the last command " + code(shorten(t.lastCmd.command, 80)) + " failed"
+	case reportsCompletion(t.final):
+		return "success", "the final answer reports the work as done and nothing contradicts it"
+	case t.final != "":
+		return "uncertain", "the assistant answered but nothing confirms the result"
+	}
+	return "uncertain", "the session ended without an answer"
+}

@@ -1,0 +1,105 @@
+package heuristic
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Preference rule. A preference is a standing instruction in the human's
+// own words: a sentence, anywhere in any of their messages, that states a
+// rule for how to work rather than what to do now. It counts when it
+// carries one of these markers:
+//
+//   - a rule: "always", "from now on", "going forward", "every time",
+//     "whenever", "by default";
+//   - a ban: "never …", or "don't …", "do not …", "avoid …", "stop …ing",
+//     "no need to …" opening a clause ("no, don't …", "please don't …");
+//   - a requirement: "must", "must not", "… is not acceptable", "is
+//     required", "important (not) to", "not until", "only after";
+//   - a choice between alternatives: "prefer …", "use X, not Y", "use X,
+//     never Y", "instead of", "rather than".
+//
+// Questions never count, and neither does a sentence that limits itself
+// to the moment ("for now", "this time", "yet", "don't forget to …"): a
+// one-off request is never promoted. Each preference is kept verbatim; one
+// that comes in a message pushing back on the agent's work is marked as a
+// correction. The renderer prints nothing but the quote: the words are
+// the evidence, and an implication the extractor made up could be wrong.
+
+type pref struct {
+	text       string
+	correction bool
+}
+
+var (
+	prefRuleRE  = lazyRE(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|every time|each time|whenever|by default|as a rule|at all times)\b`)
+	prefBanRE   = lazyRE(`(?i)(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay|and please|but please)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to)\b`)
+	prefNeverRE = lazyRE(`(?i)\bnever\b`)
+	// notRuleNeverRE: "I never said …", "you never ran …" report, not rule.
+	notRuleNeverRE = lazyRE(`(?i)\b(i|you|it|that|this|he|she|they)('ve|'d|'ll)? never\b`)
+	prefMustRE     = lazyRE(`(?i)\b(must|mustn'?t|shall not|is not acceptable|are not acceptable|not acceptable|unacceptable|is not allowed|are not allowed|not permitted|is required|are required|is mandatory|are mandatory|is forbidden|are forbidden|(important|essential|crucial|critical|vital) (not )?to|not until|only after|only once)\b`)
+	prefUntilRE    = lazyRE(`(?i)\b(not|don'?t|never|no)\b.*\buntil\b|\buntil\b.*\b(final|last|end|done|finished|approved|asked|told)\b`)
+	prefAltRE      = lazyRE(`(?i)\bprefer(s|red|ably)?\b|\binstead of\b|\brather than\b|\buse\b[^.;!?]{1,80}?(,|;|\x{2014}|\x{2013}| -)?\s+(not|never)\b`)
+	oneOffRE       = lazyRE(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|example|step|branch)|yet|today|tonight|temporarily)\b|\b(don'?t|do not) (forget|worry|bother|mind)\b|\bno worries\b`)
+)
+
+// preferences returns the standing instructions of one human message.
+func preferences(text string, correction bool) []pref {
+	var out []pref
+	for _, s := range sentences(text, 40) {
+		if len(out) == 4 {
+			break
+		}
+		if !standing(s) {
+			continue
+		}
+		out = append(out, pref{text: shorten(s, 220), correction: correction})
+	}
+	return out
+}
+
+// standing reports a sentence that states a rule (see the rule above).
+func standing(s string) bool {
+	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) {
+		return false
+	}
+	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
+		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) ||
+		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s))
+	return marked && !oneOffRE().MatchString(s)
+}
+
+// prose reports text that reads as words rather than pasted code or logs:
+// mostly letters and spaces.
+func prose(s string) bool {
+	letters, other := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || r == ' ' || r == '\'' || r == ',' || r == '.':
+			letters++
+		default:
+			other++
+		}
+	}
+	return letters >= 3*other
+}
+
+func (t *task) addPref(p pref) {
+	for i, q := range t.prefs {
+		if q.text == p.text {
+			t.prefs[i].correction = q.correction || p.correction
+			return
+		}
+	}
+	if len(t.prefs) < maxPrefs {
+		t.prefs = append(t.prefs, p)
+	}
+}
+
+func (p pref) render() string {
+	s := quote(p.text)
+	if p.correction {
+		s += " (correcting the agent's work)"
+	}
+	return s
+}

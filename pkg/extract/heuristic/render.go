@@ -1,0 +1,515 @@
+package heuristic
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/memctl/memctl/pkg/rawmemory"
+	"github.com/memctl/memctl/pkg/sessions"
+)
+
+// What goes in which section of a task (the consolidator turns
+// "Preference signals" into the user's preferences and the tagged
+// knowledge into tips, so each holds only what its name promises):
+//
+//   - Preference signals: the user's standing instructions, quoted.
+//   - Reusable knowledge: facts the transcript validated, each tagged:
+//     Check (a verifying command and what it showed), Fix (a failure and
+//     what made it pass), Finding (the agent's explanation, quoted).
+//   - Failures and how to do differently: each failure and how it ended,
+//     refused or interrupted calls, changes that were thrown away.
+//   - References: the commands with their exact counts, the files whose
+//     change stands, the final answer.
+
+const maxKnowledge = 7
+
+// taskDigest is a task reduced to the lists both renderings print.
+type taskDigest struct {
+	name      string
+	final     string
+	score     int // how much work the task holds; picks the main task
+	outcome   string
+	reason    string
+	prefs     []string
+	steps     []string
+	failures  []string
+	knowledge []string
+	refs      []string
+	live      []*fileRec
+}
+
+type digest struct {
+	project  string
+	cwd      string
+	keywords []string
+	tasks    []taskDigest
+	ran      int
+	failed   int
+	unknown  int
+	files    int
+	undone   int
+	refused  int
+	calls    int
+}
+
+func (x *Extractor) digest() digest {
+	d := digest{project: x.project(), cwd: x.meta.Cwd, keywords: x.kw.top(maxKeywords)}
+	if d.cwd == "" {
+		d.cwd = "unknown"
+	}
+	for _, t := range x.tasks {
+		td := taskDigest{name: shorten(t.request, 100), final: t.final}
+		td.live = t.files.live()
+		td.score = t.ran - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
+		td.outcome, td.reason = t.outcome()
+		for _, p := range t.prefs {
+			td.prefs = append(td.prefs, p.render())
+		}
+		d.ran += t.ran
+		d.failed += t.failed
+		d.unknown += t.unknown
+		d.files += len(td.live)
+		d.undone += len(t.files.undoneFiles())
+		d.refused += len(t.refused)
+		d.calls += t.calls
+
+		td.steps = t.steps.render()
+		if len(t.tools) > 0 {
+			td.steps = append(td.steps, "Tools used: "+toolList(t.tools)+".")
+		}
+		td.failures = x.failures(t, td.outcome)
+		td.knowledge = x.knowledge(t)
+		td.refs = x.references(t, td.live)
+		d.tasks = append(d.tasks, td)
+	}
+	return d
+}
+
+func (x *Extractor) failures(t *task, outcome string) []string {
+	var out []string
+	for _, r := range t.recoveries {
+		out = append(out, r.failureLine())
+	}
+	for _, f := range openFailures(t) {
+		out = append(out, openFailureLine(f, outcome, t.final, &t.files))
+	}
+	for _, c := range t.toolFails {
+		line := upperFirst(c.describe()) + " failed"
+		if c.errLine != "" {
+			line += ": " + code(shorten(c.errLine, 160))
+		}
+		out = append(out, line+".")
+	}
+	for _, c := range t.refused {
+		what := c.describe()
+		switch c.status {
+		case stRejected:
+			line := "The user rejected " + what + "; it did not run"
+			if c.action == sessions.ActionEdit {
+				line += " and nothing was written"
+			}
+			out = append(out, line+".")
+		case stDenied:
+			out = append(out, "Permission for "+what+" was not granted; it did not run.")
+		case stInterrupted:
+			out = append(out, "The user interrupted "+what+".")
+		}
+	}
+	if t.interrupts > 0 && len(t.refused) == 0 {
+		out = append(out, "The user interrupted the agent "+times(t.interrupts)+".")
+	}
+	for _, f := range t.files.undoneFiles() {
+		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
+	}
+	if t.negAfter && t.complaint != "" {
+		out = append(out, "The user said the result did not work: "+quote(t.complaint)+".")
+	}
+	return out
+}
+
+func (x *Extractor) knowledge(t *task) []string {
+	var out []string
+	covered := map[string]bool{} // purposes and commands already stated
+	add := func(s string) {
+		if len(out) < maxKnowledge {
+			out = append(out, s)
+		}
+	}
+	for _, f := range openFailures(t) {
+		if len(f.replacedBy) == 0 {
+			continue
+		}
+		used := replacementPhrase(f.replacedBy, &t.files)
+		run := f.failRun
+		if f.missing {
+			add(rawmemory.TagCheck + " " + code(firstWord(run.command)) + " is not installed here; " + used + " is the " + run.purpose + " step that works.")
+		} else {
+			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(shorten(run.command, 100)) + " failed.")
+		}
+		covered[run.purpose] = true
+		for _, c := range f.replacedBy {
+			covered[c] = true
+		}
+	}
+	for _, r := range t.recoveries {
+		if r.flaky() {
+			continue
+		}
+		add(rawmemory.TagFix + " " + r.fixLine())
+		covered[r.pass.command] = true
+	}
+	for _, p := range purposeOrder {
+		c := t.byPurpose[p]
+		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
+			continue
+		}
+		line := rawmemory.TagCheck + " " + code(shorten(c.command, 160)) + " passed"
+		if edited := x.editedBefore(t, c); edited != "" {
+			line += " after the changes to " + edited
+		}
+		if targeted(c.command) {
+			line += " (a targeted " + p + " run, not the whole suite)"
+		}
+		add(line + ".")
+	}
+	for _, f := range t.findings.best(maxFindings) {
+		add(rawmemory.TagFinding + " the agent said " + quote(shorten(f, findingQuoteBytes)))
+	}
+	return out
+}
+
+// editedBefore names the standing changes made before a call ran.
+func (x *Extractor) editedBefore(t *task, c *call) string {
+	if c.editsBefore == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range t.files.live() {
+		if len(names) == 3 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, x.relPath(f.path))
+	}
+	return strings.Join(names, ", ")
+}
+
+func (x *Extractor) references(t *task, live []*fileRec) []string {
+	var out []string
+	cmds := sortedCmds(t.cmds)
+	for _, st := range cmds {
+		if st.explore || (!st.check && st.fails == 0 && st.refused == 0) {
+			continue
+		}
+		out = append(out, st.ref())
+		if len(out) == 6 {
+			break
+		}
+	}
+	for _, st := range cmds {
+		if len(out) >= 8 {
+			break
+		}
+		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 {
+			out = append(out, st.ref())
+		}
+	}
+	for i, f := range live {
+		if i == 10 {
+			out = append(out, "… and "+itoa(len(live)-10)+" more files")
+			break
+		}
+		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+	}
+	return out
+}
+
+// ref prints a command with its exact counts.
+func (st *cmdStat) ref() string {
+	line := code(shorten(st.command, 160))
+	var parts []string
+	if st.runs > 0 {
+		parts = append(parts, "ran "+itoa(st.runs)+"×")
+	}
+	if st.fails > 0 {
+		parts = append(parts, "failed "+itoa(st.fails)+"×")
+	}
+	if st.unknown > 0 {
+		parts = append(parts, itoa(st.unknown)+"× without an exit status")
+	}
+	if st.refused > 0 {
+		parts = append(parts, "refused or interrupted "+itoa(st.refused)+"×")
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ")
+		if st.fails > 0 && st.errLine != "" {
+			line += "; error: " + code(shorten(st.errLine, 160))
+		}
+		line += ")"
+	}
+	return line
+}
+
+// sortedCmds orders commands by failures, then runs, then text.
+func sortedCmds(m map[string]*cmdStat) []*cmdStat {
+	out := make([]*cmdStat, 0, len(m))
+	for _, r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].fails != out[j].fails {
+			return out[i].fails > out[j].fails
+		}
+		if out[i].runs != out[j].runs {
+			return out[i].runs > out[j].runs
+		}
+		return out[i].command < out[j].command
+	})
+	return out
+}
+
+func toolList(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if m[names[i]] != m[names[j]] {
+			return m[names[i]] > m[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 8 {
+		names = names[:8]
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " ×" + itoa(m[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func (x *Extractor) project() string {
+	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {
+		if i := strings.LastIndexAny(r, "/:"); i >= 0 && i < len(r)-1 {
+			return r[i+1:]
+		}
+	}
+	if c := strings.TrimRight(x.meta.Cwd, "/"); c != "" {
+		return path.Base(c)
+	}
+	return "unknown"
+}
+
+var kindNames = map[sessions.Kind]string{
+	sessions.KindCodex:      "Codex CLI",
+	sessions.KindClaudeCode: "Claude Code",
+	sessions.KindJSONL:      "JSONL",
+}
+
+func (x *Extractor) context(d digest) string {
+	var b strings.Builder
+	kind := kindNames[x.meta.Kind]
+	if kind == "" {
+		kind = "Agent"
+	}
+	b.WriteString(kind + " session")
+	if x.meta.ID != "" {
+		b.WriteString(" `" + x.meta.ID + "`")
+	}
+	if x.meta.Cwd != "" {
+		b.WriteString(" in `" + x.meta.Cwd + "`")
+	}
+	b.WriteString(" (project " + d.project)
+	if x.meta.GitBranch != "" {
+		b.WriteString(", branch `" + x.meta.GitBranch + "`")
+	}
+	b.WriteString(")")
+	start, end := x.meta.CreatedAt, x.meta.UpdatedAt
+	if start.IsZero() {
+		start = x.first
+	}
+	if end.IsZero() {
+		end = x.last
+	}
+	if !start.IsZero() {
+		from := start.UTC().Format("2006-01-02 15:04")
+		b.WriteString(", " + from)
+		if to := end.UTC().Format("2006-01-02 15:04"); !end.IsZero() && to != from {
+			b.WriteString(" to " + to)
+		}
+		b.WriteString(" UTC")
+	}
+	if x.meta.Source != "" {
+		b.WriteString(", source " + x.meta.Source)
+	}
+	if x.meta.Model != "" {
+		b.WriteString(", model " + x.meta.Model)
+	}
+	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ran " + plural(d.ran, "command") +
+		" (" + itoa(d.failed) + " failed")
+	if d.unknown > 0 {
+		b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+	}
+	b.WriteString(") and changed " + plural(d.files, "file"))
+	if d.undone > 0 {
+		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
+	}
+	b.WriteString(".")
+	if d.refused > 0 {
+		b.WriteString(" " + plural(d.refused, "tool call") + " did not run: rejected or interrupted by the user, or not permitted.")
+	}
+	if x.subagents > 0 {
+		b.WriteString(" Sub-agents exchanged " + plural(x.subagents, "message") + ".")
+	}
+	if x.memReads > 0 {
+		b.WriteString(" The agent's " + plural(x.memReads, "read") + " of its own memory are left out.")
+	}
+	b.WriteString(" Summary written by memctl's offline heuristic extractor from the transcript's structure.")
+	return b.String()
+}
+
+// main picks the task the thread is about: the first one, unless a later
+// task holds clearly more work (a "show tools" warm-up before the real job).
+func (d digest) main() int {
+	best := 0
+	for i, t := range d.tasks {
+		if t.score > d.tasks[best].score {
+			best = i
+		}
+	}
+	return best
+}
+
+// Result renders what was gathered. Call it once, after the last event. A
+// thread without any human message, or an unknown version, gives the
+// empty result (nothing worth keeping).
+func (x *Extractor) Result() Result {
+	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
+		return Result{}
+	}
+	d := x.digest()
+	res := Result{Slug: x.slug(d)}
+	for _, items := range []int{6, 4, 3, 2, 1} {
+		res.RolloutSummary = rawmemory.RenderSummary(x.summaryDoc(d, items), x.version == V2)
+		if len(res.RolloutSummary) <= summaryBudget {
+			break
+		}
+	}
+	if x.version == V1 {
+		for _, items := range []int{6, 4, 3, 2, 1} {
+			res.RawMemory = rawmemory.Render(x.rawDoc(d, items))
+			if len(res.RawMemory) <= rawMemoryBudget {
+				break
+			}
+		}
+	}
+	return res
+}
+
+func capped(list []string, n int) []string {
+	if len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
+func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
+	main := d.tasks[d.main()]
+	title := main.name
+	if len(d.tasks) > 1 {
+		title += " (and " + plural(len(d.tasks)-1, "more task") + ")"
+	}
+	doc := rawmemory.Doc{Title: title + " in " + d.project, Context: x.context(d)}
+	for _, t := range d.tasks {
+		doc.Tasks = append(doc.Tasks, rawmemory.Task{
+			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
+			Prefs: capped(t.prefs, items+2), Steps: capped(t.steps, items*4), Failures: capped(t.failures, items),
+			Knowledge: capped(t.knowledge, items+1), Refs: capped(t.refs, items+2),
+		})
+	}
+	return doc
+}
+
+func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
+	main := d.tasks[d.main()]
+	desc := main.name + " — outcome " + main.outcome
+	if len(main.live) > 0 {
+		desc += "; changed " + plural(len(main.live), "file")
+	}
+	if len(d.tasks) > 1 {
+		desc += "; " + plural(len(d.tasks)-1, "more task") + " in the same session"
+	}
+	doc := rawmemory.Doc{Front: rawmemory.Front{
+		Description: desc, Task: main.name, TaskGroup: d.project, TaskOutcome: main.outcome,
+		Cwd: d.cwd, Keywords: d.keywords,
+	}}
+	for _, t := range d.tasks {
+		refs := capped(t.refs, items+2)
+		if t.final != "" {
+			// The raw memory has no steps, so the result is kept as
+			// evidence here, where it is never cut.
+			refs = append(append([]string(nil), refs...), "Final answer: "+quote(shorten(t.final, finalAnswerMax)))
+		}
+		doc.Tasks = append(doc.Tasks, rawmemory.Task{
+			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,
+			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.knowledge, items+1), Failures: capped(t.failures, items), Refs: refs,
+		})
+	}
+	return doc
+}
+
+// slug names the thread after the main request's meaningful words, in the
+// order the human wrote them; the keywords fill in when there are too few.
+func (x *Extractor) slug(d digest) string {
+	words := meaningfulWords(x.tasks[d.main()].request)
+	var parts []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		w = slugPart(w)
+		if w == "" || seen[w] || len(parts) >= 5 {
+			return
+		}
+		seen[w] = true
+		parts = append(parts, w)
+	}
+	for _, w := range words {
+		add(w)
+	}
+	if len(parts) < 3 {
+		for _, k := range d.keywords {
+			add(k)
+		}
+	}
+	s := strings.Join(parts, "-")
+	for len(s) > maxSlugBytes {
+		i := strings.LastIndexByte(s[:maxSlugBytes], '-')
+		if i <= 0 {
+			s = s[:maxSlugBytes]
+			break
+		}
+		s = s[:i]
+	}
+	return s
+}
+
+func slugPart(w string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(w) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		case r == '-' || r == '.' || r == '/':
+			b.WriteByte('-')
+		}
+	}
+	return strings.Trim(b.String(), "-_")
+}

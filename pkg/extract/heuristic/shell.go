@@ -1,0 +1,418 @@
+package heuristic
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Shell command lines, read as a person would: which program, which
+// subcommand, whether it only looks around, whether it verifies work,
+// which files it changes or restores. Nothing here knows any agent.
+
+// commandCore drops what does not say what a command does: a leading
+// "cd dir &&", environment assignments, sudo, time, timeout N.
+func commandCore(cmd string) []string {
+	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
+		cmd = cmd[i+3:]
+	}
+	f := strings.Fields(cmd)
+	for len(f) > 0 {
+		switch {
+		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+		case f[0] == "sudo" || f[0] == "time" || f[0] == "env" || f[0] == "nice" || f[0] == "command":
+			f = f[1:]
+		case f[0] == "timeout" && len(f) > 1:
+			f = f[2:]
+		default:
+			return f
+		}
+	}
+	return f
+}
+
+// envPrefix returns the variable assignments that open a command line,
+// which are part of the environment it ran in.
+func envPrefix(cmd string) []string {
+	var out []string
+	for _, w := range strings.Fields(cmd) {
+		if w == "sudo" || w == "env" {
+			continue
+		}
+		if !strings.Contains(w, "=") || strings.HasPrefix(w, "-") {
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+var multiplexers = wordSet(`go npm yarn pnpm bun npx cargo make git docker uv poetry dotnet mvn gradle ./gradlew
+kubectl terraform pip bundle mix swift deno just task nx gh helm systemctl`)
+
+// commandFamily names what a command does, e.g. "go test" or "pytest", so
+// that "go test ./..." and "go test ./pkg/x -run Foo" count as retries of
+// one another.
+func commandFamily(cmd string) string {
+	f := commandCore(cmd)
+	if len(f) == 0 {
+		return cmd
+	}
+	name := path.Base(f[0])
+	if (name == "python" || name == "python3") && len(f) > 2 && f[1] == "-m" {
+		return name + " -m " + f[2]
+	}
+	if multiplexers()[f[0]] && len(f) > 1 {
+		args := f[1:]
+		// git -C dir push: the subcommand follows the global options.
+		for name == "git" && len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+			args = args[2:]
+		}
+		sub := args[0]
+		if sub == "run" && len(args) > 1 && (name == "npm" || name == "yarn" || name == "pnpm" || name == "bun" || name == "uv" || name == "poetry") {
+			return name + " run " + args[1]
+		}
+		if !strings.HasPrefix(sub, "-") {
+			return name + " " + sub
+		}
+	}
+	return name
+}
+
+func firstWord(cmd string) string {
+	f := commandCore(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	return path.Base(f[0])
+}
+
+var readOnly = wordSet(`ls cat sed rg grep find head tail pwd wc tree echo which file stat less nl fd du df
+printenv type jq awk sort uniq diff whoami date uname realpath readlink basename dirname ps pgrep top
+lsof netstat ss id env hostname uptime free history man help yq bat exa eza column cut tr xxd od
+hexdump strings`)
+
+// basicCmds are shell utilities too common to tell one task from another.
+var basicCmds = wordSet(`rm mv cp mkdir touch chmod chown cd sed ln rmdir kill pkill sleep true false export
+source set unset`)
+
+var readOnlyGit = wordSet(`status diff log show branch blame rev-parse ls-files remote describe shortlog
+reflog grep config fetch`)
+
+// isExploration reports commands that only look around. Their exit status
+// says little (rg exits 1 on no match) so they never count as failures.
+func isExploration(cmd string) bool {
+	f := commandCore(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	name := path.Base(f[0])
+	if name == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }) {
+		return false
+	}
+	if name == "git" {
+		args := f[1:]
+		for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+			args = args[2:]
+		}
+		return len(args) > 0 && readOnlyGit()[args[0]]
+	}
+	return readOnly()[name]
+}
+
+var checkWords = wordSet(`test tests pytest jest vitest mocha build compile vet lint check typecheck tsc mypy
+ruff eslint clippy ctest rspec phpunit make tox nox golangci staticcheck pyright verify validate
+configtest prettier gofmt flake8 pylint shellcheck rubocop biome`)
+
+// verifyFlags turn a command into a dry run that checks a configuration
+// ("nginx -t", "logrotate -d", "terraform validate", "--dry-run").
+var verifyFlags = map[string][]string{
+	"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
+	"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},
+	"systemd-analyze": {"verify"}, "caddy": {"validate"},
+}
+
+// notChecks are programs whose runs never verify work, whatever their
+// arguments say (a "git commit" whose message says "fix tests").
+var notChecks = wordSet(`git gh rm mv cp mkdir touch chmod chown ln ls cat echo grep rg find kill pkill sleep
+curl wget ssh scp rsync open code vim nano less tail head ps docker-compose-logs`)
+
+// isCheck reports commands whose success says the work is right: tests,
+// builds, linters, type checkers, and configuration dry runs.
+func isCheck(cmd string) bool {
+	f := commandCore(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	name := path.Base(f[0])
+	if notChecks()[name] {
+		return false
+	}
+	if flags, ok := verifyFlags[name]; ok {
+		if flags == nil {
+			return true
+		}
+		for _, a := range f[1:] {
+			if slices.Contains(flags, a) {
+				return true
+			}
+		}
+	}
+	for _, a := range f[1:] {
+		if a == "--dry-run" || a == "--check" {
+			return true
+		}
+	}
+	words := checkWords()
+	return slices.ContainsFunc(checkParts(cmd), func(p string) bool { return words[p] })
+}
+
+// purposeWords sort check commands by what they verify, so that two
+// different commands for the same job count as alternatives: "golangci-lint
+// run", "go vet" and "make lint" are all lint.
+var purposeWords = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"test": "test", "tests": "test", "pytest": "test", "jest": "test", "vitest": "test", "mocha": "test",
+		"rspec": "test", "phpunit": "test", "ctest": "test", "tox": "test", "nox": "test", "unittest": "test",
+		"lint": "lint", "vet": "lint", "eslint": "lint", "ruff": "lint", "clippy": "lint", "golangci": "lint",
+		"staticcheck": "lint", "flake8": "lint", "pylint": "lint", "shellcheck": "lint", "rubocop": "lint",
+		"biome": "lint", "prettier": "lint", "gofmt": "lint",
+		"tsc": "type-check", "mypy": "type-check", "pyright": "type-check", "typecheck": "type-check",
+		"build": "build", "compile": "build", "make": "build",
+	}
+})
+
+// purposeOrder fixes the order of knowledge lines about working checks.
+var purposeOrder = []string{"test", "lint", "type-check", "build", "check"}
+
+// checkPurpose names what a check command verifies (test, lint,
+// type-check, build), "check" when its words say nothing more. The most
+// specific purpose wins: "make lint" is lint, a bare "make" is build.
+func checkPurpose(cmd string) string {
+	words := purposeWords()
+	found := map[string]bool{}
+	for _, part := range checkParts(cmd) {
+		if p := words[part]; p != "" {
+			found[p] = true
+		}
+	}
+	for _, p := range purposeOrder {
+		if found[p] {
+			return p
+		}
+	}
+	return "check"
+}
+
+// checkParts splits the first words of a command (before any pipe or
+// chain) into lowercase alphanumeric parts: "golangci-lint run" gives
+// golangci, lint, run.
+func checkParts(cmd string) []string {
+	var out []string
+	for i, w := range commandCore(cmd) {
+		if i > 3 || strings.ContainsAny(w, "|;&") {
+			break
+		}
+		out = append(out, strings.FieldsFunc(strings.ToLower(path.Base(w)), func(r rune) bool {
+			return !(unicode.IsLetter(r) || unicode.IsDigit(r))
+		})...)
+	}
+	return out
+}
+
+// targetedFlags select part of a test suite by name.
+var targetedFlags = wordSet(`-run -k -t --grep -g --testNamePattern -m --filter --test -p`)
+
+// targeted reports a check run narrowed to some tests or files, which must
+// not be passed off as the project's command: a name filter flag, or an
+// argument naming a file ("src/a.test.ts", "tests/test_x.py").
+func targeted(cmd string) bool {
+	flags := targetedFlags()
+	for i, w := range commandCore(cmd) {
+		if i == 0 || strings.ContainsAny(w, "|;&") {
+			continue
+		}
+		if flags[w] {
+			return true
+		}
+		base := path.Base(strings.Trim(w, `'"`))
+		if !strings.HasPrefix(w, "-") && strings.Contains(base, ".") && !strings.HasPrefix(base, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// pipesOutput reports a command whose exit status is that of a later stage
+// of a pipeline ("go test ./... | tail -20"): a zero status says nothing
+// about the first stage.
+func pipesOutput(cmd string) bool {
+	for i := 0; i < len(cmd); i++ {
+		if cmd[i] == '|' {
+			if i+1 < len(cmd) && cmd[i+1] == '|' {
+				i++
+				continue
+			}
+			return !strings.Contains(cmd, "pipefail")
+		}
+	}
+	return false
+}
+
+type pathOp struct{ path, op string }
+
+// filesFromShell recognises the simplest file-changing shell commands
+// (rm, touch, sed -i, git rm) when they name plain paths.
+func filesFromShell(cmd string) []pathOp {
+	if strings.ContainsAny(cmd, "|;&><*?$`") {
+		return nil
+	}
+	f := commandCore(cmd)
+	if len(f) < 2 {
+		return nil
+	}
+	op := ""
+	switch f[0] {
+	case "sed":
+		if slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }) {
+			if last := f[len(f)-1]; !strings.HasPrefix(last, "-") && len(f) > 2 {
+				return []pathOp{{strings.Trim(last, `'"`), "update"}}
+			}
+		}
+		return nil
+	case "rm":
+		op = "delete"
+	case "touch":
+		op = "add"
+	case "git":
+		if f[1] == "rm" {
+			op, f = "delete", f[1:]
+		}
+	}
+	if op == "" {
+		return nil
+	}
+	var out []pathOp
+	for _, a := range f[1:] {
+		if strings.HasPrefix(a, "-") || len(out) == 10 {
+			continue
+		}
+		out = append(out, pathOp{strings.Trim(a, `'"`), op})
+	}
+	return out
+}
+
+// restored is what a command undoes: the files it restores from git, or
+// all uncommitted changes (git stash, git reset --hard, git checkout .).
+type restored struct {
+	all   bool
+	files []string
+	// unstash is a git stash pop/apply: it brings stashed changes back.
+	unstash bool
+}
+
+// revertsFiles reads a command that throws edits away.
+func revertsFiles(cmd string) restored {
+	var r restored
+	for _, part := range splitChain(cmd) {
+		f := commandCore(part)
+		if len(f) < 2 || f[0] != "git" {
+			continue
+		}
+		args := f[1:]
+		for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+			args = args[2:]
+		}
+		if len(args) == 0 {
+			continue
+		}
+		switch args[0] {
+		case "stash":
+			if len(args) > 1 && (args[1] == "pop" || args[1] == "apply") {
+				r.unstash = true
+			} else if len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-") {
+				r.all = true
+			}
+		case "reset":
+			if slices.Contains(args, "--hard") {
+				r.all = true
+			}
+		case "checkout", "restore":
+			if args[0] == "restore" && slices.Contains(args, "--staged") && !slices.Contains(args, "--worktree") {
+				continue // only unstages: the edit stays in the file
+			}
+			var paths []string
+			for _, a := range args[1:] {
+				if !strings.HasPrefix(a, "-") {
+					paths = append(paths, strings.Trim(a, `'"`))
+				}
+			}
+			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
+				r.all = true
+			} else {
+				// "git checkout x" restores x only when x is a path, not a
+				// branch: the caller keeps only files the task changed.
+				r.files = append(r.files, paths...)
+			}
+		}
+	}
+	return r
+}
+
+// splitChain splits "a && b; c" into its commands.
+func splitChain(cmd string) []string {
+	return strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '\n' })
+}
+
+// argDiff describes how a passing command differs from a failing one of
+// the same family: the words it added and the words it dropped.
+func argDiff(failed, passed string) (added, dropped []string) {
+	a, b := strings.Fields(failed), strings.Fields(passed)
+	inA := map[string]int{}
+	for _, w := range a {
+		inA[w]++
+	}
+	inB := map[string]int{}
+	for _, w := range b {
+		inB[w]++
+	}
+	for _, w := range b {
+		if inA[w] == 0 {
+			added = append(added, w)
+		} else {
+			inA[w]--
+		}
+	}
+	for _, w := range a {
+		if inB[w] == 0 {
+			dropped = append(dropped, w)
+		} else {
+			inB[w]--
+		}
+	}
+	return added, dropped
+}
+
+// wrapperFiles maps a task runner to the files that define its targets. A
+// runner target that passed next to a plain command counts as running that
+// command ("`go vet ./...` through `make lint`") only when the task edited
+// the runner's file, i.e. the agent wired the two together.
+var wrapperFiles = map[string][]string{
+	"make": {"Makefile", "makefile", "GNUmakefile"}, "just": {"justfile", "Justfile", ".justfile"},
+	"task": {"Taskfile.yml", "Taskfile.yaml"}, "npm": {"package.json"}, "yarn": {"package.json"},
+	"pnpm": {"package.json"}, "bun": {"package.json"},
+}
+
+// toolNeedle is the text a final answer would use to name a failing
+// command: its program ("golangci-lint"), or its family when the program is
+// a multiplexer whose bare name says nothing ("npm run lint", not "npm").
+func toolNeedle(cmd string) string {
+	tool := firstWord(cmd)
+	if multiplexers()[tool] || tool == "python" || tool == "python3" || len(tool) < 3 {
+		return commandFamily(cmd)
+	}
+	return tool
+}

@@ -24,7 +24,10 @@ type call struct {
 	status    status
 	exit      *int
 	errLine   string
-	masked    bool // the pipeline exited 0 but the output says the command failed
+	tests     []string // failing tests the output names
+	// explanation is what the agent said about the failure right after it.
+	explanation string
+	masked      bool // the pipeline exited 0 but the output says the command failed
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int
@@ -62,6 +65,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	t.touch(e.Time)
 	t.calls++
+	x.explainNext = nil // the agent moved on without a word about the failure
 	tool := e.Tool
 	if tool == "" {
 		tool = "tool"
@@ -70,6 +74,9 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, editsBefore: t.files.changes}
 	if e.FilePath != "" {
 		c.target = x.relPath(x.absPath(e.FilePath))
+		if c.action == sessions.ActionRead {
+			t.addRead(c.target)
+		}
 	}
 	if cmd := strings.TrimSpace(e.Command); cmd != "" {
 		c.command = cmd
@@ -86,6 +93,9 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			t.cmds[cmd] = st
 		}
 		if c.explore {
+			for _, p := range readsFromShell(cmd) {
+				t.addRead(x.relPath(x.absPath(p)))
+			}
 			t.steps.add(step{kind: stepExplore, text: firstWord(cmd)})
 		} else {
 			t.steps.add(step{kind: stepCommand, call: c})
@@ -140,11 +150,16 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	t.endedRefused = false
 	if c.status == stFailed {
 		c.errLine = errorLine(e.Output)
+		c.tests = failingTests(e.Output)
 		x.kw.addErrorWords(c.errLine)
+		x.explainNext = c
 	}
 	if c.command == "" {
 		if c.status == stFailed && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
+		}
+		if c.action == sessions.ActionAgent && c.status == stOK {
+			x.subagentReport(t, c, e.Output)
 		}
 		return
 	}
@@ -252,4 +267,28 @@ func (c *call) describe() string {
 		what += " of " + c.target
 	}
 	return what
+}
+
+// agentIDLineRE is the harness's trailer on a sub-agent's report.
+var agentIDLineRE = lazyRE(`(?m)^agentId: \S+.*$`)
+
+// subagentReport reads what a sub-agent handed back: its findings, or, when
+// it ended on a promise ("Let me create the specification") and returned
+// nothing else, the fact that it delivered nothing.
+func (x *Extractor) subagentReport(t *task, c *call, out string) {
+	report := strings.TrimSpace(agentIDLineRE().ReplaceAllString(out, ""))
+	ss := sentences(stripMarkdown(report), 40)
+	if len(ss) == 0 {
+		c.errLine = "no report"
+		t.emptyAgents = append(t.emptyAgents, c)
+		return
+	}
+	if len(report) < 400 && planRE().MatchString(ss[len(ss)-1]) {
+		c.errLine = shorten(report, 200)
+		if len(t.emptyAgents) < 3 {
+			t.emptyAgents = append(t.emptyAgents, c)
+		}
+		return
+	}
+	t.findings.addFrom(report, "the sub-agent reported", 1)
 }

@@ -19,15 +19,15 @@ var noiseRE = lazyRE(`(?i)^(hint|note|help|tip|usage|suggestion|see also|for mor
 	`^\d+\.\s|` + // numbered options: "3. Override for this session: …"
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
-	`^\w+:\s*[|>]-?$|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
+	`^\w+:\s*[|>]-?$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\|\s|^\|\s+\^|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
 	`^(To |If you |You can )|^\(use "git |^[│├└┌─ ]+$`)
 
 // problemTiers rank the lines that state a problem, strongest first.
 var problemTiers = []func() *regexp.Regexp{
 	// a comparison or a message tied to a source position: the most
 	// precise statement a test or compiler makes
-	lazyRE(`!==|===|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
-		`\S+\.\w+:\d+(:\d+)?:\s*\S`),
+	lazyRE(`\s!==\s|\s===\s|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
+		`\S+\.\w+:\d+(:\d+)?:\s+[^\s\d]\S*\s+\S|^FAILED \S+::\S+ - \S`),
 	// explicit statements of what went wrong
 	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
 		`\bcommand not found\b|\bnot recognized as\b|\bno upstream branch\b|\bare ignored by\b|\bpermission denied\b|` +
@@ -93,4 +93,33 @@ func errorLine(out string) string {
 		best = last
 	}
 	return shorten(strings.TrimSuffix(best, ":"), lineMax)
+}
+
+// failingTestRE finds the names test runners give failing tests: go test,
+// pytest's short summary, jest/vitest marks, TAP.
+var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+
+// failingTests returns up to three distinct failing test names.
+func failingTests(out string) []string {
+	var names []string
+	for _, m := range failingTestRE().FindAllStringSubmatch(out, 20) {
+		for _, g := range m[1:] {
+			g = strings.TrimSpace(g)
+			if g == "" || len(g) > 120 {
+				continue
+			}
+			dup := false
+			for _, n := range names {
+				// a subtest of a test already named adds nothing
+				dup = dup || n == g || strings.HasPrefix(g, n+"/")
+			}
+			if !dup {
+				names = append(names, g)
+			}
+		}
+		if len(names) == 3 {
+			break
+		}
+	}
+	return names
 }

@@ -126,11 +126,29 @@ func (r recovery) between() string {
 	return strings.Join(parts, " and ")
 }
 
+// errPart quotes what a failed call printed: the error line and the
+// failing tests it names.
 func errPart(c *call) string {
-	if c.errLine == "" {
+	var parts []string
+	if c.errLine != "" {
+		parts = append(parts, code(shorten(c.errLine, 160)))
+	}
+	if len(c.tests) > 0 {
+		parts = append(parts, "failing: "+strings.Join(shortenAll(c.tests, 80), ", "))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + code(shorten(c.errLine, 160)) + ")"
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// explained adds the agent's own explanation of a failure, when it gave
+// one right after it.
+func explained(line string, c *call) string {
+	if c.explanation == "" {
+		return line
+	}
+	return strings.TrimSuffix(line, ".") + "; the agent's explanation: " + quote(c.explanation)
 }
 
 // how joins the change and what came in between.
@@ -151,13 +169,13 @@ func (r recovery) failureLine() string {
 	if r.flaky() {
 		return line + ", then passed on an identical rerun with nothing changed in between (possibly flaky)."
 	}
-	return line + "; it passed " + r.how() + "."
+	return explained(line+"; it passed "+r.how()+".", r.fail)
 }
 
 // fixLine phrases a non-flaky recovery as reusable knowledge: what made
 // the failing command pass.
 func (r recovery) fixLine() string {
-	return r.fail.describe() + " failed" + errPart(r.fail) + " and passed " + r.how() + "."
+	return explained(r.fail.describe()+" failed"+errPart(r.fail)+" and passed "+r.how()+".", r.fail)
 }
 
 // openFailures lists the task's families still failing at its end, in
@@ -202,9 +220,9 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	if len(f.replacedBy) > 0 {
 		used := replacementPhrase(f.replacedBy, fs)
 		if f.missing {
-			return code(firstWord(run.command)) + " is not installed" + errPart(run) + "; " + used + " passed for " + run.purpose + " instead."
+			return "For " + run.purpose + ", " + used + " passed instead; " + code(firstWord(run.command)) + " is not installed" + errPart(run) + "."
 		}
-		return run.describe() + " failed " + times(f.fails) + errPart(run) + "; " + used + " passed for " + run.purpose + " instead."
+		return "For " + run.purpose + ", " + used + " passed instead; " + run.describe() + " failed " + times(f.fails) + errPart(run) + "."
 	}
 	line := run.describe() + " failed " + times(f.fails) + errPart(run)
 	if f.missing {
@@ -214,9 +232,9 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(shorten(s, 220))
 		}
-		return line + " and no later run passed; the task was still reported done."
+		return explained(line+" and no later run passed; the task was still reported done.", run)
 	}
-	return line + " and no later run passed."
+	return explained(line+" and no later run passed.", run)
 }
 
 // sentenceNaming returns the first sentence of text that mentions needle

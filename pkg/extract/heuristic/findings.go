@@ -1,6 +1,10 @@
 package heuristic
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Findings are what the agent learned and said: the sentences of its
 // answers that state a cause, a fix, a location or a fact about the
@@ -19,7 +23,9 @@ const (
 
 var (
 	// findingRE marks a sentence that explains something.
-	findingRE = lazyRE(`(?i)\bbecause\b|\bthe (root )?cause\b|\bcaused by\b|\bthe (fix|problem|issue|bug|culprit|reason|trick|catch) (was|is)\b|` +
+	findingRE = lazyRE(`(?i)\bbecause\b|, so\b|\bnot (exposed|available|installed|supported|present|set|defined|found|configured|enabled)\b|\bfall(ing|s)? back\b|` +
+		`\b(breaks?|prevents?|skips?|loses?|drops?|ignores?|overrides?|shadows?)\b|\bredundant\b|\bis the same as\b|\balready (contains|holds|tracks|has|covers|exists|handles|does)\b|` +
+		`\binstead of\b|\bthe (root )?cause\b|\bcaused by\b|\bthe (fix|problem|issue|bug|culprit|reason|trick|catch) (was|is)\b|` +
 		`\bturn(ed|s) out\b|\blives? (in|at|under)\b|\b(is|are|was|were) (defined|declared|set|configured|stored|implemented|located|kept|registered|generated|computed|read|loaded|handled) (in|at|by|under|from|via)\b|` +
 		`\bcomes? from\b|\brequires?\b|\bdepends on\b|\b(is|was|are|were) (inclusive|exclusive|case-sensitive|ignored|cached|deprecated)\b|` +
 		`\bdue to\b|\bhappens (when|because|only)\b|\bonly (works|fails|happens) when\b|\bso that\b|\bwhich means\b|\bthat means\b|` +
@@ -32,6 +38,7 @@ var (
 
 type finding struct {
 	text  string
+	who   string // "the agent said", "the sub-agent reported"
 	score int
 	order int
 }
@@ -44,7 +51,10 @@ type findings struct {
 }
 
 // add reads one assistant message.
-func (f *findings) add(text string) {
+func (f *findings) add(text string) { f.addFrom(text, "the agent said", 0) }
+
+// addFrom reads one message of who, adding bonus to each candidate's score.
+func (f *findings) addFrom(text, who string, bonus int) {
 	if f.seen == nil {
 		f.seen = map[string]bool{}
 	}
@@ -59,7 +69,7 @@ func (f *findings) add(text string) {
 		}
 		f.seen[key] = true
 		f.order++
-		f.list = append(f.list, finding{text: s, score: sc, order: f.order})
+		f.list = append(f.list, finding{text: s, who: who, score: sc + bonus, order: f.order})
 		if len(f.list) > maxFindingCands {
 			f.dropWeakest()
 		}
@@ -91,7 +101,7 @@ func (f *findings) best(n int) []string {
 	}
 	out := make([]string, len(c))
 	for i, x := range c {
-		out[i] = x.text
+		out[i] = x.who + " " + quote(shorten(x.text, findingQuoteBytes))
 	}
 	return out
 }
@@ -102,11 +112,23 @@ func findingScore(s string) int {
 	if len(s) < findingMinLen || len(s) > findingMaxLen || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") {
 		return 0
 	}
-	if planRE().MatchString(s) || !findingRE().MatchString(s) {
+	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
+		// "✅ Backward compatible", "❌ Skip session": pros and cons of
+		// a proposal, not something found out
 		return 0
 	}
-	score := 1 + min(3, len(evidenceRE().FindAllString(s, 4)))
-	return score
+	if planRE().MatchString(s) {
+		return 0
+	}
+	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))
+	switch {
+	case findingRE().MatchString(s):
+		return 3 + evidence
+	case evidence >= 2:
+		// no explaining word, but concrete: names, paths, numbers
+		return evidence
+	}
+	return 0
 }
 
 // stripMarkdown drops emphasis and heading marks, which are no part of
@@ -127,4 +149,19 @@ func stripMarkdown(s string) string {
 		lines = append(lines, strings.ReplaceAll(strings.TrimSpace(t), "**", ""))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// explanationOf keeps the first sentence of what the agent said after a
+// failure, and the next one unless it is only a plan: together they
+// usually say why it failed and what the agent changes.
+func explanationOf(text string) string {
+	ss := sentences(stripMarkdown(text), 3)
+	if len(ss) == 0 || planRE().MatchString(ss[0]) && !findingRE().MatchString(ss[0]) {
+		return ""
+	}
+	out := ss[0]
+	if len(ss) > 1 && !planRE().MatchString(ss[1]) && len(out)+len(ss[1]) < 260 {
+		out += " " + ss[1]
+	}
+	return shorten(out, 260)
 }

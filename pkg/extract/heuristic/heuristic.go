@@ -54,7 +54,8 @@ const (
 	rawMemoryBudget = 7000 // bytes; the raw memory must stay well under 8 KB
 	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
 	requestMax      = 300
-	finalAnswerMax  = 300
+	finalAnswerMax  = 500
+	answerMax       = 1500 // the answer to a question: nothing else holds what was learned
 )
 
 // Result is the extractor's answer, shaped like a model's.
@@ -95,6 +96,9 @@ type Extractor struct {
 	seenChange map[string]bool  // call id + file of changes already counted
 	subagents  int
 	memReads   int
+	// explainNext is the latest failed call while the agent has not yet
+	// spoken since: its next words usually say why it failed.
+	explainNext *call
 	// refusal is set while the latest tool result was a rejection or an
 	// interruption: the human's next words answer it, so they belong to
 	// the same task.
@@ -169,15 +173,21 @@ func (x *Extractor) assistant(e sessions.Event) {
 	}
 	t.touch(e.Time)
 	t.answered = true
+	if c := x.explainNext; c != nil {
+		x.explainNext = nil
+		if c.task == t {
+			c.explanation = explanationOf(text)
+		}
+	}
 	t.findings.add(text)
 	if e.Final {
 		t.finalSince = true
-		if flat != t.final {
+		if oneLine(stripMarkdown(text)) != t.final {
 			// Some transcripts carry the final answer twice (message
 			// item and turn-complete event); print it once.
 			t.steps.add(step{kind: stepAnswer, text: shorten(flat, 160)})
 		}
-		t.final = flat
+		t.final = oneLine(stripMarkdown(text))
 	}
 }
 

@@ -1,5 +1,7 @@
 package heuristic
 
+import "github.com/memctl/memctl/pkg/sessions"
+
 var (
 	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
 	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work)\b`)
@@ -32,10 +34,26 @@ func (t *task) outcome() (string, string) {
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.lastCmd != nil && t.lastCmd.status == stFailed:
 		return "partial", "the last command " + code(shorten(t.lastCmd.command, 80)) + " failed"
+	case t.refusedEdit() != nil && len(t.files.live()) == 0:
+		why := t.refusedEdit().describe() + " did not run (" + t.refusedEdit().statusText() + ") and no file changed"
+		if reportsCompletion(t.final) {
+			return "fail", why + ", though the final answer reports the work as done"
+		}
+		return "uncertain", why
 	case reportsCompletion(t.final):
 		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":
 		return "uncertain", "the assistant answered but nothing confirms the result"
 	}
 	return "uncertain", "the session ended without an answer"
+}
+
+// refusedEdit returns the first edit of the task that did not run.
+func (t *task) refusedEdit() *call {
+	for _, c := range t.refused {
+		if c.action == sessions.ActionEdit {
+			return c
+		}
+	}
+	return nil
 }

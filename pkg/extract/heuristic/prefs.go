@@ -32,7 +32,15 @@ type pref struct {
 }
 
 var (
-	prefRuleRE  = lazyRE(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|every time|each time|whenever|by default|as a rule|at all times)\b`)
+	prefRuleRE = lazyRE(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times)\b`)
+	// prefEveryRE are rule words that also describe what happens ("the
+	// whole file is read every time"): they count only in a sentence that
+	// describes nothing.
+	prefEveryRE    = lazyRE(`(?i)\b(every time|each time|whenever)\b`)
+	describesRE    = lazyRE(`(?i)\b(since|because|will be|would be|happens|happened|was|were|is being|gets)\b`)
+	prefPriorityRE = lazyRE(`(?i)\b(is|are) (crucial|critical|essential|paramount|a must|mandatory|non-negotiable|key|a priority|the priority)\b|\b(won'?t|will not|must not|mustn'?t|shouldn'?t|should not|not) (be )?(break|broken)\b|\bbackwards?[- ]compatib`)
+	// reasonRE marks a sentence that gives the reason for the one before.
+	reasonRE    = lazyRE(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
 	prefBanRE   = lazyRE(`(?i)(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay|and please|but please)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to)\b`)
 	prefNeverRE = lazyRE(`(?i)\bnever\b`)
 	// notRuleNeverRE: "I never said …", "you never ran …" report, not rule.
@@ -43,17 +51,23 @@ var (
 	oneOffRE       = lazyRE(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|example|step|branch)|yet|today|tonight|temporarily)\b|\b(don'?t|do not) (forget|worry|bother|mind)\b|\bno worries\b`)
 )
 
-// preferences returns the standing instructions of one human message.
+// preferences returns the standing instructions of one human message. A
+// rule keeps the sentence after it when that one gives its reason ("The
+// venv isn't activated, so …"): the words stay the user's own.
 func preferences(text string, correction bool) []pref {
 	var out []pref
-	for _, s := range sentences(text, 40) {
-		if len(out) == 4 {
-			break
-		}
+	ss := sentences(text, 40)
+	for i := 0; i < len(ss) && len(out) < 4; i++ {
+		s := ss[i]
 		if !standing(s) {
 			continue
 		}
-		out = append(out, pref{text: shorten(s, 220), correction: correction})
+		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
+			!oneOffRE().MatchString(ss[i+1]) && len(s)+len(ss[i+1]) < 300 {
+			s += " " + ss[i+1]
+			i++
+		}
+		out = append(out, pref{text: shorten(s, 300), correction: correction})
 	}
 	return out
 }
@@ -64,8 +78,9 @@ func standing(s string) bool {
 		return false
 	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
-		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) ||
-		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s))
+		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) || prefPriorityRE().MatchString(s) ||
+		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s)) ||
+		(prefEveryRE().MatchString(s) && !describesRE().MatchString(s))
 	return marked && !oneOffRE().MatchString(s)
 }
 

@@ -28,7 +28,9 @@ const maxKnowledge = 7
 type taskDigest struct {
 	name      string
 	final     string
-	score     int // how much work the task holds; picks the main task
+	question  bool     // nothing was changed or run: the answer is the work
+	answers   []string // earlier answers to the user's follow-up questions
+	score     int      // how much work the task holds; picks the main task
 	outcome   string
 	reason    string
 	prefs     []string
@@ -59,9 +61,10 @@ func (x *Extractor) digest() digest {
 		d.cwd = "unknown"
 	}
 	for _, t := range x.tasks {
-		td := taskDigest{name: shorten(t.request, 100), final: t.final}
+		td := taskDigest{name: shorten(t.request, 100), final: t.final, answers: t.answers}
 		td.live = t.files.live()
-		td.score = t.ran - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
+		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
+		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
 		td.outcome, td.reason = t.outcome()
 		for _, p := range t.prefs {
 			td.prefs = append(td.prefs, p.render())
@@ -101,17 +104,28 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 		}
 		out = append(out, line+".")
 	}
+	for _, c := range t.emptyAgents {
+		line := "The sub-agent task returned no result"
+		if c.errLine != "no report" {
+			line += ", only: " + quote(c.errLine)
+		}
+		out = append(out, line+".")
+	}
 	for _, c := range t.refused {
 		what := c.describe()
 		switch c.status {
 		case stRejected:
 			line := "The user rejected " + what + "; it did not run"
 			if c.action == sessions.ActionEdit {
-				line += " and nothing was written"
+				line += ": the file was not written"
 			}
 			out = append(out, line+".")
 		case stDenied:
-			out = append(out, "Permission for "+what+" was not granted; it did not run.")
+			line := "Permission for " + what + " was not granted; it did not run"
+			if c.action == sessions.ActionEdit {
+				line += ": the file was not written"
+			}
+			out = append(out, line+".")
 		case stInterrupted:
 			out = append(out, "The user interrupted "+what+".")
 		}
@@ -122,8 +136,12 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	for _, f := range t.files.undoneFiles() {
 		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}
-	if t.negAfter && t.complaint != "" {
-		out = append(out, "The user said the result did not work: "+quote(t.complaint)+".")
+	for i, c := range t.corrections {
+		line := "The user corrected the agent: " + quote(c)
+		if i == len(t.corrections)-1 && t.negAfter {
+			line += "; nothing afterwards shows it was fixed"
+		}
+		out = append(out, line+".")
 	}
 	return out
 }
@@ -143,7 +161,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		used := replacementPhrase(f.replacedBy, &t.files)
 		run := f.failRun
 		if f.missing {
-			add(rawmemory.TagCheck + " " + code(firstWord(run.command)) + " is not installed here; " + used + " is the " + run.purpose + " step that works.")
+			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(firstWord(run.command)) + " is not installed.")
 		} else {
 			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(shorten(run.command, 100)) + " failed.")
 		}
@@ -174,7 +192,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		add(line + ".")
 	}
 	for _, f := range t.findings.best(maxFindings) {
-		add(rawmemory.TagFinding + " the agent said " + quote(shorten(f, findingQuoteBytes)))
+		add(rawmemory.TagFinding + " " + f)
 	}
 	return out
 }
@@ -221,6 +239,13 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			break
 		}
 		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+	}
+	if len(t.reads) > 0 {
+		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
+		if len(t.reads) > 8 {
+			line += " and " + itoa(len(t.reads)-8) + " more"
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -354,12 +379,21 @@ func (x *Extractor) context(d digest) string {
 	if x.meta.Model != "" {
 		b.WriteString(", model " + x.meta.Model)
 	}
-	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ran " + plural(d.ran, "command") +
-		" (" + itoa(d.failed) + " failed")
-	if d.unknown > 0 {
-		b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ")
+	if d.ran == 0 {
+		b.WriteString("ran no command")
+	} else {
+		b.WriteString("ran " + plural(d.ran, "command") + " (" + itoa(d.failed) + " failed")
+		if d.unknown > 0 {
+			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+		}
+		b.WriteString(")")
 	}
-	b.WriteString(") and changed " + plural(d.files, "file"))
+	if d.files == 0 {
+		b.WriteString(" and changed no file")
+	} else {
+		b.WriteString(" and changed " + plural(d.files, "file"))
+	}
 	if d.undone > 0 {
 		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
 	}
@@ -415,6 +449,57 @@ func (x *Extractor) Result() Result {
 	return res
 }
 
+// capSteps shortens a long history to n lines: every message of the user
+// first (their words are the most telling evidence), then the other steps
+// nearest the start and the end, in their order, with the gaps marked.
+func capSteps(steps []string, n int) []string {
+	if len(steps) <= n {
+		return steps
+	}
+	keep := make([]bool, len(steps))
+	left := n
+	for i, s := range steps {
+		if left > n/3 && humanStep(s) {
+			keep[i] = true
+			left--
+		}
+	}
+	for lo, hi := 0, len(steps)-1; left > 0 && lo <= hi; {
+		// two from the end for one from the start: how a task ended
+		// matters more than how it began
+		for _, i := range []int{hi, hi - 1, lo} {
+			if left > 0 && i >= lo && i <= hi && !keep[i] {
+				keep[i] = true
+				left--
+			}
+		}
+		lo++
+		hi -= 2
+	}
+	var out []string
+	gap := 0
+	for i, s := range steps {
+		if !keep[i] {
+			gap++
+			continue
+		}
+		if gap > 0 {
+			out = append(out, "… "+plural(gap, "step")+" omitted …")
+			gap = 0
+		}
+		out = append(out, s)
+	}
+	if gap > 0 {
+		out = append(out, "… "+plural(gap, "step")+" omitted …")
+	}
+	return out
+}
+
+func humanStep(s string) bool {
+	return strings.HasPrefix(s, "The user asked:") || strings.HasPrefix(s, "Follow-up from the user:") ||
+		strings.HasPrefix(s, "The user pushed back:")
+}
+
 func capped(list []string, n int) []string {
 	if len(list) > n {
 		return list[:n]
@@ -432,7 +517,7 @@ func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
 	for _, t := range d.tasks {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
-			Prefs: capped(t.prefs, items+2), Steps: capped(t.steps, items*4), Failures: capped(t.failures, items),
+			Prefs: capped(t.prefs, items+2), Steps: capSteps(t.steps, items*4), Failures: capped(t.failures, items),
 			Knowledge: capped(t.knowledge, items+1), Refs: capped(t.refs, items+2),
 		})
 	}
@@ -456,8 +541,17 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 		refs := capped(t.refs, items+2)
 		if t.final != "" {
 			// The raw memory has no steps, so the result is kept as
-			// evidence here, where it is never cut.
-			refs = append(append([]string(nil), refs...), "Final answer: "+quote(shorten(t.final, finalAnswerMax)))
+			// evidence here, where it is never cut. An answer to a
+			// question is the memory itself, so it is kept longer.
+			max := finalAnswerMax
+			if t.question {
+				max = answerMax * items / 6
+			}
+			refs = append([]string(nil), refs...)
+			for _, a := range t.answers {
+				refs = append(refs, "Earlier answer: "+quote(shorten(a, max/2)))
+			}
+			refs = append(refs, "Final answer: "+quote(shorten(t.final, max)))
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -26,9 +27,13 @@ type task struct {
 	answered   bool // assistant text came after the latest human message
 	finalSince bool // a final answer came after the latest human message
 	final      string
-	complaint  string // the latest message that said the result did not work
-	negAfter   bool   // a complaint came after the last passing check
-	words      map[string]bool
+	answers    []string // earlier final answers of the task, one per human message
+	complaint  string   // the latest message that said the result did not work
+	// corrections are the human's messages pushing back on the agent's
+	// work: they often carry what the agent got wrong about the project.
+	corrections []string
+	negAfter    bool // a complaint came after the last passing check
+	words       map[string]bool
 
 	files    files
 	cmds     map[string]*cmdStat
@@ -37,12 +42,14 @@ type task struct {
 	failed   int // of which failed
 	unknown  int // of which no status was recorded
 	explore  int
-	calls    int // tool calls of any kind
+	calls    int      // tool calls of any kind
+	reads    []string // files the agent read, in order
 	tools    map[string]int
 
-	refused    []*call // calls the user rejected or stopped, or the harness refused
-	toolFails  []*call // failed calls that are not shell commands
-	interrupts int
+	refused     []*call // calls the user rejected or stopped, or the harness refused
+	emptyAgents []*call // sub-agent tasks that handed back nothing but a promise
+	toolFails   []*call // failed calls that are not shell commands
+	interrupts  int
 	// endedRefused is set while the agent's latest act in the task was
 	// refused or interrupted and nothing ran since.
 	endedRefused bool
@@ -106,7 +113,7 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsNewTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.add(step{kind: stepAsk, text: shorten(text, lineMax)})
+		cur.steps.add(step{kind: stepAsk, text: shorten(text, requestMax)})
 		x.kw.addWords(words, 2)
 	} else {
 		followUp = true
@@ -117,6 +124,9 @@ func (x *Extractor) human(e sessions.Event) {
 		if negative {
 			kind = stepCorrection
 			cur.complaint = shorten(text, 220)
+			if len(cur.corrections) < 3 {
+				cur.corrections = append(cur.corrections, shorten(text, 240))
+			}
 		}
 		cur.steps.add(step{kind: kind, text: shorten(text, lineMax)})
 		x.kw.addWords(words, 1)
@@ -126,6 +136,9 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.negAfter = negative
 	}
 	cur.touch(e.Time)
+	if followUp && cur.finalSince && cur.final != "" && len(cur.answers) < 3 {
+		cur.answers = append(cur.answers, cur.final)
+	}
 	cur.answered = false
 	cur.finalSince = false
 	cur.addWords(words)
@@ -204,3 +217,12 @@ func cleanHuman(s string) string {
 var negativeRE = lazyRE(`(?i)(\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|still not|never) work|\bnot working\b|\bstill (fail|failing|broken|crash|crashing|getting|seeing|see|wrong|doesn'?t|does not|not)\b|\b(is|are|was|it's|that's|looks|still|all|everything) (wrong|broken)\b|\brevert\b|\bundo\b|^(no|nope)\b|that'?s not|that is not|\bit'?s not\b|\bnot what i)`)
 
 func isNegative(s string) bool { return negativeRE().MatchString(s) }
+
+const maxReads = 24
+
+func (t *task) addRead(p string) {
+	if p == "" || len(t.reads) >= maxReads || slices.Contains(t.reads, p) {
+		return
+	}
+	t.reads = append(t.reads, p)
+}

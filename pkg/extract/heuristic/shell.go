@@ -416,3 +416,34 @@ func toolNeedle(cmd string) string {
 	}
 	return tool
 }
+
+// fileReaders print files named by their arguments.
+var fileReaders = wordSet(`cat sed head tail nl less bat more`)
+
+// readsFromShell names the files a simple reading command prints ("cat
+// a.go", "sed -n '1,80p' main.go", "nl -ba x.ts").
+func readsFromShell(cmd string) []string {
+	if strings.ContainsAny(cmd, "|;&><*?$`") {
+		return nil
+	}
+	f := commandCore(cmd)
+	if len(f) < 2 || !fileReaders()[path.Base(f[0])] {
+		return nil
+	}
+	var out []string
+	script := path.Base(f[0]) == "sed"
+	for _, a := range f[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			continue
+		case script:
+			script = false // sed's first operand is its script
+			continue
+		}
+		a = strings.Trim(a, `'"`)
+		if (strings.Contains(a, ".") || strings.Contains(a, "/")) && !isNumber(strings.ReplaceAll(a, ",", "")) && len(out) < 4 {
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -82,10 +82,14 @@ func resultStatus(c *call, e sessions.Event) status {
 func (c *call) statusText() string {
 	switch c.status {
 	case stOK:
-		if c.exit != nil {
-			return "exit " + itoa(*c.exit)
+		s := "ok"
+		if c.check {
+			s = "passed"
 		}
-		return "ok"
+		if c.exit != nil {
+			s += ", exit " + itoa(*c.exit)
+		}
+		return s
 	case stFailed:
 		s := "failed"
 		if c.exit != nil && *c.exit != 0 {

@@ -31,6 +31,7 @@ const (
 )
 
 type step struct {
+	seq   int
 	kind  stepKind
 	text  string
 	call  *call
@@ -45,6 +46,16 @@ type timeline struct {
 	tail    []step // ring buffer of the latest steps
 	next    int    // next write position in tail once full
 	dropped int
+	// kept holds the human's messages that fell out of the ring: what the
+	// user said is never dropped from the middle of a task (up to a cap).
+	kept []step
+	seq  int
+}
+
+const timelineKept = 16
+
+func (s step) human() bool {
+	return s.kind == stepAsk || s.kind == stepFollowUp || s.kind == stepCorrection
 }
 
 func (tl *timeline) lastStep() *step {
@@ -89,6 +100,8 @@ func (tl *timeline) add(s step) {
 	if s.kind == stepExplore {
 		s.names = []string{s.text}
 	}
+	tl.seq++
+	s.seq = tl.seq
 	if len(tl.head) < timelineHead {
 		tl.head = append(tl.head, s)
 		return
@@ -97,13 +110,18 @@ func (tl *timeline) add(s step) {
 		tl.tail = append(tl.tail, s)
 		return
 	}
+	if old := tl.tail[tl.next]; old.human() && len(tl.kept) < timelineKept {
+		tl.kept = append(tl.kept, old)
+	} else {
+		tl.dropped++
+	}
 	tl.tail[tl.next] = s
 	tl.next = (tl.next + 1) % timelineTail
-	tl.dropped++
 }
 
 func (tl *timeline) steps() []step {
 	out := slices.Clone(tl.head)
+	out = append(out, tl.kept...)
 	if len(tl.tail) < timelineTail {
 		return append(out, tl.tail...)
 	}
@@ -113,14 +131,17 @@ func (tl *timeline) steps() []step {
 
 // render prints the steps; runs of the same command with the same result
 // fold into one line. Statuses are read now, after every result arrived.
+// A gap in the sequence is marked where steps were dropped.
 func (tl *timeline) render() []string {
 	var out []string
 	var prev *step
-	for i, s := range tl.steps() {
-		if i == len(tl.head) && tl.dropped > 0 {
-			out = append(out, "… "+itoa(tl.dropped)+" steps omitted …")
+	last := 0
+	for _, s := range tl.steps() {
+		if last > 0 && s.seq > last+1 {
+			out = append(out, "… "+plural(s.seq-last-1, "step")+" omitted …")
 			prev = nil
 		}
+		last = s.seq
 		if s.kind == stepCommand && prev != nil && prev.kind == stepCommand && sameRun(prev.call, s.call) {
 			prev.count++
 			out[len(out)-1] = prev.render()

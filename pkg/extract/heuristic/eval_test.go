@@ -69,6 +69,11 @@ func repoRoot(t *testing.T) string {
 // the annotations are matched against: raw memory, newline, summary.
 func memoryOf(t *testing.T, kind sessions.Kind, path string) string {
 	t.Helper()
+	return memoryOfVersion(t, kind, path, extract.V1)
+}
+
+func memoryOfVersion(t *testing.T, kind sessions.Kind, path, version string) string {
+	t.Helper()
 	f := sessions.File{Kind: kind, Path: path}
 	if st, err := os.Stat(path); err == nil {
 		f.Size, f.ModTime = st.Size(), st.ModTime()
@@ -77,7 +82,7 @@ func memoryOf(t *testing.T, kind sessions.Kind, path string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	out, err := extract.Offline(extract.V1, f, meta, redact.Default().String)
+	out, err := extract.Offline(version, f, meta, redact.Default().String)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -184,7 +184,7 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	if e.CallID != "" && x.dropped[e.CallID] {
 		return
 	}
-	if memoryPathRE().MatchString(e.FilePath) {
+	if memoryPathRE().MatchString(e.FilePath) || inGitDir(e.FilePath) {
 		return
 	}
 	// The readers and the tool input may spell one path absolute or
@@ -197,7 +197,16 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	x.changeFile(t, e.FilePath, e.FileOp, e.Old, e.New)
 }
 
+// inGitDir reports a path inside a .git folder: git's own bookkeeping
+// (a stale index.lock), never part of the work.
+func inGitDir(p string) bool {
+	return strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/")
+}
+
 func (x *Extractor) changeFile(t *task, p, op, old, nw string) {
+	if inGitDir(p) {
+		return
+	}
 	p = x.absPath(p)
 	f := t.files.change(p, op, old, nw)
 	if f == nil {

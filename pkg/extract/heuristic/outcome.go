@@ -24,6 +24,14 @@ func (t *task) outcome() (string, string) {
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a call the user rejected or interrupted"
+	case t.refusedEdit() != nil && len(t.files.live()) == 0:
+		c := t.refusedEdit()
+		why := c.describe() + " was " + map[status]string{stRejected: "rejected by the user", stDenied: "not permitted",
+			stInterrupted: "interrupted by the user"}[c.status] + " and no file changed"
+		if reportsCompletion(t.final) || reportsFailure(t.final) {
+			return "fail", why
+		}
+		return "uncertain", why
 	case t.final != "" && reportsFailure(t.final):
 		return "partial", "the final answer reports that part of the work could not be done"
 	case t.negAfter:
@@ -34,12 +42,6 @@ func (t *task) outcome() (string, string) {
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.lastCmd != nil && t.lastCmd.status == stFailed:
 		return "partial", "the last command " + code(shorten(t.lastCmd.command, 80)) + " failed"
-	case t.refusedEdit() != nil && len(t.files.live()) == 0:
-		why := t.refusedEdit().describe() + " did not run (" + t.refusedEdit().statusText() + ") and no file changed"
-		if reportsCompletion(t.final) {
-			return "fail", why + ", though the final answer reports the work as done"
-		}
-		return "uncertain", why
 	case reportsCompletion(t.final):
 		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":

@@ -125,7 +125,7 @@ func isExploration(cmd string) bool {
 
 var checkWords = wordSet(`test tests pytest jest vitest mocha build compile vet lint check typecheck tsc mypy
 ruff eslint clippy ctest rspec phpunit make tox nox golangci staticcheck pyright verify validate
-configtest prettier gofmt flake8 pylint shellcheck rubocop biome`)
+configtest prettier gofmt flake8 pylint shellcheck rubocop biome e2e playwright cypress`)
 
 // verifyFlags turn a command into a dry run that checks a configuration
 // ("nginx -t", "logrotate -d", "terraform validate", "--dry-run").
@@ -177,6 +177,7 @@ var purposeWords = sync.OnceValue(func() map[string]string {
 	return map[string]string{
 		"test": "test", "tests": "test", "pytest": "test", "jest": "test", "vitest": "test", "mocha": "test",
 		"rspec": "test", "phpunit": "test", "ctest": "test", "tox": "test", "nox": "test", "unittest": "test",
+		"e2e": "test", "playwright": "test", "cypress": "test",
 		"lint": "lint", "vet": "lint", "eslint": "lint", "ruff": "lint", "clippy": "lint", "golangci": "lint",
 		"staticcheck": "lint", "flake8": "lint", "pylint": "lint", "shellcheck": "lint", "rubocop": "lint",
 		"biome": "lint", "prettier": "lint", "gofmt": "lint",

@@ -195,6 +195,9 @@ func (s step) render() string {
 			verb = "Proposed "
 		}
 		line := verb + code(shorten(c.command, lineMaxStep))
+		if c.escalated {
+			line += " with escalated permissions"
+		}
 		if s.count > 1 {
 			line += " (" + itoa(s.count) + " times in a row)"
 		}

@@ -193,6 +193,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	if c.explore {
 		t.explore++
+		// A look-around command says little by failing (rg exits 1 on
+		// no match), except when the sandbox refused it: then its rerun
+		// is a fix worth knowing.
+		if (c.status == stFailed && sandboxErrRE().MatchString(c.errLine)) || (c.status == stOK && t.families[c.family] != nil) {
+			trackFamily(t, c)
+		}
 		return
 	}
 	if c.status == stUnknown {
@@ -292,3 +298,6 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 	}
 	t.findings.addFrom(report, "the sub-agent reported", 1)
 }
+
+// sandboxErrRE matches what a sandbox or missing permission prints.
+var sandboxErrRE = lazyRE(`(?i)operation not permitted|permission denied|sandbox|not allowed|EACCES|EPERM|read-only file system`)

@@ -16,7 +16,7 @@ const lineMax = 200
 // noise matches lines that never state the problem themselves.
 var noiseRE = lazyRE(`(?i)^(hint|note|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
 	"`" + `|try '|did you mean|warning: logrotate in debug mode)\b|` +
-	`^\d+\.\s|` + // numbered options: "3. Override for this session: …"
+	`^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` + // numbered suggestions: "3. Override for this session: …"
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
 	`^\w+:\s*[|>]-?$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\|\s|^\|\s+\^|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
@@ -60,6 +60,10 @@ func isWrapperLine(l string) bool {
 func errorLine(out string) string {
 	best, bestTier := "", len(problemTiers)
 	lastPlain, last := "", ""
+	// A statement that ends in a colon introduces its detail on the next
+	// line ("…due to the following issue:" / "The required parameter
+	// `prompt` is missing"): the two read as one.
+	pendingColon := false
 	n := 0
 	for line := range strings.Lines(out) {
 		n++
@@ -69,6 +73,12 @@ func errorLine(out string) string {
 		l := strings.TrimSpace(line)
 		if l == "" || isWrapperLine(l) {
 			continue
+		}
+		if pendingColon {
+			pendingColon = false
+			if !noiseRE().MatchString(l) && len(best)+len(l) < 2*lineMax {
+				best += " " + l
+			}
 		}
 		last = l
 		if noiseRE().MatchString(l) {
@@ -81,6 +91,7 @@ func errorLine(out string) string {
 			}
 			if m().MatchString(l) {
 				best, bestTier = l, tier
+				pendingColon = strings.HasSuffix(l, ":")
 				break
 			}
 		}

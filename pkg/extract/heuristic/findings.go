@@ -14,7 +14,7 @@ import (
 // …") and questions are not findings.
 
 const (
-	maxFindings       = 4
+	maxFindings       = 6
 	maxFindingCands   = 24
 	findingMinLen     = 24
 	findingMaxLen     = 320
@@ -25,13 +25,15 @@ var (
 	// findingRE marks a sentence that explains something.
 	findingRE = lazyRE(`(?i)\bbecause\b|, so\b|\bnot (exposed|available|installed|supported|present|set|defined|found|configured|enabled)\b|\bfall(ing|s)? back\b|` +
 		`\b(breaks?|prevents?|skips?|loses?|drops?|ignores?|overrides?|shadows?)\b|\bredundant\b|\bis the same as\b|\balready (contains|holds|tracks|has|covers|exists|handles|does)\b|` +
-		`\binstead of\b|\bthe (root )?cause\b|\bcaused by\b|\bthe (fix|problem|issue|bug|culprit|reason|trick|catch) (was|is)\b|` +
+		`\binstead of\b|\w-(dependent|specific)\b|\bthe (root )?cause\b|\bcaused by\b|\bthe (fix|problem|issue|bug|culprit|reason|trick|catch) (was|is)\b|` +
 		`\bturn(ed|s) out\b|\blives? (in|at|under)\b|\b(is|are|was|were) (defined|declared|set|configured|stored|implemented|located|kept|registered|generated|computed|read|loaded|handled) (in|at|by|under|from|via)\b|` +
 		`\bcomes? from\b|\brequires?\b|\bdepends on\b|\b(is|was|are|were) (inclusive|exclusive|case-sensitive|ignored|cached|deprecated)\b|` +
 		`\bdue to\b|\bhappens (when|because|only)\b|\bonly (works|fails|happens) when\b|\bso that\b|\bwhich means\b|\bthat means\b|` +
 		`\s(=|→|->)\s|\bis (an alias|shorthand) for\b|\bruns\b.+\b(then|and)\b|\bexpects\b|\breturns\b|\bwithout\b.+\bfails\b`)
 	// planRE marks intentions and chatter, which state nothing learned.
 	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
+	// labelledRE marks a "Label: value" line.
+	labelledRE = lazyRE(`^[A-Z][\w /&()-]{1,38}: \S`)
 	// evidenceRE rewards concrete detail: code, paths, numbers.
 	evidenceRE = lazyRE("`[^`]+`|\\b[\\w.-]+/[\\w./-]+|\\b\\w+\\.(go|py|ts|js|rs|md|json|toml|yaml|yml|sh|sql)\\b|\\b\\d+(\\.\\d+)?\\b")
 )
@@ -124,6 +126,9 @@ func findingScore(s string) int {
 	switch {
 	case findingRE().MatchString(s):
 		return 3 + evidence
+	case evidence >= 1 && labelledRE().MatchString(s):
+		// "Runtime: Node.js ≥24.0.0": a labelled fact of an overview
+		return 2 + evidence
 	case evidence >= 2:
 		// no explaining word, but concrete: names, paths, numbers
 		return evidence

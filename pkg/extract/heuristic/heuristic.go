@@ -54,6 +54,7 @@ const (
 	rawMemoryBudget = 7000 // bytes; the raw memory must stay well under 8 KB
 	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
 	requestMax      = 300
+	askMax          = 420 // the opening request as the summary quotes it
 	finalAnswerMax  = 500
 	answerMax       = 1500 // the answer to a question: nothing else holds what was learned
 )
@@ -148,6 +149,7 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.refusal = true
 	case sessions.EventOtherAgent:
 		x.subagents++
+		x.otherAgent(e)
 	}
 }
 
@@ -189,6 +191,22 @@ func (x *Extractor) assistant(e sessions.Event) {
 		}
 		t.final = oneLine(stripMarkdown(text))
 	}
+}
+
+// otherAgent takes what a sub-agent said in the thread's own file: its
+// findings count as the sub-agent's, and its words right after a failure
+// explain it as the agent's own would.
+func (x *Extractor) otherAgent(e sessions.Event) {
+	t := x.current()
+	if t == nil {
+		return
+	}
+	text := stripCitations(e.Text)
+	if c := x.explainNext; c != nil && c.task == t {
+		x.explainNext = nil
+		c.explanation = explanationOf(text)
+	}
+	t.findings.addFrom(text, "a sub-agent said", 0)
 }
 
 // stripCitations removes memory citation blocks (Codex's

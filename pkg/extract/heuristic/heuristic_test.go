@@ -187,7 +187,7 @@ func TestErrorLine(t *testing.T) {
 		{"# pkg\n./main.go:7:2: undefined: Foo", "./main.go:7:2: undefined: Foo"},
 		{"ls: cannot access 'x': No such file or directory", "ls: cannot access 'x': No such file or directory"},
 		{"npm ERR! missing script: lint", "npm ERR! missing script: lint"},
-		{"The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f if you really want to add them.", "The following paths are ignored by one of your .gitignore files"},
+		{"The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f if you really want to add them.", "The following paths are ignored by one of your .gitignore files: dist"},
 		{"plain\nlast words\n\n", "last words"},
 		{"", ""},
 	}

@@ -22,7 +22,7 @@ import (
 //   - References: the commands with their exact counts, the files whose
 //     change stands, the final answer.
 
-const maxKnowledge = 7
+const maxKnowledge = 10
 
 // taskDigest is a task reduced to the lists both renderings print.
 type taskDigest struct {
@@ -191,7 +191,11 @@ func (x *Extractor) knowledge(t *task) []string {
 		}
 		add(line + ".")
 	}
-	for _, f := range t.findings.best(maxFindings) {
+	n := maxFindings
+	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
+		n += 2 // an answer to a question: what it says is the work
+	}
+	for _, f := range t.findings.best(n) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out
@@ -229,7 +233,7 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 		if len(out) >= 8 {
 			break
 		}
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 {
+		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] {
 			out = append(out, st.ref())
 		}
 	}
@@ -518,7 +522,7 @@ func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
 			Prefs: capped(t.prefs, items+2), Steps: capSteps(t.steps, items*4), Failures: capped(t.failures, items),
-			Knowledge: capped(t.knowledge, items+1), Refs: capped(t.refs, items+2),
+			Knowledge: capped(t.knowledge, items+3), Refs: capped(t.refs, items+2),
 		})
 	}
 	return doc
@@ -549,13 +553,18 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 			}
 			refs = append([]string(nil), refs...)
 			for _, a := range t.answers {
+				if !t.question {
+					// In a task that did work, the last answer reports
+					// it; earlier ones are progress talk.
+					break
+				}
 				refs = append(refs, "Earlier answer: "+quote(shorten(a, max/2)))
 			}
 			refs = append(refs, "Final answer: "+quote(shorten(t.final, max)))
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,
-			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.knowledge, items+1), Failures: capped(t.failures, items), Refs: refs,
+			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.knowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
 		})
 	}
 	return doc

@@ -94,7 +94,7 @@ var ruleCases = []ruleCase{
 		name: "the error line states the problem, not a hint, an option or a location",
 		file: "error-lines.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"`git add dist/app\\.js` failed once \\(`The following paths are ignored by one of your \\.gitignore files`\\)",
+			"`git add dist/app\\.js` failed once \\(`The following paths are ignored by one of your \\.gitignore files: dist`\\)",
 			"`codex exec --model gpt-4o 'say hi'` failed once \\(`Error: model gpt-4o is not supported: Codex requires compatible models\\.`\\)",
 			"`node --test test/slug\\.test\\.js` failed once \\(`'hello world' !== 'hello-world'`; failing: slugify\\)",
 		},

@@ -113,7 +113,7 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsNewTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.add(step{kind: stepAsk, text: shorten(text, requestMax)})
+		cur.steps.add(step{kind: stepAsk, text: shorten(text, askMax)})
 		x.kw.addWords(words, 2)
 	} else {
 		followUp = true
@@ -221,8 +221,12 @@ func isNegative(s string) bool { return negativeRE().MatchString(s) }
 const maxReads = 24
 
 func (t *task) addRead(p string) {
-	if p == "" || len(t.reads) >= maxReads || slices.Contains(t.reads, p) {
+	if p == "" || len(t.reads) >= maxReads || slices.Contains(t.reads, p) || agentDirRE().MatchString(p) {
 		return
 	}
 	t.reads = append(t.reads, p)
 }
+
+// agentDirRE matches the agents' own folders (skills, plugins, settings):
+// reading them is the harness's plumbing, not the project's.
+var agentDirRE = lazyRE(`(^|/)\.(codex|claude|cursor|gemini)/(plugins|skills|commands|agents)/|/SKILL\.md$`)

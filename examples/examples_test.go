@@ -70,7 +70,7 @@ var wants = map[string]want{
 		kind: sessions.KindClaudeCode, cwd: "/home/dev/src/recipes", source: "cli", interactive: true,
 		preview: "add a --servings flag to scale.py", branch: "main", related: 1,
 		facts: []string{"scale.py", "tests/test_scale.py", "AssertionError: assert '- 2.50 dl milk'",
-			"please use `uv run pytest`, never bare pytest", "uv run pytest -q", "correcting the agent's work"},
+			"please use `uv run pytest`, never bare pytest", "uv run pytest -q", "The user corrected the agent"},
 	},
 	"shell-agent-2026-11-26-web02": {
 		kind: sessions.KindJSONL, cwd: "/home/deploy/ops", source: "cli", interactive: true,
@@ -229,27 +229,27 @@ func TestSidechainIsRelatedOnly(t *testing.T) {
 	}
 }
 
-// redactedOutput runs the offline extractor the way `memctl extract` does:
-// every event field is redacted first, then the output again.
+// redactedOutput runs the offline extractor the way `memctl extract` does
+// (extract.Offline: every event field is redacted first, then the output
+// again) and returns the events as the reader gave them, unredacted.
 func redactedOutput(t *testing.T, f sessions.File) (extract.Output, []sessions.Event) {
 	t.Helper()
 	m, _, err := sessions.ReadMeta(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := redact.Default()
-	var raw, red []sessions.Event
+	var raw []sessions.Event
 	probs, err := sessions.Events(f, func(e sessions.Event) error {
 		raw = append(raw, e)
-		e.Text, e.Command, e.Input, e.Output = r.String(e.Text), r.String(e.Command), r.String(e.Input), r.String(e.Output)
-		red = append(red, e)
 		return nil
 	})
 	if err != nil || len(probs) > 0 {
 		t.Fatal(err, probs)
 	}
-	out := extract.Heuristic("v1", m, red)
-	out.RawMemory, out.RolloutSummary = r.String(out.RawMemory), r.String(out.RolloutSummary)
+	out, err := extract.Offline("v1", f, m, redact.Default().String)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out, raw
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/pkg/rawmemory"
 )
 
 // Size bounds of the heuristic output. They keep memory_summary.md near
@@ -55,6 +56,9 @@ type memory struct {
 	keywords []string
 	tasks    []memTask
 	day      string
+	// offline is set for a memory of memctl's offline extractor, whose
+	// knowledge is tagged (Check:, Fix:, Finding:).
+	offline bool
 }
 
 type note struct {
@@ -86,6 +90,7 @@ func parseSelected(sel []Selected) []memory {
 		m.day = time.Unix(s.SourceUpdatedAt, 0).UTC().Format(dayLayout)
 		raw := parseMemoryText(s.RawMemory)
 		sum := parseMemoryText(s.RolloutSummary)
+		m.offline = raw.Offline() || sum.Offline()
 		doc := raw
 		if len(raw.Tasks) == 0 && raw.Front.Description == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
 			doc = sum // no usable raw memory (v2, or an unstructured one)
@@ -354,7 +359,7 @@ var toolNames = map[string]string{
 	"pnpm": "pnpm", "yarn": "Yarn", "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "ruby": "Ruby",
 	"php": "PHP", "sql": "SQL", "sqlite": "SQLite", "postgres": "PostgreSQL", "postgresql": "PostgreSQL",
 	"mysql": "MySQL", "redis": "Redis", "docker": "Docker", "kubernetes": "Kubernetes", "kubectl": "Kubernetes",
-	"terraform": "Terraform", "bash": "Bash", "zsh": "zsh", "git": "git", "github": "GitHub", "make": "make",
+	"terraform": "Terraform", "git": "git", "github": "GitHub", "make": "make",
 	"makefile": "make", "cmake": "CMake", "react": "React", "vue": "Vue", "django": "Django", "flask": "Flask",
 	"fastapi": "FastAPI", "grpc": "gRPC", "graphql": "GraphQL", "aws": "AWS", "gcp": "GCP", "azure": "Azure",
 	"nix": "Nix", "bazel": "Bazel", "gradle": "Gradle", "maven": "Maven", "vite": "Vite", "webpack": "webpack",
@@ -483,6 +488,10 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	for _, m := range mems {
 		for _, t := range m.tasks {
 			p = append(p, scope(m, t.Prefs)...)
+			if m.offline {
+				k = append(k, scope(m, tipItems(t.Knowledge))...)
+				continue
+			}
 			k = append(k, scope(m, t.Knowledge)...)
 			k = append(k, scope(m, t.Failures)...)
 		}
@@ -497,6 +506,19 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	prefs = append(prefs, rankedItems(p, maxSummaryPrefs)...)
 	tips = append(tips, rankedItems(k, maxSummaryTips)...)
 	return prefs, tips
+}
+
+// tipItems keeps the facts a general tip may state: a check that verified the
+// work, or a fix that made a failure pass. The agent's explanations stay in
+// MEMORY.md, where they are read with their task.
+func tipItems(knowledge []string) []string {
+	var out []string
+	for _, k := range knowledge {
+		if tag := rawmemory.Tagged(k); tag == rawmemory.TagCheck || tag == rawmemory.TagFix {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func writeList(sb *strings.Builder, items []string, empty string) {

@@ -100,6 +100,21 @@ const (
 	TagFinding = "Finding:"
 )
 
+// The offline extractor signs what it writes, so that a reader knows the
+// knowledge is tagged and the lists hold only what their names promise.
+const (
+	// WrittenByKey and WrittenByHeuristic sign a raw memory's front matter.
+	WrittenByKey       = "written_by"
+	WrittenByHeuristic = "memctl heuristic"
+	// OfflineNote ends the context paragraph of an offline rollout summary.
+	OfflineNote = "Summary written by memctl's offline heuristic extractor from the transcript's structure."
+)
+
+// Offline reports a document written by memctl's offline extractor.
+func (d Doc) Offline() bool {
+	return d.Front.Other[WrittenByKey] == WrittenByHeuristic || strings.HasSuffix(d.Context, OfflineNote)
+}
+
 // Tagged reports the tag an item opens with, "" when none.
 func Tagged(item string) string {
 	for _, t := range []string{TagCheck, TagFix, TagFinding} {

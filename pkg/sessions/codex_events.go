@@ -422,9 +422,7 @@ func codexOutcome(body string, code *int) Outcome {
 
 // commandFromArgs extracts the shell command of a shell-like function call.
 func commandFromArgs(tool, args string) string {
-	switch tool {
-	case "shell", "container.exec", "shell_command", "exec_command", "local_shell":
-	default:
+	if !isCodexShellTool(tool) {
 		return ""
 	}
 	var a struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file is where the agents' tool vocabularies live. Readers turn a
@@ -11,23 +12,34 @@ import (
 // reason about "a shell command", "an edit", "a read" and never about
 // Bash, apply_patch or exec_command.
 
+// claudeTools are Claude Code's built-in tools.
+var claudeTools = sync.OnceValue(func() map[string]Action {
+	return map[string]Action{
+		"Bash": ActionShell, "BashOutput": ActionShell, "KillShell": ActionShell, "KillBash": ActionShell,
+		"Write": ActionEdit, "Edit": ActionEdit, "MultiEdit": ActionEdit, "NotebookEdit": ActionEdit,
+		"Read": ActionRead, "NotebookRead": ActionRead,
+		"Glob": ActionSearch, "Grep": ActionSearch, "LS": ActionSearch,
+		"WebFetch": ActionWeb, "WebSearch": ActionWeb,
+		"TodoWrite": ActionPlan, "TodoRead": ActionPlan, "ExitPlanMode": ActionPlan,
+		"Task": ActionAgent, "Agent": ActionAgent,
+	}
+})
+
+// codexTools are Codex's tools, by the names its rollouts record.
+var codexTools = sync.OnceValue(func() map[string]Action {
+	return map[string]Action{
+		"shell": ActionShell, "container.exec": ActionShell, "shell_command": ActionShell, "exec_command": ActionShell,
+		"local_shell": ActionShell, "local_shell_call": ActionShell, "write_stdin": ActionShell,
+		"apply_patch": ActionEdit, "view_image": ActionRead, "web_search": ActionWeb, "web_search_call": ActionWeb,
+		"tool_search": ActionSearch, "update_plan": ActionPlan,
+		"spawn_agent": ActionAgent, "send_input": ActionAgent, "wait": ActionAgent, "close_agent": ActionAgent,
+	}
+})
+
 // claudeAction classifies a Claude Code tool by name.
 func claudeAction(name string) Action {
-	switch name {
-	case "Bash":
-		return ActionShell
-	case "Write", "Edit", "MultiEdit", "NotebookEdit":
-		return ActionEdit
-	case "Read", "NotebookRead":
-		return ActionRead
-	case "Glob", "Grep", "LS":
-		return ActionSearch
-	case "WebFetch", "WebSearch":
-		return ActionWeb
-	case "TodoWrite", "TodoRead", "ExitPlanMode":
-		return ActionPlan
-	case "Task", "Agent":
-		return ActionAgent
+	if a, ok := claudeTools()[name]; ok {
+		return a
 	}
 	if isMemoryToolName(name) {
 		return ActionMemory
@@ -35,32 +47,37 @@ func claudeAction(name string) Action {
 	return ActionOther
 }
 
-// codexShellTools are the Codex tools whose arguments carry a command.
-var codexShellTools = map[string]bool{
-	"shell": true, "container.exec": true, "shell_command": true, "exec_command": true, "local_shell": true,
-	"local_shell_call": true,
+// isCodexShellTool reports a Codex tool whose arguments carry a command.
+func isCodexShellTool(name string) bool {
+	return codexTools()[name] == ActionShell && name != "write_stdin"
 }
 
 // codexAction classifies a Codex tool by name (and namespace, which newer
 // rollouts record for namespaced tools such as the memory tools).
 func codexAction(name, namespace string) Action {
-	switch {
-	case codexShellTools[name]:
-		return ActionShell
-	case name == "apply_patch":
-		return ActionEdit
-	case name == "view_image":
-		return ActionRead
-	case name == "web_search" || name == "web_search_call":
-		return ActionWeb
-	case name == "update_plan":
-		return ActionPlan
-	case name == "spawn_agent" || name == "send_input" || name == "wait" || name == "close_agent":
-		return ActionAgent
-	case namespace == "memories" || isMemoryToolName(name):
+	if namespace == "memories" || isMemoryToolName(name) {
 		return ActionMemory
 	}
+	if a, ok := codexTools()[name]; ok {
+		return a
+	}
 	return ActionOther
+}
+
+// AgentToolNames lists the tool names the readers decode, for the test
+// that keeps them out of every other package.
+func AgentToolNames() []string {
+	var out []string
+	for n := range claudeTools() {
+		out = append(out, n)
+	}
+	for n := range codexTools() {
+		out = append(out, n)
+	}
+	for n := range editTools() {
+		out = append(out, n)
+	}
+	return out
 }
 
 // genericAction classifies a tool of memctl's own format, whose writers
@@ -86,7 +103,7 @@ func genericAction(name string) Action {
 	case "web_fetch", "fetch", "browse":
 		return ActionWeb
 	}
-	if _, ok := editTools[low]; ok {
+	if _, ok := editTools()[low]; ok {
 		return ActionEdit
 	}
 	return ActionOther
@@ -104,11 +121,13 @@ func isMemoryToolName(name string) bool {
 
 // editTools maps the names generic file tools go by to the file operation
 // they perform; "write" is a create or a replace, told apart later.
-var editTools = map[string]string{
-	"write": "write", "create_file": "add", "write_file": "write", "notebookedit": "update",
-	"edit": "update", "multiedit": "update", "edit_file": "update", "str_replace_editor": "update",
-	"str_replace_based_edit_tool": "update", "replace": "update", "search_replace": "update",
-}
+var editTools = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"write": "write", "create_file": "add", "write_file": "write", "notebookedit": "update",
+		"edit": "update", "multiedit": "update", "edit_file": "update", "str_replace_editor": "update",
+		"str_replace_based_edit_tool": "update", "replace": "update", "search_replace": "update",
+	}
+})
 
 // fileArgs is the union of the argument names file tools use.
 type fileArgs struct {
@@ -174,7 +193,7 @@ func editChanges(name, input string) []Event {
 		}
 		return out
 	}
-	op, ok := editTools[low]
+	op, ok := editTools()[low]
 	if !ok {
 		return nil
 	}

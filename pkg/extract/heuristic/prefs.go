@@ -21,14 +21,12 @@ import (
 //
 // Questions never count, and neither does a sentence that limits itself
 // to the moment ("for now", "this time", "yet", "don't forget to …"): a
-// one-off request is never promoted. Each preference is kept verbatim; one
-// that comes in a message pushing back on the agent's work is marked as a
-// correction. The renderer prints nothing but the quote: the words are
-// the evidence, and an implication the extractor made up could be wrong.
+// one-off request is never promoted. Each preference is kept verbatim and
+// printed as nothing but the quote: the words are the evidence, and an
+// implication the extractor made up could be wrong.
 
 type pref struct {
-	text       string
-	correction bool
+	text string
 }
 
 var (
@@ -54,7 +52,7 @@ var (
 // preferences returns the standing instructions of one human message. A
 // rule keeps the sentence after it when that one gives its reason ("The
 // venv isn't activated, so …"): the words stay the user's own.
-func preferences(text string, correction bool) []pref {
+func preferences(text string) []pref {
 	var out []pref
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
@@ -67,7 +65,7 @@ func preferences(text string, correction bool) []pref {
 			s += " " + ss[i+1]
 			i++
 		}
-		out = append(out, pref{text: shorten(s, 300), correction: correction})
+		out = append(out, pref{text: shorten(s, 300)})
 	}
 	return out
 }
@@ -100,9 +98,8 @@ func prose(s string) bool {
 }
 
 func (t *task) addPref(p pref) {
-	for i, q := range t.prefs {
+	for _, q := range t.prefs {
 		if q.text == p.text {
-			t.prefs[i].correction = q.correction || p.correction
 			return
 		}
 	}
@@ -111,10 +108,7 @@ func (t *task) addPref(p pref) {
 	}
 }
 
-func (p pref) render() string {
-	s := quote(p.text)
-	if p.correction {
-		s += " (correcting the agent's work)"
-	}
-	return s
-}
+// render prints the user's words and nothing else, so that the summary's
+// preferences are theirs word for word; that it came as a correction shows
+// in the task's failures.
+func (p pref) render() string { return quote(p.text) }

@@ -1,8 +1,6 @@
 package heuristic
 
 import (
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/pkg/rawmemory"
@@ -217,202 +215,11 @@ func (x *Extractor) editedBefore(t *task, c *call) string {
 	return strings.Join(names, ", ")
 }
 
-func (x *Extractor) references(t *task, live []*fileRec) []string {
-	var out []string
-	cmds := sortedCmds(t.cmds)
-	for _, st := range cmds {
-		if st.explore || (!st.check && st.fails == 0 && st.refused == 0) {
-			continue
-		}
-		out = append(out, st.ref())
-		if len(out) == 6 {
-			break
-		}
-	}
-	for _, st := range cmds {
-		if len(out) >= 8 {
-			break
-		}
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] {
-			out = append(out, st.ref())
-		}
-	}
-	for i, f := range live {
-		if i == 10 {
-			out = append(out, "… and "+itoa(len(live)-10)+" more files")
-			break
-		}
-		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
-	}
-	if len(t.reads) > 0 {
-		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
-		if len(t.reads) > 8 {
-			line += " and " + itoa(len(t.reads)-8) + " more"
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
-// ref prints a command with its exact counts.
-func (st *cmdStat) ref() string {
-	line := code(shorten(st.command, 160))
-	var parts []string
-	if st.runs > 0 {
-		parts = append(parts, "ran "+itoa(st.runs)+"×")
-	}
-	if st.fails > 0 {
-		parts = append(parts, "failed "+itoa(st.fails)+"×")
-	}
-	if st.unknown > 0 {
-		parts = append(parts, itoa(st.unknown)+"× without an exit status")
-	}
-	if st.refused > 0 {
-		parts = append(parts, "refused or interrupted "+itoa(st.refused)+"×")
-	}
-	if len(parts) > 0 {
-		line += " (" + strings.Join(parts, ", ")
-		if st.fails > 0 && st.errLine != "" {
-			line += "; error: " + code(shorten(st.errLine, 160))
-		}
-		line += ")"
-	}
-	return line
-}
-
-// sortedCmds orders commands by failures, then runs, then text.
-func sortedCmds(m map[string]*cmdStat) []*cmdStat {
-	out := make([]*cmdStat, 0, len(m))
-	for _, r := range m {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].fails != out[j].fails {
-			return out[i].fails > out[j].fails
-		}
-		if out[i].runs != out[j].runs {
-			return out[i].runs > out[j].runs
-		}
-		return out[i].command < out[j].command
-	})
-	return out
-}
-
-func toolList(m map[string]int) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if m[names[i]] != m[names[j]] {
-			return m[names[i]] > m[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	if len(names) > 8 {
-		names = names[:8]
-	}
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = n + " ×" + itoa(m[n])
-	}
-	return strings.Join(parts, ", ")
-}
-
 func upperFirst(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
-}
-
-func (x *Extractor) project() string {
-	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {
-		if i := strings.LastIndexAny(r, "/:"); i >= 0 && i < len(r)-1 {
-			return r[i+1:]
-		}
-	}
-	if c := strings.TrimRight(x.meta.Cwd, "/"); c != "" {
-		return path.Base(c)
-	}
-	return "unknown"
-}
-
-var kindNames = map[sessions.Kind]string{
-	sessions.KindCodex:      "Codex CLI",
-	sessions.KindClaudeCode: "Claude Code",
-	sessions.KindJSONL:      "JSONL",
-}
-
-func (x *Extractor) context(d digest) string {
-	var b strings.Builder
-	kind := kindNames[x.meta.Kind]
-	if kind == "" {
-		kind = "Agent"
-	}
-	b.WriteString(kind + " session")
-	if x.meta.ID != "" {
-		b.WriteString(" `" + x.meta.ID + "`")
-	}
-	if x.meta.Cwd != "" {
-		b.WriteString(" in `" + x.meta.Cwd + "`")
-	}
-	b.WriteString(" (project " + d.project)
-	if x.meta.GitBranch != "" {
-		b.WriteString(", branch `" + x.meta.GitBranch + "`")
-	}
-	b.WriteString(")")
-	start, end := x.meta.CreatedAt, x.meta.UpdatedAt
-	if start.IsZero() {
-		start = x.first
-	}
-	if end.IsZero() {
-		end = x.last
-	}
-	if !start.IsZero() {
-		from := start.UTC().Format("2006-01-02 15:04")
-		b.WriteString(", " + from)
-		if to := end.UTC().Format("2006-01-02 15:04"); !end.IsZero() && to != from {
-			b.WriteString(" to " + to)
-		}
-		b.WriteString(" UTC")
-	}
-	if x.meta.Source != "" {
-		b.WriteString(", source " + x.meta.Source)
-	}
-	if x.meta.Model != "" {
-		b.WriteString(", model " + x.meta.Model)
-	}
-	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ")
-	if d.ran == 0 {
-		b.WriteString("ran no command")
-	} else {
-		b.WriteString("ran " + plural(d.ran, "command") + " (" + itoa(d.failed) + " failed")
-		if d.unknown > 0 {
-			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
-		}
-		b.WriteString(")")
-	}
-	if d.files == 0 {
-		b.WriteString(" and changed no file")
-	} else {
-		b.WriteString(" and changed " + plural(d.files, "file"))
-	}
-	if d.undone > 0 {
-		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
-	}
-	b.WriteString(".")
-	if d.refused > 0 {
-		b.WriteString(" " + plural(d.refused, "tool call") + " did not run: rejected or interrupted by the user, or not permitted.")
-	}
-	if x.subagents > 0 {
-		b.WriteString(" Sub-agents exchanged " + plural(x.subagents, "message") + ".")
-	}
-	if x.memReads > 0 {
-		b.WriteString(" The agent's " + plural(x.memReads, "read") + " of its own memory are left out.")
-	}
-	b.WriteString(" Summary written by memctl's offline heuristic extractor from the transcript's structure.")
-	return b.String()
 }
 
 // main picks the task the thread is about: the first one, unless a later
@@ -539,7 +346,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 	}
 	doc := rawmemory.Doc{Front: rawmemory.Front{
 		Description: desc, Task: main.name, TaskGroup: d.project, TaskOutcome: main.outcome,
-		Cwd: d.cwd, Keywords: d.keywords,
+		Cwd: d.cwd, Keywords: d.keywords, Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic},
 	}}
 	for _, t := range d.tasks {
 		refs := capped(t.refs, items+2)

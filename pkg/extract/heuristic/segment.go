@@ -142,7 +142,7 @@ func (x *Extractor) human(e sessions.Event) {
 	cur.answered = false
 	cur.finalSince = false
 	cur.addWords(words)
-	for _, p := range preferences(text, followUp && negative) {
+	for _, p := range preferences(text) {
 		cur.addPref(p)
 	}
 }

@@ -1,0 +1,101 @@
+package heuristic
+
+import (
+	"path"
+	"strings"
+
+	"github.com/memctl/memctl/pkg/rawmemory"
+	"github.com/memctl/memctl/pkg/sessions"
+)
+
+// The "Rollout context" paragraph: where and when the session ran and its
+// exact counts of messages, commands and changed files.
+
+func (x *Extractor) project() string {
+	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {
+		if i := strings.LastIndexAny(r, "/:"); i >= 0 && i < len(r)-1 {
+			return r[i+1:]
+		}
+	}
+	if c := strings.TrimRight(x.meta.Cwd, "/"); c != "" {
+		return path.Base(c)
+	}
+	return "unknown"
+}
+
+var kindNames = map[sessions.Kind]string{
+	sessions.KindCodex:      "Codex CLI",
+	sessions.KindClaudeCode: "Claude Code",
+	sessions.KindJSONL:      "JSONL",
+}
+
+func (x *Extractor) context(d digest) string {
+	var b strings.Builder
+	kind := kindNames[x.meta.Kind]
+	if kind == "" {
+		kind = "An agent"
+	}
+	b.WriteString(kind + " session")
+	if x.meta.ID != "" {
+		b.WriteString(" `" + x.meta.ID + "`")
+	}
+	if x.meta.Cwd != "" {
+		b.WriteString(" in `" + x.meta.Cwd + "`")
+	}
+	b.WriteString(" (project " + d.project)
+	if x.meta.GitBranch != "" {
+		b.WriteString(", branch `" + x.meta.GitBranch + "`")
+	}
+	b.WriteString(")")
+	start, end := x.meta.CreatedAt, x.meta.UpdatedAt
+	if start.IsZero() {
+		start = x.first
+	}
+	if end.IsZero() {
+		end = x.last
+	}
+	if !start.IsZero() {
+		from := start.UTC().Format("2006-01-02 15:04")
+		b.WriteString(", " + from)
+		if to := end.UTC().Format("2006-01-02 15:04"); !end.IsZero() && to != from {
+			b.WriteString(" to " + to)
+		}
+		b.WriteString(" UTC")
+	}
+	if x.meta.Source != "" {
+		b.WriteString(", source " + x.meta.Source)
+	}
+	if x.meta.Model != "" {
+		b.WriteString(", model " + x.meta.Model)
+	}
+	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ")
+	if d.ran == 0 {
+		b.WriteString("ran no command")
+	} else {
+		b.WriteString("ran " + plural(d.ran, "command") + " (" + itoa(d.failed) + " failed")
+		if d.unknown > 0 {
+			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+		}
+		b.WriteString(")")
+	}
+	if d.files == 0 {
+		b.WriteString(" and changed no file")
+	} else {
+		b.WriteString(" and changed " + plural(d.files, "file"))
+	}
+	if d.undone > 0 {
+		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
+	}
+	b.WriteString(".")
+	if d.refused > 0 {
+		b.WriteString(" " + plural(d.refused, "tool call") + " did not run: rejected or interrupted by the user, or not permitted.")
+	}
+	if x.subagents > 0 {
+		b.WriteString(" Sub-agents exchanged " + plural(x.subagents, "message") + ".")
+	}
+	if x.memReads > 0 {
+		b.WriteString(" The agent's " + plural(x.memReads, "read") + " of its own memory are left out.")
+	}
+	b.WriteString(" " + rawmemory.OfflineNote)
+	return b.String()
+}

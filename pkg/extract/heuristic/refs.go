@@ -1,0 +1,111 @@
+package heuristic
+
+import (
+	"sort"
+	"strings"
+)
+
+// References: the commands with their exact counts, the files whose change
+// stands, the files read.
+
+func (x *Extractor) references(t *task, live []*fileRec) []string {
+	var out []string
+	cmds := sortedCmds(t.cmds)
+	for _, st := range cmds {
+		if st.explore || (!st.check && st.fails == 0 && st.refused == 0) {
+			continue
+		}
+		out = append(out, st.ref())
+		if len(out) == 6 {
+			break
+		}
+	}
+	for _, st := range cmds {
+		if len(out) >= 8 {
+			break
+		}
+		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] {
+			out = append(out, st.ref())
+		}
+	}
+	for i, f := range live {
+		if i == 10 {
+			out = append(out, "… and "+itoa(len(live)-10)+" more files")
+			break
+		}
+		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+	}
+	if len(t.reads) > 0 {
+		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
+		if len(t.reads) > 8 {
+			line += " and " + itoa(len(t.reads)-8) + " more"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// ref prints a command with its exact counts.
+func (st *cmdStat) ref() string {
+	line := code(shorten(st.command, 160))
+	var parts []string
+	if st.runs > 0 {
+		parts = append(parts, "ran "+itoa(st.runs)+"×")
+	}
+	if st.fails > 0 {
+		parts = append(parts, "failed "+itoa(st.fails)+"×")
+	}
+	if st.unknown > 0 {
+		parts = append(parts, itoa(st.unknown)+"× without an exit status")
+	}
+	if st.refused > 0 {
+		parts = append(parts, "refused or interrupted "+itoa(st.refused)+"×")
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ")
+		if st.fails > 0 && st.errLine != "" {
+			line += "; error: " + code(shorten(st.errLine, 160))
+		}
+		line += ")"
+	}
+	return line
+}
+
+// sortedCmds orders commands by failures, then runs, then text.
+func sortedCmds(m map[string]*cmdStat) []*cmdStat {
+	out := make([]*cmdStat, 0, len(m))
+	for _, r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].fails != out[j].fails {
+			return out[i].fails > out[j].fails
+		}
+		if out[i].runs != out[j].runs {
+			return out[i].runs > out[j].runs
+		}
+		return out[i].command < out[j].command
+	})
+	return out
+}
+
+func toolList(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if m[names[i]] != m[names[j]] {
+			return m[names[i]] > m[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 8 {
+		names = names[:8]
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " ×" + itoa(m[n])
+	}
+	return strings.Join(parts, ", ")
+}

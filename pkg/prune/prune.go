@@ -1,7 +1,10 @@
 // Package prune is memctl's retention stage: it forgets raw memories that
 // no consolidation selected and that nobody cited for max_unused_days
-// (Codex's rule, at most 200 per run, stalest first). It runs before the
-// rate-limit guard because it costs no tokens.
+// (Codex's rule, at most 200 per run, stalest first). A memory never used
+// ages from when memctl generated it, not from its thread's update alone,
+// so a first run over old history keeps what it extracted
+// (docs/retention.md). It runs before the rate-limit guard because it
+// costs no tokens.
 package prune
 
 import (

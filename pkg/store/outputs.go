@@ -60,10 +60,20 @@ type Selected struct {
 	GitBranch       string
 }
 
+// retentionClock is when a raw memory's unused days start counting: its
+// last use, else the later of the thread's update and the extraction that
+// wrote it. Codex starts a never-used memory's clock at the thread's
+// update alone, so a memory extracted today from a thread older than
+// max_unused_days is never selected and is pruned at once: a first run
+// over a user's history would throw that history away. Counting from
+// generation too keeps every other rule of Codex's (docs/retention.md).
+const retentionClock = `COALESCE(last_usage, MAX(source_updated_at, generated_at))`
+
 // Selection picks the raw memories of the next consolidation (Codex 7.2):
-// non-empty, used within max_unused_days (or never used and fresh), ranked
-// by usage count, last use or update, update and id; only threads whose
-// memory mode is enabled; at most n; sorted by thread id.
+// non-empty, used within max_unused_days (or never used and fresh by the
+// retention clock), ranked by usage count, last use or update, update and
+// id; only threads whose memory mode is enabled; at most n; sorted by
+// thread id.
 func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error) {
 	if n <= 0 {
 		return nil, nil
@@ -74,7 +84,7 @@ SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALES
        t.rollout_path, t.cwd, t.git_branch
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
-  AND ((o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND o.source_updated_at >= ?))
+  AND ((o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND MAX(o.source_updated_at, o.generated_at) >= ?))
   AND t.memory_mode = 'enabled'
 ORDER BY COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
@@ -158,9 +168,10 @@ func (s *Store) RecordTurnUsage(ctx context.Context, turnKey string, threadIDs [
 const PruneLimit = 200
 
 // Prune deletes raw memories that no consolidation selected and that were
-// not used since maxUnusedDays (Codex section 4): strict cutoff, stalest
-// first, at most limit, jobs untouched so a pruned thread is not
-// re-extracted until it changes. dryRun lists without deleting.
+// not used since maxUnusedDays by the retention clock (Codex section 4,
+// with the clock above): strict cutoff, stalest first, at most limit, jobs
+// untouched so a pruned thread is not re-extracted until it changes.
+// dryRun lists without deleting.
 func (s *Store) Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -170,8 +181,8 @@ func (s *Store) Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool
 	}
 	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
 	const pick = `SELECT thread_id FROM stage1_outputs
-WHERE selected_for_phase2 = 0 AND COALESCE(last_usage, source_updated_at) < ?
-ORDER BY COALESCE(last_usage, source_updated_at) ASC, source_updated_at ASC, thread_id ASC LIMIT ?`
+WHERE selected_for_phase2 = 0 AND ` + retentionClock + ` < ?
+ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT ?`
 	var ids []string
 	collect := func(q interface {
 		QueryContext(context.Context, string, ...any) (*sql.Rows, error)

@@ -537,6 +537,9 @@ func TestSelectionRanking(t *testing.T) {
 		}
 	}
 	_ = c
+	// These memories were generated when their threads were fresh, so the
+	// retention clock is Codex's own (see TestRetentionClockStartsAtGeneration).
+	generatedWhenFresh(t, s)
 	sel, err := s.Selection(ctx, 3, 30)
 	if err != nil {
 		t.Fatal(err)
@@ -609,6 +612,7 @@ func TestPrune(t *testing.T) {
 		_, tok := claim(t, s, id, base-age*day, 100)
 		succeed(t, s, id, tok, base-age*day)
 	}
+	generatedWhenFresh(t, s)
 	// t0 is in the last baseline; t1 was used recently.
 	s.db.Exec(`UPDATE stage1_outputs SET selected_for_phase2 = 1 WHERE thread_id = 't0'`)
 	s.db.Exec(`UPDATE stage1_outputs SET last_usage = ? WHERE thread_id = 't1'`, base-day)
@@ -644,12 +648,69 @@ func TestPrune(t *testing.T) {
 	c.add(0)
 	_, tok := claim(t, s, "edge", base-30*day, 100)
 	succeed(t, s, "edge", tok, base-30*day)
+	generatedWhenFresh(t, s)
 	ids, _ = s.Prune(ctx, 30, PruneLimit, false)
 	if len(ids) != 0 {
 		t.Errorf("cutoff not strict: %v", ids)
 	}
 	if ids, _ := s.Prune(ctx, 30, 0, false); ids != nil {
 		t.Error("limit 0 pruned")
+	}
+}
+
+// generatedWhenFresh backdates every raw memory's extraction to its
+// thread's update, as if each had been extracted when the thread was new.
+func generatedWhenFresh(t *testing.T, s *Store) {
+	t.Helper()
+	if _, err := s.db.Exec(`UPDATE stage1_outputs SET generated_at = source_updated_at`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A memory extracted today from a thread months old starts its unused
+// days at the extraction: a first run over a user's history is selected
+// and kept, and it ages out max_unused_days later if nobody uses it. Use
+// still restarts the clock, and use long ago still excludes (Codex 7.2).
+func TestRetentionClockStartsAtGeneration(t *testing.T) {
+	s, c := newStore(t)
+	day := int64(86400)
+	old := s.now().Unix() - 90*day
+	for _, id := range []string{"history-a", "history-b", "used-long-ago"} {
+		addThread(t, s, id, time.Unix(old, 0))
+		_, tok := claim(t, s, id, old, 100)
+		succeed(t, s, id, tok, old)
+	}
+	s.db.Exec(`UPDATE stage1_outputs SET usage_count = 1, last_usage = ? WHERE thread_id = 'used-long-ago'`, old)
+	ids := func(sel []Selected) string {
+		var out []string
+		for _, x := range sel {
+			out = append(out, x.ThreadID)
+		}
+		return strings.Join(out, ",")
+	}
+	sel, err := s.Selection(ctx, 10, 30)
+	if err != nil || ids(sel) != "history-a,history-b" {
+		t.Fatalf("selection right after the history run = %q, %v", ids(sel), err)
+	}
+	if pruned, _ := s.Prune(ctx, 30, PruneLimit, true); strings.Join(pruned, ",") != "used-long-ago" {
+		t.Errorf("prune right after the history run would delete %v", pruned)
+	}
+	// 31 days on, unused: both age out of the selection and are pruned
+	// (nothing selected them into a baseline in this test).
+	c.add(31 * 24 * time.Hour)
+	if sel, _ := s.Selection(ctx, 10, 30); len(sel) != 0 {
+		t.Errorf("selection a month later = %q", ids(sel))
+	}
+	// A use restarts the clock.
+	if _, err := s.RecordUsage(ctx, []string{"history-b"}); err != nil {
+		t.Fatal(err)
+	}
+	if sel, _ := s.Selection(ctx, 10, 30); ids(sel) != "history-b" {
+		t.Errorf("selection after a use = %q", ids(sel))
+	}
+	pruned, _ := s.Prune(ctx, 30, PruneLimit, false)
+	if strings.Join(pruned, ",") != "used-long-ago,history-a" {
+		t.Errorf("pruned %v, want the memory used long ago, then the unused one", pruned)
 	}
 }
 
@@ -660,6 +721,7 @@ func TestPruneRespectsBatchLimit(t *testing.T) {
 		_, tok := claim(t, s, fmt.Sprintf("t%d", i), old+int64(i), 100)
 		succeed(t, s, fmt.Sprintf("t%d", i), tok, old+int64(i))
 	}
+	generatedWhenFresh(t, s)
 	ids, _ := s.Prune(ctx, 30, 2, false)
 	if strings.Join(ids, ",") != "t0,t1" {
 		t.Errorf("pruned %v, want the two stalest", ids)

@@ -31,6 +31,9 @@ type fileRec struct {
 
 type edit struct{ old, new string }
 
+// undoneTemp marks a file the task created and deleted again.
+const undoneTemp = "created and deleted again"
+
 type files struct {
 	m       map[string]*fileRec
 	order   int
@@ -80,7 +83,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	f.undone, f.stashed = "", false
 	switch {
 	case op == "delete" && f.created:
-		f.undone = "created and deleted again"
+		f.undone = undoneTemp
 		f.edits, f.whole = nil, 0
 	case op == "update" && (old != "" || nw != ""):
 		if i := inverseEdit(f.edits, old, nw); i >= 0 && !wasUndone {

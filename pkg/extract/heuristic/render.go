@@ -132,6 +132,9 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 		out = append(out, "The user interrupted the agent "+times(t.interrupts)+".")
 	}
 	for _, f := range t.files.undoneFiles() {
+		if f.undone == undoneTemp {
+			continue // a scratch file, listed in References
+		}
 		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}
 	for i, c := range t.corrections {

@@ -81,6 +81,7 @@ type inputItem struct {
 // walkInputItems streams the kept, sanitised items of a transcript.
 func walkInputItems(f File, fn func(*inputItem) error) error {
 	probs := func(Problem) {}
+	fn = memoryFilter(fn)
 	switch f.Kind {
 	case KindCodex:
 		return codexInputItems(f.Path, probs, fn)

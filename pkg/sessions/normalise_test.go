@@ -99,7 +99,7 @@ call e2 edit file=/p/b.go
 result e2 failed "String to replace not found in file."
 call bg shell "npm run build"
 result bg failed exit=2 "error TS2304: Cannot find name 'x'."
-call r1 read file=/home/u/.memctl/memories/MEMORY.md
+call r1 memory file=/home/u/.memctl/memories/MEMORY.md
 `
 	if got := outcomes(evs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -176,5 +176,51 @@ interrupt "stopped by the user"
 `
 	if got := outcomes(evs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// Memory never feeds on itself: citation blocks leave the agent's text and
+// the agent's reads of its memory folders are marked (events) or dropped
+// with their outputs (the model's input), in both input versions.
+func TestMemoryIsNotReadBack(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-01-01T10:00:00Z","type":"session_meta","payload":{"id":"77777777-2222-3333-4444-555555555555","cwd":"/w","source":"cli"}}`,
+		`{"timestamp":"2026-01-01T10:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"what is the test command?"}}`,
+		`{"timestamp":"2026-01-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what is the test command?"}]}}`,
+		`{"timestamp":"2026-01-01T10:00:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat ~/.codex/memories/MEMORY.md\"}","call_id":"m1"}}`,
+		`{"timestamp":"2026-01-01T10:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"m1","output":"Process exited with code 0\nOutput:\nSECRET-MEMORY-LINE"}}`,
+		`{"timestamp":"2026-01-01T10:00:04Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat package.json\"}","call_id":"c1"}}`,
+		`{"timestamp":"2026-01-01T10:00:05Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Process exited with code 0\nOutput:\n{}"}}`,
+		`{"timestamp":"2026-01-01T10:00:06Z","type":"response_item","payload":{"type":"message","role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"It is pnpm test.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:2-2|note=[x]\n</citation_entries>\n</oai-mem-citation>"}]}}`,
+	}
+	p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-77777777-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
+	f := File{Kind: KindCodex, Path: p}
+	evs, _ := collectEvents(t, f)
+	for _, e := range evs {
+		if strings.Contains(e.Text, "oai-mem-citation") || strings.Contains(e.Text, "citation_entries") {
+			t.Errorf("citation block left in %s text %q", e.Kind, e.Text)
+		}
+		if e.Kind == EventToolCall && strings.Contains(e.Command, "memories") && e.Action != ActionMemory {
+			t.Errorf("memory read not marked: %+v", e)
+		}
+		if e.Kind == EventToolCall && e.CallID == "c1" && e.Action != ActionShell {
+			t.Errorf("an ordinary read was marked: %+v", e)
+		}
+	}
+	for _, v := range []string{"v1", "v2"} {
+		in, err := PrepareInput(f, InputOptions{Version: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"oai-mem-citation", "citation_entries", ".codex/memories", "SECRET-MEMORY-LINE"} {
+			if strings.Contains(in, bad) {
+				t.Errorf("%s input keeps %q:\n%s", v, bad, in)
+			}
+		}
+		for _, good := range []string{"It is pnpm test.", "cat package.json", "what is the test command?"} {
+			if !strings.Contains(in, good) {
+				t.Errorf("%s input lacks %q:\n%s", v, good, in)
+			}
+		}
 	}
 }

@@ -27,11 +27,17 @@ func ReadMeta(f File) (Meta, []Problem, error) {
 
 // Events streams the normalised conversation of a thread: for every
 // format the main file, which for Claude Code includes its compaction
-// summaries. Sub-agent files listed in f.Related are not read. fn's error
+// summaries. Citation blocks are stripped from the agent's text and calls
+// that touch memory are marked ActionMemory (memory.go). Sub-agent files listed in f.Related are not read. fn's error
 // stops the stream and is returned.
 func Events(f File, fn func(Event) error) ([]Problem, error) {
 	var probs problemList
 	var err error
+	sink := fn
+	fn = func(e Event) error {
+		normalise(&e)
+		return sink(e)
+	}
 	switch f.Kind {
 	case KindCodex:
 		err = codexEvents(f, probs.add, fn)

@@ -187,7 +187,7 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	if e.CallID != "" && x.dropped[e.CallID] {
 		return
 	}
-	if memoryPathRE().MatchString(e.FilePath) || inGitDir(e.FilePath) {
+	if sessions.TouchesMemory(e.FilePath) || inGitDir(e.FilePath) {
 		return
 	}
 	// The readers and the tool input may spell one path absolute or

@@ -25,7 +25,6 @@
 package heuristic
 
 import (
-	"strings"
 	"time"
 
 	"github.com/memctl/memctl/pkg/sessions"
@@ -161,14 +160,13 @@ func (x *Extractor) current() *task {
 }
 
 // assistant takes the agent's text: its final answers and its findings.
-// Citation blocks are the agent quoting memory back; they are dropped
-// before anything is read, so memory never feeds on itself.
+// The readers have already cut citation blocks out of it.
 func (x *Extractor) assistant(e sessions.Event) {
 	t := x.current()
 	if t == nil {
 		return
 	}
-	text := stripCitations(e.Text)
+	text := e.Text
 	flat := oneLine(text)
 	if flat == "" {
 		return
@@ -201,7 +199,7 @@ func (x *Extractor) otherAgent(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	text := stripCitations(e.Text)
+	text := e.Text
 	if c := x.explainNext; c != nil && c.task == t {
 		x.explainNext = nil
 		c.explanation = explanationOf(text)
@@ -209,51 +207,9 @@ func (x *Extractor) otherAgent(e sessions.Event) {
 	t.findings.addFrom(text, "a sub-agent said", 0)
 }
 
-// stripCitations removes memory citation blocks (Codex's
-// <oai-mem-citation> and the <memory_citation> wrapper some agents use)
-// from assistant text.
-func stripCitations(s string) string {
-	for _, tag := range []string{"oai-mem-citation", "memory_citation"} {
-		open, close := "<"+tag+">", "</"+tag+">"
-		for {
-			i := strings.Index(s, open)
-			if i < 0 {
-				break
-			}
-			j := strings.Index(s[i:], close)
-			if j < 0 {
-				s = s[:i] // an unterminated block runs to the end
-				break
-			}
-			s = s[:i] + s[i+j+len(close):]
-		}
-	}
-	return s
-}
-
-// memoryPathRE matches the memory folders of memctl and Codex and the
-// files inside them; a tool call that touches them is the agent reading
-// (or writing) memory, not doing the user's work.
-var memoryPathRE = lazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
-	`/memories(_v2)?/(MEMORY\.md|memory_summary\.md|raw_memories\.md|rollout_summaries|skills/|extensions/)|` +
-	`(^|[\s'"/])(memory_summary\.md|raw_memories\.md)\b|(^|[\s'"/])rollout_summaries/|` +
-	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
-
-// readsMemory reports a tool call that works on memory itself.
-func readsMemory(e sessions.Event) bool {
-	if e.Action == sessions.ActionMemory {
-		return true
-	}
-	for _, s := range []string{e.Command, e.FilePath} {
-		if s != "" && memoryPathRE().MatchString(s) {
-			return true
-		}
-	}
-	if e.Command == "" && e.FilePath == "" && len(e.Input) < 4096 && memoryPathRE().MatchString(e.Input) {
-		return true
-	}
-	return false
-}
+// readsMemory reports a tool call that works on memory itself; the
+// readers decide which do (pkg/sessions memory.go).
+func readsMemory(e sessions.Event) bool { return e.Action == sessions.ActionMemory }
 
 func (x *Extractor) markChange(key string) {
 	if len(x.seenChange) > 4096 {

@@ -1,0 +1,140 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/memctl/memctl/pkg/inject"
+)
+
+// Memory never feeds on itself (DESIGN.md section 8): the citation blocks
+// an agent appends to its answers and the agent's own reads of its memory
+// folders are not part of the work a session did. The readers strip the
+// first from assistant text and mark the second as ActionMemory, for the
+// offline extractor and for the model's input alike.
+
+// memoryPathRE matches the memory folders of memctl and Codex, the files
+// inside them, and memctl's own memory commands.
+var memoryPathRE = lazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
+	`/memories(_v2)?/(MEMORY\.md|memory_summary\.md|raw_memories\.md|rollout_summaries|skills/|extensions/)|` +
+	`(^|[\s'"/])(memory_summary\.md|raw_memories\.md)\b|(^|[\s'"/])rollout_summaries/|` +
+	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
+
+// TouchesMemory reports text (a command line, a path, a tool's input)
+// that reads or writes memctl's or Codex's memory.
+func TouchesMemory(s string) bool {
+	return s != "" && memoryPathRE().MatchString(s)
+}
+
+// StripCitations removes memory citation blocks from an agent's text:
+// Codex's <oai-mem-citation> (with inject's exact rules) and the
+// <memory_citation> wrapper some agents write.
+func StripCitations(s string) string {
+	if strings.Contains(s, inject.CitationOpen) {
+		s, _ = inject.StripCitationsString(s)
+	}
+	for {
+		i := strings.Index(s, "<memory_citation>")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], "</memory_citation>")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len("</memory_citation>"):]
+	}
+}
+
+// normalise applies the two rules to one event of any reader.
+func normalise(e *Event) {
+	switch e.Kind {
+	case EventAssistant, EventOtherAgent:
+		e.Text = StripCitations(e.Text)
+	case EventToolCall:
+		if e.Action == ActionMemory {
+			return
+		}
+		if TouchesMemory(e.Command) || TouchesMemory(e.FilePath) ||
+			(e.Command == "" && e.FilePath == "" && len(e.Input) < 4096 && TouchesMemory(e.Input)) {
+			e.Action = ActionMemory
+		}
+	}
+}
+
+// memoryFilter wraps an input-item sink: calls that touch memory are
+// dropped with their outputs, and citation blocks are cut out of
+// assistant messages.
+func memoryFilter(fn func(*inputItem) error) func(*inputItem) error {
+	dropped := map[string]bool{}
+	return func(it *inputItem) error {
+		switch it.typ {
+		case "function_call", "custom_tool_call", "local_shell_call":
+			if it.ns == "memories" || isMemoryToolName(it.name) || TouchesMemory(callText(it.json)) {
+				if it.callID != "" {
+					if len(dropped) > 4096 {
+						clear(dropped)
+					}
+					dropped[it.callID] = true
+				}
+				return nil
+			}
+		case "function_call_output", "custom_tool_call_output":
+			if it.callID != "" && dropped[it.callID] {
+				delete(dropped, it.callID)
+				return nil
+			}
+		case "message", "agent_message":
+			if bytes.Contains(it.json, []byte("citation")) {
+				it.json = stripItemCitations(it.json)
+			}
+		}
+		return fn(it)
+	}
+}
+
+// callText is what a call item says it runs: its arguments, input or
+// action.
+func callText(item []byte) string {
+	for _, k := range []string{"arguments", "input"} {
+		if v := fieldString(item, k); v != "" {
+			return v
+		}
+	}
+	return compactJSON(field(item, "action"))
+}
+
+// stripItemCitations removes citation blocks from the text parts of a
+// message item, re-encoding it only when one was there.
+func stripItemCitations(item []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(item, &m) != nil {
+		return item
+	}
+	var parts []map[string]json.RawMessage
+	if json.Unmarshal(m["content"], &parts) != nil {
+		return item
+	}
+	changed := false
+	for _, p := range parts {
+		var text string
+		if json.Unmarshal(p["text"], &text) != nil {
+			continue
+		}
+		if s := StripCitations(text); s != text {
+			b, _ := json.Marshal(s)
+			p["text"] = b
+			changed = true
+		}
+	}
+	if !changed {
+		return item
+	}
+	m["content"], _ = json.Marshal(parts)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return item
+	}
+	return out
+}

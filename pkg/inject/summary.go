@@ -18,9 +18,36 @@ const DefaultSummaryTokens = 2500
 
 // Placeholders replaced in the read-path templates.
 const (
-	basePathPlaceholder = "{{ base_path }}"
-	summaryPlaceholder  = "{{ memory_summary }}"
+	basePathPlaceholder   = "{{ base_path }}"
+	summaryPlaceholder    = "{{ memory_summary }}"
+	visibilityPlaceholder = "{{ citation_visibility }}"
 )
+
+// Agents the read path can be rendered for (summary --agent).
+const (
+	AgentGeneric    = ""            // the reply goes through `memctl cite`, which strips the block
+	AgentClaudeCode = "claude-code" // Stop hook: the reply is already on screen
+	AgentCodex      = "codex"       // notify: the reply is already on screen
+)
+
+// CitationNote is what the instructions say about the citation block's
+// visibility for an agent. Where memctl reads the reply after the agent
+// has shown it (Claude Code's Stop hook, Codex's notify), nothing can
+// remove the block, so the model is told so and asked for the shortest
+// form that still counts (the rollout ids alone), instead of being told a
+// comforting untruth.
+func CitationNote(agent string) (string, error) {
+	switch agent {
+	case AgentGeneric:
+		return "The block is removed before the user sees your answer and tells memctl which memories proved useful.", nil
+	case AgentClaudeCode, AgentCodex:
+		return "The user sees this block: this agent shows your answer as you write it and nothing removes it afterwards. " +
+			"Keep it short: a block with only the `<rollout_ids>` section is enough for memctl to count the use, " +
+			"so leave out `<citation_entries>` unless the user asks where an answer came from.", nil
+	default:
+		return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", agent)
+	}
+}
 
 // SummaryResult is what Summary produced. Injected is false when there is
 // nothing to inject; Text is then empty.
@@ -52,7 +79,17 @@ func TemplateName(version string) (string, error) {
 // failures are returned. The root of the given version only is read: v2
 // never falls back to the v1 folder.
 func Summary(root, version string, maxTokens int, raw bool, templateDir string) (SummaryResult, error) {
+	return SummaryFor(root, version, maxTokens, raw, templateDir, AgentGeneric)
+}
+
+// SummaryFor is Summary with the instructions rendered for agent (see
+// CitationNote).
+func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agent string) (SummaryResult, error) {
 	name, err := TemplateName(version)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	note, err := CitationNote(agent)
 	if err != nil {
 		return SummaryResult{}, err
 	}
@@ -76,16 +113,21 @@ func Summary(root, version string, maxTokens int, raw bool, templateDir string) 
 		if err != nil {
 			return SummaryResult{}, err
 		}
-		text = Render(tmpl, root, summary)
+		text = render(tmpl, root, summary, note)
 	}
 	return SummaryResult{Text: text, Injected: true, ApproxTokens: ApproxTokens(text), Truncated: truncated}, nil
 }
 
-// Render fills a read-path template. Both placeholders are replaced in a
-// single left-to-right pass, so placeholder-like text inside the summary or
-// the path is left alone.
+// Render fills a read-path template for the generic agent. The
+// placeholders are replaced in a single left-to-right pass, so
+// placeholder-like text inside the summary or the path is left alone.
 func Render(tmpl, basePath, summary string) string {
-	return strings.NewReplacer(basePathPlaceholder, basePath, summaryPlaceholder, summary).Replace(tmpl)
+	note, _ := CitationNote(AgentGeneric)
+	return render(tmpl, basePath, summary, note)
+}
+
+func render(tmpl, basePath, summary, note string) string {
+	return strings.NewReplacer(basePathPlaceholder, basePath, summaryPlaceholder, summary, visibilityPlaceholder, note).Replace(tmpl)
 }
 
 // Fragments splits text into pieces of at most maxBytes bytes on UTF-8

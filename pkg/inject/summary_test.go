@@ -228,3 +228,25 @@ func BenchmarkSummary(b *testing.B) {
 		}
 	}
 }
+
+func TestSummaryForAgent(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, SummaryFile), []byte("v1\n- calc.sh fix\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"v1", "v2"} {
+		gen, err := SummaryFor(root, version, 0, false, "", AgentGeneric)
+		if err != nil || !strings.Contains(gen.Text, "removed before the user sees") || strings.Contains(gen.Text, "{{") {
+			t.Fatalf("%s generic: %v\n%s", version, err, gen.Text)
+		}
+		for _, agent := range []string{AgentClaudeCode, AgentCodex} {
+			res, err := SummaryFor(root, version, 0, false, "", agent)
+			if err != nil || !strings.Contains(res.Text, "The user sees this block") || strings.Contains(res.Text, "removed before the user sees") || strings.Contains(res.Text, "{{") {
+				t.Errorf("%s %s: %v\n%s", version, agent, err, res.Text)
+			}
+		}
+	}
+	if _, err := SummaryFor(root, "v1", 0, false, "", "aider"); err == nil {
+		t.Error("unknown agent accepted")
+	}
+}

@@ -67,7 +67,7 @@ all with "memctl run".`,
 		root.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{
-		newStatusCmd(f), newConfigCmd(f), newDemoCmd(f), newVersionCmd(f), newCompletionCmd(f),
+		newStatusCmd(f), newSetupCmd(f, nil), newConfigCmd(f), newDemoCmd(f), newVersionCmd(f), newCompletionCmd(f),
 	} {
 		c.GroupID = "setup"
 		root.AddCommand(c)

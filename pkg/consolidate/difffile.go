@@ -333,3 +333,11 @@ func hunkRange(start, n int) string {
 		return fmt.Sprintf("%d,%d", start+1, n)
 	}
 }
+
+// UnifiedDiff is a git-style unified diff of one file (path as shown),
+// from old to new; hadOld or hasNew false stand for a file created or
+// deleted. `memctl setup --dry-run` shows its edits with it.
+func UnifiedDiff(path string, old []byte, hadOld bool, new []byte, hasNew bool) string {
+	return unifiedFileDiff(path, BaselineFile{Path: path, Mode: ModeRegular, Content: old}, hadOld,
+		BaselineFile{Path: path, Mode: ModeRegular, Content: new}, hasNew)
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/google/uuid"
@@ -40,7 +42,9 @@ The reply streams through: text is printed as it arrives.
   claude  a Claude Code Stop hook: the hook's JSON arrives on stdin with the
           reply in last_assistant_message (the transcript it names is read
           only when that field is absent)
-  codex   a Codex notify program: the JSON is the last argument
+  codex   a Codex notify program: the JSON is the last argument; Codex strips
+          the citation block from that reply, so the turn's citation is read
+          from its rollout under $CODEX_HOME/sessions
 A turn reported twice (same session and turn id) is counted once.`,
 		Args: cobra.MaximumNArgs(1),
 		Example: `  $ agent --print "$prompt" | memctl cite
@@ -102,7 +106,17 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 		if err != nil {
 			return err
 		}
-		in, out, turnKey = strings.NewReader(reply.Text), io.Discard, reply.TurnKey
+		// Codex strips the citation block from the reply it notifies;
+		// the turn's rollout still has it.
+		text := reply.Text
+		if reply.TurnID != "" {
+			cit, err := hooks.CodexTurnCitation(codexHome(f), reply.ThreadID, reply.TurnID, 3*time.Second)
+			if err != nil {
+				f.debugf("cite: read the rollout of %s: %v", reply.ThreadID, err)
+			}
+			text += "\n" + cit
+		}
+		in, out, turnKey = strings.NewReader(text), io.Discard, reply.TurnKey
 	default:
 		return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
 	}
@@ -151,6 +165,15 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 		f.debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
 	}
 	return nil
+}
+
+// codexHome is where Codex keeps its sessions: $CODEX_HOME, else ~/.codex.
+func codexHome(f *Factory) string {
+	if h := f.Getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	uh, _ := f.UserHome()
+	return filepath.Join(uh, ".codex")
 }
 
 // plausibleThreadID accepts what a thread id can be: a UUID, or the id a

@@ -4,12 +4,18 @@
 package hooks
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
 
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -26,6 +32,9 @@ type Reply struct {
 	TurnKey string
 	// From says where Text came from: "payload" or "transcript".
 	From string
+	// ThreadID and TurnID are the agent's ids of the turn (Codex), for
+	// reading its citation back from the rollout.
+	ThreadID, TurnID string
 }
 
 // ClaudeStop returns the reply of the turn a Claude Code Stop hook
@@ -101,7 +110,7 @@ func CodexNotify(payload string) (Reply, error) {
 	if p.Type != "" && p.Type != "agent-turn-complete" {
 		return Reply{}, nil
 	}
-	return Reply{Text: p.Message, From: "payload", TurnKey: turnKey("codex", p.ThreadID, p.TurnID, p.Message)}, nil
+	return Reply{Text: p.Message, From: "payload", TurnKey: turnKey("codex", p.ThreadID, p.TurnID, p.Message), ThreadID: p.ThreadID, TurnID: p.TurnID}, nil
 }
 
 // CodexNotifyReply returns only the reply text of CodexNotify.
@@ -122,4 +131,103 @@ func turnKey(agent, session, turn, text string) string {
 		turn = "sha256:" + hex.EncodeToString(sum[:12])
 	}
 	return agent + ":" + session + ":" + turn
+}
+
+// Codex 0.169 parses the model's <oai-mem-citation> block itself: it
+// strips it from the answer it shows and from the last-assistant-message
+// it hands to notify, and keeps it only in the session's rollout (the raw
+// response item, and the memory_citation of the item_completed event). So
+// the citation of a notified turn is read back from the rollout.
+
+var codexIDRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z-]{0,99}$`)
+
+// CodexTurnCitation returns the citation text of one turn of a Codex
+// thread, read from its rollout under codexHome (sessions/ and
+// archived_sessions/): the raw final messages of the turn, which still
+// carry the block, or a block rebuilt from the recorded memory_citation.
+// Codex writes the rollout while notify runs, so the read is retried for
+// up to wait until the turn's task_complete is there. "" when the turn
+// cited nothing or its rollout cannot be found.
+func CodexTurnCitation(codexHome, threadID, turnID string, wait time.Duration) (string, error) {
+	// Ids become a file name pattern: accept only id-shaped strings.
+	if !codexIDRE.MatchString(threadID) || !codexIDRE.MatchString(turnID) {
+		return "", nil
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		text, complete, err := codexTurnCitationOnce(codexHome, threadID, turnID)
+		if err != nil || complete || time.Now().After(deadline) {
+			return text, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func codexTurnCitationOnce(codexHome, threadID, turnID string) (string, bool, error) {
+	var paths []string
+	for _, dir := range []string{"sessions", "archived_sessions"} {
+		for _, pat := range []string{"*/*/*/rollout-*-" + threadID + ".jsonl", "rollout-*-" + threadID + ".jsonl"} {
+			m, _ := filepath.Glob(filepath.Join(codexHome, dir, pat))
+			paths = append(paths, m...)
+		}
+	}
+	if len(paths) == 0 {
+		return "", false, nil
+	}
+	f, err := os.Open(paths[0])
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	type line struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			TurnID  string `json:"turn_id"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			Meta struct {
+				TurnID string `json:"turn_id"`
+			} `json:"internal_chat_message_metadata_passthrough"`
+			Item struct {
+				Citation *struct {
+					RolloutIDs []string `json:"rolloutIds"`
+					ThreadIDs  []string `json:"threadIds"`
+				} `json:"memory_citation"`
+			} `json:"item"`
+		} `json:"payload"`
+	}
+	var raw, rebuilt strings.Builder
+	complete := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var l line
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue // a line being written, or one this reader does not know
+		}
+		p := l.Payload
+		switch {
+		case l.Type == "response_item" && p.Type == "message" && p.Role == "assistant" && p.Meta.TurnID == turnID:
+			for _, c := range p.Content {
+				if strings.Contains(c.Text, "<oai-mem-citation>") {
+					raw.WriteString(c.Text + "\n")
+				}
+			}
+		case l.Type == "event_msg" && p.Type == "item_completed" && p.TurnID == turnID && p.Item.Citation != nil:
+			ids := append(append([]string{}, p.Item.Citation.RolloutIDs...), p.Item.Citation.ThreadIDs...)
+			if len(ids) > 0 {
+				rebuilt.WriteString("<oai-mem-citation>\n<rollout_ids>\n" + strings.Join(ids, "\n") + "\n</rollout_ids>\n</oai-mem-citation>\n")
+			}
+		case l.Type == "event_msg" && p.Type == "task_complete" && p.TurnID == turnID:
+			complete = true
+		}
+	}
+	if raw.Len() > 0 {
+		return raw.String(), complete, sc.Err()
+	}
+	return rebuilt.String(), complete, sc.Err()
 }

@@ -84,3 +84,32 @@ func TestCodexNotifyTurnKey(t *testing.T) {
 		t.Errorf("no thread id, key %q", r.TurnKey)
 	}
 }
+
+// Lines as Codex 0.169 writes them (shortened): the shown message has no
+// block, the raw response item and the memory_citation keep it.
+func TestCodexTurnCitationReadsTheRollout(t *testing.T) {
+	home := t.TempDir()
+	thread, turn := "01a23980-1c95-7822-9a6a-69db4aa14666", "01a23980-1cb1-7d70-8473-8c01922930c1"
+	dir := filepath.Join(home, "sessions", "2026", "12", "03")
+	os.MkdirAll(dir, 0o700)
+	lines := []string{
+		`{"type":"event_msg","payload":{"type":"item_completed","thread_id":"` + thread + `","turn_id":"` + turn + `","item":{"type":"AgentMessage","content":[{"type":"Text","text":"Fixed.\n\n"}],"memory_citation":{"entries":[],"rolloutIds":["01a2397f-4b3a-7702-90d4-df7d16cf964c"]}}}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed.\n\n<oai-mem-citation>\n<rollout_ids>\n01a2397f-4b3a-7702-90d4-df7d16cf964c\n</rollout_ids>\n</oai-mem-citation>"}],"internal_chat_message_metadata_passthrough":{"turn_id":"` + turn + `"}}}`,
+		`{"type":"event_msg","payload":{"type":"task_complete","turn_id":"` + turn + `","last_agent_message":"Fixed.\n\n"}}`,
+	}
+	os.WriteFile(filepath.Join(dir, "rollout-2026-12-03T01-23-46-"+thread+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	got, err := CodexTurnCitation(home, thread, turn, 0)
+	if err != nil || !strings.Contains(got, "01a2397f-4b3a-7702-90d4-df7d16cf964c") {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	// Only the raw item counts when both are there (no double entry).
+	if strings.Count(got, "<oai-mem-citation>") != 1 {
+		t.Errorf("two blocks: %q", got)
+	}
+	if got, _ := CodexTurnCitation(home, thread, "other-turn", 0); got != "" {
+		t.Errorf("another turn's citation: %q", got)
+	}
+	if got, _ := CodexTurnCitation(home, "../../etc/passwd", turn, 0); got != "" {
+		t.Errorf("a path-shaped thread id was followed: %q", got)
+	}
+}

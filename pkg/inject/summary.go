@@ -27,23 +27,27 @@ const (
 const (
 	AgentGeneric    = ""            // the reply goes through `memctl cite`, which strips the block
 	AgentClaudeCode = "claude-code" // Stop hook: the reply is already on screen
-	AgentCodex      = "codex"       // notify: the reply is already on screen
+	AgentCodex      = "codex"       // Codex strips the block itself; notify + rollout count it
 )
 
 // CitationNote is what the instructions say about the citation block's
 // visibility for an agent. Where memctl reads the reply after the agent
-// has shown it (Claude Code's Stop hook, Codex's notify), nothing can
-// remove the block, so the model is told so and asked for the shortest
-// form that still counts (the rollout ids alone), instead of being told a
-// comforting untruth.
+// has shown it (Claude Code's Stop hook), nothing can remove the block, so
+// the model is told so and asked for the shortest form that still counts
+// (the rollout ids alone), instead of being told a comforting untruth.
 func CitationNote(agent string) (string, error) {
 	switch agent {
 	case AgentGeneric:
-		return "The block is removed before the user sees your answer and tells memctl which memories proved useful.", nil
-	case AgentClaudeCode, AgentCodex:
-		return "The user sees this block: this agent shows your answer as you write it and nothing removes it afterwards. " +
-			"Keep it short: a block with only the `<rollout_ids>` section is enough for memctl to count the use, " +
-			"so leave out `<citation_entries>` unless the user asks where an answer came from.", nil
+		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
+	case AgentCodex:
+		// Codex 0.169 parses the block itself and removes it from the
+		// answer it shows (memctl reads it back from the rollout).
+		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
+	case AgentClaudeCode:
+		return "The user sees this block: this agent shows your answer as you write it and\n" +
+			"  nothing removes it afterwards. Keep it short: a block with only the\n" +
+			"  `<rollout_ids>` section is enough for memctl to count the use, so leave out\n" +
+			"  `<citation_entries>` unless the user asks where an answer came from.", nil
 	default:
 		return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", agent)
 	}

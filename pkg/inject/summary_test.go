@@ -239,7 +239,10 @@ func TestSummaryForAgent(t *testing.T) {
 		if err != nil || !strings.Contains(gen.Text, "removed before the user sees") || strings.Contains(gen.Text, "{{") {
 			t.Fatalf("%s generic: %v\n%s", version, err, gen.Text)
 		}
-		for _, agent := range []string{AgentClaudeCode, AgentCodex} {
+		if res, _ := SummaryFor(root, version, 0, false, "", AgentCodex); !strings.Contains(res.Text, "removed before the user sees") {
+			t.Errorf("%s codex: Codex strips the block itself\n%s", version, res.Text)
+		}
+		for _, agent := range []string{AgentClaudeCode} {
 			res, err := SummaryFor(root, version, 0, false, "", agent)
 			if err != nil || !strings.Contains(res.Text, "The user sees this block") || strings.Contains(res.Text, "removed before the user sees") || strings.Contains(res.Text, "{{") {
 				t.Errorf("%s %s: %v\n%s", version, agent, err, res.Text)

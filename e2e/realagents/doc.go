@@ -9,5 +9,6 @@
 // .cache/agents/ (pinned in e2e/realagents/agents/package.json). The
 // tests run when MEMCTL_REAL_AGENTS=1 (as .ci/run sets it; a missing
 // install then fails) or when the install is present; otherwise they
-// skip and say why.
+// skip and say why. Everything is test code: the stand-ins are in
+// standin_*_test.go, the drivers in the other _test.go files.
 package realagents

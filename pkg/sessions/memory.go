@@ -10,9 +10,10 @@ import (
 
 // Memory never feeds on itself (DESIGN.md section 8): the citation blocks
 // an agent appends to its answers and the agent's own reads of its memory
-// folders are not part of the work a session did. The readers strip the
-// first from assistant text and mark the second as ActionMemory, for the
-// offline extractor and for the model's input alike.
+// folders are not part of the work a session did. The readers mark the
+// reads as ActionMemory; the extractors cut the citations with
+// StripCitations (Events keeps them: "cite --hook" reads them from the
+// transcript); the model's input gets neither.
 
 // memoryPathRE matches the memory folders of memctl and Codex, the files
 // inside them, and memctl's own memory commands.
@@ -47,19 +48,14 @@ func StripCitations(s string) string {
 	}
 }
 
-// normalise applies the two rules to one event of any reader.
+// normalise marks a call of any reader that touches memory.
 func normalise(e *Event) {
-	switch e.Kind {
-	case EventAssistant, EventOtherAgent:
-		e.Text = StripCitations(e.Text)
-	case EventToolCall:
-		if e.Action == ActionMemory {
-			return
-		}
-		if TouchesMemory(e.Command) || TouchesMemory(e.FilePath) ||
-			(e.Command == "" && e.FilePath == "" && len(e.Input) < 4096 && TouchesMemory(e.Input)) {
-			e.Action = ActionMemory
-		}
+	if e.Kind != EventToolCall || e.Action == ActionMemory {
+		return
+	}
+	if TouchesMemory(e.Command) || TouchesMemory(e.FilePath) ||
+		(e.Command == "" && e.FilePath == "" && len(e.Input) < 4096 && TouchesMemory(e.Input)) {
+		e.Action = ActionMemory
 	}
 }
 

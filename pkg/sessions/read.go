@@ -27,8 +27,8 @@ func ReadMeta(f File) (Meta, []Problem, error) {
 
 // Events streams the normalised conversation of a thread: for every
 // format the main file, which for Claude Code includes its compaction
-// summaries. Citation blocks are stripped from the agent's text and calls
-// that touch memory are marked ActionMemory (memory.go). Sub-agent files listed in f.Related are not read. fn's error
+// summaries. Calls that touch memory are marked ActionMemory (memory.go);
+// the agent's text is as written, citation blocks included. Sub-agent files listed in f.Related are not read. fn's error
 // stops the stream and is returned.
 func Events(f File, fn func(Event) error) ([]Problem, error) {
 	var probs problemList

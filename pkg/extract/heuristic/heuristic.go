@@ -160,13 +160,14 @@ func (x *Extractor) current() *task {
 }
 
 // assistant takes the agent's text: its final answers and its findings.
-// The readers have already cut citation blocks out of it.
+// Citation blocks are the agent quoting memory back: they are cut before
+// anything is read, so memory never feeds on itself.
 func (x *Extractor) assistant(e sessions.Event) {
 	t := x.current()
 	if t == nil {
 		return
 	}
-	text := e.Text
+	text := sessions.StripCitations(e.Text)
 	flat := oneLine(text)
 	if flat == "" {
 		return
@@ -199,7 +200,7 @@ func (x *Extractor) otherAgent(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	text := e.Text
+	text := sessions.StripCitations(e.Text)
 	if c := x.explainNext; c != nil && c.task == t {
 		x.explainNext = nil
 		c.explanation = explanationOf(text)

@@ -16,8 +16,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/memctl/memctl/pkg/sessions"
 )
 
 // maxHookInput bounds the hook payload read from stdin or an argument.
@@ -63,20 +61,7 @@ func ClaudeStop(payload io.Reader) (Reply, error) {
 	if p.TranscriptPath == "" {
 		return Reply{}, errors.New("claude hook payload has neither last_assistant_message nor transcript_path")
 	}
-	var last, lastID string
-	_, err = sessions.Events(sessions.File{Kind: sessions.KindClaudeCode, Path: p.TranscriptPath}, func(e sessions.Event) error {
-		switch e.Kind {
-		case sessions.EventHuman:
-			last, lastID = "", "" // a reply belongs to the newest turn only
-		case sessions.EventAssistant:
-			if last != "" {
-				last += "\n"
-			}
-			last += e.Text
-			lastID = fmt.Sprint(e.Line)
-		}
-		return nil
-	})
+	last, lastID, err := claudeLastReply(p.TranscriptPath)
 	if err != nil {
 		return Reply{}, fmt.Errorf("read %s: %w", p.TranscriptPath, err)
 	}
@@ -230,4 +215,62 @@ func codexTurnCitationOnce(codexHome, threadID, turnID string) (string, bool, er
 		return raw.String(), complete, sc.Err()
 	}
 	return rebuilt.String(), complete, sc.Err()
+}
+
+// claudeLastReply reads the assistant text of the newest turn of a Claude
+// Code transcript, as written: the session readers strip citation blocks
+// (memory must not feed on itself), and the block is what is counted here.
+// lastID names the reply's last line, for the turn key.
+func claudeLastReply(path string) (last, lastID string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	type block struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var l struct {
+			Type    string `json:"type"`
+			UUID    string `json:"uuid"`
+			IsMeta  bool   `json:"isMeta"`
+			Message *struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Message == nil || l.IsMeta {
+			continue
+		}
+		var text string
+		var blocks []block
+		if json.Unmarshal(l.Message.Content, &text) == nil {
+			blocks = []block{{Type: "text", Text: text}}
+		} else if json.Unmarshal(l.Message.Content, &blocks) != nil {
+			continue
+		}
+		switch l.Type {
+		case "user":
+			for _, b := range blocks {
+				if b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<") {
+					last, lastID = "", "" // a human message: a reply belongs to the newest turn only
+					break
+				}
+			}
+		case "assistant":
+			for _, b := range blocks {
+				if b.Type == "text" && b.Text != "" {
+					if last != "" {
+						last += "\n"
+					}
+					last += b.Text
+					lastID = l.UUID
+				}
+			}
+		}
+	}
+	return last, lastID, sc.Err()
 }

@@ -387,27 +387,6 @@ func TestBrokenCorpus(t *testing.T) {
 	})
 }
 
-func TestOversizedLine(t *testing.T) {
-	var probs []Problem
-	data := "a\n" + strings.Repeat("y", 3000) + "\nb\r\n\nc"
-	lr := newLineReader(strings.NewReader(data), "p", func(p Problem) { probs = append(probs, p) })
-	lr.max = 1000
-	var got []string
-	for {
-		b, err := lr.next()
-		if err != nil {
-			break
-		}
-		got = append(got, fmt.Sprintf("%d:%s", lr.line, b))
-	}
-	if strings.Join(got, ",") != "1:a,3:b,5:c" {
-		t.Errorf("lines %v", got)
-	}
-	if len(probs) != 1 || probs[0].Line != 2 {
-		t.Errorf("problems %v", probs)
-	}
-}
-
 func TestFingerprint(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "f", strings.Repeat("a", 10000))

@@ -1,17 +1,17 @@
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/memctl/memctl/pkg/sessions/codex"
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 // Source is one configured transcript location ([[sources]] in the config).
@@ -49,16 +49,6 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// File is one thread candidate found on disk.
-type File struct {
-	Kind     Kind
-	Path     string    // main transcript
-	Related  []string  // files that belong to the same thread (Claude Code sidechain/sub-agent files)
-	Size     int64     // sum over Path and Related
-	ModTime  time.Time // newest over Path and Related
-	Archived bool      // under Codex archived_sessions/
-}
-
 // Discover walks a source and calls fn for every thread candidate.
 //
 // Codex: rollout-*.jsonl, rollout-*.jsonl.zst (the plain file wins when
@@ -82,206 +72,26 @@ func Discover(ctx context.Context, src Source, fn func(File) error) error {
 			return nil
 		}
 	}
-	switch src.Kind {
-	case KindCodex:
-		if err := walkFiles(ctx, root, isCodexName, codexPick, src.Kind, strings.Contains(filepath.ToSlash(root), "/archived_sessions"), fn); err != nil {
-			return err
-		}
-		if filepath.Base(filepath.Clean(src.Path)) == "sessions" {
-			arch := filepath.Join(filepath.Dir(filepath.Clean(src.Path)), "archived_sessions")
-			if r, err := filepath.EvalSymlinks(arch); err == nil && r != root {
-				return walkFiles(ctx, r, isCodexName, codexPick, src.Kind, true, fn)
-			}
-		}
-		return nil
-	case KindJSONL:
-		return walkFiles(ctx, root, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }, nil, src.Kind, false, fn)
-	case KindClaudeCode:
-		return discoverClaude(ctx, root, fn)
-	default:
+	format, err := formatOf(src.Kind)
+	if err != nil {
 		return fmt.Errorf("unknown source kind %q", src.Kind)
 	}
+	return format.Discover(ctx, src, root, fn)
 }
 
-func isCodexName(n string) bool {
-	return strings.HasPrefix(n, "rollout-") &&
-		(strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.zst") || strings.HasSuffix(n, ".json"))
-}
-
-// codexPick drops a compressed rollout when its plain twin sits beside it.
-func codexPick(name string, names map[string]bool) bool {
-	if plain, ok := strings.CutSuffix(name, ".zst"); ok {
-		return !names[plain]
-	}
-	return true
-}
-
-// walkFiles visits dir recursively with one ReadDir per directory (no
-// per-file stat beyond the matching regular files).
-func walkFiles(ctx context.Context, dir string, match func(string) bool, pick func(string, map[string]bool) bool, kind Kind, archived bool, fn func(File) error) error {
-	if err := ctx.Err(); err != nil {
+// discoverCodex walks a Codex sessions folder and, when src.Path is
+// <codex home>/sessions, the archived_sessions folder beside it.
+func discoverCodex(ctx context.Context, src Source, root string, fn func(File) error) error {
+	if err := transcript.WalkFiles(ctx, root, codex.IsRolloutName, codex.PickPlain, src.Kind, strings.Contains(filepath.ToSlash(root), "/archived_sessions"), fn); err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // unreadable or missing directory: skipped
-	}
-	var names map[string]bool
-	if pick != nil {
-		names = make(map[string]bool, len(ents))
-		for _, e := range ents {
-			names[e.Name()] = true
-		}
-	}
-	for _, e := range ents {
-		name := e.Name()
-		p := filepath.Join(dir, name)
-		if e.IsDir() {
-			arch := archived || name == "archived_sessions"
-			if err := walkFiles(ctx, p, match, pick, kind, arch, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if !match(name) || (pick != nil && !pick(name, names)) {
-			continue
-		}
-		info, ok := regularInfo(e, p)
-		if !ok {
-			continue
-		}
-		if err := fn(File{Kind: kind, Path: p, Size: info.Size(), ModTime: info.ModTime(), Archived: archived}); err != nil {
-			return err
+	if filepath.Base(filepath.Clean(src.Path)) == "sessions" {
+		arch := filepath.Join(filepath.Dir(filepath.Clean(src.Path)), "archived_sessions")
+		if r, err := filepath.EvalSymlinks(arch); err == nil && r != root {
+			return transcript.WalkFiles(ctx, r, codex.IsRolloutName, codex.PickPlain, src.Kind, true, fn)
 		}
 	}
 	return nil
-}
-
-// regularInfo stats a directory entry, following a symlink to a regular
-// file; anything else (directories, devices, dangling links) is refused.
-func regularInfo(e fs.DirEntry, p string) (fs.FileInfo, bool) {
-	var info fs.FileInfo
-	var err error
-	if e.Type()&fs.ModeSymlink != 0 {
-		info, err = os.Stat(p)
-	} else {
-		info, err = e.Info()
-	}
-	if err != nil || !info.Mode().IsRegular() {
-		return nil, false
-	}
-	return info, true
-}
-
-func discoverClaude(ctx context.Context, root string, fn func(File) error) error {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return nil
-	}
-	rootIsProject := false
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			rootIsProject = true
-			continue
-		}
-		if e.IsDir() {
-			if err := claudeProject(ctx, filepath.Join(root, e.Name()), fn); err != nil {
-				return err
-			}
-		}
-	}
-	if rootIsProject {
-		return claudeProject(ctx, root, fn)
-	}
-	return nil
-}
-
-// claudeProject yields the sessions of one project folder with their
-// sub-agent files attached.
-func claudeProject(ctx context.Context, dir string, fn func(File) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	sessions := map[string]*File{}
-	var order []string
-	var agents []string
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		// Only regular files are opened: a FIFO named like a transcript
-		// would block the scan forever.
-		info, ok := regularInfo(e, p)
-		if !ok {
-			continue
-		}
-		if strings.HasPrefix(name, "agent-") {
-			agents = append(agents, p)
-			continue
-		}
-		stem := strings.TrimSuffix(name, ".jsonl")
-		sessions[stem] = &File{Kind: KindClaudeCode, Path: p, Size: info.Size(), ModTime: info.ModTime()}
-		order = append(order, stem)
-	}
-	attach := func(f *File, p string) {
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
-			return
-		}
-		f.Related = append(f.Related, p)
-		f.Size += st.Size()
-		if st.ModTime().After(f.ModTime) {
-			f.ModTime = st.ModTime()
-		}
-	}
-	for _, p := range agents {
-		if f := sessions[firstLineSessionID(p)]; f != nil {
-			attach(f, p)
-		}
-	}
-	for _, stem := range order {
-		sub := filepath.Join(dir, stem, "subagents")
-		subs, err := os.ReadDir(sub)
-		if err != nil {
-			continue
-		}
-		for _, e := range subs {
-			if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, "agent-") && strings.HasSuffix(n, ".jsonl") {
-				attach(sessions[stem], filepath.Join(sub, n))
-			}
-		}
-	}
-	for _, stem := range order {
-		if err := fn(*sessions[stem]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// firstLineSessionID reads the sessionId of an old-layout agent file from
-// its first line. Only the first 256 KiB are read: the envelope fields come
-// before the message, and eachField reports complete fields even when the
-// object is cut short.
-func firstLineSessionID(p string) string {
-	f, err := os.Open(p)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, 256<<10)
-	n, _ := io.ReadFull(f, buf)
-	buf = buf[:n]
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		buf = buf[:i]
-	}
-	return fieldString(buf, "sessionId")
 }
 
 // Fingerprint is a cheap content fingerprint of path: its size plus a

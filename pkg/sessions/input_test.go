@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 func TestTruncateTokensVectors(t *testing.T) {
@@ -24,11 +26,11 @@ func TestTruncateTokensVectors(t *testing.T) {
 		{"aéééé", 1, "a…2 tokens truncated…é"},
 	}
 	for _, tt := range tests {
-		if got := truncateTokens(tt.s, tt.limit); got != tt.want {
-			t.Errorf("truncateTokens(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
+		if got := transcript.TruncateTokens(tt.s, tt.limit); got != tt.want {
+			t.Errorf("transcript.TruncateTokens(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
 		}
 	}
-	if got := truncateBytes("abcdefghij", 4); got != "ab…6 chars truncated…ij" {
+	if got := transcript.TruncateBytes("abcdefghij", 4); got != "ab…6 chars truncated…ij" {
 		t.Errorf("truncateBytes = %q", got)
 	}
 }
@@ -52,7 +54,7 @@ func TestHeadTailMatchesTruncateTokens(t *testing.T) {
 			h.writeString(s[k : k+m])
 			k += m
 		}
-		if got, want := h.truncateTokensStream(limit), truncateTokens(s, limit); got != want {
+		if got, want := h.truncateTokensStream(limit), transcript.TruncateTokens(s, limit); got != want {
 			t.Fatalf("limit %d, %q:\n got %q\nwant %q", limit, s, got, want)
 		}
 	}
@@ -92,7 +94,7 @@ func TestPrepareInputV1Real(t *testing.T) {
 	}
 	cut, _ := PrepareInput(f, InputOptions{TokenLimit: 1000, Redact: func(s string) string { return strings.ReplaceAll(s, "codemie", "[R]") }})
 	red := strings.ReplaceAll(full, "codemie", "[R]")
-	if cut != truncateTokens(red, 1000) {
+	if cut != transcript.TruncateTokens(red, 1000) {
 		t.Error("streamed v1 differs from truncating the whole redacted array")
 	}
 	if len(cut) > 4000+40 || !strings.Contains(cut, " tokens truncated…") {

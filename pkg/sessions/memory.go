@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 // Memory never feeds on itself (DESIGN.md section 8): the citation blocks
@@ -17,7 +18,7 @@ import (
 
 // memoryPathRE matches the memory folders of memctl and Codex, the files
 // inside them, and memctl's own memory commands.
-var memoryPathRE = lazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
+var memoryPathRE = transcript.LazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
 	`/memories(_v2)?/(MEMORY\.md|memory_summary\.md|raw_memories\.md|rollout_summaries|skills/|extensions/)|` +
 	`(^|[\s'"/])(memory_summary\.md|raw_memories\.md)\b|(^|[\s'"/])rollout_summaries/|` +
 	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
@@ -65,25 +66,25 @@ func normalise(e *Event) {
 func memoryFilter(fn func(*inputItem) error) func(*inputItem) error {
 	dropped := map[string]bool{}
 	return func(it *inputItem) error {
-		switch it.typ {
+		switch it.Type {
 		case "function_call", "custom_tool_call", "local_shell_call":
-			if it.ns == "memories" || isMemoryToolName(it.name) || TouchesMemory(callText(it.json)) {
-				if it.callID != "" {
+			if it.NS == "memories" || transcript.IsMemoryToolName(it.Name) || TouchesMemory(callText(it.JSON)) {
+				if it.CallID != "" {
 					if len(dropped) > 4096 {
 						clear(dropped)
 					}
-					dropped[it.callID] = true
+					dropped[it.CallID] = true
 				}
 				return nil
 			}
 		case "function_call_output", "custom_tool_call_output":
-			if it.callID != "" && dropped[it.callID] {
-				delete(dropped, it.callID)
+			if it.CallID != "" && dropped[it.CallID] {
+				delete(dropped, it.CallID)
 				return nil
 			}
 		case "message", "agent_message":
-			if bytes.Contains(it.json, []byte("citation")) {
-				it.json = stripItemCitations(it.json)
+			if bytes.Contains(it.JSON, []byte("citation")) {
+				it.JSON = stripItemCitations(it.JSON)
 			}
 		}
 		return fn(it)
@@ -94,11 +95,11 @@ func memoryFilter(fn func(*inputItem) error) func(*inputItem) error {
 // action.
 func callText(item []byte) string {
 	for _, k := range []string{"arguments", "input"} {
-		if v := fieldString(item, k); v != "" {
+		if v := transcript.FieldString(item, k); v != "" {
 			return v
 		}
 	}
-	return compactJSON(field(item, "action"))
+	return transcript.CompactJSON(transcript.Field(item, "action"))
 }
 
 // stripItemCitations removes citation blocks from the text parts of a

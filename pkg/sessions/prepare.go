@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 // headTail keeps the first left bytes and the last right bytes of a
@@ -81,13 +83,13 @@ func (h *headTail) truncateTokensStream(limit int) string {
 		return b.String()
 	}
 	head := string(h.head)
-	pre := prefixEnd(head, h.left)
+	pre := transcript.PrefixEnd(head, h.left)
 	tail := h.tail()
 	i := 0
 	for i < len(tail) && tail[i]&0xC0 == 0x80 {
 		i++
 	}
-	return head[:pre] + tokenMarker(h.total-budget) + string(tail[i:])
+	return head[:pre] + transcript.TokenMarker(h.total-budget) + string(tail[i:])
 }
 
 func prepareV1(f File, limit int, redact func(string) string) (string, error) {
@@ -105,7 +107,7 @@ func prepareV1(f File, limit int, redact func(string) string) (string, error) {
 	}
 	if redact == nil {
 		err := walkInputItems(f, func(it *inputItem) error {
-			write(string(it.json))
+			write(string(it.JSON))
 			return nil
 		})
 		if err != nil {
@@ -168,8 +170,8 @@ func redactInParallel(f File, redact func(string) string, write func(string)) er
 		cur, size = &batch{done: make(chan struct{})}, 0
 	}
 	err := walkInputItems(f, func(it *inputItem) error {
-		cur.items = append(cur.items, string(it.json))
-		size += len(it.json)
+		cur.items = append(cur.items, string(it.JSON))
+		size += len(it.JSON)
 		if size >= redactBatchBytes {
 			flush()
 		}
@@ -202,36 +204,36 @@ type v2Rows struct {
 }
 
 func (r *v2Rows) row(it *inputItem) (tier, string) {
-	t := it.tier
+	t := it.Tier
 	text := ""
-	switch it.typ {
+	switch it.Type {
 	case "function_call":
-		if it.name == requestUserInput && (it.ns == "" || it.ns == "functions") && it.callID != "" {
+		if it.Name == requestUserInput && (it.NS == "" || it.NS == "functions") && it.CallID != "" {
 			var args string
-			_ = json.Unmarshal(fieldBytes(it.json, "arguments"), &args)
-			r.questions[it.callID] = args
+			_ = json.Unmarshal(fieldBytes(it.JSON, "arguments"), &args)
+			r.questions[it.CallID] = args
 		}
 	case "function_call_output":
-		if q, ok := r.questions[it.callID]; ok {
-			delete(r.questions, it.callID)
-			if answered(toolOutputText(fieldBytes(it.json, "output"))) {
+		if q, ok := r.questions[it.CallID]; ok {
+			delete(r.questions, it.CallID)
+			if answered(transcript.ToolOutputText(fieldBytes(it.JSON, "output"))) {
 				t = tierHuman
-				text = "Assistant question: " + q + "\nHuman reply: " + string(it.json)
+				text = "Assistant question: " + q + "\nHuman reply: " + string(it.JSON)
 			}
 		}
 	}
 	if text == "" {
-		text = string(it.json)
+		text = string(it.JSON)
 	}
 	text = r.redact(text)
-	if t == tierTool && (it.typ == "function_call_output" || it.typ == "custom_tool_call_output" || it.typ == "tool_search_output") {
-		text = truncateBytes(text, v2ToolOutputMax)
+	if t == tierTool && (it.Type == "function_call_output" || it.Type == "custom_tool_call_output" || it.Type == "tool_search_output") {
+		text = transcript.TruncateBytes(text, v2ToolOutputMax)
 	}
-	text = truncateBytes(text, v2RowMax)
-	return t, "[" + tierLabels[t] + "]\n" + text + "\n"
+	text = transcript.TruncateBytes(text, v2RowMax)
+	return t, "[" + transcript.TierLabels[t] + "]\n" + text + "\n"
 }
 
-func fieldBytes(b []byte, key string) []byte { return field(b, key) }
+func fieldBytes(b []byte, key string) []byte { return transcript.Field(b, key) }
 
 // answered reports a request_user_input response with a non-blank answer.
 func answered(out string) bool {
@@ -319,7 +321,7 @@ func prepareV2(f File, limit int, redact func(string) string) (string, error) {
 			gap = false
 		}
 		if int(ri.sel) < len(s) {
-			s = truncateBytes(s, int(ri.sel))
+			s = transcript.TruncateBytes(s, int(ri.sel))
 		}
 		b.WriteString(s)
 		return nil

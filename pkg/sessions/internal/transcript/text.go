@@ -1,4 +1,4 @@
-package sessions
+package transcript
 
 import (
 	"bytes"
@@ -13,24 +13,24 @@ import (
 
 // eventTextMax bounds the Input/Output text carried by an Event; longer
 // text keeps its head and tail around a marker.
-const eventTextMax = 16 << 10
+const EventTextMax = 16 << 10
 
 // lazyRE compiles a regular expression on first use, so that starting
 // memctl for a command that reads no transcript pays nothing for it.
-func lazyRE(pattern string) func() *regexp.Regexp {
+func LazyRE(pattern string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
 
 // shorten keeps the head and tail of s within max bytes (chars marker).
-func shorten(s string, max int) string {
+func Shorten(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	return truncateBytes(s, max)
+	return TruncateBytes(s, max)
 }
 
 // parseTime reads an RFC 3339 timestamp; the zero time when it is not one.
-func parseTime(s string) time.Time {
+func ParseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
@@ -41,10 +41,10 @@ func parseTime(s string) time.Time {
 	return t.UTC()
 }
 
-var uuidInName = lazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+var uuidInName = LazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // uuidFromName returns the last UUID in a file name ("" when none).
-func uuidFromName(name string) string {
+func UUIDFromName(name string) string {
 	all := uuidInName().FindAllString(name, -1)
 	if len(all) == 0 {
 		return ""
@@ -53,7 +53,7 @@ func uuidFromName(name string) string {
 }
 
 // compactJSON returns v without insignificant whitespace.
-func compactJSON(v []byte) string {
+func CompactJSON(v []byte) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
 		return string(v)
@@ -63,7 +63,7 @@ func compactJSON(v []byte) string {
 
 // shellJoin renders an argv as one command line, unwrapping the
 // `bash -lc "<script>"` form agents use.
-func shellJoin(argv []string) string {
+func ShellJoin(argv []string) string {
 	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
 		base := argv[0][strings.LastIndexByte(argv[0], '/')+1:]
 		switch base {
@@ -84,7 +84,7 @@ func shellJoin(argv []string) string {
 
 // unwrapShell drops a "bash -lc '…'" style wrapper from a command line
 // so it reads as the user would type it.
-func unwrapShell(cmd string) string {
+func UnwrapShell(cmd string) string {
 	for _, sh := range []string{"bash -lc ", "bash -c ", "zsh -lc ", "zsh -c ", "sh -c ", "/bin/bash -lc ", "/bin/bash -c ", "/bin/zsh -lc ", "/bin/zsh -c ", "/bin/sh -c "} {
 		if rest, ok := strings.CutPrefix(cmd, sh); ok {
 			rest = strings.TrimSpace(rest)
@@ -97,12 +97,12 @@ func unwrapShell(cmd string) string {
 	return cmd
 }
 
-var exitedRE = lazyRE(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+var exitedRE = LazyRE(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
 
 // parseToolOutput extracts the text and exit status of a Codex tool
 // output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},
 // unified exec prints "Process exited with code N", shell_command "Exit code: N".
-func parseToolOutput(s string) (string, *int) {
+func ParseToolOutput(s string) (string, *int) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") && strings.Contains(t, `"output"`) {
 		var w struct {
@@ -128,7 +128,7 @@ func parseToolOutput(s string) (string, *int) {
 }
 
 // patchChanges lists the files an apply_patch input touches.
-func patchChanges(patch string) (paths, ops []string) {
+func PatchChanges(patch string) (paths, ops []string) {
 	for line := range strings.Lines(patch) {
 		line = strings.TrimRight(line, "\r\n")
 		for _, p := range [...]struct{ prefix, op string }{
@@ -146,7 +146,7 @@ func patchChanges(patch string) (paths, ops []string) {
 // truncateBytes cuts s in the middle to fit within budget bytes, on UTF-8
 // boundaries, with a marker naming how many characters were removed (the
 // "chars" flavour of Codex's truncation).
-func truncateBytes(s string, budget int) string {
+func TruncateBytes(s string, budget int) string {
 	if len(s) <= budget {
 		return s
 	}
@@ -155,8 +155,8 @@ func truncateBytes(s string, budget int) string {
 	}
 	left := budget / 2
 	right := budget - left
-	pre := prefixEnd(s, left)
-	suf := suffixStart(s, len(s)-right)
+	pre := PrefixEnd(s, left)
+	suf := SuffixStart(s, len(s)-right)
 	if suf < pre {
 		suf = pre
 	}
@@ -167,7 +167,7 @@ func truncateBytes(s string, budget int) string {
 // truncateTokens is Codex's token truncation: keep head and tail halves of
 // a limit*4-byte budget and say how many tokens (ceil((len-budget)/4))
 // were cut.
-func truncateTokens(s string, limit int) string {
+func TruncateTokens(s string, limit int) string {
 	if s == "" {
 		return ""
 	}
@@ -176,24 +176,24 @@ func truncateTokens(s string, limit int) string {
 		return s
 	}
 	if limit <= 0 {
-		return tokenMarker(len(s))
+		return TokenMarker(len(s))
 	}
 	left := budget / 2
 	right := budget - left
-	pre := prefixEnd(s, left)
-	suf := suffixStart(s, len(s)-right)
+	pre := PrefixEnd(s, left)
+	suf := SuffixStart(s, len(s)-right)
 	if suf < pre {
 		suf = pre
 	}
-	return s[:pre] + tokenMarker(len(s)-budget) + s[suf:]
+	return s[:pre] + TokenMarker(len(s)-budget) + s[suf:]
 }
 
-func tokenMarker(excess int) string {
+func TokenMarker(excess int) string {
 	return "…" + strconv.Itoa((excess+3)/4) + " tokens truncated…"
 }
 
-// prefixEnd is the largest rune boundary <= n.
-func prefixEnd(s string, n int) int {
+// PrefixEnd is the largest rune boundary <= n.
+func PrefixEnd(s string, n int) int {
 	if n >= len(s) {
 		return len(s)
 	}
@@ -203,8 +203,8 @@ func prefixEnd(s string, n int) int {
 	return n
 }
 
-// suffixStart is the smallest rune boundary >= n.
-func suffixStart(s string, n int) int {
+// SuffixStart is the smallest rune boundary >= n.
+func SuffixStart(s string, n int) int {
 	if n <= 0 {
 		return 0
 	}
@@ -224,9 +224,9 @@ var injectedPrefixes = []string{
 }
 
 // isInjectedContext reports text the agent harness put into a user message.
-func isInjectedContext(text string) bool {
+func IsInjectedContext(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
-	if hasPrefixFold(t, "# AGENTS.md instructions") || strings.HasPrefix(t, "## Skills") {
+	if HasPrefixFold(t, "# AGENTS.md instructions") || strings.HasPrefix(t, "## Skills") {
 		return true
 	}
 	for _, p := range injectedPrefixes {
@@ -237,11 +237,11 @@ func isInjectedContext(text string) bool {
 	return false
 }
 
-func hasPrefixFold(s, prefix string) bool {
+func HasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-func hasSuffixFold(s, suffix string) bool {
+func HasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
@@ -249,7 +249,7 @@ func hasSuffixFold(s, suffix string) bool {
 const userMessageBegin = "## My request for Codex:"
 
 // cleanPreview trims a human prompt and drops Codex's composite prefix.
-func cleanPreview(s string) string {
+func CleanPreview(s string) string {
 	if i := strings.Index(s, userMessageBegin); i >= 0 {
 		s = s[i+len(userMessageBegin):]
 	}

@@ -1,4 +1,4 @@
-package sessions
+package transcript
 
 import (
 	"bufio"
@@ -21,28 +21,28 @@ const MaxLineBytes = 64 << 20
 
 // maxDocumentBytes caps the single-document Codex .json rollouts, the only
 // format that has to be read whole.
-const maxDocumentBytes = 256 << 20
+const MaxDocumentBytes = 256 << 20
 
 // lineReader yields the lines of a transcript one at a time. The returned
 // slice is only valid until the next call.
-type lineReader struct {
+type LineReader struct {
 	r       *bufio.Reader
 	path    string
 	max     int
 	buf     []byte
-	line    int // number of the line last returned
+	Line    int // number of the line last returned
 	problem func(Problem)
 }
 
-func newLineReader(r io.Reader, path string, problem func(Problem)) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 256<<10), path: path, max: MaxLineBytes, problem: problem}
+func NewLineReader(r io.Reader, path string, problem func(Problem)) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 256<<10), path: path, max: MaxLineBytes, problem: problem}
 }
 
 // next returns the next non-blank line without its terminator (LF or CRLF),
 // or io.EOF. Oversized lines are reported and skipped.
-func (lr *lineReader) next() ([]byte, error) {
+func (lr *LineReader) Next() ([]byte, error) {
 	for {
-		lr.line++
+		lr.Line++
 		b, err := lr.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			b, err = lr.readLong(b)
@@ -54,7 +54,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			continue
 		}
 		if len(b) > lr.max+2 { // +2: the line terminator does not count
-			lr.report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, len(b)))
+			lr.Report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, len(b)))
 			if err != nil {
 				return nil, io.EOF
 			}
@@ -73,7 +73,7 @@ func (lr *lineReader) next() ([]byte, error) {
 
 // readLong gathers a line longer than the bufio buffer. It returns (nil, nil)
 // when the line exceeded lr.max and was skipped.
-func (lr *lineReader) readLong(first []byte) ([]byte, error) {
+func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 	lr.buf = append(lr.buf[:0], first...)
 	for {
 		b, err := lr.r.ReadSlice('\n')
@@ -87,7 +87,7 @@ func (lr *lineReader) readLong(first []byte) ([]byte, error) {
 				b, err = lr.r.ReadSlice('\n')
 				total += int64(len(b))
 			}
-			lr.report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, total))
+			lr.Report(fmt.Sprintf("line longer than %d bytes (%d bytes) skipped", lr.max, total))
 			if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
@@ -103,23 +103,23 @@ func (lr *lineReader) readLong(first []byte) ([]byte, error) {
 	}
 }
 
-func (lr *lineReader) report(msg string) {
+func (lr *LineReader) Report(msg string) {
 	if lr.problem != nil {
-		lr.problem(Problem{Path: lr.path, Line: lr.line, Err: msg})
+		lr.problem(Problem{Path: lr.path, Line: lr.Line, Err: msg})
 	}
 }
 
 // checkUTF8 reports a line holding invalid UTF-8; the line is still parsed
 // (the JSON decoder substitutes U+FFFD).
-func (lr *lineReader) checkUTF8(b []byte) {
+func (lr *LineReader) CheckUTF8(b []byte) {
 	if !utf8.Valid(b) {
-		lr.report("invalid UTF-8")
+		lr.Report("invalid UTF-8")
 	}
 }
 
 // openTranscript opens path for streaming, transparently decompressing
 // .zst files. The returned closer releases both the file and the decoder.
-func openTranscript(path string) (io.Reader, func(), error) {
+func OpenTranscript(path string) (io.Reader, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -139,14 +139,14 @@ func openTranscript(path string) (io.Reader, func(), error) {
 
 // problemList collects problems, keeping at most a few hundred so a file
 // of garbage cannot grow the list without bound.
-type problemList struct {
+type ProblemList struct {
 	list    []Problem
 	dropped int
 }
 
 const maxProblems = 200
 
-func (p *problemList) add(pr Problem) {
+func (p *ProblemList) Add(pr Problem) {
 	if len(p.list) < maxProblems {
 		p.list = append(p.list, pr)
 		return
@@ -154,7 +154,7 @@ func (p *problemList) add(pr Problem) {
 	p.dropped++
 }
 
-func (p *problemList) result(path string) []Problem {
+func (p *ProblemList) Result(path string) []Problem {
 	if p.dropped > 0 {
 		p.list = append(p.list, Problem{Path: path, Err: fmt.Sprintf("%d more problems not listed", p.dropped)})
 	}
@@ -164,15 +164,15 @@ func (p *problemList) result(path string) []Problem {
 // walkDecoded reads a JSON Lines transcript one line at a time and decodes
 // each into a T: a broken line is reported as a problem and skipped, so the
 // rest of the file is still read.
-func walkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn func(*T, int) error) error {
-	r, closeFn, err := openTranscript(path)
+func WalkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn func(*T, int) error) error {
+	r, closeFn, err := OpenTranscript(path)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	lr := newLineReader(r, path, probs)
+	lr := NewLineReader(r, path, probs)
 	for {
-		b, err := lr.next()
+		b, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -180,14 +180,14 @@ func walkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn fun
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 		if checkUTF8 {
-			lr.checkUTF8(b)
+			lr.CheckUTF8(b)
 		}
 		var v T
 		if err := json.Unmarshal(b, &v); err != nil {
-			lr.report("malformed JSON line skipped: " + shorten(err.Error(), 200))
+			lr.Report("malformed JSON line skipped: " + Shorten(err.Error(), 200))
 			continue
 		}
-		if err := fn(&v, lr.line); err != nil {
+		if err := fn(&v, lr.Line); err != nil {
 			return err
 		}
 	}

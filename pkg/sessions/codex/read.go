@@ -1,4 +1,9 @@
-package sessions
+// Package codex reads Codex CLI rollouts (every generation of
+// session-formats.md: envelope JSONL, legacy JSONL, single-document JSON,
+// .jsonl.zst) into pkg/sessions' normalised form: thread metadata, events
+// with tool outcomes decoded from Codex's own tool vocabulary, and the
+// Phase 1 model input.
+package codex
 
 import (
 	"encoding/json"
@@ -8,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 // codexLine is one rollout item, whatever generation wrote it. Legacy
@@ -24,19 +31,19 @@ type codexLine struct {
 
 // walkCodex streams the items of a Codex rollout. Broken lines become
 // problems; the error is only for an unreadable file or fn's own error.
-func walkCodex(path string, probs func(Problem), checkUTF8 bool, fn func(codexLine) error) error {
+func walkCodex(path string, probs func(transcript.Problem), checkUTF8 bool, fn func(codexLine) error) error {
 	if strings.HasSuffix(path, ".json") {
 		return walkCodexDocument(path, probs, fn)
 	}
-	r, closeFn, err := openTranscript(path)
+	r, closeFn, err := transcript.OpenTranscript(path)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	lr := newLineReader(r, path, probs)
+	lr := transcript.NewLineReader(r, path, probs)
 	first := true
 	for {
-		b, err := lr.next()
+		b, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -44,43 +51,43 @@ func walkCodex(path string, probs func(Problem), checkUTF8 bool, fn func(codexLi
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 		if checkUTF8 {
-			lr.checkUTF8(b)
+			lr.CheckUTF8(b)
 		}
 		var typ, ts, recordType string
 		var payload, id []byte
 		hasPayload := false
-		perr := eachField(b, func(k string, v []byte) bool {
+		perr := transcript.EachField(b, func(k string, v []byte) bool {
 			switch k {
 			case "type":
-				typ = rawString(v)
+				typ = transcript.RawString(v)
 			case "timestamp":
-				ts = rawString(v)
+				ts = transcript.RawString(v)
 			case "payload":
 				payload, hasPayload = v, true
 			case "record_type":
-				recordType = rawString(v)
+				recordType = transcript.RawString(v)
 			case "id":
 				id = v
 			}
 			return true
 		})
 		if perr != nil {
-			lr.report("malformed JSON line skipped")
+			lr.Report("malformed JSON line skipped")
 			continue
 		}
 		isFirst := first
 		first = false
 		switch {
 		case hasPayload && typ != "":
-			err = fn(codexLine{typ: typ, ts: ts, payload: payload, line: lr.line})
+			err = fn(codexLine{typ: typ, ts: ts, payload: payload, line: lr.Line})
 		case recordType != "":
 			continue // legacy state snapshot: no conversation content
 		case typ == "" && isFirst && id != nil:
-			err = fn(codexLine{typ: "session_meta", ts: ts, payload: b, line: lr.line, bare: true})
+			err = fn(codexLine{typ: "session_meta", ts: ts, payload: b, line: lr.Line, bare: true})
 		case typ != "":
-			err = fn(codexLine{typ: "response_item", ts: ts, payload: b, line: lr.line, bare: true})
+			err = fn(codexLine{typ: "response_item", ts: ts, payload: b, line: lr.Line, bare: true})
 		default:
-			lr.report("line is not a rollout item")
+			lr.Report("line is not a rollout item")
 			continue
 		}
 		if err != nil {
@@ -91,22 +98,22 @@ func walkCodex(path string, probs func(Problem), checkUTF8 bool, fn func(codexLi
 
 // walkCodexDocument reads the oldest rollout form, one JSON document
 // {session:{…}, items:[…]}, which can only be read whole.
-func walkCodexDocument(path string, probs func(Problem), fn func(codexLine) error) error {
-	r, closeFn, err := openTranscript(path)
+func walkCodexDocument(path string, probs func(transcript.Problem), fn func(codexLine) error) error {
+	r, closeFn, err := transcript.OpenTranscript(path)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	doc, err := io.ReadAll(io.LimitReader(r, maxDocumentBytes+1))
+	doc, err := io.ReadAll(io.LimitReader(r, transcript.MaxDocumentBytes+1))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(doc) > maxDocumentBytes {
-		probs(Problem{Path: path, Err: fmt.Sprintf("rollout document larger than %d bytes not read", maxDocumentBytes)})
+	if len(doc) > transcript.MaxDocumentBytes {
+		probs(transcript.Problem{Path: path, Err: fmt.Sprintf("rollout document larger than %d bytes not read", transcript.MaxDocumentBytes)})
 		return nil
 	}
 	var session, items []byte
-	if err := eachField(doc, func(k string, v []byte) bool {
+	if err := transcript.EachField(doc, func(k string, v []byte) bool {
 		switch k {
 		case "session":
 			session = v
@@ -115,21 +122,21 @@ func walkCodexDocument(path string, probs func(Problem), fn func(codexLine) erro
 		}
 		return true
 	}); err != nil {
-		probs(Problem{Path: path, Line: 1, Err: "malformed rollout document"})
+		probs(transcript.Problem{Path: path, Line: 1, Err: "malformed rollout document"})
 		return nil
 	}
 	if session != nil {
-		if err := fn(codexLine{typ: "session_meta", ts: fieldString(session, "timestamp"), payload: session, line: 1, bare: true}); err != nil {
+		if err := fn(codexLine{typ: "session_meta", ts: transcript.FieldString(session, "timestamp"), payload: session, line: 1, bare: true}); err != nil {
 			return err
 		}
 	}
 	var ferr error
 	if items != nil {
-		if err := eachElem(items, func(v []byte) bool {
+		if err := transcript.EachElem(items, func(v []byte) bool {
 			ferr = fn(codexLine{typ: "response_item", payload: v, line: 1, bare: true})
 			return ferr == nil
 		}); err != nil {
-			probs(Problem{Path: path, Line: 1, Err: "malformed items array"})
+			probs(transcript.Problem{Path: path, Line: 1, Err: "malformed items array"})
 		}
 	}
 	return ferr
@@ -138,11 +145,11 @@ func walkCodexDocument(path string, probs func(Problem), fn func(codexLine) erro
 // codexSource maps a serialized SessionSource to the string Codex stores
 // in threads.source.
 func codexSource(raw []byte) (source string, subagent bool, parent string) {
-	if isNull(raw) {
+	if transcript.IsNull(raw) {
 		return "vscode", false, "" // serde default of the enum
 	}
 	if raw[0] == '"' {
-		s := rawString(raw)
+		s := transcript.RawString(raw)
 		if s == "" {
 			return "unknown", false, ""
 		}
@@ -151,18 +158,18 @@ func codexSource(raw []byte) (source string, subagent bool, parent string) {
 	if raw[0] != '{' {
 		return "unknown", false, ""
 	}
-	if c := field(raw, "custom"); c != nil {
-		if s := rawString(c); s != "" {
+	if c := transcript.Field(raw, "custom"); c != nil {
+		if s := transcript.RawString(c); s != "" {
 			return s, false, ""
 		}
 	}
-	if sa := field(raw, "subagent"); sa != nil {
-		if ts := field(sa, "thread_spawn"); ts != nil {
-			parent = fieldString(ts, "parent_thread_id")
+	if sa := transcript.Field(raw, "subagent"); sa != nil {
+		if ts := transcript.Field(sa, "thread_spawn"); ts != nil {
+			parent = transcript.FieldString(ts, "parent_thread_id")
 		}
-		return compactJSON(raw), true, parent
+		return transcript.CompactJSON(raw), true, parent
 	}
-	return compactJSON(raw), false, ""
+	return transcript.CompactJSON(raw), false, ""
 }
 
 var interactiveSources = map[string]bool{"cli": true, "vscode": true, "atlas": true, "chatgpt": true}
@@ -170,18 +177,18 @@ var interactiveSources = map[string]bool{"cli": true, "vscode": true, "atlas": t
 // messageParts returns the text of each content part of a message item,
 // with images and audio as placeholders.
 func messageParts(payload []byte) []string {
-	content := field(payload, "content")
+	content := transcript.Field(payload, "content")
 	if content == nil {
 		return nil
 	}
 	if content[0] == '"' {
-		return []string{rawString(content)}
+		return []string{transcript.RawString(content)}
 	}
 	var out []string
-	_ = eachElem(content, func(v []byte) bool {
-		switch fieldString(v, "type") {
+	_ = transcript.EachElem(content, func(v []byte) bool {
+		switch transcript.FieldString(v, "type") {
 		case "input_text", "output_text", "text", "summary_text", "reasoning_text":
-			out = append(out, fieldString(v, "text"))
+			out = append(out, transcript.FieldString(v, "text"))
 		case "input_image", "image":
 			out = append(out, "[image omitted]")
 		case "input_audio":
@@ -190,36 +197,6 @@ func messageParts(payload []byte) []string {
 		return true
 	})
 	return out
-}
-
-// toolOutputText flattens a function_call_output.output value (string or
-// content-part array).
-func toolOutputText(v []byte) string {
-	if isNull(v) {
-		return ""
-	}
-	if v[0] == '"' {
-		return rawString(v)
-	}
-	if v[0] == '[' {
-		var parts []string
-		_ = eachElem(v, func(e []byte) bool {
-			switch fieldString(e, "type") {
-			case "input_image", "image":
-				parts = append(parts, "[image omitted]")
-			default:
-				if t := field(e, "text"); t != nil {
-					parts = append(parts, rawString(t))
-				}
-			}
-			return true
-		})
-		return strings.Join(parts, "\n")
-	}
-	if c := field(v, "content"); c != nil {
-		return toolOutputText(c)
-	}
-	return compactJSON(v)
 }
 
 type codexSessionMeta struct {
@@ -238,16 +215,16 @@ type codexSessionMeta struct {
 }
 
 // readCodexMeta builds the thread metadata of a Codex rollout.
-func readCodexMeta(f File, probs func(Problem)) (Meta, error) {
-	m := Meta{Kind: KindCodex, Path: f.Path, Archived: f.Archived}
-	fileID := uuidFromName(filepath.Base(f.Path))
+func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Meta, error) {
+	m := transcript.Meta{Kind: transcript.KindCodex, Path: f.Path, Archived: f.Archived}
+	fileID := transcript.UUIDFromName(filepath.Base(f.Path))
 	threadID := fileID
 	metaSeen := false
 	var firstTS time.Time
 	var legacyPreview string
 	sawUserEvent := false
 	err := walkCodex(f.Path, probs, true, func(l codexLine) error {
-		t := parseTime(l.ts)
+		t := transcript.ParseTime(l.ts)
 		if !t.IsZero() {
 			if firstTS.IsZero() {
 				firstTS = t
@@ -260,7 +237,7 @@ func readCodexMeta(f File, probs func(Problem)) (Meta, error) {
 		case "session_meta":
 			var sm codexSessionMeta
 			if err := json.Unmarshal(l.payload, &sm); err != nil {
-				probs(Problem{Path: f.Path, Line: l.line, Err: "session_meta: " + err.Error()})
+				probs(transcript.Problem{Path: f.Path, Line: l.line, Err: "session_meta: " + err.Error()})
 				return nil
 			}
 			if threadID == "" {
@@ -279,7 +256,7 @@ func readCodexMeta(f File, probs func(Problem)) (Meta, error) {
 			if sm.ID != "" {
 				m.ID = sm.ID
 			}
-			m.CreatedAt = parseTime(sm.Timestamp)
+			m.CreatedAt = transcript.ParseTime(sm.Timestamp)
 			if m.CreatedAt.IsZero() {
 				m.CreatedAt = t
 			}
@@ -300,42 +277,42 @@ func readCodexMeta(f File, probs func(Problem)) (Meta, error) {
 				m.ParentID = sm.ForkedFromID
 			}
 		case "turn_context":
-			if model := fieldString(l.payload, "model"); model != "" {
+			if model := transcript.FieldString(l.payload, "model"); model != "" {
 				m.Model = model
 			}
 			if m.Cwd == "" {
-				m.Cwd = fieldString(l.payload, "cwd")
+				m.Cwd = transcript.FieldString(l.payload, "cwd")
 			}
 		case "event_msg":
-			switch fieldString(l.payload, "type") {
+			switch transcript.FieldString(l.payload, "type") {
 			case "user_message":
 				sawUserEvent = true
 				if m.Preview == "" {
-					m.Preview = cleanPreview(fieldString(l.payload, "message"))
+					m.Preview = transcript.CleanPreview(transcript.FieldString(l.payload, "message"))
 				}
 			case "item_completed":
-				if text, ok := userMessageItem(field(l.payload, "item")); ok {
+				if text, ok := userMessageItem(transcript.Field(l.payload, "item")); ok {
 					sawUserEvent = true
 					if m.Preview == "" {
-						m.Preview = cleanPreview(text)
+						m.Preview = transcript.CleanPreview(text)
 					}
 				}
 			case "mcp_tool_call_end", "web_search_end":
 				m.UsedExternalContext = true
 			}
 		case "response_item":
-			switch fieldString(l.payload, "type") {
+			switch transcript.FieldString(l.payload, "type") {
 			case "web_search_call", "tool_search_call", "tool_search_output":
 				m.UsedExternalContext = true
 			case "function_call", "custom_tool_call":
-				if strings.HasPrefix(fieldString(l.payload, "name"), "mcp__") {
+				if strings.HasPrefix(transcript.FieldString(l.payload, "name"), "mcp__") {
 					m.UsedExternalContext = true
 				}
 			case "message":
-				if legacyPreview == "" && fieldString(l.payload, "role") == "user" {
+				if legacyPreview == "" && transcript.FieldString(l.payload, "role") == "user" {
 					for _, p := range messageParts(l.payload) {
-						if !isInjectedContext(p) && strings.TrimSpace(p) != "" && p != "[image omitted]" {
-							legacyPreview = cleanPreview(p)
+						if !transcript.IsInjectedContext(p) && strings.TrimSpace(p) != "" && p != "[image omitted]" {
+							legacyPreview = transcript.CleanPreview(p)
 							break
 						}
 					}
@@ -367,22 +344,22 @@ func readCodexMeta(f File, probs func(Problem)) (Meta, error) {
 		m.UpdatedAt = f.ModTime
 	}
 	if !metaSeen {
-		probs(Problem{Path: f.Path, Err: "no session metadata: not a Codex rollout, or an empty one"})
+		probs(transcript.Problem{Path: f.Path, Err: "no session metadata: not a Codex rollout, or an empty one"})
 	}
 	return m, nil
 }
 
 // userMessageItem reads the text of an item_completed UserMessage item.
 func userMessageItem(item []byte) (string, bool) {
-	if item == nil || fieldString(item, "type") != "UserMessage" {
+	if item == nil || transcript.FieldString(item, "type") != "UserMessage" {
 		return "", false
 	}
-	if s := fieldString(item, "message"); s != "" {
+	if s := transcript.FieldString(item, "message"); s != "" {
 		return s, true
 	}
 	var parts []string
-	_ = eachElem(field(item, "content"), func(v []byte) bool {
-		if t := fieldString(v, "text"); t != "" {
+	_ = transcript.EachElem(transcript.Field(item, "content"), func(v []byte) bool {
+		if t := transcript.FieldString(v, "text"); t != "" {
 			parts = append(parts, t)
 		}
 		return true

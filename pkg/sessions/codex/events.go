@@ -1,61 +1,23 @@
-package sessions
+package codex
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
-
-// emitter holds back the latest assistant message so it can be marked
-// Final once the turn is seen to end (task_complete for Codex, the next
-// human message or the end of file for Claude Code).
-type emitter struct {
-	fn      func(Event) error
-	pending *Event
-	err     error
-}
-
-func (e *emitter) emit(ev Event) error {
-	if e.err != nil {
-		return e.err
-	}
-	if e.pending != nil {
-		p := *e.pending
-		e.pending = nil
-		if e.err = e.fn(p); e.err != nil {
-			return e.err
-		}
-	}
-	if ev.Kind == EventAssistant && !ev.Final {
-		e.pending = &ev
-		return nil
-	}
-	e.err = e.fn(ev)
-	return e.err
-}
-
-// endTurn flushes the held-back assistant message, marked final.
-func (e *emitter) endTurn(final bool) error {
-	if e.err != nil || e.pending == nil {
-		return e.err
-	}
-	p := *e.pending
-	e.pending = nil
-	p.Final = p.Final || final
-	e.err = e.fn(p)
-	return e.err
-}
 
 // codexState is what the Codex reader remembers across lines to turn the
 // rollout's items into one result per call and file changes that only
 // count once they applied.
 type codexState struct {
-	em          *emitter
+	em          *transcript.Emitter
 	envelope    bool
-	results     map[string]bool    // call ids whose result was emitted
-	fileChanges map[string]bool    // call ids whose file changes were emitted
-	pending     map[string][]Event // apply_patch call id → changes awaiting the result
-	sessions    map[string]string  // unified-exec session id → the call that opened it
-	polls       map[string]string  // write_stdin call id → session id it polls
+	results     map[string]bool               // call ids whose result was emitted
+	fileChanges map[string]bool               // call ids whose file changes were emitted
+	pending     map[string][]transcript.Event // apply_patch call id → changes awaiting the result
+	sessions    map[string]string             // unified-exec session id → the call that opened it
+	polls       map[string]string             // write_stdin call id → session id it polls
 }
 
 func (st *codexState) bound() {
@@ -85,30 +47,30 @@ func (st *codexState) bound() {
 // polls are not reported as calls of their own: the first output that
 // carries an exit status (a poll's, or exec_command_end's) becomes the
 // result of the command that opened the session.
-func codexEvents(f File, probs func(Problem), fn func(Event) error) error {
-	st := &codexState{em: &emitter{fn: fn}, results: map[string]bool{}, fileChanges: map[string]bool{},
-		pending: map[string][]Event{}, sessions: map[string]string{}, polls: map[string]string{}}
+func Events(f transcript.File, probs func(transcript.Problem), fn func(transcript.Event) error) error {
+	st := &codexState{em: transcript.NewEmitter(fn), results: map[string]bool{}, fileChanges: map[string]bool{},
+		pending: map[string][]transcript.Event{}, sessions: map[string]string{}, polls: map[string]string{}}
 	em := st.em
 	err := walkCodex(f.Path, probs, false, func(l codexLine) error {
 		st.envelope = st.envelope || !l.bare
 		st.bound()
-		t := parseTime(l.ts)
-		base := Event{Time: t, Line: l.line}
+		t := transcript.ParseTime(l.ts)
+		base := transcript.Event{Time: t, Line: l.line}
 		p := l.payload
 		switch l.typ {
 		case "compacted":
 			ev := base
-			ev.Kind = EventCompaction
-			ev.Text = fieldString(p, "message")
-			return em.emit(ev)
+			ev.Kind = transcript.EventCompaction
+			ev.Text = transcript.FieldString(p, "message")
+			return em.Emit(ev)
 		case "inter_agent_communication":
 			ev := base
-			ev.Kind = EventOtherAgent
+			ev.Kind = transcript.EventOtherAgent
 			ev.Text = strings.Join(messageParts(p), "\n")
 			if ev.Text == "" {
-				ev.Text = fieldString(p, "content")
+				ev.Text = transcript.FieldString(p, "content")
 			}
-			return em.emit(ev)
+			return em.Emit(ev)
 		case "event_msg":
 			st.envelope = true
 			return st.eventMsg(base, p)
@@ -120,101 +82,101 @@ func codexEvents(f File, probs func(Problem), fn func(Event) error) error {
 	if err != nil {
 		return err
 	}
-	return em.endTurn(false)
+	return em.EndTurn(false)
 }
 
-func (st *codexState) eventMsg(base Event, p []byte) error {
+func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 	em := st.em
-	switch fieldString(p, "type") {
+	switch transcript.FieldString(p, "type") {
 	case "user_message":
 		ev := base
-		ev.Kind = EventHuman
-		ev.Text = cleanPreview(fieldString(p, "message"))
-		if err := em.endTurn(false); err != nil {
+		ev.Kind = transcript.EventHuman
+		ev.Text = transcript.CleanPreview(transcript.FieldString(p, "message"))
+		if err := em.EndTurn(false); err != nil {
 			return err
 		}
-		return em.emit(ev)
+		return em.Emit(ev)
 	case "item_completed":
-		if text, ok := userMessageItem(field(p, "item")); ok {
+		if text, ok := userMessageItem(transcript.Field(p, "item")); ok {
 			ev := base
-			ev.Kind = EventHuman
-			ev.Text = cleanPreview(text)
-			return em.emit(ev)
+			ev.Kind = transcript.EventHuman
+			ev.Text = transcript.CleanPreview(text)
+			return em.Emit(ev)
 		}
 	case "turn_aborted":
-		if r := fieldString(p, "reason"); r == "interrupted" || r == "" {
+		if r := transcript.FieldString(p, "reason"); r == "interrupted" || r == "" {
 			ev := base
-			ev.Kind = EventInterrupt
+			ev.Kind = transcript.EventInterrupt
 			ev.Text = "turn aborted: interrupted"
-			if err := em.endTurn(false); err != nil {
+			if err := em.EndTurn(false); err != nil {
 				return err
 			}
-			return em.emit(ev)
+			return em.Emit(ev)
 		}
 	case "task_complete":
-		if em.pending != nil {
-			return em.endTurn(true)
+		if em.Pending() {
+			return em.EndTurn(true)
 		}
-		if last := fieldString(p, "last_agent_message"); last != "" {
+		if last := transcript.FieldString(p, "last_agent_message"); last != "" {
 			ev := base
-			ev.Kind = EventAssistant
+			ev.Kind = transcript.EventAssistant
 			ev.Text = last
 			ev.Final = true
-			return em.emit(ev)
+			return em.Emit(ev)
 		}
 	case "exec_command_end":
-		id := fieldString(p, "call_id")
+		id := transcript.FieldString(p, "call_id")
 		if st.results[id] {
 			return nil
 		}
 		st.results[id] = true
 		ev := base
-		ev.Kind = EventToolResult
+		ev.Kind = transcript.EventToolResult
 		ev.CallID = id
 		ev.Tool = "exec_command"
-		out := fieldString(p, "aggregated_output")
+		out := transcript.FieldString(p, "aggregated_output")
 		if out == "" {
-			out = fieldString(p, "stdout") + fieldString(p, "stderr")
+			out = transcript.FieldString(p, "stdout") + transcript.FieldString(p, "stderr")
 		}
-		ev.Output = shorten(out, eventTextMax)
-		ev.Outcome = OutcomeUnknown
-		if n, ok := rawInt(field(p, "exit_code")); ok {
+		ev.Output = transcript.Shorten(out, transcript.EventTextMax)
+		ev.Outcome = transcript.OutcomeUnknown
+		if n, ok := transcript.RawInt(transcript.Field(p, "exit_code")); ok {
 			ev.ExitCode = &n
-			ev.Outcome = OutcomeOK
+			ev.Outcome = transcript.OutcomeOK
 			if n != 0 {
-				ev.Outcome = OutcomeFailed
+				ev.Outcome = transcript.OutcomeFailed
 			}
 		}
-		switch fieldString(p, "status") {
+		switch transcript.FieldString(p, "status") {
 		case "failed":
-			ev.Outcome = OutcomeFailed
+			ev.Outcome = transcript.OutcomeFailed
 		case "declined":
-			ev.Outcome = OutcomeRejected
+			ev.Outcome = transcript.OutcomeRejected
 		}
-		ev.IsError = ev.Outcome == OutcomeFailed
-		return em.emit(ev)
+		ev.IsError = ev.Outcome == transcript.OutcomeFailed
+		return em.Emit(ev)
 	case "patch_apply_end":
-		id := fieldString(p, "call_id")
+		id := transcript.FieldString(p, "call_id")
 		if st.fileChanges[id] {
 			return nil
 		}
 		st.fileChanges[id] = true
 		delete(st.pending, id)
-		if string(field(p, "success")) == "false" {
+		if string(transcript.Field(p, "success")) == "false" {
 			return nil
 		}
 		var ferr error
-		_ = eachField(field(p, "changes"), func(path string, ch []byte) bool {
+		_ = transcript.EachField(transcript.Field(p, "changes"), func(path string, ch []byte) bool {
 			ev := base
-			ev.Kind = EventFileChange
+			ev.Kind = transcript.EventFileChange
 			ev.CallID = id
 			ev.Tool = "apply_patch"
 			ev.FilePath = path
-			ev.FileOp = fieldString(ch, "type")
-			if mv := fieldString(ch, "move_path"); mv != "" {
+			ev.FileOp = transcript.FieldString(ch, "type")
+			if mv := transcript.FieldString(ch, "move_path"); mv != "" {
 				ev.FilePath = mv
 			}
-			ferr = em.emit(ev)
+			ferr = em.Emit(ev)
 			return ferr == nil
 		})
 		return ferr
@@ -222,22 +184,22 @@ func (st *codexState) eventMsg(base Event, p []byte) error {
 	return nil
 }
 
-func (st *codexState) responseItem(base Event, p []byte) error {
+func (st *codexState) responseItem(base transcript.Event, p []byte) error {
 	em := st.em
-	switch typ := fieldString(p, "type"); typ {
+	switch typ := transcript.FieldString(p, "type"); typ {
 	case "message":
-		role := fieldString(p, "role")
+		role := transcript.FieldString(p, "role")
 		parts := messageParts(p)
 		switch role {
 		case "assistant":
 			ev := base
-			ev.Kind = EventAssistant
+			ev.Kind = transcript.EventAssistant
 			ev.Text = strings.Join(parts, "\n")
-			ev.Final = fieldString(p, "phase") == "final_answer"
+			ev.Final = transcript.FieldString(p, "phase") == "final_answer"
 			if strings.TrimSpace(ev.Text) == "" {
 				return nil
 			}
-			return em.emit(ev)
+			return em.Emit(ev)
 		case "user", "developer", "system":
 			for _, part := range parts {
 				ev := base
@@ -246,88 +208,88 @@ func (st *codexState) responseItem(base Event, p []byte) error {
 					if st.envelope {
 						continue // the turn_aborted event carries it
 					}
-					ev.Kind = EventInterrupt
+					ev.Kind = transcript.EventInterrupt
 					ev.Text = part
-				case role == "user" && !isInjectedContext(part):
+				case role == "user" && !transcript.IsInjectedContext(part):
 					if st.envelope {
 						continue // the user_message event carries these words
 					}
-					ev.Kind = EventHuman
-					ev.Text = cleanPreview(part)
-					if err := em.endTurn(false); err != nil {
+					ev.Kind = transcript.EventHuman
+					ev.Text = transcript.CleanPreview(part)
+					if err := em.EndTurn(false); err != nil {
 						return err
 					}
 				default:
-					ev.Kind = EventContext
+					ev.Kind = transcript.EventContext
 					ev.Text = part
 				}
-				if err := em.emit(ev); err != nil {
+				if err := em.Emit(ev); err != nil {
 					return err
 				}
 			}
 		}
 	case "agent_message":
 		ev := base
-		ev.Kind = EventOtherAgent
+		ev.Kind = transcript.EventOtherAgent
 		ev.Text = strings.Join(messageParts(p), "\n")
-		return em.emit(ev)
+		return em.Emit(ev)
 	case "function_call", "custom_tool_call", "local_shell_call":
 		return st.toolCall(base, p, typ)
 	case "function_call_output", "custom_tool_call_output":
 		return st.toolOutput(base, p)
 	case "web_search_call":
 		ev := base
-		ev.Kind = EventToolCall
+		ev.Kind = transcript.EventToolCall
 		ev.Tool = "web_search"
-		ev.Action = ActionWeb
-		ev.Input = compactJSON(field(p, "action"))
-		return em.emit(ev)
+		ev.Action = transcript.ActionWeb
+		ev.Input = transcript.CompactJSON(transcript.Field(p, "action"))
+		return em.Emit(ev)
 	case "tool_search_call":
 		ev := base
-		ev.Kind = EventToolCall
+		ev.Kind = transcript.EventToolCall
 		ev.Tool = "tool_search"
-		ev.Action = ActionSearch
-		ev.CallID = fieldString(p, "call_id")
-		ev.Input = shorten(compactJSON(field(p, "arguments")), eventTextMax)
-		return em.emit(ev)
+		ev.Action = transcript.ActionSearch
+		ev.CallID = transcript.FieldString(p, "call_id")
+		ev.Input = transcript.Shorten(transcript.CompactJSON(transcript.Field(p, "arguments")), transcript.EventTextMax)
+		return em.Emit(ev)
 	}
 	return nil
 }
 
-func (st *codexState) toolCall(base Event, p []byte, typ string) error {
+func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) error {
 	em := st.em
 	ev := base
-	ev.Kind = EventToolCall
-	ev.CallID = fieldString(p, "call_id")
-	ev.Tool = fieldString(p, "name")
+	ev.Kind = transcript.EventToolCall
+	ev.CallID = transcript.FieldString(p, "call_id")
+	ev.Tool = transcript.FieldString(p, "name")
 	if typ == "local_shell_call" {
 		ev.Tool = "local_shell_call"
-		ev.Action = ActionShell
+		ev.Action = transcript.ActionShell
 		var argv []string
-		_ = json.Unmarshal(field(field(p, "action"), "command"), &argv)
-		ev.Command = shellJoin(argv)
-		ev.Input = shorten(compactJSON(field(p, "action")), eventTextMax)
-		return em.emit(ev)
+		_ = json.Unmarshal(transcript.Field(transcript.Field(p, "action"), "command"), &argv)
+		ev.Command = transcript.ShellJoin(argv)
+		ev.Input = transcript.Shorten(transcript.CompactJSON(transcript.Field(p, "action")), transcript.EventTextMax)
+		return em.Emit(ev)
 	}
 	var input string
 	if typ == "function_call" {
-		input = fieldString(p, "arguments")
+		input = transcript.FieldString(p, "arguments")
 		ev.Command = commandFromArgs(ev.Tool, input)
 	} else {
-		input = fieldString(p, "input")
+		input = transcript.FieldString(p, "input")
 	}
 	if sid := codexPollSession(ev.Tool, input); sid != "" {
 		// A poll of a running command: not a call of its own.
 		st.polls[ev.CallID] = sid
 		return nil
 	}
-	ev.Action = codexAction(ev.Tool, fieldString(p, "namespace"))
-	if ev.Action == ActionShell {
+	ev.Action = ActionOf(ev.Tool, transcript.FieldString(p, "namespace"))
+	if ev.Action == transcript.ActionShell {
 		ev.Escalated = codexEscalated(input)
 	}
-	ev.Input = shorten(input, eventTextMax)
-	if ev.Action == ActionEdit && !st.fileChanges[ev.CallID] {
-		changes := editChanges(ev.Tool, input)
+	ev.Input = transcript.Shorten(input, transcript.EventTextMax)
+	if ev.Action == transcript.ActionEdit && !st.fileChanges[ev.CallID] {
+		changes := transcript.EditChanges(ev.Tool, input)
 		for i := range changes {
 			changes[i].Time, changes[i].Line = base.Time, base.Line
 			changes[i].CallID, changes[i].Tool = ev.CallID, ev.Tool
@@ -339,14 +301,14 @@ func (st *codexState) toolCall(base Event, p []byte, typ string) error {
 			st.pending[ev.CallID] = changes
 		}
 	}
-	return em.emit(ev)
+	return em.Emit(ev)
 }
 
-func (st *codexState) toolOutput(base Event, p []byte) error {
+func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 	em := st.em
-	id := fieldString(p, "call_id")
-	raw := toolOutputText(field(p, "output"))
-	out, code := parseToolOutput(raw)
+	id := transcript.FieldString(p, "call_id")
+	raw := transcript.ToolOutputText(transcript.Field(p, "output"))
+	out, code := transcript.ParseToolOutput(raw)
 	if sid, ok := st.polls[id]; ok {
 		// The output of a poll: it settles the command that opened the
 		// session once it carries an exit status.
@@ -366,36 +328,36 @@ func (st *codexState) toolOutput(base Event, p []byte) error {
 	}
 	st.results[id] = true
 	ev := base
-	ev.Kind = EventToolResult
+	ev.Kind = transcript.EventToolResult
 	ev.CallID = id
 	body := codexExecBody(out)
-	ev.Output = shorten(body, eventTextMax)
+	ev.Output = transcript.Shorten(body, transcript.EventTextMax)
 	ev.ExitCode = code
 	ev.Outcome = codexOutcome(body, code)
 	changes, hasPending := st.pending[id]
 	delete(st.pending, id)
-	if hasPending && ev.Outcome == OutcomeUnknown {
+	if hasPending && ev.Outcome == transcript.OutcomeUnknown {
 		// apply_patch answers in words when it has no exit status.
-		ev.Outcome = OutcomeOK
+		ev.Outcome = transcript.OutcomeOK
 		if codexPatchFailed(body) {
-			ev.Outcome = OutcomeFailed
+			ev.Outcome = transcript.OutcomeFailed
 		}
 	}
-	ev.IsError = ev.Outcome == OutcomeFailed
-	if err := em.emit(ev); err != nil {
+	ev.IsError = ev.Outcome == transcript.OutcomeFailed
+	if err := em.Emit(ev); err != nil {
 		return err
 	}
 	if !hasPending || st.fileChanges[id] {
 		return nil
 	}
-	if ev.Outcome == OutcomeFailed || ev.Outcome == OutcomeRejected || ev.Outcome == OutcomeInterrupted ||
-		ev.Outcome == OutcomeDenied || codexPatchFailed(body) {
+	if ev.Outcome == transcript.OutcomeFailed || ev.Outcome == transcript.OutcomeRejected || ev.Outcome == transcript.OutcomeInterrupted ||
+		ev.Outcome == transcript.OutcomeDenied || codexPatchFailed(body) {
 		return nil
 	}
 	st.fileChanges[id] = true
 	for _, fc := range changes {
 		fc.Time, fc.Line = base.Time, base.Line
-		if err := em.emit(fc); err != nil {
+		if err := em.Emit(fc); err != nil {
 			return err
 		}
 	}
@@ -404,20 +366,20 @@ func (st *codexState) toolOutput(base Event, p []byte) error {
 
 // codexOutcome reads the outcome of a tool output: its exit status when it
 // has one, else the harness's own words for a refused or aborted call.
-func codexOutcome(body string, code *int) Outcome {
+func codexOutcome(body string, code *int) transcript.Outcome {
 	t := strings.TrimSpace(body)
 	switch {
 	case strings.HasPrefix(t, "exec command rejected by user"), strings.HasPrefix(t, "patch rejected by user"),
 		strings.HasPrefix(t, "rejected by user"):
-		return OutcomeRejected
+		return transcript.OutcomeRejected
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
-		return OutcomeInterrupted
+		return transcript.OutcomeInterrupted
 	case code != nil && *code != 0:
-		return OutcomeFailed
+		return transcript.OutcomeFailed
 	case code != nil:
-		return OutcomeOK
+		return transcript.OutcomeOK
 	}
-	return OutcomeUnknown
+	return transcript.OutcomeUnknown
 }
 
 // commandFromArgs extracts the shell command of a shell-like function call.
@@ -438,11 +400,11 @@ func commandFromArgs(tool, args string) string {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return unwrapShell(s)
+			return transcript.UnwrapShell(s)
 		}
 		var argv []string
 		if json.Unmarshal(raw, &argv) == nil {
-			return shellJoin(argv)
+			return transcript.ShellJoin(argv)
 		}
 	}
 	return ""

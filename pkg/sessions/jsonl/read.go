@@ -1,10 +1,15 @@
-package sessions
+// Package jsonl reads memctl's own transcript format
+// (docs/transcript-format.md), which any agent or script can write, into
+// pkg/sessions' normalised form.
+package jsonl
 
 import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
 // jsonlLine is one line of memctl's own transcript format (docs/transcript-format.md).
@@ -35,76 +40,76 @@ type jsonlLine struct {
 }
 
 // walkJSONL decodes a memctl transcript line by line.
-func walkJSONL(path string, probs func(Problem), checkUTF8 bool, fn func(*jsonlLine, int) error) error {
-	return walkDecoded(path, probs, checkUTF8, fn)
+func walkJSONL(path string, probs func(transcript.Problem), checkUTF8 bool, fn func(*jsonlLine, int) error) error {
+	return transcript.WalkDecoded(path, probs, checkUTF8, fn)
 }
 
 // jsonlEvent converts a line to an event; ok is false for session and
 // unknown lines.
-func jsonlEvent(l *jsonlLine, line int) (Event, bool) {
-	ev := Event{Time: parseTime(l.Timestamp), Line: line}
+func jsonlEvent(l *jsonlLine, line int) (transcript.Event, bool) {
+	ev := transcript.Event{Time: transcript.ParseTime(l.Timestamp), Line: line}
 	switch l.Type {
 	case "message":
 		switch l.Role {
 		case "user":
-			ev.Kind = EventHuman
+			ev.Kind = transcript.EventHuman
 		case "assistant":
-			ev.Kind = EventAssistant
+			ev.Kind = transcript.EventAssistant
 			ev.Final = l.Final
 		case "context", "system", "developer":
-			ev.Kind = EventContext
+			ev.Kind = transcript.EventContext
 		case "agent":
-			ev.Kind = EventOtherAgent
+			ev.Kind = transcript.EventOtherAgent
 		default:
 			return ev, false
 		}
 		ev.Text = l.Text
 	case "tool_call":
-		ev.Kind = EventToolCall
-		ev.CallID, ev.Tool, ev.Command, ev.Escalated = l.ID, l.Name, unwrapShell(l.Command), l.Escalated
-		ev.Action = genericAction(l.Name)
+		ev.Kind = transcript.EventToolCall
+		ev.CallID, ev.Tool, ev.Command, ev.Escalated = l.ID, l.Name, transcript.UnwrapShell(l.Command), l.Escalated
+		ev.Action = ActionOf(l.Name)
 		if ev.Command != "" {
-			ev.Action = ActionShell
+			ev.Action = transcript.ActionShell
 		}
 		if len(l.Input) > 0 {
 			if l.Input[0] == '"' {
-				ev.Input = shorten(rawString(l.Input), eventTextMax)
+				ev.Input = transcript.Shorten(transcript.RawString(l.Input), transcript.EventTextMax)
 			} else {
-				ev.Input = shorten(compactJSON(l.Input), eventTextMax)
+				ev.Input = transcript.Shorten(transcript.CompactJSON(l.Input), transcript.EventTextMax)
 			}
 		}
-		if ev.Action == ActionRead || ev.Action == ActionEdit {
-			var a fileArgs
+		if ev.Action == transcript.ActionRead || ev.Action == transcript.ActionEdit {
+			var a transcript.FileArgs
 			if json.Unmarshal(l.Input, &a) == nil {
-				ev.FilePath = a.path()
+				ev.FilePath = a.Target()
 			}
 		}
 	case "tool_result":
-		ev.Kind = EventToolResult
-		ev.CallID, ev.Output, ev.ExitCode = l.ID, shorten(l.Output, eventTextMax), l.ExitCode
+		ev.Kind = transcript.EventToolResult
+		ev.CallID, ev.Output, ev.ExitCode = l.ID, transcript.Shorten(l.Output, transcript.EventTextMax), l.ExitCode
 		ev.IsError = l.IsError || (l.ExitCode != nil && *l.ExitCode != 0)
-		switch Outcome(l.Status) {
-		case OutcomeOK, OutcomeFailed, OutcomeRejected, OutcomeDenied, OutcomeInterrupted:
-			ev.Outcome = Outcome(l.Status)
+		switch transcript.Outcome(l.Status) {
+		case transcript.OutcomeOK, transcript.OutcomeFailed, transcript.OutcomeRejected, transcript.OutcomeDenied, transcript.OutcomeInterrupted:
+			ev.Outcome = transcript.Outcome(l.Status)
 		default:
 			switch {
 			case ev.IsError:
-				ev.Outcome = OutcomeFailed
+				ev.Outcome = transcript.OutcomeFailed
 			case l.ExitCode != nil:
-				ev.Outcome = OutcomeOK
+				ev.Outcome = transcript.OutcomeOK
 			}
 		}
-		if ev.Outcome == OutcomeFailed {
+		if ev.Outcome == transcript.OutcomeFailed {
 			ev.IsError = true
 		}
 	case "file_change":
-		ev.Kind = EventFileChange
+		ev.Kind = transcript.EventFileChange
 		ev.CallID, ev.FilePath, ev.FileOp = l.ID, l.Path, l.Op
 	case "interrupt":
-		ev.Kind = EventInterrupt
+		ev.Kind = transcript.EventInterrupt
 		ev.Text = l.Text
 	case "compaction":
-		ev.Kind = EventCompaction
+		ev.Kind = transcript.EventCompaction
 		ev.Text = l.Text
 	default:
 		return ev, false
@@ -114,11 +119,11 @@ func jsonlEvent(l *jsonlLine, line int) (Event, bool) {
 
 var jsonlInteractive = map[string]bool{"cli": true, "vscode": true, "": true}
 
-func readJSONLMeta(f File, probs func(Problem)) (Meta, error) {
-	m := Meta{Kind: KindJSONL, Path: f.Path}
+func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Meta, error) {
+	m := transcript.Meta{Kind: transcript.KindJSONL, Path: f.Path}
 	seenSession := false
 	err := walkJSONL(f.Path, probs, true, func(l *jsonlLine, line int) error {
-		t := parseTime(l.Timestamp)
+		t := transcript.ParseTime(l.Timestamp)
 		if t.After(m.UpdatedAt) {
 			m.UpdatedAt = t
 		}
@@ -146,7 +151,7 @@ func readJSONLMeta(f File, probs func(Problem)) (Meta, error) {
 		return m, err
 	}
 	if !seenSession {
-		probs(Problem{Path: f.Path, Err: "no session line"})
+		probs(transcript.Problem{Path: f.Path, Err: "no session line"})
 	}
 	if m.ID == "" {
 		m.ID = strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
@@ -165,11 +170,11 @@ func readJSONLMeta(f File, probs func(Problem)) (Meta, error) {
 // call waits for that call's result: a failed, rejected or interrupted
 // call changed nothing. An edit tool call without file_change lines of its
 // own reports the file its input names, under the same rule.
-func jsonlEvents(f File, probs func(Problem), fn func(Event) error) error {
-	calls := map[string]bool{}      // call ids seen, awaiting a result
-	explicit := map[string]bool{}   // call ids with file_change lines of their own
-	pending := map[string][]Event{} // call id → changes awaiting the result
-	derived := map[string][]Event{} // call id → changes read from an edit call's input
+func Events(f transcript.File, probs func(transcript.Problem), fn func(transcript.Event) error) error {
+	calls := map[string]bool{}                 // call ids seen, awaiting a result
+	explicit := map[string]bool{}              // call ids with file_change lines of their own
+	pending := map[string][]transcript.Event{} // call id → changes awaiting the result
+	derived := map[string][]transcript.Event{} // call id → changes read from an edit call's input
 	err := walkJSONL(f.Path, probs, false, func(l *jsonlLine, line int) error {
 		ev, ok := jsonlEvent(l, line)
 		if !ok {
@@ -182,23 +187,23 @@ func jsonlEvents(f File, probs func(Problem), fn func(Event) error) error {
 			clear(derived)
 		}
 		switch ev.Kind {
-		case EventToolCall:
+		case transcript.EventToolCall:
 			if ev.CallID != "" {
 				calls[ev.CallID] = true
-				if ev.Action == ActionEdit {
-					for _, fc := range editChanges(ev.Tool, ev.Input) {
+				if ev.Action == transcript.ActionEdit {
+					for _, fc := range transcript.EditChanges(ev.Tool, ev.Input) {
 						fc.Time, fc.Line, fc.CallID, fc.Tool = ev.Time, ev.Line, ev.CallID, ev.Tool
 						derived[ev.CallID] = append(derived[ev.CallID], fc)
 					}
 				}
 			}
-		case EventFileChange:
+		case transcript.EventFileChange:
 			if ev.CallID != "" && calls[ev.CallID] {
 				explicit[ev.CallID] = true
 				pending[ev.CallID] = append(pending[ev.CallID], ev)
 				return nil
 			}
-		case EventToolResult:
+		case transcript.EventToolResult:
 			if err := fn(ev); err != nil {
 				return err
 			}
@@ -210,7 +215,7 @@ func jsonlEvents(f File, probs func(Problem), fn func(Event) error) error {
 			delete(pending, ev.CallID)
 			delete(derived, ev.CallID)
 			delete(explicit, ev.CallID)
-			if ev.Outcome != OutcomeOK && ev.Outcome != OutcomeUnknown {
+			if ev.Outcome != transcript.OutcomeOK && ev.Outcome != transcript.OutcomeUnknown {
 				return nil
 			}
 			for _, fc := range changes {
@@ -226,7 +231,7 @@ func jsonlEvents(f File, probs func(Problem), fn func(Event) error) error {
 		return err
 	}
 	// Changes whose call never got a result: the file says they happened.
-	var rest []Event
+	var rest []transcript.Event
 	for _, changes := range pending {
 		rest = append(rest, changes...)
 	}

@@ -1,4 +1,4 @@
-package sessions
+package transcript
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ var compactSeeds = []string{
 	`"plain string with   spaces"`,
 }
 
-// FuzzFastCompact checks fastCompact against encoding/json on valid JSON,
+// FuzzFastCompact checks FastCompact against encoding/json on valid JSON,
 // and that it never accepts an unterminated string or unbalanced brackets.
 func FuzzFastCompact(f *testing.F) {
 	for _, s := range compactSeeds {
@@ -23,11 +23,11 @@ func FuzzFastCompact(f *testing.F) {
 	f.Add(`{"a": "unterminated}`)
 	f.Add(`{"a": [1, 2}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := fastCompact(nil, []byte(s))
+		got, ok := FastCompact(nil, []byte(s))
 		var want bytes.Buffer
 		if json.Compact(&want, []byte(s)) == nil {
 			if !ok || !bytes.Equal(got, want.Bytes()) {
-				t.Fatalf("fastCompact(%q) = %q, %v; encoding/json gives %q", s, got, ok, want.Bytes())
+				t.Fatalf("FastCompact(%q) = %q, %v; encoding/json gives %q", s, got, ok, want.Bytes())
 			}
 		}
 	})
@@ -35,7 +35,7 @@ func FuzzFastCompact(f *testing.F) {
 
 func TestFastCompactRejectsBrokenItems(t *testing.T) {
 	for _, s := range []string{`{"a": "unterminated}`, `{"a": [1, 2}`, `{"a":1}}`, "{\"a\":\"line\nbreak\"}"} {
-		if _, ok := fastCompact(nil, []byte(s)); ok {
+		if _, ok := FastCompact(nil, []byte(s)); ok {
 			t.Errorf("accepted %q", s)
 		}
 	}

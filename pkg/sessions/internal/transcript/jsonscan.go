@@ -1,4 +1,4 @@
-package sessions
+package transcript
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // to be skipped or copied. Nesting depth is a counter, so a line of
 // 100,000 '[' costs no stack.
 
-var errBadJSON = errors.New("malformed JSON")
+var ErrBadJSON = errors.New("malformed JSON")
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
@@ -34,7 +34,7 @@ func skipString(b []byte, i int) (int, error) {
 	for {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return 0, errBadJSON
+			return 0, ErrBadJSON
 		}
 		end := i + j
 		k := end - 1
@@ -52,7 +52,7 @@ func skipString(b []byte, i int) (int, error) {
 func skipValue(b []byte, i int) (int, error) {
 	i = skipSpace(b, i)
 	if i >= len(b) {
-		return 0, errBadJSON
+		return 0, ErrBadJSON
 	}
 	switch b[i] {
 	case '"':
@@ -77,7 +77,7 @@ func skipValue(b []byte, i int) (int, error) {
 			}
 			i++
 		}
-		return 0, errBadJSON
+		return 0, ErrBadJSON
 	default:
 		j := i
 		for j < len(b) {
@@ -88,7 +88,7 @@ func skipValue(b []byte, i int) (int, error) {
 			j++
 		}
 		if j == i {
-			return 0, errBadJSON
+			return 0, ErrBadJSON
 		}
 		return j, nil
 	}
@@ -96,10 +96,10 @@ func skipValue(b []byte, i int) (int, error) {
 
 // eachField calls fn for every key/value of the JSON object b (raw value
 // bytes). fn returns false to stop early.
-func eachField(b []byte, fn func(key string, val []byte) bool) error {
+func EachField(b []byte, fn func(key string, val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return errBadJSON
+		return ErrBadJSON
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -107,16 +107,16 @@ func eachField(b []byte, fn func(key string, val []byte) bool) error {
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		ke, err := skipString(b, i)
 		if err != nil {
 			return err
 		}
-		key := rawString(b[i:ke])
+		key := RawString(b[i:ke])
 		i = skipSpace(b, ke)
 		if i >= len(b) || b[i] != ':' {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		vs := skipSpace(b, i+1)
 		ve, err := skipValue(b, vs)
@@ -128,23 +128,23 @@ func eachField(b []byte, fn func(key string, val []byte) bool) error {
 		}
 		i = skipSpace(b, ve)
 		if i >= len(b) {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		if b[i] == '}' {
 			return nil
 		}
 		if b[i] != ',' {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		i = skipSpace(b, i+1)
 	}
 }
 
 // eachElem calls fn for every element of the JSON array b.
-func eachElem(b []byte, fn func(val []byte) bool) error {
+func EachElem(b []byte, fn func(val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
-		return errBadJSON
+		return ErrBadJSON
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
@@ -160,22 +160,22 @@ func eachElem(b []byte, fn func(val []byte) bool) error {
 		}
 		i = skipSpace(b, ve)
 		if i >= len(b) {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		if b[i] == ']' {
 			return nil
 		}
 		if b[i] != ',' {
-			return errBadJSON
+			return ErrBadJSON
 		}
 		i = skipSpace(b, i+1)
 	}
 }
 
 // field returns the raw value of key in object b, nil when absent.
-func field(b []byte, key string) []byte {
+func Field(b []byte, key string) []byte {
 	var out []byte
-	_ = eachField(b, func(k string, v []byte) bool {
+	_ = EachField(b, func(k string, v []byte) bool {
 		if k == key {
 			out = v
 			return false
@@ -186,7 +186,7 @@ func field(b []byte, key string) []byte {
 }
 
 // rawString decodes a raw JSON string value; non-strings give "".
-func rawString(v []byte) string {
+func RawString(v []byte) string {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return ""
 	}
@@ -202,10 +202,10 @@ func rawString(v []byte) string {
 }
 
 // fieldString is rawString(field(b, key)).
-func fieldString(b []byte, key string) string { return rawString(field(b, key)) }
+func FieldString(b []byte, key string) string { return RawString(Field(b, key)) }
 
 // rawInt decodes a JSON integer; ok is false for anything else.
-func rawInt(v []byte) (int, bool) {
+func RawInt(v []byte) (int, bool) {
 	n, err := strconv.Atoi(string(v))
 	if err != nil {
 		if f, ferr := strconv.ParseFloat(string(v), 64); ferr == nil && f == float64(int(f)) {
@@ -217,4 +217,4 @@ func rawInt(v []byte) (int, bool) {
 }
 
 // isNull reports a missing or JSON-null value.
-func isNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }
+func IsNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }

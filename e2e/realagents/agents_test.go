@@ -138,3 +138,45 @@ func toolResultWith(reqs []Request, want string) bool {
 	}
 	return false
 }
+
+// snapshot reads files (absent ones as nil) to compare after an undo.
+func snapshot(paths ...string) map[string][]byte {
+	out := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			out[p] = b
+		} else {
+			out[p] = nil
+		}
+	}
+	return out
+}
+
+// checkUndo runs `memctl setup --undo` and checks every file is back:
+// byte for byte when the agent left it alone, otherwise without any of
+// memctl's entries.
+func (w *world) checkUndo(agent string, before map[string][]byte, changedByAgent ...string) {
+	t := w.t
+	t.Helper()
+	out := w.memctl("--json", "setup", "--undo", agent)
+	mustContain(t, "setup --undo --json", out, `"undone"`)
+	mayChange := map[string]bool{}
+	for _, p := range changedByAgent {
+		mayChange[p] = true
+	}
+	for p, want := range before {
+		got, err := os.ReadFile(p)
+		switch {
+		case mayChange[p]:
+			// (The test's own paths contain "memctl": look for the entries.)
+			if strings.Contains(string(got), memctlBin) || strings.Contains(string(got), "memctl setup") || strings.Contains(string(got), `"memctl": {`) {
+				t.Errorf("%s still holds memctl's entries after the undo:\n%s", p, clip(string(got), 2000))
+			}
+		case want == nil && err == nil:
+			t.Errorf("%s was created by setup and is still there after the undo", p)
+		case want != nil && string(got) != string(want):
+			t.Errorf("%s differs after the undo:\nwant %q\ngot  %q", p, clip(string(want), 800), clip(string(got), 800))
+		}
+	}
+}

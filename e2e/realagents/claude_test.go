@@ -14,6 +14,8 @@ import (
 func TestClaudeCode(t *testing.T) {
 	w := newWorld(t)
 	w.seedClaudeFirstRun()
+	settingsPath, statePath := filepath.Join(w.claudeDir, "settings.json"), filepath.Join(w.claudeDir, ".claude.json")
+	beforeSetup := snapshot(settingsPath, statePath)
 	w.memctl("setup", "claude-code", "--memctl", memctlBin)
 	// Tools for the project's own work are the user's choice, given per
 	// run; the memory folder's Read rule and the MCP tools come from setup.
@@ -123,6 +125,9 @@ func TestClaudeCode(t *testing.T) {
 	}
 
 	report(t, "claude-code "+claudeVersion, printMode, interactive)
+	// Claude Code keeps rewriting .claude.json (start counts, project
+	// state): the undo takes memctl's server out of it and leaves the rest.
+	w.checkUndo("claude-code", beforeSetup, statePath)
 }
 
 func bodies(reqs []Request) []string {

@@ -13,6 +13,8 @@ import (
 // non-interactively with `codex exec`.
 func TestCodex(t *testing.T) {
 	w := newWorld(t)
+	configPath := filepath.Join(w.codexHome, "config.toml")
+	beforeSetup := snapshot(configPath)
 	w.memctl("setup", "codex", "--memctl", memctlBin)
 	codexExec := func(prompt string) string {
 		t.Helper()
@@ -52,10 +54,24 @@ func TestCodex(t *testing.T) {
 	w.checkThread(fixT, "cli", true)
 	execT := findThread(t, threads, "codex", execPrompt)
 	w.checkThread(execT, "exec", false)
+	// The sub-agent the fix session spawned has a rollout of its own,
+	// indexed as a sub-agent of that session and not extracted alone.
+	subs := 0
+	for _, th := range threads {
+		if th.Subagent {
+			subs++
+			if th.ParentID != fixT.ID {
+				t.Errorf("sub-agent thread %s: parent %q, want %s", th.ID, th.ParentID, fixT.ID)
+			}
+		}
+	}
+	if subs != 1 {
+		t.Errorf("%d sub-agent threads, want the one the fix session spawned", subs)
+	}
 
 	rep := w.extractAndConsolidate()
 	nc, _ := rep["not_claimed"].(map[string]any)
-	if rep["claimed"].(float64) != 1 || nc["non_interactive"].(float64) < 1 {
+	if rep["claimed"].(float64) != 1 || nc["non_interactive"].(float64) < 1 || nc["sub_agent"].(float64) != 1 {
 		t.Errorf("extract: claimed %v, not_claimed %v; want the interactive session claimed and the exec one not", rep["claimed"], nc)
 	}
 	show := w.memctl("threads", "show", fixT.ID, "--json")
@@ -108,4 +124,5 @@ func TestCodex(t *testing.T) {
 	}
 
 	report(t, "codex "+codexVersion, execMode, interactive)
+	w.checkUndo("codex", beforeSetup)
 }

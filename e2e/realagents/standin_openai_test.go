@@ -192,7 +192,7 @@ func (o *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := o.ids.Add(1)
 	respID := fmt.Sprintf("resp_standin_%d", n)
-	item := o.toItem(act, shell, n)
+	item := o.toItem(act, shell, n, respToolNames(req.Tools))
 
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -228,7 +228,7 @@ func (o *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 // toItem renders an Action as a Responses output item: a function call of
 // Codex's shell tool (reads and edits are shell commands too) or an
 // assistant message.
-func (o *OpenAI) toItem(act Action, shell string, n int64) map[string]any {
+func (o *OpenAI) toItem(act Action, shell string, n int64, tools []string) map[string]any {
 	if act.Tool == "" {
 		return map[string]any{"type": "message", "id": fmt.Sprintf("msg_standin_%d", n), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": act.Text, "annotations": []any{}}}}
@@ -252,8 +252,13 @@ func (o *OpenAI) toItem(act Action, shell string, n int64) map[string]any {
 	case "edit":
 		cmd = fmt.Sprintf("sed -i 's/%s/%s/' %s", sedEscape(act.Old), sedEscape(act.New), shellQuote(act.Path))
 	case "agent":
-		// Codex's sub-agents are a separate feature; the scripted session
-		// lists the files itself instead.
+		for _, t := range tools {
+			if strings.HasSuffix(t, nsSep+"spawn_agent") {
+				args, _ := json.Marshal(map[string]any{"message": act.Prompt})
+				return o.toItem(Action{Tool: "mcp", Name: t, Args: string(args)}, shell, n, tools)
+			}
+		}
+		// No sub-agents offered: the scripted session lists the files itself.
 		cmd = "ls"
 	}
 	var args []byte

@@ -48,6 +48,7 @@ const (
 var (
 	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	threadIDRE = regexp.MustCompile(`thread_id=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+	agentIDRE  = regexp.MustCompile(`"(?:agent_id|id|target)"\s*:\s*"([^"]+)"`)
 	basePathRE = regexp.MustCompile("Everything lives under `([^`]+)`")
 )
 
@@ -73,6 +74,12 @@ func Next(c Conv) Action {
 		case 5:
 			return Action{Tool: "agent", Prompt: "[sub] List the files of this project and report them."}
 		default:
+			// Codex's spawn_agent returns at once: wait for the sub-agent.
+			if last := c.Steps[n-1]; strings.HasSuffix(last.Tool, "spawn_agent") {
+				if m := agentIDRE.FindStringSubmatch(last.Output); m != nil {
+					return Action{Tool: "mcp", Name: "multi_agent_v1" + nsSep + "wait_agent", Args: fmt.Sprintf(`{"targets":[%q],"timeout_ms":60000}`, m[1])}
+				}
+			}
 			return Action{Text: "Fixed `add` in calc.sh: it subtracted instead of adding. " +
 				"`make test-fast` does not exist here, so I ran `sh test.sh` directly; it passes now."}
 		}

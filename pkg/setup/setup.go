@@ -235,6 +235,14 @@ func Undo(agent, backupRoot string) ([]UndoResult, error) {
 			if err != nil {
 				return out, fmt.Errorf("%s changed since setup and memctl's entries could not be taken out: %w", e.Path, err)
 			}
+			if !e.Existed && len(bytes.TrimSpace(stripped)) == 0 {
+				// Setup created it and nothing else is left in it.
+				if err := os.Remove(e.Path); err != nil {
+					return out, err
+				}
+				out = append(out, UndoResult{e.Path, "removed"})
+				continue
+			}
 			if err := writeAtomic(e.Path, stripped, fileMode(e.Path)); err != nil {
 				return out, err
 			}

@@ -37,6 +37,9 @@ func planClaude(t Target) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := objectsOnly(settingsPath, settings, "hooks", "permissions"); err != nil {
+		return nil, err
+	}
 	hooks := object(settings, "hooks")
 	setHook(hooks, "SessionStart", claudeSummaryTail, shellLine(append(append([]string{}, t.Memctl...), "summary", "--agent", "claude-code")...))
 	setHook(hooks, "Stop", claudeCiteTail, shellLine(append(append([]string{}, t.Memctl...), "cite", "--hook", "claude")...))
@@ -69,6 +72,9 @@ func planClaude(t Target) ([]File, error) {
 	}
 	global, err := decodeObject(t.ClaudeJSON, gBefore)
 	if err != nil {
+		return nil, err
+	}
+	if err := objectsOnly(t.ClaudeJSON, global, "mcpServers"); err != nil {
 		return nil, err
 	}
 	servers := object(global, "mcpServers")
@@ -193,6 +199,26 @@ func encodeObject(obj map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// objectsOnly refuses a file where one of keys holds something other than
+// an object: setup would otherwise replace the user's value.
+func objectsOnly(path string, obj map[string]any, keys ...string) error {
+	for _, k := range keys {
+		if v, ok := obj[k]; ok {
+			if _, isObj := v.(map[string]any); !isObj {
+				return fmt.Errorf("%s: %q is not an object; fix it, then run setup again (nothing was written)", path, k)
+			}
+		}
+	}
+	if perms, ok := obj["permissions"].(map[string]any); ok {
+		if v, ok := perms["allow"]; ok {
+			if _, isList := v.([]any); !isList {
+				return fmt.Errorf("%s: \"permissions.allow\" is not a list; fix it, then run setup again (nothing was written)", path)
+			}
+		}
+	}
+	return nil
 }
 
 // object returns obj[key] as an object, creating it when missing.

@@ -133,6 +133,16 @@ func TestUndoOfAChangedFileStripsOnlyMemctl(t *testing.T) {
 	}
 }
 
+func TestClaudeSettingsOfTheWrongShapeAreRefused(t *testing.T) {
+	for _, body := range []string{`{"hooks": "none"}`, `{"permissions": {"allow": "Bash"}}`, `[1, 2]`, `{"model": `} {
+		tg, _ := target(t, ClaudeCode)
+		write(t, filepath.Join(tg.ClaudeDir, "settings.json"), body)
+		if _, err := Plan(tg); err == nil || !strings.Contains(err.Error(), "settings.json") {
+			t.Errorf("%s: err = %v", body, err)
+		}
+	}
+}
+
 func TestCodexNotifyConflictIsRefused(t *testing.T) {
 	tg, _ := target(t, Codex)
 	write(t, filepath.Join(tg.CodexHome, "config.toml"), "notify = [\"notify-send\"]\n")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -104,12 +105,7 @@ func (f *Factory) MemoryRoot(version string) (string, error) {
 	return memoryRoot(home, version), nil
 }
 
-func memoryRoot(home, version string) string {
-	if version == "v2" {
-		return filepath.Join(home, "memories_v2")
-	}
-	return filepath.Join(home, "memories")
-}
+func memoryRoot(home, version string) string { return memdir.Root(home, version) }
 
 // OpenStore opens the database of a version, creating the home 0700.
 func (f *Factory) OpenStore(ctx context.Context, version string) (*store.Store, error) {

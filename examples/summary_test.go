@@ -11,6 +11,7 @@ import (
 
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/extract"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/redact"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -84,7 +85,7 @@ func TestSummaryFromExamplesAndRealFixtures(t *testing.T) {
 	if err := consolidate.Validate(root, "v1"); err != nil {
 		t.Fatal(err)
 	}
-	summary, err := os.ReadFile(filepath.Join(root, consolidate.SummaryFileName))
+	summary, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,3 +51,29 @@ func TestPkgLayering(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMemdirStaysLight keeps pkg/memdir, which `memctl summary` loads on
+// every agent turn, free of databases, SDKs and anything with start-up
+// work: the standard library and UUID parsing only.
+func TestMemdirStaysLight(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("../../pkg/memdir/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no pkg/memdir sources: %v", err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.Contains(strings.Split(p, "/")[0], ".") && p != "github.com/google/uuid" {
+				t.Errorf("%s imports %s; pkg/memdir takes only the standard library and github.com/google/uuid", filepath.Base(path), p)
+			}
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 // writeAgent writes a shell-script agent and returns its argv.
@@ -50,13 +52,13 @@ func TestAgentConsolidator(t *testing.T) {
 			t.Errorf("agent cwd = %q, want %q", got, e.root)
 		}
 	}
-	if !strings.Contains(readFile(t, filepath.Join(logDir, "prompt.txt")), DiffFileName) {
+	if !strings.Contains(readFile(t, filepath.Join(logDir, "prompt.txt")), memdir.DiffFile) {
 		t.Error("prompt not on stdin")
 	}
 	if !strings.Contains(stderr.String(), "agent done") {
 		t.Error("agent output not passed to stderr")
 	}
-	if !strings.Contains(readFile(t, filepath.Join(e.root, SummaryFileName)), "agent wrote this") {
+	if !strings.Contains(readFile(t, filepath.Join(e.root, memdir.SummaryFile)), "agent wrote this") {
 		t.Error("agent output not kept")
 	}
 }
@@ -85,8 +87,8 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 			if res, err := e.run(t, heuristicThen(nil)); err != nil || res.Status != StatusSucceeded {
 				t.Fatalf("first run = %+v, %v", res, err)
 			}
-			memBefore := readFile(t, filepath.Join(e.root, MemoryFileName))
-			sumBefore := readFile(t, filepath.Join(e.root, SummaryFileName))
+			memBefore := readFile(t, filepath.Join(e.root, memdir.MemoryFile))
+			sumBefore := readFile(t, filepath.Join(e.root, memdir.SummaryFile))
 			e.clock.Advance(7 * time.Hour)
 			e.jobs.selection = append(e.jobs.selection, sampleSelection(t)[3])
 			env, logDir := agentEnv(t, "OUTSIDE="+outside)
@@ -98,13 +100,13 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 			if time.Since(start) > 10*time.Second {
 				t.Error("run was not stopped in time")
 			}
-			if readFile(t, filepath.Join(e.root, MemoryFileName)) != memBefore || readFile(t, filepath.Join(e.root, SummaryFileName)) != sumBefore {
+			if readFile(t, filepath.Join(e.root, memdir.MemoryFile)) != memBefore || readFile(t, filepath.Join(e.root, memdir.SummaryFile)) != sumBefore {
 				t.Error("previous artifacts not restored")
 			}
-			if !exists(filepath.Join(e.root, DiffFileName)) {
+			if !exists(filepath.Join(e.root, memdir.DiffFile)) {
 				t.Error("diff file not kept")
 			}
-			if exists(filepath.Join(e.root, SkillsDir, "new-skill")) {
+			if exists(filepath.Join(e.root, memdir.SkillsDir, "new-skill")) {
 				t.Error("a failed run's new skill folder was left behind")
 			}
 			if readFile(t, outside) != "untouched" || exists(filepath.Join(e.root, "extensions", "ad_hoc", "leak.md")) {

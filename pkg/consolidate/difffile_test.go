@@ -6,15 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 func TestSnapshotSkipsGitAndDiffFile(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "MEMORY.md"), "m")
-	writeFile(t, filepath.Join(root, DiffFileName), "diff")
+	writeFile(t, filepath.Join(root, memdir.DiffFile), "diff")
 	writeFile(t, filepath.Join(root, ".git", "HEAD"), "ref")
 	writeFile(t, filepath.Join(root, "sub", ".git"), "gitdir: x")
-	writeFile(t, filepath.Join(root, "sub", DiffFileName), "nested diff file is ordinary")
+	writeFile(t, filepath.Join(root, "sub", memdir.DiffFile), "nested diff file is ordinary")
 	writeFile(t, filepath.Join(root, "skills", "x", "run.sh"), "#!/bin/sh\n")
 	if err := os.Chmod(filepath.Join(root, "skills", "x", "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -37,7 +39,7 @@ func TestSnapshotSkipsGitAndDiffFile(t *testing.T) {
 		"MEMORY.md 100644 m",
 		"link 120000 /etc/passwd",
 		"skills/x/run.sh 100755 #!/bin/sh\n",
-		"sub/" + DiffFileName + " 100644 nested diff file is ordinary",
+		"sub/" + memdir.DiffFile + " 100644 nested diff file is ordinary",
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Snapshot =\n%q\nwant\n%q", got, want)
@@ -237,7 +239,7 @@ func TestStorageSize(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "l")); err != nil {
 		t.Fatal(err)
 	}
-	n, err := StorageSize(root)
+	n, err := memdir.Size(root)
 	if err != nil || n != 8 {
 		t.Errorf("StorageSize = %d, %v; want 8", n, err)
 	}

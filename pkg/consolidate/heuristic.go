@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/rawmemory"
 )
@@ -31,7 +32,6 @@ const (
 	dayLayout         = "2006-01-02"
 	unknownCwd        = "unknown"
 	noteMarker        = "[ad-hoc note]"
-	adHocNotesRelPath = "extensions/ad_hoc/notes"
 )
 
 // NewHeuristic returns the offline consolidator: it builds MEMORY.md and
@@ -74,19 +74,19 @@ func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, e
 		return model.Usage{}, err
 	}
 	if ws.Version == "v2" {
-		return model.Usage{}, WriteFileAtomic(filepath.Join(ws.Root, SummaryFileName), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
+		return model.Usage{}, memdir.WriteAtomic(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
 	}
-	if err := WriteFileAtomic(filepath.Join(ws.Root, MemoryFileName), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
+	if err := memdir.WriteAtomic(filepath.Join(ws.Root, memdir.MemoryFile), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
 		return model.Usage{}, err
 	}
-	return model.Usage{}, WriteFileAtomic(filepath.Join(ws.Root, SummaryFileName), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
+	return model.Usage{}, memdir.WriteAtomic(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
 }
 
 // parseSelected parses every selected row, newest first (ties by thread id).
 func parseSelected(sel []Selected) []memory {
 	var out []memory
 	for _, s := range sel {
-		m := memory{sel: s, file: RolloutSummariesDir + "/" + RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug) + ".md"}
+		m := memory{sel: s, file: memdir.RolloutSummariesDir + "/" + memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug) + ".md"}
 		m.day = time.Unix(s.SourceUpdatedAt, 0).UTC().Format(dayLayout)
 		raw := parseMemoryText(s.RawMemory)
 		sum := parseMemoryText(s.RolloutSummary)
@@ -181,7 +181,7 @@ var prefNoteRe = lazyRegexp(`(?i)\b(prefers?|preferred|always|never|don't|do not
 
 // readNotes loads extensions/ad_hoc/notes/*.md in name order.
 func readNotes(root string, redact func(string) string) []note {
-	dir := filepath.Join(root, filepath.FromSlash(adHocNotesRelPath))
+	dir := filepath.Join(root, filepath.FromSlash(memdir.NotesDir))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -200,7 +200,7 @@ func readNotes(root string, redact func(string) string) []note {
 			continue
 		}
 		text = redact(text)
-		out = append(out, note{file: adHocNotesRelPath + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text)})
+		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text)})
 		if len(out) == maxNotes {
 			break
 		}

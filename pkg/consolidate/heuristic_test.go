@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 func loadRaw(t *testing.T, name string) string {
@@ -62,15 +64,15 @@ func runHeuristic(t *testing.T, version string, sel []Selected) string {
 
 func TestHeuristicV1Golden(t *testing.T) {
 	root := runHeuristic(t, "v1", sampleSelection(t))
-	memory := readFile(t, filepath.Join(root, MemoryFileName))
-	summary := readFile(t, filepath.Join(root, SummaryFileName))
+	memory := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
 	golden(t, "heuristic_v1_MEMORY.md.golden", memory)
 	golden(t, "heuristic_v1_summary.md.golden", summary)
 
 	for _, want := range []string{
 		"# Task Group: billing (/home/dev/src/billing)",
 		"applies_to: cwd=/home/dev/src/billing; reuse_rule=",
-		"- rollout_summaries/" + RolloutSummaryStem("019b7f94-51b4-7593-922e-ba12b5b73b52", 1785840059, "flaky-ci") + ".md (cwd=/home/dev/src/billing, rollout_path=/home/dev/.codex/sessions/2026/08/04/rollout-a.jsonl, updated_at=2026-08-04T10:40:59+00:00, thread_id=019b7f94-51b4-7593-922e-ba12b5b73b52",
+		"- rollout_summaries/" + memdir.RolloutSummaryStem("019b7f94-51b4-7593-922e-ba12b5b73b52", 1785840059, "flaky-ci") + ".md (cwd=/home/dev/src/billing, rollout_path=/home/dev/.codex/sessions/2026/08/04/rollout-a.jsonl, updated_at=2026-08-04T10:40:59+00:00, thread_id=019b7f94-51b4-7593-922e-ba12b5b73b52",
 		"## Task 2: speed up the go test step, partial",
 		"[Task 1, Task 3]", // the same preference from two tasks is merged
 		"## Failures and how to do differently",
@@ -102,7 +104,7 @@ func TestHeuristicV1Golden(t *testing.T) {
 func TestHeuristicIsDeterministic(t *testing.T) {
 	a := runHeuristic(t, "v1", sampleSelection(t))
 	b := runHeuristic(t, "v1", sampleSelection(t))
-	for _, f := range []string{MemoryFileName, SummaryFileName} {
+	for _, f := range []string{memdir.MemoryFile, memdir.SummaryFile} {
 		if readFile(t, filepath.Join(a, f)) != readFile(t, filepath.Join(b, f)) {
 			t.Errorf("%s differs between identical runs", f)
 		}
@@ -115,12 +117,12 @@ func TestHeuristicV2Golden(t *testing.T) {
 		sel[i].RawMemory = "" // v2 stores no raw memory
 	}
 	root := runHeuristic(t, "v2", sel)
-	summary := readFile(t, filepath.Join(root, SummaryFileName))
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
 	golden(t, "heuristic_v2_summary.md.golden", summary)
-	if exists(filepath.Join(root, MemoryFileName)) {
+	if exists(filepath.Join(root, memdir.MemoryFile)) {
 		t.Error("v2 wrote MEMORY.md")
 	}
-	stem := RolloutSummaryStem(sel[0].ThreadID, sel[0].SourceUpdatedAt, sel[0].RolloutSlug)
+	stem := memdir.RolloutSummaryStem(sel[0].ThreadID, sel[0].SourceUpdatedAt, sel[0].RolloutSlug)
 	want := "- rollout_summaries/" + stem + ".md — Pinned the Postgres image to fix flaky CI; thread_id=" + sel[0].ThreadID
 	if !strings.Contains(summary, want) {
 		t.Errorf("summary lacks pointer %q:\n%s", want, summary)
@@ -138,7 +140,7 @@ func TestHeuristicV2FitsUnder10000Bytes(t *testing.T) {
 		})
 	}
 	root := runHeuristic(t, "v2", sel)
-	data := readFile(t, filepath.Join(root, SummaryFileName))
+	data := readFile(t, filepath.Join(root, memdir.SummaryFile))
 	if len(data) >= summaryV2Target {
 		t.Errorf("v2 summary is %d bytes", len(data))
 	}
@@ -170,7 +172,7 @@ func TestHeuristicRedactsOutput(t *testing.T) {
 	if _, err := NewHeuristic().Consolidate(context.Background(), ws); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{MemoryFileName, SummaryFileName} {
+	for _, f := range []string{memdir.MemoryFile, memdir.SummaryFile} {
 		if strings.Contains(readFile(t, filepath.Join(root, f)), "sk-SECRET") {
 			t.Errorf("%s leaks the secret", f)
 		}
@@ -184,7 +186,7 @@ func TestHeuristicV1SummaryIsBounded(t *testing.T) {
 		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: raw, Cwd: "/src/p"})
 	}
 	root := runHeuristic(t, "v1", sel)
-	summary := readFile(t, filepath.Join(root, SummaryFileName))
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
 	if len(summary) > 16*1024 {
 		t.Errorf("v1 summary is %d bytes for 256 memories", len(summary))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
 
@@ -18,7 +19,7 @@ func TestPrepareLayoutCreatesRoot(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("root: %v %v", fi, err)
 	}
-	if fi, err := os.Stat(filepath.Join(root, RolloutSummariesDir)); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(filepath.Join(root, memdir.RolloutSummariesDir)); err != nil || !fi.IsDir() {
 		t.Error("rollout_summaries missing")
 	}
 	want, _ := templates.Get(adHocInstructionsTemplate, "")
@@ -38,8 +39,8 @@ func TestPrepareLayoutRefusesSymlinkedRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := PrepareLayout(root, "")
-	if !errors.Is(err, ErrSymlinkedRoot) {
-		t.Fatalf("PrepareLayout = %v, want ErrSymlinkedRoot", err)
+	if !errors.Is(err, memdir.ErrSymlinkedRoot) {
+		t.Fatalf("PrepareLayout = %v, want memdir.ErrSymlinkedRoot", err)
 	}
 	if entries, _ := os.ReadDir(target); len(entries) != 0 {
 		t.Errorf("wrote %d entries behind the link", len(entries))
@@ -92,32 +93,5 @@ func TestPrepareLayoutNeverOverwritesInstructions(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(fresh, "extensions", "ad_hoc", "instructions.md")); got != "override" {
 		t.Errorf("template override not used: %q", got)
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.md")
-	for _, content := range []string{"one", "two"} {
-		if err := WriteFileAtomic(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if got := readFile(t, p); got != content {
-			t.Errorf("got %q", got)
-		}
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("temp files left behind: %d entries", len(entries))
-	}
-	outside := t.TempDir()
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(outside, link); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(filepath.Join(link, "x.md"), []byte("x"), 0o600); err == nil {
-		t.Error("wrote through a symlinked parent")
-	}
-	if exists(filepath.Join(outside, "x.md")) {
-		t.Error("file created outside")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 )
 
@@ -221,15 +222,15 @@ func readArtifacts(root string) (artifacts, error) {
 		}
 		return lossy(b)
 	}
-	a.memory = read(MemoryFileName)
-	a.summary = read(SummaryFileName)
-	entries, err := os.ReadDir(filepath.Join(root, SkillsDir))
+	a.memory = read(memdir.MemoryFile)
+	a.summary = read(memdir.SummaryFile)
+	entries, err := os.ReadDir(filepath.Join(root, memdir.SkillsDir))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return a, err
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			if b, err := os.ReadFile(filepath.Join(root, SkillsDir, e.Name(), "SKILL.md")); err == nil {
+			if b, err := os.ReadFile(filepath.Join(root, memdir.SkillsDir, e.Name(), memdir.SkillFile)); err == nil {
 				a.skills[e.Name()] = lossy(b)
 			}
 		}
@@ -248,9 +249,9 @@ func renderArtifactsMessage(a artifacts, version string) string {
 		fmt.Fprintf(&sb, "\n## %s\n\n````markdown\n%s\n````\n", name, strings.TrimRight(text, "\n"))
 	}
 	if version != "v2" {
-		file(MemoryFileName, a.memory)
+		file(memdir.MemoryFile, a.memory)
 	}
-	file(SummaryFileName, a.summary)
+	file(memdir.SummaryFile, a.summary)
 	if version != "v2" {
 		names := make([]string, 0, len(a.skills))
 		for n := range a.skills {
@@ -258,7 +259,7 @@ func renderArtifactsMessage(a artifacts, version string) string {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			file("skills/"+n+"/SKILL.md", a.skills[n])
+			file(path.Join(memdir.SkillsDir, n, memdir.SkillFile), a.skills[n])
 		}
 	}
 	return sb.String()
@@ -268,9 +269,9 @@ func renderArtifactsMessage(a artifacts, version string) string {
 // artifact or the diff file).
 func isInput(p, version string) bool {
 	switch {
-	case p == RawMemoriesFileName:
+	case p == memdir.RawMemoriesFile:
 		return version != "v2"
-	case strings.HasPrefix(p, RolloutSummariesDir+"/"), strings.HasPrefix(p, ExtensionsDir+"/"):
+	case strings.HasPrefix(p, memdir.RolloutSummariesDir+"/"), strings.HasPrefix(p, memdir.ExtensionsDir+"/"):
 		return strings.HasSuffix(p, ".md")
 	}
 	return false
@@ -394,11 +395,11 @@ func chunkMaterial(pieces []string, budget int) []string {
 // removes skills the answer dropped.
 func writeArtifacts(root, version string, a artifacts) error {
 	if version != "v2" {
-		if err := WriteFileAtomic(filepath.Join(root, MemoryFileName), []byte(a.memory), 0o600); err != nil {
+		if err := memdir.WriteAtomic(filepath.Join(root, memdir.MemoryFile), []byte(a.memory), 0o600); err != nil {
 			return err
 		}
 	}
-	if err := WriteFileAtomic(filepath.Join(root, SummaryFileName), []byte(a.summary), 0o600); err != nil {
+	if err := memdir.WriteAtomic(filepath.Join(root, memdir.SummaryFile), []byte(a.summary), 0o600); err != nil {
 		return err
 	}
 	if version == "v2" {
@@ -410,15 +411,15 @@ func writeArtifacts(root, version string, a artifacts) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		rel := path.Join(SkillsDir, n)
-		full := filepath.Join(root, filepath.FromSlash(rel), "SKILL.md")
+		rel := path.Join(memdir.SkillsDir, n)
+		full := filepath.Join(root, filepath.FromSlash(rel), memdir.SkillFile)
 		if !within(root, full) {
 			return fmt.Errorf("%w: %q", ErrUnsafeSkillName, n)
 		}
-		if err := ensureRealDir(root, rel); err != nil {
+		if err := memdir.EnsureDir(root, rel); err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(full, []byte(a.skills[n]), 0o600); err != nil {
+		if err := memdir.WriteAtomic(full, []byte(a.skills[n]), 0o600); err != nil {
 			return err
 		}
 	}
@@ -427,7 +428,7 @@ func writeArtifacts(root, version string, a artifacts) error {
 	// already a valid skill name and that holds a SKILL.md). Anything else
 	// under skills/ (a folder with another name, helper files the model
 	// never saw) is left alone rather than lost.
-	entries, _ := os.ReadDir(filepath.Join(root, SkillsDir))
+	entries, _ := os.ReadDir(filepath.Join(root, memdir.SkillsDir))
 	for _, e := range entries {
 		if _, keep := a.skills[e.Name()]; keep || !e.IsDir() {
 			continue
@@ -435,10 +436,10 @@ func writeArtifacts(root, version string, a artifacts) error {
 		if clean, err := SanitizeSkillName(e.Name()); err != nil || clean != e.Name() {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(root, SkillsDir, e.Name(), "SKILL.md")); err != nil {
+		if _, err := os.Lstat(filepath.Join(root, memdir.SkillsDir, e.Name(), memdir.SkillFile)); err != nil {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(root, SkillsDir, e.Name())); err != nil {
+		if err := os.RemoveAll(filepath.Join(root, memdir.SkillsDir, e.Name())); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 )
 
@@ -71,10 +72,10 @@ func TestModelConsolidatorRun(t *testing.T) {
 	if !strings.Contains(req.Input[1], "## Input raw_memories.md") {
 		t.Errorf("first run does not send every input:\n%s", req.Input[1])
 	}
-	if got := readFile(t, filepath.Join(e.root, SkillsDir, "fix-flaky-ci", "SKILL.md")); !strings.Contains(got, "name: fix-flaky-ci") {
+	if got := readFile(t, filepath.Join(e.root, memdir.SkillsDir, "fix-flaky-ci", "SKILL.md")); !strings.Contains(got, "name: fix-flaky-ci") {
 		t.Errorf("skill = %q", got)
 	}
-	if strings.Contains(readFile(t, filepath.Join(e.root, SummaryFileName)), "sk-123") {
+	if strings.Contains(readFile(t, filepath.Join(e.root, memdir.SummaryFile)), "sk-123") {
 		t.Error("model output not redacted")
 	}
 
@@ -133,7 +134,7 @@ func TestModelConsolidatorChunksAndMerges(t *testing.T) {
 	if usage.TotalTokens != int64(15*len(p.reqs)) {
 		t.Errorf("usage = %+v", usage)
 	}
-	if got := readFile(t, filepath.Join(root, MemoryFileName)); got != "memory after call "+itoa8(uint32(len(p.reqs)-1)) {
+	if got := readFile(t, filepath.Join(root, memdir.MemoryFile)); got != "memory after call "+itoa8(uint32(len(p.reqs)-1)) {
 		t.Errorf("MEMORY.md = %q", got)
 	}
 }
@@ -173,7 +174,7 @@ func TestModelEvilSkillNameRefused(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 		t.Errorf("something was written beside the root: %v", entries)
 	}
-	if exists(filepath.Join(e.root, MemoryFileName)) || exists(filepath.Join(e.root, SkillsDir)) {
+	if exists(filepath.Join(e.root, memdir.MemoryFile)) || exists(filepath.Join(e.root, memdir.SkillsDir)) {
 		t.Error("a refused answer left files behind")
 	}
 }
@@ -207,10 +208,10 @@ func TestModelV2SchemaAndOutput(t *testing.T) {
 	if req := schema["required"].([]any); len(req) != 1 || req[0] != "memory_summary_md" {
 		t.Errorf("v2 schema required = %v", req)
 	}
-	if strings.Contains(p.reqs[0].Input[1], RawMemoriesFileName) {
+	if strings.Contains(p.reqs[0].Input[1], memdir.RawMemoriesFile) {
 		t.Error("v2 material mentions raw_memories.md")
 	}
-	if exists(filepath.Join(e.root, MemoryFileName)) {
+	if exists(filepath.Join(e.root, memdir.MemoryFile)) {
 		t.Error("v2 wrote MEMORY.md")
 	}
 }

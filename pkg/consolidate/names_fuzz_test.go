@@ -3,6 +3,8 @@ package consolidate
 import (
 	"regexp"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 var (
@@ -20,8 +22,8 @@ func FuzzFileNames(f *testing.F) {
 		if ts < -62135596800 || ts > 253402300799 {
 			return // outside the years 1–9999 a timestamp has no 4-digit year
 		}
-		if stem := RolloutSummaryStem(id, ts, slug); !stemShape.MatchString(stem) {
-			t.Fatalf("RolloutSummaryStem(%q, %d, %q) = %q", id, ts, slug, stem)
+		if stem := memdir.RolloutSummaryStem(id, ts, slug); !stemShape.MatchString(stem) {
+			t.Fatalf("memdir.RolloutSummaryStem(%q, %d, %q) = %q", id, ts, slug, stem)
 		}
 		if name, err := SanitizeSkillName(skill); err == nil && !skillShape.MatchString(name) {
 			t.Fatalf("SanitizeSkillName(%q) = %q", skill, name)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
 
@@ -55,10 +56,10 @@ func templateName(version string) string {
 // cannot be loaded or rendered, a minimal prompt naming the folder and the
 // diff file is returned with the error, so a run can still proceed.
 func RenderPrompt(root, version, templateDir string) (string, error) {
-	extRoot := filepath.Join(root, ExtensionsDir)
+	extRoot := filepath.Join(root, memdir.ExtensionsDir)
 	vars := map[string]string{
 		"memory_root":                        root,
-		"phase2_workspace_diff_file":         DiffFileName,
+		"phase2_workspace_diff_file":         memdir.DiffFile,
 		"memory_extensions_folder_structure": "",
 		"memory_extensions_primary_inputs":   "",
 	}
@@ -82,11 +83,11 @@ func RenderPrompt(root, version, templateDir string) (string, error) {
 }
 
 func fallbackPrompt(root, version string) string {
-	files := "MEMORY.md and memory_summary.md"
+	files := memdir.MemoryFile + " and " + memdir.SummaryFile
 	if version == "v2" {
-		files = "memory_summary.md"
+		files = memdir.SummaryFile
 	}
 	return fmt.Sprintf("Consolidate the memory folder %s. Read %s there first; it lists what changed since the last "+
-		"consolidation. Then update %s from the inputs in the folder. The first line of memory_summary.md must be exactly v1.\n",
-		root, DiffFileName, files)
+		"consolidation. Then update %s from the inputs in the folder. The first line of %s must be exactly v1.\n",
+		root, memdir.DiffFile, files, memdir.SummaryFile)
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 func TestRenderPrompt(t *testing.T) {
@@ -20,7 +22,7 @@ func TestRenderPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(got, "{{") || !strings.Contains(got, root) || !strings.Contains(got, DiffFileName) {
+		if strings.Contains(got, "{{") || !strings.Contains(got, root) || !strings.Contains(got, memdir.DiffFile) {
 			t.Errorf("%s prompt badly rendered:\n%s", v, got)
 		}
 		if !strings.Contains(got, filepath.Join(root, "extensions")+"/<extension>/") {
@@ -43,7 +45,7 @@ func TestRenderPromptFallsBack(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no_such_variable") {
 		t.Errorf("err = %v", err)
 	}
-	if !strings.Contains(got, "/mem") || !strings.Contains(got, DiffFileName) {
+	if !strings.Contains(got, "/mem") || !strings.Contains(got, memdir.DiffFile) {
 		t.Errorf("fallback prompt = %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/templates"
 )
@@ -128,7 +129,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if err := PrepareLayout(opts.Root, opts.TemplateDir); err != nil {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
-	if err := os.Remove(filepath.Join(opts.Root, DiffFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(opts.Root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
 
@@ -169,7 +170,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 				return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 			}
 			r.res.Status = StatusSucceededNoChanges
-			r.res.StorageBytes, _ = StorageSize(opts.Root)
+			r.res.StorageBytes, _ = memdir.Size(opts.Root)
 			return r.res, nil
 		} else {
 			fmt.Fprintf(r.log, "memctl: workspace unchanged but artifacts need work: %v\n", verr)
@@ -183,7 +184,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 
 	diffText := RenderDiffFile(changes, base, cur)
-	if err := WriteFileAtomic(filepath.Join(opts.Root, DiffFileName), []byte(diffText), 0o600); err != nil {
+	if err := memdir.WriteAtomic(filepath.Join(opts.Root, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
 		return r.fail(ctx, StatusFailedDiffFile, err, true)
 	}
 	prompt, perr := RenderPrompt(opts.Root, opts.Version, opts.TemplateDir)
@@ -204,14 +205,14 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Usage = usage
 	if errors.Is(lost, ErrLostOwnership) {
 		// Another process owns the folder now; its files are its business.
-		removeSymlinks(opts.Root)
+		memdir.RemoveSymlinks(opts.Root)
 		return r.fail(ctx, StatusFailedLostOwnership, lost, true)
 	}
 	if lost != nil { // the heartbeat itself failed: treat as a failed agent
 		cerr = errors.Join(lost, cerr)
 	}
 	if cerr != nil {
-		removeSymlinks(opts.Root)
+		memdir.RemoveSymlinks(opts.Root)
 		r.restore(backup)
 		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
 	}
@@ -226,7 +227,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if !owned {
 		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 	}
-	if err := os.Remove(filepath.Join(opts.Root, DiffFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(opts.Root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r.fail(ctx, StatusFailedCommit, err, true)
 	}
 	final, err := Snapshot(opts.Root)
@@ -244,7 +245,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 	}
 	r.res.Status = StatusSucceeded
-	r.res.StorageBytes, _ = StorageSize(opts.Root)
+	r.res.StorageBytes, _ = memdir.Size(opts.Root)
 	return r.res, nil
 }
 
@@ -304,16 +305,11 @@ type artifactBackup struct {
 	files []BaselineFile
 }
 
-// artifactPaths are the consolidator outputs that a failed run restores.
-func isArtifact(p string) bool {
-	return p == MemoryFileName || p == SummaryFileName || p == SkillsDir || strings.HasPrefix(p, SkillsDir+"/")
-}
-
 func backupArtifacts(root string) (*artifactBackup, error) {
 	// Read only the artifacts, not the whole folder: resources under
 	// extensions/ can be large and need no backup.
 	b := &artifactBackup{}
-	for _, name := range []string{MemoryFileName, SummaryFileName} {
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile} {
 		fi, err := os.Lstat(filepath.Join(root, name))
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
@@ -328,14 +324,14 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 		}
 		b.files = append(b.files, BaselineFile{Path: name, Mode: mode, Content: data})
 	}
-	if fi, err := os.Lstat(filepath.Join(root, SkillsDir)); err == nil && fi.IsDir() {
-		skills, err := Snapshot(filepath.Join(root, SkillsDir))
+	if fi, err := os.Lstat(filepath.Join(root, memdir.SkillsDir)); err == nil && fi.IsDir() {
+		skills, err := Snapshot(filepath.Join(root, memdir.SkillsDir))
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range skills {
 			if f.Mode != ModeSymlink {
-				f.Path = SkillsDir + "/" + f.Path
+				f.Path = memdir.SkillsDir + "/" + f.Path
 				b.files = append(b.files, f)
 			}
 		}
@@ -353,15 +349,15 @@ func (r *runner) restore(b *artifactBackup) {
 		}
 	}
 	have := indexFiles(b.files)
-	for _, name := range []string{MemoryFileName, SummaryFileName} {
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile} {
 		p := filepath.Join(root, name)
 		if f, ok := have[name]; ok {
-			warn(WriteFileAtomic(p, f.Content, fileMode(f.Mode)))
+			warn(memdir.WriteAtomic(p, f.Content, fileMode(f.Mode)))
 		} else if err := os.RemoveAll(p); err != nil {
 			warn(err)
 		}
 	}
-	skills := filepath.Join(root, SkillsDir)
+	skills := filepath.Join(root, memdir.SkillsDir)
 	if fi, err := os.Lstat(skills); err == nil && !fi.IsDir() {
 		warn(os.Remove(skills))
 	} else if err == nil {
@@ -369,7 +365,7 @@ func (r *runner) restore(b *artifactBackup) {
 		cur, err := Snapshot(skills)
 		warn(err)
 		for _, f := range cur {
-			f.Path = SkillsDir + "/" + f.Path
+			f.Path = memdir.SkillsDir + "/" + f.Path
 			if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
 				warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
 			}
@@ -378,7 +374,7 @@ func (r *runner) restore(b *artifactBackup) {
 	defer removeEmptyDirs(skills)
 	var paths []string
 	for p := range have {
-		if strings.HasPrefix(p, SkillsDir+"/") {
+		if strings.HasPrefix(p, memdir.SkillsDir+"/") {
 			paths = append(paths, p)
 		}
 	}
@@ -389,11 +385,11 @@ func (r *runner) restore(b *artifactBackup) {
 		if cur, err := os.ReadFile(full); err == nil && string(cur) == string(f.Content) {
 			continue
 		}
-		if err := ensureRealDir(root, path.Dir(p)); err != nil {
+		if err := memdir.EnsureDir(root, path.Dir(p)); err != nil {
 			warn(err)
 			continue
 		}
-		warn(WriteFileAtomic(full, f.Content, fileMode(f.Mode)))
+		warn(memdir.WriteAtomic(full, f.Content, fileMode(f.Mode)))
 	}
 }
 
@@ -426,7 +422,7 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	opts := r.opts
 	r.res.Status = StatusDryRun
 	if fi, err := os.Lstat(opts.Root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return r.fail(ctx, StatusFailedPrepare, fmt.Errorf("%w: %s", ErrSymlinkedRoot, opts.Root), false)
+		return r.fail(ctx, StatusFailedPrepare, fmt.Errorf("%w: %s", memdir.ErrSymlinkedRoot, opts.Root), false)
 	}
 	selected, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays)
 	if err != nil {
@@ -456,7 +452,7 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	for p, data := range plan.writes {
 		files[p] = BaselineFile{Path: p, Mode: ModeRegular, Content: data}
 	}
-	seed := ExtensionsDir + "/ad_hoc/instructions.md"
+	seed := memdir.AdHocInstructionsFile
 	if _, ok := files[seed]; !ok {
 		if text, err := r.seedText(); err == nil {
 			files[seed] = BaselineFile{Path: seed, Mode: ModeRegular, Content: []byte(text)}

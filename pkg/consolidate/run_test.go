@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 )
 
@@ -74,24 +75,24 @@ func TestRunEndToEnd(t *testing.T) {
 	if res.Selected != 3 || res.Watermark != 1785840059 || res.Consolidator != "test" {
 		t.Errorf("result = %+v", res)
 	}
-	if !strings.Contains(c.last.Prompt, e.root) || !strings.Contains(c.last.Prompt, DiffFileName) || !strings.Contains(c.last.Prompt, filepath.Join(e.root, "extensions")) {
+	if !strings.Contains(c.last.Prompt, e.root) || !strings.Contains(c.last.Prompt, memdir.DiffFile) || !strings.Contains(c.last.Prompt, filepath.Join(e.root, "extensions")) {
 		t.Error("prompt does not name the root, the diff file and the extensions folder")
 	}
 	if !strings.Contains(c.last.DiffFile, "- A raw_memories.md\n") {
 		t.Errorf("first diff does not list everything as added:\n%s", c.last.DiffFile)
 	}
 	for _, s := range e.jobs.selection {
-		p := filepath.Join(e.root, RolloutSummariesDir, RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug)+".md")
+		p := filepath.Join(e.root, memdir.RolloutSummariesDir, memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug)+".md")
 		if !exists(p) {
 			t.Errorf("missing %s", p)
 		}
 	}
-	for _, f := range []string{MemoryFileName, SummaryFileName, RawMemoriesFileName, "extensions/ad_hoc/instructions.md"} {
+	for _, f := range []string{memdir.MemoryFile, memdir.SummaryFile, memdir.RawMemoriesFile, "extensions/ad_hoc/instructions.md"} {
 		if !exists(filepath.Join(e.root, f)) {
 			t.Errorf("missing %s", f)
 		}
 	}
-	if exists(filepath.Join(e.root, DiffFileName)) {
+	if exists(filepath.Join(e.root, memdir.DiffFile)) {
 		t.Error("diff file left after success")
 	}
 	snap, _ := Snapshot(e.root)
@@ -125,14 +126,14 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil || res.Status != StatusSucceeded {
 		t.Fatalf("forget run = %+v, %v", res, err)
 	}
-	goneFile := RolloutSummariesDir + "/" + RolloutSummaryStem(gone.ThreadID, gone.SourceUpdatedAt, gone.RolloutSlug) + ".md"
+	goneFile := memdir.RolloutSummariesDir + "/" + memdir.RolloutSummaryStem(gone.ThreadID, gone.SourceUpdatedAt, gone.RolloutSlug) + ".md"
 	if exists(filepath.Join(e.root, goneFile)) {
 		t.Error("forgotten summary kept")
 	}
 	if !strings.Contains(strings.Join(res.ChangeLines, "\n"), "D "+goneFile) || !strings.Contains(c.last.DiffFile, "- D "+goneFile+"\n") {
 		t.Errorf("diff does not show the deletion: %v", res.ChangeLines)
 	}
-	if strings.Contains(readFile(t, filepath.Join(e.root, MemoryFileName)), gone.ThreadID) {
+	if strings.Contains(readFile(t, filepath.Join(e.root, memdir.MemoryFile)), gone.ThreadID) {
 		t.Error("MEMORY.md still cites the forgotten thread")
 	}
 }
@@ -179,27 +180,27 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 	}{
 		{"error", func(ctx context.Context, ws *Workspace) (model.Usage, error) {
 			// Half the work done, then a crash.
-			if err := WriteFileAtomic(filepath.Join(ws.Root, MemoryFileName), []byte("partial"), 0o600); err != nil {
+			if err := memdir.WriteAtomic(filepath.Join(ws.Root, memdir.MemoryFile), []byte("partial"), 0o600); err != nil {
 				return model.Usage{}, err
 			}
 			return model.Usage{}, errors.New("boom")
 		}, StatusFailedAgent},
 		{"invalid summary", func(ctx context.Context, ws *Workspace) (model.Usage, error) {
-			writeFile(t, filepath.Join(ws.Root, SummaryFileName), "not v1\n")
-			writeFile(t, filepath.Join(ws.Root, SkillsDir, "new-skill", "SKILL.md"), "x")
+			writeFile(t, filepath.Join(ws.Root, memdir.SummaryFile), "not v1\n")
+			writeFile(t, filepath.Join(ws.Root, memdir.SkillsDir, "new-skill", "SKILL.md"), "x")
 			return model.Usage{}, nil
 		}, StatusFailedInvalid},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			if res, err := e.run(t, heuristicThen(func(ctx context.Context, ws *Workspace) error {
-				writeFile(t, filepath.Join(ws.Root, SkillsDir, "kept", "SKILL.md"), "kept skill")
+				writeFile(t, filepath.Join(ws.Root, memdir.SkillsDir, "kept", "SKILL.md"), "kept skill")
 				return nil
 			})); err != nil || res.Status != StatusSucceeded {
 				t.Fatalf("first run = %+v, %v", res, err)
 			}
-			memBefore := readFile(t, filepath.Join(e.root, MemoryFileName))
-			sumBefore := readFile(t, filepath.Join(e.root, SummaryFileName))
+			memBefore := readFile(t, filepath.Join(e.root, memdir.MemoryFile))
+			sumBefore := readFile(t, filepath.Join(e.root, memdir.SummaryFile))
 			baseBefore := e.jobs.baseline
 
 			e.jobs.selection = append(e.jobs.selection, sampleSelection(t)[3])
@@ -208,16 +209,16 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 			if err == nil || res.Status != tt.status {
 				t.Fatalf("run = %+v, %v; want %s", res, err, tt.status)
 			}
-			if got := readFile(t, filepath.Join(e.root, MemoryFileName)); got != memBefore {
+			if got := readFile(t, filepath.Join(e.root, memdir.MemoryFile)); got != memBefore {
 				t.Error("MEMORY.md not restored")
 			}
-			if got := readFile(t, filepath.Join(e.root, SummaryFileName)); got != sumBefore {
+			if got := readFile(t, filepath.Join(e.root, memdir.SummaryFile)); got != sumBefore {
 				t.Error("memory_summary.md not restored")
 			}
-			if exists(filepath.Join(e.root, SkillsDir, "new-skill")+"/SKILL.md") || readFile(t, filepath.Join(e.root, SkillsDir, "kept", "SKILL.md")) != "kept skill" {
+			if exists(filepath.Join(e.root, memdir.SkillsDir, "new-skill")+"/SKILL.md") || readFile(t, filepath.Join(e.root, memdir.SkillsDir, "kept", "SKILL.md")) != "kept skill" {
 				t.Error("skills not restored")
 			}
-			if !exists(filepath.Join(e.root, DiffFileName)) {
+			if !exists(filepath.Join(e.root, memdir.DiffFile)) {
 				t.Error("diff file removed after a failure")
 			}
 			if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], tt.status+": ") {
@@ -268,7 +269,7 @@ func TestRunSymlinkedRootFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := e.run(t, heuristicThen(nil))
-	if !errors.Is(err, ErrSymlinkedRoot) || res.Status != StatusFailedPrepare {
+	if !errors.Is(err, memdir.ErrSymlinkedRoot) || res.Status != StatusFailedPrepare {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	if entries, _ := os.ReadDir(target); len(entries) != 0 {
@@ -286,7 +287,7 @@ func TestRunAgentSymlinkFailsAndRestores(t *testing.T) {
 	}
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	writeFile(t, secret, "outside")
-	memBefore := readFile(t, filepath.Join(e.root, MemoryFileName))
+	memBefore := readFile(t, filepath.Join(e.root, memdir.MemoryFile))
 	e.clock.Advance(7 * time.Hour)
 	e.jobs.selection = append(e.jobs.selection, sampleSelection(t)[3])
 	res, err := e.run(t, heuristicThen(func(ctx context.Context, ws *Workspace) error {
@@ -298,10 +299,10 @@ func TestRunAgentSymlinkFailsAndRestores(t *testing.T) {
 	if exists(filepath.Join(e.root, "extensions", "ad_hoc", "notes.md")) || readFile(t, secret) != "outside" {
 		t.Error("link kept or target touched")
 	}
-	if readFile(t, filepath.Join(e.root, MemoryFileName)) != memBefore {
+	if readFile(t, filepath.Join(e.root, memdir.MemoryFile)) != memBefore {
 		t.Error("artifacts not restored")
 	}
-	if !exists(filepath.Join(e.root, DiffFileName)) {
+	if !exists(filepath.Join(e.root, memdir.DiffFile)) {
 		t.Error("diff file not kept")
 	}
 }
@@ -313,7 +314,7 @@ func TestRunCleanWorkspaceWithMissingArtifactsRunsConsolidator(t *testing.T) {
 	}
 	// The baseline lacks MEMORY.md (a user removed it before a baseline
 	// reset): the workspace is clean, the artifacts are not.
-	if err := os.Remove(filepath.Join(e.root, MemoryFileName)); err != nil {
+	if err := os.Remove(filepath.Join(e.root, memdir.MemoryFile)); err != nil {
 		t.Fatal(err)
 	}
 	snap, _ := Snapshot(e.root)
@@ -324,7 +325,7 @@ func TestRunCleanWorkspaceWithMissingArtifactsRunsConsolidator(t *testing.T) {
 	if c.calls.Load() != 1 || res.Status != StatusFailedInvalid || err == nil {
 		t.Fatalf("run = %+v, %v (calls %d)", res, err, c.calls.Load())
 	}
-	diff := readFile(t, filepath.Join(e.root, DiffFileName))
+	diff := readFile(t, filepath.Join(e.root, memdir.DiffFile))
 	if !strings.HasSuffix(diff, "## Status\n- none\n") || strings.Contains(diff, "## Diff") {
 		t.Errorf("diff file:\n%s", diff)
 	}
@@ -342,7 +343,7 @@ func TestRunTraversalSlugStaysInside(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("wrote beside the root: %v", entries)
 	}
-	files, _ := os.ReadDir(filepath.Join(e.root, RolloutSummariesDir))
+	files, _ := os.ReadDir(filepath.Join(e.root, memdir.RolloutSummariesDir))
 	if len(files) != 1 || !strings.HasSuffix(files[0].Name(), "-______x.md") {
 		t.Errorf("summary files = %v", files)
 	}
@@ -412,7 +413,7 @@ func TestRunV2(t *testing.T) {
 	if err != nil || res.Status != StatusSucceeded || res.Consolidator != "heuristic" {
 		t.Fatalf("v2 run = %+v, %v", res, err)
 	}
-	for _, f := range []string{MemoryFileName, RawMemoriesFileName, SkillsDir} {
+	for _, f := range []string{memdir.MemoryFile, memdir.RawMemoriesFile, memdir.SkillsDir} {
 		if exists(filepath.Join(e.root, f)) {
 			t.Errorf("v2 wrote %s", f)
 		}
@@ -423,7 +424,7 @@ func TestRunHeartbeatErrorRestores(t *testing.T) {
 	e := newEnv(t)
 	e.jobs.beatErr = errors.New("database is locked")
 	c := &funcConsolidator{fn: func(ctx context.Context, ws *Workspace) (model.Usage, error) {
-		writeFile(t, filepath.Join(ws.Root, MemoryFileName), "half")
+		writeFile(t, filepath.Join(ws.Root, memdir.MemoryFile), "half")
 		<-ctx.Done()
 		return model.Usage{}, ctx.Err()
 	}}
@@ -431,7 +432,7 @@ func TestRunHeartbeatErrorRestores(t *testing.T) {
 	if err == nil || res.Status != StatusFailedAgent || !strings.Contains(res.Error, "database is locked") {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
-	if exists(filepath.Join(e.root, MemoryFileName)) {
+	if exists(filepath.Join(e.root, memdir.MemoryFile)) {
 		t.Error("half-written MEMORY.md not rolled back")
 	}
 	if len(e.jobs.fails) != 1 {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 // String renders a change as its status line, "A path".
@@ -31,13 +33,13 @@ func Snapshot(root string) ([]BaselineFile, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if d.Name() == ".git" {
+		if d.Name() == memdir.GitDir {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if rel == DiffFileName || isWriteTemp(d.Name()) {
+		if rel == memdir.DiffFile || memdir.IsTemp(d.Name()) {
 			return nil
 		}
 		switch {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 // rfc3339Offset renders times as chrono's to_rfc3339 does for UTC
@@ -73,7 +75,7 @@ func rawMemoriesFile(rows []Selected) []byte {
 		fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
 		fmt.Fprintf(&b, "cwd: %s\n", s.Cwd)
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
-		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n\n", RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
+		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
 		b.WriteString(strings.TrimSpace(s.RawMemory))
 		b.WriteString("\n\n")
 	}
@@ -87,11 +89,11 @@ func planInputs(root, version string, selected []Selected, maxN int, now time.Ti
 	rows := retained(selected, maxN)
 	keep := map[string]bool{}
 	for _, s := range rows {
-		stem := RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug)
+		stem := memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug)
 		keep[stem] = true
-		plan.writes[path.Join(RolloutSummariesDir, stem+".md")] = rolloutSummaryFile(s)
+		plan.writes[path.Join(memdir.RolloutSummariesDir, stem+".md")] = rolloutSummaryFile(s)
 	}
-	entries, err := os.ReadDir(filepath.Join(root, RolloutSummariesDir))
+	entries, err := os.ReadDir(filepath.Join(root, memdir.RolloutSummariesDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return plan, err
 	}
@@ -101,11 +103,11 @@ func planInputs(root, version string, selected []Selected, maxN int, now time.Ti
 			continue
 		}
 		if !keep[strings.TrimSuffix(name, ".md")] {
-			plan.removes = append(plan.removes, path.Join(RolloutSummariesDir, name))
+			plan.removes = append(plan.removes, path.Join(memdir.RolloutSummariesDir, name))
 		}
 	}
 	if version != "v2" {
-		plan.writes[RawMemoriesFileName] = rawMemoriesFile(rows)
+		plan.writes[memdir.RawMemoriesFile] = rawMemoriesFile(rows)
 	}
 	stale, err := staleExtensionResources(root, now)
 	if err != nil {
@@ -122,7 +124,7 @@ func parseResourceTime(name string) (time.Time, bool) {
 	if len(name) < 19 {
 		return time.Time{}, false
 	}
-	t, err := time.ParseInLocation(stemTimeLayout, name[:19], time.UTC)
+	t, err := time.ParseInLocation(memdir.TimeLayout, name[:19], time.UTC)
 	if err != nil {
 		return time.Time{}, false
 	}
@@ -133,7 +135,7 @@ func parseResourceTime(name string) (time.Time, bool) {
 // that has an instructions.md whose timestamped names are at least 7 days
 // old (the exact cutoff counts as old). Notes and unparsable names are kept.
 func staleExtensionResources(root string, now time.Time) ([]string, error) {
-	extRoot := filepath.Join(root, ExtensionsDir)
+	extRoot := filepath.Join(root, memdir.ExtensionsDir)
 	exts, err := os.ReadDir(extRoot)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -147,11 +149,11 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 		if !ext.IsDir() {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(extRoot, ext.Name(), "instructions.md"))
+		fi, err := os.Lstat(filepath.Join(extRoot, ext.Name(), memdir.ExtensionInstructionsFile))
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		resDir := filepath.Join(extRoot, ext.Name(), "resources")
+		resDir := filepath.Join(extRoot, ext.Name(), memdir.ExtensionResourcesDir)
 		if fi, err := os.Lstat(resDir); err != nil || !fi.IsDir() {
 			continue
 		}
@@ -165,7 +167,7 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 			}
 			ts, ok := parseResourceTime(r.Name())
 			if ok && ts.Unix() <= cutoff {
-				out = append(out, path.Join(ExtensionsDir, ext.Name(), "resources", r.Name()))
+				out = append(out, path.Join(memdir.ExtensionsDir, ext.Name(), memdir.ExtensionResourcesDir, r.Name()))
 			}
 		}
 	}
@@ -196,7 +198,7 @@ func SyncInputs(root, version string, selected []Selected, maxN int, now time.Ti
 	sort.Strings(paths)
 	for _, rel := range paths {
 		if dir := path.Dir(rel); dir != "." {
-			if err := ensureRealDir(root, dir); err != nil {
+			if err := memdir.EnsureDir(root, dir); err != nil {
 				return err
 			}
 		}
@@ -206,7 +208,7 @@ func SyncInputs(root, version string, selected []Selected, maxN int, now time.Ti
 				continue
 			}
 		}
-		if err := WriteFileAtomic(full, plan.writes[rel], 0o600); err != nil {
+		if err := memdir.WriteAtomic(full, plan.writes[rel], 0o600); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 var syncRows = []Selected{
@@ -30,7 +32,7 @@ func TestSyncInputsFormat(t *testing.T) {
 	if err := SyncInputs(root, "v1", syncRows, 256, time.Unix(1785840059, 0)); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(filepath.Join(root, RolloutSummariesDir))
+	entries, _ := os.ReadDir(filepath.Join(root, memdir.RolloutSummariesDir))
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
@@ -39,14 +41,14 @@ func TestSyncInputsFormat(t *testing.T) {
 	var all strings.Builder
 	for _, n := range names {
 		all.WriteString("== rollout_summaries/" + n + "\n")
-		all.WriteString(readFile(t, filepath.Join(root, RolloutSummariesDir, n)))
+		all.WriteString(readFile(t, filepath.Join(root, memdir.RolloutSummariesDir, n)))
 	}
 	all.WriteString("== raw_memories.md\n")
-	all.WriteString(readFile(t, filepath.Join(root, RawMemoriesFileName)))
+	all.WriteString(readFile(t, filepath.Join(root, memdir.RawMemoriesFile)))
 	golden(t, "sync_v1.golden", all.String())
 
 	// The branch line is present only when known; times are RFC 3339 with +00:00.
-	first := readFile(t, filepath.Join(root, RolloutSummariesDir, "2025-02-11T15-35-19-jqmb-fix_ci.md"))
+	first := readFile(t, filepath.Join(root, memdir.RolloutSummariesDir, "2025-02-11T15-35-19-jqmb-fix_ci.md"))
 	if !strings.Contains(first, "updated_at: 2026-08-04T10:40:59+00:00\n") || !strings.Contains(first, "git_branch: main\n") {
 		t.Errorf("unexpected header:\n%s", first)
 	}
@@ -67,7 +69,7 @@ func TestSyncInputsRemovesStaleSummaries(t *testing.T) {
 	if err := PrepareLayout(root, ""); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, RolloutSummariesDir)
+	dir := filepath.Join(root, memdir.RolloutSummariesDir)
 	writeFile(t, filepath.Join(dir, "stale.md"), "old")
 	writeFile(t, filepath.Join(dir, "keep.txt"), "not markdown")
 	if err := SyncInputs(root, "v2", syncRows, 1, time.Unix(0, 0)); err != nil {
@@ -84,10 +86,10 @@ func TestSyncInputsRemovesStaleSummaries(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("got %d entries, want keep.txt and one summary", len(entries))
 	}
-	if !exists(filepath.Join(dir, RolloutSummaryStem(syncRows[1].ThreadID, syncRows[1].SourceUpdatedAt, "")+".md")) {
+	if !exists(filepath.Join(dir, memdir.RolloutSummaryStem(syncRows[1].ThreadID, syncRows[1].SourceUpdatedAt, "")+".md")) {
 		t.Error("first row by thread id not written")
 	}
-	if exists(filepath.Join(root, RawMemoriesFileName)) {
+	if exists(filepath.Join(root, memdir.RawMemoriesFile)) {
 		t.Error("v2 wrote raw_memories.md")
 	}
 }
@@ -107,7 +109,7 @@ func TestParseResourceTime(t *testing.T) {
 func TestExtensionResourcePruning(t *testing.T) {
 	root := t.TempDir()
 	now := time.Unix(1775476799, 0).Add(7 * 24 * time.Hour) // the exact cutoff is 2026-04-06T11-59-59
-	ext := filepath.Join(root, ExtensionsDir)
+	ext := filepath.Join(root, memdir.ExtensionsDir)
 	files := map[string]bool{ // path → expected to survive
 		"team/instructions.md":                      true,
 		"team/resources/2026-04-06T11-59-59-cut.md": false, // exactly at the cutoff

@@ -59,17 +59,6 @@ func FailedStatus(mode string) string {
 	}
 }
 
-// File names inside the memory folder.
-const (
-	DiffFileName        = "phase2_workspace_diff.md"
-	MemoryFileName      = "MEMORY.md"
-	SummaryFileName     = "memory_summary.md"
-	RawMemoriesFileName = "raw_memories.md"
-	RolloutSummariesDir = "rollout_summaries"
-	SkillsDir           = "skills"
-	ExtensionsDir       = "extensions"
-)
-
 // Selected is one raw memory chosen for Phase 2 (store selection, Codex
 // 7.2, already sorted by thread_id ASC).
 type Selected struct {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 // ErrInvalidArtifacts wraps every reason Validate rejects a memory folder.
@@ -25,7 +27,7 @@ var summaryV2Headings = []string{"## User Profile", "## User preferences", "## G
 // exactly "v1" (the format header, not the pipeline version); v2 also needs
 // the summary below 10,000 bytes with its four headings.
 func Validate(root, version string) error {
-	n, err := removeSymlinks(root)
+	n, err := memdir.RemoveSymlinks(root)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidArtifacts, err)
 	}
@@ -33,25 +35,25 @@ func Validate(root, version string) error {
 		return fmt.Errorf("%w: removed %d symbolic links from the memory folder", ErrInvalidArtifacts, n)
 	}
 	if version != "v2" {
-		fi, err := os.Lstat(filepath.Join(root, MemoryFileName))
+		fi, err := os.Lstat(filepath.Join(root, memdir.MemoryFile))
 		if err != nil {
-			return fmt.Errorf("%w: %s is missing", ErrInvalidArtifacts, MemoryFileName)
+			return fmt.Errorf("%w: %s is missing", ErrInvalidArtifacts, memdir.MemoryFile)
 		}
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file", ErrInvalidArtifacts, MemoryFileName)
+			return fmt.Errorf("%w: %s is not a regular file", ErrInvalidArtifacts, memdir.MemoryFile)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(root, SummaryFileName))
+	data, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
 	if err != nil {
-		return fmt.Errorf("%w: %s is not readable", ErrInvalidArtifacts, SummaryFileName)
+		return fmt.Errorf("%w: %s is not readable", ErrInvalidArtifacts, memdir.SummaryFile)
 	}
 	text := string(data)
 	if firstLine(text) != "v1" {
-		return fmt.Errorf("%w: the first line of %s must be exactly v1", ErrInvalidArtifacts, SummaryFileName)
+		return fmt.Errorf("%w: the first line of %s must be exactly v1", ErrInvalidArtifacts, memdir.SummaryFile)
 	}
 	if version == "v2" {
 		if len(data) >= MaxSummaryV2Bytes {
-			return fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrInvalidArtifacts, SummaryFileName, len(data), MaxSummaryV2Bytes)
+			return fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrInvalidArtifacts, memdir.SummaryFile, len(data), MaxSummaryV2Bytes)
 		}
 		have := map[string]bool{}
 		for _, l := range strings.Split(text, "\n") {
@@ -59,7 +61,7 @@ func Validate(root, version string) error {
 		}
 		for _, h := range summaryV2Headings {
 			if !have[h] {
-				return fmt.Errorf("%w: %s lacks the heading %q", ErrInvalidArtifacts, SummaryFileName, h)
+				return fmt.Errorf("%w: %s lacks the heading %q", ErrInvalidArtifacts, memdir.SummaryFile, h)
 			}
 		}
 	}

@@ -6,11 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
-
-// SummaryFile is the file, inside a memory folder, whose text is injected.
-const SummaryFile = "memory_summary.md"
 
 // DefaultSummaryTokens is the token budget the summary is cut to before it
 // is injected.
@@ -100,7 +98,7 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 	if maxTokens == 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	b, err := os.ReadFile(filepath.Join(root, SummaryFile))
+	b, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
 	if err != nil {
 		// Missing or unreadable: nothing to inject (Codex 8.1). A hook
 		// that runs before every turn must not fail the agent over it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
 
@@ -20,7 +21,7 @@ func writeSummary(t testing.TB, root, text string) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, SummaryFile), []byte(text), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(root, memdir.SummaryFile), []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -96,7 +97,7 @@ func TestSummaryNothingToInject(t *testing.T) {
 // before every turn must not fail the agent over it.
 func TestSummaryUnreadableInjectsNothing(t *testing.T) {
 	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, SummaryFile), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(root, memdir.SummaryFile), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Summary(root, "v1", 0, false, "")
@@ -231,7 +232,7 @@ func BenchmarkSummary(b *testing.B) {
 
 func TestSummaryForAgent(t *testing.T) {
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, SummaryFile), []byte("v1\n- calc.sh fix\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(root, memdir.SummaryFile), []byte("v1\n- calc.sh fix\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, version := range []string{"v1", "v2"} {

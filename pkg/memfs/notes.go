@@ -1,26 +1,21 @@
 package memfs
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
-)
 
-// NotesDir is where ad hoc notes live, relative to the memory folder.
-const NotesDir = "extensions/ad_hoc/notes"
+	"github.com/memctl/memctl/pkg/memdir"
+)
 
 // Note filename limits (codex-memories.md section 10).
 const (
 	maxNoteFilenameBytes = 128
 	timestampPrefixLen   = 20 // "YYYY-MM-DDTHH-MM-SS-"
 	maxSlugBytes         = 80
-	noteTimeLayout       = "2006-01-02T15-04-05"
 )
 
 // ValidateNoteFilename checks a note filename:
@@ -79,7 +74,7 @@ func NoteFilename(now time.Time, slug string) (string, error) {
 	if why := checkSlug(slug); why != "" {
 		return "", &Error{Kind: ErrInvalidFilename, Subject: "slug", Value: slug, Reason: strings.TrimPrefix(why, "slug ")}
 	}
-	name := now.UTC().Format(noteTimeLayout) + "-" + slug + ".md"
+	name := now.UTC().Format(memdir.TimeLayout) + "-" + slug + ".md"
 	return name, ValidateNoteFilename(name)
 }
 
@@ -95,81 +90,33 @@ func AddNote(root, filename, note string) (string, error) {
 	if strings.TrimSpace(note) == "" {
 		return "", ErrEmptyNote
 	}
-	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
-		return "", fmt.Errorf("memories: %w", err)
-	}
-	dir, rel := root, ""
-	if err := ensureDir(dir, "."); err != nil {
+	if err := dirError(memdir.EnsureRoot(root)); err != nil {
 		return "", err
 	}
-	for _, name := range strings.Split(NotesDir, "/") {
-		dir, rel = filepath.Join(dir, name), joinRel(rel, name)
-		if err := ensureDir(dir, rel); err != nil {
-			return "", err
-		}
+	if err := dirError(memdir.EnsureDir(root, memdir.NotesDir)); err != nil {
+		return "", err
 	}
-	if err := writeExclusive(filepath.Join(dir, filename), []byte(note)); err != nil {
+	rel := memdir.NotesDir + "/" + filename
+	if err := memdir.CreateNew(filepath.Join(root, filepath.FromSlash(rel)), []byte(note), 0o600); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return "", &Error{Kind: ErrAlreadyExists, Subject: "note", Value: joinRel(rel, filename), Reason: "already exists"}
+			return "", &Error{Kind: ErrAlreadyExists, Subject: "note", Value: rel, Reason: "already exists"}
 		}
 		return "", fmt.Errorf("memories: write note: %w", err)
 	}
-	return joinRel(rel, filename), nil
+	return rel, nil
 }
 
-// ensureDir creates dir if missing and checks that it is a real directory.
-func ensureDir(dir, rel string) error {
-	err := os.Mkdir(dir, 0o700)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("memories: %w", err)
+// dirError turns memdir's complaint about a folder on the way to the notes
+// into this package's request error (the root is reported as ".").
+func dirError(err error) error {
+	var de *memdir.DirError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de) && de.Symlink:
+		return invalidPath(de.Rel, "must not be a symlink")
+	case errors.As(err, &de):
+		return invalidPath(de.Rel, "must be a directory")
 	}
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("memories: %w", err)
-	}
-	if info.Mode()&fs.ModeSymlink != 0 {
-		return invalidPath(rel, "must not be a symlink")
-	}
-	if !info.IsDir() {
-		return invalidPath(rel, "must be a directory")
-	}
-	return nil
-}
-
-// writeExclusive creates path with data, failing with fs.ErrExist when
-// anything (even a dangling symlink) is there. The data goes to a hidden
-// temporary file first and is hard-linked into place, so readers never see
-// a half-written note; where hard links are unavailable it falls back to
-// an O_EXCL create.
-func writeExclusive(path string, data []byte) error {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+hex.EncodeToString(rnd[:]))
-	if err := writeNew(tmp, data); err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	err := os.Link(tmp, path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return writeNew(path, data)
-}
-
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
+	return fmt.Errorf("memories: %w", err)
 }

@@ -13,10 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-)
 
-// Roots are the folders clear empties, in Codex's order.
-var Roots = []string{"memories", "memories_v2", "memories_extensions"}
+	"github.com/memctl/memctl/pkg/memdir"
+)
 
 // ErrSymlinkRoot is returned when a memory root is a symbolic link.
 var ErrSymlinkRoot = errors.New("refusing to clear symlinked memory root")
@@ -45,7 +44,7 @@ type Result struct {
 
 // CheckRoots refuses symlinked memory roots under home.
 func CheckRoots(home string) error {
-	for _, name := range Roots {
+	for _, name := range memdir.Folders {
 		p := filepath.Join(home, name)
 		fi, err := os.Lstat(p)
 		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
@@ -83,7 +82,7 @@ func Clear(ctx context.Context, home string, dbs []Target, dryRun bool) (Result,
 			return res, fmt.Errorf("clear %s: %w", t.Path, err)
 		}
 	}
-	for _, name := range Roots {
+	for _, name := range memdir.Folders {
 		root := filepath.Join(home, name)
 		entries, err := os.ReadDir(root)
 		if errors.Is(err, os.ErrNotExist) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/memdir"
 )
 
 type fakeDB struct{ cleared *int }
@@ -46,7 +48,7 @@ func TestClearEmptiesFoldersKeepsRoots(t *testing.T) {
 	if n != 1 || len(res.ClearedDatabases) != 1 {
 		t.Errorf("v2 database cleared although absent: %d %v", n, res.ClearedDatabases)
 	}
-	for _, r := range Roots {
+	for _, r := range memdir.Folders {
 		entries, err := os.ReadDir(filepath.Join(home, r))
 		if err != nil || len(entries) != 0 {
 			t.Errorf("%s: %v %v", r, entries, err)

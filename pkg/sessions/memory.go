@@ -3,9 +3,11 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -17,11 +19,16 @@ import (
 // transcript); the model's input gets neither.
 
 // memoryPathRE matches the memory folders of memctl and Codex, the files
-// inside them, and memctl's own memory commands.
-var memoryPathRE = transcript.LazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/memories\b|` +
-	`/memories(_v2)?/(MEMORY\.md|memory_summary\.md|raw_memories\.md|rollout_summaries|skills/|extensions/)|` +
-	`(^|[\s'"/])(memory_summary\.md|raw_memories\.md)\b|(^|[\s'"/])rollout_summaries/|` +
+// inside them, and memctl's own memory commands. The folder layout's names
+// come from pkg/memdir.
+var memoryPathRE = transcript.LazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/` + q(memdir.FolderV1) + `\b|` +
+	`/` + q(memdir.FolderV1) + `(` + q(strings.TrimPrefix(memdir.FolderV2, memdir.FolderV1)) + `)?/(` +
+	q(memdir.MemoryFile) + `|` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `|` +
+	q(memdir.RolloutSummariesDir) + `|` + q(memdir.SkillsDir) + `/|` + q(memdir.ExtensionsDir) + `/)|` +
+	`(^|[\s'"/])(` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `)\b|(^|[\s'"/])` + q(memdir.RolloutSummariesDir) + `/|` +
 	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
+
+var q = regexp.QuoteMeta
 
 // TouchesMemory reports text (a command line, a path, a tool's input)
 // that reads or writes memctl's or Codex's memory.

@@ -1,4 +1,4 @@
-package consolidate
+package memdir
 
 import (
 	"encoding/binary"
@@ -8,9 +8,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// stemTimeLayout is Codex's %Y-%m-%dT%H-%M-%S: colon-free so the stem is a
-// valid file name everywhere.
-const stemTimeLayout = "2006-01-02T15-04-05"
+// TimeLayout is Codex's %Y-%m-%dT%H-%M-%S, the UTC timestamp that starts
+// rollout summary stems, note names and extension resource names: colon-free
+// so the name is valid everywhere.
+const TimeLayout = "2006-01-02T15-04-05"
 
 const base62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -43,7 +44,7 @@ func RolloutSummaryStem(threadID string, sourceUpdatedAt int64, slug string) str
 		h[i] = base62[v%62]
 		v /= 62
 	}
-	stem := ts.Format(stemTimeLayout) + "-" + string(h[:])
+	stem := ts.Format(TimeLayout) + "-" + string(h[:])
 	if s := sanitizeSlug(slug); s != "" {
 		stem += "-" + s
 	}

@@ -1,4 +1,4 @@
-package consolidate
+package memdir
 
 import (
 	"strings"
@@ -57,7 +57,7 @@ func TestRolloutSummaryStemV1UUID(t *testing.T) {
 	if !strings.HasPrefix(got, "2022-02-22T19-22-22-") {
 		t.Errorf("stem %q does not use the UUID's time", got)
 	}
-	if _, err := time.Parse(stemTimeLayout, got[:19]); err != nil {
+	if _, err := time.Parse(TimeLayout, got[:19]); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,0 +1,74 @@
+// Package memdir owns the layout of a memory folder: the name of every file
+// and folder in it, the atomic writes every file goes through, and the
+// repair that makes a folder safe to write (no symbolic links, no abandoned
+// temporary files, the folders Phase 2 expects).
+//
+// The names follow Codex's memory folder (codex-memories.md) so that a
+// folder stays interchangeable between the two. Other packages join these
+// names; none spells them out again.
+//
+// memctl summary imports this package on every agent turn: it must stay
+// free of databases, SDKs and start-up work.
+package memdir
+
+import "path/filepath"
+
+// Files and folders at the top of a memory folder. Paths are relative to
+// the folder and use "/" (filepath.FromSlash them before touching disk).
+const (
+	// MemoryFile is the handbook the consolidator writes (v1 only).
+	MemoryFile = "MEMORY.md"
+	// SummaryFile is the index injected into every prompt.
+	SummaryFile = "memory_summary.md"
+	// RawMemoriesFile lists the selected raw memories (v1 only).
+	RawMemoriesFile = "raw_memories.md"
+	// DiffFile is the workspace diff handed to the consolidator; it never
+	// belongs to the baseline.
+	DiffFile = "phase2_workspace_diff.md"
+	// RolloutSummariesDir holds one <stem>.md per selected thread.
+	RolloutSummariesDir = "rollout_summaries"
+	// SkillsDir holds one folder per skill, each with a SkillFile.
+	SkillsDir = "skills"
+	// SkillFile is the file that makes a folder under SkillsDir a skill.
+	SkillFile = "SKILL.md"
+	// ExtensionsDir holds one folder per extension.
+	ExtensionsDir = "extensions"
+	// ExtensionInstructionsFile, inside an extension's folder, makes it an
+	// extension.
+	ExtensionInstructionsFile = "instructions.md"
+	// ExtensionResourcesDir, inside an extension's folder, holds its inputs.
+	ExtensionResourcesDir = "resources"
+	// AdHocDir is the extension of notes written on purpose.
+	AdHocDir = ExtensionsDir + "/ad_hoc"
+	// AdHocInstructionsFile is seeded from a template and never overwritten.
+	AdHocInstructionsFile = AdHocDir + "/" + ExtensionInstructionsFile
+	// NotesDir is where ad hoc notes live.
+	NotesDir = AdHocDir + "/notes"
+	// GitDir is skipped wherever the folder is walked: a user may keep the
+	// folder in git, and memctl's baseline is its own.
+	GitDir = ".git"
+)
+
+// Folder names inside the memctl home.
+const (
+	// FolderV1 is v1's memory folder.
+	FolderV1 = "memories"
+	// FolderV2 is v2's memory folder.
+	FolderV2 = "memories_v2"
+	// FolderExtensions is Codex's shared extensions folder; memctl only
+	// clears it.
+	FolderExtensions = "memories_extensions"
+)
+
+// Folders lists every memory folder of a home, in Codex's order (the order
+// memctl clear empties them).
+var Folders = []string{FolderV1, FolderV2, FolderExtensions}
+
+// Root returns the memory folder of a memory version ("v1" or "v2") inside
+// home. Any version other than "v2" is v1's.
+func Root(home, version string) string {
+	if version == "v2" {
+		return filepath.Join(home, FolderV2)
+	}
+	return filepath.Join(home, FolderV1)
+}

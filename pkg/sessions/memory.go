@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/memctl/memctl/pkg/inject"
 	"github.com/memctl/memctl/pkg/memdir"
@@ -21,14 +22,15 @@ import (
 // memoryPathRE matches the memory folders of memctl and Codex, the files
 // inside them, and memctl's own memory commands. The folder layout's names
 // come from pkg/memdir.
-var memoryPathRE = transcript.LazyRE(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/` + q(memdir.FolderV1) + `\b|` +
-	`/` + q(memdir.FolderV1) + `(` + q(strings.TrimPrefix(memdir.FolderV2, memdir.FolderV1)) + `)?/(` +
-	q(memdir.MemoryFile) + `|` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `|` +
-	q(memdir.RolloutSummariesDir) + `|` + q(memdir.SkillsDir) + `/|` + q(memdir.ExtensionsDir) + `/)|` +
-	`(^|[\s'"/])(` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `)\b|(^|[\s'"/])` + q(memdir.RolloutSummariesDir) + `/|` +
-	`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
-
-var q = regexp.QuoteMeta
+var memoryPathRE = sync.OnceValue(func() *regexp.Regexp {
+	q := regexp.QuoteMeta
+	return regexp.MustCompile(`(?i)(^|[\s'"=/~])\.memctl(/|\b)|\.codex/` + q(memdir.FolderV1) + `\b|` +
+		`/` + q(memdir.FolderV1) + `(` + q(strings.TrimPrefix(memdir.FolderV2, memdir.FolderV1)) + `)?/(` +
+		q(memdir.MemoryFile) + `|` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `|` +
+		q(memdir.RolloutSummariesDir) + `|` + q(memdir.SkillsDir) + `/|` + q(memdir.ExtensionsDir) + `/)|` +
+		`(^|[\s'"/])(` + q(memdir.SummaryFile) + `|` + q(memdir.RawMemoriesFile) + `)\b|(^|[\s'"/])` + q(memdir.RolloutSummariesDir) + `/|` +
+		`(^|[\s;&|(])memctl\s+(summary|search|cite|read|threads\s+show)\b`)
+})
 
 // TouchesMemory reports text (a command line, a path, a tool's input)
 // that reads or writes memctl's or Codex's memory.

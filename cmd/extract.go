@@ -211,7 +211,7 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.dryRun,
 	}
 	var bar *progressbar.ProgressBar
-	if f.IO.StderrTTY && !f.Quiet && !f.JSON && !opts.dryRun {
+	if f.IO.StderrTTY && !f.IO.Quiet && !f.JSON && !opts.dryRun {
 		ro.Progress = func(done, total int) {
 			if bar == nil {
 				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.ErrOut),

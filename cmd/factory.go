@@ -28,8 +28,6 @@ type Factory struct {
 	MemoryVersion string
 	JSON          bool
 	NoColor       bool
-	Quiet         bool
-	Verbose       bool
 
 	cfg *config.Config
 	// autoAnnounced: "provider auto picked …" is said once per process.
@@ -126,26 +124,9 @@ func ensureHome(home string) error {
 	return nil
 }
 
-// infof prints a progress line to stderr unless --quiet.
-func (f *Factory) infof(format string, args ...any) {
-	if f.Quiet {
-		return
-	}
-	fmt.Fprintf(f.IO.ErrOut, format+"\n", args...)
-}
-
-// debugf prints a detail line to stderr with --verbose.
-func (f *Factory) debugf(format string, args ...any) {
-	if !f.Verbose {
-		return
-	}
-	fmt.Fprintf(f.IO.ErrOut, "memctl: "+format+"\n", args...)
-}
-
-// warnf prints a warning to stderr (even with --quiet).
-func (f *Factory) warnf(format string, args ...any) {
-	fmt.Fprintf(f.IO.ErrOut, "memctl: warning: "+format+"\n", args...)
-}
+func (f *Factory) infof(format string, args ...any)  { f.IO.Infof(format, args...) }
+func (f *Factory) debugf(format string, args ...any) { f.IO.Debugf(format, args...) }
+func (f *Factory) warnf(format string, args ...any)  { f.IO.Warnf(format, args...) }
 
 // recordStage remembers how a stage ended, for `memctl status`; a failure
 // to record it must not fail the stage.

@@ -13,6 +13,7 @@ package cmd
 //   - prompts only when stdin and stdout are both terminals.
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -27,6 +28,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	StdinTTY, StdoutTTY, StderrTTY bool
+
+	// Quiet and Verbose are the global -q and -v: Infof is silent with
+	// Quiet, Debugf speaks only with Verbose.
+	Quiet, Verbose bool
 
 	colorOut, colorErr bool
 }
@@ -72,4 +77,25 @@ func (s *IOStreams) Faint(t string) string { return s.paint(s.colorOut, color.Fa
 // errPaint colours text for stderr when colour is on there.
 func (s *IOStreams) errPaint(attr color.Attribute, t string) string {
 	return s.paint(s.colorErr, attr, t)
+}
+
+// Infof prints a progress or confirmation line to stderr unless --quiet.
+func (s *IOStreams) Infof(format string, args ...any) {
+	if s.Quiet {
+		return
+	}
+	fmt.Fprintf(s.ErrOut, format+"\n", args...)
+}
+
+// Debugf prints a detail line to stderr with --verbose.
+func (s *IOStreams) Debugf(format string, args ...any) {
+	if !s.Verbose {
+		return
+	}
+	fmt.Fprintf(s.ErrOut, "memctl: "+format+"\n", args...)
+}
+
+// Warnf prints a warning to stderr, even with --quiet.
+func (s *IOStreams) Warnf(format string, args ...any) {
+	fmt.Fprintf(s.ErrOut, "memctl: warning: "+format+"\n", args...)
 }

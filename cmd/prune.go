@@ -3,19 +3,30 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/prune"
+	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 
-type pruneOptions struct {
-	maxUnusedDays int
-	dryRun        bool
+// PruneOptions is what `memctl prune` needs: injected loaders first, then
+// the flag values.
+type PruneOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+
+	JSON bool
+	// MaxUnusedDays overrides memories.max_unused_days; nil when not given.
+	MaxUnusedDays *int
+	DryRun        bool
 }
 
-func newPruneCmd(f *Factory) *cobra.Command {
-	opts := &pruneOptions{}
+func newPruneCmd(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "prune",
 		Short: "Delete raw memories nobody used for max_unused_days",
@@ -26,65 +37,69 @@ again only when its transcript changes.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl prune
   $ memctl prune --max-unused-days 14 --dry-run --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if cmd.Flags().Changed("max-unused-days") {
-				if err := cfg.Set("memories.max_unused_days", opts.maxUnusedDays, config.FromFlag); err != nil {
-					return &FlagError{Err: err}
-				}
-			}
-			res, err := runPruneAll(cmd.Context(), f, cfg, opts.dryRun)
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			verb := "pruned"
-			if opts.dryRun {
-				verb = "would prune"
-			}
-			for _, id := range res.ThreadIDs {
-				fmt.Fprintln(f.IO.Out, id)
-			}
-			f.infof("%s %d raw memories", verb, res.Pruned)
-			return nil
+			return runPrune(c.Context(), opts)
 		},
 	}
-	c.Flags().IntVar(&opts.maxUnusedDays, "max-unused-days", 30, "retention window in days (overrides memories.max_unused_days)")
-	c.Flags().BoolVar(&opts.dryRun, "dry-run", false, "list what would be pruned, delete nothing")
+	fl := c.Flags()
+	optionalIntFlag(fl, &opts.MaxUnusedDays, "max-unused-days", "retention window in `days` (default: memories.max_unused_days, 30)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "list what would be pruned, delete nothing")
 	return c
 }
 
-func runPruneAll(ctx context.Context, f *Factory, cfg *config.Config, dryRun bool) (prune.Result, error) {
-	total := prune.Result{ThreadIDs: []string{}, DryRun: dryRun}
+func runPrune(ctx context.Context, opts *PruneOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if opts.MaxUnusedDays != nil {
+		if err := cfg.Set("memories.max_unused_days", *opts.MaxUnusedDays, config.FromFlag); err != nil {
+			return &FlagError{Err: err}
+		}
+	}
+	total := prune.Result{ThreadIDs: []string{}, DryRun: opts.DryRun}
 	for _, v := range cfg.Versions() {
-		res, err := runPrune(ctx, f, cfg, v, dryRun)
+		res, err := pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, v, opts.DryRun)
 		if err != nil {
-			return total, err
+			return err
 		}
 		total.Pruned += res.Pruned
 		total.ThreadIDs = append(total.ThreadIDs, res.ThreadIDs...)
 	}
-	return total, nil
+	if opts.JSON {
+		return printJSON(opts.IO.Out, total)
+	}
+	verb := "pruned"
+	if opts.DryRun {
+		verb = "would prune"
+	}
+	for _, id := range total.ThreadIDs {
+		fmt.Fprintln(opts.IO.Out, id)
+	}
+	opts.IO.Infof("%s %d raw memories", verb, total.Pruned)
+	return nil
 }
 
-func runPrune(ctx context.Context, f *Factory, cfg *config.Config, version string, dryRun bool) (prune.Result, error) {
-	st, err := f.OpenStore(ctx, version)
+// pruneVersion prunes one memory version's store; `memctl run` calls it
+// for each generated version.
+func pruneVersion(ctx context.Context, open func(context.Context, string) (*store.Store, error), now func() time.Time,
+	cfg *config.Config, version string, dryRun bool) (prune.Result, error) {
+	st, err := open(ctx, version)
 	if err != nil {
 		return prune.Result{}, err
 	}
 	defer st.Close()
-	started := f.Now()
+	started := now()
 	res, err := prune.Run(ctx, st, cfg.Memories.MaxUnusedDays, dryRun)
 	if err != nil {
 		return res, fmt.Errorf("prune %s: %w", version, err)
 	}
 	if !dryRun {
-		recordStage(ctx, st, "prune", started, f.Now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
+		recordStage(ctx, st, "prune", started, now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
 	}
 	return res, nil
 }

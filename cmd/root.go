@@ -7,7 +7,59 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// newRootCmd builds the whole command tree.
 func newRootCmd(f *Factory) *cobra.Command {
+	root := newBareRoot(f)
+	root.AddGroup(&cobra.Group{ID: "pipeline", Title: "Pipeline commands:"},
+		&cobra.Group{ID: "memory", Title: "Memory commands:"},
+		&cobra.Group{ID: "setup", Title: "Setup and inspection:"})
+
+	// One command per line, so adding one merges cleanly.
+	addCommands(root, "pipeline",
+		newPruneCmd(f, nil),
+		newExtractCmd(f),
+		newConsolidateCmd(f),
+		newSummaryCmd(f),
+		newCiteCmd(f),
+		newClearCmd(f),
+		newRunCmd(f),
+	)
+	addCommands(root, "memory",
+		newScanCmd(f),
+		newThreadsCmd(f),
+		newSearchCmd(f),
+		newNoteCmd(f),
+		newMCPCmd(f),
+		newRedactCmd(f),
+	)
+	addCommands(root, "setup",
+		newStatusCmd(f),
+		newSetupCmd(f, nil),
+		newConfigCmd(f),
+		newDemoCmd(f),
+		newVersionCmd(f),
+		newCompletionCmd(f),
+		helpTopic("environment", "Environment variables memctl reads", environmentHelp),
+		helpTopic("exit-codes", "Exit codes and what they mean", exitCodesHelp),
+	)
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
+	root.CompletionOptions.HiddenDefaultCmd = true
+	wrapArgErrors(root)
+	return root
+}
+
+func addCommands(root *cobra.Command, group string, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.GroupID = group
+		root.AddCommand(c)
+	}
+}
+
+// newBareRoot is the root command without subcommands: the global flags,
+// their checks and the flag-error translation. Command tests hang the
+// command under test on it.
+func newBareRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "memctl <command> [flags]",
 		Short: "Give coding agents a memory built from their past sessions",
@@ -31,11 +83,8 @@ all with "memctl run".`,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.IO.decideColor(f.NoColor, f.Getenv)
-			if f.Quiet && f.Verbose {
+			if f.IO.Quiet && f.IO.Verbose {
 				return FlagErrorf("--quiet and --verbose cannot be used together")
-			}
-			if f.MemoryVersion != "" && f.MemoryVersion != "v1" && f.MemoryVersion != "v2" {
-				return FlagErrorf("--memory-version: invalid value %q (want v1 or v2)", f.MemoryVersion)
 			}
 			return nil
 		},
@@ -43,43 +92,17 @@ all with "memctl run".`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.HomeFlag, "home", "", "memctl home `DIR` (default: $MEMCTL_HOME, else ~/.memctl)")
 	pf.StringVar(&f.ConfigFlag, "config", "", "config `FILE` (default: $MEMCTL_CONFIG, else <home>/config.toml)")
-	pf.StringVar(&f.MemoryVersion, "memory-version", "", "memory version to use, v1 or v2 (overrides memories.version)")
+	stringEnumFlag(root, pf, &f.MemoryVersion, "memory-version", "", memoryVersions, "memory version to use (overrides memories.version)")
 	pf.BoolVar(&f.JSON, "json", false, "print one machine-readable JSON document on stdout")
 	pf.BoolVar(&f.NoColor, "no-color", false, "disable colour (also: NO_COLOR)")
-	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print less on stderr")
-	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more on stderr")
-
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
-	root.AddGroup(&cobra.Group{ID: "pipeline", Title: "Pipeline commands:"},
-		&cobra.Group{ID: "memory", Title: "Memory commands:"},
-		&cobra.Group{ID: "setup", Title: "Setup and inspection:"})
-
-	for _, c := range []*cobra.Command{
-		newPruneCmd(f), newExtractCmd(f), newConsolidateCmd(f), newSummaryCmd(f), newCiteCmd(f), newClearCmd(f), newRunCmd(f),
-	} {
-		c.GroupID = "pipeline"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{
-		newScanCmd(f), newThreadsCmd(f), newSearchCmd(f), newNoteCmd(f), newMCPCmd(f), newRedactCmd(f),
-	} {
-		c.GroupID = "memory"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{
-		newStatusCmd(f), newSetupCmd(f, nil), newConfigCmd(f), newDemoCmd(f), newVersionCmd(f), newCompletionCmd(f),
-	} {
-		c.GroupID = "setup"
-		root.AddCommand(c)
-	}
-	root.AddCommand(helpTopic("environment", "Environment variables memctl reads", environmentHelp))
-	root.AddCommand(helpTopic("exit-codes", "Exit codes and what they mean", exitCodesHelp))
-	root.SetHelpCommandGroupID("setup")
-	root.SetCompletionCommandGroupID("setup")
-	root.CompletionOptions.HiddenDefaultCmd = true
-	wrapArgErrors(root)
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print less on stderr")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print more on stderr")
+	root.SetFlagErrorFunc(flagError)
 	return root
 }
+
+// memoryVersions are the values of --memory-version and memories.version.
+var memoryVersions = []string{"v1", "v2"}
 
 // wrapArgErrors turns positional-argument errors into usage errors (exit 2).
 func wrapArgErrors(c *cobra.Command) {
@@ -125,7 +148,6 @@ func helpTopic(name, short, long string) *cobra.Command {
 		Short:   short,
 		Long:    long,
 		Example: "  $ memctl help " + name,
-		GroupID: "setup",
 		Args:    cobra.NoArgs,
 		Run:     func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) },
 	}

@@ -135,7 +135,7 @@ func runPipeline(ctx context.Context, f *Factory, cfg *config.Config, version st
 		rep.Prepare = map[string]string{"status": "failed", "error": err.Error()}
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}
-	rep.Prune, err = runPrune(ctx, f, cfg, version, eo.dryRun)
+	rep.Prune, err = pruneVersion(ctx, f.OpenStore, f.Now, cfg, version, eo.dryRun)
 	if err != nil {
 		// Codex logs prune errors and goes on; so does run.
 		f.warnf("%s: prune: %v", version, err)

@@ -1,0 +1,171 @@
+package cmd
+
+// Helpers for the per-command tests (cmd/<x>_test.go): each has a
+// TestNewXCmd table (argv → the options runF receives, and flag errors)
+// and a TestRunX table (options → exact stdout and stderr, with the
+// streams on a terminal and piped).
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/store"
+	"github.com/spf13/cobra"
+)
+
+// testNow is the clock of the command tests.
+var testNow = time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+
+// testStreams are IOStreams over buffers.
+type testStreams struct {
+	*IOStreams
+	in, out, errOut *bytes.Buffer
+}
+
+// newTestIO returns streams over buffers. With tty, stdin, stdout and
+// stderr are terminals and colour is on for both output streams, as
+// decideColor decides on a terminal without NO_COLOR.
+func newTestIO(tty bool) *testStreams {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	ios := &IOStreams{In: in, Out: out, ErrOut: errOut,
+		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, colorOut: tty, colorErr: tty}
+	return &testStreams{IOStreams: ios, in: in, out: out, errOut: errOut}
+}
+
+// ttyName names a subtest by its terminal mode.
+func ttyName(tty bool) string {
+	if tty {
+		return "tty"
+	}
+	return "notty"
+}
+
+// newTestFactory is a Factory over a temporary home, a fixed clock and
+// an environment of env only (no HOME, no keys, no MEMCTL_* of the
+// machine running the tests).
+func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factory {
+	t.Helper()
+	dir := t.TempDir()
+	userHome := filepath.Join(dir, "userhome")
+	if err := os.MkdirAll(userHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return &Factory{
+		IO:       ios,
+		Now:      func() time.Time { return testNow },
+		Getenv:   func(k string) string { return env[k] },
+		UserHome: func() (string, error) { return userHome, nil },
+		HomeFlag: filepath.Join(dir, "home"),
+	}
+}
+
+// writeConfig writes the config file the factory reads.
+func writeConfig(t *testing.T, f *Factory, text string) {
+	t.Helper()
+	path, _, err := f.ConfigPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// execCmd runs argv through a root that has the global flags and, under
+// the parents named, the command under test, as `memctl <parents> <c> argv`.
+func execCmd(t *testing.T, f *Factory, c *cobra.Command, parents []string, argv ...string) error {
+	t.Helper()
+	root := newBareRoot(f)
+	at := root
+	for _, p := range parents {
+		g := &cobra.Command{Use: p}
+		at.AddCommand(g)
+		at = g
+	}
+	at.AddCommand(c)
+	wrapArgErrors(root)
+	root.SetArgs(append(append(append([]string{}, parents...), c.Name()), argv...))
+	root.SetIn(f.IO.In)
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	return root.ExecuteContext(context.Background())
+}
+
+// flagValues is a copy of an options struct with the injected loaders
+// and streams zeroed, so tests compare the flag values alone.
+func flagValues[T any](o *T) T {
+	if o == nil {
+		var zero T
+		return zero
+	}
+	v := reflect.ValueOf(o).Elem()
+	out := reflect.New(v.Type()).Elem()
+	out.Set(v)
+	for i := 0; i < out.NumField(); i++ {
+		fl := out.Field(i)
+		if !fl.CanSet() {
+			continue
+		}
+		if fl.Kind() == reflect.Func || fl.Type() == reflect.TypeOf((*IOStreams)(nil)) {
+			fl.Set(reflect.Zero(fl.Type()))
+		}
+	}
+	return out.Interface().(T)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// wantError checks err against a wanted message fragment ("" = no error).
+func wantError(t *testing.T, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("unexpected error: %v", err)
+	case want != "" && err == nil:
+		t.Fatalf("no error, want %q", want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Fatalf("error %q, want it to contain %q", err, want)
+	}
+}
+
+// seedMemory stores a thread with a raw memory, generated at `at`, in the
+// store of a version.
+func seedMemory(t *testing.T, f *Factory, version, id string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	home, err := f.Home()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureHome(home); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(home, store.FileName(version)), store.WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = st.UpsertThread(ctx, store.Thread{ID: id, SourceKind: "codex", Path: "/sessions/" + id + ".jsonl", Source: "cli",
+		Interactive: true, Cwd: "/src/" + id, Preview: "fix the flaky test in " + id, CreatedAt: at, UpdatedAt: at},
+		store.UpsertPolicy{GenerateMemories: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := st.TryClaimStage1(ctx, id, "test", at.Unix(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.MarkStage1Succeeded(ctx, id, tok, at.Unix(), "raw memory of "+id, "summary of "+id, nil); err != nil || !ok {
+		t.Fatalf("seed %s: %v %v", id, ok, err)
+	}
+}

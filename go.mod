@@ -1,6 +1,8 @@
 module github.com/memctl/memctl
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.26.11
 
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0

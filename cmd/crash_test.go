@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/testenv"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -52,6 +53,7 @@ mv "$CRASH_AGENT_TMP/s.$$" memory_summary.md
 //
 // MEMCTL_CRASH_SEED replays a logged seed.
 func TestRunSurvivesSIGKILL(t *testing.T) {
+	testenv.RequireFull(t, "the crash suite kills real memctl processes for several seconds")
 	if testing.Short() {
 		t.Skip("kills real processes for several seconds")
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/testenv"
 )
 
 // startCPUBurners starts n processes that spin until the test ends, so
@@ -91,6 +93,7 @@ func runAtOnce(t *testing.T, round int, cmds []*exec.Cmd) {
 // busy. Every process must open the store, switch it to WAL and run the
 // migrations, or find that done, without an error.
 func TestStressFirstOpenUnderLoad(t *testing.T) {
+	testenv.RequireFull(t, "the stress storm starts 800 memctl processes against CPU burners")
 	startCPUBurners(t, 1)
 	dir := t.TempDir()
 	const procs, rounds = 16, 50
@@ -112,6 +115,7 @@ func TestStressFirstOpenUnderLoad(t *testing.T) {
 // host agent starts at once: extract (from cron), cite (a Stop hook) and
 // summary (a SessionStart hook), on a fresh home each round.
 func TestStressMixedStagesOnFreshHome(t *testing.T) {
+	testenv.RequireFull(t, "the stress storm starts hundreds of memctl processes against CPU burners")
 	startCPUBurners(t, 1)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "transcripts")

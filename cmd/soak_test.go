@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/testenv"
 )
 
 // soakProviderScript is slow enough that extraction is spread over many
@@ -40,6 +42,7 @@ type soakRun struct {
 // twice, summaries are never torn, and every recorded citation is in the
 // final usage counts exactly once.
 func TestConcurrentSoak(t *testing.T) {
+	testenv.RequireFull(t, "the soak runs hundreds of memctl processes for 10 seconds")
 	if testing.Short() {
 		t.Skip("runs hundreds of processes for 10 seconds")
 	}

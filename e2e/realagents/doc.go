@@ -7,7 +7,8 @@
 //
 // The CLIs are installed by scripts/install-agents.sh into
 // .cache/agents/ (pinned in e2e/realagents/agents/package.json). The
-// tests run only when MEMCTL_REAL_AGENTS=1 (as .ci/run sets it), so
+// tests run only when MEMCTL_FULL=1 (as .ci/run sets it) or
+// MEMCTL_REAL_AGENTS=1, so
 // `go test ./...` stays fast; a missing install then fails the run.
 // Without the switch they skip and say why. Everything is test code: the stand-ins are in
 // standin_*_test.go, the drivers in the other _test.go files.

@@ -46,7 +46,6 @@ const (
 )
 
 var (
-	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	threadIDRE = regexp.MustCompile(`thread_id=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
 	agentIDRE  = regexp.MustCompile(`"(?:agent_id|id|target)"\s*:\s*"([^"]+)"`)
 	basePathRE = regexp.MustCompile("Everything lives under `([^`]+)`")

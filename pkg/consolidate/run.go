@@ -205,14 +205,15 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Usage = usage
 	if errors.Is(lost, ErrLostOwnership) {
 		// Another process owns the folder now; its files are its business.
-		memdir.RemoveSymlinks(opts.Root)
+		// The sweep is best effort: the run is failing either way.
+		_, _ = memdir.RemoveSymlinks(opts.Root)
 		return r.fail(ctx, StatusFailedLostOwnership, lost, true)
 	}
 	if lost != nil { // the heartbeat itself failed: treat as a failed agent
 		cerr = errors.Join(lost, cerr)
 	}
 	if cerr != nil {
-		memdir.RemoveSymlinks(opts.Root)
+		_, _ = memdir.RemoveSymlinks(opts.Root) // best effort, as above
 		r.restore(backup)
 		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
 	}

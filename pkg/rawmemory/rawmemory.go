@@ -37,11 +37,6 @@ type Front struct {
 	Other map[string]string
 }
 
-func (f Front) empty() bool {
-	return f.Description == "" && f.Task == "" && f.TaskGroup == "" && f.TaskOutcome == "" && f.Cwd == "" &&
-		len(f.Keywords) == 0 && len(f.Other) == 0
-}
-
 // Get returns a front matter value by its key ("" when absent).
 func (f Front) Get(key string) string {
 	switch key {

@@ -77,7 +77,8 @@ func Clear(ctx context.Context, home string, dbs []Target, dryRun bool) (Result,
 			return res, err
 		}
 		err = db.Clear(ctx)
-		closeFn()
+		// Clear committed or failed already; closing cannot change that.
+		_ = closeFn()
 		if err != nil {
 			return res, fmt.Errorf("clear %s: %w", t.Path, err)
 		}

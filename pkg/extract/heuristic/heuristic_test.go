@@ -32,10 +32,6 @@ func (s *seq) human(text string) *seq {
 	return s.add(sessions.Event{Kind: sessions.EventHuman, Text: text})
 }
 
-func (s *seq) say(text string) *seq {
-	return s.add(sessions.Event{Kind: sessions.EventAssistant, Text: text})
-}
-
 func (s *seq) final(text string) *seq {
 	return s.add(sessions.Event{Kind: sessions.EventAssistant, Text: text, Final: true})
 }

@@ -19,9 +19,6 @@ const (
 	stInterrupted               // the user stopped it
 )
 
-// ran reports a call that actually executed.
-func (s status) ran() bool { return s == stOK || s == stFailed || s == stUnknown }
-
 // refused reports a call that never ran or was cut short by the user.
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
 

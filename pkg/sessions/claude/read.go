@@ -86,10 +86,7 @@ var (
 // scaffolding Claude Code puts into user text. It returns the human part
 // (possibly empty), the scaffolding, and a slash command when one was typed.
 func splitHumanText(s string) (human, context, cmd string) {
-	var ctx []string
-	for _, m := range reminderRE().FindAllString(s, -1) {
-		ctx = append(ctx, m)
-	}
+	ctx := reminderRE().FindAllString(s, -1)
 	s = reminderRE().ReplaceAllString(s, "")
 	if m := commandName().FindStringSubmatch(s); m != nil {
 		cmd = m[1]

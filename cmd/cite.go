@@ -2,17 +2,21 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/hooks"
 	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 
@@ -24,10 +28,30 @@ type citeResult struct {
 	Cited      bool           `json:"cited"`
 }
 
-func newCiteCmd(f *Factory) *cobra.Command {
-	var ids []string
-	var dryRun bool
-	var hook string
+// CiteOptions is what `memctl cite` needs: injected loaders first, then
+// the arguments and flag values.
+type CiteOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+	// Getenv and UserHome find Codex's sessions for --hook codex.
+	Getenv   func(string) string
+	UserHome func() (string, error)
+
+	JSON bool
+	// Arg is the FILE argument (or, with --hook codex, the notify JSON); "" for stdin.
+	Arg    string
+	IDs    []string
+	DryRun bool
+	Hook   string // "", claude or codex
+}
+
+// citeHooks are the values of cite --hook.
+var citeHooks = []string{"claude", "codex"}
+
+func newCiteCmd(f *Factory, runF func(context.Context, *CiteOptions) error) *cobra.Command {
+	opts := &CiteOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome}
 	c := &cobra.Command{
 		Use:   "cite [FILE]",
 		Short: "Strip the memory citation from an agent's reply and count the uses",
@@ -52,39 +76,64 @@ A turn reported twice (same session and turn id) is counted once.`,
   $ memctl cite --id 019e1625-789d-76c0-80ab-3724b5ddb799 < /dev/null
   $ memctl cite --hook claude         # in .claude/settings.json "Stop" hooks
   $ memctl cite --hook codex "$JSON"  # as Codex's notify program`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runCite(cmd, f, args, ids, dryRun, hook)
-			if err != nil && hook != "" {
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON = f.JSON
+			if len(args) == 1 {
+				opts.Arg = args[0]
+			}
+			err := checkCite(opts)
+			if err == nil {
+				if runF != nil {
+					err = runF(c.Context(), opts)
+				} else {
+					err = runCite(c.Context(), opts)
+				}
+			}
+			if err != nil && opts.Hook != "" {
 				return &hookError{err: err}
 			}
 			return err
 		},
 	}
-	c.Flags().StringArrayVar(&ids, "id", nil, "record one use of this thread `ID` (repeatable)")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "parse and print, record nothing")
-	c.Flags().StringVar(&hook, "hook", "", "read the reply from an agent hook: claude or codex (prints nothing; failures exit 1, never 2)")
+	c.Flags().StringArrayVar(&opts.IDs, "id", nil, "record one use of this thread `ID` (repeatable)")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "parse and print, record nothing")
+	// Not an enum flag: a bad --hook value is a hook failure (exit 1), and
+	// the flag layer would make it a usage error (exit 2), which Claude
+	// Code reads as "do not stop".
+	c.Flags().StringVar(&opts.Hook, "hook", "", fmt.Sprintf("read the reply from an agent hook; prints nothing, failures exit 1, never 2: {%s}", strings.Join(citeHooks, "|")))
+	_ = c.RegisterFlagCompletionFunc("hook", fixedCompletions(citeHooks))
 	return c
 }
 
-func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, hook string) error {
-	for _, id := range ids {
+func checkCite(opts *CiteOptions) error {
+	for _, id := range opts.IDs {
 		if !plausibleThreadID(id) {
 			return FlagErrorf("--id %q is not a thread id", id)
 		}
 	}
-	var in io.Reader = f.IO.In
-	out := f.IO.Out
+	if opts.Hook != "" && !slices.Contains(citeHooks, opts.Hook) {
+		return FlagErrorf("--hook: invalid value %q: want one of: %s", opts.Hook, strings.Join(citeHooks, ", "))
+	}
+	if opts.Hook == "codex" && opts.Arg == "" {
+		return FlagErrorf("--hook codex needs the notify JSON as its argument")
+	}
+	return nil
+}
+
+func runCite(ctx context.Context, opts *CiteOptions) error {
+	var in io.Reader = opts.IO.In
+	out := opts.IO.Out
 	var visible bytes.Buffer
 	// turnKey names the agent turn a hook reports, so the same turn
 	// reported twice adds its uses once.
 	var turnKey string
-	if f.JSON {
+	if opts.JSON {
 		out = &visible
 	}
-	switch hook {
+	switch opts.Hook {
 	case "":
-		if len(args) == 1 && args[0] != "-" {
-			fh, err := os.Open(args[0])
+		if opts.Arg != "" && opts.Arg != "-" {
+			fh, err := os.Open(opts.Arg)
 			if err != nil {
 				return err
 			}
@@ -92,17 +141,14 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 			in = fh
 		}
 	case "claude":
-		reply, err := hooks.ClaudeStop(f.IO.In)
+		reply, err := hooks.ClaudeStop(opts.IO.In)
 		if err != nil {
 			return err
 		}
 		in, out, turnKey = strings.NewReader(reply.Text), io.Discard, reply.TurnKey
-		f.debugf("cite: reply read from the hook %s", reply.From)
+		opts.IO.Debugf("cite: reply read from the hook %s", reply.From)
 	case "codex":
-		if len(args) != 1 {
-			return FlagErrorf("--hook codex needs the notify JSON as its argument")
-		}
-		reply, err := hooks.CodexNotify(args[0])
+		reply, err := hooks.CodexNotify(opts.Arg)
 		if err != nil {
 			return err
 		}
@@ -110,15 +156,13 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 		// the turn's rollout still has it.
 		text := reply.Text
 		if reply.TurnID != "" {
-			cit, err := hooks.CodexTurnCitation(codexHome(f), reply.ThreadID, reply.TurnID, 3*time.Second)
+			cit, err := hooks.CodexTurnCitation(codexHome(opts.Getenv, opts.UserHome), reply.ThreadID, reply.TurnID, 3*time.Second)
 			if err != nil {
-				f.debugf("cite: read the rollout of %s: %v", reply.ThreadID, err)
+				opts.IO.Debugf("cite: read the rollout of %s: %v", reply.ThreadID, err)
 			}
 			text += "\n" + cit
 		}
 		in, out, turnKey = strings.NewReader(text), io.Discard, reply.TurnKey
-	default:
-		return FlagErrorf("--hook: invalid value %q (want claude or codex)", hook)
 	}
 	bodies, err := inject.StripCitations(out, in)
 	if err != nil {
@@ -134,45 +178,45 @@ func runCite(cmd *cobra.Command, f *Factory, args, ids []string, dryRun bool, ho
 			threadIDs = append(threadIDs, normalizeUUID(id))
 		}
 	}
-	for _, id := range ids {
+	for _, id := range opts.IDs {
 		threadIDs = append(threadIDs, normalizeUUID(id))
 	}
 	threadIDs = dedupe(threadIDs)
 	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited}
-	if len(threadIDs) > 0 && !dryRun {
-		cfg, err := f.Config()
+	if len(threadIDs) > 0 && !opts.DryRun {
+		cfg, err := opts.Config()
 		if err != nil {
 			return err
 		}
-		st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
+		st, err := opts.OpenStore(ctx, cfg.Memories.Version)
 		if err != nil {
 			return err
 		}
-		n, dup, err := st.RecordTurnUsage(cmd.Context(), turnKey, threadIDs)
+		n, dup, err := st.RecordTurnUsage(ctx, turnKey, threadIDs)
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("record citation usage: %w", err)
 		}
 		res.Recorded = n
 		if dup {
-			f.debugf("cite: turn %s was already counted", turnKey)
+			opts.IO.Debugf("cite: turn %s was already counted", turnKey)
 		}
 	}
-	if f.JSON {
-		return printJSON(f.IO.Out, res)
+	if opts.JSON {
+		return printJSON(opts.IO.Out, res)
 	}
 	if len(threadIDs) > 0 {
-		f.debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
+		opts.IO.Debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
 	}
 	return nil
 }
 
 // codexHome is where Codex keeps its sessions: $CODEX_HOME, else ~/.codex.
-func codexHome(f *Factory) string {
-	if h := f.Getenv("CODEX_HOME"); h != "" {
+func codexHome(getenv func(string) string, userHome func() (string, error)) string {
+	if h := getenv("CODEX_HOME"); h != "" {
 		return h
 	}
-	uh, _ := f.UserHome()
+	uh, _ := userHome()
 	return filepath.Join(uh, ".codex")
 }
 

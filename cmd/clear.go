@@ -12,8 +12,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newClearCmd(f *Factory) *cobra.Command {
-	var yes, dryRun bool
+// ClearOptions is what `memctl clear` needs: injected loaders first, then
+// the flag values.
+type ClearOptions struct {
+	IO        *IOStreams
+	Home      func() (string, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+
+	JSON   bool
+	Yes    bool
+	DryRun bool
+}
+
+func newClearCmd(f *Factory, runF func(context.Context, *ClearOptions) error) *cobra.Command {
+	opts := &ClearOptions{IO: f.IO, Home: f.Home, OpenStore: f.OpenStore}
 	c := &cobra.Command{
 		Use:   "clear",
 		Short: "Delete every memory of both versions (databases and folders)",
@@ -28,59 +40,66 @@ On a terminal it asks first; in a script it needs --yes.`,
 		Example: `  $ memctl clear
   $ memctl clear --dry-run
   $ memctl clear --yes --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := f.Home()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			ctx := cmd.Context()
-			targets := []reset.Target{
-				clearTarget(f, home, "v1", true),
-				clearTarget(f, home, "v2", false),
-			}
-			if !dryRun && !yes {
-				if err := reset.CheckRoots(home); err != nil {
-					return err
-				}
-				if !f.IO.CanPrompt() {
-					return FlagErrorf("clear deletes every memory; pass --yes to confirm when not on a terminal (or --dry-run to preview)")
-				}
-				fmt.Fprintf(f.IO.ErrOut, "Delete every memory under %s? [y/N] ", home)
-				answer, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-				if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-					f.infof("nothing deleted")
-					return nil
-				}
-			}
-			res, err := reset.Clear(ctx, home, targets, dryRun)
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			if dryRun {
-				for _, e := range res.Entries {
-					fmt.Fprintln(f.IO.Out, e)
-				}
-				f.infof("would clear %d databases and %d folders (%d entries)", len(res.ClearedDatabases), len(res.ClearedFolders), len(res.Entries))
-				return nil
-			}
-			f.infof("cleared %d databases and %d folders", len(res.ClearedDatabases), len(res.ClearedFolders))
-			return nil
+			return runClear(c.Context(), opts)
 		},
 	}
-	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted, delete nothing")
+	c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, delete nothing")
 	return c
 }
 
-func clearTarget(f *Factory, home, version string, always bool) reset.Target {
+func runClear(ctx context.Context, opts *ClearOptions) error {
+	home, err := opts.Home()
+	if err != nil {
+		return err
+	}
+	targets := []reset.Target{
+		clearTarget(opts.OpenStore, home, "v1", true),
+		clearTarget(opts.OpenStore, home, "v2", false),
+	}
+	if !opts.DryRun && !opts.Yes {
+		if err := reset.CheckRoots(home); err != nil {
+			return err
+		}
+		if !opts.IO.CanPrompt() {
+			return FlagErrorf("clear deletes every memory; pass --yes to confirm when not on a terminal (or --dry-run to preview)")
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Delete every memory under %s? [y/N] ", home)
+		answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			opts.IO.Infof("nothing deleted")
+			return nil
+		}
+	}
+	res, err := reset.Clear(ctx, home, targets, opts.DryRun)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, res)
+	}
+	if opts.DryRun {
+		for _, e := range res.Entries {
+			fmt.Fprintln(opts.IO.Out, e)
+		}
+		opts.IO.Infof("would clear %d databases and %d folders (%d entries)", len(res.ClearedDatabases), len(res.ClearedFolders), len(res.Entries))
+		return nil
+	}
+	opts.IO.Infof("cleared %d databases and %d folders", len(res.ClearedDatabases), len(res.ClearedFolders))
+	return nil
+}
+
+func clearTarget(open func(context.Context, string) (*store.Store, error), home, version string, always bool) reset.Target {
 	return reset.Target{
 		Path:   filepath.Join(home, store.FileName(version)),
 		Always: always,
 		Open: func(ctx context.Context) (reset.Database, func() error, error) {
-			st, err := f.OpenStore(ctx, version)
+			st, err := open(ctx, version)
 			if err != nil {
 				return nil, nil, err
 			}

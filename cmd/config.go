@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,85 +23,141 @@ flag, a MEMCTL_<SECTION>_<KEY> environment variable, the file, the default.`,
   $ memctl config show
   $ memctl config path`,
 	}
-	c.AddCommand(newConfigInitCmd(f), newConfigShowCmd(f), newConfigPathCmd(f))
+	c.AddCommand(
+		newConfigInitCmd(f, nil),
+		newConfigShowCmd(f, nil),
+		newConfigPathCmd(f, nil),
+	)
 	return c
 }
 
-func newConfigInitCmd(f *Factory) *cobra.Command {
-	var force bool
+// ConfigPathFunc resolves the config file: its path, and whether it was
+// named explicitly (--config, $MEMCTL_CONFIG) rather than defaulted.
+type ConfigPathFunc func() (path string, explicit bool, err error)
+
+// ConfigInitOptions is what `memctl config init` needs.
+type ConfigInitOptions struct {
+	IO         *IOStreams
+	ConfigPath ConfigPathFunc
+
+	JSON  bool
+	Force bool
+}
+
+// pathJSON is the --json document of config init and note add.
+type pathJSON struct {
+	Path string `json:"path"`
+}
+
+func newConfigInitCmd(f *Factory, runF func(context.Context, *ConfigInitOptions) error) *cobra.Command {
+	opts := &ConfigInitOptions{IO: f.IO, ConfigPath: f.ConfigPath}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented config file with every default",
 		Args:  cobra.NoArgs,
 		Example: `  $ memctl config init
   $ memctl config init --force   # overwrite an existing file`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path, _, err := f.ConfigPath()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				return err
-			}
-			flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-			if force {
-				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-			}
-			fh, err := os.OpenFile(path, flags, 0o600)
-			if errors.Is(err, os.ErrExist) {
-				return withHint(fmt.Errorf("%s already exists", path), "use --force to overwrite it")
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := fh.WriteString(config.DefaultFile()); err != nil {
-				fh.Close()
-				return err
-			}
-			if err := fh.Close(); err != nil {
-				return err
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, map[string]string{"path": path})
-			}
-			f.infof("wrote %s", path)
-			return nil
+			return runConfigInit(c.Context(), opts)
 		},
 	}
-	c.Flags().BoolVar(&force, "force", false, "overwrite an existing config file")
+	c.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing config file")
 	return c
 }
 
-func newConfigShowCmd(f *Factory) *cobra.Command {
+func runConfigInit(_ context.Context, opts *ConfigInitOptions) error {
+	path, _, err := opts.ConfigPath()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if opts.Force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	fh, err := os.OpenFile(path, flags, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return withHint(fmt.Errorf("%s already exists", path), "use --force to overwrite it")
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := fh.WriteString(config.DefaultFile()); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := fh.Close(); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, pathJSON{Path: path})
+	}
+	opts.IO.Infof("wrote %s", path)
+	return nil
+}
+
+// ConfigShowOptions is what `memctl config show` needs.
+type ConfigShowOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	ConfigPath ConfigPathFunc
+
+	JSON bool
+}
+
+// configShowJSON is the --json document of config show.
+type configShowJSON struct {
+	Path       string            `json:"path"`
+	FileLoaded bool              `json:"file_loaded"`
+	Values     map[string]any    `json:"values"`
+	Origins    map[string]string `json:"origins"`
+	Entries    []config.Entry    `json:"entries"`
+}
+
+func newConfigShowCmd(f *Factory, runF func(context.Context, *ConfigShowOptions) error) *cobra.Command {
+	opts := &ConfigShowOptions{IO: f.IO, Config: f.Config, ConfigPath: f.ConfigPath}
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Print the effective config and where each value came from",
 		Args:  cobra.NoArgs,
 		Example: `  $ memctl config show
   $ MEMCTL_MEMORIES_VERSION=v2 memctl config show --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			path, _, _ := f.ConfigPath()
-			entries := cfg.Entries()
-			if f.JSON {
-				values := map[string]any{}
-				origins := map[string]string{}
-				for _, e := range entries {
-					values[e.Key] = e.Value
-					origins[e.Key] = string(e.Origin)
-				}
-				return printJSON(f.IO.Out, map[string]any{"path": path, "file_loaded": cfg.Path != "", "values": values, "origins": origins, "entries": entries})
-			}
-			t := newTable(f.IO, "KEY", "VALUE", "FROM")
-			for _, e := range entries {
-				t.add(e.Key, fmt.Sprint(formatValue(e.Value)), string(e.Origin))
-			}
-			return t.print()
+			return runConfigShow(c.Context(), opts)
 		},
 	}
+}
+
+func runConfigShow(_ context.Context, opts *ConfigShowOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	path, _, _ := opts.ConfigPath()
+	entries := cfg.Entries()
+	if opts.JSON {
+		doc := configShowJSON{Path: path, FileLoaded: cfg.Path != "", Values: map[string]any{}, Origins: map[string]string{}, Entries: entries}
+		for _, e := range entries {
+			doc.Values[e.Key] = e.Value
+			doc.Origins[e.Key] = string(e.Origin)
+		}
+		return printJSON(opts.IO.Out, doc)
+	}
+	t := newTable(opts.IO, "KEY", "VALUE", "FROM")
+	for _, e := range entries {
+		t.add(e.Key, formatValue(e.Value), string(e.Origin))
+	}
+	return t.print()
 }
 
 func formatValue(v any) string {
@@ -123,23 +180,47 @@ func formatValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-func newConfigPathCmd(f *Factory) *cobra.Command {
+// ConfigPathOptions is what `memctl config path` needs.
+type ConfigPathOptions struct {
+	IO         *IOStreams
+	ConfigPath ConfigPathFunc
+
+	JSON bool
+}
+
+// configPathJSON is the --json document of config path.
+type configPathJSON struct {
+	Path     string `json:"path"`
+	Exists   bool   `json:"exists"`
+	Explicit bool   `json:"explicit"`
+}
+
+func newConfigPathCmd(f *Factory, runF func(context.Context, *ConfigPathOptions) error) *cobra.Command {
+	opts := &ConfigPathOptions{IO: f.IO, ConfigPath: f.ConfigPath}
 	return &cobra.Command{
 		Use:     "path",
 		Short:   "Print the path of the config file memctl reads",
 		Args:    cobra.NoArgs,
 		Example: `  $ memctl config path`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path, explicit, err := f.ConfigPath()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			_, statErr := os.Stat(path)
-			if f.JSON {
-				return printJSON(f.IO.Out, map[string]any{"path": path, "exists": statErr == nil, "explicit": explicit})
-			}
-			_, err = fmt.Fprintln(f.IO.Out, path)
-			return err
+			return runConfigPath(c.Context(), opts)
 		},
 	}
+}
+
+func runConfigPath(_ context.Context, opts *ConfigPathOptions) error {
+	path, explicit, err := opts.ConfigPath()
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	if opts.JSON {
+		return printJSON(opts.IO.Out, configPathJSON{Path: path, Exists: statErr == nil, Explicit: explicit})
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, path)
+	return err
 }

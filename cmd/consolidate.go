@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,22 +17,55 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type consolidateOptions struct {
-	mode   string
-	force  bool
-	dryRun bool
+// ConsolidateFlags are the flags of consolidate; run accepts all but
+// --dry-run (its own --dry-run covers every stage).
+type ConsolidateFlags struct {
+	// Mode overrides consolidation.mode; "" when not given.
+	Mode   string
+	Force  bool
+	DryRun bool
 }
 
-func (o *consolidateOptions) bind(c *cobra.Command, prefix string) {
-	c.Flags().StringVar(&o.mode, "mode", "", "consolidator: auto, model, agent or heuristic (overrides consolidation.mode)")
-	c.Flags().BoolVar(&o.force, "force", false, "ignore the six-hour cooldown after a success (never a running lease or a failure backoff)")
-	if prefix == "" {
-		c.Flags().BoolVar(&o.dryRun, "dry-run", false, "show the selection and the changes, write nothing")
+func (o *ConsolidateFlags) bind(c *cobra.Command, withDryRun bool) {
+	stringEnumFlag(c, c.Flags(), &o.Mode, "mode", "", config.ConsolidationModes, "consolidator (overrides consolidation.mode)")
+	c.Flags().BoolVar(&o.Force, "force", false, "ignore the six-hour cooldown after a success (never a running lease or a failure backoff)")
+	if withDryRun {
+		c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the selection and the changes, write nothing")
 	}
 }
 
-func newConsolidateCmd(f *Factory) *cobra.Command {
-	opts := &consolidateOptions{}
+func (o *ConsolidateFlags) apply(cfg *config.Config) error {
+	if o.Mode != "" {
+		if err := cfg.Set("consolidation.mode", o.Mode, config.FromFlag); err != nil {
+			return &FlagError{Err: fmt.Errorf("--mode: %w", err)}
+		}
+	}
+	return nil
+}
+
+// ConsolidateOptions is what `memctl consolidate` needs: injected loaders
+// first, then the flag values.
+type ConsolidateOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+	StageLoaders
+
+	JSON bool
+	ConsolidateFlags
+}
+
+// consolidateDualJSON is the --json document under memories.dual_write:
+// the first version's status and selection, then every version's result.
+type consolidateDualJSON struct {
+	Status   consolidate.Status   `json:"status"`
+	Selected int                  `json:"selected"`
+	Versions []consolidate.Result `json:"versions"`
+}
+
+func newConsolidateCmd(f *Factory, runF func(context.Context, *ConsolidateOptions) error) *cobra.Command {
+	opts := &ConsolidateOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
 	c := &cobra.Command{
 		Use:   "consolidate",
 		Short: "Phase 2: merge the best raw memories into the memory folder",
@@ -57,69 +91,56 @@ provider is configured, else heuristic).`,
 		Example: `  $ memctl consolidate
   $ memctl consolidate --mode heuristic --force
   $ memctl consolidate --dry-run --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if err := opts.apply(cmd, cfg); err != nil {
-				return err
-			}
-			var results []consolidate.Result
-			var runErr error
-			for _, v := range cfg.Versions() {
-				res, err := runConsolidate(cmd.Context(), f, cfg, v, opts)
-				if err != nil && !strings.HasPrefix(res.Status, "failed") {
-					return err // no result to report: config, store or interruption
-				}
-				results = append(results, res)
-				if err != nil && runErr == nil {
-					// A failed run still reports its failed_… status, and
-					// the other version's pipeline still runs.
-					runErr = err
-				}
-			}
-			res := results[0]
-			if f.JSON {
-				if len(results) > 1 {
-					if err := printJSON(f.IO.Out, map[string]any{"status": res.Status, "selected": res.Selected, "versions": results}); err != nil {
-						return err
-					}
-				} else if err := printJSON(f.IO.Out, res); err != nil {
-					return err
-				}
-			}
-			for _, r := range results {
-				if strings.HasPrefix(r.Status, "failed") {
-					if f.JSON {
-						return &silentError{code: ExitError, msg: fmt.Sprintf("consolidation %s: %s", r.Status, r.Error)}
-					}
-					if runErr != nil {
-						return runErr
-					}
-					return fmt.Errorf("consolidation %s: %s", r.Status, r.Error)
-				}
-			}
-			return runErr
+			return runConsolidate(c.Context(), opts)
 		},
 	}
-	opts.bind(c, "")
+	opts.bind(c, true)
 	return c
 }
 
-func (o *consolidateOptions) apply(c *cobra.Command, cfg *config.Config) error {
-	if c.Flags().Changed("mode") {
-		if err := cfg.Set("consolidation.mode", o.mode, config.FromFlag); err != nil {
-			return &FlagError{Err: fmt.Errorf("--mode: %w", err)}
+func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if err := opts.apply(cfg); err != nil {
+		return err
+	}
+	var results []consolidate.Result
+	var runErr error
+	for _, v := range cfg.Versions() {
+		res, err := consolidateVersion(ctx, opts, cfg, v)
+		if err != nil && !res.Status.Failed() {
+			return err // no result to report: config, store or interruption
+		}
+		results = append(results, res)
+		if err != nil && runErr == nil {
+			// A failed run still reports its failed_… status, and the
+			// other version's pipeline still runs.
+			runErr = err
 		}
 	}
-	return nil
+	if opts.JSON {
+		var doc any = results[0]
+		if len(results) > 1 {
+			doc = consolidateDualJSON{Status: results[0].Status, Selected: results[0].Selected, Versions: results}
+		}
+		if err := printJSON(opts.IO.Out, doc); err != nil {
+			return err
+		}
+	}
+	return runErr
 }
 
 // buildConsolidator resolves consolidation.mode.
-func buildConsolidator(f *Factory, cfg *config.Config, mode string) (consolidate.Consolidator, string, error) {
+func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode string) (consolidate.Consolidator, string, error) {
 	if mode == "auto" {
-		if model.Resolve(cfg.Provider.Kind, f.Getenv) == model.KindHeuristic {
+		if model.Resolve(cfg.Provider.Kind, sl.Getenv) == model.KindHeuristic {
 			mode = "heuristic"
 		} else {
 			mode = "model"
@@ -129,7 +150,7 @@ func buildConsolidator(f *Factory, cfg *config.Config, mode string) (consolidate
 	case "heuristic":
 		return consolidate.NewHeuristic(), "heuristic", nil
 	case "model":
-		prov, err := buildProvider(f, cfg, model.PurposeConsolidate)
+		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
 		if err != nil {
 			return nil, "", err
 		}
@@ -141,7 +162,7 @@ func buildConsolidator(f *Factory, cfg *config.Config, mode string) (consolidate
 		if len(cfg.Consolidation.AgentCommand) == 0 {
 			return nil, "", &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), f.IO.ErrOut), "agent", nil
+		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), "agent", nil
 	}
 	return nil, "", &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
 }
@@ -160,43 +181,45 @@ func agentEnv() []string {
 	return out
 }
 
-func runConsolidate(ctx context.Context, f *Factory, cfg *config.Config, version string, opts *consolidateOptions) (consolidate.Result, error) {
+// consolidateVersion runs Phase 2 for one memory version. A failed run
+// returns its failed_… result with a *consolidate.FailedError.
+func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, version string) (consolidate.Result, error) {
 	red, err := redactor(cfg)
 	if err != nil {
 		return consolidate.Result{}, err
 	}
-	cons, provName, err := buildConsolidator(f, cfg, cfg.Consolidation.Mode)
+	cons, provName, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode)
 	if err != nil {
 		return consolidate.Result{}, err
 	}
-	root, err := f.MemoryRoot(version)
+	root, err := opts.MemoryRoot(version)
 	if err != nil {
 		return consolidate.Result{}, err
 	}
-	st, err := f.OpenStore(ctx, version)
+	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return consolidate.Result{}, err
 	}
 	defer st.Close()
-	started := f.Now()
+	started := opts.Now()
 	res, err := consolidate.Run(ctx, storeJobs{st}, consolidate.Options{
 		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
-		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.force, DryRun: opts.dryRun, Consolidator: cons,
-		WorkerID: workerID(), Now: f.Now, TemplateDir: cfg.Templates.Dir, Log: f.IO.ErrOut, Redact: red,
+		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
+		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,
 	})
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
-		if !opts.dryRun {
-			recordStage(bg, st, "consolidate", started, f.Now(), "failed", err.Error())
+		if !opts.DryRun {
+			recordStage(bg, st, "consolidate", started, opts.Now(), "failed", err.Error())
 		}
 		return res, err
 	}
-	if opts.dryRun {
-		if !f.JSON {
+	if opts.DryRun {
+		if !opts.JSON {
 			for _, l := range res.ChangeLines {
-				fmt.Fprintln(f.IO.Out, l)
+				fmt.Fprintln(opts.IO.Out, l)
 			}
-			f.infof("%s: would consolidate %d raw memories", version, res.Selected)
+			opts.IO.Infof("%s: would consolidate %d raw memories", version, res.Selected)
 		}
 		return res, nil
 	}
@@ -205,18 +228,18 @@ func runConsolidate(ctx context.Context, f *Factory, cfg *config.Config, version
 			CachedInputTokens: res.Usage.CachedInputTokens, OutputTokens: res.Usage.OutputTokens,
 			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens})
 	}
-	if strings.HasPrefix(res.Status, "succeeded") {
+	if res.Status.Succeeded() {
 		if err := indexFolder(bg, st, root); err != nil {
-			f.warnf("search index: %v", err)
+			opts.IO.Warnf("search index: %v", err)
 		}
 	}
 	detail := fmt.Sprintf("%s: %d selected via %s", version, res.Selected, cons.Name())
 	if res.Error != "" {
 		detail += ": " + res.Error
 	}
-	recordStage(bg, st, "consolidate", started, f.Now(), res.Status, detail)
-	if !f.JSON {
-		f.infof("%s", describeConsolidation(bg, st, version, res, f.Now()))
+	recordStage(bg, st, "consolidate", started, opts.Now(), string(res.Status), detail)
+	if !opts.JSON {
+		opts.IO.Infof("%s", describeConsolidation(bg, st, version, res, opts.Now()))
 	}
 	return res, nil
 }
@@ -225,8 +248,8 @@ func runConsolidate(ctx context.Context, f *Factory, cfg *config.Config, version
 // behind it: the last error and when the retry is due, or when the
 // cooldown ends, and how many raw memories wait.
 func describeConsolidation(ctx context.Context, st *store.Store, version string, res consolidate.Result, now time.Time) string {
-	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(res.Status, "_", " "))
-	if !strings.HasPrefix(res.Status, "skipped") {
+	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(string(res.Status), "_", " "))
+	if !res.Status.Skipped() {
 		return fmt.Sprintf("%s (%d raw memories)", base, res.Selected)
 	}
 	waiting := fmt.Sprintf("%d raw memories wait", res.Selected)
@@ -287,7 +310,7 @@ type storeJobs struct{ st *store.Store }
 
 func (j storeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldown bool) (consolidate.Claim, error) {
 	c, err := j.st.ClaimGlobal(ctx, worker, ignoreCooldown)
-	return consolidate.Claim{Status: c.Status, Token: c.Token, InputWatermark: c.InputWatermark}, err
+	return consolidate.Claim{Status: consolidate.Status(c.Status), Token: c.Token, InputWatermark: c.InputWatermark}, err
 }
 
 func (j storeJobs) HeartbeatGlobal(ctx context.Context, token string) (bool, error) {

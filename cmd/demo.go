@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/memctl/memctl/examples"
 	"github.com/memctl/memctl/pkg/config"
@@ -12,9 +14,29 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newDemoCmd(f *Factory) *cobra.Command {
-	var dir string
-	var full bool
+// DemoOptions is what `memctl demo` needs: injected streams, clock and
+// environment first, then the flag values. The demo builds its own home
+// and config, so it takes no config or store loader.
+type DemoOptions struct {
+	IO       *IOStreams
+	Now      func() time.Time
+	Getenv   func(string) string
+	UserHome func() (string, error)
+
+	JSON bool
+	Dir  string
+	Full bool
+}
+
+// demoJSON is the --json document of demo.
+type demoJSON struct {
+	Home       string               `json:"home"`
+	MemoryRoot string               `json:"memory_root"`
+	Summary    inject.SummaryResult `json:"summary"`
+}
+
+func newDemoCmd(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome}
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "Try memctl on bundled example sessions in a throwaway home",
@@ -27,22 +49,36 @@ are not touched. The folder is kept so you can look around; its path is printed.
 		Example: `  $ memctl demo
   $ memctl demo --full          # the summary wrapped in the agent instructions
   $ memctl demo --dir /tmp/try  # use this folder (must be empty or missing)`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if dir == "" {
-				if dir, err = os.MkdirTemp("", "memctl-demo-"); err != nil {
-					return err
-				}
-			} else if entries, _ := os.ReadDir(dir); len(entries) > 0 {
-				return FlagErrorf("--dir %s is not empty", dir)
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			dir, _ = filepath.Abs(dir)
-			sessions := filepath.Join(dir, "sessions")
-			if err := writeExamples(sessions); err != nil {
-				return err
-			}
-			home := filepath.Join(dir, "home")
-			cfgText := fmt.Sprintf(`# memctl demo config: the bundled sessions, the offline provider.
+			return runDemo(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Dir, "dir", "", "work in this `DIR` instead of a new temporary folder")
+	c.Flags().BoolVar(&opts.Full, "full", false, "print the summary inside the read-path instructions, as `memctl summary` does")
+	return c
+}
+
+func runDemo(ctx context.Context, opts *DemoOptions) error {
+	dir := opts.Dir
+	var err error
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "memctl-demo-"); err != nil {
+			return err
+		}
+	} else if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		return FlagErrorf("--dir %s is not empty", dir)
+	}
+	dir, _ = filepath.Abs(dir)
+	sessions := filepath.Join(dir, "sessions")
+	if err := writeExamples(sessions); err != nil {
+		return err
+	}
+	home := filepath.Join(dir, "home")
+	cfgText := fmt.Sprintf(`# memctl demo config: the bundled sessions, the offline provider.
 [memories]
 max_unused_days = 365
 [provider]
@@ -59,30 +95,30 @@ path = %q
 kind = "jsonl"
 path = %q
 `, filepath.Join(sessions, "codex", "sessions"), filepath.Join(sessions, "claude", "projects"), filepath.Join(sessions, "jsonl"))
-			if err := os.MkdirAll(home, 0o700); err != nil {
-				return err
-			}
-			cfgPath := filepath.Join(home, "config.toml")
-			if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
-				return err
-			}
-			f.HomeFlag, f.ConfigFlag, f.MemoryVersion, f.cfg = home, cfgPath, "", nil
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			f.infof("memctl demo: sessions in %s, home in %s", sessions, home)
-			eo := &extractOptions{all: true, max: 100, skipGuard: true}
-			if _, err := runPipeline(cmd.Context(), f, cfg, cfg.Memories.Version, eo, &consolidateOptions{}); err != nil {
-				return err
-			}
-			return printDemoSummary(f, cfg, home, full)
-		},
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
 	}
-	c.Flags().StringVar(&dir, "dir", "", "work in this `DIR` instead of a new temporary folder")
-	c.Flags().BoolVar(&full, "full", false, "print the summary inside the read-path instructions, as `memctl summary` does")
-	return c
+	cfgPath := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
+		return err
+	}
+	// The demo's own world: its home and config, whatever --home,
+	// --config and --memory-version said.
+	df := &Factory{IO: opts.IO, Now: opts.Now, Getenv: opts.Getenv, UserHome: opts.UserHome, HomeFlag: home, ConfigFlag: cfgPath}
+	cfg, err := df.Config()
+	if err != nil {
+		return err
+	}
+	opts.IO.Infof("memctl demo: sessions in %s, home in %s", sessions, home)
+	ro := &RunOptions{IO: opts.IO, Config: df.Config, OpenStore: df.OpenStore, Now: df.Now, StageLoaders: df.stageLoaders(), Home: df.Home,
+		JSON: opts.JSON, Extract: ExtractFlags{All: true, Max: ptrTo(100)}}
+	if _, err := runPipeline(ctx, ro, cfg, cfg.Memories.Version); err != nil {
+		return err
+	}
+	return printDemoSummary(opts, cfg, home)
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 func writeExamples(dst string) error {
 	return fs.WalkDir(examples.Sessions, "sessions", func(p string, d fs.DirEntry, err error) error {
@@ -102,22 +138,22 @@ func writeExamples(dst string) error {
 	})
 }
 
-func printDemoSummary(f *Factory, cfg *config.Config, home string, full bool) error {
+func printDemoSummary(opts *DemoOptions, cfg *config.Config, home string) error {
 	root := memoryRoot(home, cfg.Memories.Version)
-	res, err := inject.Summary(root, cfg.Memories.Version, inject.DefaultSummaryTokens, !full, cfg.Templates.Dir)
+	res, err := inject.Summary(root, cfg.Memories.Version, inject.DefaultSummaryTokens, !opts.Full, cfg.Templates.Dir)
 	if err != nil {
 		return err
 	}
 	if !res.Injected {
 		return fmt.Errorf("the demo produced no summary in %s", root)
 	}
-	if f.JSON {
-		return printJSON(f.IO.Out, map[string]any{"home": home, "memory_root": root, "summary": res})
+	if opts.JSON {
+		return printJSON(opts.IO.Out, demoJSON{Home: home, MemoryRoot: root, Summary: res})
 	}
-	fmt.Fprintln(f.IO.Out, res.Text)
-	f.infof("\nThe memory folder is %s. Look around:", root)
-	f.infof("  memctl --home %s threads list", home)
-	f.infof("  memctl --home %s search go test", home)
-	f.infof("  memctl --home %s summary", home)
+	fmt.Fprintln(opts.IO.Out, res.Text)
+	opts.IO.Infof("\nThe memory folder is %s. Look around:", root)
+	opts.IO.Infof("  memctl --home %s threads list", home)
+	opts.IO.Infof("  memctl --home %s search go test", home)
+	opts.IO.Infof("  memctl --home %s summary", home)
 	return nil
 }

@@ -41,21 +41,6 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d jobs failed (each is recorded with its reason and retried later; see `memctl status`)", e.Failed, e.Total)
 }
 
-// silentError carries an exit code for a failure whose result was already
-// printed as a --json document on stdout; report still writes its message
-// as {"error","code"} on stderr, as every --json failure does.
-type silentError struct {
-	code int
-	msg  string
-}
-
-func (e *silentError) Error() string {
-	if e.msg != "" {
-		return e.msg
-	}
-	return fmt.Sprintf("exit %d", e.code)
-}
-
 // hookError is a failure of `cite --hook`: an agent hook must never be
 // told to block (Claude Code treats exit 2 as "do not stop"), so every
 // hook failure is a plain error, exit 1.
@@ -80,15 +65,12 @@ func exitCode(err error) int {
 	var flagErr *FlagError
 	var cfgErr *config.Error
 	var partial *PartialError
-	var silent *silentError
 	var hook *hookError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &hook):
 		return ExitError
-	case errors.As(err, &silent):
-		return silent.code
 	case errors.As(err, &flagErr), errors.As(err, &cfgErr):
 		return ExitUsage
 	case errors.As(err, &partial):
@@ -99,6 +81,12 @@ func exitCode(err error) int {
 	return ExitError
 }
 
+// errorJSON is what a failure writes to stderr under --json.
+type errorJSON struct {
+	Error string `json:"error"`
+	Code  int    `json:"code"`
+}
+
 // report prints an error once, to stderr, and returns its exit code.
 // Under --json a failure also writes {"error","code"} to stderr.
 func report(ios *IOStreams, jsonMode bool, err error) int {
@@ -106,20 +94,12 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	if err == nil {
 		return code
 	}
-	var silent *silentError
-	if errors.As(err, &silent) {
-		if jsonMode && silent.msg != "" {
-			b, _ := json.Marshal(map[string]any{"error": silent.msg, "code": code})
-			fmt.Fprintln(ios.ErrOut, string(b))
-		}
-		return code
-	}
 	msg := err.Error()
 	if errors.Is(err, context.Canceled) {
 		msg = "interrupted"
 	}
 	if jsonMode {
-		b, _ := json.Marshal(map[string]any{"error": msg, "code": code})
+		b, _ := json.Marshal(errorJSON{Error: msg, Code: code})
 		fmt.Fprintln(ios.ErrOut, string(b))
 		return code
 	}

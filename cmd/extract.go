@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/pkg/config"
@@ -17,57 +18,85 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type extractOptions struct {
-	provider      string
-	model         string
-	max           int
-	concurrency   int
-	all           bool
-	threads       []string
-	currentThread string
-	dryRun        bool
-	skipGuard     bool // memctl run checks the guard itself
+// ExtractFlags are the flags of extract, which run accepts too.
+type ExtractFlags struct {
+	// ProviderKind overrides provider.kind; "" when not given.
+	ProviderKind string
+	// Model overrides memories.extract_model; "" when not given.
+	Model string
+	// Max claims at most this many threads; nil: memories.max_rollouts_per_startup.
+	Max *int
+	// Concurrency overrides extract.concurrency; nil when not given.
+	Concurrency   *int
+	All           bool
+	Threads       []string
+	CurrentThread string
+	DryRun        bool
 }
 
-func (o *extractOptions) bind(c *cobra.Command) {
+func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl := c.Flags()
-	fl.StringVar(&o.provider, "provider", "", "model provider: auto, openai, openai-compatible, anthropic, command, heuristic (overrides provider.kind)")
-	fl.StringVar(&o.model, "model", "", "extraction model (overrides memories.extract_model)")
-	fl.IntVar(&o.max, "max", 0, "claim at most `N` threads this run (default: memories.max_rollouts_per_startup)")
-	fl.IntVar(&o.concurrency, "concurrency", 0, "model calls in flight (default: extract.concurrency, 8)")
-	fl.BoolVar(&o.all, "all", false, "ignore the age and idle windows")
-	fl.StringArrayVar(&o.threads, "thread", nil, "extract only this thread `ID` (repeatable)")
-	fl.StringVar(&o.currentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
+	stringEnumFlag(c, fl, &o.ProviderKind, "provider", "", config.ProviderKinds, "model provider (overrides provider.kind)")
+	fl.StringVar(&o.Model, "model", "", "extraction model (overrides memories.extract_model)")
+	optionalIntFlag(fl, &o.Max, "max", "claim at most `N` threads this run (default: memories.max_rollouts_per_startup)")
+	optionalIntFlag(fl, &o.Concurrency, "concurrency", "`N` model calls in flight (default: extract.concurrency, 8)")
+	fl.BoolVar(&o.All, "all", false, "ignore the age and idle windows")
+	fl.StringArrayVar(&o.Threads, "thread", nil, "extract only this thread `ID` (repeatable)")
+	fl.StringVar(&o.CurrentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
 }
 
-// apply writes the flags that mirror config keys into cfg.
-func (o *extractOptions) apply(c *cobra.Command, cfg *config.Config) error {
-	set := func(flag, key string, v any) error {
-		if c.Flags().Changed(flag) {
-			if err := cfg.Set(key, v, config.FromFlag); err != nil {
-				return &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
-			}
-		}
-		return nil
-	}
-	if err := set("provider", "provider.kind", o.provider); err != nil {
-		return err
-	}
-	if err := set("model", "memories.extract_model", o.model); err != nil {
-		return err
-	}
-	if err := set("concurrency", "extract.concurrency", o.concurrency); err != nil {
-		return err
-	}
-	if c.Flags().Changed("max") && o.max < 1 {
+// check refuses values no config could hold.
+func (o *ExtractFlags) check() error {
+	if o.Max != nil && *o.Max < 1 {
 		return FlagErrorf("--max must be at least 1")
 	}
 	return nil
 }
 
-func newExtractCmd(f *Factory) *cobra.Command {
-	opts := &extractOptions{}
+// apply writes the flags that mirror config keys into cfg.
+func (o *ExtractFlags) apply(cfg *config.Config) error {
+	set := func(flag, key string, v any) error {
+		if err := cfg.Set(key, v, config.FromFlag); err != nil {
+			return &FlagError{Err: fmt.Errorf("--%s: %w", flag, err)}
+		}
+		return nil
+	}
+	if o.ProviderKind != "" {
+		if err := set("provider", "provider.kind", o.ProviderKind); err != nil {
+			return err
+		}
+	}
+	if o.Model != "" {
+		if err := set("model", "memories.extract_model", o.Model); err != nil {
+			return err
+		}
+	}
+	if o.Concurrency != nil {
+		if err := set("concurrency", "extract.concurrency", *o.Concurrency); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExtractOptions is what `memctl extract` needs: injected loaders first,
+// then the flag values.
+type ExtractOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+	StageLoaders
+
+	JSON bool
+	ExtractFlags
+	// skipGuard: `memctl run` checks the rate-limit guard itself.
+	skipGuard bool
+}
+
+func newExtractCmd(f *Factory, runF func(context.Context, *ExtractOptions) error) *cobra.Command {
+	opts := &ExtractOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
 	c := &cobra.Command{
 		Use:   "extract",
 		Short: "Phase 1: turn idle threads into raw memories, one model call each",
@@ -89,42 +118,49 @@ EXIT STATUS
 		Example: `  $ memctl extract --provider heuristic --all
   $ memctl extract --dry-run --json
   $ memctl extract --thread 019e1625 --model gpt-5.4-mini`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if err := opts.check(); err != nil {
 				return err
 			}
-			if err := opts.apply(cmd, cfg); err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			var results []extract.RunResult
-			for _, v := range cfg.Versions() {
-				res, err := runExtract(cmd.Context(), f, cfg, v, opts)
-				if err != nil {
-					return err
-				}
-				results = append(results, res)
-			}
-			res := mergeExtract(results)
-			if f.JSON {
-				if err := printJSON(f.IO.Out, res); err != nil {
-					return err
-				}
-			} else {
-				printExtract(f, res)
-			}
-			if res.Failed > 0 {
-				partial := &PartialError{Failed: res.Failed, Total: res.Claimed}
-				if f.JSON {
-					return &silentError{code: ExitPartial, msg: partial.Error()}
-				}
-				return partial
-			}
-			return nil
+			return runExtract(c.Context(), opts)
 		},
 	}
 	opts.bind(c)
 	return c
+}
+
+func runExtract(ctx context.Context, opts *ExtractOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if err := opts.apply(cfg); err != nil {
+		return err
+	}
+	var results []extract.RunResult
+	for _, v := range cfg.Versions() {
+		res, err := extractVersion(ctx, opts, cfg, v)
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+	}
+	res := mergeExtract(results)
+	if opts.JSON {
+		if err := printJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+	} else {
+		printExtract(opts.IO, res)
+	}
+	if res.Failed > 0 {
+		return &PartialError{Failed: res.Failed, Total: res.Claimed}
+	}
+	return nil
 }
 
 func mergeExtract(rs []extract.RunResult) extract.RunResult {
@@ -152,38 +188,38 @@ func mergeExtract(rs []extract.RunResult) extract.RunResult {
 	return out
 }
 
-// runExtract scans and extracts one memory version.
-func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version string, opts *extractOptions) (extract.RunResult, error) {
+// extractVersion scans and extracts one memory version.
+func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string) (extract.RunResult, error) {
 	red, err := redactor(cfg)
 	if err != nil {
 		return extract.RunResult{}, err
 	}
-	prov, err := buildProvider(f, cfg, model.PurposeExtract)
+	prov, err := opts.Provider(cfg, model.PurposeExtract)
 	if err != nil {
 		return extract.RunResult{}, err
 	}
-	st, err := f.OpenStore(ctx, version)
+	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return extract.RunResult{}, err
 	}
 	defer st.Close()
-	if _, err := scanStore(ctx, f, cfg, st); err != nil {
+	if _, err := scanStore(ctx, opts.IO, opts.Now, opts.Sources(cfg), cfg, st); err != nil {
 		return extract.RunResult{}, err
 	}
-	if !opts.skipGuard && !opts.dryRun {
-		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, f.Now())
+	if !opts.skipGuard && !opts.DryRun {
+		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 		if err != nil {
 			return extract.RunResult{}, err
 		}
 		if !g.Allowed {
-			f.warnf("extract skipped: %s", g.Reason)
+			opts.IO.Warnf("extract skipped: %s", g.Reason)
 			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
 		}
 	}
 	// --thread and --current-thread take full ids or unique prefixes, as
 	// `threads show` does.
-	threadIDs := make([]string, 0, len(opts.threads))
-	for _, id := range opts.threads {
+	threadIDs := make([]string, 0, len(opts.Threads))
+	for _, id := range opts.Threads {
 		t, err := st.Thread(ctx, id)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -193,35 +229,36 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 		}
 		threadIDs = append(threadIDs, t.ID)
 	}
-	current := opts.currentThread
+	current := opts.CurrentThread
 	if current != "" {
 		if t, err := st.Thread(ctx, current); err == nil {
 			current = t.ID
 		}
 	}
 	maxClaims := cfg.Memories.MaxRolloutsPerStartup
-	if opts.max > 0 {
-		maxClaims = opts.max
+	if opts.Max != nil {
+		maxClaims = *opts.Max
 	}
+	roots := memoryRoots(opts.MemoryRoot)
 	ro := extract.RunOptions{
 		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
 		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
-			AllWindows: opts.all, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: memoryRoots(f)},
+			AllWindows: opts.All, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: roots},
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
-		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.dryRun,
+		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun,
 	}
 	var bar *progressbar.ProgressBar
-	if f.IO.StderrTTY && !f.IO.Quiet && !f.JSON && !opts.dryRun {
+	if opts.IO.StderrTTY && !opts.IO.Quiet && !opts.JSON && !opts.DryRun {
 		ro.Progress = func(done, total int) {
 			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.ErrOut),
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(opts.IO.ErrOut),
 					progressbar.OptionSetDescription("extracting "+version), progressbar.OptionShowCount(),
 					progressbar.OptionClearOnFinish())
 			}
 			_ = bar.Set(done)
 		}
 	}
-	started := f.Now()
+	started := opts.Now()
 	res, err := extract.Run(ctx, st, ro)
 	if bar != nil {
 		_ = bar.Finish()
@@ -231,12 +268,12 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 		for _, j := range res.Jobs {
 			claimedIDs = append(claimedIDs, j.ThreadID)
 		}
-		w := extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true, ExcludeCwdUnder: memoryRoots(f)}
-		if res.NotClaimed, err = extract.WhyNotClaimed(ctx, st, w, opts.all, claimedIDs, threadIDs, f.Now()); err != nil {
+		w := extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true, ExcludeCwdUnder: roots}
+		if res.NotClaimed, err = extract.WhyNotClaimed(ctx, st, w, opts.All, claimedIDs, threadIDs, opts.Now()); err != nil {
 			return res, err
 		}
 	}
-	if !opts.dryRun {
+	if !opts.DryRun {
 		status := "ok"
 		switch {
 		case err != nil:
@@ -244,7 +281,7 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 		case res.Failed > 0:
 			status = "partial"
 		}
-		recordStage(context.WithoutCancel(ctx), st, "extract", started, f.Now(), status,
+		recordStage(context.WithoutCancel(ctx), st, "extract", started, opts.Now(), status,
 			fmt.Sprintf("%s via %s: claimed %d, succeeded %d, no output %d, failed %d", version, prov.Kind, res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed))
 	}
 	return res, err
@@ -252,10 +289,10 @@ func runExtract(ctx context.Context, f *Factory, cfg *config.Config, version str
 
 // memoryRoots are the memory folders of every version: sessions run there
 // are agent consolidations and are not extracted.
-func memoryRoots(f *Factory) []string {
+func memoryRoots(memoryRoot func(string) (string, error)) []string {
 	var out []string
-	for _, v := range []string{"v1", "v2"} {
-		if r, err := f.MemoryRoot(v); err == nil {
+	for _, v := range memoryVersions {
+		if r, err := memoryRoot(v); err == nil {
 			out = append(out, r)
 		}
 	}
@@ -268,9 +305,9 @@ func workerID() string {
 	return fmt.Sprintf("memctl/%s/%d/%s", host, os.Getpid(), uuid.NewString()[:8])
 }
 
-func printExtract(f *Factory, res extract.RunResult) {
+func printExtract(ios *IOStreams, res extract.RunResult) {
 	if res.DryRun {
-		tb := newTable(f.IO, "THREAD", "~TOKENS", "PREVIEW")
+		tb := newTable(ios, "THREAD", "~TOKENS", "PREVIEW")
 		for _, j := range res.Jobs {
 			tokens := fmt.Sprint(j.ApproxTokens)
 			if j.Error != "" {
@@ -279,22 +316,22 @@ func printExtract(f *Factory, res extract.RunResult) {
 			tb.add(j.ThreadID, tokens, shorten(j.Preview, 70))
 		}
 		_ = tb.print()
-		f.infof("would claim %d threads, about %d input tokens in total%s", len(res.Jobs), res.ApproxTokens, notClaimedText(res.NotClaimed))
+		ios.Infof("would claim %d threads, about %d input tokens in total%s", len(res.Jobs), res.ApproxTokens, notClaimedText(res.NotClaimed))
 		return
 	}
 	for _, j := range res.Jobs {
 		switch j.Status {
 		case extract.StatusFailed:
-			f.warnf("%s failed: %s", j.ThreadID, j.Error)
+			ios.Warnf("%s failed: %s", j.ThreadID, j.Error)
 		default:
-			f.debugf("%s %s", j.ThreadID, strings.ReplaceAll(j.Status, "_", " "))
+			ios.Debugf("%s %s", j.ThreadID, strings.ReplaceAll(j.Status, "_", " "))
 		}
 	}
 	msg := fmt.Sprintf("extracted %d threads: %d with a memory, %d with nothing worth keeping, %d failed", res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed)
 	if res.Usage.TotalTokens > 0 {
 		msg += fmt.Sprintf(" (%d tokens)", res.Usage.TotalTokens)
 	}
-	f.infof("%s%s", msg, notClaimedText(res.NotClaimed))
+	ios.Infof("%s%s", msg, notClaimedText(res.NotClaimed))
 }
 
 // notClaimedText says why the other indexed threads were not claimed, the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/memdir"
+	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -94,6 +95,28 @@ func (f *Factory) Config() (*config.Config, error) {
 	return cfg, nil
 }
 
+// StageLoaders are the loaders the pipeline stages (extract, consolidate,
+// run, demo) need beyond the config, the store and the clock.
+type StageLoaders struct {
+	// Provider builds the model provider of a stage; a nil Provider in the
+	// result means the offline heuristic.
+	Provider func(cfg *config.Config, purpose string) (resolvedProvider, error)
+	// Sources lists the transcript sources to scan.
+	Sources func(cfg *config.Config) []sessions.Source
+	// MemoryRoot is the memory folder of a version.
+	MemoryRoot func(version string) (string, error)
+	Getenv     func(string) string
+}
+
+func (f *Factory) stageLoaders() StageLoaders {
+	return StageLoaders{Provider: f.Provider, Sources: f.Sources, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
+}
+
+// Provider resolves and builds the provider of a stage (see buildProvider).
+func (f *Factory) Provider(cfg *config.Config, purpose string) (resolvedProvider, error) {
+	return buildProvider(f, cfg, purpose)
+}
+
 // MemoryRoot is the memory folder of a version.
 func (f *Factory) MemoryRoot(version string) (string, error) {
 	home, err := f.Home()
@@ -123,10 +146,6 @@ func ensureHome(home string) error {
 	}
 	return nil
 }
-
-func (f *Factory) infof(format string, args ...any)  { f.IO.Infof(format, args...) }
-func (f *Factory) debugf(format string, args ...any) { f.IO.Debugf(format, args...) }
-func (f *Factory) warnf(format string, args ...any)  { f.IO.Warnf(format, args...) }
 
 // recordStage remembers how a stage ended, for `memctl status`; a failure
 // to record it must not fail the stage.

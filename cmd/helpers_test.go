@@ -116,14 +116,13 @@ func flagValues[T any](o *T) T {
 		if !fl.CanSet() {
 			continue
 		}
-		if fl.Kind() == reflect.Func || fl.Type() == reflect.TypeOf((*IOStreams)(nil)) {
+		switch {
+		case fl.Kind() == reflect.Func, fl.Type() == reflect.TypeOf((*IOStreams)(nil)), fl.Type() == reflect.TypeOf(StageLoaders{}):
 			fl.Set(reflect.Zero(fl.Type()))
 		}
 	}
 	return out.Interface().(T)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // wantError checks err against a wanted message fragment ("" = no error).
 func wantError(t *testing.T, err error, want string) {

@@ -3,14 +3,31 @@ package cmd
 import (
 	"context"
 	"errors"
+	"time"
 
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/mcpserver"
+	"github.com/memctl/memctl/pkg/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
-func newMCPCmd(f *Factory) *cobra.Command {
-	var readOnly bool
+// MCPOptions is what `memctl mcp` needs: injected loaders first, then the
+// flag values.
+type MCPOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	Now        func() time.Time
+	MemoryRoot func(version string) (string, error)
+	// Transport carries the protocol; stdio unless a test gives another.
+	Transport mcp.Transport
+
+	ReadOnly bool
+}
+
+func newMCPCmd(f *Factory, runF func(context.Context, *MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the memory tools to any agent over MCP (stdio)",
@@ -28,44 +45,55 @@ symbolic links are refused. Every text returned goes through the redactor.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl mcp
   # Claude Code (.mcp.json): {"mcpServers": {"memctl": {"command": "memctl", "args": ["mcp"]}}}`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if !cfg.Memories.UseMemories {
-				return errors.New("memories.use_memories is false: no memory tools to serve")
-			}
-			root, err := f.MemoryRoot(cfg.Memories.Version)
-			if err != nil {
-				return err
-			}
-			red, err := redactor(cfg)
-			if err != nil {
-				return err
-			}
-			memVersion := cfg.Memories.Version
-			ranked := func(ctx context.Context, query string, limit int) ([]mcpserver.RankedHit, error) {
-				st, err := f.OpenStore(ctx, memVersion)
-				if err != nil {
-					return nil, err
-				}
-				defer st.Close()
-				hits, err := st.Search(ctx, query, limit)
-				if err != nil {
-					return nil, err
-				}
-				out := make([]mcpserver.RankedHit, len(hits))
-				for i, h := range hits {
-					out[i] = mcpserver.RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score}
-				}
-				return out, nil
-			}
-			return mcpserver.Serve(cmd.Context(), mcpserver.Options{
-				Root: root, Version: version(), Ranked: ranked, Redact: red, ReadOnly: readOnly, Now: f.Now,
-			}, &mcp.StdioTransport{})
+			return runMCP(c.Context(), opts)
 		},
 	}
-	c.Flags().BoolVar(&readOnly, "read-only", false, "do not offer add_ad_hoc_note")
+	c.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "do not offer add_ad_hoc_note")
 	return c
+}
+
+func runMCP(ctx context.Context, opts *MCPOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if !cfg.Memories.UseMemories {
+		return errors.New("memories.use_memories is false: no memory tools to serve")
+	}
+	root, err := opts.MemoryRoot(cfg.Memories.Version)
+	if err != nil {
+		return err
+	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	memVersion := cfg.Memories.Version
+	ranked := func(ctx context.Context, query string, limit int) ([]mcpserver.RankedHit, error) {
+		st, err := opts.OpenStore(ctx, memVersion)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		hits, err := st.Search(ctx, query, limit)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]mcpserver.RankedHit, len(hits))
+		for i, h := range hits {
+			out[i] = mcpserver.RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score}
+		}
+		return out, nil
+	}
+	transport := opts.Transport
+	if transport == nil {
+		transport = &mcp.StdioTransport{}
+	}
+	return mcpserver.Serve(ctx, mcpserver.Options{
+		Root: root, Version: version(), Ranked: ranked, Redact: red, ReadOnly: opts.ReadOnly, Now: opts.Now,
+	}, transport)
 }

@@ -26,12 +26,12 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProv
 	if !f.autoAnnounced && (cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "") {
 		f.autoAnnounced = true
 		if kind == model.KindHeuristic {
-			f.infof("memctl: provider auto picked heuristic (%s)", choice.Reason)
+			f.IO.Infof("memctl: provider auto picked heuristic (%s)", choice.Reason)
 		} else {
-			f.infof("memctl: provider auto picked %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
+			f.IO.Infof("memctl: provider auto picked %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 		}
 	} else if kind != model.KindHeuristic && kind != model.KindCommand {
-		f.debugf("memctl: provider %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
+		f.IO.Debugf("memctl: provider %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 	}
 	if kind == model.KindHeuristic {
 		return resolvedProvider{Kind: kind}, nil

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"io"
 	"os"
 
@@ -9,7 +10,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRedactCmd(f *Factory) *cobra.Command {
+// RedactOptions is what `memctl redact` needs.
+type RedactOptions struct {
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+
+	// File is the FILE argument; "-" (also when it is absent) reads stdin.
+	File string
+}
+
+func newRedactCmd(f *Factory, runF func(context.Context, *RedactOptions) error) *cobra.Command {
+	opts := &RedactOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
 		Use:   "redact [FILE]",
 		Short: "Copy FILE or stdin to stdout with secrets replaced",
@@ -20,25 +31,36 @@ from the config. Each secret becomes [REDACTED_SECRET].`,
 		Args: cobra.MaximumNArgs(1),
 		Example: `  $ memctl redact session.jsonl > shareable.jsonl
   $ pbpaste | memctl redact`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = "-"
+			if len(args) == 1 {
+				opts.File = args[0]
 			}
-			r, err := redact.New(cfg.Redaction.ExtraPatterns)
-			if err != nil {
-				return &config.Error{Key: "redaction.extra_patterns", Err: err}
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			var in io.Reader = f.IO.In
-			if len(args) == 1 && args[0] != "-" {
-				fh, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer fh.Close()
-				in = fh
-			}
-			return r.Copy(f.IO.Out, in)
+			return runRedact(c.Context(), opts)
 		},
 	}
+}
+
+func runRedact(_ context.Context, opts *RedactOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	r, err := redact.New(cfg.Redaction.ExtraPatterns)
+	if err != nil {
+		return &config.Error{Key: "redaction.extra_patterns", Err: err}
+	}
+	var in io.Reader = opts.IO.In
+	if opts.File != "-" {
+		fh, err := os.Open(opts.File)
+		if err != nil {
+			return err
+		}
+		defer fh.Close()
+		in = fh
+	}
+	return r.Copy(opts.IO.Out, in)
 }

@@ -4,29 +4,59 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/prune"
+	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 
-// runReport is the --json shape of one version's pipeline.
+// RunOptions is what `memctl run` needs: injected loaders first, then the
+// flag values (those of extract and consolidate).
+type RunOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+	StageLoaders
+	// Home is the memctl home, created before any stage runs.
+	Home func() (string, error)
+
+	JSON        bool
+	Extract     ExtractFlags
+	Consolidate ConsolidateFlags
+}
+
+// stageStatus is how a stage without its own result ended.
+type stageStatus struct {
+	Status string `json:"status"` // ok, failed or skipped_dry_run
+	Error  string `json:"error,omitempty"`
+}
+
+// runReport is the --json shape of one version's pipeline. A stage that
+// did not run is null.
 type runReport struct {
 	Version     string              `json:"version"`
-	Prepare     map[string]string   `json:"prepare"`
+	Prepare     stageStatus         `json:"prepare"`
 	Prune       prune.Result        `json:"prune"`
 	Guard       extract.GuardResult `json:"guard"`
 	Extract     *extract.RunResult  `json:"extract"`
 	Consolidate *consolidate.Result `json:"consolidate"`
 }
 
-func newRunCmd(f *Factory) *cobra.Command {
-	eo := &extractOptions{}
-	co := &consolidateOptions{}
+// runJSON is the --json document of run: the first generated version's
+// stages, then every version's.
+type runJSON struct {
+	runReport
+	Versions []runReport `json:"versions"`
+}
+
+func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -48,132 +78,141 @@ EXIT STATUS
 		Example: `  $ memctl run
   $ memctl run --provider heuristic --all --json
   */15 * * * * memctl run --quiet   # crontab`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if err := opts.Extract.check(); err != nil {
 				return err
 			}
-			if err := eo.apply(cmd, cfg); err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if err := co.apply(cmd, cfg); err != nil {
-				return err
-			}
-			if cfg.Consolidation.Mode == "agent" && len(cfg.Consolidation.AgentCommand) == 0 {
-				// Refuse before any stage runs, not after extraction.
-				return &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
-			}
-			eo.skipGuard = true
-			var reports []runReport
-			failedJobs, claimed := 0, 0
-			var stageErr error
-			for _, v := range cfg.Versions() {
-				rep, err := runPipeline(cmd.Context(), f, cfg, v, eo, co)
-				reports = append(reports, rep)
-				if rep.Extract != nil {
-					failedJobs += rep.Extract.Failed
-					claimed += rep.Extract.Claimed
-				}
-				if err != nil {
-					// Each version is its own pipeline, as in Codex: a
-					// failure of one does not stop the other.
-					stageErr = errors.Join(stageErr, err)
-				}
-			}
-			if f.JSON {
-				out := map[string]any{}
-				if len(reports) > 0 {
-					r := reports[0]
-					out["version"], out["prepare"], out["prune"], out["guard"], out["extract"], out["consolidate"] = r.Version, r.Prepare, r.Prune, r.Guard, r.Extract, r.Consolidate
-				}
-				out["versions"] = reports
-				if err := printJSON(f.IO.Out, out); err != nil {
-					return err
-				}
-			}
-			if stageErr != nil {
-				return stageErr
-			}
-			if failedJobs > 0 {
-				partial := &PartialError{Failed: failedJobs, Total: claimed}
-				if f.JSON {
-					return &silentError{code: ExitPartial, msg: partial.Error()}
-				}
-				return partial
-			}
-			return nil
+			return runRun(c.Context(), opts)
 		},
 	}
-	eo.bind(c)
-	co.bind(c, "run")
+	opts.Extract.bind(c)
+	opts.Consolidate.bind(c, false)
 	return c
 }
 
+func runRun(ctx context.Context, opts *RunOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if err := opts.Extract.apply(cfg); err != nil {
+		return err
+	}
+	if err := opts.Consolidate.apply(cfg); err != nil {
+		return err
+	}
+	if cfg.Consolidation.Mode == "agent" && len(cfg.Consolidation.AgentCommand) == 0 {
+		// Refuse before any stage runs, not after extraction.
+		return &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+	}
+	var reports []runReport
+	failedJobs, claimed := 0, 0
+	var stageErr error
+	for _, v := range cfg.Versions() {
+		rep, err := runPipeline(ctx, opts, cfg, v)
+		reports = append(reports, rep)
+		if rep.Extract != nil {
+			failedJobs += rep.Extract.Failed
+			claimed += rep.Extract.Claimed
+		}
+		if err != nil {
+			// Each version is its own pipeline, as in Codex: a failure of
+			// one does not stop the other.
+			stageErr = errors.Join(stageErr, err)
+		}
+	}
+	if opts.JSON {
+		if err := printJSON(opts.IO.Out, runJSON{runReport: reports[0], Versions: reports}); err != nil {
+			return err
+		}
+	}
+	if stageErr != nil {
+		return stageErr
+	}
+	if failedJobs > 0 {
+		return &PartialError{Failed: failedJobs, Total: claimed}
+	}
+	return nil
+}
+
 // runPipeline runs the stages of one version in Codex's order.
-func runPipeline(ctx context.Context, f *Factory, cfg *config.Config, version string, eo *extractOptions, co *consolidateOptions) (runReport, error) {
-	rep := runReport{Version: version, Prepare: map[string]string{"status": "ok"}}
-	root, err := f.MemoryRoot(version)
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string) (runReport, error) {
+	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
+	dryRun := opts.Extract.DryRun
+	root, err := opts.MemoryRoot(version)
 	if err != nil {
 		return rep, err
 	}
 	// Refuse a config that cannot work (no key, no model) before any
 	// stage claims a thread or the lock.
-	if _, err := buildProvider(f, cfg, model.PurposeExtract); err != nil {
+	if _, err := opts.Provider(cfg, model.PurposeExtract); err != nil {
 		return rep, err
 	}
-	if _, _, err := buildConsolidator(f, cfg, cfg.Consolidation.Mode); err != nil {
+	if _, _, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode); err != nil {
 		return rep, err
 	}
-	home, _ := f.Home()
+	home, err := opts.Home()
+	if err != nil {
+		return rep, err
+	}
 	if err := ensureHome(home); err != nil {
 		return rep, err
 	}
-	if eo.dryRun {
+	if dryRun {
 		// A dry run changes nothing: no layout repair, no prune.
-		rep.Prepare = map[string]string{"status": "skipped_dry_run"}
+		rep.Prepare = stageStatus{Status: "skipped_dry_run"}
 	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir); err != nil {
-		rep.Prepare = map[string]string{"status": "failed", "error": err.Error()}
+		rep.Prepare = stageStatus{Status: "failed", Error: err.Error()}
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}
-	rep.Prune, err = pruneVersion(ctx, f.OpenStore, f.Now, cfg, version, eo.dryRun)
+	rep.Prune, err = pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, version, dryRun)
 	if err != nil {
 		// Codex logs prune errors and goes on; so does run.
-		f.warnf("%s: prune: %v", version, err)
+		opts.IO.Warnf("%s: prune: %v", version, err)
 	} else if rep.Prune.Pruned > 0 {
-		f.infof("%s: pruned %d raw memories", version, rep.Prune.Pruned)
+		opts.IO.Infof("%s: pruned %d raw memories", version, rep.Prune.Pruned)
 	}
-	prov := model.Resolve(cfg.Provider.Kind, f.Getenv)
-	st, err := f.OpenStore(ctx, version)
+	prov := model.Resolve(cfg.Provider.Kind, opts.Getenv)
+	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return rep, err
 	}
-	rep.Guard, err = extract.Guard(ctx, st, prov, cfg.Memories.MinRateLimitRemainingPercent, f.Now())
+	rep.Guard, err = extract.Guard(ctx, st, prov, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 	st.Close()
 	if err != nil {
 		return rep, err
 	}
 	if !rep.Guard.Allowed {
-		f.warnf("%s: rate-limit guard: %s; skipping extraction and consolidation", version, rep.Guard.Reason)
+		opts.IO.Warnf("%s: rate-limit guard: %s; skipping extraction and consolidation", version, rep.Guard.Reason)
 		return rep, nil
 	}
-	ex, err := runExtract(ctx, f, cfg, version, eo)
+	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
+		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
+	ex, err := extractVersion(ctx, eo, cfg, version)
 	rep.Extract = &ex
 	if err != nil {
 		return rep, fmt.Errorf("%s: extract: %w", version, err)
 	}
-	if !f.JSON {
-		printExtract(f, ex)
+	if !opts.JSON {
+		printExtract(opts.IO, ex)
 	}
-	if eo.dryRun {
+	if dryRun {
 		return rep, nil
 	}
-	cr, err := runConsolidate(ctx, f, cfg, version, co)
+	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
+		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
+	cr, err := consolidateVersion(ctx, co, cfg, version)
 	rep.Consolidate = &cr
-	if err != nil {
+	var failed *consolidate.FailedError
+	switch {
+	case errors.As(err, &failed):
+		return rep, fmt.Errorf("%s: %w", version, err) // already says "consolidate: failed_…"
+	case err != nil:
 		return rep, fmt.Errorf("%s: consolidate: %w", version, err)
-	}
-	if strings.HasPrefix(cr.Status, "failed") {
-		return rep, fmt.Errorf("%s: consolidation %s: %s", version, cr.Status, cr.Error)
 	}
 	return rep, nil
 }

@@ -41,7 +41,7 @@ type setupResult struct {
 	Undone []setup.UndoResult `json:"undone,omitempty"`
 }
 
-func newSetupCmd(f *Factory, runF func(*SetupOptions) error) *cobra.Command {
+func newSetupCmd(f *Factory, runF func(context.Context, *SetupOptions) error) *cobra.Command {
 	opts := &SetupOptions{
 		IO: f.IO, Config: f.Config, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome, Home: f.Home,
 		HookArgs: func() ([]string, error) { return hookArgs(f) },
@@ -88,7 +88,7 @@ entries out of it.`,
 				return FlagErrorf("--undo and --dry-run cannot be combined")
 			}
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
 			return runSetup(cmd.Context(), opts)
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/redact"
@@ -12,9 +13,9 @@ import (
 	"github.com/memctl/memctl/pkg/store"
 )
 
-// sources returns the configured [[sources]], or the agents' default
+// Sources returns the configured [[sources]], or the agents' default
 // folders that exist on this machine.
-func (f *Factory) sources(cfg *config.Config) []sessions.Source {
+func (f *Factory) Sources(cfg *config.Config) []sessions.Source {
 	userHome, _ := f.UserHome()
 	if len(cfg.Sources) == 0 {
 		return sessions.DefaultSources(f.Getenv, userHome)
@@ -40,11 +41,10 @@ func redactor(cfg *config.Config) (func(string) string, error) {
 }
 
 // scanStore indexes every source into one version's store.
-func scanStore(ctx context.Context, f *Factory, cfg *config.Config, st *store.Store) (scan.Result, error) {
-	started := f.Now()
-	srcs := f.sources(cfg)
+func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs []sessions.Source, cfg *config.Config, st *store.Store) (scan.Result, error) {
+	started := now()
 	if len(srcs) == 0 {
-		f.debugf("no transcript sources configured and none of ~/.codex/sessions, ~/.claude/projects exists")
+		ios.Debugf("no transcript sources configured and none of ~/.codex/sessions, ~/.claude/projects exists")
 	}
 	red, err := redactor(cfg)
 	if err != nil {
@@ -59,7 +59,7 @@ func scanStore(ctx context.Context, f *Factory, cfg *config.Config, st *store.St
 	if err != nil {
 		status = "failed"
 	}
-	recordStage(ctx, st, "scan", started, f.Now(), status,
+	recordStage(ctx, st, "scan", started, now(), status,
 		fmt.Sprintf("scanned %d, added %d, updated %d, unchanged %d, problems %d", res.Scanned, res.Added, res.Updated, res.Unchanged, len(res.Errors)))
 	return res, err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
@@ -57,7 +58,27 @@ func viewJob(j store.Job) jobView {
 		FinishedAt: conv(j.FinishedAt), RetryRemaining: j.RetryRemaining, LastError: j.LastError}
 }
 
-func newStatusCmd(f *Factory) *cobra.Command {
+// StatusOptions is what `memctl status` needs: injected loaders first,
+// then the flag values.
+type StatusOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	Now        func() time.Time
+	MemoryRoot func(version string) (string, error)
+
+	JSON bool
+}
+
+// statusJSON is the --json document of status: the configured version's
+// fields, then every generated version's.
+type statusJSON struct {
+	versionStatus
+	Versions []versionStatus `json:"versions"`
+}
+
+func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show what is stored, what is running and what it cost",
@@ -69,58 +90,49 @@ last ran and how it ended.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl status
   $ memctl status --json | jq .raw_memories`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			versions := cfg.Versions()
-			var all []versionStatus
-			for _, v := range versions {
-				vs, err := collectStatus(cmd.Context(), f, v)
-				if err != nil {
-					return err
-				}
-				all = append(all, vs)
-			}
-			if f.JSON {
-				out := map[string]any{}
-				for _, vs := range all {
-					if vs.Version == cfg.Memories.Version || len(all) == 1 {
-						out["version"] = vs.Version
-						out["database"] = vs.Database
-						out["memory_root"] = vs.MemoryRoot
-						out["threads"] = vs.Threads
-						out["threads_by_mode"] = vs.ThreadsByMode
-						out["raw_memories"] = vs.RawMemories
-						out["selected_for_phase2"] = vs.SelectedForPhase2
-						out["jobs"] = vs.Jobs
-						out["running"] = vs.Running
-						out["backoff"] = vs.Backoff
-						out["failures"] = vs.Failures
-						out["last_consolidation"] = vs.LastConsolidation
-						out["memory_folder_bytes"] = vs.MemoryFolderBytes
-						out["spend"] = vs.Spend
-						out["stage_runs"] = vs.StageRuns
-						out["rate_limits"] = vs.RateLimits
-					}
-				}
-				out["versions"] = all
-				return printJSON(f.IO.Out, out)
-			}
-			for i, vs := range all {
-				if i > 0 {
-					fmt.Fprintln(f.IO.Out)
-				}
-				printStatus(f, vs)
-			}
-			return nil
+			return runStatus(c.Context(), opts)
 		},
 	}
 }
 
-func collectStatus(ctx context.Context, f *Factory, version string) (versionStatus, error) {
-	st, err := f.OpenStore(ctx, version)
+func runStatus(ctx context.Context, opts *StatusOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	var all []versionStatus
+	for _, v := range cfg.Versions() {
+		vs, err := collectStatus(ctx, opts, v)
+		if err != nil {
+			return err
+		}
+		all = append(all, vs)
+	}
+	if opts.JSON {
+		doc := statusJSON{Versions: all}
+		for _, vs := range all {
+			if vs.Version == cfg.Memories.Version || len(all) == 1 {
+				doc.versionStatus = vs
+			}
+		}
+		return printJSON(opts.IO.Out, doc)
+	}
+	for i, vs := range all {
+		if i > 0 {
+			fmt.Fprintln(opts.IO.Out)
+		}
+		printStatus(opts.IO, opts.Now(), vs)
+	}
+	return nil
+}
+
+func collectStatus(ctx context.Context, opts *StatusOptions, version string) (versionStatus, error) {
+	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return versionStatus{}, err
 	}
@@ -129,7 +141,7 @@ func collectStatus(ctx context.Context, f *Factory, version string) (versionStat
 	if err != nil {
 		return versionStatus{}, err
 	}
-	root, _ := f.MemoryRoot(version)
+	root, _ := opts.MemoryRoot(version)
 	vs := versionStatus{
 		Version: version, Database: st.Path(), MemoryRoot: root,
 		Threads: s.Threads, ThreadsByMode: s.ThreadsByMode, RawMemories: s.RawMemories, SelectedForPhase2: s.SelectedPhase2,
@@ -172,10 +184,9 @@ func nonNilSlice[T any](s []T) []T {
 	return s
 }
 
-func printStatus(f *Factory, vs versionStatus) {
-	out := f.IO.Out
-	now := f.Now()
-	fmt.Fprintf(out, "%s %s\n", f.IO.Bold("memory version"), vs.Version)
+func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
+	out := ios.Out
+	fmt.Fprintf(out, "%s %s\n", ios.Bold("memory version"), vs.Version)
 	fmt.Fprintf(out, "  database      %s\n", vs.Database)
 	fmt.Fprintf(out, "  memory folder %s (%s)\n", vs.MemoryRoot, humanBytes(vs.MemoryFolderBytes))
 	fmt.Fprintf(out, "  threads       %d (enabled %d, disabled %d, polluted %d)\n", vs.Threads,
@@ -195,10 +206,10 @@ func printStatus(f *Factory, vs versionStatus) {
 		fmt.Fprintf(out, "  jobs %-24s %s\n", k, strings.Join(parts, ", "))
 	}
 	for _, j := range vs.Running {
-		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, j.Key, timeCell(f.IO, *j.LeaseUntil, now))
+		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, j.Key, timeCell(ios, *j.LeaseUntil, now))
 	}
 	for _, j := range vs.Backoff {
-		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, j.Key, timeCell(f.IO, *j.RetryAt, now), j.RetryRemaining)
+		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, j.Key, timeCell(ios, *j.RetryAt, now), j.RetryRemaining)
 	}
 	for _, j := range vs.Failures {
 		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, j.Key, shorten(j.LastError, 120))
@@ -206,14 +217,14 @@ func printStatus(f *Factory, vs versionStatus) {
 	if g := vs.LastConsolidation; g != nil {
 		when := "never finished"
 		if g.FinishedAt != nil {
-			when = timeCell(f.IO, *g.FinishedAt, now)
+			when = timeCell(ios, *g.FinishedAt, now)
 		}
 		fmt.Fprintf(out, "  consolidation %s, %s\n", g.Status, when)
 	} else {
 		fmt.Fprintf(out, "  consolidation never ran\n")
 	}
 	for _, r := range vs.StageRuns {
-		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(f.IO, r.FinishedAt, now))
+		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(ios, r.FinishedAt, now))
 		if r.Detail != "" {
 			fmt.Fprintf(out, " (%s)", shorten(r.Detail, 80))
 		}
@@ -223,7 +234,7 @@ func printStatus(f *Factory, vs versionStatus) {
 		fmt.Fprintf(out, "  spend         %s via %s: %d tokens (in %d, cached %d, out %d)\n", u.Stage, u.Provider, u.TotalTokens, u.InputTokens, u.CachedInputTokens, u.OutputTokens)
 	}
 	for _, r := range vs.RateLimits {
-		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(f.IO, r.ObservedAt, now))
+		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(ios, r.ObservedAt, now))
 	}
 }
 

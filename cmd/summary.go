@@ -1,16 +1,35 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
+	"time"
 
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/inject"
 	"github.com/spf13/cobra"
 )
 
-func newSummaryCmd(f *Factory) *cobra.Command {
-	var raw bool
-	var maxTokens int
-	var agent string
+// SummaryOptions is what `memctl summary` needs: injected loaders first,
+// then the flag values. It has no store loader: summary runs before every
+// agent turn and reads one file and the config.
+type SummaryOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	MemoryRoot func(version string) (string, error)
+	Now        func() time.Time
+
+	JSON      bool
+	Raw       bool
+	MaxTokens int
+	Agent     string // "", claude-code or codex
+}
+
+// summaryAgents are the values of summary --agent.
+var summaryAgents = []string{inject.AgentClaudeCode, inject.AgentCodex}
+
+func newSummaryCmd(f *Factory, runF func(context.Context, *SummaryOptions) error) *cobra.Command {
+	opts := &SummaryOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "summary",
 		Short: "Print the memory instructions and summary for the next prompt",
@@ -31,47 +50,52 @@ opens the database or scans transcripts.`,
   $ memctl summary --raw --max-tokens 500
   $ memctl summary --json | jq -r .text
   $ memctl summary --agent claude-code   # a Claude Code SessionStart hook`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxTokens < 0 {
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if opts.MaxTokens < 0 {
 				return FlagErrorf("--max-tokens must not be negative")
 			}
-			if _, err := inject.CitationNote(agent); err != nil {
-				return FlagErrorf("--agent: %v", err)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			cfg, err := f.Config()
+			return runSummary(c.Context(), opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.Raw, "raw", false, "print the cut summary alone, without the instructions")
+	stringEnumFlag(c, c.Flags(), &opts.Agent, "agent", "", summaryAgents, "render the instructions for this agent's hook (the citation block stays visible there)")
+	c.Flags().IntVar(&opts.MaxTokens, "max-tokens", inject.DefaultSummaryTokens, "cut the summary to about `N` tokens")
+	return c
+}
+
+func runSummary(_ context.Context, opts *SummaryOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	res := inject.SummaryResult{}
+	if cfg.Memories.UseMemories {
+		root, err := opts.MemoryRoot(cfg.Memories.Version)
+		if err != nil {
+			return err
+		}
+		res, err = inject.SummaryFor(root, cfg.Memories.Version, opts.MaxTokens, opts.Raw, cfg.Templates.Dir, opts.Agent)
+		if err != nil {
+			return err
+		}
+		if res.Injected {
+			red, err := redactor(cfg)
 			if err != nil {
 				return err
 			}
-			res := inject.SummaryResult{}
-			if cfg.Memories.UseMemories {
-				root, err := f.MemoryRoot(cfg.Memories.Version)
-				if err != nil {
-					return err
-				}
-				res, err = inject.SummaryFor(root, cfg.Memories.Version, maxTokens, raw, cfg.Templates.Dir, agent)
-				if err != nil {
-					return err
-				}
-				if res.Injected {
-					red, err := redactor(cfg)
-					if err != nil {
-						return err
-					}
-					res.Text = red(res.Text)
-				}
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			if !res.Injected {
-				return nil
-			}
-			_, err = fmt.Fprintln(f.IO.Out, res.Text)
-			return err
-		},
+			res.Text = red(res.Text)
+		}
 	}
-	c.Flags().BoolVar(&raw, "raw", false, "print the cut summary alone, without the instructions")
-	c.Flags().StringVar(&agent, "agent", "", "render the instructions for this agent's hook: claude-code or codex (the citation block stays visible there)")
-	c.Flags().IntVar(&maxTokens, "max-tokens", inject.DefaultSummaryTokens, "cut the summary to about `N` tokens")
-	return c
+	if opts.JSON {
+		return printJSON(opts.IO.Out, res)
+	}
+	if !res.Injected {
+		return nil
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Text)
+	return err
 }

@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
@@ -20,10 +23,14 @@ given in full or as a unique prefix of at least four characters.`,
   $ memctl threads show 019e1625
   $ memctl threads forget 019e1625`,
 	}
-	c.AddCommand(newThreadsListCmd(f), newThreadsShowCmd(f), newThreadsInputCmd(f),
-		newThreadsModeCmd(f, "enable", "enabled", "Allow a thread to be extracted and consolidated"),
-		newThreadsModeCmd(f, "disable", "disabled", "Keep a thread out of extraction and consolidation"),
-		newThreadsForgetCmd(f))
+	c.AddCommand(
+		newThreadsListCmd(f, nil),
+		newThreadsShowCmd(f, nil),
+		newThreadsInputCmd(f, nil),
+		newThreadsModeCmd(f, nil, "enable", "enabled", "Allow a thread to be extracted and consolidated"),
+		newThreadsModeCmd(f, nil, "disable", "disabled", "Keep a thread out of extraction and consolidation"),
+		newThreadsForgetCmd(f, nil),
+	)
 	return c
 }
 
@@ -50,140 +57,218 @@ func toThreadJSON(t store.Thread, hasMemory bool) threadJSON {
 		HasMemory: hasMemory, Subagent: t.Subagent, Archived: t.Archived}
 }
 
-func newThreadsListCmd(f *Factory) *cobra.Command {
-	var limit int
+// ThreadsListOptions is what `memctl threads list` needs: injected
+// loaders first, then the flag values.
+type ThreadsListOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+
+	JSON  bool
+	Limit int
+}
+
+func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOptions) error) *cobra.Command {
+	opts := &ThreadsListOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List indexed threads, most recently updated first",
 		Args:  cobra.NoArgs,
 		Example: `  $ memctl threads list
   $ memctl threads list --json | jq '.[] | select(.has_memory)'`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			threads, err := st.ListThreads(cmd.Context(), store.ThreadFilter{Limit: limit})
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				out := make([]threadJSON, 0, len(threads))
-				for _, t := range threads {
-					out = append(out, toThreadJSON(t.Thread, t.HasMemory))
-				}
-				return printJSON(f.IO.Out, out)
-			}
-			tb := newTable(f.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW")
-			for _, t := range threads {
-				mem := "-"
-				if t.HasMemory {
-					mem = "yes"
-				}
-				tb.add(t.ID, t.Source, timeCell(f.IO, t.UpdatedAt, f.Now()), t.MemoryMode, mem, t.Cwd, shorten(t.Preview, 60))
-			}
-			return tb.print()
+			return runThreadsList(c.Context(), opts)
 		},
 	}
-	c.Flags().IntVar(&limit, "limit", 0, "list at most `N` threads (0: all)")
+	c.Flags().IntVar(&opts.Limit, "limit", 0, "list at most `N` threads (0: all)")
 	return c
 }
 
-func lookupThread(cmd *cobra.Command, st *store.Store, id string) (store.Thread, error) {
-	t, err := st.Thread(cmd.Context(), id)
+func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	threads, err := st.ListThreads(ctx, store.ThreadFilter{Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		out := make([]threadJSON, 0, len(threads))
+		for _, t := range threads {
+			out = append(out, toThreadJSON(t.Thread, t.HasMemory))
+		}
+		return printJSON(opts.IO.Out, out)
+	}
+	tb := newTable(opts.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW")
+	for _, t := range threads {
+		mem := "-"
+		if t.HasMemory {
+			mem = "yes"
+		}
+		tb.add(t.ID, t.Source, timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, shorten(t.Preview, 60))
+	}
+	return tb.print()
+}
+
+func lookupThread(ctx context.Context, st *store.Store, id string) (store.Thread, error) {
+	t, err := st.Thread(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return t, withHint(fmt.Errorf("no thread %q", id), "run `memctl scan`, then `memctl threads list`")
 	}
 	return t, err
 }
 
-func newThreadsShowCmd(f *Factory) *cobra.Command {
+// ThreadsShowOptions is what `memctl threads show` needs: injected
+// loaders first, then the argument and flag values.
+type ThreadsShowOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+
+	JSON bool
+	ID   string
+}
+
+// threadMemoryJSON is the raw memory in `threads show --json`.
+type threadMemoryJSON struct {
+	RawMemory         string     `json:"raw_memory"`
+	RolloutSummary    string     `json:"rollout_summary"`
+	RolloutSlug       *string    `json:"rollout_slug"`
+	UsageCount        int64      `json:"usage_count"`
+	LastUsage         *time.Time `json:"last_usage"`
+	SourceUpdatedAt   int64      `json:"source_updated_at"`
+	SelectedForPhase2 bool       `json:"selected_for_phase2"`
+}
+
+// threadShowJSON is the --json document of threads show.
+type threadShowJSON struct {
+	Thread       threadJSON          `json:"thread"`
+	Memory       *threadMemoryJSON   `json:"memory"`
+	Eligibility  extract.Eligibility `json:"eligibility"`
+	RelatedPaths []string            `json:"related_paths"`
+	Problems     int                 `json:"problems"`
+}
+
+func newThreadsShowCmd(f *Factory, runF func(context.Context, *ThreadsShowOptions) error) *cobra.Command {
+	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
 	return &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one thread, its raw memory and why it is or is not eligible for extraction",
 		Args:  cobra.ExactArgs(1),
 		Example: `  $ memctl threads show 019e1625
   $ memctl threads show 019e1625 --json | jq .memory.rollout_summary`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON, opts.ID = f.JSON, args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			ctx := cmd.Context()
-			st, err := f.OpenStore(ctx, cfg.Memories.Version)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			t, err := lookupThread(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
-			var out *store.Output
-			if o, err := st.Output(ctx, t.ID); err == nil {
-				out = &o
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			var job *store.Job
-			if j, err := st.Job(ctx, store.KindStage1, t.ID); err == nil {
-				job = &j
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			elig := extract.Explain(t, job, out, extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays,
-				MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true}, f.Now())
-			if f.JSON {
-				var mem any
-				if out != nil {
-					mem = map[string]any{"raw_memory": out.RawMemory, "rollout_summary": out.RolloutSummary, "rollout_slug": out.RolloutSlug,
-						"usage_count": out.UsageCount, "last_usage": out.LastUsage, "source_updated_at": out.SourceUpdatedAt,
-						"selected_for_phase2": out.SelectedForPhase2}
-				}
-				return printJSON(f.IO.Out, map[string]any{"thread": toThreadJSON(t, out != nil), "memory": mem, "eligibility": elig,
-					"related_paths": t.Related, "problems": t.Problems})
-			}
-			w := f.IO.Out
-			fmt.Fprintf(w, "%s %s\n", f.IO.Bold("thread"), t.ID)
-			fmt.Fprintf(w, "  source    %s (%s)\n  path      %s\n  cwd       %s\n", t.Source, t.SourceKind, t.Path, t.Cwd)
-			if t.GitBranch != "" {
-				fmt.Fprintf(w, "  branch    %s\n", t.GitBranch)
-			}
-			fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, shorten(t.Preview, 100))
-			if t.Problems > 0 {
-				fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
-			}
-			verdict := f.IO.Red("not eligible")
-			if elig.Eligible {
-				verdict = f.IO.Green("eligible")
-			}
-			fmt.Fprintf(w, "\n%s: %s\n", f.IO.Bold("extraction"), verdict)
-			for _, c := range elig.Checks {
-				mark := "ok "
-				if !c.OK {
-					mark = "NO "
-				}
-				fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, c.Detail)
-			}
-			if out != nil {
-				fmt.Fprintf(w, "\n%s (used %d times)\n", f.IO.Bold("raw memory"), out.UsageCount)
-				if out.RawMemory != "" {
-					fmt.Fprintln(w, strings.TrimSpace(out.RawMemory))
-				}
-				fmt.Fprintf(w, "\n%s\n%s\n", f.IO.Bold("rollout summary"), strings.TrimSpace(out.RolloutSummary))
-			}
-			return nil
+			return runThreadsShow(c.Context(), opts)
 		},
 	}
 }
 
-func newThreadsInputCmd(f *Factory) *cobra.Command {
-	var systemToo bool
+func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := lookupThread(ctx, st, opts.ID)
+	if err != nil {
+		return err
+	}
+	var out *store.Output
+	if o, err := st.Output(ctx, t.ID); err == nil {
+		out = &o
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var job *store.Job
+	if j, err := st.Job(ctx, store.KindStage1, t.ID); err == nil {
+		job = &j
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	elig := extract.Explain(t, job, out, extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays,
+		MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true}, opts.Now())
+	if opts.JSON {
+		doc := threadShowJSON{Thread: toThreadJSON(t, out != nil), Eligibility: elig, RelatedPaths: t.Related, Problems: t.Problems}
+		if out != nil {
+			doc.Memory = &threadMemoryJSON{RawMemory: out.RawMemory, RolloutSummary: out.RolloutSummary, RolloutSlug: out.RolloutSlug,
+				UsageCount: out.UsageCount, LastUsage: out.LastUsage, SourceUpdatedAt: out.SourceUpdatedAt,
+				SelectedForPhase2: out.SelectedForPhase2}
+		}
+		return printJSON(opts.IO.Out, doc)
+	}
+	ios := opts.IO
+	w := ios.Out
+	fmt.Fprintf(w, "%s %s\n", ios.Bold("thread"), t.ID)
+	fmt.Fprintf(w, "  source    %s (%s)\n  path      %s\n  cwd       %s\n", t.Source, t.SourceKind, t.Path, t.Cwd)
+	if t.GitBranch != "" {
+		fmt.Fprintf(w, "  branch    %s\n", t.GitBranch)
+	}
+	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, shorten(t.Preview, 100))
+	if t.Problems > 0 {
+		fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
+	}
+	verdict := ios.Red("not eligible")
+	if elig.Eligible {
+		verdict = ios.Green("eligible")
+	}
+	fmt.Fprintf(w, "\n%s: %s\n", ios.Bold("extraction"), verdict)
+	for _, c := range elig.Checks {
+		mark := "ok "
+		if !c.OK {
+			mark = "NO "
+		}
+		fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, c.Detail)
+	}
+	if out != nil {
+		fmt.Fprintf(w, "\n%s (used %d times)\n", ios.Bold("raw memory"), out.UsageCount)
+		if out.RawMemory != "" {
+			fmt.Fprintln(w, strings.TrimSpace(out.RawMemory))
+		}
+		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("rollout summary"), strings.TrimSpace(out.RolloutSummary))
+	}
+	return nil
+}
+
+// ThreadsInputOptions is what `memctl threads input` needs: injected
+// loaders first, then the argument and flag values.
+type ThreadsInputOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+
+	JSON   bool
+	ID     string
+	System bool
+}
+
+// threadInputJSON is the --json document of threads input.
+type threadInputJSON struct {
+	System string   `json:"system"`
+	Input  []string `json:"input"`
+}
+
+func newThreadsInputCmd(f *Factory, runF func(context.Context, *ThreadsInputOptions) error) *cobra.Command {
+	opts := &ThreadsInputOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore}
 	c := &cobra.Command{
 		Use:   "input ID",
 		Short: "Print exactly the text Phase 1 would send to the model for a thread",
@@ -192,56 +277,91 @@ and cut to the token budget, wrapped in the input template. v2 splits its eviden
 into messages of at most 8,900 bytes; they are separated by a line of dashes.`,
 		Args:    cobra.ExactArgs(1),
 		Example: `  $ memctl threads input 019e1625 | less`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON, opts.ID = f.JSON, args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			red, err := redactor(cfg)
-			if err != nil {
-				return err
-			}
-			st, err := f.OpenStore(cmd.Context(), cfg.Memories.Version)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			t, err := lookupThread(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
-			system, input, err := extract.Input(t, cfg.Memories.Version, cfg.TokenLimit(), red, cfg.Templates.Dir)
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				return printJSON(f.IO.Out, map[string]any{"system": system, "input": input})
-			}
-			if systemToo {
-				fmt.Fprintln(f.IO.Out, system)
-				fmt.Fprintln(f.IO.Out, "-----")
-			}
-			_, err = fmt.Fprint(f.IO.Out, strings.Join(input, "\n-----\n"))
-			return err
+			return runThreadsInput(c.Context(), opts)
 		},
 	}
-	c.Flags().BoolVar(&systemToo, "system", false, "print the system prompt first")
+	c.Flags().BoolVar(&opts.System, "system", false, "print the system prompt first")
 	return c
 }
 
-func newThreadsModeCmd(f *Factory, use, mode, short string) *cobra.Command {
+func runThreadsInput(ctx context.Context, opts *ThreadsInputOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := lookupThread(ctx, st, opts.ID)
+	if err != nil {
+		return err
+	}
+	system, input, err := extract.Input(t, cfg.Memories.Version, cfg.TokenLimit(), red, cfg.Templates.Dir)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, threadInputJSON{System: system, Input: input})
+	}
+	if opts.System {
+		fmt.Fprintln(opts.IO.Out, system)
+		fmt.Fprintln(opts.IO.Out, "-----")
+	}
+	_, err = fmt.Fprint(opts.IO.Out, strings.Join(input, "\n-----\n"))
+	return err
+}
+
+// ThreadsModeOptions is what `memctl threads enable|disable|forget` need:
+// injected loaders first, then the argument and what to do.
+type ThreadsModeOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+
+	JSON bool
+	ID   string
+	// Mode is the memory mode to set: enabled or disabled.
+	Mode string
+	// Forget also deletes the raw memory.
+	Forget bool
+}
+
+// threadModeJSON is the --json document of threads enable|disable|forget.
+type threadModeJSON struct {
+	ID         string `json:"id"`
+	MemoryMode string `json:"memory_mode"`
+}
+
+func newThreadsModeCmd(f *Factory, runF func(context.Context, *ThreadsModeOptions) error, use, mode, short string) *cobra.Command {
+	opts := &ThreadsModeOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Mode: mode}
 	return &cobra.Command{
 		Use:     use + " ID",
 		Short:   short,
 		Args:    cobra.ExactArgs(1),
 		Example: fmt.Sprintf("  $ memctl threads %s 019e1625", use),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return setMode(cmd, f, args[0], mode, false)
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON, opts.ID = f.JSON, args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runThreadsMode(c.Context(), opts)
 		},
 	}
 }
 
-func newThreadsForgetCmd(f *Factory) *cobra.Command {
+func newThreadsForgetCmd(f *Factory, runF func(context.Context, *ThreadsModeOptions) error) *cobra.Command {
+	opts := &ThreadsModeOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Mode: "disabled", Forget: true}
 	return &cobra.Command{
 		Use:   "forget ID",
 		Short: "Disable a thread and delete its raw memory",
@@ -250,31 +370,35 @@ last consolidation, the next consolidate removes its summary file from the memor
 folder and the workspace diff shows it as deleted, so the memory is forgotten.`,
 		Args:    cobra.ExactArgs(1),
 		Example: `  $ memctl threads forget 019e1625 && memctl consolidate --force`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return setMode(cmd, f, args[0], "disabled", true)
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON, opts.ID = f.JSON, args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runThreadsMode(c.Context(), opts)
 		},
 	}
 }
 
-// setMode applies a mode in every generated version's store.
-func setMode(cmd *cobra.Command, f *Factory, id, mode string, forget bool) error {
-	cfg, err := f.Config()
+// runThreadsMode applies a mode in every generated version's store.
+func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
+	cfg, err := opts.Config()
 	if err != nil {
 		return err
 	}
 	var resolved string
 	for _, v := range cfg.Versions() {
-		st, err := f.OpenStore(cmd.Context(), v)
+		st, err := opts.OpenStore(ctx, v)
 		if err != nil {
 			return err
 		}
-		t, err := lookupThread(cmd, st, id)
+		t, err := lookupThread(ctx, st, opts.ID)
 		if err == nil {
 			resolved = t.ID
-			if forget {
-				err = st.ForgetThread(cmd.Context(), t.ID)
+			if opts.Forget {
+				err = st.ForgetThread(ctx, t.ID)
 			} else {
-				err = st.SetMemoryMode(cmd.Context(), t.ID, mode)
+				err = st.SetMemoryMode(ctx, t.ID, opts.Mode)
 			}
 		}
 		st.Close()
@@ -282,13 +406,13 @@ func setMode(cmd *cobra.Command, f *Factory, id, mode string, forget bool) error
 			return err
 		}
 	}
-	if f.JSON {
-		return printJSON(f.IO.Out, map[string]string{"id": resolved, "memory_mode": mode})
+	if opts.JSON {
+		return printJSON(opts.IO.Out, threadModeJSON{ID: resolved, MemoryMode: opts.Mode})
 	}
-	verb := map[string]string{"enabled": "enabled", "disabled": "disabled"}[mode]
-	if forget {
+	verb := opts.Mode
+	if opts.Forget {
 		verb = "forgot"
 	}
-	f.infof("%s %s", verb, resolved)
+	opts.IO.Infof("%s %s", verb, resolved)
 	return nil
 }

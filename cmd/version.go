@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -24,22 +25,46 @@ func version() string {
 	return "dev"
 }
 
-func newVersionCmd(f *Factory) *cobra.Command {
+// VersionOptions is what `memctl version` needs. It reads no config and
+// opens no database.
+type VersionOptions struct {
+	IO *IOStreams
+
+	JSON bool
+}
+
+// versionJSON is the --json document of version.
+type versionJSON struct {
+	Version       string `json:"version"`
+	Go            string `json:"go"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+	SchemaVersion int    `json:"schema_version"`
+}
+
+func newVersionCmd(f *Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the memctl version",
 		Args:  cobra.NoArgs,
 		Example: `  $ memctl version
   $ memctl version --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.JSON {
-				return printJSON(f.IO.Out, map[string]any{
-					"version": version(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH,
-					"schema_version": store.SchemaVersion(),
-				})
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			_, err := fmt.Fprintf(f.IO.Out, "memctl %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			return runVersion(c.Context(), opts)
 		},
 	}
+}
+
+func runVersion(_ context.Context, opts *VersionOptions) error {
+	if opts.JSON {
+		return printJSON(opts.IO.Out, versionJSON{Version: version(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+			SchemaVersion: store.SchemaVersion()})
+	}
+	_, err := fmt.Fprintf(opts.IO.Out, "memctl %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
 }

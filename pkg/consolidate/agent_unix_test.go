@@ -72,7 +72,7 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 		name    string
 		script  string
 		timeout time.Duration
-		status  string
+		status  Status
 		errIs   error
 	}{
 		{"invalid artifacts", "printf 'v2\\n' > memory_summary.md\nrm -f MEMORY.md\n", 10 * time.Second, StatusFailedInvalid, ErrInvalidArtifacts},

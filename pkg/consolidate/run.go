@@ -23,6 +23,16 @@ import (
 // consolidation ran (the lease expired and another process claimed it).
 var ErrLostOwnership = errors.New("lost ownership of the consolidation lock")
 
+// FailedError is the error [Run] returns with a failed… Result: the status
+// and the cause.
+type FailedError struct {
+	Status Status
+	Err    error
+}
+
+func (e *FailedError) Error() string { return fmt.Sprintf("consolidate: %s: %v", e.Status, e.Err) }
+func (e *FailedError) Unwrap() error { return e.Err }
+
 // DefaultHeartbeat is the lease renewal interval Codex uses.
 const DefaultHeartbeat = 90 * time.Second
 
@@ -83,14 +93,14 @@ func (r *runner) defaults() {
 // fail records a failure: the job is marked failed when mark is set
 // (Codex does not mark a job it never claimed), with the status and the
 // error as reason, so a later skip can say what went wrong.
-func (r *runner) fail(ctx context.Context, status string, err error, mark bool) (Result, error) {
+func (r *runner) fail(ctx context.Context, status Status, err error, mark bool) (Result, error) {
 	r.res.Status = status
 	r.res.Error = err.Error()
 	if mark && r.token != "" {
 		// A cancelled run context must not keep the failure from being recorded.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		reason := status + ": " + err.Error()
+		reason := string(status) + ": " + err.Error()
 		if len(reason) > 500 {
 			reason = reason[:500] + "…"
 		}
@@ -98,7 +108,7 @@ func (r *runner) fail(ctx context.Context, status string, err error, mark bool) 
 			fmt.Fprintf(r.log, "memctl: warning: record consolidation failure: %v\n", ferr)
 		}
 	}
-	return r.res, fmt.Errorf("consolidate: %s: %w", status, err)
+	return r.res, &FailedError{Status: status, Err: err}
 }
 
 func (r *runner) setChanges(changes []Change) {

@@ -176,7 +176,7 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		fn     func(ctx context.Context, ws *Workspace) (model.Usage, error)
-		status string
+		status Status
 	}{
 		{"error", func(ctx context.Context, ws *Workspace) (model.Usage, error) {
 			// Half the work done, then a crash.
@@ -221,7 +221,7 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 			if !exists(filepath.Join(e.root, memdir.DiffFile)) {
 				t.Error("diff file removed after a failure")
 			}
-			if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], tt.status+": ") {
+			if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], string(tt.status)+": ") {
 				t.Errorf("FailGlobal calls = %v", e.jobs.fails)
 			}
 			if len(Diff(baseBefore, e.jobs.baseline)) != 0 {
@@ -275,7 +275,7 @@ func TestRunSymlinkedRootFails(t *testing.T) {
 	if entries, _ := os.ReadDir(target); len(entries) != 0 {
 		t.Error("wrote behind the symlinked root")
 	}
-	if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], StatusFailedPrepare+": ") {
+	if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], string(StatusFailedPrepare)+": ") {
 		t.Errorf("fails = %v", e.jobs.fails)
 	}
 }

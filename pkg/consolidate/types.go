@@ -13,42 +13,58 @@ package consolidate
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/pkg/model"
 )
 
-// Claim statuses returned by [Jobs.ClaimGlobal].
+// Status is the outcome of a consolidation run, named as Codex names it:
+// succeeded…, skipped… (exit 0, nothing went wrong), dry_run or failed….
+type Status string
+
+// Succeeded reports a run that left valid memory files.
+func (s Status) Succeeded() bool { return strings.HasPrefix(string(s), "succeeded") }
+
+// Skipped reports a run that did not start: the lock is held, the
+// cooldown has not passed or the last failure's backoff has not ended.
+func (s Status) Skipped() bool { return strings.HasPrefix(string(s), "skipped") }
+
+// Failed reports a run that failed; the previous memory files are kept.
+func (s Status) Failed() bool { return strings.HasPrefix(string(s), "failed") }
+
+// Claim statuses returned by [Jobs.ClaimGlobal]; all but ClaimClaimed are
+// also the Status of the skipped run.
 const (
-	ClaimClaimed          = "claimed"
-	ClaimRetryUnavailable = "skipped_retry_unavailable"
-	ClaimRunning          = "skipped_running"
-	ClaimCooldown         = "skipped_cooldown"
+	ClaimClaimed          Status = "claimed"
+	ClaimRetryUnavailable Status = "skipped_retry_unavailable"
+	ClaimRunning          Status = "skipped_running"
+	ClaimCooldown         Status = "skipped_cooldown"
 )
 
 // Run statuses reported in [Result.Status], named as Codex names them.
 const (
-	StatusSucceeded           = "succeeded"
-	StatusSucceededNoChanges  = "succeeded_no_workspace_changes"
-	StatusDryRun              = "dry_run"
-	StatusFailedClaim         = "failed_claim"
-	StatusFailedPrepare       = "failed_prepare_workspace"
-	StatusFailedLoad          = "failed_load_stage1_outputs"
-	StatusFailedSync          = "failed_sync_workspace_inputs"
-	StatusFailedStatus        = "failed_workspace_status"
-	StatusFailedDiffFile      = "failed_workspace_diff_file"
-	StatusFailedAgent         = "failed_agent" // consolidation.mode = "agent"
-	StatusFailedModel         = "failed_model"
-	StatusFailedHeuristic     = "failed_heuristic"
-	StatusFailedInvalid       = "failed_invalid_artifacts"
-	StatusFailedConfirm       = "failed_confirm_ownership"
-	StatusFailedCommit        = "failed_workspace_commit"
-	StatusFailedLostOwnership = "failed_lost_ownership"
+	StatusSucceeded           Status = "succeeded"
+	StatusSucceededNoChanges  Status = "succeeded_no_workspace_changes"
+	StatusDryRun              Status = "dry_run"
+	StatusFailedClaim         Status = "failed_claim"
+	StatusFailedPrepare       Status = "failed_prepare_workspace"
+	StatusFailedLoad          Status = "failed_load_stage1_outputs"
+	StatusFailedSync          Status = "failed_sync_workspace_inputs"
+	StatusFailedStatus        Status = "failed_workspace_status"
+	StatusFailedDiffFile      Status = "failed_workspace_diff_file"
+	StatusFailedAgent         Status = "failed_agent" // consolidation.mode = "agent"
+	StatusFailedModel         Status = "failed_model"
+	StatusFailedHeuristic     Status = "failed_heuristic"
+	StatusFailedInvalid       Status = "failed_invalid_artifacts"
+	StatusFailedConfirm       Status = "failed_confirm_ownership"
+	StatusFailedCommit        Status = "failed_workspace_commit"
+	StatusFailedLostOwnership Status = "failed_lost_ownership"
 )
 
 // FailedStatus is the status of a run whose consolidator failed, named
 // after the mode that ran (Codex only has agents, so only failed_agent).
-func FailedStatus(mode string) string {
+func FailedStatus(mode string) Status {
 	switch mode {
 	case "model":
 		return StatusFailedModel
@@ -75,7 +91,7 @@ type Selected struct {
 // Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*
 // constants; Token and InputWatermark are set only when claimed.
 type Claim struct {
-	Status         string
+	Status         Status
 	Token          string
 	InputWatermark int64
 }
@@ -184,7 +200,7 @@ type Options struct {
 
 // Result reports what a run did.
 type Result struct {
-	Status       string      `json:"status"`
+	Status       Status      `json:"status"`
 	Selected     int         `json:"selected"`
 	Changes      []Change    `json:"-"`
 	ChangeLines  []string    `json:"changes,omitempty"`

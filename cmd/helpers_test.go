@@ -39,14 +39,6 @@ func newTestIO(tty bool) *testStreams {
 	return &testStreams{IOStreams: ios, in: in, out: out, errOut: errOut}
 }
 
-// ttyName names a subtest by its terminal mode.
-func ttyName(tty bool) string {
-	if tty {
-		return "tty"
-	}
-	return "notty"
-}
-
 // newTestFactory is a Factory over a temporary home, a fixed clock and
 // an environment of env only (no HOME, no keys, no MEMCTL_* of the
 // machine running the tests).

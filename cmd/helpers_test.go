@@ -160,3 +160,22 @@ func seedMemory(t *testing.T, f *Factory, version, id string, at time.Time) {
 		t.Fatalf("seed %s: %v %v", id, ok, err)
 	}
 }
+
+// jsonlFactory is a test factory whose config reads n small JSONL
+// transcripts, idle for a day, with the offline heuristic provider.
+func jsonlFactory(t *testing.T, ios *IOStreams, n int) *Factory {
+	t.Helper()
+	f := newTestFactory(t, ios, nil)
+	src := filepath.Join(filepath.Dir(f.HomeFlag), "transcripts")
+	writeJSONLThreads(t, src, n, testNow.Add(-24*time.Hour))
+	writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = \""+src+"\"\n")
+	return f
+}
+
+// ttyName names a subtest by its terminal mode.
+func ttyName(tty bool) string {
+	if tty {
+		return "tty"
+	}
+	return "notty"
+}

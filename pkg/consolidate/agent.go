@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/procgroup"
 	"github.com/memctl/memctl/pkg/model"
 )
 
@@ -62,8 +63,8 @@ func (a *agentConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 	cmd.Stdin = strings.NewReader(ws.Prompt)
 	cmd.Stdout = a.stderr
 	cmd.Stderr = a.stderr
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	// On timeout the whole group dies: the agent's tools too.
+	procgroup.Set(cmd)
 	cmd.WaitDelay = agentWaitDelay
 	err := cmd.Run()
 	if ctx.Err() != nil {

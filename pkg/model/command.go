@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memctl/memctl/internal/procgroup"
 )
 
 // Limits on what the command provider keeps from the program.
@@ -105,7 +107,7 @@ func (p *commandProvider) Call(ctx context.Context, req Request) (Response, erro
 	cctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p.argv[0], p.argv[1:]...)
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.WaitDelay = commandWaitDelay
 	cmd.Stdin = bytes.NewReader(input)
 	stdout := &limitedBuffer{limit: commandStdoutLimit}

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package consolidate
+package procgroup
 
 import "syscall"
 

@@ -1,8 +1,0 @@
-//go:build unix && !linux
-
-package model
-
-import "syscall"
-
-// dieWithParent is a no-op where the kernel offers no parent-death signal.
-func dieWithParent(*syscall.SysProcAttr) {}

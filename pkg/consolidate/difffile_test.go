@@ -113,7 +113,7 @@ func TestRenderDiffFileGolden(t *testing.T) {
 	sortFiles(base)
 	sortFiles(cur)
 	got := RenderDiffFile(Diff(base, cur), base, cur)
-	golden(t, "diff_file.golden", got)
+	goldenFile(t, "diff_file.golden", got)
 }
 
 func TestUnifiedHunks(t *testing.T) {

@@ -5,25 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/golden"
 )
 
-// golden compares got with testdata/<name>; MEMCTL_UPDATE=1 rewrites it.
-func golden(t *testing.T, name, got string) {
+// goldenFile compares got with testdata/<name>; MEMCTL_UPDATE=1 rewrites it.
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if os.Getenv("MEMCTL_UPDATE") != "" {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("read golden (run with MEMCTL_UPDATE=1 to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	golden.File(t, filepath.Join("testdata", name), got)
 }
 
 func writeFile(t *testing.T, path, content string) {

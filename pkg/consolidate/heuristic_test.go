@@ -66,8 +66,8 @@ func TestHeuristicV1Golden(t *testing.T) {
 	root := runHeuristic(t, "v1", sampleSelection(t))
 	memory := readFile(t, filepath.Join(root, memdir.MemoryFile))
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
-	golden(t, "heuristic_v1_MEMORY.md.golden", memory)
-	golden(t, "heuristic_v1_summary.md.golden", summary)
+	goldenFile(t, "heuristic_v1_MEMORY.md.golden", memory)
+	goldenFile(t, "heuristic_v1_summary.md.golden", summary)
 
 	for _, want := range []string{
 		"# Task Group: billing (/home/dev/src/billing)",
@@ -118,7 +118,7 @@ func TestHeuristicV2Golden(t *testing.T) {
 	}
 	root := runHeuristic(t, "v2", sel)
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
-	golden(t, "heuristic_v2_summary.md.golden", summary)
+	goldenFile(t, "heuristic_v2_summary.md.golden", summary)
 	if exists(filepath.Join(root, memdir.MemoryFile)) {
 		t.Error("v2 wrote MEMORY.md")
 	}

@@ -45,7 +45,7 @@ func TestSyncInputsFormat(t *testing.T) {
 	}
 	all.WriteString("== raw_memories.md\n")
 	all.WriteString(readFile(t, filepath.Join(root, memdir.RawMemoriesFile)))
-	golden(t, "sync_v1.golden", all.String())
+	goldenFile(t, "sync_v1.golden", all.String())
 
 	// The branch line is present only when known; times are RFC 3339 with +00:00.
 	first := readFile(t, filepath.Join(root, memdir.RolloutSummariesDir, "2025-02-11T15-35-19-jqmb-fix_ci.md"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/internal/golden"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
@@ -165,19 +166,7 @@ func TestReadPathGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := Render(tmpl, "/home/user/.memctl/memories", summary)
-			path := filepath.Join("testdata", tt.golden)
-			if os.Getenv("MEMCTL_UPDATE") != "" {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with MEMCTL_UPDATE=1 to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("rendered %s differs from %s; rerun with MEMCTL_UPDATE=1 if the change is intended", name, path)
-			}
+			golden.File(t, filepath.Join("testdata", tt.golden), got)
 			if strings.Count(got, beginLine) != 1 || strings.Count(got, endLine) != 1 || strings.Count(got, summary) != 1 {
 				t.Errorf("summary markers or summary not present exactly once")
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/internal/golden"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -163,35 +164,19 @@ func TestRules(t *testing.T) {
 			if t.Failed() {
 				t.Logf("memory:\n%s", indent(text))
 			}
-			golden(t, strings.TrimSuffix(tc.file, ".jsonl")+".v1", text)
+			goldenFile(t, strings.TrimSuffix(tc.file, ".jsonl")+".v1", text)
 			v2 := memoryOfVersion(t, tc.kind, filepath.Join("testdata", "rules", tc.file), extract.V2)
-			golden(t, strings.TrimSuffix(tc.file, ".jsonl")+".v2", v2)
+			goldenFile(t, strings.TrimSuffix(tc.file, ".jsonl")+".v2", v2)
 		})
 	}
 }
 
-// golden compares got with testdata/golden/<name>.golden, rewriting the
-// file instead when MEMCTL_UPDATE is set: the goldens show, for review,
-// the whole memory each rule transcript gives.
-func golden(t *testing.T, name, got string) {
+// goldenFile compares got with testdata/golden/<name>.golden, rewriting
+// the file instead when MEMCTL_UPDATE is set: the goldens show, for
+// review, the whole memory each rule transcript gives.
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name+".golden")
-	if os.Getenv("MEMCTL_UPDATE") != "" {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (MEMCTL_UPDATE=1 creates it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("the memory differs from %s (MEMCTL_UPDATE=1 rewrites it):\n%s", p, indent(got))
-	}
+	golden.File(t, filepath.Join("testdata", "golden", name+".golden"), got)
 }
 
 func indent(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }

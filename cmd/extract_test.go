@@ -2,9 +2,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/model"
 )
 
 func TestNewExtractCmd(t *testing.T) {
@@ -45,15 +50,107 @@ func TestNewExtractCmd(t *testing.T) {
 	}
 }
 
+// fakeProvider is a model provider answering from a function.
+type fakeProvider struct {
+	call func(ctx context.Context, req model.Request) (model.Response, error)
+}
+
+var _ model.Provider = (*fakeProvider)(nil)
+
+func (p *fakeProvider) Name() string { return "fake" }
+func (p *fakeProvider) Call(ctx context.Context, req model.Request) (model.Response, error) {
+	return p.call(ctx, req)
+}
+
+// withProvider makes every stage of opts use p.
+func withProvider(sl StageLoaders, p model.Provider) StageLoaders {
+	sl.Provider = func(*config.Config, string) (resolvedProvider, error) {
+		return resolvedProvider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
+	}
+	return sl
+}
+
+// progressTimes hides the elapsed and left times of a progress bar.
+var progressTimes = regexp.MustCompile(`\[\d+s:\d+s\]`)
+
 func TestRunExtract(t *testing.T) {
-	for _, tty := range []bool{false, true} {
-		t.Run(ttyName(tty), func(t *testing.T) {
-			ios := newTestIO(tty)
+	const done = "extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed\n"
+	bar := "\rextracting v1  50% |" + strings.Repeat("█", 20) + strings.Repeat(" ", 20) + "| (1/2) [Ns:Ns]\r" + strings.Repeat(" ", 75) + "\r"
+	tests := []struct {
+		name       string
+		flags      ExtractFlags
+		json, tty  bool
+		wantOut    string
+		wantErrOut string
+	}{
+		{name: "piped", flags: ExtractFlags{All: true}, wantErrOut: done},
+		{name: "terminal: progress bar", flags: ExtractFlags{All: true}, tty: true, wantErrOut: bar + done},
+		{name: "limit", flags: ExtractFlags{Max: ptrTo(1)},
+			wantErrOut: "extracted 1 threads: 1 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 eligible, past this run's limit\n"},
+		{name: "dry run piped", flags: ExtractFlags{All: true, DryRun: true},
+			wantOut: "00000000-0000-4000-8000-000000000001\t1795\tfix the flaky test number 1 in the parser\n" +
+				"00000000-0000-4000-8000-000000000000\t1795\tfix the flaky test number 0 in the parser\n",
+			wantErrOut: "would claim 2 threads, about 3590 input tokens in total\n"},
+		{name: "dry run on a terminal", flags: ExtractFlags{All: true, DryRun: true}, tty: true,
+			wantOut: "\x1b[1mTHREAD                            ~TOKENS  PREVIEW\x1b[22m\n" +
+				"00000000-0000-4000-8000-000000000001  1795     fix the flaky test number 1 in the parser\n" +
+				"00000000-0000-4000-8000-000000000000  1795     fix the flaky test number 0 in the parser\n",
+			wantErrOut: "would claim 2 threads, about 3590 input tokens in total\n"},
+		{name: "json", flags: ExtractFlags{All: true, Max: ptrTo(1)}, json: true,
+			wantOut: `{"claimed":1,"succeeded":1,"succeeded_no_output":0,"failed":0,"jobs":[{"thread_id":"00000000-0000-4000-8000-000000000001","status":"succeeded","preview":"fix the flaky test number 1 in the parser","usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0}}],"usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"not_claimed":{"over_limit":1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
 			f := jsonlFactory(t, ios.IOStreams, 2)
 			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
-				ExtractFlags: ExtractFlags{All: true}}
-			err := runExtract(context.Background(), opts)
-			t.Logf("err=%v\nstdout=%q\nstderr=%q", err, ios.out.String(), ios.errOut.String())
+				JSON: tt.json, ExtractFlags: tt.flags}
+			if err := runExtract(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			gotOut := ios.out.String()
+			if tt.json {
+				gotOut = compactJSON(t, gotOut)
+			}
+			if gotOut != tt.wantOut {
+				t.Errorf("stdout:\n%q\nwant:\n%q", gotOut, tt.wantOut)
+			}
+			if got := progressTimes.ReplaceAllString(ios.errOut.String(), "[Ns:Ns]"); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
 		})
 	}
+
+	t.Run("failed calls: exit 3, each failure named", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := jsonlFactory(t, ios.IOStreams, 2)
+		fail := &fakeProvider{call: func(context.Context, model.Request) (model.Response, error) {
+			return model.Response{}, errors.New("HTTP 500 from the stand-in")
+		}}
+		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
+			StageLoaders: withProvider(f.stageLoaders(), fail), ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+		err := runExtract(context.Background(), opts)
+		var partial *PartialError
+		if !errors.As(err, &partial) || exitCode(err) != ExitPartial {
+			t.Fatalf("err %v (exit %d), want a *PartialError (exit 3)", err, exitCode(err))
+		}
+		want := "memctl: warning: 00000000-0000-4000-8000-000000000000 failed: HTTP 500 from the stand-in\n" +
+			"memctl: warning: 00000000-0000-4000-8000-000000000001 failed: HTTP 500 from the stand-in\n" +
+			"extracted 2 threads: 0 with a memory, 0 with nothing worth keeping, 2 failed\n"
+		if got := ios.errOut.String(); got != want {
+			t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+		}
+	})
+
+	t.Run("unknown --thread is a usage error", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := jsonlFactory(t, ios.IOStreams, 1)
+		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
+			ExtractFlags: ExtractFlags{Threads: []string{"nope"}}}
+		err := runExtract(context.Background(), opts)
+		wantError(t, err, `--thread "nope": no such thread`)
+		if exitCode(err) != ExitUsage {
+			t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
+		}
+	})
 }

@@ -8,7 +8,10 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -44,7 +47,14 @@ func newTestIO(tty bool) *testStreams {
 // machine running the tests).
 func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factory {
 	t.Helper()
-	dir := t.TempDir()
+	// A temporary folder whose path has the same length in every test:
+	// paths reach the model input, and token counts must not depend on
+	// the test's name.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("memctl-test-%08x", rand.Uint32()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	userHome := filepath.Join(dir, "userhome")
 	if err := os.MkdirAll(userHome, 0o700); err != nil {
 		t.Fatal(err)
@@ -178,4 +188,14 @@ func ttyName(tty bool) string {
 		return "tty"
 	}
 	return "notty"
+}
+
+// compactJSON removes the indentation of a JSON document.
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	return b.String()
 }

@@ -1,0 +1,143 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/pkg/consolidate"
+)
+
+func TestNewConsolidateCmd(t *testing.T) {
+	tests := []struct {
+		name    string
+		argv    string
+		want    ConsolidateOptions
+		wantErr string
+	}{
+		{name: "defaults", want: ConsolidateOptions{}},
+		{name: "every flag", argv: "--mode heuristic --force --dry-run --json",
+			want: ConsolidateOptions{JSON: true, ConsolidateFlags: ConsolidateFlags{Mode: "heuristic", Force: true, DryRun: true}}},
+		{name: "unknown mode", argv: "--mode magic", wantErr: `--mode: invalid value "magic": want one of: auto, model, agent, heuristic`},
+		{name: "argument", argv: "now", wantErr: `unknown command "now"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *ConsolidateOptions
+			err := execCmd(t, f, newConsolidateCmd(f, func(_ context.Context, o *ConsolidateOptions) error { got = o; return nil }), nil,
+				strings.Fields(tt.argv)...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if code := exitCode(err); code != ExitUsage {
+					t.Errorf("exit code %d, want %d", code, ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunConsolidate(t *testing.T) {
+	newOpts := func(t *testing.T, tty bool, cfg string) (*testStreams, *ConsolidateOptions) {
+		ios := newTestIO(tty)
+		f := newTestFactory(t, ios.IOStreams, nil)
+		writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[consolidation]\nmode = \"heuristic\"\n"+cfg)
+		seedMemory(t, f, "v1", "thread-a", testNow.Add(-48*time.Hour))
+		seedMemory(t, f, "v1", "thread-b", testNow.Add(-24*time.Hour))
+		return ios, &ConsolidateOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	}
+	// Each step runs on the state the previous steps left.
+	steps := []struct {
+		name       string
+		flags      ConsolidateFlags
+		json       bool
+		wantOut    string
+		wantErrOut string
+	}{
+		{name: "dry run first: the changes on stdout", flags: ConsolidateFlags{DryRun: true},
+			wantOut: "A extensions/ad_hoc/instructions.md\nA raw_memories.md\n" +
+				"A rollout_summaries/2026-06-08T12-00-00-Jb1I.md\nA rollout_summaries/2026-06-09T12-00-00-Jb1J.md\n",
+			wantErrOut: "v1: would consolidate 2 raw memories\n"},
+		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories)\n"},
+		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z; " +
+			"the next is due six hours later, or now with --force; 2 raw memories wait\n"},
+		{name: "forced, nothing changed", flags: ConsolidateFlags{Force: true},
+			wantErrOut: "v1: consolidation succeeded no workspace changes (2 raw memories)\n"},
+		{name: "json", flags: ConsolidateFlags{Force: true}, json: true,
+			wantOut: `{"status":"succeeded_no_workspace_changes","selected":2,"usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"consolidator":"heuristic","storage_bytes":3159,"watermark":1781006400}`},
+	}
+	for _, tty := range []bool{false, true} {
+		t.Run(ttyName(tty), func(t *testing.T) {
+			ios, opts := newOpts(t, tty, "")
+			for _, st := range steps {
+				ios.out.Reset()
+				ios.errOut.Reset()
+				opts.ConsolidateFlags, opts.JSON = st.flags, st.json
+				if err := runConsolidate(context.Background(), opts); err != nil {
+					t.Fatalf("%s: %v", st.name, err)
+				}
+				gotOut := ios.out.String()
+				if st.json {
+					gotOut = compactJSON(t, gotOut)
+				}
+				if gotOut != st.wantOut {
+					t.Errorf("%s: stdout:\n%q\nwant:\n%q", st.name, gotOut, st.wantOut)
+				}
+				if got := ios.errOut.String(); got != st.wantErrOut {
+					t.Errorf("%s: stderr:\n%q\nwant:\n%q", st.name, got, st.wantErrOut)
+				}
+			}
+		})
+	}
+
+	t.Run("a failed consolidator: typed error, exit 1, the failed status in --json", func(t *testing.T) {
+		ios, opts := newOpts(t, false, "agent_command = [\"/bin/sh\", \"-c\", \"echo gave up >&2; exit 4\"]\n")
+		opts.Mode, opts.JSON = "agent", true
+		err := runConsolidate(context.Background(), opts)
+		var failed *consolidate.FailedError
+		if !errors.As(err, &failed) || failed.Status != consolidate.StatusFailedAgent || exitCode(err) != ExitError {
+			t.Fatalf("err %v (exit %d), want a *consolidate.FailedError failed_agent (exit 1)", err, exitCode(err))
+		}
+		if got := compactJSON(t, ios.out.String()); !strings.HasPrefix(got, `{"status":"failed_agent","selected":2,`) {
+			t.Errorf("stdout %s", got)
+		}
+	})
+
+	t.Run("dual_write: one document with every version", func(t *testing.T) {
+		ios, opts := newOpts(t, false, "")
+		// The v2 store gets its own memories; the config now writes both.
+		f := &Factory{IO: ios.IOStreams, Now: opts.Now, Getenv: func(string) string { return "" }}
+		root, _ := opts.MemoryRoot("v1")
+		f.HomeFlag = filepath.Dir(root)
+		writeConfig(t, f, "[memories]\nmax_unused_days = 365\ndual_write = true\n[consolidation]\nmode = \"heuristic\"\n")
+		seedMemory(t, f, "v2", "thread-c", testNow.Add(-24*time.Hour))
+		opts.JSON = true
+		if err := runConsolidate(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Status   string `json:"status"`
+			Selected int    `json:"selected"`
+			Versions []struct {
+				Status   string `json:"status"`
+				Selected int    `json:"selected"`
+			} `json:"versions"`
+		}
+		if err := json.Unmarshal(ios.out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Status != "succeeded" || doc.Selected != 2 || len(doc.Versions) != 2 || doc.Versions[1].Selected != 1 {
+			t.Errorf("document %+v", doc)
+		}
+	})
+}

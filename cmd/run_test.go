@@ -1,0 +1,134 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/pkg/consolidate"
+	"github.com/memctl/memctl/pkg/model"
+)
+
+func TestNewRunCmd(t *testing.T) {
+	tests := []struct {
+		name    string
+		argv    string
+		want    RunOptions
+		wantErr string
+	}{
+		{name: "defaults", want: RunOptions{}},
+		{name: "extract and consolidate flags", argv: "--provider heuristic --all --max 3 --mode heuristic --force --dry-run --json",
+			want: RunOptions{JSON: true, Extract: ExtractFlags{ProviderKind: "heuristic", All: true, Max: ptrTo(3), DryRun: true},
+				Consolidate: ConsolidateFlags{Mode: "heuristic", Force: true}}},
+		{name: "unknown mode", argv: "--mode magic", wantErr: `--mode: invalid value "magic"`},
+		{name: "max zero", argv: "--max 0", wantErr: "--max must be at least 1"},
+		{name: "argument", argv: "all", wantErr: `unknown command "all"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *RunOptions
+			err := execCmd(t, f, newRunCmd(f, func(_ context.Context, o *RunOptions) error { got = o; return nil }), nil,
+				strings.Fields(tt.argv)...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if code := exitCode(err); code != ExitUsage {
+					t.Errorf("exit code %d, want %d", code, ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunRun(t *testing.T) {
+	const extracted = "extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed\n"
+	const consolidated = "v1: consolidation succeeded (2 raw memories)\n"
+	bar := "\rextracting v1  50% |" + strings.Repeat("█", 20) + strings.Repeat(" ", 20) + "| (1/2) [Ns:Ns]\r" + strings.Repeat(" ", 75) + "\r"
+	tests := []struct {
+		name       string
+		tty        bool
+		flags      ExtractFlags
+		wantOut    string
+		wantErrOut string
+	}{
+		{name: "piped", flags: ExtractFlags{All: true}, wantErrOut: extracted + consolidated},
+		{name: "terminal: progress bar", tty: true, flags: ExtractFlags{All: true}, wantErrOut: bar + extracted + consolidated},
+		{name: "dry run: extract lists, nothing consolidates", flags: ExtractFlags{All: true, DryRun: true},
+			wantOut: "00000000-0000-4000-8000-000000000001\t1795\tfix the flaky test number 1 in the parser\n" +
+				"00000000-0000-4000-8000-000000000000\t1795\tfix the flaky test number 0 in the parser\n",
+			wantErrOut: "would claim 2 threads, about 3590 input tokens in total\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f := jsonlFactory(t, ios.IOStreams, 2)
+			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+				Extract: tt.flags}
+			if err := runRun(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			if got := ios.out.String(); got != tt.wantOut {
+				t.Errorf("stdout:\n%q\nwant:\n%q", got, tt.wantOut)
+			}
+			if got := progressTimes.ReplaceAllString(ios.errOut.String(), "[Ns:Ns]"); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+		})
+	}
+
+	t.Run("json: one typed document, nothing on stderr", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := jsonlFactory(t, ios.IOStreams, 2)
+		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+			JSON: true, Extract: ExtractFlags{All: true}}
+		if err := runRun(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		if ios.errOut.Len() != 0 {
+			t.Errorf("stderr %q", ios.errOut)
+		}
+		var doc runJSON
+		dec := json.NewDecoder(ios.out)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Version != "v1" || doc.Prepare.Status != "ok" || !doc.Guard.Allowed || doc.Extract == nil || doc.Extract.Succeeded != 2 ||
+			doc.Consolidate == nil || doc.Consolidate.Status != consolidate.StatusSucceeded || len(doc.Versions) != 1 {
+			t.Errorf("document %+v", doc)
+		}
+	})
+
+	t.Run("failed extraction calls: exit 3, the consolidation still runs", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := jsonlFactory(t, ios.IOStreams, 2)
+		fail := &fakeProvider{call: func(context.Context, model.Request) (model.Response, error) {
+			return model.Response{}, errors.New("HTTP 500 from the stand-in")
+		}}
+		writeConfig(t, f, "[consolidation]\nmode = \"heuristic\"\n[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = \""+
+			filepath.Join(filepath.Dir(f.HomeFlag), "transcripts")+"\"\n")
+		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: withProvider(f.stageLoaders(), fail),
+			Home: f.Home, Extract: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+		err := runRun(context.Background(), opts)
+		var partial *PartialError
+		if !errors.As(err, &partial) || exitCode(err) != ExitPartial || partial.Failed != 2 {
+			t.Fatalf("err %v (exit %d), want 2 failed jobs, exit 3", err, exitCode(err))
+		}
+		want := "memctl: warning: 00000000-0000-4000-8000-000000000000 failed: HTTP 500 from the stand-in\n" +
+			"memctl: warning: 00000000-0000-4000-8000-000000000001 failed: HTTP 500 from the stand-in\n" +
+			"extracted 2 threads: 0 with a memory, 0 with nothing worth keeping, 2 failed\n" +
+			"v1: consolidation succeeded (0 raw memories)\n"
+		if got := ios.errOut.String(); got != want {
+			t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}

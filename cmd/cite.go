@@ -121,7 +121,7 @@ func checkCite(opts *CiteOptions) error {
 }
 
 func runCite(ctx context.Context, opts *CiteOptions) error {
-	var in io.Reader = opts.IO.In
+	in := opts.IO.In
 	out := opts.IO.Out
 	var visible bytes.Buffer
 	// turnKey names the agent turn a hook reports, so the same turn

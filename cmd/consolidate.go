@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
@@ -289,7 +290,7 @@ func indexFolder(ctx context.Context, st *store.Store, root string) error {
 		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && rel != "." {
 			return filepath.SkipDir
 		}
-		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") || rel == consolidate.DiffFileName || rel == consolidate.RawMemoriesFileName {
+		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") || rel == memdir.DiffFile || rel == memdir.RawMemoriesFile {
 			return nil
 		}
 		b, err := os.ReadFile(p)

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"io"
 	"os"
 
 	"github.com/memctl/memctl/pkg/config"
@@ -53,7 +52,7 @@ func runRedact(_ context.Context, opts *RedactOptions) error {
 	if err != nil {
 		return &config.Error{Key: "redaction.extra_patterns", Err: err}
 	}
-	var in io.Reader = opts.IO.In
+	in := opts.IO.In
 	if opts.File != "-" {
 		fh, err := os.Open(opts.File)
 		if err != nil {

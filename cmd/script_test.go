@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memctl/memctl/internal/golden"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -34,7 +35,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		UpdateScripts:       os.Getenv("MEMCTL_UPDATE") != "",
+		UpdateScripts:       golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
 			env.Setenv("HOME", filepath.Join(work, "userhome"))

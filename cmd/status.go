@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -173,7 +173,7 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version string) (ve
 		vs.LastConsolidation = &g
 	}
 	// A missing folder (nothing consolidated yet) counts as empty.
-	vs.MemoryFolderBytes, _ = consolidate.StorageSize(root)
+	vs.MemoryFolderBytes, _ = memdir.Size(root)
 	return vs, nil
 }
 

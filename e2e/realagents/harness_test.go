@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
 	"github.com/memctl/memctl/internal/testenv"
 	"github.com/memctl/memctl/pkg/store"
 )

@@ -120,4 +120,3 @@ func compareDirs(got, want string) string {
 	}
 	return ""
 }
-

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
@@ -313,7 +314,7 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 			if j.Error != "" {
 				tokens = "error: " + j.Error
 			}
-			tb.add(j.ThreadID, tokens, shorten(j.Preview, 70))
+			tb.add(j.ThreadID, tokens, textcut.LineRunes(j.Preview, 70))
 		}
 		_ = tb.print()
 		ios.Infof("would claim %d threads, about %d input tokens in total%s", len(res.Jobs), res.ApproxTokens, notClaimedText(res.NotClaimed))

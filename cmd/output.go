@@ -80,12 +80,3 @@ func relTime(d time.Duration) string {
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
@@ -82,7 +83,7 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	}
 	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET")
 	for _, h := range hits {
-		tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h), shorten(h.Snippet, 100))
+		tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h), textcut.LineRunes(h.Snippet, 100))
 	}
 	return tb.print()
 }

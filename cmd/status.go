@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/store"
@@ -212,7 +213,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, j.Key, timeCell(ios, *j.RetryAt, now), j.RetryRemaining)
 	}
 	for _, j := range vs.Failures {
-		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, j.Key, shorten(j.LastError, 120))
+		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, j.Key, textcut.LineRunes(j.LastError, 120))
 	}
 	if g := vs.LastConsolidation; g != nil {
 		when := "never finished"
@@ -226,7 +227,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	for _, r := range vs.StageRuns {
 		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(ios, r.FinishedAt, now))
 		if r.Detail != "" {
-			fmt.Fprintf(out, " (%s)", shorten(r.Detail, 80))
+			fmt.Fprintf(out, " (%s)", textcut.LineRunes(r.Detail, 80))
 		}
 		fmt.Fprintln(out)
 	}

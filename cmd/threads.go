@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/store"
@@ -116,7 +117,7 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		if t.HasMemory {
 			mem = "yes"
 		}
-		tb.add(t.ID, t.Source, timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, shorten(t.Preview, 60))
+		tb.add(t.ID, t.Source, timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60))
 	}
 	return tb.print()
 }
@@ -223,7 +224,7 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	if t.GitBranch != "" {
 		fmt.Fprintf(w, "  branch    %s\n", t.GitBranch)
 	}
-	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, shorten(t.Preview, 100))
+	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, textcut.LineRunes(t.Preview, 100))
 	if t.Problems > 0 {
 		fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -171,12 +172,12 @@ func (w *world) checkUndo(agent string, before map[string][]byte, changedByAgent
 		case mayChange[p]:
 			// (The test's own paths contain "memctl": look for the entries.)
 			if strings.Contains(string(got), memctlBin) || strings.Contains(string(got), "memctl setup") || strings.Contains(string(got), `"memctl": {`) {
-				t.Errorf("%s still holds memctl's entries after the undo:\n%s", p, clip(string(got), 2000))
+				t.Errorf("%s still holds memctl's entries after the undo:\n%s", p, textcut.Head(string(got), 2000))
 			}
 		case want == nil && err == nil:
 			t.Errorf("%s was created by setup and is still there after the undo", p)
 		case want != nil && string(got) != string(want):
-			t.Errorf("%s differs after the undo:\nwant %q\ngot  %q", p, clip(string(want), 800), clip(string(got), 800))
+			t.Errorf("%s differs after the undo:\nwant %q\ngot  %q", p, textcut.Head(string(want), 800), textcut.Head(string(got), 800))
 		}
 	}
 }

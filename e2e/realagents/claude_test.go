@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // TestClaudeCode drives the real Claude Code CLI, on a home prepared by
@@ -42,7 +44,7 @@ func TestClaudeCode(t *testing.T) {
 	u.settle(1500*time.Millisecond, 30*time.Second)
 	u.typeLine(pref)
 	if !waitFinal(&w.anth.recorder, pref, 1, time.Minute) {
-		t.Fatalf("the interactive turn got no answer; screen:\n%s", clip(u.screen(), 4000))
+		t.Fatalf("the interactive turn got no answer; screen:\n%s", textcut.Head(u.screen(), 4000))
 	}
 	u.settle(time.Second, 10*time.Second)
 	u.quit("/exit")
@@ -106,7 +108,7 @@ func TestClaudeCode(t *testing.T) {
 		before := w.usage()
 		u.typeLine(p)
 		if !waitFinal(&w.anth.recorder, p, 1, time.Minute) {
-			t.Errorf("interactive turn %d got no answer; screen:\n%s", i, clip(u.screen(), 3000))
+			t.Errorf("interactive turn %d got no answer; screen:\n%s", i, textcut.Head(u.screen(), 3000))
 		}
 		w.tally(&interactive, before, injectedFor(w.anth.Matching(p)), 10*time.Second)
 		u.settle(500*time.Millisecond, 5*time.Second)

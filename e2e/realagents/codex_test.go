@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // TestCodex drives the real Codex CLI, on a CODEX_HOME prepared by
@@ -36,7 +38,7 @@ func TestCodex(t *testing.T) {
 	for _, p := range []string{fix, pref} {
 		u.typeLine(p)
 		if !waitFinal(&w.oai.recorder, p, 1, 2*time.Minute) {
-			t.Fatalf("the interactive turn %q got no answer; screen:\n%s", p, clip(u.screen(), 4000))
+			t.Fatalf("the interactive turn %q got no answer; screen:\n%s", p, textcut.Head(u.screen(), 4000))
 		}
 		u.settle(time.Second, 10*time.Second)
 	}
@@ -107,7 +109,7 @@ func TestCodex(t *testing.T) {
 		before := w.usage()
 		u.typeLine(p)
 		if !waitFinal(&w.oai.recorder, p, 1, time.Minute) {
-			t.Errorf("interactive turn %d got no answer; screen:\n%s", i, clip(u.screen(), 3000))
+			t.Errorf("interactive turn %d got no answer; screen:\n%s", i, textcut.Head(u.screen(), 3000))
 		}
 		w.tally(&interactive, before, injectedFor(w.oai.Matching(p)), 15*time.Second)
 		u.settle(500*time.Millisecond, 5*time.Second)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/memctl/memctl/internal/testenv"
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -453,14 +454,7 @@ func mustContain(t *testing.T, what, s string, wants ...string) {
 	t.Helper()
 	for _, want := range wants {
 		if !strings.Contains(s, want) {
-			t.Errorf("%s does not contain %q:\n%s", what, want, clip(s, 3000))
+			t.Errorf("%s does not contain %q:\n%s", what, want, textcut.Head(s, 3000))
 		}
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -3,7 +3,8 @@ package consolidate
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // MaxDiffBytes caps the unified diff inside phase2_workspace_diff.md
@@ -48,7 +49,7 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 	text := body.String()
 	truncated := false
 	if len(text) > MaxDiffBytes {
-		text = text[:previousCharBoundary(text, MaxDiffBytes)]
+		text = text[:textcut.PrefixEnd(text, MaxDiffBytes)]
 		truncated = true
 	}
 	b.WriteString(text)
@@ -65,19 +66,6 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 // largeDiffFileBytes is the size (old and new content together) above
 // which a file's diff is summarised instead of shown line by line.
 const largeDiffFileBytes = 1 << 20
-
-// previousCharBoundary returns the largest i <= limit at which s can be cut
-// without splitting a UTF-8 sequence.
-func previousCharBoundary(s string, limit int) int {
-	if limit >= len(s) {
-		return len(s)
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
-}
 
 // unifiedFileDiff renders one file's git-style diff.
 func unifiedFileDiff(p string, o BaselineFile, hasOld bool, n BaselineFile, hasNew bool) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
 )
 
@@ -225,8 +226,8 @@ func TestRenderDiffFileTruncatesOnCharBoundary(t *testing.T) {
 func TestPreviousCharBoundary(t *testing.T) {
 	s := "aé" // a, 0xC3, 0xA9
 	for limit, want := range map[int]int{0: 0, 1: 1, 2: 1, 3: 3, 10: 3} {
-		if got := previousCharBoundary(s, limit); got != want {
-			t.Errorf("previousCharBoundary(%q, %d) = %d, want %d", s, limit, got, want)
+		if got := textcut.PrefixEnd(s, limit); got != want {
+			t.Errorf("textcut.PrefixEnd(%q, %d) = %d, want %d", s, limit, got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/rawmemory"
@@ -195,7 +196,7 @@ func readNotes(root string, redact func(string) string) []note {
 		if err != nil {
 			continue
 		}
-		text := clip(cleanItem(lossy(data)), maxSummaryItem)
+		text := textcut.Words(cleanItem(lossy(data)), maxSummaryItem)
 		if text == "" {
 			continue
 		}
@@ -283,7 +284,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + clip(b.text[k], maxItemBytes)
+		line := "- " + textcut.Words(b.text[k], maxItemBytes)
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {
@@ -314,7 +315,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				n++
 				title := firstNonEmpty(t.Task, t.Title, m.desc)
 				outcome := firstNonEmpty(t.Outcome, m.outcome)
-				heading := clip(title, maxItemBytes)
+				heading := textcut.Words(title, maxItemBytes)
 				if outcome != "" {
 					heading += ", " + outcome
 				}
@@ -434,7 +435,7 @@ func userProfile(mems []memory, gs []group) string {
 	if tools := toolsSeen(mems); len(tools) > 0 {
 		sb.WriteString(" Languages and tools seen: " + strings.Join(tools, ", ") + ".")
 	}
-	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].day, strings.TrimRight(clip(mems[0].desc, maxSummaryItem), "."))
+	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].day, strings.TrimRight(textcut.Words(mems[0].desc, maxSummaryItem), "."))
 	return sb.String()
 }
 
@@ -461,7 +462,7 @@ func rankedItems(items []string, limit int) []string {
 		if i == limit {
 			break
 		}
-		out = append(out, clip(first[k], maxSummaryItem))
+		out = append(out, textcut.Words(first[k], maxSummaryItem))
 	}
 	return out
 }
@@ -605,10 +606,10 @@ func renderSummaryV1(mems []memory, notes []note) string {
 				day = m.day
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 			}
-			fmt.Fprintf(&sb, "- %s: %s\n", clip(m.topic, 120), strings.Join(m.keywords, ", "))
-			fmt.Fprintf(&sb, "  - desc: %s\n", clip(m.desc, maxSummaryItem))
+			fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
+			fmt.Fprintf(&sb, "  - desc: %s\n", textcut.Words(m.desc, maxSummaryItem))
 			if l := firstLearning(m); l != "" {
-				fmt.Fprintf(&sb, "  - learnings: %s\n", clip(l, maxSummaryItem))
+				fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
 			}
 		}
 	}
@@ -633,7 +634,7 @@ func renderSummaryV1(mems []memory, notes []note) string {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s\n", clip(m.topic, 120), strings.Join(m.keywords, ", "))
+			fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
 		}
 	}
 	return sb.String()
@@ -681,13 +682,13 @@ func renderSummaryV2(mems []memory, notes []note) string {
 		case lim.recent > 0:
 			lim.recent--
 		default:
-			return s[:previousCharBoundary(s, summaryV2Target-1)]
+			return s[:textcut.PrefixEnd(s, summaryV2Target-1)]
 		}
 	}
 }
 
 func pointerLine(m memory) string {
-	return fmt.Sprintf("- %s — %s; thread_id=%s\n", m.file, strings.TrimRight(clip(m.desc, 160), "."), m.sel.ThreadID)
+	return fmt.Sprintf("- %s — %s; thread_id=%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), m.sel.ThreadID)
 }
 
 func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
 )
@@ -374,7 +375,7 @@ func chunkMaterial(pieces []string, budget int) []string {
 			continue
 		}
 		for len(p) > 0 {
-			n := previousCharBoundary(p, budget)
+			n := textcut.PrefixEnd(p, budget)
 			if i := strings.LastIndexByte(p[:n], '\n'); i > 0 && n < len(p) {
 				n = i + 1
 			}

@@ -17,15 +17,3 @@ func parseMemoryText(text string) rawmemory.Doc { return rawmemory.Parse(text) }
 func cleanItem(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// clip shortens s to at most n bytes at a word boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := previousCharBoundary(s, n-3)
-	if sp := strings.LastIndexByte(s[:cut], ' '); sp > n/2 {
-		cut = sp
-	}
-	return strings.TrimRight(s[:cut], " ,;:") + "..."
-}

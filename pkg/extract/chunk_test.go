@@ -78,23 +78,3 @@ func FuzzSplitChunks(f *testing.F) {
 		checkChunks(t, s, max)
 	})
 }
-
-func TestTruncateMiddle(t *testing.T) {
-	tests := []struct {
-		s    string
-		max  int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"abcdefghij", 4, "ab…6 chars truncated…ij"},
-		{"abcdefghijk", 5, "ab…6 chars truncated…ijk"},
-		// Both cuts fall inside an "é": the head backs off, the tail moves on.
-		{"aébcdefgéh", 4, "a…8 chars truncated…h"},
-		{"abc", 0, "…3 chars truncated…"},
-	}
-	for _, tt := range tests {
-		if got := truncateMiddle(tt.s, tt.max); got != tt.want {
-			t.Errorf("truncateMiddle(%q, %d) = %q, want %q", tt.s, tt.max, got, tt.want)
-		}
-	}
-}

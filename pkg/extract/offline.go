@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/extract/heuristic"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -56,9 +57,9 @@ func offlineOutput(version string, r heuristic.Result) Output {
 		return Output{}
 	}
 	slug := r.Slug
-	out := Output{RolloutSummary: truncateMiddle(r.RolloutSummary, heuristicSummaryCap), RolloutSlug: &slug}
+	out := Output{RolloutSummary: textcut.Middle(r.RolloutSummary, heuristicSummaryCap), RolloutSlug: &slug}
 	if version == V1 {
-		out.RawMemory = truncateMiddle(r.RawMemory, heuristicRawCap)
+		out.RawMemory = textcut.Middle(r.RawMemory, heuristicRawCap)
 	}
 	return out
 }

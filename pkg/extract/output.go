@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // MaxSummaryBytesV2 caps a v2 rollout summary after redaction; longer
@@ -88,7 +90,7 @@ func ParseOutput(version string, answer []byte, redact func(string) string) (Out
 		out.RolloutSlug = &s
 	}
 	if version == V2 {
-		out.RolloutSummary = truncateMiddle(out.RolloutSummary, MaxSummaryBytesV2)
+		out.RolloutSummary = textcut.Middle(out.RolloutSummary, MaxSummaryBytesV2)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
@@ -108,7 +109,9 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 	if summary == "" {
 		return SummaryResult{}, nil
 	}
-	summary, truncated := TruncateTokens(summary, maxTokens)
+	cut := textcut.MiddleTokens(summary, maxTokens)
+	truncated := cut != summary
+	summary = cut
 	text := summary
 	if !raw {
 		tmpl, err := templates.Get(name, templateDir)
@@ -117,7 +120,7 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 		}
 		text = render(tmpl, root, summary, note)
 	}
-	return SummaryResult{Text: text, Injected: true, ApproxTokens: ApproxTokens(text), Truncated: truncated}, nil
+	return SummaryResult{Text: text, Injected: true, ApproxTokens: textcut.ApproxTokens(text), Truncated: truncated}, nil
 }
 
 // Render fills a read-path template for the generic agent. The

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/golden"
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
@@ -52,8 +53,8 @@ func TestSummaryRendersSummaryOnceWithBasePath(t *testing.T) {
 			if strings.Contains(res.Text, "{{") {
 				t.Errorf("placeholder left in output")
 			}
-			if res.ApproxTokens != ApproxTokens(res.Text) {
-				t.Errorf("ApproxTokens = %d, want %d", res.ApproxTokens, ApproxTokens(res.Text))
+			if res.ApproxTokens != textcut.ApproxTokens(res.Text) {
+				t.Errorf("ApproxTokens = %d, want %d", res.ApproxTokens, textcut.ApproxTokens(res.Text))
 			}
 		})
 	}

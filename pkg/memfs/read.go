@@ -5,7 +5,7 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // DefaultReadTokens caps what one Read returns, in approximate tokens.
@@ -57,7 +57,8 @@ func Read(root, path string, lineOffset, maxLines int) (ReadResult, error) {
 	}
 	end := lineEnd(content, start, maxLines)
 	window := content[start:end]
-	cut, truncated := inject.TruncateTokens(window, DefaultReadTokens)
+	cut := textcut.MiddleTokens(window, DefaultReadTokens)
+	truncated := cut != window
 	return ReadResult{
 		Path:            rel,
 		StartLineNumber: lineOffset,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/procgroup"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Limits on what the command provider keeps from the program.
@@ -155,10 +156,10 @@ func singleObject(out []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(out))
 	var obj json.RawMessage
 	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("stdout is not a JSON object: %v (stdout starts %q)", err, truncate(string(out), 120))
+		return nil, fmt.Errorf("stdout is not a JSON object: %v (stdout starts %q)", err, textcut.Head(string(out), 120))
 	}
 	if obj[0] != '{' {
-		return nil, fmt.Errorf("stdout is not a JSON object (stdout starts %q)", truncate(string(out), 120))
+		return nil, fmt.Errorf("stdout is not a JSON object (stdout starts %q)", textcut.Head(string(out), 120))
 	}
 	if dec.More() || dec.InputOffset() != int64(len(out)) {
 		return nil, errors.New("stdout holds more than one JSON value")

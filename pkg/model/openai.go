@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -137,7 +138,7 @@ func (p *openAIProvider) responsesAttempt(req Request, model string, schema map[
 		}
 		switch {
 		case refusal.Len() > 0 && text.Len() == 0:
-			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", truncate(refusal.String(), 300))}
+			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", textcut.Head(refusal.String(), 300))}
 		case r.Status == "incomplete":
 			return resp, &AnswerError{Provider: p.kind, Answer: resp.JSON, Err: fmt.Errorf("answer incomplete (%s)", r.IncompleteDetails.Reason)}
 		case r.Status == "failed":
@@ -194,7 +195,7 @@ func (p *openAIProvider) chatAttempt(req Request, model string, schema map[strin
 		resp.JSON = []byte(choice.Message.Content)
 		switch {
 		case choice.Message.Refusal != "" && choice.Message.Content == "":
-			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", truncate(choice.Message.Refusal, 300))}
+			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", textcut.Head(choice.Message.Refusal, 300))}
 		case choice.FinishReason == "length":
 			return resp, &AnswerError{Provider: p.kind, Answer: resp.JSON, Err: errors.New("answer cut off at the output token limit")}
 		}

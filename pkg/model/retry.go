@@ -31,6 +31,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Retry policy of the HTTP providers: exponential backoff with full jitter
@@ -303,7 +305,7 @@ func providerMessage(body []byte) string {
 			return doc.Message
 		}
 	}
-	return truncate(strings.Join(strings.Fields(string(body)), " "), 300)
+	return textcut.Head(strings.Join(strings.Fields(string(body)), " "), 300)
 }
 
 // describeNetError names a network failure briefly ("connection refused")
@@ -328,15 +330,4 @@ func describeNetError(err error) string {
 		return opErr.Err.Error()
 	}
 	return err.Error()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 { // stay on a UTF-8 boundary
-		cut--
-	}
-	return s[:cut] + "…"
 }

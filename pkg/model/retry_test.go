@@ -44,14 +44,6 @@ func TestProviderMessage(t *testing.T) {
 	}
 }
 
-func TestTruncateKeepsUTF8(t *testing.T) {
-	s := strings.Repeat("é", 10) // 2 bytes each
-	got := truncate(s, 5)
-	if got != "éé…" {
-		t.Errorf("truncate = %q", got)
-	}
-}
-
 func TestAPIErrorRetryable(t *testing.T) {
 	tests := map[int]bool{0: true, 400: false, 401: false, 403: false, 404: false, 408: false, 422: false, 429: true, 500: true, 502: true, 503: true, 529: true}
 	for status, want := range tests {

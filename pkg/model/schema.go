@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // ErrSchemaMismatch is wrapped by errors from ValidateJSON (and therefore by
@@ -89,7 +91,7 @@ func checkAnswer(provider string, schema json.RawMessage, text []byte) (json.Raw
 		return nil, &AnswerError{Provider: provider, Err: errors.New("empty answer")}
 	}
 	if !json.Valid(text) {
-		return nil, &AnswerError{Provider: provider, Answer: text, Err: fmt.Errorf("answer is not valid JSON: %s", truncate(string(text), 200))}
+		return nil, &AnswerError{Provider: provider, Answer: text, Err: fmt.Errorf("answer is not valid JSON: %s", textcut.Head(string(text), 200))}
 	}
 	if err := ValidateJSON(schema, text); err != nil {
 		return nil, &AnswerError{Provider: provider, Answer: text, Err: err}

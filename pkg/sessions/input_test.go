@@ -6,34 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
+	"github.com/memctl/memctl/internal/textcut"
 )
-
-func TestTruncateTokensVectors(t *testing.T) {
-	tests := []struct {
-		s     string
-		limit int
-		want  string
-	}{
-		{"", 10, ""},
-		{"abcdefgh", 2, "abcdefgh"},
-		{"abcdefghij", 2, "abcd…1 tokens truncated…ghij"},
-		{"abcdefghijklmnopqrst", 2, "abcd…3 tokens truncated…qrst"},
-		{"abcdefghijklm", 1, "ab…3 tokens truncated…lm"},
-		{"abc", 0, "…1 tokens truncated…"},
-		// multi-byte: é is 2 bytes; the cut never splits it
-		{"ééééé", 1, "é…2 tokens truncated…é"},
-		{"aéééé", 1, "a…2 tokens truncated…é"},
-	}
-	for _, tt := range tests {
-		if got := transcript.TruncateTokens(tt.s, tt.limit); got != tt.want {
-			t.Errorf("transcript.TruncateTokens(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
-		}
-	}
-	if got := transcript.TruncateBytes("abcdefghij", 4); got != "ab…6 chars truncated…ij" {
-		t.Errorf("truncateBytes = %q", got)
-	}
-}
 
 // The streamed head/tail cut must equal the in-memory one.
 func TestHeadTailMatchesTruncateTokens(t *testing.T) {
@@ -54,7 +28,7 @@ func TestHeadTailMatchesTruncateTokens(t *testing.T) {
 			h.writeString(s[k : k+m])
 			k += m
 		}
-		if got, want := h.truncateTokensStream(limit), transcript.TruncateTokens(s, limit); got != want {
+		if got, want := h.truncateTokensStream(limit), textcut.MiddleTokens(s, limit); got != want {
 			t.Fatalf("limit %d, %q:\n got %q\nwant %q", limit, s, got, want)
 		}
 	}
@@ -94,7 +68,7 @@ func TestPrepareInputV1Real(t *testing.T) {
 	}
 	cut, _ := PrepareInput(f, InputOptions{TokenLimit: 1000, Redact: func(s string) string { return strings.ReplaceAll(s, "codemie", "[R]") }})
 	red := strings.ReplaceAll(full, "codemie", "[R]")
-	if cut != transcript.TruncateTokens(red, 1000) {
+	if cut != textcut.MiddleTokens(red, 1000) {
 		t.Error("streamed v1 differs from truncating the whole redacted array")
 	}
 	if len(cut) > 4000+40 || !strings.Contains(cut, " tokens truncated…") {

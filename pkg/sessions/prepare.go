@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -83,13 +84,13 @@ func (h *headTail) truncateTokensStream(limit int) string {
 		return b.String()
 	}
 	head := string(h.head)
-	pre := transcript.PrefixEnd(head, h.left)
+	pre := textcut.PrefixEnd(head, h.left)
 	tail := h.tail()
 	i := 0
 	for i < len(tail) && tail[i]&0xC0 == 0x80 {
 		i++
 	}
-	return head[:pre] + transcript.TokenMarker(h.total-budget) + string(tail[i:])
+	return head[:pre] + textcut.TokenMarker(h.total-budget) + string(tail[i:])
 }
 
 func prepareV1(f File, limit int, redact func(string) string) (string, error) {
@@ -227,9 +228,9 @@ func (r *v2Rows) row(it *inputItem) (tier, string) {
 	}
 	text = r.redact(text)
 	if t == tierTool && (it.Type == "function_call_output" || it.Type == "custom_tool_call_output" || it.Type == "tool_search_output") {
-		text = transcript.TruncateBytes(text, v2ToolOutputMax)
+		text = textcut.Middle(text, v2ToolOutputMax)
 	}
-	text = transcript.TruncateBytes(text, v2RowMax)
+	text = textcut.Middle(text, v2RowMax)
 	return t, "[" + transcript.TierLabels[t] + "]\n" + text + "\n"
 }
 
@@ -321,7 +322,7 @@ func prepareV2(f File, limit int, redact func(string) string) (string, error) {
 			gap = false
 		}
 		if int(ri.sel) < len(s) {
-			s = transcript.TruncateBytes(s, int(ri.sel))
+			s = textcut.Middle(s, int(ri.sel))
 		}
 		b.WriteString(s)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
 )
 
@@ -260,7 +261,7 @@ func (x *Extractor) relPath(p string) string {
 // to which file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(shorten(c.command, 120))
+		return code(textcut.Line(c.command, 120))
 	}
 	what := map[sessions.Action]string{
 		sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
@@ -290,7 +291,7 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 		return
 	}
 	if len(report) < 400 && planRE().MatchString(ss[len(ss)-1]) {
-		c.errLine = shorten(report, 200)
+		c.errLine = textcut.Line(report, 200)
 		if len(t.emptyAgents) < 3 {
 			t.emptyAgents = append(t.emptyAgents, c)
 		}

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"regexp"
 	"strings"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // The error line of a failed command is the one that states the problem.
@@ -103,7 +105,7 @@ func errorLine(out string) string {
 	default:
 		best = last
 	}
-	return shorten(strings.TrimSuffix(best, ":"), lineMax)
+	return textcut.Line(strings.TrimSuffix(best, ":"), lineMax)
 }
 
 // failingTestRE finds the names test runners give failing tests: go test,

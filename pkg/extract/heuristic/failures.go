@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Failures are tracked per command family (go test, npm run build, git
@@ -108,7 +110,7 @@ func (r recovery) change() string {
 		case len(added) > 0 && len(added) <= 4 && len(dropped) <= 4:
 			parts = append(parts, "with "+code(strings.Join(added, " "))+" instead of "+code(strings.Join(dropped, " ")))
 		default:
-			parts = append(parts, "as "+code(shorten(r.pass.command, 120)))
+			parts = append(parts, "as "+code(textcut.Line(r.pass.command, 120)))
 		}
 	}
 	return strings.Join(parts, " and ")
@@ -121,7 +123,7 @@ func (r recovery) between() string {
 		parts = append(parts, "after changes to "+strings.Join(r.edited, ", "))
 	}
 	if len(r.ranSince) > 0 {
-		parts = append(parts, "after running "+code(strings.Join(shortenAll(r.ranSince, 100), "`, `")))
+		parts = append(parts, "after running "+code(strings.Join(cutLines(r.ranSince, 100), "`, `")))
 	}
 	return strings.Join(parts, " and ")
 }
@@ -131,10 +133,10 @@ func (r recovery) between() string {
 func errPart(c *call) string {
 	var parts []string
 	if c.errLine != "" {
-		parts = append(parts, code(shorten(c.errLine, 160)))
+		parts = append(parts, code(textcut.Line(c.errLine, 160)))
 	}
 	if len(c.tests) > 0 {
-		parts = append(parts, "failing: "+strings.Join(shortenAll(c.tests, 80), ", "))
+		parts = append(parts, "failing: "+strings.Join(cutLines(c.tests, 80), ", "))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -206,7 +208,7 @@ func replacementPhrase(cmds []string, fs *files) string {
 		}
 	}
 	list := func(l []string) string {
-		return "`" + strings.Join(shortenAll(l, 100), "` and `") + "`"
+		return "`" + strings.Join(cutLines(l, 100), "` and `") + "`"
 	}
 	if len(wrapper) > 0 && len(plain) > 0 {
 		return list(plain) + " through " + list(wrapper)
@@ -230,7 +232,7 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	}
 	if outcome == "success" {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
-			return line + "; the final answer says: " + quote(shorten(s, 220))
+			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}
 		return explained(line+" and no later run passed; the task was still reported done.", run)
 	}

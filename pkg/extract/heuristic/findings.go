@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Findings are what the agent learned and said: the sentences of its
@@ -103,7 +105,7 @@ func (f *findings) best(n int) []string {
 	}
 	out := make([]string, len(c))
 	for i, x := range c {
-		out[i] = x.who + " " + quote(shorten(x.text, findingQuoteBytes))
+		out[i] = x.who + " " + quote(textcut.Line(x.text, findingQuoteBytes))
 	}
 	return out
 }
@@ -168,5 +170,5 @@ func explanationOf(text string) string {
 	if len(ss) > 1 && !planRE().MatchString(ss[1]) && len(out)+len(ss[1]) < 260 {
 		out += " " + ss[1]
 	}
-	return shorten(out, 260)
+	return textcut.Line(out, 260)
 }

@@ -27,6 +27,7 @@ package heuristic
 import (
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
 )
 
@@ -186,7 +187,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		if oneLine(stripMarkdown(text)) != t.final {
 			// Some transcripts carry the final answer twice (message
 			// item and turn-complete event); print it once.
-			t.steps.add(step{kind: stepAnswer, text: shorten(flat, 160)})
+			t.steps.add(step{kind: stepAnswer, text: textcut.Line(flat, 160)})
 		}
 		t.final = oneLine(stripMarkdown(text))
 	}

@@ -1,6 +1,9 @@
 package heuristic
 
-import "github.com/memctl/memctl/pkg/sessions"
+import (
+	"github.com/memctl/memctl/internal/textcut"
+	"github.com/memctl/memctl/pkg/sessions"
+)
 
 var (
 	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
@@ -17,9 +20,9 @@ func reportsFailure(s string) bool    { return s != "" && failureRE().MatchStrin
 func (t *task) outcome() (string, string) {
 	switch {
 	case t.lastCheck != nil && t.lastCheck.status == stFailed:
-		return "fail", "the last check " + code(shorten(t.lastCheck.command, 80)) + " failed"
+		return "fail", "the last check " + code(textcut.Line(t.lastCheck.command, 80)) + " failed"
 	case t.lastCheck != nil && !t.negAfter && t.lastCheck.status == stOK && !t.endedRefused:
-		return "success", "the last check " + code(shorten(t.lastCheck.command, 80)) + " passed"
+		return "success", "the last check " + code(textcut.Line(t.lastCheck.command, 80)) + " passed"
 	case t.negative && !t.finalSince:
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
@@ -41,7 +44,7 @@ func (t *task) outcome() (string, string) {
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.lastCmd != nil && t.lastCmd.status == stFailed:
-		return "partial", "the last command " + code(shorten(t.lastCmd.command, 80)) + " failed"
+		return "partial", "the last command " + code(textcut.Line(t.lastCmd.command, 80)) + " failed"
 	case reportsCompletion(t.final):
 		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":

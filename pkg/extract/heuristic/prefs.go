@@ -3,6 +3,8 @@ package heuristic
 import (
 	"strings"
 	"unicode"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Preference rule. A preference is a standing instruction in the human's
@@ -65,7 +67,7 @@ func preferences(text string) []pref {
 			s += " " + ss[i+1]
 			i++
 		}
-		out = append(out, pref{text: shorten(s, 300)})
+		out = append(out, pref{text: textcut.Line(s, 300)})
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"sort"
 	"strings"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // References: the commands with their exact counts, the files whose change
@@ -52,7 +54,7 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 
 // ref prints a command with its exact counts.
 func (st *cmdStat) ref() string {
-	line := code(shorten(st.command, 160))
+	line := code(textcut.Line(st.command, 160))
 	var parts []string
 	if st.runs > 0 {
 		parts = append(parts, "ran "+itoa(st.runs)+"×")
@@ -69,7 +71,7 @@ func (st *cmdStat) ref() string {
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ")
 		if st.fails > 0 && st.errLine != "" {
-			line += "; error: " + code(shorten(st.errLine, 160))
+			line += "; error: " + code(textcut.Line(st.errLine, 160))
 		}
 		line += ")"
 	}

@@ -3,6 +3,7 @@ package heuristic
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/rawmemory"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -59,7 +60,7 @@ func (x *Extractor) digest() digest {
 		d.cwd = "unknown"
 	}
 	for _, t := range x.tasks {
-		td := taskDigest{name: shorten(t.request, 100), final: t.final, answers: t.answers}
+		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
 		td.live = t.files.live()
 		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
 		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
@@ -98,7 +99,7 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	for _, c := range t.toolFails {
 		line := upperFirst(c.describe()) + " failed"
 		if c.errLine != "" {
-			line += ": " + code(shorten(c.errLine, 160))
+			line += ": " + code(textcut.Line(c.errLine, 160))
 		}
 		out = append(out, line+".")
 	}
@@ -164,7 +165,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		if f.missing {
 			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(firstWord(run.command)) + " is not installed.")
 		} else {
-			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(shorten(run.command, 100)) + " failed.")
+			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(textcut.Line(run.command, 100)) + " failed.")
 		}
 		covered[run.purpose] = true
 		for _, c := range f.replacedBy {
@@ -183,7 +184,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
 			continue
 		}
-		line := rawmemory.TagCheck + " " + code(shorten(c.command, 160)) + " passed"
+		line := rawmemory.TagCheck + " " + code(textcut.Line(c.command, 160)) + " passed"
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}
@@ -368,9 +369,9 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 					// it; earlier ones are progress talk.
 					break
 				}
-				refs = append(refs, "Earlier answer: "+quote(shorten(a, max/2)))
+				refs = append(refs, "Earlier answer: "+quote(textcut.Line(a, max/2)))
 			}
-			refs = append(refs, "Final answer: "+quote(shorten(t.final, max)))
+			refs = append(refs, "Final answer: "+quote(textcut.Line(t.final, max)))
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,

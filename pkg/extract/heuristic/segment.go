@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
 )
 
@@ -68,7 +69,7 @@ type task struct {
 
 func newTask(text string) *task {
 	return &task{
-		request:   shorten(text, requestMax),
+		request:   textcut.Line(text, requestMax),
 		words:     map[string]bool{},
 		files:     newFiles(),
 		cmds:      map[string]*cmdStat{},
@@ -113,22 +114,22 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsNewTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.add(step{kind: stepAsk, text: shorten(text, askMax)})
+		cur.steps.add(step{kind: stepAsk, text: textcut.Line(text, askMax)})
 		x.kw.addWords(words, 2)
 	} else {
 		followUp = true
 		if len(cur.followUps) < maxFollowUps {
-			cur.followUps = append(cur.followUps, shorten(text, lineMax))
+			cur.followUps = append(cur.followUps, textcut.Line(text, lineMax))
 		}
 		kind := stepFollowUp
 		if negative {
 			kind = stepCorrection
-			cur.complaint = shorten(text, 220)
+			cur.complaint = textcut.Line(text, 220)
 			if len(cur.corrections) < 3 {
-				cur.corrections = append(cur.corrections, shorten(text, 240))
+				cur.corrections = append(cur.corrections, textcut.Line(text, 240))
 			}
 		}
-		cur.steps.add(step{kind: kind, text: shorten(text, lineMax)})
+		cur.steps.add(step{kind: kind, text: textcut.Line(text, lineMax)})
 		x.kw.addWords(words, 1)
 		cur.negative = negative
 		// A complaint stays open until the human moves on without one or

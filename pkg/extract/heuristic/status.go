@@ -3,6 +3,7 @@ package heuristic
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
 )
 
@@ -95,7 +96,7 @@ func (c *call) statusText() string {
 			s += " (its output says so; the pipeline exited 0)"
 		}
 		if c.errLine != "" {
-			s += " — " + code(shorten(c.errLine, 160))
+			s += " — " + code(textcut.Line(c.errLine, 160))
 		}
 		return s
 	case stUnknown:

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // lazyRE compiles an expression on first use: memctl commands that never
@@ -32,33 +33,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// redactedMarker is what the redactor leaves in place of a secret. The
-// extractor only ever sees redacted text; it keeps the marker whole.
-const redactedMarker = "[REDACTED_SECRET]"
-
-// shorten folds s to one line and cuts it to at most max bytes on a rune
-// boundary, marking the cut with an ellipsis.
-func shorten(s string, max int) string {
-	s = oneLine(s)
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	// Never cut a redaction marker in half: a reader must still see that
-	// a secret was there.
-	if i := strings.LastIndex(s[:cut], "["); i >= 0 && strings.HasPrefix(s[i:], redactedMarker) && i+len(redactedMarker) > cut {
-		cut = i
-	}
-	return strings.TrimRight(s[:cut], " ") + "…"
-}
-
-func shortenAll(list []string, max int) []string {
+func cutLines(list []string, max int) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = shorten(s, max)
+		out[i] = textcut.Line(s, max)
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"slices"
 	"strings"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // The timeline is the chronological steps of a task, with repeats folded
@@ -181,7 +183,7 @@ func (s step) render() string {
 	case stepUndone:
 		return "Changed " + strings.Join(s.files, ", ") + " back (" + s.text + ")."
 	case stepReverted:
-		return "Threw away the changes to " + strings.Join(s.files, ", ") + " with " + code(shorten(s.text, 120)) + "."
+		return "Threw away the changes to " + strings.Join(s.files, ", ") + " with " + code(textcut.Line(s.text, 120)) + "."
 	case stepRefused:
 		return "Tried " + s.call.describe() + ": " + s.call.statusText() + "."
 	case stepInterrupt:
@@ -194,7 +196,7 @@ func (s step) render() string {
 		if c.status.refused() && c.status != stInterrupted {
 			verb = "Proposed "
 		}
-		line := verb + code(shorten(c.command, lineMaxStep))
+		line := verb + code(textcut.Line(c.command, lineMaxStep))
 		if c.escalated {
 			line += " with escalated permissions"
 		}

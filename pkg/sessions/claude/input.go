@@ -3,6 +3,7 @@ package claude
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -79,7 +80,7 @@ func InputItems(path string, probs func(transcript.Problem), fn func(*transcript
 				b = append(b, `{"type":"function_call_output","call_id":`...)
 				b = transcript.AppendJSONString(b, pc.CallID)
 				b = append(b, `,"output":`...)
-				b = transcript.AppendJSONString(b, transcript.Shorten(claudeFullResult(pc), claudeToolResultMax))
+				b = transcript.AppendJSONString(b, textcut.Middle(claudeFullResult(pc), claudeToolResultMax))
 				it = &transcript.InputItem{Type: "function_call_output", Tier: transcript.TierTool, JSON: append(b, '}'), CallID: pc.CallID}
 			default:
 				continue

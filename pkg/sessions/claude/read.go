@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -213,7 +214,7 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 			p := mk(transcript.EventToolCall)
 			p.CallID, p.Tool, p.rawInput = b.ID, b.Name, b.Input
 			p.Action = ActionOf(b.Name)
-			p.Input = transcript.Shorten(transcript.CompactJSON(b.Input), transcript.EventTextMax)
+			p.Input = textcut.Middle(transcript.CompactJSON(b.Input), transcript.EventTextMax)
 			var in struct {
 				Command         string `json:"command"`
 				DisableSandbox  bool   `json:"dangerouslyDisableSandbox"`
@@ -254,7 +255,7 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 			text := claudeResultText(b.Content)
 			var feedback string
 			p.Outcome, p.ExitCode, feedback = claudeResultOutcome(text, b.IsError, claudeInterrupted(cl.ToolUseResult))
-			p.Output = transcript.Shorten(claudeResultBody(text), transcript.EventTextMax)
+			p.Output = textcut.Middle(claudeResultBody(text), transcript.EventTextMax)
 			out = append(out, p)
 			if feedback != "" && !cl.IsSidechain {
 				// The words the user typed when refusing the call.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -138,7 +139,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		if out == "" {
 			out = transcript.FieldString(p, "stdout") + transcript.FieldString(p, "stderr")
 		}
-		ev.Output = transcript.Shorten(out, transcript.EventTextMax)
+		ev.Output = textcut.Middle(out, transcript.EventTextMax)
 		ev.Outcome = transcript.OutcomeUnknown
 		if n, ok := transcript.RawInt(transcript.Field(p, "exit_code")); ok {
 			ev.ExitCode = &n
@@ -250,7 +251,7 @@ func (st *codexState) responseItem(base transcript.Event, p []byte) error {
 		ev.Tool = "tool_search"
 		ev.Action = transcript.ActionSearch
 		ev.CallID = transcript.FieldString(p, "call_id")
-		ev.Input = transcript.Shorten(transcript.CompactJSON(transcript.Field(p, "arguments")), transcript.EventTextMax)
+		ev.Input = textcut.Middle(transcript.CompactJSON(transcript.Field(p, "arguments")), transcript.EventTextMax)
 		return em.Emit(ev)
 	}
 	return nil
@@ -268,7 +269,7 @@ func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) erro
 		var argv []string
 		_ = json.Unmarshal(transcript.Field(transcript.Field(p, "action"), "command"), &argv)
 		ev.Command = transcript.ShellJoin(argv)
-		ev.Input = transcript.Shorten(transcript.CompactJSON(transcript.Field(p, "action")), transcript.EventTextMax)
+		ev.Input = textcut.Middle(transcript.CompactJSON(transcript.Field(p, "action")), transcript.EventTextMax)
 		return em.Emit(ev)
 	}
 	var input string
@@ -287,7 +288,7 @@ func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) erro
 	if ev.Action == transcript.ActionShell {
 		ev.Escalated = codexEscalated(input)
 	}
-	ev.Input = transcript.Shorten(input, transcript.EventTextMax)
+	ev.Input = textcut.Middle(input, transcript.EventTextMax)
 	if ev.Action == transcript.ActionEdit && !st.fileChanges[ev.CallID] {
 		changes := transcript.EditChanges(ev.Tool, input)
 		for i := range changes {
@@ -331,7 +332,7 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 	ev.Kind = transcript.EventToolResult
 	ev.CallID = id
 	body := codexExecBody(out)
-	ev.Output = transcript.Shorten(body, transcript.EventTextMax)
+	ev.Output = textcut.Middle(body, transcript.EventTextMax)
 	ev.ExitCode = code
 	ev.Outcome = codexOutcome(body, code)
 	changes, hasPending := st.pending[id]

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
@@ -73,9 +74,9 @@ func jsonlEvent(l *jsonlLine, line int) (transcript.Event, bool) {
 		}
 		if len(l.Input) > 0 {
 			if l.Input[0] == '"' {
-				ev.Input = transcript.Shorten(transcript.RawString(l.Input), transcript.EventTextMax)
+				ev.Input = textcut.Middle(transcript.RawString(l.Input), transcript.EventTextMax)
 			} else {
-				ev.Input = transcript.Shorten(transcript.CompactJSON(l.Input), transcript.EventTextMax)
+				ev.Input = textcut.Middle(transcript.CompactJSON(l.Input), transcript.EventTextMax)
 			}
 		}
 		if ev.Action == transcript.ActionRead || ev.Action == transcript.ActionEdit {
@@ -86,7 +87,7 @@ func jsonlEvent(l *jsonlLine, line int) (transcript.Event, bool) {
 		}
 	case "tool_result":
 		ev.Kind = transcript.EventToolResult
-		ev.CallID, ev.Output, ev.ExitCode = l.ID, transcript.Shorten(l.Output, transcript.EventTextMax), l.ExitCode
+		ev.CallID, ev.Output, ev.ExitCode = l.ID, textcut.Middle(l.Output, transcript.EventTextMax), l.ExitCode
 		ev.IsError = l.IsError || (l.ExitCode != nil && *l.ExitCode != 0)
 		switch transcript.Outcome(l.Status) {
 		case transcript.OutcomeOK, transcript.OutcomeFailed, transcript.OutcomeRejected, transcript.OutcomeDenied, transcript.OutcomeInterrupted:

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // isMemoryToolName reports a tool that reads or writes memory: memctl's own
@@ -62,7 +64,7 @@ func (a FileArgs) OldNew() (string, string) {
 		old += "\x00" + e.OldString
 		nw += "\x00" + e.NewString
 	}
-	return Shorten(old, EventTextMax), Shorten(nw, EventTextMax)
+	return textcut.Middle(old, EventTextMax), textcut.Middle(nw, EventTextMax)
 }
 
 // editChanges lists the file changes an edit tool call makes, decoded from

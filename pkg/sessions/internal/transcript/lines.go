@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // MaxLineBytes is the longest transcript line the readers accept. Longer
@@ -184,7 +185,7 @@ func WalkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn fun
 		}
 		var v T
 		if err := json.Unmarshal(b, &v); err != nil {
-			lr.Report("malformed JSON line skipped: " + Shorten(err.Error(), 200))
+			lr.Report("malformed JSON line skipped: " + textcut.Middle(err.Error(), 200))
 			continue
 		}
 		if err := fn(&v, lr.Line); err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // eventTextMax bounds the Input/Output text carried by an Event; longer
@@ -19,14 +18,6 @@ const EventTextMax = 16 << 10
 // memctl for a command that reads no transcript pays nothing for it.
 func LazyRE(pattern string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
-
-// shorten keeps the head and tail of s within max bytes (chars marker).
-func Shorten(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return TruncateBytes(s, max)
 }
 
 // parseTime reads an RFC 3339 timestamp; the zero time when it is not one.
@@ -141,77 +132,6 @@ func PatchChanges(patch string) (paths, ops []string) {
 		}
 	}
 	return paths, ops
-}
-
-// truncateBytes cuts s in the middle to fit within budget bytes, on UTF-8
-// boundaries, with a marker naming how many characters were removed (the
-// "chars" flavour of Codex's truncation).
-func TruncateBytes(s string, budget int) string {
-	if len(s) <= budget {
-		return s
-	}
-	if budget < 0 {
-		budget = 0
-	}
-	left := budget / 2
-	right := budget - left
-	pre := PrefixEnd(s, left)
-	suf := SuffixStart(s, len(s)-right)
-	if suf < pre {
-		suf = pre
-	}
-	removed := utf8.RuneCountInString(s[pre:suf])
-	return s[:pre] + "…" + strconv.Itoa(removed) + " chars truncated…" + s[suf:]
-}
-
-// truncateTokens is Codex's token truncation: keep head and tail halves of
-// a limit*4-byte budget and say how many tokens (ceil((len-budget)/4))
-// were cut.
-func TruncateTokens(s string, limit int) string {
-	if s == "" {
-		return ""
-	}
-	budget := limit * 4
-	if limit > 0 && len(s) <= budget {
-		return s
-	}
-	if limit <= 0 {
-		return TokenMarker(len(s))
-	}
-	left := budget / 2
-	right := budget - left
-	pre := PrefixEnd(s, left)
-	suf := SuffixStart(s, len(s)-right)
-	if suf < pre {
-		suf = pre
-	}
-	return s[:pre] + TokenMarker(len(s)-budget) + s[suf:]
-}
-
-func TokenMarker(excess int) string {
-	return "…" + strconv.Itoa((excess+3)/4) + " tokens truncated…"
-}
-
-// PrefixEnd is the largest rune boundary <= n.
-func PrefixEnd(s string, n int) int {
-	if n >= len(s) {
-		return len(s)
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
-// SuffixStart is the smallest rune boundary >= n.
-func SuffixStart(s string, n int) int {
-	if n <= 0 {
-		return 0
-	}
-	for n < len(s) && !utf8.RuneStart(s[n]) {
-		n++
-	}
-	return n
 }
 
 // injectedPrefixes mark user/developer message text the harness wrote.

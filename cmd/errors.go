@@ -31,6 +31,16 @@ func FlagErrorf(format string, args ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, args...)}
 }
 
+// EnvError is a malformed MEMCTL_* environment variable; exit 2.
+type EnvError struct {
+	Name, Value string
+	Want        string // what a valid value looks like
+}
+
+func (e *EnvError) Error() string {
+	return fmt.Sprintf("%s=%q is not valid: want %s", e.Name, e.Value, e.Want)
+}
+
 // PartialError reports a run where some jobs failed; exit 3.
 type PartialError struct {
 	Failed int
@@ -66,12 +76,13 @@ func exitCode(err error) int {
 	var cfgErr *config.Error
 	var partial *PartialError
 	var hook *hookError
+	var envErr *EnvError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &hook):
 		return ExitError
-	case errors.As(err, &flagErr), errors.As(err, &cfgErr):
+	case errors.As(err, &flagErr), errors.As(err, &cfgErr), errors.As(err, &envErr):
 		return ExitUsage
 	case errors.As(err, &partial):
 		return ExitPartial

@@ -30,6 +30,9 @@ type Factory struct {
 	JSON          bool
 	NoColor       bool
 
+	// clockErr is a malformed MEMCTL_NOW, refused before a command runs.
+	clockErr error
+
 	cfg *config.Config
 	// autoAnnounced: "provider auto picked …" is said once per process.
 	autoAnnounced bool

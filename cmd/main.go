@@ -13,22 +13,16 @@ import (
 
 // Main runs memctl with the process's arguments and streams.
 func Main() int {
-	now := time.Now
-	// MEMCTL_NOW pins the clock (RFC 3339) so tests and reproductions of a
-	// report see the same windows, cooldowns and backoffs every time.
-	if v := os.Getenv("MEMCTL_NOW"); v != "" {
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			now = func() time.Time { return t }
-		}
-	}
-	return run(os.Args[1:], SystemIO(), now, os.Getenv)
+	return run(os.Args[1:], SystemIO(), time.Now, os.Getenv)
 }
 
 // run is Main with its dependencies injected (tests call it directly).
+// $MEMCTL_NOW, when set, replaces now.
 func run(args []string, ios *IOStreams, now func() time.Time, getenv func(string) string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: os.UserHomeDir}
+	now, clockErr := pinnedClock(getenv, now)
+	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: os.UserHomeDir, clockErr: clockErr}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
@@ -36,4 +30,21 @@ func run(args []string, ios *IOStreams, now func() time.Time, getenv func(string
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
 	return report(ios, f.JSON, err)
+}
+
+// pinnedClock applies MEMCTL_NOW: an RFC 3339 time that every clock read
+// of the process returns, so tests and reproductions of a report see the
+// same windows, cooldowns and backoffs every time. A malformed value is an
+// *EnvError (exit 2), reported before any command runs: silently keeping
+// the real clock would make a reproduction quietly wrong.
+func pinnedClock(getenv func(string) string, now func() time.Time) (func() time.Time, error) {
+	v := getenv("MEMCTL_NOW")
+	if v == "" {
+		return now, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return now, &EnvError{Name: "MEMCTL_NOW", Value: v, Want: "an RFC 3339 time such as 2026-06-10T12:00:00Z"}
+	}
+	return func() time.Time { return t }, nil
 }

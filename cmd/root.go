@@ -83,6 +83,12 @@ all with "memctl run".`,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.IO.decideColor(f.NoColor, f.Getenv)
+			if f.clockErr != nil {
+				if hook := cmd.Flags().Lookup("hook"); hook != nil && hook.Changed {
+					return &hookError{err: f.clockErr} // a hook is never told to block
+				}
+				return f.clockErr
+			}
 			if f.IO.Quiet && f.IO.Verbose {
 				return FlagErrorf("--quiet and --verbose cannot be used together")
 			}
@@ -160,6 +166,9 @@ const environmentHelp = `memctl reads these environment variables:
   MEMCTL_<SECTION>_<KEY>
                    any config key, e.g. MEMCTL_MEMORIES_VERSION=v2 or
                    MEMCTL_PROVIDER_KIND=heuristic; a flag wins, the file loses
+  MEMCTL_NOW       pin the clock to an RFC 3339 time (e.g. 2026-06-10T12:00:00Z)
+                   for tests and reproductions: every window, cooldown, lease and
+                   timestamp uses it; a malformed value is refused (exit 2)
   NO_COLOR         disable colour (any value)
   CLICOLOR_FORCE   force colour even when not a terminal
   CODEX_HOME       where Codex keeps sessions (default ~/.codex)

@@ -246,7 +246,7 @@ func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Confi
 		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
 			AllWindows: opts.All, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: roots},
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
-		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun,
+		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
 	}
 	var bar *progressbar.ProgressBar
 	if opts.IO.StderrTTY && !opts.IO.Quiet && !opts.JSON && !opts.DryRun {

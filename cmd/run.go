@@ -165,7 +165,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	if dryRun {
 		// A dry run changes nothing: no layout repair, no prune.
 		rep.Prepare = stageStatus{Status: "skipped_dry_run"}
-	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir); err != nil {
+	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir, opts.Now()); err != nil {
 		rep.Prepare = stageStatus{Status: "failed", Error: err.Error()}
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}

@@ -75,7 +75,7 @@ func TestSummaryFromExamplesAndRealFixtures(t *testing.T) {
 		t.Fatalf("only %d threads extracted", len(selected))
 	}
 	root := filepath.Join(t.TempDir(), "memories")
-	if err := consolidate.PrepareLayout(root, ""); err != nil {
+	if err := consolidate.PrepareLayout(root, "", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ws := &consolidate.Workspace{Root: root, Version: "v1", Selected: selected, Now: time.Now(), Redact: red}

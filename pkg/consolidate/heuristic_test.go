@@ -45,7 +45,7 @@ func sampleSelection(t *testing.T) []Selected {
 func runHeuristic(t *testing.T, version string, sel []Selected) string {
 	t.Helper()
 	root := t.TempDir()
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(root, "extensions", "ad_hoc", "notes", "2026-08-01T09-00-00-no-force-push.md"),
@@ -150,7 +150,7 @@ func TestHeuristicEmptySelection(t *testing.T) {
 	root := t.TempDir()
 	for _, v := range []string{"v1", "v2"} {
 		dir := filepath.Join(root, v)
-		if err := PrepareLayout(dir, ""); err != nil {
+		if err := PrepareLayout(dir, "", testNow); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := NewHeuristic().Consolidate(context.Background(), &Workspace{Root: dir, Version: v}); err != nil {
@@ -164,7 +164,7 @@ func TestHeuristicEmptySelection(t *testing.T) {
 
 func TestHeuristicRedactsOutput(t *testing.T) {
 	root := t.TempDir()
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(root, "extensions", "ad_hoc", "notes", "2026-08-01T09-00-00-key.md"), "use token sk-SECRETSECRET for staging")

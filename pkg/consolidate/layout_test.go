@@ -12,7 +12,7 @@ import (
 
 func TestPrepareLayoutCreatesRoot(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "home", "memories")
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(root)
@@ -38,7 +38,7 @@ func TestPrepareLayoutRefusesSymlinkedRoot(t *testing.T) {
 	if err := os.Symlink(target, root); err != nil {
 		t.Fatal(err)
 	}
-	err := PrepareLayout(root, "")
+	err := PrepareLayout(root, "", testNow)
 	if !errors.Is(err, memdir.ErrSymlinkedRoot) {
 		t.Fatalf("PrepareLayout = %v, want memdir.ErrSymlinkedRoot", err)
 	}
@@ -57,7 +57,7 @@ func TestPrepareLayoutReplacesSymlinkedExtensions(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "MEMORY.md"), filepath.Join(root, "alias.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(filepath.Join(root, "extensions"))
@@ -81,14 +81,14 @@ func TestPrepareLayoutNeverOverwritesInstructions(t *testing.T) {
 	writeFile(t, p, "my own rules")
 	override := t.TempDir()
 	writeFile(t, filepath.Join(override, adHocInstructionsTemplate), "override")
-	if err := PrepareLayout(root, override); err != nil {
+	if err := PrepareLayout(root, override, testNow); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, p); got != "my own rules" {
 		t.Errorf("instructions overwritten: %q", got)
 	}
 	fresh := t.TempDir()
-	if err := PrepareLayout(fresh, override); err != nil {
+	if err := PrepareLayout(fresh, override, testNow); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, filepath.Join(fresh, "extensions", "ad_hoc", "instructions.md")); got != "override" {

@@ -98,7 +98,7 @@ func TestModelConsolidatorRun(t *testing.T) {
 
 func TestModelConsolidatorChunksAndMerges(t *testing.T) {
 	root := t.TempDir()
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	var sel []Selected

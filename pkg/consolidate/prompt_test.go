@@ -14,7 +14,7 @@ func TestRenderPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"v1", "v2"} {

@@ -136,7 +136,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	r.token = claim.Token
 
-	if err := PrepareLayout(opts.Root, opts.TemplateDir); err != nil {
+	if err := PrepareLayout(opts.Root, opts.TemplateDir, r.now); err != nil {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
 	if err := os.Remove(filepath.Join(opts.Root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {

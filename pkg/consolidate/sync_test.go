@@ -26,7 +26,7 @@ var syncRows = []Selected{
 
 func TestSyncInputsFormat(t *testing.T) {
 	root := t.TempDir()
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if err := SyncInputs(root, "v1", syncRows, 256, time.Unix(1785840059, 0)); err != nil {
@@ -66,7 +66,7 @@ func TestRawMemoriesEmptyAndOrder(t *testing.T) {
 
 func TestSyncInputsRemovesStaleSummaries(t *testing.T) {
 	root := t.TempDir()
-	if err := PrepareLayout(root, ""); err != nil {
+	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, memdir.RolloutSummariesDir)

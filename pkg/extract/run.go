@@ -55,6 +55,8 @@ type RunOptions struct {
 	DryRun      bool
 	// Progress is called after each finished job with (done, total).
 	Progress func(done, total int)
+	// Now is the clock (the store has the same one); nil is time.Now.
+	Now func() time.Time
 }
 
 // JobResult is the outcome of one thread.
@@ -94,6 +96,9 @@ type claimed struct {
 // Run claims idle threads and extracts them (Codex 6.1 and 6.9).
 func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 	res := RunResult{Jobs: []JobResult{}, DryRun: opts.DryRun, NotClaimed: map[string]int{}}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.MaxClaims <= 0 {
 		return res, nil
 	}
@@ -290,7 +295,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 		Kind: "extract", Model: opts.Model, ReasoningEffort: "low", System: system, Input: input,
 		SchemaName: "memory_stage1", Schema: Schema(opts.Version),
 	})
-	saveRateLimit(ctx, st, opts.ProviderName, resp.RateLimit, err)
+	saveRateLimit(ctx, st, opts.ProviderName, resp.RateLimit, err, opts.Now)
 	if err != nil {
 		return Output{}, resp.Usage, err
 	}
@@ -300,7 +305,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 
 // saveRateLimit keeps the provider's last rate-limit report for the guard,
 // from a success or from a typed provider error.
-func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.RateLimit, err error) {
+func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.RateLimit, err error, now func() time.Time) {
 	if rl == nil && err != nil {
 		var apiErr *model.APIError
 		if errors.As(err, &apiErr) {
@@ -312,7 +317,7 @@ func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.Rat
 	}
 	state := store.RateLimitState{Provider: provider, RemainingPercent: rl.RemainingPercent, Reached: rl.Reached, ObservedAt: rl.ObservedAt}
 	if state.ObservedAt.IsZero() {
-		state.ObservedAt = time.Now()
+		state.ObservedAt = now()
 	}
 	if !rl.ResetAt.IsZero() {
 		reset := rl.ResetAt

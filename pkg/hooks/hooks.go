@@ -138,6 +138,8 @@ func CodexTurnCitation(codexHome, threadID, turnID string, wait time.Duration) (
 	if !codexIDRE.MatchString(threadID) || !codexIDRE.MatchString(turnID) {
 		return "", nil
 	}
+	// Elapsed real time, not the injected clock: a clock pinned with
+	// MEMCTL_NOW never advances, and the wait is for Codex's writer.
 	deadline := time.Now().Add(wait)
 	for {
 		text, complete, err := codexTurnCitationOnce(codexHome, threadID, turnID)

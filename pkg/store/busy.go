@@ -30,6 +30,8 @@ func isBusy(err error) bool {
 // waits grow from 1 ms to 100 ms with jitter and stop at busyTimeout, the
 // same bound every other statement has; any other error returns at once.
 func retryBusy(ctx context.Context, fn func() error) error {
+	// Elapsed real time, not the injected clock: a clock pinned with
+	// MEMCTL_NOW never advances, and the wait is about other processes.
 	deadline := time.Now().Add(busyTimeout)
 	wait := time.Millisecond
 	for {

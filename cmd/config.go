@@ -154,6 +154,7 @@ func runConfigShow(_ context.Context, opts *ConfigShowOptions) error {
 		return printJSON(opts.IO.Out, doc)
 	}
 	t := newTable(opts.IO, "KEY", "VALUE", "FROM")
+	t.flex = 1 // a long value (sources, a command line) gives way, not its origin
 	for _, e := range entries {
 		t.add(e.Key, formatValue(e.Value), string(e.Origin))
 	}

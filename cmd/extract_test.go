@@ -92,7 +92,7 @@ func TestRunExtract(t *testing.T) {
 				"00000000-0000-4000-8000-000000000000\t1795\tfix the flaky test number 0 in the parser\n",
 			wantErrOut: "would claim 2 threads, about 3590 input tokens in total\n"},
 		{name: "dry run on a terminal", flags: ExtractFlags{All: true, DryRun: true}, tty: true,
-			wantOut: "\x1b[1mTHREAD                            ~TOKENS  PREVIEW\x1b[22m\n" +
+			wantOut: "\x1b[1mTHREAD                                ~TOKENS  PREVIEW\x1b[22m\n" +
 				"00000000-0000-4000-8000-000000000001  1795     fix the flaky test number 1 in the parser\n" +
 				"00000000-0000-4000-8000-000000000000  1795     fix the flaky test number 0 in the parser\n",
 			wantErrOut: "would claim 2 threads, about 3590 input tokens in total\n"},

@@ -33,12 +33,13 @@ type testStreams struct {
 }
 
 // newTestIO returns streams over buffers. With tty, stdin, stdout and
-// stderr are terminals and colour is on for both output streams, as
-// decideColor decides on a terminal without NO_COLOR.
+// stderr are terminals 120 columns wide and colour is on for both output
+// streams, as decideColor decides on a terminal without NO_COLOR.
 func newTestIO(tty bool) *testStreams {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
 	ios := &IOStreams{In: in, Out: out, ErrOut: errOut,
-		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, colorOut: tty, colorErr: tty}
+		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, colorOut: tty, colorErr: tty,
+		width: func() int { return 120 }}
 	return &testStreams{IOStreams: ios, in: in, out: out, errOut: errOut}
 }
 

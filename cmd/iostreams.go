@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/fatih/color"
 	"golang.org/x/term"
@@ -34,6 +35,9 @@ type IOStreams struct {
 	Quiet, Verbose bool
 
 	colorOut, colorErr bool
+
+	// width reports the terminal's columns; nil means 80.
+	width func() int
 }
 
 // SystemIO returns the process's streams.
@@ -43,7 +47,24 @@ func SystemIO() *IOStreams {
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		width: func() int {
+			if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+				return w
+			}
+			if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
+				return w
+			}
+			return 80
+		},
 	}
+}
+
+// TerminalWidth is the number of columns of the terminal stdout writes to.
+func (s *IOStreams) TerminalWidth() int {
+	if s.width == nil {
+		return 80
+	}
+	return s.width()
 }
 
 // decideColor applies the colour rule once per stream.

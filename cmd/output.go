@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // printJSON writes one indented JSON document.
@@ -17,17 +19,31 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// table prints rows: aligned with a header on a terminal, tab-separated
-// without a header when piped.
+// table prints rows. Piped: tab-separated, no header, every cell whole,
+// so scripts can rely on it. On a terminal: a bold header and columns
+// aligned by their visible width (colour codes take no room), with the
+// free-text column cut so every row fits the terminal's width.
 type table struct {
 	ios    *IOStreams
 	header []string
 	rows   [][]string
+	// flex is the column cut to fit the terminal (a preview, a snippet);
+	// the last one unless set, -1 for none.
+	flex int
 }
 
-func newTable(ios *IOStreams, header ...string) *table { return &table{ios: ios, header: header} }
+func newTable(ios *IOStreams, header ...string) *table {
+	return &table{ios: ios, header: header, flex: len(header) - 1}
+}
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// tableGap is the space between two columns on a terminal.
+const tableGap = 2
+
+// minFlexWidth is the narrowest the free-text column gets, however narrow
+// the terminal: below it the row wraps instead of saying nothing.
+const minFlexWidth = 12
 
 func (t *table) print() error {
 	if !t.ios.StdoutTTY {
@@ -38,12 +54,72 @@ func (t *table) print() error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(t.ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, t.ios.Bold(strings.Join(t.header, "\t")))
-	for _, r := range t.rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	widths := make([]int, len(t.header))
+	for i, h := range t.header {
+		widths[i] = visibleWidth(h)
 	}
-	return tw.Flush()
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], visibleWidth(c))
+			}
+		}
+	}
+	if t.flex >= 0 && t.flex < len(widths) {
+		total := tableGap * (len(widths) - 1)
+		for _, w := range widths {
+			total += w
+		}
+		if over := total - t.ios.TerminalWidth(); over > 0 {
+			widths[t.flex] = max(widths[t.flex]-over, min(widths[t.flex], minFlexWidth))
+		}
+	}
+	line := func(cells []string) string {
+		var b strings.Builder
+		for i, c := range cells {
+			if i == t.flex {
+				c = cutEnd(c, widths[i])
+			}
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-visibleWidth(c)+tableGap))
+			}
+		}
+		return b.String()
+	}
+	if _, err := fmt.Fprintln(t.ios.Out, t.ios.Bold(line(t.header))); err != nil {
+		return err
+	}
+	for _, r := range t.rows {
+		if _, err := fmt.Fprintln(t.ios.Out, line(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ansiEscape matches the colour and style codes memctl writes.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// visibleWidth is the number of terminal columns s takes: escape codes
+// take none, wide characters two.
+func visibleWidth(s string) int {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiEscape.ReplaceAllString(s, "")
+	}
+	return runewidth.StringWidth(s)
+}
+
+// cutEnd cuts s to at most w terminal columns, ending it with "…" when
+// something was cut. s must hold no escape codes.
+func cutEnd(s string, w int) string {
+	if visibleWidth(s) <= w {
+		return s
+	}
+	if w < 1 {
+		return ""
+	}
+	return strings.TrimRight(runewidth.Truncate(s, w-1, ""), " ") + "…"
 }
 
 // timeCell renders a time: relative on a terminal, RFC 3339 UTC otherwise.

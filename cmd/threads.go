@@ -117,9 +117,23 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		if t.HasMemory {
 			mem = "yes"
 		}
-		tb.add(t.ID, t.Source, timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60))
+		tb.add(t.ID, sourceCell(opts.IO, t.Thread), timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60))
 	}
 	return tb.print()
+}
+
+// sourceCell names where a thread came from. On a terminal that is the
+// agent (codex, claude-code, jsonl), with the session's origin when it is
+// not an interactive CLI session ("codex exec"); piped it stays the
+// origin alone ("cli"), as scripts read it.
+func sourceCell(ios *IOStreams, t store.Thread) string {
+	if !ios.StdoutTTY {
+		return t.Source
+	}
+	if t.Source == "" || t.Source == "cli" {
+		return t.SourceKind
+	}
+	return t.SourceKind + " " + t.Source
 }
 
 func lookupThread(ctx context.Context, st *store.Store, id string) (store.Thread, error) {

@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestNewCompletionCmd(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	var got *CompletionOptions
+	if err := execCmd(t, f, newCompletionCmd(f, func(_ context.Context, o *CompletionOptions) error { got = o; return nil }), nil, "zsh"); err != nil || got.Shell != "zsh" {
+		t.Errorf("options %+v, %v", got, err)
+	}
+	err := execCmd(t, f, newCompletionCmd(f, nil), nil, "tcsh")
+	wantError(t, err, `invalid argument "tcsh"`)
+	if exitCode(err) != ExitUsage {
+		t.Errorf("exit %d", exitCode(err))
+	}
+}
+
+func TestRunCompletion(t *testing.T) {
+	for shell, head := range map[string]string{
+		"bash": "# bash completion V2 for memctl", "zsh": "#compdef memctl", "fish": "# fish completion for memctl",
+		"powershell": "# powershell completion for memctl",
+	} {
+		t.Run(shell, func(t *testing.T) {
+			ios := newTestIO(false)
+			root := newRootCmd(newTestFactory(t, ios.IOStreams, nil))
+			if err := runCompletion(context.Background(), &CompletionOptions{IO: ios.IOStreams, Shell: shell, root: root}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(ios.out.String(), head) {
+				t.Errorf("script starts %q, want %q", ios.out.String()[:min(60, ios.out.Len())], head)
+			}
+		})
+	}
+}
+
+// TestFlagCompletions: enum flags complete their values, never files.
+func TestFlagCompletions(t *testing.T) {
+	for _, tt := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"extract", "--provider", ""}, "auto\nopenai\nopenai-compatible\nanthropic\ncommand\nheuristic\n:4\n"},
+		{[]string{"run", "--mode", ""}, "auto\nmodel\nagent\nheuristic\n:4\n"},
+		{[]string{"summary", "--agent", ""}, "claude-code\ncodex\n:4\n"},
+		{[]string{"cite", "--hook", ""}, "claude\ncodex\n:4\n"},
+		{[]string{"--memory-version", ""}, "v1\nv2\n:4\n"},
+		{[]string{"setup", ""}, "claude-code\ncodex\n:4\n"},
+	} {
+		t.Run(strings.Join(tt.argv, " "), func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			root := newRootCmd(f)
+			root.SetArgs(append([]string{"__complete"}, tt.argv...))
+			root.SetOut(ios.out)
+			root.SetErr(ios.errOut)
+			if err := root.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if got := ios.out.String(); got != tt.want {
+				t.Errorf("completions:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+}

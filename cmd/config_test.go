@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewConfigCmds(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	var initOpts *ConfigInitOptions
+	if err := execCmd(t, f, newConfigInitCmd(f, func(_ context.Context, o *ConfigInitOptions) error { initOpts = o; return nil }),
+		[]string{"config"}, "--force", "--json"); err != nil || !initOpts.Force || !initOpts.JSON {
+		t.Errorf("init: %+v %v", initOpts, err)
+	}
+	var showOpts *ConfigShowOptions
+	if err := execCmd(t, f, newConfigShowCmd(f, func(_ context.Context, o *ConfigShowOptions) error { showOpts = o; return nil }),
+		[]string{"config"}); err != nil || showOpts == nil {
+		t.Errorf("show: %v", err)
+	}
+	err := execCmd(t, f, newConfigPathCmd(f, nil), []string{"config"}, "extra")
+	wantError(t, err, `unknown command "extra"`)
+}
+
+func TestRunConfigInit(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	path, _, _ := f.ConfigPath()
+	opts := &ConfigInitOptions{IO: ios.IOStreams, ConfigPath: f.ConfigPath}
+	if err := runConfigInit(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := ios.errOut.String(); got != "wrote "+path+"\n" {
+		t.Errorf("stderr %q", got)
+	}
+	err := runConfigInit(context.Background(), opts)
+	wantError(t, err, path+" already exists")
+	ios.errOut.Reset()
+	if code := report(ios.IOStreams, false, err); code != ExitError || !strings.Contains(ios.errOut.String(), "memctl: hint: use --force to overwrite it\n") {
+		t.Errorf("exit %d, stderr %q", code, ios.errOut)
+	}
+	opts.Force, opts.JSON = true, true
+	ios.out.Reset()
+	if err := runConfigInit(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := compactJSON(t, ios.out.String()); got != `{"path":"`+path+`"}` {
+		t.Errorf("json %s", got)
+	}
+}
+
+func TestRunConfigShow(t *testing.T) {
+	for _, tt := range []struct {
+		name, want string
+		tty        bool
+	}{
+		{name: "piped: tab-separated", want: "memories.version\t\"v2\"\tenv\nmemories.dual_write\tfalse\tdefault\n"},
+		{name: "terminal: a header", tty: true,
+			want: "\x1b[1mKEY                                          VALUE    FROM\x1b[22m\n" +
+				"memories.version                             \"v2\"     env\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f := newTestFactory(t, ios.IOStreams, map[string]string{"MEMCTL_MEMORIES_VERSION": "v2"})
+			writeConfig(t, f, "[memories]\nmax_unused_days = 14\n")
+			opts := &ConfigShowOptions{IO: ios.IOStreams, Config: f.Config, ConfigPath: f.ConfigPath}
+			if err := runConfigShow(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			out := ios.out.String()
+			if !strings.HasPrefix(out, tt.want) {
+				t.Errorf("stdout starts:\n%q\nwant:\n%q", out[:min(len(out), 300)], tt.want)
+			}
+			if !strings.Contains(out, "memories.max_unused_days") || !strings.Contains(out, "14") {
+				t.Errorf("the file's value is missing:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestRunConfigPath(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	path, _, _ := f.ConfigPath()
+	opts := &ConfigPathOptions{IO: ios.IOStreams, ConfigPath: f.ConfigPath}
+	if err := runConfigPath(context.Background(), opts); err != nil || ios.out.String() != path+"\n" {
+		t.Errorf("stdout %q, %v", ios.out, err)
+	}
+	ios.out.Reset()
+	opts.JSON = true
+	if err := runConfigPath(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := compactJSON(t, ios.out.String()); got != `{"path":"`+path+`","exists":false,"explicit":false}` {
+		t.Errorf("json %s", got)
+	}
+	if filepath.Base(path) != "config.toml" {
+		t.Errorf("path %s", path)
+	}
+}

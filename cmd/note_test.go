@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestNewNoteAddCmd(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		argv    []string
+		want    NoteAddOptions
+		wantErr string
+	}{
+		{name: "text", argv: []string{"--slug", "prefer-pnpm", "Use pnpm."}, want: NoteAddOptions{Slug: "prefer-pnpm", Text: "Use pnpm."}},
+		{name: "stdin when absent", argv: []string{"--slug", "x"}, want: NoteAddOptions{Slug: "x", Text: "-"}},
+		{name: "stdin with -", argv: []string{"--slug", "x", "-", "--json"}, want: NoteAddOptions{JSON: true, Slug: "x", Text: "-"}},
+		{name: "slug required", argv: []string{"text"}, wantErr: "--slug is required"},
+		{name: "two texts", argv: []string{"--slug", "x", "a", "b"}, wantErr: "accepts at most 1 arg"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *NoteAddOptions
+			err := execCmd(t, f, newNoteAddCmd(f, func(_ context.Context, o *NoteAddOptions) error { got = o; return nil }), []string{"note"}, tt.argv...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunNoteAdd(t *testing.T) {
+	const rel = "extensions/ad_hoc/notes/2026-06-10T12-00-00-prefer-pnpm.md"
+	for _, tt := range []struct {
+		name, text, stdin string
+		json, tty         bool
+		wantOut, wantErr  string
+		wantNote          string
+	}{
+		{name: "text", text: "Use pnpm.", wantOut: rel + "\n", wantNote: "Use pnpm."},
+		{name: "terminal: the same", text: "Use pnpm.", tty: true, wantOut: rel + "\n", wantNote: "Use pnpm."},
+		{name: "stdin", text: "-", stdin: "Use pnpm,\nnot npm.\n", wantOut: rel + "\n", wantNote: "Use pnpm,\nnot npm.\n"},
+		{name: "json", text: "Use pnpm.", json: true, wantOut: `{"path":"` + rel + `"}`, wantNote: "Use pnpm."},
+		{name: "empty", text: "-", stdin: " \n", wantErr: "the note is empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			ios.in.WriteString(tt.stdin)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			opts := &NoteAddOptions{IO: ios.IOStreams, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, JSON: tt.json, Slug: "prefer-pnpm", Text: tt.text}
+			err := runNoteAdd(context.Background(), opts)
+			wantError(t, err, tt.wantErr)
+			if err != nil {
+				return
+			}
+			out := ios.out.String()
+			if tt.json {
+				out = compactJSON(t, out)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout %q, want %q", out, tt.wantOut)
+			}
+			root, _ := f.MemoryRoot("v1")
+			b, err := os.ReadFile(filepath.Join(root, rel))
+			if err != nil || string(b) != tt.wantNote {
+				t.Errorf("note %q (%v), want %q", b, err, tt.wantNote)
+			}
+		})
+	}
+
+	t.Run("a bad slug names the flag", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := newTestFactory(t, ios.IOStreams, nil)
+		opts := &NoteAddOptions{IO: ios.IOStreams, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Slug: "../etc", Text: "x"}
+		err := runNoteAdd(context.Background(), opts)
+		wantError(t, err, "--slug")
+		if exitCode(err) != ExitUsage {
+			t.Errorf("exit %d", exitCode(err))
+		}
+	})
+}

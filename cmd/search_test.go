@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+func TestNewSearchCmd(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		argv    []string
+		want    SearchOptions
+		wantErr string
+	}{
+		{name: "words join into one query", argv: []string{"flaky", "parser"}, want: SearchOptions{Query: "flaky parser", Limit: 20}},
+		{name: "limit and json", argv: []string{"go test race", "--limit", "5", "--json"}, want: SearchOptions{JSON: true, Query: "go test race", Limit: 5}},
+		{name: "limit zero", argv: []string{"x", "--limit", "0"}, wantErr: "--limit must be at least 1"},
+		{name: "no query", argv: nil, wantErr: "requires at least 1 arg"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *SearchOptions
+			err := execCmd(t, f, newSearchCmd(f, func(_ context.Context, o *SearchOptions) error { got = o; return nil }), nil, tt.argv...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunSearch(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		opts       SearchOptions
+		tty        bool
+		wantOut    string
+		wantErrOut string
+	}{
+		{name: "piped: tab-separated, raw scores", opts: SearchOptions{Query: "parser", Limit: 2},
+			wantOut: "1.94e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\n" +
+				"1.94e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\n"},
+		{name: "json", opts: SearchOptions{Query: "parser", Limit: 1, JSON: true},
+			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.000001943965517241379}]`},
+		{name: "no match", opts: SearchOptions{Query: "kubernetes", Limit: 20}, wantErrOut: "no matches\n"},
+		{name: "no match, json: an empty array", opts: SearchOptions{Query: "kubernetes", Limit: 20, JSON: true}, wantOut: "[]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f, _ := extractedFactory(t, ios)
+			opts := tt.opts
+			opts.IO, opts.Config, opts.OpenStore, opts.Now = ios.IOStreams, f.Config, f.OpenStore, f.Now
+			if err := runSearch(context.Background(), &opts); err != nil {
+				t.Fatal(err)
+			}
+			out := ios.out.String()
+			if opts.JSON {
+				out = compactJSON(t, out)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
+			}
+			if got := ios.errOut.String(); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+		})
+	}
+}

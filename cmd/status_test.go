@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNewStatusCmd(t *testing.T) {
+	for _, tt := range []struct {
+		name, argv string
+		want       StatusOptions
+		wantErr    string
+	}{
+		{name: "defaults"},
+		{name: "json", argv: "--json", want: StatusOptions{JSON: true}},
+		{name: "argument", argv: "v2", wantErr: `unknown command "v2"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *StatusOptions
+			err := execCmd(t, f, newStatusCmd(f, func(_ context.Context, o *StatusOptions) error { got = o; return nil }), nil,
+				strings.Fields(tt.argv)...)
+			wantError(t, err, tt.wantErr)
+			if g := flagValues(got); tt.wantErr == "" && !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunStatus(t *testing.T) {
+	body := func(bold, when string) string {
+		return bold + "\n" +
+			"  database      HOME/memories_1.sqlite\n" +
+			"  memory folder HOME/memories (0 B)\n" +
+			"  threads       2 (enabled 2, disabled 0, polluted 0)\n" +
+			"  raw memories  2 (0 in the last consolidation)\n" +
+			"  jobs memory_consolidate_global pending 1\n" +
+			"  jobs memory_stage1            done 2\n" +
+			"  consolidation pending, never finished\n" +
+			"  last extract   ok, " + when + " (v1 via heuristic: claimed 2, succeeded 2, no output 0, failed 0)\n" +
+			"  last scan      ok, " + when + " (scanned 2, added 2, updated 0, unchanged 0, problems 0)\n"
+	}
+	for _, tt := range []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{name: "piped: RFC 3339 times", want: body("memory version v1", "2026-06-10T12:00:00Z")},
+		{name: "terminal: bold, relative times", tty: true, want: body("\x1b[1mmemory version\x1b[22m v1", "moments ago")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f, _ := extractedFactory(t, ios)
+			home, _ := f.Home()
+			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
+			if err := runStatus(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.ReplaceAll(ios.out.String(), home, "HOME"); got != tt.want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+
+	t.Run("json: the typed document", func(t *testing.T) {
+		ios := newTestIO(false)
+		f, _ := extractedFactory(t, ios)
+		opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, JSON: true}
+		if err := runStatus(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		var doc statusJSON
+		dec := json.NewDecoder(ios.out)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Version != "v1" || doc.Threads != 2 || doc.RawMemories != 2 || doc.LastConsolidation == nil || len(doc.Versions) != 1 ||
+			doc.Jobs["memory_stage1"]["done"] != 2 {
+			t.Errorf("document %+v", doc)
+		}
+	})
+}

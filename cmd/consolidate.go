@@ -138,8 +138,10 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	return runErr
 }
 
-// buildConsolidator resolves consolidation.mode.
-func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode string) (consolidate.Consolidator, string, error) {
+// buildConsolidator resolves consolidation.mode. The provider it returns
+// names what answers (Kind, Model; Provider is nil but in model mode), for
+// the token record and the history.
+func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode string) (consolidate.Consolidator, resolvedProvider, error) {
 	if mode == "auto" {
 		if model.Resolve(cfg.Provider.Kind, sl.Getenv) == model.KindHeuristic {
 			mode = "heuristic"
@@ -149,23 +151,23 @@ func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mo
 	}
 	switch mode {
 	case "heuristic":
-		return consolidate.NewHeuristic(), "heuristic", nil
+		return consolidate.NewHeuristic(), resolvedProvider{Kind: "heuristic"}, nil
 	case "model":
 		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
 		if err != nil {
-			return nil, "", err
+			return nil, resolvedProvider{}, err
 		}
 		if prov.Provider == nil {
-			return nil, "", &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
+			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
 		}
-		return consolidate.NewModel(prov.Provider, prov.Model), prov.Kind, nil
+		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
 	case "agent":
 		if len(cfg.Consolidation.AgentCommand) == 0 {
-			return nil, "", &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), "agent", nil
+		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), resolvedProvider{Kind: "agent"}, nil
 	}
-	return nil, "", &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
+	return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
 }
 
 // agentEnv is the environment of the consolidation agent: this process's,
@@ -189,7 +191,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	if err != nil {
 		return consolidate.Result{}, err
 	}
-	cons, provName, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode)
+	cons, prov, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode)
 	if err != nil {
 		return consolidate.Result{}, err
 	}
@@ -203,10 +205,11 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	}
 	defer st.Close()
 	started := opts.Now()
-	res, err := consolidate.Run(ctx, storeJobs{st}, consolidate.Options{
+	res, err := consolidate.Run(ctx, phase2Store{st}, consolidate.Options{
 		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
 		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,
+		Provider: prov.Kind, Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
 	})
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
@@ -217,15 +220,12 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	}
 	if opts.DryRun {
 		if !opts.JSON {
-			for _, l := range res.ChangeLines {
-				fmt.Fprintln(opts.IO.Out, l)
-			}
-			opts.IO.Infof("%s: would consolidate %d raw memories", version, res.Selected)
+			printPlan(opts.IO, version, res)
 		}
 		return res, nil
 	}
 	if res.Usage != (model.Usage{}) {
-		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: provName, InputTokens: res.Usage.InputTokens,
+		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: prov.Kind, Model: prov.Model, InputTokens: res.Usage.InputTokens,
 			CachedInputTokens: res.Usage.CachedInputTokens, OutputTokens: res.Usage.OutputTokens,
 			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens})
 	}
@@ -245,12 +245,47 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	return res, nil
 }
 
+// printPlan shows a dry run: the workspace changes (status lines), then
+// the planned diff of every artifact, on stdout; the count on stderr.
+func printPlan(ios *IOStreams, version string, res consolidate.Result) {
+	for _, l := range res.ChangeLines {
+		fmt.Fprintln(ios.Out, l)
+	}
+	for _, p := range res.Plan {
+		fmt.Fprintln(ios.Out)
+		fmt.Fprint(ios.Out, p.Diff)
+	}
+	var names []string
+	for _, p := range res.Plan {
+		names = append(names, p.Path)
+	}
+	switch {
+	case len(res.ChangeLines) == 0 && len(res.Plan) == 0:
+		ios.Infof("%s: would consolidate %d raw memories; nothing changed, the memory files stay as they are", version, res.Selected)
+	case len(res.Plan) == 0:
+		ios.Infof("%s: would consolidate %d raw memories; the memory files would not change", version, res.Selected)
+	default:
+		ios.Infof("%s: would consolidate %d raw memories and change %s", version, res.Selected, strings.Join(names, ", "))
+	}
+}
+
 // describeConsolidation says what a run did, and for a skip the state
 // behind it: the last error and when the retry is due, or when the
 // cooldown ends, and how many raw memories wait.
 func describeConsolidation(ctx context.Context, st *store.Store, version string, res consolidate.Result, now time.Time) string {
 	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(string(res.Status), "_", " "))
+	switch res.Status {
+	case consolidate.StatusPendingReview:
+		return fmt.Sprintf("%s: generation %d (%d raw memories) waits; `memctl review` shows it, `memctl approve` lands it, `memctl reject` drops it",
+			base, res.Generation, res.Selected)
+	case consolidate.StatusSkippedPendingReview:
+		return fmt.Sprintf("%s: generation %d waits for `memctl approve` or `memctl reject`; %d raw memories wait",
+			base, res.Generation, res.Selected)
+	}
 	if !res.Status.Skipped() {
+		if res.Generation != 0 {
+			return fmt.Sprintf("%s (%d raw memories); generation %d", base, res.Selected, res.Generation)
+		}
 		return fmt.Sprintf("%s (%d raw memories)", base, res.Selected)
 	}
 	waiting := fmt.Sprintf("%d raw memories wait", res.Selected)
@@ -304,54 +339,4 @@ func indexFolder(ctx context.Context, st *store.Store, root string) error {
 		return err
 	}
 	return st.ReplaceIndexedFiles(ctx, files)
-}
-
-// storeJobs adapts the store to what Phase 2 needs.
-type storeJobs struct{ st *store.Store }
-
-func (j storeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldown bool) (consolidate.Claim, error) {
-	c, err := j.st.ClaimGlobal(ctx, worker, ignoreCooldown)
-	return consolidate.Claim{Status: consolidate.Status(c.Status), Token: c.Token, InputWatermark: c.InputWatermark}, err
-}
-
-func (j storeJobs) HeartbeatGlobal(ctx context.Context, token string) (bool, error) {
-	return j.st.HeartbeatGlobal(ctx, token)
-}
-
-func (j storeJobs) SucceedGlobal(ctx context.Context, token string, watermark int64, selected []consolidate.Selected) (bool, error) {
-	snaps := make([]store.Snapshot, len(selected))
-	for i, s := range selected {
-		snaps[i] = store.Snapshot{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt}
-	}
-	return j.st.SucceedGlobal(ctx, token, watermark, snaps)
-}
-
-func (j storeJobs) FailGlobal(ctx context.Context, token, reason string) error {
-	return j.st.FailGlobal(ctx, token, reason)
-}
-
-func (j storeJobs) Selection(ctx context.Context, n, maxUnusedDays int) ([]consolidate.Selected, error) {
-	sel, err := j.st.Selection(ctx, n, maxUnusedDays)
-	out := make([]consolidate.Selected, len(sel))
-	for i, s := range sel {
-		out[i] = consolidate.Selected(s)
-	}
-	return out, err
-}
-
-func (j storeJobs) Baseline(ctx context.Context) ([]consolidate.BaselineFile, bool, error) {
-	files, ok, err := j.st.Baseline(ctx)
-	out := make([]consolidate.BaselineFile, len(files))
-	for i, f := range files {
-		out[i] = consolidate.BaselineFile(f)
-	}
-	return out, ok, err
-}
-
-func (j storeJobs) SaveBaseline(ctx context.Context, files []consolidate.BaselineFile) error {
-	in := make([]store.BaselineFile, len(files))
-	for i, f := range files {
-		in[i] = store.BaselineFile(f)
-	}
-	return j.st.SaveBaseline(ctx, in)
 }

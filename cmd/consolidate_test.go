@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/golden"
 	"github.com/memctl/memctl/pkg/consolidate"
 )
 
@@ -58,17 +59,22 @@ func TestRunConsolidate(t *testing.T) {
 	}
 	// Each step runs on the state the previous steps left.
 	steps := []struct {
-		name       string
-		flags      ConsolidateFlags
-		json       bool
-		wantOut    string
-		wantErrOut string
+		name    string
+		flags   ConsolidateFlags
+		json    bool
+		wantOut string
+		// wantOutGolden names a file under testdata/ that holds stdout.
+		wantOutGolden string
+		wantErrOut    string
 	}{
-		{name: "dry run first: the changes on stdout", flags: ConsolidateFlags{DryRun: true},
-			wantOut: "A extensions/ad_hoc/instructions.md\nA raw_memories.md\n" +
-				"A rollout_summaries/2026-06-08T12-00-00-Jb1I.md\nA rollout_summaries/2026-06-09T12-00-00-Jb1J.md\n",
-			wantErrOut: "v1: would consolidate 2 raw memories\n"},
-		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories)\n"},
+		// issue 15: the dry run shows the workspace changes, then the
+		// planned diff of every artifact.
+		{name: "dry run first: the changes and the planned artifacts on stdout", flags: ConsolidateFlags{DryRun: true},
+			wantOutGolden: "consolidate_dry_run.golden",
+			wantErrOut:    "v1: would consolidate 2 raw memories and change MEMORY.md, memory_summary.md\n"},
+		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories); generation 1\n"},
+		{name: "dry run with nothing to do", flags: ConsolidateFlags{DryRun: true},
+			wantErrOut: "v1: would consolidate 2 raw memories; nothing changed, the memory files stay as they are\n"},
 		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z; " +
 			"the next is due six hours later, or now with --force; 2 raw memories wait\n"},
 		{name: "forced, nothing changed", flags: ConsolidateFlags{Force: true},
@@ -90,7 +96,9 @@ func TestRunConsolidate(t *testing.T) {
 				if st.json {
 					gotOut = compactJSON(t, gotOut)
 				}
-				if gotOut != st.wantOut {
+				if st.wantOutGolden != "" {
+					golden.File(t, filepath.Join("testdata", st.wantOutGolden), gotOut)
+				} else if gotOut != st.wantOut {
 					t.Errorf("%s: stdout:\n%q\nwant:\n%q", st.name, gotOut, st.wantOut)
 				}
 				if got := ios.errOut.String(); got != st.wantErrOut {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/store"
@@ -295,6 +297,10 @@ func memoryRoots(memoryRoot func(string) (string, error)) []string {
 	for _, v := range memoryVersions {
 		if r, err := memoryRoot(v); err == nil {
 			out = append(out, r)
+			// Review runs and dry runs consolidate in copies there.
+			if s := consolidate.StagingRoot(r); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
 		}
 	}
 	return out

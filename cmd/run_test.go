@@ -51,7 +51,7 @@ func TestNewRunCmd(t *testing.T) {
 
 func TestRunRun(t *testing.T) {
 	const extracted = "extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed\n"
-	const consolidated = "v1: consolidation succeeded (2 raw memories)\n"
+	const consolidated = "v1: consolidation succeeded (2 raw memories); generation 1\n"
 	bar := "\rextracting v1  50% |" + strings.Repeat("█", 20) + strings.Repeat(" ", 20) + "| (1/2) [Ns:Ns]\r" + strings.Repeat(" ", 75) + "\r"
 	tests := []struct {
 		name       string
@@ -126,7 +126,7 @@ func TestRunRun(t *testing.T) {
 		want := "memctl: warning: 00000000-0000-4000-8000-000000000000 failed: HTTP 500 from the stand-in\n" +
 			"memctl: warning: 00000000-0000-4000-8000-000000000001 failed: HTTP 500 from the stand-in\n" +
 			"extracted 2 threads: 0 with a memory, 0 with nothing worth keeping, 2 failed\n" +
-			"v1: consolidation succeeded (0 raw memories)\n"
+			"v1: consolidation succeeded (0 raw memories); generation 1\n"
 		if got := ios.errOut.String(); got != want {
 			t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 		}

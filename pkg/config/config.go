@@ -71,6 +71,11 @@ type Consolidation struct {
 	Mode         string        `toml:"mode"`
 	AgentCommand []string      `toml:"agent_command"`
 	AgentTimeout time.Duration `toml:"-"`
+	// Review stops each consolidation that changes the memory at a pending
+	// generation until `memctl approve` (or reject).
+	Review bool `toml:"review"`
+	// KeepGenerations bounds the consolidation history.
+	KeepGenerations int `toml:"keep_generations"`
 }
 
 // Extract is the [extract] section (Phase 1 knobs beyond Codex's).
@@ -165,9 +170,11 @@ type fileShape struct {
 		ContextWindow *int      `toml:"context_window"`
 	} `toml:"provider"`
 	Consolidation *struct {
-		Mode         *string   `toml:"mode"`
-		AgentCommand *[]string `toml:"agent_command"`
-		AgentTimeout *string   `toml:"agent_timeout"`
+		Mode            *string   `toml:"mode"`
+		AgentCommand    *[]string `toml:"agent_command"`
+		AgentTimeout    *string   `toml:"agent_timeout"`
+		Review          *bool     `toml:"review"`
+		KeepGenerations *int      `toml:"keep_generations"`
 	} `toml:"consolidation"`
 	Extract   *Extract   `toml:"extract"`
 	Sources   []Source   `toml:"sources"`
@@ -589,6 +596,8 @@ var keys = []key{
 	stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
 	stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
 	durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
+	boolKey("consolidation.review", false, "stop each consolidation that changes the memory at a pending generation until memctl approve or reject (see docs/history.md)", func(c *Config) *bool { return &c.Consolidation.Review }),
+	intKey("consolidation.keep_generations", 20, 1, 1000, "how many consolidation generations memctl history keeps (for review and rollback)", func(c *Config) *int { return &c.Consolidation.KeepGenerations }),
 
 	intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
 	intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),

@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -33,9 +34,19 @@ type fakeJobs struct {
 	loseOnBeat   int // HeartbeatGlobal reports not-owned from this call on (0: never)
 	selectionErr error
 	beatErr      error
+
+	// History.
+	gens       []fakeGeneration
+	nextGen    int64
+	landing    *Landing
+	lands      int
+	forgotten  map[string]time.Time
+	requests   []string // open requests (reasons)
+	regenerate bool
+	answered   int64 // requests up to this index were answered by a commit
 }
 
-var _ Jobs = (*fakeJobs)(nil)
+var _ History = (*fakeJobs)(nil)
 
 func newFakeJobs(now func() time.Time) *fakeJobs { return &fakeJobs{now: now} }
 
@@ -49,7 +60,7 @@ func (f *fakeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldow
 			return Claim{Status: ClaimRetryUnavailable}, nil
 		case f.status == "running" && f.leaseUntil.After(now):
 			return Claim{Status: ClaimRunning}, nil
-		case !ignoreCooldown && f.lastError == "" && f.finishedAt.After(now.Add(-6*time.Hour)):
+		case !ignoreCooldown && int64(len(f.requests)) <= f.answered && f.lastError == "" && f.finishedAt.After(now.Add(-6*time.Hour)):
 			return Claim{Status: ClaimCooldown}, nil
 		}
 	}
@@ -61,7 +72,13 @@ func (f *fakeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldow
 	f.retryAt = time.Time{}
 	f.lastError = ""
 	f.finishedAt = time.Time{}
-	return Claim{Status: ClaimClaimed, Token: f.token, InputWatermark: f.watermark}, nil
+	c := Claim{Status: ClaimClaimed, Token: f.token, InputWatermark: f.watermark}
+	if int64(len(f.requests)) > f.answered {
+		c.Requests = f.requests[f.answered:]
+		c.RequestsUpTo = int64(len(f.requests))
+		c.Regenerate = f.regenerate
+	}
+	return c, nil
 }
 
 func (f *fakeJobs) owned(token string) bool { return f.status == "running" && f.token == token }
@@ -85,19 +102,31 @@ func (f *fakeJobs) HeartbeatGlobal(ctx context.Context, token string) (bool, err
 	return true, nil
 }
 
-func (f *fakeJobs) SucceedGlobal(ctx context.Context, token string, wm int64, sel []Selected) (bool, error) {
+func (f *fakeJobs) Commit(ctx context.Context, c Commit) (bool, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.owned(token) {
-		return false, nil
+	if !f.owned(c.Token) {
+		return false, 0, nil
 	}
 	f.status = "done"
 	f.finishedAt = f.now()
 	f.lastError = ""
-	f.lastSuccess = max(f.lastSuccess, wm)
-	f.selected = append([]Selected(nil), sel...)
+	f.lastSuccess = max(f.lastSuccess, c.Watermark)
+	f.selected = append([]Selected(nil), c.Selected...)
 	f.succeeds++
-	return true, nil
+	f.answered = max(f.answered, c.RequestsUpTo)
+	if f.answered >= int64(len(f.requests)) {
+		f.regenerate = false
+	}
+	if c.Baseline != nil {
+		f.baseline = append([]BaselineFile(nil), c.Baseline...)
+		f.hasBaseline = true
+	}
+	var id int64
+	if c.Generation != nil {
+		id = f.addGeneration(*c.Generation, GenerationApproved)
+	}
+	return true, id, nil
 }
 
 func (f *fakeJobs) FailGlobal(ctx context.Context, token, reason string) error {
@@ -133,11 +162,183 @@ func (f *fakeJobs) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {
 	return append([]BaselineFile(nil), f.baseline...), f.hasBaseline, nil
 }
 
-func (f *fakeJobs) SaveBaseline(ctx context.Context, files []BaselineFile) error {
+// The History half of the fake: generations in memory, as the store
+// keeps them (files, inputs, states, the landing journal).
+
+type fakeGeneration struct {
+	Generation
+	files  []BaselineFile
+	inputs []GenerationInput
+}
+
+func (f *fakeJobs) addGeneration(g NewGeneration, state string) int64 {
+	f.nextGen++
+	gen := fakeGeneration{Generation: g.Generation, files: append([]BaselineFile(nil), g.Files...), inputs: g.Inputs}
+	gen.ID, gen.State = f.nextGen, state
+	if gen.Kind == "" {
+		gen.Kind = KindConsolidation
+	}
+	f.gens = append(f.gens, gen)
+	return gen.ID
+}
+
+func (f *fakeJobs) gen(id int64) (*fakeGeneration, bool) {
+	for i := range f.gens {
+		if f.gens[i].ID == id {
+			return &f.gens[i], true
+		}
+	}
+	return nil, false
+}
+
+func (f *fakeJobs) Pend(ctx context.Context, p Pend) (bool, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.baseline = append([]BaselineFile(nil), files...)
+	if !f.owned(p.Token) {
+		return false, 0, nil
+	}
+	for _, g := range f.gens {
+		if g.State == GenerationPending {
+			return true, 0, errors.New("already pending")
+		}
+	}
+	f.status = "pending"
+	return true, f.addGeneration(p.Generation, GenerationPending), nil
+}
+
+func (f *fakeJobs) PendingGeneration(ctx context.Context) (Generation, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, g := range f.gens {
+		if g.State == GenerationPending {
+			return g.Generation, true, nil
+		}
+	}
+	return Generation{}, false, nil
+}
+
+func (f *fakeJobs) ReleaseGlobal(ctx context.Context, token string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.owned(token) {
+		f.status = "pending"
+	}
+	return nil
+}
+
+func (f *fakeJobs) Generation(ctx context.Context, id int64) (Generation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.gen(id)
+	if !ok {
+		return Generation{}, errNotKept
+	}
+	return g.Generation, nil
+}
+
+var errNotKept = errors.New("generation not kept")
+
+func (f *fakeJobs) GenerationFiles(ctx context.Context, id int64) ([]BaselineFile, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.gen(id)
+	if !ok {
+		return nil, errNotKept
+	}
+	return append([]BaselineFile(nil), g.files...), nil
+}
+
+func (f *fakeJobs) GenerationInputs(ctx context.Context, id int64) ([]GenerationInput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.gen(id)
+	if !ok {
+		return nil, errNotKept
+	}
+	return g.inputs, nil
+}
+
+func (f *fakeJobs) Forgotten(ctx context.Context, ids []string) (map[string]time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]time.Time{}
+	for _, id := range ids {
+		if t, ok := f.forgotten[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeJobs) BeginLanding(ctx context.Context, token, action string, id int64) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.owned(token) {
+		return false, nil
+	}
+	f.landing = &Landing{Action: action, GenerationID: id, StartedAt: f.now()}
+	return true, nil
+}
+
+func (f *fakeJobs) CancelLanding(ctx context.Context, token string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.owned(token) {
+		f.landing = nil
+	}
+	return nil
+}
+
+func (f *fakeJobs) UnfinishedLanding(ctx context.Context) (Landing, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.landing == nil {
+		return Landing{}, false, nil
+	}
+	return *f.landing, true, nil
+}
+
+func (f *fakeJobs) LandGeneration(ctx context.Context, l Land) (bool, int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.gen(l.GenerationID)
+	if !ok {
+		return false, 0, errNotKept
+	}
+	if !f.owned(l.Token) {
+		return false, 0, nil
+	}
+	id := g.ID
+	switch l.Action {
+	case LandApprove:
+		if g.State != GenerationPending {
+			return false, 0, errors.New("not pending")
+		}
+		g.State = GenerationApproved
+	case LandRollback:
+		src := *g
+		id = f.addGeneration(NewGeneration{Generation: Generation{Kind: KindRollback, RestoredFrom: src.ID, Mode: src.Mode},
+			Files: src.files, Inputs: src.inputs}, GenerationApproved)
+	}
+	g, _ = f.gen(id)
+	f.status = "done"
+	f.finishedAt = f.now()
+	f.baseline = append([]BaselineFile(nil), g.files...)
 	f.hasBaseline = true
+	f.selected = nil
+	for _, in := range g.inputs {
+		f.selected = append(f.selected, Selected{ThreadID: in.ThreadID, SourceUpdatedAt: in.SourceUpdatedAt})
+	}
+	f.landing = nil
+	f.lands++
+	return true, id, nil
+}
+
+func (f *fakeJobs) RequestConsolidation(ctx context.Context, reason string, regenerate bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, reason)
+	f.regenerate = f.regenerate || regenerate
 	return nil
 }
 

@@ -33,6 +33,8 @@ const (
 	dayLayout         = "2006-01-02"
 	unknownCwd        = "unknown"
 	noteMarker        = "[ad-hoc note]"
+	// userAssertedMarker tags what a user-asserted memory states.
+	userAssertedMarker = "[user-asserted]"
 )
 
 // NewHeuristic returns the offline consolidator: it builds MEMORY.md and
@@ -96,6 +98,10 @@ func parseSelected(sel []Selected) []memory {
 		if len(raw.Tasks) == 0 && raw.Front.Description == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
 			doc = sum // no usable raw memory (v2, or an unstructured one)
 		}
+		if s.UserAsserted {
+			// The user's own words are the memory, structured or not.
+			doc = userDoc(s, doc)
+		}
 		m.cwd = firstNonEmpty(known(doc.Front.Cwd), known(s.Cwd), known(sum.Front.Cwd), unknownCwd)
 		m.keywords = doc.Front.Keywords
 		m.tasks = doc.Tasks
@@ -123,6 +129,46 @@ func parseSelected(sel []Selected) []memory {
 		return out[i].sel.ThreadID < out[j].sel.ThreadID
 	})
 	return out
+}
+
+// userDoc is the memory of a user-asserted row: the text the user wrote
+// (the raw memory, or in v2 the rollout summary) as parsed, or, when it
+// has no structure memctl recognises, its first line as the description
+// and every further line as a piece of knowledge.
+func userDoc(s Selected, parsed rawmemory.Doc) rawmemory.Doc {
+	text := s.RawMemory
+	if strings.TrimSpace(text) == "" {
+		text = s.RolloutSummary
+	}
+	doc := parseMemoryText(text)
+	if !(len(doc.Tasks) > 0 || doc.Front.Description != "" || len(doc.Loose.Knowledge)+len(doc.Loose.Prefs)+len(doc.Loose.Failures) > 0) {
+		var lines []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = cleanItem(strings.TrimLeft(strings.TrimSpace(l), "-*#> ")); l != "" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) == 0 {
+			return parsed
+		}
+		doc = rawmemory.Doc{Front: rawmemory.Front{Description: lines[0], Cwd: parsed.Front.Cwd}}
+		doc.Loose.Knowledge = lines[1:]
+		if len(doc.Loose.Knowledge) == 0 {
+			doc.Loose.Knowledge = lines[:1]
+		}
+	}
+	// Every statement carries the mark into MEMORY.md and the summary.
+	mark := func(items []string) {
+		for i, it := range items {
+			items[i] = userAssertedMarker + " " + it
+		}
+	}
+	for _, t := range append(doc.Tasks, doc.Loose) {
+		mark(t.Prefs)
+		mark(t.Knowledge)
+		mark(t.Failures)
+	}
+	return doc
 }
 
 func known(s string) string {
@@ -325,6 +371,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				if m.sel.GitBranch != "" {
 					fmt.Fprintf(&sb, ", git_branch=%s", m.sel.GitBranch)
 				}
+				sb.WriteString(controlNote(m.sel))
 				sb.WriteString(")\n\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
 				for _, p := range t.Prefs {
@@ -607,7 +654,7 @@ func renderSummaryV1(mems []memory, notes []note) string {
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 			}
 			fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
-			fmt.Fprintf(&sb, "  - desc: %s\n", textcut.Words(m.desc, maxSummaryItem))
+			fmt.Fprintf(&sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
 			if l := firstLearning(m); l != "" {
 				fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
 			}
@@ -687,8 +734,29 @@ func renderSummaryV2(mems []memory, notes []note) string {
 	}
 }
 
+// controlNote is the note of a rollout_summary_files bullet: what the user
+// did to the memory (Codex leaves the note slot free).
+func controlNote(s Selected) string {
+	var out string
+	if s.UserAsserted {
+		out += ", user-asserted: written by the user"
+	}
+	if s.Pinned {
+		out += ", pinned by the user"
+	}
+	return out
+}
+
+// assertedMark tags a summary line whose memory the user wrote.
+func assertedMark(s Selected) string {
+	if s.UserAsserted {
+		return " " + userAssertedMarker
+	}
+	return ""
+}
+
 func pointerLine(m memory) string {
-	return fmt.Sprintf("- %s — %s; thread_id=%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), m.sel.ThreadID)
+	return fmt.Sprintf("- %s — %s%s; thread_id=%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID)
 }
 
 func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/model"
-	"github.com/memctl/memctl/templates"
 )
 
 // ErrLostOwnership is reported when the global lock was taken over while a
@@ -57,8 +56,11 @@ func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 }
 
 type runner struct {
-	jobs  Jobs
-	opts  Options
+	jobs Jobs
+	opts Options
+	// root is the folder the run works in: the memory folder, or with
+	// review on (and for a dry run's plan) a staging copy of it.
+	root  string
 	log   io.Writer
 	now   time.Time
 	token string
@@ -135,11 +137,52 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return r.res, nil
 	}
 	r.token = claim.Token
+	r.res.Requests = claim.Requests
+	r.root = opts.Root
+	hist, _ := r.jobs.(History)
+	if opts.Review && hist == nil {
+		return r.fail(ctx, StatusFailedPrepare, errors.New("review needs a store that keeps generations"), true)
+	}
+	if hist != nil {
+		// An approve or rollback killed mid-way is finished before anything
+		// else touches the folder; that landing is this run's success.
+		l, ok, err := finishLanding(ctx, hist, LandOptions{Root: opts.Root, Keep: opts.Keep, Now: opts.Now}, r.token)
+		if err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+		if ok {
+			fmt.Fprintf(r.log, "memctl: finished the interrupted %s of generation %d; run consolidate again to consolidate\n", l.Action, l.GenerationID)
+			r.res.Status = StatusSucceeded
+			return r.res, nil
+		}
+	}
+	if opts.Review {
+		if p, ok, err := hist.PendingGeneration(ctx); err != nil {
+			return r.fail(ctx, StatusFailedLoad, err, true)
+		} else if ok {
+			r.release(ctx)
+			r.res.Status = StatusSkippedPendingReview
+			r.res.Generation = p.ID
+			if sel, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays); err == nil {
+				r.res.Selected = len(retained(sel, opts.MaxRaw))
+			}
+			return r.res, nil
+		}
+		// The run works on a copy: the memory folder is written only when
+		// its generation is approved.
+		staging, err := newStaging(opts.Root, "review", r.now)
+		if err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+		defer removeStaging(staging)
+		r.root = staging
+	}
+	root := r.root
 
-	if err := PrepareLayout(opts.Root, opts.TemplateDir, r.now); err != nil {
+	if err := PrepareLayout(root, opts.TemplateDir, r.now); err != nil {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
-	if err := os.Remove(filepath.Join(opts.Root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
 
@@ -155,7 +198,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	r.res.Watermark = watermark
 
-	if err := SyncInputs(opts.Root, opts.Version, selected, opts.MaxRaw, r.now); err != nil {
+	if err := SyncInputs(root, opts.Version, selected, opts.MaxRaw, r.now); err != nil {
 		return r.fail(ctx, StatusFailedSync, err, true)
 	}
 
@@ -163,16 +206,25 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return r.fail(ctx, StatusFailedStatus, err, true)
 	}
-	cur, err := Snapshot(opts.Root)
+	cur, err := Snapshot(root)
 	if err != nil {
 		return r.fail(ctx, StatusFailedStatus, err, true)
 	}
 	changes := Diff(base, cur)
 	r.setChanges(changes)
 
-	if len(changes) == 0 {
-		if verr := Validate(opts.Root, opts.Version); verr == nil {
-			owned, err := r.jobs.SucceedGlobal(ctx, r.token, watermark, selected)
+	commit := Commit{Token: r.token, Watermark: watermark, Selected: selected, RequestsUpTo: claim.RequestsUpTo, Keep: opts.Keep}
+	if len(changes) == 0 && !claim.Regenerate {
+		if verr := Validate(root, opts.Version); verr == nil {
+			if opts.Review {
+				// Nothing to review; the folder gets back any input a
+				// hand edit changed since the baseline, as a plain run's
+				// sync would do.
+				if err := ApplyFiles(opts.Root, cur, r.now); err != nil {
+					return r.fail(ctx, StatusFailedCommit, err, true)
+				}
+			}
+			owned, _, err := r.jobs.Commit(ctx, commit)
 			if err != nil {
 				return r.fail(ctx, StatusFailedCommit, err, true)
 			}
@@ -186,7 +238,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			fmt.Fprintf(r.log, "memctl: workspace unchanged but artifacts need work: %v\n", verr)
 		}
 		// Validation may have removed symlinks; the diff must show that.
-		if cur, err = Snapshot(opts.Root); err != nil {
+		if cur, err = Snapshot(root); err != nil {
 			return r.fail(ctx, StatusFailedStatus, err, true)
 		}
 		changes = Diff(base, cur)
@@ -194,20 +246,28 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 
 	diffText := RenderDiffFile(changes, base, cur)
-	if err := memdir.WriteAtomic(filepath.Join(opts.Root, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
+	if err := memdir.WriteAtomic(filepath.Join(root, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
 		return r.fail(ctx, StatusFailedDiffFile, err, true)
 	}
-	prompt, perr := RenderPrompt(opts.Root, opts.Version, opts.TemplateDir)
+	prompt, perr := RenderPrompt(root, opts.Version, opts.TemplateDir)
 	if perr != nil {
 		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", perr)
 	}
 
-	backup, err := backupArtifacts(opts.Root)
+	backup, err := backupArtifacts(root)
 	if err != nil {
 		return r.fail(ctx, StatusFailedPrepare, err, true)
 	}
+	if claim.Regenerate {
+		// A forgotten memory may live on in what the consolidator wrote
+		// before: rebuild the files from the inputs alone.
+		fmt.Fprintf(r.log, "memctl: rebuilding the memory files from their inputs (%s)\n", strings.Join(claim.Requests, ", "))
+		if err := removeArtifacts(root); err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+	}
 	ws := &Workspace{
-		Root: opts.Root, Version: opts.Version, Selected: selected, Changes: changes,
+		Root: root, Version: opts.Version, Selected: selected, Changes: changes,
 		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
 		Redact: opts.Redact, Log: r.log,
 	}
@@ -216,18 +276,18 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if errors.Is(lost, ErrLostOwnership) {
 		// Another process owns the folder now; its files are its business.
 		// The sweep is best effort: the run is failing either way.
-		_, _ = memdir.RemoveSymlinks(opts.Root)
+		_, _ = memdir.RemoveSymlinks(root)
 		return r.fail(ctx, StatusFailedLostOwnership, lost, true)
 	}
 	if lost != nil { // the heartbeat itself failed: treat as a failed agent
 		cerr = errors.Join(lost, cerr)
 	}
 	if cerr != nil {
-		_, _ = memdir.RemoveSymlinks(opts.Root) // best effort, as above
+		_, _ = memdir.RemoveSymlinks(root) // best effort, as above
 		r.restore(backup)
 		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
 	}
-	if err := Validate(opts.Root, opts.Version); err != nil {
+	if err := Validate(root, opts.Version); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, err, true)
 	}
@@ -238,17 +298,38 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if !owned {
 		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 	}
-	if err := os.Remove(filepath.Join(opts.Root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r.fail(ctx, StatusFailedCommit, err, true)
 	}
-	final, err := Snapshot(opts.Root)
+	final, err := Snapshot(root)
 	if err != nil {
 		return r.fail(ctx, StatusFailedCommit, err, true)
 	}
-	if err := r.jobs.SaveBaseline(ctx, final); err != nil {
-		return r.fail(ctx, StatusFailedCommit, err, true)
+	gen := r.generation(final, selected, diffText, usage, watermark)
+	if opts.Review && len(Diff(base, final)) > 0 {
+		owned, id, err := hist.Pend(ctx, Pend{Token: r.token, Generation: gen, RequestsUpTo: claim.RequestsUpTo, Keep: opts.Keep})
+		if err != nil {
+			return r.fail(ctx, StatusFailedCommit, err, true)
+		}
+		if !owned {
+			return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+		}
+		r.res.Status = StatusPendingReview
+		r.res.Generation = id
+		r.res.StorageBytes, _ = memdir.Size(opts.Root)
+		return r.res, nil
 	}
-	owned, err = r.jobs.SucceedGlobal(ctx, r.token, watermark, selected)
+	if opts.Review {
+		// The rebuild changed nothing: land the inputs as a plain run would.
+		if err := ApplyFiles(opts.Root, final, r.now); err != nil {
+			return r.fail(ctx, StatusFailedCommit, err, true)
+		}
+	}
+	commit.Baseline = final
+	if len(Diff(base, final)) > 0 {
+		commit.Generation = &gen
+	}
+	owned, id, err := r.jobs.Commit(ctx, commit)
 	if err != nil {
 		return r.fail(ctx, StatusFailedCommit, err, true)
 	}
@@ -256,8 +337,48 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 	}
 	r.res.Status = StatusSucceeded
+	r.res.Generation = id
 	r.res.StorageBytes, _ = memdir.Size(opts.Root)
 	return r.res, nil
+}
+
+// generation describes what this run produced, for the history.
+func (r *runner) generation(files []BaselineFile, selected []Selected, diffText string, usage model.Usage, watermark int64) NewGeneration {
+	g := NewGeneration{
+		Generation: Generation{Kind: KindConsolidation, Mode: r.opts.Consolidator.Name(), Provider: r.opts.Provider,
+			Model: r.opts.Model, Selected: len(selected), InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+			TotalTokens: usage.TotalTokens, Watermark: watermark},
+		Files:         files,
+		WorkspaceDiff: diffText,
+	}
+	for _, s := range selected {
+		g.Inputs = append(g.Inputs, GenerationInput{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt,
+			RawMemory: s.RawMemory, RolloutSummary: s.RolloutSummary, Pinned: s.Pinned, UserAsserted: s.UserAsserted})
+	}
+	return g
+}
+
+// release gives the lock back without marking success or failure.
+func (r *runner) release(ctx context.Context) {
+	if h, ok := r.jobs.(History); ok && r.token != "" {
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := h.ReleaseGlobal(bg, r.token); err != nil {
+			fmt.Fprintf(r.log, "memctl: warning: release the consolidation lock: %v\n", err)
+		}
+	}
+}
+
+// removeArtifacts deletes the consolidator's outputs (MEMORY.md,
+// memory_summary.md, skills/) so that the next consolidator run starts
+// from the inputs alone; backupArtifacts has saved them first.
+func removeArtifacts(root string) error {
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile, memdir.SkillsDir} {
+		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // consolidateWithHeartbeat runs the consolidator while a goroutine renews
@@ -353,7 +474,7 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 // restore puts the backed-up artifacts back: MEMORY.md and
 // memory_summary.md are rewritten or removed, skills/ is replaced.
 func (r *runner) restore(b *artifactBackup) {
-	root := r.opts.Root
+	root := r.root
 	warn := func(err error) {
 		if err != nil {
 			fmt.Fprintf(r.log, "memctl: warning: restore previous memory: %v\n", err)
@@ -426,9 +547,15 @@ func fileMode(m uint32) os.FileMode {
 	return 0o600
 }
 
-// dryRun reports what a run would sync without claiming the lock or
-// writing anything: the selection count and the status lines of the diff
-// between the baseline and the folder as the sync would leave it.
+// dryRun reports what a run would do without claiming the lock or
+// writing to the memory folder or the store: the selection count, the
+// status lines of the workspace diff (baseline → folder as the sync would
+// leave it) and, in Plan, the diff of every artifact the consolidator
+// would write. The plan is real: the consolidator runs in a scratch copy
+// of the folder beside it, which is deleted afterwards (so a model or an
+// agent consolidator spends what a run would). When the inputs did not
+// change and the artifacts are valid, a run would not call it, and the
+// plan is empty.
 func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	opts := r.opts
 	r.res.Status = StatusDryRun
@@ -441,47 +568,74 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	}
 	selected = retained(selected, opts.MaxRaw)
 	r.res.Selected = len(selected)
-	var cur []BaselineFile
-	if _, err := os.Lstat(opts.Root); err == nil {
-		if cur, err = Snapshot(opts.Root); err != nil {
-			return r.fail(ctx, StatusFailedStatus, err, false)
-		}
-	}
-	plan, err := planInputs(opts.Root, opts.Version, selected, opts.MaxRaw, r.now)
-	if err != nil {
-		return r.fail(ctx, StatusFailedSync, err, false)
-	}
-	files := map[string]BaselineFile{}
-	for _, f := range cur {
-		if f.Mode != ModeSymlink { // the layout step would remove links
-			files[f.Path] = f
-		}
-	}
-	for _, p := range plan.removes {
-		delete(files, p)
-	}
-	for p, data := range plan.writes {
-		files[p] = BaselineFile{Path: p, Mode: ModeRegular, Content: data}
-	}
-	seed := memdir.AdHocInstructionsFile
-	if _, ok := files[seed]; !ok {
-		if text, err := r.seedText(); err == nil {
-			files[seed] = BaselineFile{Path: seed, Mode: ModeRegular, Content: []byte(text)}
-		}
-	}
-	planned := make([]BaselineFile, 0, len(files))
-	for _, f := range files {
-		planned = append(planned, f)
-	}
-	sortFiles(planned)
 	base, _, err := r.jobs.Baseline(ctx)
 	if err != nil {
 		return r.fail(ctx, StatusFailedStatus, err, false)
 	}
-	r.setChanges(Diff(base, planned))
+	current, err := snapshotIfExists(opts.Root)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	scratch, err := newStaging(opts.Root, "plan", r.now)
+	if err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, false)
+	}
+	defer removeStaging(scratch)
+	r.root = scratch
+	if err := PrepareLayout(scratch, opts.TemplateDir, r.now); err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, false)
+	}
+	if err := SyncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now); err != nil {
+		return r.fail(ctx, StatusFailedSync, err, false)
+	}
+	cur, err := Snapshot(scratch)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	changes := Diff(base, cur)
+	r.setChanges(changes)
+	r.res.Plan = []FileDiff{}
+	if len(changes) == 0 && Validate(scratch, opts.Version) == nil {
+		return r.res, nil
+	}
+	diffText := RenderDiffFile(changes, base, cur)
+	if err := memdir.WriteAtomic(filepath.Join(scratch, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
+		return r.fail(ctx, StatusFailedDiffFile, err, false)
+	}
+	prompt, perr := RenderPrompt(scratch, opts.Version, opts.TemplateDir)
+	if perr != nil {
+		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", perr)
+	}
+	ws := &Workspace{
+		Root: scratch, Version: opts.Version, Selected: selected, Changes: changes,
+		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
+		Redact: opts.Redact, Log: r.log,
+	}
+	usage, err := opts.Consolidator.Consolidate(ctx, ws)
+	r.res.Usage = usage
+	if err != nil {
+		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), err, false)
+	}
+	if err := Validate(scratch, opts.Version); err != nil {
+		return r.fail(ctx, StatusFailedInvalid, err, false)
+	}
+	planned, err := Snapshot(scratch)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	var now []BaselineFile
+	for _, f := range current {
+		if f.Mode != ModeSymlink { // the layout step would remove links
+			now = append(now, f)
+		}
+	}
+	r.res.Plan = DiffFiles(now, planned, IsArtifact)
 	return r.res, nil
 }
 
-func (r *runner) seedText() (string, error) {
-	return templates.Get(adHocInstructionsTemplate, r.opts.TemplateDir)
+// removeStaging deletes a staging folder, and the staging root with it
+// when nothing else is left there.
+func removeStaging(dir string) {
+	_ = os.RemoveAll(dir)
+	_ = os.Remove(filepath.Dir(dir))
 }

@@ -55,10 +55,24 @@ func rolloutSummaryFile(s Selected) []byte {
 	if s.GitBranch != "" {
 		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
 	}
+	writeControlMarks(&b, s)
 	b.WriteString("\n")
 	b.WriteString(s.RolloutSummary)
 	b.WriteString("\n")
 	return b.Bytes()
+}
+
+// writeControlMarks adds the user's controls to an input file's header:
+// "user_asserted: true" when the user wrote the text (memories edit), so
+// a consolidator keeps it as the user's statement, and "pinned: true".
+// Unmarked memories get no lines, so their files are what Codex writes.
+func writeControlMarks(b *bytes.Buffer, s Selected) {
+	if s.UserAsserted {
+		b.WriteString("user_asserted: true\n")
+	}
+	if s.Pinned {
+		b.WriteString("pinned: true\n")
+	}
 }
 
 // rawMemoriesFile renders raw_memories.md (v1 only).
@@ -75,7 +89,9 @@ func rawMemoriesFile(rows []Selected) []byte {
 		fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
 		fmt.Fprintf(&b, "cwd: %s\n", s.Cwd)
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
-		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
+		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
+		writeControlMarks(&b, s)
+		b.WriteString("\n")
 		b.WriteString(strings.TrimSpace(s.RawMemory))
 		b.WriteString("\n\n")
 	}

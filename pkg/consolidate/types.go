@@ -20,7 +20,9 @@ import (
 )
 
 // Status is the outcome of a consolidation run, named as Codex names it:
-// succeeded…, skipped… (exit 0, nothing went wrong), dry_run or failed….
+// succeeded…, skipped… (exit 0, nothing went wrong), dry_run or failed…;
+// memctl adds pending_review (the run succeeded, its generation waits for
+// approval; exit 0).
 type Status string
 
 // Succeeded reports a run that left valid memory files.
@@ -44,22 +46,27 @@ const (
 
 // Run statuses reported in [Result.Status], named as Codex names them.
 const (
-	StatusSucceeded           Status = "succeeded"
-	StatusSucceededNoChanges  Status = "succeeded_no_workspace_changes"
-	StatusDryRun              Status = "dry_run"
-	StatusFailedClaim         Status = "failed_claim"
-	StatusFailedPrepare       Status = "failed_prepare_workspace"
-	StatusFailedLoad          Status = "failed_load_stage1_outputs"
-	StatusFailedSync          Status = "failed_sync_workspace_inputs"
-	StatusFailedStatus        Status = "failed_workspace_status"
-	StatusFailedDiffFile      Status = "failed_workspace_diff_file"
-	StatusFailedAgent         Status = "failed_agent" // consolidation.mode = "agent"
-	StatusFailedModel         Status = "failed_model"
-	StatusFailedHeuristic     Status = "failed_heuristic"
-	StatusFailedInvalid       Status = "failed_invalid_artifacts"
-	StatusFailedConfirm       Status = "failed_confirm_ownership"
-	StatusFailedCommit        Status = "failed_workspace_commit"
-	StatusFailedLostOwnership Status = "failed_lost_ownership"
+	StatusSucceeded          Status = "succeeded"
+	StatusSucceededNoChanges Status = "succeeded_no_workspace_changes"
+	StatusDryRun             Status = "dry_run"
+	// StatusPendingReview: the run succeeded and its generation waits for
+	// `memctl approve` or `memctl reject` (consolidation.review).
+	StatusPendingReview Status = "pending_review"
+	// StatusSkippedPendingReview: a generation already waits for review.
+	StatusSkippedPendingReview Status = "skipped_pending_review"
+	StatusFailedClaim          Status = "failed_claim"
+	StatusFailedPrepare        Status = "failed_prepare_workspace"
+	StatusFailedLoad           Status = "failed_load_stage1_outputs"
+	StatusFailedSync           Status = "failed_sync_workspace_inputs"
+	StatusFailedStatus         Status = "failed_workspace_status"
+	StatusFailedDiffFile       Status = "failed_workspace_diff_file"
+	StatusFailedAgent          Status = "failed_agent" // consolidation.mode = "agent"
+	StatusFailedModel          Status = "failed_model"
+	StatusFailedHeuristic      Status = "failed_heuristic"
+	StatusFailedInvalid        Status = "failed_invalid_artifacts"
+	StatusFailedConfirm        Status = "failed_confirm_ownership"
+	StatusFailedCommit         Status = "failed_workspace_commit"
+	StatusFailedLostOwnership  Status = "failed_lost_ownership"
 )
 
 // FailedStatus is the status of a run whose consolidator failed, named
@@ -86,6 +93,13 @@ type Selected struct {
 	RolloutPath     string
 	Cwd             string
 	GitBranch       string
+	// Pinned memories were pinned by the user (memctl memories pin): they
+	// rank first and are marked so in the synced inputs.
+	Pinned bool
+	// UserAsserted memories carry text the user wrote (memctl memories
+	// edit): the synced inputs say so, and consolidators treat the text as
+	// the user's own statement.
+	UserAsserted bool
 }
 
 // Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*
@@ -94,6 +108,15 @@ type Claim struct {
 	Status         Status
 	Token          string
 	InputWatermark int64
+	// Requests are the reasons (pin, edit, forget of a memory) the user
+	// asked for this run; they let it through the cooldown.
+	Requests []string
+	// RequestsUpTo identifies the newest request seen; a successful run
+	// answers those and keeps any made while it worked.
+	RequestsUpTo int64
+	// Regenerate is set when a request (a forgotten memory) needs the
+	// artifacts rebuilt from the inputs, even if the inputs look unchanged.
+	Regenerate bool
 }
 
 // BaselineFile is one file of the memory folder as git would record it.
@@ -120,9 +143,10 @@ type Jobs interface {
 	ClaimGlobal(ctx context.Context, workerID string, force bool) (Claim, error)
 	// HeartbeatGlobal extends the lease; false means the token no longer owns the job.
 	HeartbeatGlobal(ctx context.Context, token string) (bool, error)
-	// SucceedGlobal marks the job done and records the selection; false
-	// means the token no longer owns the job.
-	SucceedGlobal(ctx context.Context, token string, watermark int64, selected []Selected) (bool, error)
+	// Commit marks the job done, records the selection and, when the
+	// commit says so, the new baseline and generation, all at once; false
+	// means the token no longer owns the job (nothing changed).
+	Commit(ctx context.Context, c Commit) (owned bool, generation int64, err error)
 	// FailGlobal marks the job failed with reason and starts the backoff.
 	FailGlobal(ctx context.Context, token, reason string) error
 	// Selection returns up to n raw memories, sorted by thread id.
@@ -130,8 +154,6 @@ type Jobs interface {
 	// Baseline returns the folder as recorded after the last successful
 	// consolidation; ok is false when there is none yet.
 	Baseline(ctx context.Context) (files []BaselineFile, ok bool, err error)
-	// SaveBaseline replaces the whole baseline atomically.
-	SaveBaseline(ctx context.Context, files []BaselineFile) error
 }
 
 // Change is one difference between the baseline and the current folder.
@@ -176,15 +198,27 @@ func (ws *Workspace) redact(s string) string {
 
 // Options configure [Run].
 type Options struct {
-	Root          string // memory folder, e.g. <home>/memories
-	Version       string // "v1" or "v2"
-	Mode          string // informational; the consolidator decides the work
-	MaxRaw        int    // max_raw_memories_for_consolidation
+	Root    string // memory folder, e.g. <home>/memories
+	Version string // "v1" or "v2"
+	Mode    string // informational; the consolidator decides the work
+	// Provider and Model name what answered (model mode), for the history.
+	Provider string
+	Model    string
+	// Review stops a run that changed something at a pending generation,
+	// built in a staging folder: the memory folder, the baseline and the
+	// selection marks change only when it is approved. The Jobs passed to
+	// Run must then be a [History].
+	Review bool
+	// Keep is how many generations the history keeps (0: the store's default).
+	Keep          int
+	MaxRaw        int // max_raw_memories_for_consolidation
 	MaxUnusedDays int
 	// Force skips the success cooldown (never a live lease or the backoff).
 	Force bool
-	// DryRun claims nothing and writes nothing; it reports the selection and
-	// the changes the sync would make.
+	// DryRun claims nothing and writes nothing to the memory folder or the
+	// store: it reports the selection, the changes the sync would make and
+	// the planned diff of every artifact, which the consolidator computes
+	// in a scratch copy of the folder.
 	DryRun       bool
 	Consolidator Consolidator
 	WorkerID     string
@@ -209,4 +243,11 @@ type Result struct {
 	Consolidator string      `json:"consolidator,omitempty"`
 	StorageBytes int64       `json:"storage_bytes,omitempty"`
 	Watermark    int64       `json:"watermark,omitempty"`
+	// Generation is the generation recorded (succeeded) or waiting for
+	// review (pending_review); 0 when none was.
+	Generation int64 `json:"generation,omitempty"`
+	// Requests are the user's reasons this run answered (pin, edit, forget).
+	Requests []string `json:"requests,omitempty"`
+	// Plan is the dry run's diff of every artifact against the folder.
+	Plan []FileDiff `json:"plan,omitempty"`
 }

@@ -60,6 +60,12 @@ const (
 	FolderExtensions = "memories_extensions"
 )
 
+// StagingFolder, inside the home, holds the working copies of the memory
+// folder that review runs and dry runs consolidate in (one subfolder per
+// run, deleted when it ends): the memory folder itself changes only when
+// a generation lands. `memctl clear` removes it.
+const StagingFolder = ".memctl-staging"
+
 // Folders lists every memory folder of a home, in Codex's order (the order
 // memctl clear empties them).
 var Folders = []string{FolderV1, FolderV2, FolderExtensions}

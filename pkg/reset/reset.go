@@ -116,5 +116,16 @@ func Clear(ctx context.Context, home string, dbs []Target, dryRun bool) (Result,
 		}
 		res.ClearedFolders = append(res.ClearedFolders, root)
 	}
+	// The staging folder holds only working copies of runs (a pending
+	// review's output lives in the database): it goes whole.
+	staging := filepath.Join(home, memdir.StagingFolder)
+	if _, err := os.Lstat(staging); err == nil {
+		res.Entries = append(res.Entries, staging)
+		if !dryRun {
+			if err := os.RemoveAll(staging); err != nil {
+				return res, fmt.Errorf("clear %s: %w", staging, err)
+			}
+		}
+	}
 	return res, nil
 }

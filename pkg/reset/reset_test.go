@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/memctl/memctl/pkg/memdir"
@@ -100,5 +101,30 @@ func TestClearDryRunDeletesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "memories", "MEMORY.md")); err != nil {
 		t.Error("dry run deleted a file")
+	}
+}
+
+func TestClearRemovesTheStagingFolder(t *testing.T) {
+	home := t.TempDir()
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "precious.txt"), "keep me")
+	write(t, filepath.Join(home, memdir.StagingFolder, "memories-review-1", "MEMORY.md"), "left by a killed run")
+	os.Symlink(outside, filepath.Join(home, memdir.StagingFolder, "link"))
+	n := 0
+	res, err := Clear(context.Background(), home, targets(home, &n), true)
+	if err != nil || !slices.Contains(res.Entries, filepath.Join(home, memdir.StagingFolder)) {
+		t.Fatalf("dry run does not list the staging folder: %v %v", res.Entries, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, memdir.StagingFolder)); err != nil {
+		t.Fatal("dry run removed it")
+	}
+	if _, err := Clear(context.Background(), home, targets(home, &n), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, memdir.StagingFolder)); !os.IsNotExist(err) {
+		t.Errorf("staging folder kept: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "precious.txt")); err != nil || string(b) != "keep me" {
+		t.Error("followed a symlink in the staging folder")
 	}
 }

@@ -43,26 +43,5 @@ func (s *Store) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {
 
 // SaveBaseline replaces the baseline in one transaction.
 func (s *Store) SaveBaseline(ctx context.Context, files []BaselineFile) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM baseline_files`); err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO baseline_files (path, mode, content) VALUES (?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, f := range files {
-			content := f.Content
-			if content == nil {
-				content = []byte{}
-			}
-			if _, err := stmt.ExecContext(ctx, f.Path, f.Mode, content); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO baseline_meta (singleton, created_at) VALUES (1, ?)
-ON CONFLICT (singleton) DO UPDATE SET created_at = excluded.created_at`, s.now().Unix())
-		return err
-	})
+	return s.tx(ctx, func(tx *sql.Tx) error { return saveBaselineTx(ctx, tx, files, s.now().Unix()) })
 }

@@ -144,7 +144,8 @@ WHERE kind = ? AND job_key = ?
 
 // MarkStage1Succeeded finishes an owned job and stores its output (Codex
 // 3.7), then enqueues Phase 2. It returns false when the claim was lost
-// (the caller counts the job as failed).
+// (the caller counts the job as failed). A memory the user edited keeps
+// the user's text: the job is done, the output is not replaced.
 func (s *Store) MarkStage1Succeeded(ctx context.Context, threadID, token string, sourceUpdatedAt int64, rawMemory, summary string, slug *string) (bool, error) {
 	owned := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -160,7 +161,8 @@ ON CONFLICT (thread_id) DO UPDATE SET
     source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
     rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
     generated_at = excluded.generated_at
-WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
+WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at
+  AND stage1_outputs.edited_at IS NULL`,
 			threadID, sourceUpdatedAt, rawMemory, summary, slug, now)
 		if err != nil {
 			return err
@@ -174,8 +176,8 @@ WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
 }
 
 // MarkStage1NoOutput finishes an owned job whose answer was empty: any
-// earlier output of the thread is deleted and, only then, Phase 2 is
-// re-queued so consolidation forgets it.
+// earlier output of the thread is deleted (unless the user edited it) and,
+// only then, Phase 2 is re-queued so consolidation forgets it.
 func (s *Store) MarkStage1NoOutput(ctx context.Context, threadID, token string) (bool, error) {
 	owned := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -187,7 +189,7 @@ func (s *Store) MarkStage1NoOutput(ctx context.Context, threadID, token string) 
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(input_watermark, 0) FROM jobs WHERE kind = ? AND job_key = ?`, KindStage1, threadID).Scan(&watermark); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ?`, threadID)
+		res, err := tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ? AND edited_at IS NULL`, threadID)
 		if err != nil {
 			return err
 		}
@@ -266,23 +268,53 @@ type GlobalClaim struct {
 	Status         string // GlobalClaimed or a skip reason
 	Token          string
 	InputWatermark int64
+	// Requests are the open consolidation requests (pin, edit, forget)
+	// when the lock was taken; they let the claim skip the cooldown.
+	Requests []ConsolidationRequest
+}
+
+// Regenerate reports whether a request asks the consolidator to run even
+// when the folder's inputs look unchanged.
+func (c GlobalClaim) Regenerate() bool {
+	for _, r := range c.Requests {
+		if r.Regenerate {
+			return true
+		}
+	}
+	return false
+}
+
+// RequestsUpTo is the newest request id the claim saw (0 when none): a
+// successful run deletes those requests and keeps any made meanwhile.
+func (c GlobalClaim) RequestsUpTo() int64 {
+	if len(c.Requests) == 0 {
+		return 0
+	}
+	return c.Requests[len(c.Requests)-1].ID
 }
 
 // ClaimGlobal takes the Phase 2 lock (Codex 3.9). force (--force) skips
 // the six-hour success cooldown and the hour of backoff after a failure,
 // so a user who fixed the cause can retry now; a live lease is never
-// skipped. retry_remaining is not consulted.
+// skipped. An open consolidation request (a memory pinned, edited or
+// forgotten since the last run) skips the cooldown too. retry_remaining
+// is not consulted.
 func (s *Store) ClaimGlobal(ctx context.Context, workerID string, force bool) (GlobalClaim, error) {
-	ignoreCooldown := force
 	var out GlobalClaim
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		out = GlobalClaim{}
+		requests, err := consolidationRequests(ctx, tx)
+		if err != nil {
+			return err
+		}
+		ignoreCooldown := force || len(requests) > 0
 		now := s.now().Unix()
 		token := uuid.NewString()
 		lease := now + int64(Lease/time.Second)
 		var status string
 		var retryAt, leaseUntil, finishedAt, watermark sql.NullInt64
 		var lastErr sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT status, retry_at, lease_until, finished_at, last_error, input_watermark FROM jobs WHERE kind = ? AND job_key = ?`,
+		err = tx.QueryRowContext(ctx, `SELECT status, retry_at, lease_until, finished_at, last_error, input_watermark FROM jobs WHERE kind = ? AND job_key = ?`,
 			KindConsolidate, GlobalKey).Scan(&status, &retryAt, &leaseUntil, &finishedAt, &lastErr, &watermark)
 		if errors.Is(err, sql.ErrNoRows) {
 			_, err = tx.ExecContext(ctx, `
@@ -291,7 +323,7 @@ VALUES (?, ?, 'running', ?, ?, ?, ?, ?, 0, 0)`, KindConsolidate, GlobalKey, work
 			if err != nil {
 				return err
 			}
-			out = GlobalClaim{Status: GlobalClaimed, Token: token}
+			out = GlobalClaim{Status: GlobalClaimed, Token: token, Requests: requests}
 			return nil
 		}
 		if err != nil {
@@ -324,7 +356,7 @@ WHERE kind = ? AND job_key = ?
 			out.Status = GlobalSkippedRunning
 			return nil
 		}
-		out = GlobalClaim{Status: GlobalClaimed, Token: token, InputWatermark: watermark.Int64}
+		out = GlobalClaim{Status: GlobalClaimed, Token: token, InputWatermark: watermark.Int64, Requests: requests}
 		return nil
 	})
 	return out, err
@@ -355,34 +387,10 @@ type Snapshot struct {
 
 // SucceedGlobal finishes an owned Phase 2 run: marks exactly the selected
 // snapshots (a row refreshed meanwhile stays unselected) and raises the
-// progress high-water mark. False when the lock was not owned.
+// progress high-water mark. False when the lock was not owned. It is
+// CommitGlobal without a baseline or a generation.
 func (s *Store) SucceedGlobal(ctx context.Context, token string, watermark int64, selected []Snapshot) (bool, error) {
-	owned := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now().Unix()
-		res, err := tx.ExecContext(ctx, `
-UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
-       last_success_watermark = MAX(COALESCE(last_success_watermark, 0), ?)
-WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, watermark, KindConsolidate, GlobalKey, token)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		owned = true
-		if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 0, selected_for_phase2_source_updated_at = NULL WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`); err != nil {
-			return err
-		}
-		for _, sel := range selected {
-			if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = source_updated_at WHERE thread_id = ? AND source_updated_at = ?`,
-				sel.ThreadID, sel.SourceUpdatedAt); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE consolidation_progress SET max_thread_count = MAX(max_thread_count, ?) WHERE singleton = 1`, len(selected))
-		return err
-	})
+	owned, _, err := s.CommitGlobal(ctx, GlobalCommit{Token: token, Watermark: watermark, Selected: selected})
 	return owned, err
 }
 

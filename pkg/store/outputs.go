@@ -58,6 +58,10 @@ type Selected struct {
 	RolloutPath     string
 	Cwd             string
 	GitBranch       string
+	// Pinned memories rank first and are selected whatever their age.
+	Pinned bool
+	// UserAsserted memories carry text the user wrote (memories edit).
+	UserAsserted bool
 }
 
 // retentionClock is when a raw memory's unused days start counting: its
@@ -73,7 +77,8 @@ const retentionClock = `COALESCE(last_usage, MAX(source_updated_at, generated_at
 // non-empty, used within max_unused_days (or never used and fresh by the
 // retention clock), ranked by usage count, last use or update, update and
 // id; only threads whose memory mode is enabled; at most n; sorted by
-// thread id.
+// thread id. Pinned memories are memctl's addition: they rank before all
+// others and are eligible whatever their age.
 func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error) {
 	if n <= 0 {
 		return nil, nil
@@ -81,12 +86,13 @@ func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected
 	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
 	rows, err := s.db.QueryContext(ctx, `
 SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALESCE(o.rollout_slug, ''),
-       t.rollout_path, t.cwd, t.git_branch
+       t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
-  AND ((o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND MAX(o.source_updated_at, o.generated_at) >= ?))
+  AND (o.pinned <> 0
+       OR (o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND MAX(o.source_updated_at, o.generated_at) >= ?))
   AND t.memory_mode = 'enabled'
-ORDER BY COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
+ORDER BY o.pinned DESC, COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
 LIMIT ?`, cutoff, cutoff, n)
 	if err != nil {
@@ -97,7 +103,7 @@ LIMIT ?`, cutoff, cutoff, n)
 	for rows.Next() {
 		var sel Selected
 		if err := rows.Scan(&sel.ThreadID, &sel.SourceUpdatedAt, &sel.RawMemory, &sel.RolloutSummary, &sel.RolloutSlug,
-			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch); err != nil {
+			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted); err != nil {
 			return nil, err
 		}
 		out = append(out, sel)
@@ -171,7 +177,7 @@ const PruneLimit = 200
 // not used since maxUnusedDays by the retention clock (Codex section 4,
 // with the clock above): strict cutoff, stalest first, at most limit, jobs
 // untouched so a pruned thread is not re-extracted until it changes.
-// dryRun lists without deleting.
+// Pinned memories are never pruned. dryRun lists without deleting.
 func (s *Store) Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -181,7 +187,7 @@ func (s *Store) Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool
 	}
 	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
 	const pick = `SELECT thread_id FROM stage1_outputs
-WHERE selected_for_phase2 = 0 AND ` + retentionClock + ` < ?
+WHERE selected_for_phase2 = 0 AND pinned = 0 AND ` + retentionClock + ` < ?
 ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT ?`
 	var ids []string
 	collect := func(q interface {
@@ -223,9 +229,11 @@ ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT 
 }
 
 // Clear empties the memory state (Codex section 11): every raw memory, both
-// job kinds, the progress mark, the baseline and the search index. Thread
-// memory modes are kept, and so is the record of tokens spent and of
-// stage runs, which describes the past rather than holding memory.
+// job kinds, the progress mark, the baseline, the search index, the
+// generations with their contents, the forgotten list and the open
+// consolidation requests. Thread memory modes are kept, and so is the
+// record of tokens spent and of stage runs, which describes the past
+// rather than holding memory.
 func (s *Store) Clear(ctx context.Context) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
@@ -235,6 +243,15 @@ func (s *Store) Clear(ctx context.Context) error {
 			`DELETE FROM baseline_files`,
 			`DELETE FROM baseline_meta`,
 			`DELETE FROM search_docs`,
+			`DELETE FROM generation_landing`,
+			`DELETE FROM generations`, // cascades to files and inputs
+			`DELETE FROM generation_files`,
+			`DELETE FROM generation_inputs`,
+			`DELETE FROM generation_blobs`,
+			`DELETE FROM forgotten_memories`,
+			`DELETE FROM consolidation_requests`,
+			// Generation ids start again at 1 after a clear.
+			`DELETE FROM sqlite_sequence WHERE name IN ('generations', 'consolidation_requests')`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

@@ -289,36 +289,19 @@ func (s *Store) SetMemoryMode(ctx context.Context, id, mode string) error {
 	})
 }
 
-// ForgetThread disables a thread and deletes its raw memory and Phase 1
-// job; when the memory was in the last baseline Phase 2 is re-queued, so
-// its summary file disappears from the memory folder on the next run.
+// ForgetThread disables a thread and forgets its raw memory (see
+// ForgetMemory): the memory, its Phase 1 job and its search documents are
+// deleted and the next consolidation regenerates the folder without it.
 func (s *Store) ForgetThread(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE threads SET memory_mode = 'disabled', mode_set_by_user = 1 WHERE id = ?`, id)
-		if err != nil {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE id = ?`, id).Scan(&n); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return ErrNotFound
 		}
-		var selected int
-		err = tx.QueryRowContext(ctx, `SELECT selected_for_phase2 FROM stage1_outputs WHERE thread_id = ?`, id).Scan(&selected)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM stage1_outputs WHERE thread_id = ?`, id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = ? AND job_key = ?`, KindStage1, id); err != nil {
-			return err
-		}
-		if err := unindexThreadTx(ctx, tx, id); err != nil {
-			return err
-		}
-		if selected != 0 {
-			return enqueueGlobalTx(ctx, tx, s.now().Unix())
-		}
-		return nil
+		return forgetTx(ctx, tx, id, s.now().Unix())
 	})
 }
 

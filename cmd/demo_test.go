@@ -33,7 +33,7 @@ func TestRunDemo(t *testing.T) {
 		}
 		want := "memctl demo: sessions in DIR/sessions, home in DIR/home\n" +
 			"extracted 4 threads: 4 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) sessions\n" +
-			"v1: consolidation succeeded (4 raw memories)\n" +
+			"v1: consolidation succeeded (4 raw memories); generation 1\n" +
 			"\nThe memory folder is DIR/home/memories. Look around:\n" +
 			"  memctl --home DIR/home threads list\n" +
 			"  memctl --home DIR/home search go test\n" +

@@ -214,7 +214,11 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
 		if !opts.DryRun {
-			recordStage(bg, st, "consolidate", started, opts.Now(), "failed", err.Error())
+			status, detail := "failed", err.Error()
+			if res.Status == consolidate.StatusInterrupted {
+				status, detail = string(res.Status), version+": stopped by a signal; the previous memory files are kept and the next run starts afresh"
+			}
+			recordStage(bg, st, "consolidate", started, opts.Now(), status, detail)
 		}
 		return res, err
 	}
@@ -270,8 +274,9 @@ func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 }
 
 // describeConsolidation says what a run did, and for a skip the state
-// behind it: the last error and when the retry is due, or when the
-// cooldown ends, and how many raw memories wait.
+// behind it (the last error and when the retry is due, or when the
+// cooldown ends), the raw memories stored and how many the last
+// consolidation took, and the command that overrides the skip.
 func describeConsolidation(ctx context.Context, st *store.Store, version string, res consolidate.Result, now time.Time) string {
 	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(string(res.Status), "_", " "))
 	switch res.Status {
@@ -288,28 +293,34 @@ func describeConsolidation(ctx context.Context, st *store.Store, version string,
 		}
 		return fmt.Sprintf("%s (%d raw memories)", base, res.Selected)
 	}
-	waiting := fmt.Sprintf("%d raw memories wait", res.Selected)
+	counts := fmt.Sprintf("%d raw memories selected", res.Selected)
+	if s, err := st.Status(ctx); err == nil {
+		counts = fmt.Sprintf("%d raw memories stored, %d of them in the last consolidation", s.RawMemories, s.SelectedPhase2)
+	}
 	job, err := st.Job(ctx, store.KindConsolidate, store.GlobalKey)
 	if err != nil {
-		return fmt.Sprintf("%s; %s", base, waiting)
+		return fmt.Sprintf("%s; %s", base, counts)
 	}
-	at := func(p *int64) string {
+	at := func(p *int64, later time.Duration) string {
 		if p == nil {
 			return "?"
 		}
-		return time.Unix(*p, 0).UTC().Format(time.RFC3339)
+		return time.Unix(*p, 0).Add(later).UTC().Format(time.RFC3339)
 	}
+	const force = "`memctl consolidate --force` runs it now"
 	switch res.Status {
 	case consolidate.ClaimRetryUnavailable:
-		return fmt.Sprintf("%s: the last run failed at %s (%s); it is retried after %s, or now with --force; %s",
-			base, at(job.FinishedAt), job.LastError, at(job.RetryAt), waiting)
+		return fmt.Sprintf("%s: the last run failed at %s (%s) and is retried after %s; %s; %s",
+			base, at(job.FinishedAt, 0), job.LastError, at(job.RetryAt, 0), counts, force)
 	case consolidate.ClaimCooldown:
-		return fmt.Sprintf("%s: the last run succeeded at %s; the next is due six hours later, or now with --force; %s",
-			base, at(job.FinishedAt), waiting)
+		return fmt.Sprintf("%s: the last run succeeded at %s and the next is due at %s; %s; %s",
+			base, at(job.FinishedAt, 0), at(job.FinishedAt, store.Cooldown), counts, force)
 	case consolidate.ClaimRunning:
-		return fmt.Sprintf("%s: %s holds the lock until %s; %s", base, job.WorkerID, at(job.LeaseUntil), waiting)
+		// A live lease is never forced: two consolidators would overwrite
+		// each other's files.
+		return fmt.Sprintf("%s: %s holds the lock until %s; %s", base, job.WorkerID, at(job.LeaseUntil, 0), counts)
 	}
-	return fmt.Sprintf("%s; %s", base, waiting)
+	return fmt.Sprintf("%s; %s", base, counts)
 }
 
 // indexFolder refreshes the search index with the memory folder's Markdown

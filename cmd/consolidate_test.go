@@ -75,8 +75,11 @@ func TestRunConsolidate(t *testing.T) {
 		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories); generation 1\n"},
 		{name: "dry run with nothing to do", flags: ConsolidateFlags{DryRun: true},
 			wantErrOut: "v1: would consolidate 2 raw memories; nothing changed, the memory files stay as they are\n"},
-		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z; " +
-			"the next is due six hours later, or now with --force; 2 raw memories wait\n"},
+		// issue 17: a skip said "(0 raw memories)" with memories present
+		// and did not say how to override it.
+		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z " +
+			"and the next is due at 2026-06-10T18:00:00Z; 2 raw memories stored, 2 of them in the last consolidation; " +
+			"`memctl consolidate --force` runs it now\n"},
 		{name: "forced, nothing changed", flags: ConsolidateFlags{Force: true},
 			wantErrOut: "v1: consolidation succeeded no workspace changes (2 raw memories)\n"},
 		{name: "json", flags: ConsolidateFlags{Force: true}, json: true,

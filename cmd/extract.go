@@ -279,6 +279,8 @@ func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Confi
 	if !opts.DryRun {
 		status := "ok"
 		switch {
+		case errors.Is(err, context.Canceled):
+			status = "interrupted"
 		case err != nil:
 			status = "failed"
 		case res.Failed > 0:

@@ -71,7 +71,7 @@ func TestAutoHonoursBaseURLAndFailedConsolidationSaysWhy(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("consolidate in the backoff: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"skipped retry unavailable", "the last run failed at", "stand-in refuses", "or now with --force", waiting + " wait"} {
+	for _, want := range []string{"skipped retry unavailable", "the last run failed at", "stand-in refuses", "`memctl consolidate --force` runs it now", waiting + " stored, 0 of them in the last consolidation"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the skip does not say %q:\n%s", want, stderr)
 		}

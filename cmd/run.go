@@ -105,9 +105,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
 	}
-	if cfg.Consolidation.Mode == "agent" && len(cfg.Consolidation.AgentCommand) == 0 {
-		// Refuse before any stage runs, not after extraction.
-		return &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+	if err := checkStages(opts.StageLoaders, opts.IO, cfg); err != nil {
+		return err
 	}
 	var reports []runReport
 	failedJobs, claimed := 0, 0
@@ -139,20 +138,26 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	return nil
 }
 
+// checkStages refuses a config that cannot work (a bad redaction pattern,
+// a provider without key or model, agent mode without a command) before
+// any stage of any version prunes, claims a thread or takes the lock.
+func checkStages(sl StageLoaders, ios *IOStreams, cfg *config.Config) error {
+	if _, err := redactor(cfg); err != nil {
+		return err
+	}
+	if _, err := sl.Provider(cfg, model.PurposeExtract); err != nil {
+		return err
+	}
+	_, _, err := buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
+	return err
+}
+
 // runPipeline runs the stages of one version in Codex's order.
 func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string) (runReport, error) {
 	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
-		return rep, err
-	}
-	// Refuse a config that cannot work (no key, no model) before any
-	// stage claims a thread or the lock.
-	if _, err := opts.Provider(cfg, model.PurposeExtract); err != nil {
-		return rep, err
-	}
-	if _, _, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode); err != nil {
 		return rep, err
 	}
 	home, err := opts.Home()
@@ -174,7 +179,11 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		// Codex logs prune errors and goes on; so does run.
 		opts.IO.Warnf("%s: prune: %v", version, err)
 	} else if rep.Prune.Pruned > 0 {
-		opts.IO.Infof("%s: pruned %d raw memories", version, rep.Prune.Pruned)
+		verb := "pruned"
+		if dryRun {
+			verb = "would prune" // issue 17: a dry run said "pruned"
+		}
+		opts.IO.Infof("%s: %s %d raw memories", version, verb, rep.Prune.Pruned)
 	}
 	prov := model.Resolve(cfg.Provider.Kind, opts.Getenv)
 	st, err := opts.OpenStore(ctx, version)

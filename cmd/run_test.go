@@ -132,3 +132,63 @@ func TestRunRun(t *testing.T) {
 		}
 	})
 }
+
+// issue 17: `run --dry-run` printed "pruned 1 raw memories" for a memory
+// it kept; a dry run says what it would do and changes nothing.
+func TestRunDryRunSaysWouldPrune(t *testing.T) {
+	ios := newTestIO(false)
+	f := jsonlFactory(t, ios.IOStreams, 1)
+	seedMemory(t, f, "v1", "stale", testNow.AddDate(-2, 0, 0))
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+		Extract: ExtractFlags{All: true, DryRun: true}}
+	if err := runRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	got := ios.errOut.String()
+	if !strings.HasPrefix(got, "v1: would prune 1 raw memories\n") || strings.Contains(got, "pruned") {
+		t.Errorf("stderr:\n%s\nwant it to start with the prune it would do", got)
+	}
+	st, err := f.OpenStore(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, _ := st.Status(context.Background()); s.RawMemories != 1 || len(s.StageRuns) != 1 || s.StageRuns[0].Stage != "scan" {
+		t.Errorf("after a dry run: %d raw memories, stage runs %+v; want the memory kept and only the scan recorded", s.RawMemories, s.StageRuns)
+	}
+}
+
+// issue 17: with a config no stage can work with, run pruned and printed
+// before failing with exit 2; now it refuses before any stage runs.
+func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
+	for _, tt := range []struct{ name, config, want string }{
+		{"bad redaction pattern", "[redaction]\nextra_patterns = [\"(\"]\n", `key "redaction.extra_patterns"`},
+		{"command provider without a command", "[provider]\nkind = \"command\"\n", "provider kind command needs provider.command"},
+		{"openai without a key", "[provider]\nkind = \"openai\"\n", "OPENAI_API_KEY is not set"},
+		{"agent mode without a command", "[provider]\nkind = \"heuristic\"\n[consolidation]\nmode = \"agent\"\n", "needs agent_command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			seedMemory(t, f, "v1", "stale", testNow.AddDate(-2, 0, 0))
+			writeConfig(t, f, tt.config)
+			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+			err := runRun(context.Background(), opts)
+			wantError(t, err, tt.want)
+			if code := exitCode(err); code != ExitUsage {
+				t.Errorf("exit %d, want %d", code, ExitUsage)
+			}
+			if got := ios.errOut.String(); strings.Contains(got, "prune") || strings.Contains(got, "extract") {
+				t.Errorf("a stage reported before the refusal:\n%s", got)
+			}
+			st, err := f.OpenStore(context.Background(), "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if s, _ := st.Status(context.Background()); s.RawMemories != 1 || len(s.StageRuns) != 0 {
+				t.Errorf("%d raw memories, stage runs %+v: a stage ran", s.RawMemories, s.StageRuns)
+			}
+		})
+	}
+}

@@ -402,6 +402,9 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		return err
 	}
 	var resolved string
+	// What forget deleted: a raw memory, and one the memory folder still
+	// reflects (it was in the last consolidation).
+	hadMemory, inFolder := false, false
 	for _, v := range cfg.Versions() {
 		st, err := opts.OpenStore(ctx, v)
 		if err != nil {
@@ -411,6 +414,10 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		if err == nil {
 			resolved = t.ID
 			if opts.Forget {
+				if out, oerr := st.Output(ctx, t.ID); oerr == nil {
+					hadMemory = true
+					inFolder = inFolder || out.SelectedForPhase2
+				}
 				err = st.ForgetThread(ctx, t.ID)
 			} else {
 				err = st.SetMemoryMode(ctx, t.ID, opts.Mode)
@@ -424,10 +431,21 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 	if opts.JSON {
 		return printJSON(opts.IO.Out, threadModeJSON{ID: resolved, MemoryMode: opts.Mode})
 	}
-	verb := opts.Mode
-	if opts.Forget {
-		verb = "forgot"
+	if !opts.Forget {
+		opts.IO.Infof("%s %s", opts.Mode, resolved)
+		return nil
 	}
-	opts.IO.Infof("%s %s", verb, resolved)
+	// issue 17: forget used to say only "forgot ID", though the memory
+	// folder keeps what it learned from the thread until the next
+	// consolidation (which the cooldown may hold off for hours).
+	switch {
+	case inFolder:
+		opts.IO.Infof("forgot %s: its raw memory is deleted, but the memory folder keeps what it learned from it until the next consolidation", resolved)
+		opts.IO.Infof("memctl: hint: `memctl consolidate --force` rewrites the folder now")
+	case hadMemory:
+		opts.IO.Infof("forgot %s: its raw memory is deleted (no consolidation had used it yet)", resolved)
+	default:
+		opts.IO.Infof("forgot %s: it had no raw memory; it is disabled and will not be extracted", resolved)
+	}
 	return nil
 }

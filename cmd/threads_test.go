@@ -286,3 +286,36 @@ func TestRunThreadsMode(t *testing.T) {
 		wantError(t, err, `no thread "nope"`)
 	})
 }
+
+// issue 17: forget said only "forgot ID" though the memory folder keeps
+// what it learned from the thread until the next consolidation.
+func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
+	ios := newTestIO(false)
+	f, _ := extractedFactory(t, ios)
+	forget := func(id string) string {
+		t.Helper()
+		ios.errOut.Reset()
+		opts := &ThreadsModeOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, ID: id, Mode: "disabled", Forget: true}
+		if err := runThreadsMode(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		return ios.errOut.String()
+	}
+	if got, want := forget(thread1), "forgot "+thread1+": its raw memory is deleted (no consolidation had used it yet)\n"; got != want {
+		t.Errorf("before any consolidation:\n%q\nwant\n%q", got, want)
+	}
+	quiet := newTestIO(false)
+	quiet.Quiet = true
+	co := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	if err := runConsolidate(context.Background(), co); err != nil {
+		t.Fatal(err)
+	}
+	want := "forgot " + thread0 + ": its raw memory is deleted, but the memory folder keeps what it learned from it until the next consolidation\n" +
+		"memctl: hint: `memctl consolidate --force` rewrites the folder now\n"
+	if got := forget(thread0); got != want {
+		t.Errorf("after a consolidation:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := forget(thread0), "forgot "+thread0+": it had no raw memory; it is disabled and will not be extracted\n"; got != want {
+		t.Errorf("forgotten twice:\n%q\nwant\n%q", got, want)
+	}
+}

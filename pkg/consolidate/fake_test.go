@@ -31,6 +31,7 @@ type fakeJobs struct {
 	fails        []string
 	succeeds     int
 	heartbeats   int
+	releases     int
 	loseOnBeat   int // HeartbeatGlobal reports not-owned from this call on (0: never)
 	selectionErr error
 	beatErr      error
@@ -222,6 +223,7 @@ func (f *fakeJobs) ReleaseGlobal(ctx context.Context, token string) error {
 	defer f.mu.Unlock()
 	if f.owned(token) {
 		f.status = "pending"
+		f.releases++
 	}
 	return nil
 }

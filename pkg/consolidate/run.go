@@ -95,7 +95,14 @@ func (r *runner) defaults() {
 // fail records a failure: the job is marked failed when mark is set
 // (Codex does not mark a job it never claimed), with the status and the
 // error as reason, so a later skip can say what went wrong.
+//
+// When ctx was cancelled (Ctrl-C, SIGTERM) the run did not fail, the user
+// stopped it: the lock is given back (no backoff, no retry spent) and the
+// error wraps ctx's, so the command exits 130.
 func (r *runner) fail(ctx context.Context, status Status, err error, mark bool) (Result, error) {
+	if ctx.Err() != nil {
+		return r.interrupted(ctx, err)
+	}
 	r.res.Status = status
 	r.res.Error = err.Error()
 	if mark && r.token != "" {
@@ -111,6 +118,24 @@ func (r *runner) fail(ctx context.Context, status Status, err error, mark bool) 
 		}
 	}
 	return r.res, &FailedError{Status: status, Err: err}
+}
+
+// interrupted gives the lock back and drops the run's diff file; the
+// caller has already put the previous memory files back. (Without a
+// History store there is no release: the lease runs out in an hour.)
+func (r *runner) interrupted(ctx context.Context, cause error) (Result, error) {
+	r.res.Status = StatusInterrupted
+	r.res.Error = ""
+	if r.token != "" {
+		r.release(ctx)
+		if r.root != "" {
+			_ = os.Remove(filepath.Join(r.root, memdir.DiffFile)) // best effort: the next run rewrites it
+		}
+	}
+	if !errors.Is(cause, ctx.Err()) {
+		cause = fmt.Errorf("%w (%v)", ctx.Err(), cause)
+	}
+	return r.res, fmt.Errorf("consolidation interrupted: %w", cause)
 }
 
 func (r *runner) setChanges(changes []Change) {
@@ -287,6 +312,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		r.restore(backup)
 		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
 	}
+	// The consolidator finished: validate and commit its work even if a
+	// signal arrives now (a few store writes), so an interruption never
+	// leaves new files without their baseline.
+	ctx = context.WithoutCancel(ctx)
 	if err := Validate(root, opts.Version); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, err, true)

@@ -3,6 +3,7 @@ package consolidate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,5 +438,70 @@ func TestRunHeartbeatErrorRestores(t *testing.T) {
 	}
 	if len(e.jobs.fails) != 1 {
 		t.Errorf("fails = %v", e.jobs.fails)
+	}
+}
+
+// issue 17: Ctrl-C during a consolidation exited 130 but left the job
+// failed, in an hour of backoff, so the next run and even --force skipped
+// it. An interrupted run restores the previous files and gives the lock
+// back: no failure, no backoff, and the next run consolidates at once.
+func TestRunInterruptedGivesLockBack(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		prior func(e *env) // the job's state before the interrupted run
+		force bool
+	}{
+		{"after a success, forced", func(e *env) {
+			if res, err := e.run(t, heuristicThen(nil)); err != nil || res.Status != StatusSucceeded {
+				t.Fatalf("first run = %+v, %v", res, err)
+			}
+			e.jobs.selection = append(e.jobs.selection, sampleSelection(t)[3])
+		}, true},
+		{"first run", func(e *env) {}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			tt.prior(e)
+			failsBefore := len(e.jobs.fails)
+			memBefore, _ := os.ReadFile(filepath.Join(e.root, memdir.MemoryFile))
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := &funcConsolidator{fn: func(ctx context.Context, ws *Workspace) (model.Usage, error) {
+				// Half the work written, then the user presses Ctrl-C.
+				if err := memdir.WriteAtomic(filepath.Join(ws.Root, memdir.MemoryFile), []byte("partial"), 0o600); err != nil {
+					return model.Usage{}, err
+				}
+				cancel()
+				<-ctx.Done()
+				return model.Usage{}, fmt.Errorf("model call: %w", ctx.Err())
+			}}
+			o := e.opts(c)
+			o.Force = tt.force
+			res, err := Run(ctx, e.jobs, o)
+			if !errors.Is(err, context.Canceled) || res.Status != StatusInterrupted {
+				t.Fatalf("interrupted run = %+v, %v; want %s wrapping context.Canceled", res, err, StatusInterrupted)
+			}
+			if res.Status.Failed() || res.Status.Skipped() {
+				t.Errorf("status %q counts as failed or skipped", res.Status)
+			}
+			if e.jobs.releases != 1 || len(e.jobs.fails) != failsBefore {
+				t.Errorf("releases %d, fails %v: want one release and no new failure", e.jobs.releases, e.jobs.fails)
+			}
+			if e.jobs.status != "pending" || !e.jobs.retryAt.IsZero() || e.jobs.lastError != "" {
+				t.Errorf("job after the interrupt = %s, retry %v, error %q; want pending, no backoff, no error", e.jobs.status, e.jobs.retryAt, e.jobs.lastError)
+			}
+			memAfter, _ := os.ReadFile(filepath.Join(e.root, memdir.MemoryFile))
+			if string(memAfter) != string(memBefore) {
+				t.Errorf("MEMORY.md = %q after the interrupt, want the previous %q", memAfter, memBefore)
+			}
+			if exists(filepath.Join(e.root, memdir.DiffFile)) {
+				t.Error("the interrupted run's diff file is kept")
+			}
+			// The next plain run does the work at once.
+			if res, err := e.run(t, heuristicThen(nil)); err != nil || res.Status != StatusSucceeded {
+				t.Errorf("next run = %+v, %v", res, err)
+			}
+		})
 	}
 }

@@ -67,6 +67,10 @@ const (
 	StatusFailedConfirm        Status = "failed_confirm_ownership"
 	StatusFailedCommit         Status = "failed_workspace_commit"
 	StatusFailedLostOwnership  Status = "failed_lost_ownership"
+	// StatusInterrupted is a run stopped by its context (Ctrl-C,
+	// SIGTERM): the lock was given back and the previous memory files
+	// are in place. It is not a failure: no backoff, no retry spent.
+	StatusInterrupted Status = "interrupted"
 )
 
 // FailedStatus is the status of a run whose consolidator failed, named

@@ -22,7 +22,7 @@ func run(args []string, ios *IOStreams, now func() time.Time, getenv func(string
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	now, clockErr := pinnedClock(getenv, now)
-	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: os.UserHomeDir, clockErr: clockErr}
+	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: userHome(getenv), clockErr: clockErr}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
@@ -30,6 +30,17 @@ func run(args []string, ios *IOStreams, now func() time.Time, getenv func(string
 	root.SetErr(ios.ErrOut)
 	err := root.ExecuteContext(ctx)
 	return report(ios, f.JSON, err)
+}
+
+// userHome finds the user's home through getenv ($HOME, as
+// os.UserHomeDir does on Unix), so in-process tests can place it.
+func userHome(getenv func(string) string) func() (string, error) {
+	return func() (string, error) {
+		if h := getenv("HOME"); h != "" {
+			return h, nil
+		}
+		return os.UserHomeDir()
+	}
 }
 
 // pinnedClock applies MEMCTL_NOW: an RFC 3339 time that every clock read

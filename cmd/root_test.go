@@ -17,7 +17,8 @@ func runMemctl(t *testing.T, tty bool, env map[string]string, args ...string) (*
 	t.Helper()
 	ios := newTestIO(tty)
 	f := newTestFactory(t, ios.IOStreams, nil)
-	all := map[string]string{"MEMCTL_HOME": f.HomeFlag}
+	userHome, _ := f.UserHome()
+	all := map[string]string{"MEMCTL_HOME": f.HomeFlag, "HOME": userHome}
 	for k, v := range env {
 		all[k] = v
 	}

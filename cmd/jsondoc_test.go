@@ -47,11 +47,17 @@ func newDocFixture(t *testing.T) *docFixture {
 
 // runAt runs memctl in-process with the clock at now and returns its
 // stdout; it fails the test on a non-zero exit.
-func (fx *docFixture) runAt(t *testing.T, now time.Time, stdin string, args ...string) string {
+func (fx *docFixture) runAt(t *testing.T, now time.Time, env map[string]string, stdin string, args ...string) string {
 	t.Helper()
 	ios := newTestIO(false)
 	ios.in.WriteString(stdin)
-	if code := run(args, ios.IOStreams, func() time.Time { return now }, func(k string) string { return fx.env[k] }); code != 0 {
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return fx.env[k]
+	}
+	if code := run(args, ios.IOStreams, func() time.Time { return now }, getenv); code != 0 {
 		t.Fatalf("memctl %s: exit %d\n%s", strings.Join(args, " "), code, ios.errOut)
 	}
 	return ios.out.String()
@@ -75,9 +81,12 @@ func TestJSONDocs(t *testing.T) {
 	const reply = "Done.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[release steps]\n</citation_entries>\n" +
 		"<rollout_ids>\n" + thread0 + "\n</rollout_ids>\n</oai-mem-citation>\n"
 	// In order: each step sees the state the earlier ones left.
+	review := map[string]string{"MEMCTL_CONSOLIDATION_REVIEW": "true"}
 	steps := []struct {
 		id    string
-		later time.Duration // the clock runs this much past testNow
+		later time.Duration     // the clock runs this much past testNow
+		env   map[string]string // more environment
+		setup bool              // a step towards the next example, not one
 		stdin string
 		args  []string
 	}{
@@ -95,6 +104,19 @@ func TestJSONDocs(t *testing.T) {
 		{id: "threads-input", args: []string{"threads", "input", thread0, "--json"}},
 		{id: "threads-mode", args: []string{"threads", "disable", thread1, "--json"}},
 		{id: "note-add", args: []string{"note", "add", "--slug", "prefer-pnpm", "--json", "Use pnpm, not npm."}},
+		{id: "consolidate-review", env: review, args: []string{"consolidate", "--force", "--json"}},
+		{id: "review", env: review, args: []string{"review", "--stat", "--json"}},
+		{id: "approve", env: review, args: []string{"approve", "--json"}},
+		{id: "history", args: []string{"history", "--json"}},
+		{id: "history-show", args: []string{"history", "show", "2", "--stat", "--json"}},
+		{id: "rollback", args: []string{"rollback", "1", "--json"}},
+		{id: "memories-list", args: []string{"memories", "list", "--json"}},
+		{id: "memories-show", args: []string{"memories", "show", thread0, "--json"}},
+		{id: "memories-pin", args: []string{"memories", "pin", thread0, "--json"}},
+		{id: "memories-forget", args: []string{"memories", "forget", thread1, "--json"}},
+		{setup: true, later: time.Second, args: []string{"note", "add", "--slug", "use-make", "Run make lint before pushing."}},
+		{setup: true, env: review, args: []string{"consolidate", "--force"}},
+		{id: "reject", env: review, args: []string{"reject", "--json"}},
 		{id: "status", args: []string{"status", "--json"}},
 		{id: "config-init", args: []string{"--config", filepath.Join(fx.root, "new.toml"), "config", "init", "--json"}},
 		{id: "config-path", args: []string{"config", "path", "--json"}},
@@ -105,57 +127,77 @@ func TestJSONDocs(t *testing.T) {
 		{id: "clear", args: []string{"clear", "--dry-run", "--json"}},
 		{id: "demo", args: []string{"demo", "--dir", filepath.Join(fx.root, "demo"), "--json"}},
 	}
-	var unixFields []string
+	// Where each time-like key appears as unix seconds, and as a string.
+	asUnix, asString := map[string][]string{}, map[string][]string{}
 	for _, st := range steps {
-		out := fx.normalize(fx.runAt(t, testNow.Add(st.later), st.stdin, st.args...))
+		out := fx.normalize(fx.runAt(t, testNow.Add(st.later), st.env, st.stdin, st.args...))
+		if st.setup {
+			continue
+		}
 		doc, err := parseOrdered(out)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", st.id, err, out)
 		}
-		unixFields = append(unixFields, unixSecondFields(doc)...)
+		for _, k := range timeKeys(doc, true) {
+			asUnix[k] = appendOnce(asUnix[k], st.id)
+		}
+		for _, k := range timeKeys(doc, false) {
+			asString[k] = appendOnce(asString[k], st.id)
+		}
 		var b strings.Builder
 		b.WriteString("```json\n")
 		renderExample(&b, doc, 0, "")
 		b.WriteString("\n```\n")
 		golden.Section(t, "../docs/json.md", "<!-- json:"+st.id+" -->", "<!-- /json:"+st.id+" -->", b.String())
 	}
-	sort.Strings(unixFields)
-	unixFields = dedupeSorted(unixFields)
-	for i, f := range unixFields {
-		unixFields[i] = "`" + f + "`"
+	keys := make([]string, 0, len(asUnix))
+	for k := range asUnix {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		p := fmt.Sprintf("`%s` (%s", k, strings.Join(asUnix[k], ", "))
+		if s := asString[k]; len(s) > 0 {
+			p += fmt.Sprintf("; but an RFC 3339 string in %s", strings.Join(s, ", "))
+		}
+		parts = append(parts, p+")")
 	}
 	golden.Section(t, "../docs/json.md", "<!-- json:unix-fields -->", "<!-- /json:unix-fields -->",
-		"These integer fields count unix seconds: "+strings.Join(unixFields, ", ")+". Every other time is an RFC 3339 UTC string.\n")
+		"Times are RFC 3339 UTC strings, except these integers, which count unix seconds: "+strings.Join(parts, "; ")+".\n")
 }
 
-// unixSecondFields names the keys whose values are times as integers
-// (named *_at, or a watermark) anywhere in a document.
-func unixSecondFields(v any) []string {
+// timeKeys names the time-like keys (named *_at, or a watermark) anywhere
+// in a document whose values are integers (unix) or strings (!unix).
+func timeKeys(v any, unix bool) []string {
 	var out []string
 	switch x := v.(type) {
 	case *orderedObject:
 		for _, kv := range x.fields {
-			if _, isNum := kv.value.(json.Number); isNum && (strings.HasSuffix(kv.key, "_at") || kv.key == "watermark") {
-				out = append(out, kv.key)
+			if strings.HasSuffix(kv.key, "_at") || kv.key == "watermark" {
+				_, isNum := kv.value.(json.Number)
+				_, isString := kv.value.(string)
+				if (unix && isNum) || (!unix && isString) {
+					out = append(out, kv.key)
+				}
 			}
-			out = append(out, unixSecondFields(kv.value)...)
+			out = append(out, timeKeys(kv.value, unix)...)
 		}
 	case []any:
 		for _, e := range x {
-			out = append(out, unixSecondFields(e)...)
+			out = append(out, timeKeys(e, unix)...)
 		}
 	}
 	return out
 }
 
-func dedupeSorted(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
+func appendOnce(s []string, v string) []string {
+	for _, e := range s {
+		if e == v {
+			return s
 		}
 	}
-	return out
+	return append(s, v)
 }
 
 // orderedObject is a JSON object with its keys in document order.

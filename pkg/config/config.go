@@ -14,8 +14,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -39,69 +41,69 @@ type Config struct {
 
 // Memories holds Codex's [memories] keys, same names, defaults and clamps.
 type Memories struct {
-	Version                        string `toml:"version"`
-	DualWrite                      bool   `toml:"dual_write"`
-	GenerateMemories               bool   `toml:"generate_memories"`
-	UseMemories                    bool   `toml:"use_memories"`
-	DisableOnExternalContext       bool   `toml:"disable_on_external_context"`
-	MaxRawMemoriesForConsolidation int    `toml:"max_raw_memories_for_consolidation"`
-	MaxUnusedDays                  int    `toml:"max_unused_days"`
-	MaxRolloutAgeDays              int    `toml:"max_rollout_age_days"`
-	MaxRolloutsPerStartup          int    `toml:"max_rollouts_per_startup"`
-	MinRolloutIdleHours            int    `toml:"min_rollout_idle_hours"`
-	MinRateLimitRemainingPercent   int    `toml:"min_rate_limit_remaining_percent"`
-	ExtractModel                   string `toml:"extract_model"`
-	ConsolidationModel             string `toml:"consolidation_model"`
+	Version                        string
+	DualWrite                      bool
+	GenerateMemories               bool
+	UseMemories                    bool
+	DisableOnExternalContext       bool
+	MaxRawMemoriesForConsolidation int
+	MaxUnusedDays                  int
+	MaxRolloutAgeDays              int
+	MaxRolloutsPerStartup          int
+	MinRolloutIdleHours            int
+	MinRateLimitRemainingPercent   int
+	ExtractModel                   string
+	ConsolidationModel             string
 }
 
 // Provider is the [provider] section: which model answers Phase 1 and 2.
 type Provider struct {
-	Kind       string        `toml:"kind"`
-	BaseURL    string        `toml:"base_url"`
-	APIKeyEnv  string        `toml:"api_key_env"`
-	Command    []string      `toml:"command"`
-	Timeout    time.Duration `toml:"-"`
-	MaxRetries int           `toml:"max_retries"`
+	Kind       string
+	BaseURL    string
+	APIKeyEnv  string
+	Command    []string
+	Timeout    time.Duration
+	MaxRetries int
 	// ContextWindow is the model's context window in tokens; 0 = unknown.
-	ContextWindow int `toml:"context_window"`
+	ContextWindow int
 }
 
 // Consolidation is the [consolidation] section (Phase 2).
 type Consolidation struct {
-	Mode         string        `toml:"mode"`
-	AgentCommand []string      `toml:"agent_command"`
-	AgentTimeout time.Duration `toml:"-"`
+	Mode         string
+	AgentCommand []string
+	AgentTimeout time.Duration
 	// Review stops each consolidation that changes the memory at a pending
 	// generation until `memctl approve` (or reject).
-	Review bool `toml:"review"`
+	Review bool
 	// KeepGenerations bounds the consolidation history.
-	KeepGenerations int `toml:"keep_generations"`
+	KeepGenerations int
 }
 
 // Extract is the [extract] section (Phase 1 knobs beyond Codex's).
 type Extract struct {
 	// Concurrency is the number of model calls in flight (Codex: 8).
-	Concurrency int `toml:"concurrency"`
+	Concurrency int
 	// TokenLimit is the input budget per thread in tokens; 0 = 70% of the
 	// provider's context window, or 150,000 when it is unknown.
-	TokenLimit int `toml:"token_limit"`
+	TokenLimit int
 }
 
 // Source is one [[sources]] entry.
 type Source struct {
-	Kind string `toml:"kind"`
-	Path string `toml:"path"`
+	Kind string
+	Path string
 }
 
 // Redaction is the [redaction] section.
 type Redaction struct {
-	ExtraPatterns []string `toml:"extra_patterns"`
+	ExtraPatterns []string
 }
 
 // Templates is the [templates] section.
 type Templates struct {
 	// Dir overrides the embedded prompts with files of the same name.
-	Dir string `toml:"dir"`
+	Dir string
 }
 
 // Origin says where an effective value came from.
@@ -146,40 +148,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // Default returns the built-in configuration.
 func Default() *Config {
 	c := &Config{origins: map[string]Origin{}}
-	for _, k := range keys {
+	for _, k := range keys() {
 		if err := k.set(c, k.def); err != nil {
 			panic("config default " + k.name + ": " + err.Error())
 		}
 		c.origins[k.name] = FromDefault
 	}
-	c.origins["sources"] = FromDefault
+	c.origins[sourcesKey] = FromDefault
 	return c
-}
-
-// fileShape mirrors the TOML document for strict decoding; durations are
-// strings there.
-type fileShape struct {
-	Memories *Memories `toml:"memories"`
-	Provider *struct {
-		Kind          *string   `toml:"kind"`
-		BaseURL       *string   `toml:"base_url"`
-		APIKeyEnv     *string   `toml:"api_key_env"`
-		Command       *[]string `toml:"command"`
-		Timeout       *string   `toml:"timeout"`
-		MaxRetries    *int      `toml:"max_retries"`
-		ContextWindow *int      `toml:"context_window"`
-	} `toml:"provider"`
-	Consolidation *struct {
-		Mode            *string   `toml:"mode"`
-		AgentCommand    *[]string `toml:"agent_command"`
-		AgentTimeout    *string   `toml:"agent_timeout"`
-		Review          *bool     `toml:"review"`
-		KeepGenerations *int      `toml:"keep_generations"`
-	} `toml:"consolidation"`
-	Extract   *Extract   `toml:"extract"`
-	Sources   []Source   `toml:"sources"`
-	Redaction *Redaction `toml:"redaction"`
-	Templates *Templates `toml:"templates"`
 }
 
 // Parse reads a TOML document over the defaults. name is used in messages.
@@ -191,19 +167,22 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	c := Default()
 	c.Path = name
 
-	// Strict decode for the errors: unknown keys and wrong types, with lines.
-	var shape fileShape
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	if err := dec.Decode(&shape); err != nil {
-		return nil, decodeError(name, err)
-	}
-	// A loose decode tells which keys the file set, so origins are exact
-	// and values flow through the same setters as env and flags.
+	// A loose decode finds syntax errors and tells which keys the file
+	// set, so origins are exact and values flow through the same setters
+	// as env and flags.
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
-		return nil, decodeError(name, err)
+		return nil, decodeError(name, err, nil)
 	}
-	for _, k := range keys {
+	// A strict decode into the shape generated from the key table finds
+	// unknown keys and values of the wrong type, with their lines.
+	shape := reflect.New(fileShape())
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(shape.Interface()); err != nil {
+		return nil, decodeError(name, err, raw)
+	}
+	var lines map[string]int // built on the first value error only
+	for _, k := range keys() {
 		section, field, _ := strings.Cut(k.name, ".")
 		sec, ok := raw[section].(map[string]any)
 		if !ok {
@@ -214,26 +193,38 @@ func Parse(r io.Reader, name string) (*Config, error) {
 			continue
 		}
 		if err := k.set(c, v); err != nil {
-			return nil, &Error{File: name, Line: lineOf(data, section, field), Key: k.name, Err: err}
+			if lines == nil {
+				lines = keyLines(data)
+			}
+			return nil, &Error{File: name, Line: lines[k.name], Key: k.name, Err: err}
 		}
 		c.origins[k.name] = FromFile
 	}
-	if len(shape.Sources) > 0 {
-		for i, s := range shape.Sources {
-			if err := validSourceKind(s.Kind); err != nil {
-				return nil, &Error{File: name, Key: fmt.Sprintf("sources[%d].kind", i), Err: err}
+	if list, ok := raw[sourcesKey].([]any); ok && len(list) > 0 {
+		c.Sources = make([]Source, len(list))
+		for i, e := range list {
+			// The strict decode has checked the shape: tables of strings.
+			m, _ := e.(map[string]any)
+			kind, _ := m["kind"].(string)
+			path, _ := m["path"].(string)
+			if err := validSourceKind(kind); err != nil {
+				return nil, &Error{File: name, Key: fmt.Sprintf("%s[%d].kind", sourcesKey, i), Err: err}
 			}
-			if s.Path == "" {
-				return nil, &Error{File: name, Key: fmt.Sprintf("sources[%d].path", i), Err: errors.New("must not be empty")}
+			if path == "" {
+				return nil, &Error{File: name, Key: fmt.Sprintf("%s[%d].path", sourcesKey, i), Err: errors.New("must not be empty")}
 			}
+			c.Sources[i] = Source{Kind: kind, Path: path}
 		}
-		c.Sources = shape.Sources
-		c.origins["sources"] = FromFile
+		c.origins[sourcesKey] = FromFile
 	}
 	return c, nil
 }
 
-func decodeError(name string, err error) error {
+// decodeError turns go-toml's errors into an *Error with the key and line.
+// raw is the loosely decoded document when err comes from the strict
+// decode; a value of the wrong type is then described by the key's kind
+// ("want an integer, got a string") instead of in Go's terms.
+func decodeError(name string, err error, raw map[string]any) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
 		e := strict.Errors[0]
@@ -243,29 +234,16 @@ func decodeError(name string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, _ := de.Position()
-		return &Error{File: name, Line: line, Key: strings.Join(de.Key(), "."), Err: errors.New(de.Error())}
+		key := strings.Join(de.Key(), ".")
+		msg := errors.New(de.Error())
+		if raw != nil {
+			if why := typeError(raw, de.Key()); why != nil {
+				msg = why
+			}
+		}
+		return &Error{File: name, Line: line, Key: key, Err: msg}
 	}
 	return &Error{File: name, Err: err}
-}
-
-// lineOf finds the line of field inside [section] for messages about
-// values (go-toml reports lines only for syntax and type errors).
-func lineOf(data []byte, section, field string) int {
-	cur := ""
-	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			cur = strings.Trim(t, "[] \t")
-			continue
-		}
-		if cur != section {
-			continue
-		}
-		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == field {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 // Load reads the config file at path. When explicit is false a missing
@@ -288,7 +266,7 @@ func Load(path string, explicit bool) (*Config, error) {
 // ApplyEnv applies MEMCTL_<SECTION>_<KEY> variables (for example
 // MEMCTL_MEMORIES_VERSION=v2 or MEMCTL_PROVIDER_KIND=heuristic).
 func (c *Config) ApplyEnv(getenv func(string) string) error {
-	for _, k := range keys {
+	for _, k := range keys() {
 		name := EnvName(k.name)
 		v := getenv(name)
 		if v == "" {
@@ -309,7 +287,7 @@ func EnvName(key string) string {
 
 // Set applies a flag value to a dotted key.
 func (c *Config) Set(key string, value any, origin Origin) error {
-	for _, k := range keys {
+	for _, k := range keys() {
 		if k.name == key {
 			if err := k.set(c, value); err != nil {
 				return &Error{Key: key, Err: err}
@@ -340,22 +318,22 @@ type Entry struct {
 // Entries lists every key with its effective value and origin, in a
 // stable order, followed by the sources.
 func (c *Config) Entries() []Entry {
-	out := make([]Entry, 0, len(keys)+1)
-	for _, k := range keys {
+	out := make([]Entry, 0, len(keys())+1)
+	for _, k := range keys() {
 		out = append(out, Entry{Key: k.name, Value: k.get(c), Origin: c.Origin(k.name), Env: EnvName(k.name)})
 	}
 	src := make([]map[string]string, 0, len(c.Sources))
 	for _, s := range c.Sources {
 		src = append(src, map[string]string{"kind": s.Kind, "path": s.Path})
 	}
-	out = append(out, Entry{Key: "sources", Value: src, Origin: c.Origin("sources")})
+	out = append(out, Entry{Key: sourcesKey, Value: src, Origin: c.Origin(sourcesKey)})
 	return out
 }
 
 // Keys lists the dotted names of every scalar key, sorted as in the file.
 func Keys() []string {
-	out := make([]string, len(keys))
-	for i, k := range keys {
+	out := make([]string, len(keys()))
+	for i, k := range keys() {
 		out[i] = k.name
 	}
 	return out
@@ -380,9 +358,13 @@ func validSourceKind(k string) error {
 	return fmt.Errorf("unknown source kind %q (want codex, claude-code or jsonl)", k)
 }
 
-// key describes one scalar config key: its default and how to set and get it.
+// key describes one scalar config key: its default, its TOML type, and how
+// to set and get it. The table of keys is the one description of the
+// config: the file's shape (fileShape), the defaults, the environment
+// variables, `config init`'s file and docs/config.md are made from it.
 type key struct {
 	name  string
+	kind  kind
 	def   any
 	doc   string
 	clamp string // the accepted range, for docs; "" when none
@@ -490,7 +472,7 @@ func enum(s string, allowed ...string) error {
 }
 
 func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
-	return key{name: name, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi),
+	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi),
 		set: func(c *Config, v any) error {
 			n, err := toInt(v)
 			if err != nil {
@@ -503,7 +485,7 @@ func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int
 }
 
 func boolKey(name string, def bool, doc string, field func(c *Config) *bool) key {
-	return key{name: name, def: def, doc: doc,
+	return key{name: name, kind: kindBool, def: def, doc: doc,
 		set: func(c *Config, v any) error {
 			b, err := toBool(v)
 			if err != nil {
@@ -520,7 +502,7 @@ func stringKey(name, def, doc string, allowed []string, field func(c *Config) *s
 	if allowed != nil {
 		clamp = strings.Join(allowed, " \\| ")
 	}
-	return key{name: name, def: def, doc: doc, clamp: clamp,
+	return key{name: name, kind: kindString, def: def, doc: doc, clamp: clamp,
 		set: func(c *Config, v any) error {
 			s, err := toString(v)
 			if err != nil {
@@ -538,7 +520,7 @@ func stringKey(name, def, doc string, allowed []string, field func(c *Config) *s
 }
 
 func stringsKey(name, doc string, field func(c *Config) *[]string) key {
-	return key{name: name, def: []string{}, doc: doc,
+	return key{name: name, kind: kindStrings, def: []string{}, doc: doc,
 		set: func(c *Config, v any) error {
 			s, err := toStrings(v)
 			if err != nil {
@@ -551,7 +533,7 @@ func stringsKey(name, doc string, field func(c *Config) *[]string) key {
 }
 
 func durationKey(name, def, doc string, field func(c *Config) *time.Duration) key {
-	return key{name: name, def: def, doc: doc,
+	return key{name: name, kind: kindDuration, def: def, doc: doc,
 		set: func(c *Config, v any) error {
 			d, err := toDuration(v)
 			if err != nil {
@@ -569,42 +551,45 @@ var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic",
 // ConsolidationModes lists the valid consolidation.mode values.
 var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
 
-// keys is the single table of scalar keys: defaults, clamps, docs.
-var keys = []key{
-	stringKey("memories.version", "v1", "which memory version is generated and read", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
-	boolKey("memories.dual_write", false, "generate both v1 and v2; reading still uses version", func(c *Config) *bool { return &c.Memories.DualWrite }),
-	boolKey("memories.generate_memories", true, "when false, newly indexed threads are stored disabled (never extracted)", func(c *Config) *bool { return &c.Memories.GenerateMemories }),
-	boolKey("memories.use_memories", true, "when false, summary prints nothing and mcp exposes no memory", func(c *Config) *bool { return &c.Memories.UseMemories }),
-	boolKey("memories.disable_on_external_context", false, "mark threads that used web search, tool search or MCP tools as polluted", func(c *Config) *bool { return &c.Memories.DisableOnExternalContext }),
-	intKey("memories.max_raw_memories_for_consolidation", 256, 1, 4096, "Phase 2 selection size", func(c *Config) *int { return &c.Memories.MaxRawMemoriesForConsolidation }),
-	intKey("memories.max_unused_days", 30, 0, 365, "retention window for prune and Phase 2 selection", func(c *Config) *int { return &c.Memories.MaxUnusedDays }),
-	intKey("memories.max_rollout_age_days", 10, 0, 90, "Phase 1 takes threads updated within this many days", func(c *Config) *int { return &c.Memories.MaxRolloutAgeDays }),
-	intKey("memories.max_rollouts_per_startup", 2, 1, 128, "Phase 1 claims per run and cap on running extraction jobs", func(c *Config) *int { return &c.Memories.MaxRolloutsPerStartup }),
-	intKey("memories.min_rollout_idle_hours", 6, 1, 48, "Phase 1 takes threads idle at least this long", func(c *Config) *int { return &c.Memories.MinRolloutIdleHours }),
-	intKey("memories.min_rate_limit_remaining_percent", 25, 0, 100, "skip Phase 1 when less of the provider's quota remains", func(c *Config) *int { return &c.Memories.MinRateLimitRemainingPercent }),
-	stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
-	stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
+// keys is the single table of scalar keys: defaults, clamps, docs. It is
+// built on first use: a process that reads no config pays nothing for it.
+var keys = sync.OnceValue(func() []key {
+	return []key{
+		stringKey("memories.version", "v1", "which memory version is generated and read", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
+		boolKey("memories.dual_write", false, "generate both v1 and v2; reading still uses version", func(c *Config) *bool { return &c.Memories.DualWrite }),
+		boolKey("memories.generate_memories", true, "when false, newly indexed threads are stored disabled (never extracted)", func(c *Config) *bool { return &c.Memories.GenerateMemories }),
+		boolKey("memories.use_memories", true, "when false, summary prints nothing and mcp exposes no memory", func(c *Config) *bool { return &c.Memories.UseMemories }),
+		boolKey("memories.disable_on_external_context", false, "mark threads that used web search, tool search or MCP tools as polluted", func(c *Config) *bool { return &c.Memories.DisableOnExternalContext }),
+		intKey("memories.max_raw_memories_for_consolidation", 256, 1, 4096, "Phase 2 selection size", func(c *Config) *int { return &c.Memories.MaxRawMemoriesForConsolidation }),
+		intKey("memories.max_unused_days", 30, 0, 365, "retention window for prune and Phase 2 selection", func(c *Config) *int { return &c.Memories.MaxUnusedDays }),
+		intKey("memories.max_rollout_age_days", 10, 0, 90, "Phase 1 takes threads updated within this many days", func(c *Config) *int { return &c.Memories.MaxRolloutAgeDays }),
+		intKey("memories.max_rollouts_per_startup", 2, 1, 128, "Phase 1 claims per run and cap on running extraction jobs", func(c *Config) *int { return &c.Memories.MaxRolloutsPerStartup }),
+		intKey("memories.min_rollout_idle_hours", 6, 1, 48, "Phase 1 takes threads idle at least this long", func(c *Config) *int { return &c.Memories.MinRolloutIdleHours }),
+		intKey("memories.min_rate_limit_remaining_percent", 25, 0, 100, "skip Phase 1 when less of the provider's quota remains", func(c *Config) *int { return &c.Memories.MinRateLimitRemainingPercent }),
+		stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
+		stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
 
-	stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
-	stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
-	stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
-	stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
-	durationKey("provider.timeout", "10m", "timeout of one model call attempt", func(c *Config) *time.Duration { return &c.Provider.Timeout }),
-	intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
-	intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
+		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
+		stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
+		stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
+		durationKey("provider.timeout", "10m", "timeout of one model call attempt", func(c *Config) *time.Duration { return &c.Provider.Timeout }),
+		intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
+		intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
 
-	stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
-	stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
-	durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
-	boolKey("consolidation.review", false, "stop each consolidation that changes the memory at a pending generation until memctl approve or reject (see docs/history.md)", func(c *Config) *bool { return &c.Consolidation.Review }),
-	intKey("consolidation.keep_generations", 20, 1, 1000, "how many consolidation generations memctl history keeps (for review and rollback)", func(c *Config) *int { return &c.Consolidation.KeepGenerations }),
+		stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
+		stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
+		durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
+		boolKey("consolidation.review", false, "stop each consolidation that changes the memory at a pending generation until memctl approve or reject (see docs/history.md)", func(c *Config) *bool { return &c.Consolidation.Review }),
+		intKey("consolidation.keep_generations", 20, 1, 1000, "how many consolidation generations memctl history keeps (for review and rollback)", func(c *Config) *int { return &c.Consolidation.KeepGenerations }),
 
-	intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
-	intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
+		intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
+		intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
 
-	stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
-	stringKey("templates.dir", "", "folder whose files override the embedded prompts", nil, func(c *Config) *string { return &c.Templates.Dir }),
-}
+		stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
+		stringKey("templates.dir", "", "folder whose files override the embedded prompts", nil, func(c *Config) *string { return &c.Templates.Dir }),
+	}
+})
 
 // Versions returns the memory versions this config generates: version,
 // plus the other one under dual_write (v1 first, as Codex spawns them).
@@ -635,7 +620,7 @@ func (c *Config) TokenLimit() int {
 func sortedSections() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, k := range keys {
+	for _, k := range keys() {
 		s, _, _ := strings.Cut(k.name, ".")
 		if !seen[s] {
 			seen[s] = true

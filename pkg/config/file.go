@@ -14,7 +14,7 @@ func DefaultFile() string {
 	b.WriteString("# Reference: docs/config.md\n")
 	for _, section := range sortedSections() {
 		fmt.Fprintf(&b, "\n[%s]\n", section)
-		for _, k := range keys {
+		for _, k := range keys() {
 			s, field, _ := strings.Cut(k.name, ".")
 			if s != section {
 				continue
@@ -61,8 +61,8 @@ type Doc struct {
 
 // Docs lists every scalar key with its default and description.
 func Docs() []Doc {
-	out := make([]Doc, len(keys))
-	for i, k := range keys {
+	out := make([]Doc, len(keys()))
+	for i, k := range keys() {
 		out[i] = Doc{Key: k.name, Default: tomlValue(k.def), Doc: k.doc, Env: EnvName(k.name), Clamp: k.clamp}
 	}
 	return out

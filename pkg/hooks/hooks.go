@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -124,7 +125,7 @@ func turnKey(agent, session, turn, text string) string {
 // response item, and the memory_citation of the item_completed event). So
 // the citation of a notified turn is read back from the rollout.
 
-var codexIDRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z-]{0,99}$`)
+var codexIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z-]{0,99}$`) })
 
 // CodexTurnCitation returns the citation text of one turn of a Codex
 // thread, read from its rollout under codexHome (sessions/ and
@@ -135,7 +136,7 @@ var codexIDRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z-]{0,99}$`)
 // cited nothing or its rollout cannot be found.
 func CodexTurnCitation(codexHome, threadID, turnID string, wait time.Duration) (string, error) {
 	// Ids become a file name pattern: accept only id-shaped strings.
-	if !codexIDRE.MatchString(threadID) || !codexIDRE.MatchString(turnID) {
+	if !codexIDRE().MatchString(threadID) || !codexIDRE().MatchString(turnID) {
 		return "", nil
 	}
 	// Elapsed real time, not the injected clock: a clock pinned with

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/openai/openai-go/v3"
@@ -203,11 +204,11 @@ func (p *openAIProvider) chatAttempt(req Request, model string, schema map[strin
 	}
 }
 
-var badSchemaNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+var badSchemaNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
 
 // schemaName makes a name both APIs accept (^[a-zA-Z0-9_-]{1,64}$).
 func schemaName(name string) string {
-	name = badSchemaNameChars.ReplaceAllString(name, "_")
+	name = badSchemaNameChars().ReplaceAllString(name, "_")
 	if name == "" {
 		return "answer"
 	}

@@ -62,7 +62,7 @@ func New(extra []string) (*Redactor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	r := build(builtinRules)
+	r := build(builtinRules())
 	r.extras = res
 	return r, nil
 }
@@ -84,7 +84,7 @@ func build(rules []*rule) *Redactor {
 	return r
 }
 
-var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules) })
+var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules()) })
 
 // Default returns the full built-in rule set without extra patterns. It is built once.
 func Default() *Redactor { return defaultRedactor() }
@@ -191,7 +191,7 @@ func splitPoint(b []byte) int {
 func Codex(s string) string {
 	b := []byte(s)
 	changed := false
-	for _, ru := range codexRules {
+	for _, ru := range codexRules() {
 		if nb, ok := ru.scanAll(b); ok {
 			b, changed = nb, true
 		}

@@ -273,20 +273,22 @@ var memctlSpecs = []spec{
 }
 
 // structuralSpecs run before everything else and may span lines.
-var structuralSpecs = []spec{
-	{
-		name: "private_tag", family: "<private> span",
-		example: "<private>anything, across lines</private>",
-		kind:    kindPrivateTag, anchors: append(append([]string{}, openTags...), closeTags...), fold: true,
-	},
-	{
-		name: "private_key_block", family: "private key block",
-		example: "-----BEGIN RSA PRIVATE KEY-----…-----END RSA PRIVATE KEY----- (also JSON-escaped)",
-		anchors: []string{"-----BEGIN"},
-		// One line: a whole block with literal \n escapes, or a block cut short. Blocks
-		// spread over real lines are handled by the engine's PEM state.
-		pattern: pemBeginPat + `(?:.*?` + pemEndPat + `|[A-Za-z0-9+/=\\ \t:,.-]*)`,
-	},
+func structuralSpecs() []spec {
+	return []spec{
+		{
+			name: "private_tag", family: "<private> span",
+			example: "<private>anything, across lines</private>",
+			kind:    kindPrivateTag, anchors: append(append([]string{}, openTags...), closeTags...), fold: true,
+		},
+		{
+			name: "private_key_block", family: "private key block",
+			example: "-----BEGIN RSA PRIVATE KEY-----…-----END RSA PRIVATE KEY----- (also JSON-escaped)",
+			anchors: []string{"-----BEGIN"},
+			// One line: a whole block with literal \n escapes, or a block cut short. Blocks
+			// spread over real lines are handled by the engine's PEM state.
+			pattern: pemBeginPat + `(?:.*?` + pemEndPat + `|[A-Za-z0-9+/=\\ \t:,.-]*)`,
+		},
+	}
 }
 
 // The tags are also recognised in the \u003c…\u003e form that Go's encoding/json
@@ -351,8 +353,14 @@ func compileAll(specs ...[]spec) []*rule {
 }
 
 var (
-	builtinRules = compileAll(structuralSpecs, codexSpecs, memctlSpecs)
-	codexRules   = builtinRules[len(structuralSpecs) : len(structuralSpecs)+len(codexSpecs)]
+	// builtinRules are built on first use: a process that redacts nothing
+	// pays nothing for them.
+	builtinRules = sync.OnceValue(func() []*rule { return compileAll(structuralSpecs(), codexSpecs, memctlSpecs) })
+	// codexRules are Codex's four, in the middle of builtinRules.
+	codexRules = sync.OnceValue(func() []*rule {
+		n := len(structuralSpecs())
+		return builtinRules()[n : n+len(codexSpecs)]
+	})
 
 	pemBeginRe = lazyRegexp(pemBeginPat)
 	pemEndRe   = lazyRegexp(pemEndPat)
@@ -370,8 +378,8 @@ type Rule struct {
 
 // Rules lists the built-in rules in the order they run.
 func Rules() []Rule {
-	out := make([]Rule, 0, len(builtinRules))
-	for _, r := range builtinRules {
+	out := make([]Rule, 0, len(builtinRules()))
+	for _, r := range builtinRules() {
 		out = append(out, Rule{Name: r.name, Family: r.family, Example: r.example})
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -23,11 +24,13 @@ const (
 	markEnd         = "# <<< memctl setup <<<"
 )
 
-var tomlBlockRE = regexp.MustCompile(`(?ms)^(# >>> memctl setup(?:: notify)? >>>\n.*?^# <<< memctl setup(?:: notify)? <<<\n)`)
+var tomlBlockRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?ms)^(# >>> memctl setup(?:: notify)? >>>\n.*?^# <<< memctl setup(?:: notify)? <<<\n)`)
+})
 
 // stripTOMLBlocks removes memctl's marked blocks.
 func stripTOMLBlocks(b []byte) []byte {
-	return tomlBlockRE.ReplaceAll(b, nil)
+	return tomlBlockRE().ReplaceAll(b, nil)
 }
 
 // planCodex edits $CODEX_HOME/config.toml: a top-level notify program
@@ -96,10 +99,10 @@ func planCodex(t Target) ([]File, error) {
 	return []File{{Path: path, Existed: existed, Before: before, After: after}}, nil
 }
 
-var tableHeaderRE = regexp.MustCompile(`(?m)^[ \t]*\[`)
+var tableHeaderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
 
 func insertBeforeFirstTable(b, block []byte) []byte {
-	loc := tableHeaderRE.FindIndex(b)
+	loc := tableHeaderRE().FindIndex(b)
 	if loc == nil {
 		out := append([]byte{}, b...)
 		if len(out) > 0 && out[len(out)-1] != '\n' {

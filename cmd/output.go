@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-runewidth"
@@ -99,13 +100,13 @@ func (t *table) print() error {
 }
 
 // ansiEscape matches the colour and style codes memctl writes.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;]*m`) })
 
 // visibleWidth is the number of terminal columns s takes: escape codes
 // take none, wide characters two.
 func visibleWidth(s string) int {
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiEscape.ReplaceAllString(s, "")
+		s = ansiEscape().ReplaceAllString(s, "")
 	}
 	return runewidth.StringWidth(s)
 }

@@ -141,13 +141,21 @@ func resolveMemory(ctx context.Context, st *store.Store, version, id string) (st
 	case errors.As(err, &amb):
 		return "", withHint(err, "give more characters of the id")
 	case errors.Is(err, store.ErrNotFound):
+		nf := &notFoundError{fmt.Sprintf("%s: no raw memory %q", version, id)}
 		if len(id) < store.MinIDPrefix {
-			return "", withHint(fmt.Errorf("%s: no raw memory %q", version, id), fmt.Sprintf("an id prefix needs at least %d characters", store.MinIDPrefix))
+			return "", withHint(nf, fmt.Sprintf("an id prefix needs at least %d characters", store.MinIDPrefix))
 		}
-		return "", withHint(fmt.Errorf("%s: no raw memory %q", version, id), "`memctl memories list` shows the stored memories")
+		return "", withHint(nf, "`memctl memories list` shows the stored memories")
 	}
 	return full, err
 }
+
+// notFoundError is a lookup that found nothing, said in the command's
+// words; it matches store.ErrNotFound.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // MemoriesListOptions is what `memctl memories list` needs: injected
 // loaders first, then the flag values.

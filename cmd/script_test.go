@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/memctl/memctl/internal/golden"
@@ -36,6 +39,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       golden.Update(),
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"tree": treeCmd},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
 			env.Setenv("HOME", filepath.Join(work, "userhome"))
@@ -66,4 +70,43 @@ path = %q
 			return os.MkdirAll(filepath.Join(work, "userhome"), 0o700)
 		},
 	})
+}
+
+// treeCmd is the script command `tree DIR`: one line per file under DIR,
+// "<sha256> <mode> <path>" sorted by path (a symbolic link shows its
+// target), so a script can record a folder and later `cmp` it byte for
+// byte.
+func treeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tree DIR")
+	}
+	root := ts.MkAbs(args[0])
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		var data []byte
+		if d.Type()&fs.ModeSymlink != 0 {
+			t, err := os.Readlink(p)
+			data = []byte("symlink " + t)
+			if err != nil {
+				return err
+			}
+		} else if data, err = os.ReadFile(p); err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		lines = append(lines, fmt.Sprintf("%x %v %s", sha256.Sum256(data), info.Mode().Perm(), filepath.ToSlash(rel)))
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(ts.Stdout(), l)
+	}
 }

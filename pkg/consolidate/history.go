@@ -439,6 +439,9 @@ func check(ctx context.Context, h History, action string, id int64) (Generation,
 		return Generation{}, err
 	}
 	if action == LandApprove {
+		if !pending && id != 0 {
+			return Generation{}, fmt.Errorf("%w: generation %d is not pending", ErrNoPending, id)
+		}
 		if !pending {
 			return Generation{}, ErrNoPending
 		}

@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNewApproveCmd(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		argv    string
+		want    ApproveOptions
+		wantErr string
+	}{
+		{name: "whatever is pending", want: ApproveOptions{}},
+		{name: "one generation", argv: "7 --json", want: ApproveOptions{ID: 7, JSON: true}},
+		{name: "not a number", argv: "seven", wantErr: `generation id "seven": want a positive number`},
+		{name: "two", argv: "1 2", wantErr: "accepts at most 1 arg(s), received 2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *ApproveOptions
+			err := execCmd(t, f, newApproveCmd(f, func(_ context.Context, o *ApproveOptions) error { got = o; return nil }), nil,
+				strings.Fields(tt.argv)...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunApprove(t *testing.T) {
+	changes := "A MEMORY.md\nA memory_summary.md\nA raw_memories.md\nA rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n" +
+		"A rollout_summaries/2026-06-09T12-00-00-Jb1J.md\n"
+	for _, tt := range []struct {
+		name       string
+		tty        bool
+		opts       ApproveOptions
+		settle     bool
+		wantOut    string
+		wantErrOut string
+		wantErr    string
+	}{
+		{name: "piped", wantOut: changes, wantErrOut: "v1: approved generation 1 (5 files changed); summary injects it from now on\n"},
+		{name: "terminal", tty: true, wantOut: changes, wantErrOut: "v1: approved generation 1 (5 files changed); summary injects it from now on\n"},
+		{name: "by id, json", opts: ApproveOptions{ID: 1, JSON: true},
+			wantOut: `{"approved":[{"version":"v1","action":"approve","generation":1,"changes":["A MEMORY.md","A memory_summary.md",` +
+				`"A raw_memories.md","A rollout_summaries/2026-06-08T12-00-00-Jb1I.md","A rollout_summaries/2026-06-09T12-00-00-Jb1J.md"]}]}`},
+		{name: "nothing pending", settle: true, wantErrOut: "nothing waits for review\n"},
+		{name: "nothing pending, json", settle: true, opts: ApproveOptions{JSON: true}, wantOut: `{"approved":[]}`},
+		{name: "an id that is not pending", settle: true, opts: ApproveOptions{ID: 1},
+			wantErr: "v1: no generation is pending review: generation 1 is not pending"},
+		{name: "an id that is not kept", opts: ApproveOptions{ID: 5}, wantErr: "v1: no generation 5 is kept"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f := generationsFactory(t, ios, true)
+			if tt.settle {
+				st, _ := f.OpenStore(context.Background(), "v1")
+				if err := st.RejectGeneration(context.Background(), 1); err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			root, _ := f.MemoryRoot("v1")
+			opts := tt.opts
+			opts.IO, opts.Config, opts.OpenStore, opts.Now, opts.MemoryRoot = ios.IOStreams, f.Config, f.OpenStore, f.Now, f.MemoryRoot
+			err := runApprove(context.Background(), &opts)
+			wantError(t, err, tt.wantErr)
+			if err != nil {
+				if _, serr := os.Stat(filepath.Join(root, "MEMORY.md")); serr == nil {
+					t.Error("a refused approve wrote the folder")
+				}
+				return
+			}
+			out := ios.out.String()
+			if opts.JSON {
+				out = compactJSON(t, out)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
+			}
+			if got := ios.errOut.String(); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+			_, serr := os.Stat(filepath.Join(root, "MEMORY.md"))
+			if landed := serr == nil; landed == tt.settle {
+				t.Errorf("MEMORY.md exists: %v", landed)
+			}
+		})
+	}
+}

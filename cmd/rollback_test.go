@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/pkg/consolidate"
+)
+
+func TestNewRollbackCmd(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		argv    string
+		want    RollbackOptions
+		wantErr string
+	}{
+		{name: "id", argv: "3", want: RollbackOptions{ID: 3}},
+		{name: "force and json", argv: "3 --force --json", want: RollbackOptions{ID: 3, Force: true, JSON: true}},
+		{name: "not a number", argv: "three", wantErr: `generation id "three": want a positive number, as ` + "`memctl history`" + ` lists them`},
+		{name: "no id", argv: "", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "two ids", argv: "1 2", wantErr: "accepts 1 arg(s), received 2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			var got *RollbackOptions
+			err := execCmd(t, f, newRollbackCmd(f, func(_ context.Context, o *RollbackOptions) error { got = o; return nil }), nil,
+				strings.Fields(tt.argv)...)
+			wantError(t, err, tt.wantErr)
+			if tt.wantErr != "" {
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
+				}
+				return
+			}
+			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("options %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunRollback(t *testing.T) {
+	changes := "M MEMORY.md\nM memory_summary.md\nM raw_memories.md\nM rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n"
+	for _, tt := range []struct {
+		name       string
+		tty        bool
+		opts       RollbackOptions
+		forget     string
+		wantOut    string
+		wantErrOut string
+		wantErr    string
+		wantHint   string
+	}{
+		{name: "piped", opts: RollbackOptions{ID: 1}, wantOut: changes,
+			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+		{name: "terminal", tty: true, opts: RollbackOptions{ID: 1}, wantOut: changes,
+			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+		{name: "json", opts: RollbackOptions{ID: 1, JSON: true},
+			wantOut: `{"version":"v1","action":"rollback","generation":3,"restored_from":1,"changes":["M MEMORY.md","M memory_summary.md",` +
+				`"M raw_memories.md","M rollout_summaries/2026-06-08T12-00-00-Jb1I.md"]}`},
+		{name: "unknown generation", opts: RollbackOptions{ID: 7}, wantErr: "v1: no generation 7 is kept",
+			wantHint: "`memctl history` lists the kept generations"},
+		{name: "built from a forgotten memory", opts: RollbackOptions{ID: 1}, forget: "thread-b",
+			wantErr:  "v1: generation 1 was built from 1 memory forgotten since (thread-b); landing it would bring it back",
+			wantHint: "pass --force to restore it anyway"},
+		{name: "forced past a forgotten memory", opts: RollbackOptions{ID: 1, Force: true}, forget: "thread-b", wantOut: changes,
+			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f := generationsFactory(t, ios, false)
+			root, _ := f.MemoryRoot("v1")
+			if tt.forget != "" {
+				st, _ := f.OpenStore(context.Background(), "v1")
+				if err := st.ForgetMemory(context.Background(), tt.forget); err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			before, _ := os.ReadFile(filepath.Join(root, "MEMORY.md"))
+			opts := tt.opts
+			opts.IO, opts.Config, opts.OpenStore, opts.Now, opts.MemoryRoot = ios.IOStreams, f.Config, f.OpenStore, f.Now, f.MemoryRoot
+			err := runRollback(context.Background(), &opts)
+			wantError(t, err, tt.wantErr)
+			if err != nil {
+				var h *hintError
+				if !errors.As(err, &h) || !strings.Contains(h.hint, tt.wantHint) {
+					t.Errorf("hint %v, want %q", err, tt.wantHint)
+				}
+				after, _ := os.ReadFile(filepath.Join(root, "MEMORY.md"))
+				if string(after) != string(before) {
+					t.Error("a refused rollback changed the folder")
+				}
+				return
+			}
+			out := ios.out.String()
+			if opts.JSON {
+				out = compactJSON(t, out)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
+			}
+			if got := ios.errOut.String(); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+			if !strings.Contains(string(mustRead(t, filepath.Join(root, "MEMORY.md"))), "summary of thread-a") {
+				t.Error("generation 1's MEMORY.md is not back")
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A consolidation that holds the lock makes a rollback fail with a hint,
+// and change nothing.
+func TestRunRollbackWhileAConsolidationRuns(t *testing.T) {
+	ios := newTestIO(false)
+	f := generationsFactory(t, ios, false)
+	st, _ := f.OpenStore(context.Background(), "v1")
+	if c, err := st.ClaimGlobal(context.Background(), "another", true); err != nil || c.Status != "claimed" {
+		t.Fatal(c, err)
+	}
+	st.Close()
+	opts := &RollbackOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, ID: 1}
+	err := runRollback(context.Background(), opts)
+	if !errors.Is(err, consolidate.ErrBusy) || exitCode(err) != ExitError {
+		t.Fatalf("err %v (exit %d), want ErrBusy, exit 1", err, exitCode(err))
+	}
+	var h *hintError
+	if !errors.As(err, &h) || !strings.Contains(h.hint, "memctl status") {
+		t.Errorf("no hint: %v", err)
+	}
+}

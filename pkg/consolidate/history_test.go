@@ -221,9 +221,11 @@ func TestRegenerateRebuildsFromTheInputs(t *testing.T) {
 	// Within the cooldown, with a regenerate request and no input change.
 	e.jobs.requests = []string{"forget x"}
 	e.jobs.regenerate = true
-	sawMemory := true
+	sawMemory, rootKept := true, false
 	c := &funcConsolidator{fn: func(ctx context.Context, ws *Workspace) (model.Usage, error) {
 		sawMemory = exists(filepath.Join(ws.Root, memdir.MemoryFile))
+		// Readers of the memory folder still find the old files meanwhile.
+		rootKept = ws.Root != e.root && exists(filepath.Join(e.root, memdir.SummaryFile)) && exists(filepath.Join(e.root, memdir.MemoryFile))
 		return NewHeuristic().Consolidate(ctx, ws)
 	}}
 	res, err := e.run(t, c)
@@ -232,6 +234,12 @@ func TestRegenerateRebuildsFromTheInputs(t *testing.T) {
 	}
 	if sawMemory {
 		t.Error("the consolidator saw the old MEMORY.md; a regeneration starts from the inputs")
+	}
+	if !rootKept {
+		t.Error("the memory folder lost its files while the rebuild ran")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(e.root)); len(entries) != 1 {
+		t.Errorf("the rebuild left files beside the folder: %v", entries)
 	}
 	if strings.Contains(readFile(t, filepath.Join(e.root, memdir.MemoryFile)), "stale text") {
 		t.Error("the stale text survived the regeneration")

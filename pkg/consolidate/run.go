@@ -181,6 +181,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			return r.res, nil
 		}
 	}
+	// A review run and a rebuild work on a copy: the memory folder is
+	// written when the review is approved, or when the rebuild is done, so
+	// readers never meet a folder without its files meanwhile.
+	staged := opts.Review || claim.Regenerate
 	if opts.Review {
 		if p, ok, err := hist.PendingGeneration(ctx); err != nil {
 			return r.fail(ctx, StatusFailedLoad, err, true)
@@ -193,9 +197,9 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			}
 			return r.res, nil
 		}
-		// The run works on a copy: the memory folder is written only when
-		// its generation is approved.
-		staging, err := newStaging(opts.Root, "review", r.now)
+	}
+	if staged {
+		staging, err := newStaging(opts.Root, "run", r.now)
 		if err != nil {
 			return r.fail(ctx, StatusFailedPrepare, err, true)
 		}
@@ -241,7 +245,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	commit := Commit{Token: r.token, Watermark: watermark, Selected: selected, RequestsUpTo: claim.RequestsUpTo, Keep: opts.Keep}
 	if len(changes) == 0 && !claim.Regenerate {
 		if verr := Validate(root, opts.Version); verr == nil {
-			if opts.Review {
+			if staged {
 				// Nothing to review; the folder gets back any input a
 				// hand edit changed since the baseline, as a plain run's
 				// sync would do.
@@ -348,8 +352,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		r.res.StorageBytes, _ = memdir.Size(opts.Root)
 		return r.res, nil
 	}
-	if opts.Review {
-		// The rebuild changed nothing: land the inputs as a plain run would.
+	if staged {
+		// A rebuild lands here (a review whose rebuild changed nothing
+		// too): the folder first, then the store, so a crash in between
+		// leaves a folder the next run's diff sees and redoes.
 		if err := ApplyFiles(opts.Root, final, r.now); err != nil {
 			return r.fail(ctx, StatusFailedCommit, err, true)
 		}

@@ -66,13 +66,15 @@ type memoryJSON struct {
 	UsageCount        int64   `json:"usage_count"`
 	LastUsage         *string `json:"last_usage"`
 	SelectedForPhase2 bool    `json:"selected_for_phase2"`
-	SourceUpdatedAt   string  `json:"source_updated_at"`
-	GeneratedAt       string  `json:"generated_at"`
-	Cwd               string  `json:"cwd"`
-	Source            string  `json:"source"`
-	MemoryMode        string  `json:"memory_mode"`
-	RawMemory         *string `json:"raw_memory,omitempty"`
-	RolloutSummary    *string `json:"rollout_summary,omitempty"`
+	// UpdatedAt is the thread's update the memory was extracted from
+	// (source_updated_at elsewhere, in unix seconds); ExtractedAt when.
+	UpdatedAt      string  `json:"updated_at"`
+	ExtractedAt    string  `json:"extracted_at"`
+	Cwd            string  `json:"cwd"`
+	Source         string  `json:"source"`
+	MemoryMode     string  `json:"memory_mode"`
+	RawMemory      *string `json:"raw_memory,omitempty"`
+	RolloutSummary *string `json:"rollout_summary,omitempty"`
 }
 
 func rfc3339Ptr(t *time.Time) *string {
@@ -86,8 +88,8 @@ func rfc3339Ptr(t *time.Time) *string {
 func toMemoryJSON(m store.Memory, withText bool) memoryJSON {
 	out := memoryJSON{ID: m.ThreadID, Description: memoryDescription(m), Pinned: m.Pinned, UserAsserted: m.UserAsserted(),
 		EditedAt: rfc3339Ptr(m.EditedAt), UsageCount: m.UsageCount, LastUsage: rfc3339Ptr(m.LastUsage),
-		SelectedForPhase2: m.SelectedForPhase2, SourceUpdatedAt: rfc3339(time.Unix(m.SourceUpdatedAt, 0)),
-		GeneratedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode}
+		SelectedForPhase2: m.SelectedForPhase2, UpdatedAt: rfc3339(time.Unix(m.SourceUpdatedAt, 0)),
+		ExtractedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode}
 	if withText {
 		out.RawMemory, out.RolloutSummary = &m.RawMemory, &m.RolloutSummary
 	}

@@ -123,8 +123,8 @@ func TestRunMemoriesList(t *testing.T) {
 				"thread-b  -       0     24h ago  /src/thread-b  raw memory of thread-b\n"},
 		{name: "json", opts: MemoriesListOptions{JSON: true, Limit: 1},
 			wantOut: `[{"id":"thread-b","description":"raw memory of thread-b","pinned":false,"user_asserted":false,"edited_at":null,` +
-				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"source_updated_at":"2026-06-09T12:00:00Z",` +
-				`"generated_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled"}]`},
+				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"updated_at":"2026-06-09T12:00:00Z",` +
+				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled"}]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
@@ -174,8 +174,8 @@ func TestRunMemoriesShow(t *testing.T) {
 		{name: "prefix", id: "thread-a", wantOut: body(func(s string) string { return s })},
 		{name: "json", id: "thread-b", json: true,
 			wantOut: `{"id":"thread-b","description":"raw memory of thread-b","pinned":false,"user_asserted":false,"edited_at":null,` +
-				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"source_updated_at":"2026-06-09T12:00:00Z",` +
-				`"generated_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled",` +
+				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"updated_at":"2026-06-09T12:00:00Z",` +
+				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled",` +
 				`"raw_memory":"raw memory of thread-b","rollout_summary":"summary of thread-b"}`},
 		{name: "ambiguous prefix", id: "thread", wantErr: `ambiguous id prefix "thread": it matches thread-a, thread-b`},
 		{name: "short prefix", id: "thr", wantErr: `v1: no raw memory "thr"`},

@@ -16,13 +16,20 @@ import (
 
 // versionStatus is the --json shape of one memory version.
 type versionStatus struct {
-	Version           string                 `json:"version"`
-	Database          string                 `json:"database"`
-	MemoryRoot        string                 `json:"memory_root"`
-	Threads           int                    `json:"threads"`
-	ThreadsByMode     map[string]int         `json:"threads_by_mode"`
-	RawMemories       int                    `json:"raw_memories"`
-	SelectedForPhase2 int                    `json:"selected_for_phase2"`
+	Version           string         `json:"version"`
+	Database          string         `json:"database"`
+	MemoryRoot        string         `json:"memory_root"`
+	Threads           int            `json:"threads"`
+	ThreadsByMode     map[string]int `json:"threads_by_mode"`
+	RawMemories       int            `json:"raw_memories"`
+	SelectedForPhase2 int            `json:"selected_for_phase2"`
+	Pinned            int            `json:"pinned"`
+	// Generations counts the kept generations (memctl history); the
+	// current one is what the folder holds, 0 before the first.
+	Generations       int   `json:"generations"`
+	CurrentGeneration int64 `json:"current_generation"`
+	// PendingReview is the generation waiting for memctl approve, or 0.
+	PendingReview     int64                  `json:"pending_review"`
 	Jobs              map[string]jobSummary  `json:"jobs"`
 	Running           []jobView              `json:"running"`
 	Backoff           []jobView              `json:"backoff"`
@@ -175,6 +182,24 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version string) (ve
 	}
 	// A missing folder (nothing consolidated yet) counts as empty.
 	vs.MemoryFolderBytes, _ = memdir.Size(root)
+	pinned, err := st.Memories(ctx, store.MemoryFilter{PinnedOnly: true})
+	if err != nil {
+		return vs, err
+	}
+	vs.Pinned = len(pinned)
+	gens, err := st.Generations(ctx, 0)
+	if err != nil {
+		return vs, err
+	}
+	vs.Generations = len(gens)
+	for _, g := range gens {
+		switch {
+		case g.Current:
+			vs.CurrentGeneration = g.ID
+		case g.State == store.GenerationPending:
+			vs.PendingReview = g.ID
+		}
+	}
 	return vs, nil
 }
 
@@ -192,7 +217,11 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	fmt.Fprintf(out, "  memory folder %s (%s)\n", vs.MemoryRoot, humanBytes(vs.MemoryFolderBytes))
 	fmt.Fprintf(out, "  threads       %d (enabled %d, disabled %d, polluted %d)\n", vs.Threads,
 		vs.ThreadsByMode["enabled"], vs.ThreadsByMode["disabled"], vs.ThreadsByMode["polluted"])
-	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation)\n", vs.RawMemories, vs.SelectedForPhase2)
+	pinned := ""
+	if vs.Pinned > 0 {
+		pinned = fmt.Sprintf(", %d pinned", vs.Pinned)
+	}
+	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation%s)\n", vs.RawMemories, vs.SelectedForPhase2, pinned)
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {
 		kinds = append(kinds, k)
@@ -223,6 +252,12 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintf(out, "  consolidation %s, %s\n", g.Status, when)
 	} else {
 		fmt.Fprintf(out, "  consolidation never ran\n")
+	}
+	if vs.CurrentGeneration != 0 {
+		fmt.Fprintf(out, "  generation    %d (%d kept; memctl history)\n", vs.CurrentGeneration, vs.Generations)
+	}
+	if vs.PendingReview != 0 {
+		fmt.Fprintf(out, "  review        generation %d waits (memctl review, then approve or reject)\n", vs.PendingReview)
 	}
 	for _, r := range vs.StageRuns {
 		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(ios, r.FinishedAt, now))

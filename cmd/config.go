@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/spf13/cobra"
 )
 
@@ -107,6 +108,10 @@ type ConfigShowOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
 	ConfigPath ConfigPathFunc
+	// Sources and UnreadDefaults resolve the transcript sources (the
+	// effective value of "sources"); nil: the sources as configured.
+	Sources        func(cfg *config.Config) []sessions.Source
+	UnreadDefaults func(cfg *config.Config) []sessions.Source
 
 	JSON bool
 }
@@ -121,7 +126,7 @@ type configShowJSON struct {
 }
 
 func newConfigShowCmd(f *Factory, runF func(context.Context, *ConfigShowOptions) error) *cobra.Command {
-	opts := &ConfigShowOptions{IO: f.IO, Config: f.Config, ConfigPath: f.ConfigPath}
+	opts := &ConfigShowOptions{IO: f.IO, Config: f.Config, ConfigPath: f.ConfigPath, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Print the effective config and where each value came from",
@@ -145,6 +150,15 @@ func runConfigShow(_ context.Context, opts *ConfigShowOptions) error {
 	}
 	path, _, _ := opts.ConfigPath()
 	entries := cfg.Entries()
+	if opts.Sources != nil {
+		// The sources scan reads: the [[sources]] with their paths
+		// resolved, or the default folders found on this machine.
+		for i, e := range entries {
+			if e.Key == "sources" {
+				entries[i].Value = effectiveSources(opts.Sources(cfg))
+			}
+		}
+	}
 	if opts.JSON {
 		doc := configShowJSON{Path: path, FileLoaded: cfg.Path != "", Values: map[string]any{}, Origins: map[string]string{}, Entries: entries}
 		for _, e := range entries {
@@ -158,7 +172,20 @@ func runConfigShow(_ context.Context, opts *ConfigShowOptions) error {
 	for _, e := range entries {
 		t.add(e.Key, formatValue(e.Value), string(e.Origin))
 	}
-	return t.print()
+	if err := t.print(); err != nil {
+		return err
+	}
+	hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+	return nil
+}
+
+// effectiveSources is the "sources" value of config show.
+func effectiveSources(srcs []sessions.Source) []map[string]string {
+	out := make([]map[string]string, 0, len(srcs))
+	for _, s := range srcs {
+		out = append(out, map[string]string{"kind": string(s.Kind), "path": s.Path})
+	}
+	return out
 }
 
 func formatValue(v any) string {

@@ -100,3 +100,44 @@ func TestRunConfigPath(t *testing.T) {
 		t.Errorf("path %s", path)
 	}
 }
+
+// issue 17: config show listed the configured [[sources]] (or nothing),
+// not the sources scan reads, and said nothing of the default folders a
+// [[sources]] block stops reading.
+func TestRunConfigShowSources(t *testing.T) {
+	for _, tt := range []struct {
+		name, config, wantRow, wantErrOut string
+	}{
+		{name: "no [[sources]]: the default folders found", wantRow: "sources\t[claude-code:HOME/.claude/projects]\tdefault\n"},
+		{name: "[[sources]]: resolved, and the default folder left out said",
+			config:  "[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n",
+			wantRow: "sources\t[jsonl:HOME/logs]\tfile\n",
+			wantErrOut: "memctl: hint: HOME/.claude/projects is not read: [[sources]] in CFG replaces the default folders " +
+				"(an entry with kind = \"claude-code\" and no path reads it too)\n"},
+		{name: "a kind without a path: its default folder",
+			config:  "[[sources]]\nkind = \"claude-code\"\n",
+			wantRow: "sources\t[claude-code:HOME/.claude/projects]\tfile\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(false)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			home, _ := f.UserHome()
+			cfgPath, _, _ := f.ConfigPath()
+			writeFile(t, filepath.Join(home, ".claude", "projects", "-src-x", "s.jsonl"), "")
+			if tt.config != "" {
+				writeConfig(t, f, tt.config)
+			}
+			opts := &ConfigShowOptions{IO: ios.IOStreams, Config: f.Config, ConfigPath: f.ConfigPath, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
+			if err := runConfigShow(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			clean := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, cfgPath, "CFG"), home, "HOME") }
+			if out := clean(ios.out.String()); !strings.HasSuffix(out, tt.wantRow) {
+				t.Errorf("stdout ends:\n%q\nwant:\n%q", out[max(0, len(out)-200):], tt.wantRow)
+			}
+			if got := clean(ios.errOut.String()); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/pkg/scan"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -145,10 +146,14 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 		return err
 	}
 	var results []extract.RunResult
-	for _, v := range cfg.Versions() {
-		res, err := extractVersion(ctx, opts, cfg, v)
+	var scanned scan.Result
+	for i, v := range cfg.Versions() {
+		res, sres, err := extractVersion(ctx, opts, cfg, v)
 		if err != nil {
 			return err
+		}
+		if i == 0 {
+			scanned = sres // every version scans the same sources
 		}
 		results = append(results, res)
 	}
@@ -158,7 +163,14 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 			return err
 		}
 	} else {
+		reportScan(opts.IO, scanned)
 		printExtract(opts.IO, res)
+		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+	}
+	// A source that could not be read is an error (exit 1) even when the
+	// others gave threads to extract.
+	if err := sourcesError(scanned, cfg); err != nil {
+		return err
 	}
 	if res.Failed > 0 {
 		return &PartialError{Failed: res.Failed, Total: res.Claimed}
@@ -191,24 +203,32 @@ func mergeExtract(rs []extract.RunResult) extract.RunResult {
 	return out
 }
 
-// extractVersion scans and extracts one memory version.
-func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string) (extract.RunResult, error) {
+// extractVersion scans and extracts one memory version. The scan's
+// result is returned for the caller to report (once, not per version).
+func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string) (extract.RunResult, scan.Result, error) {
 	red, err := redactor(cfg)
 	if err != nil {
-		return extract.RunResult{}, err
+		return extract.RunResult{}, scan.Result{}, err
 	}
 	prov, err := opts.Provider(cfg, model.PurposeExtract)
 	if err != nil {
-		return extract.RunResult{}, err
+		return extract.RunResult{}, scan.Result{}, err
 	}
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
-		return extract.RunResult{}, err
+		return extract.RunResult{}, scan.Result{}, err
 	}
 	defer st.Close()
-	if _, err := scanStore(ctx, opts.IO, opts.Now, opts.Sources(cfg), cfg, st); err != nil {
-		return extract.RunResult{}, err
+	scanned, err := scanStore(ctx, opts.IO, opts.Now, opts.Sources(cfg), cfg, st)
+	if err != nil {
+		return extract.RunResult{}, scanned, err
 	}
+	res, err := extractStore(ctx, opts, cfg, version, st, prov, red)
+	return res, scanned, err
+}
+
+// extractStore extracts one memory version from its scanned store.
+func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string, st *store.Store, prov resolvedProvider, red func(string) string) (extract.RunResult, error) {
 	if !opts.skipGuard && !opts.DryRun {
 		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 		if err != nil {

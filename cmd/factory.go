@@ -106,13 +106,16 @@ type StageLoaders struct {
 	Provider func(cfg *config.Config, purpose string) (resolvedProvider, error)
 	// Sources lists the transcript sources to scan.
 	Sources func(cfg *config.Config) []sessions.Source
+	// UnreadDefaults lists the agents' default folders [[sources]] leaves
+	// unread (nil: none).
+	UnreadDefaults func(cfg *config.Config) []sessions.Source
 	// MemoryRoot is the memory folder of a version.
 	MemoryRoot func(version string) (string, error)
 	Getenv     func(string) string
 }
 
 func (f *Factory) stageLoaders() StageLoaders {
-	return StageLoaders{Provider: f.Provider, Sources: f.Sources, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
+	return StageLoaders{Provider: f.Provider, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
 }
 
 // Provider resolves and builds the provider of a stage (see buildProvider).

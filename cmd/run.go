@@ -11,6 +11,7 @@ import (
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/prune"
+	"github.com/memctl/memctl/pkg/scan"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -44,6 +45,7 @@ type runReport struct {
 	Prepare     stageStatus         `json:"prepare"`
 	Prune       prune.Result        `json:"prune"`
 	Guard       extract.GuardResult `json:"guard"`
+	Scan        *scan.Result        `json:"scan"`
 	Extract     *extract.RunResult  `json:"extract"`
 	Consolidate *consolidate.Result `json:"consolidate"`
 }
@@ -111,8 +113,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	var reports []runReport
 	failedJobs, claimed := 0, 0
 	var stageErr error
-	for _, v := range cfg.Versions() {
-		rep, err := runPipeline(ctx, opts, cfg, v)
+	for i, v := range cfg.Versions() {
+		rep, err := runPipeline(ctx, opts, cfg, v, i == 0)
 		reports = append(reports, rep)
 		if rep.Extract != nil {
 			failedJobs += rep.Extract.Failed
@@ -128,6 +130,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if err := printJSON(opts.IO.Out, runJSON{runReport: reports[0], Versions: reports}); err != nil {
 			return err
 		}
+	}
+	// A source that could not be read is an error (exit 1), though the
+	// pipeline ran on the others; every version scans the same sources.
+	if reports[0].Scan != nil {
+		stageErr = errors.Join(stageErr, sourcesError(*reports[0].Scan, cfg))
 	}
 	if stageErr != nil {
 		return stageErr
@@ -152,8 +159,10 @@ func checkStages(sl StageLoaders, ios *IOStreams, cfg *config.Config) error {
 	return err
 }
 
-// runPipeline runs the stages of one version in Codex's order.
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string) (runReport, error) {
+// runPipeline runs the stages of one version in Codex's order. The first
+// version's pipeline reports the scan's problems (later ones scan the same
+// sources).
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string, first bool) (runReport, error) {
 	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)
@@ -201,13 +210,20 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	}
 	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
 		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-	ex, err := extractVersion(ctx, eo, cfg, version)
-	rep.Extract = &ex
+	ex, scanned, err := extractVersion(ctx, eo, cfg, version)
+	rep.Extract, rep.Scan = &ex, &scanned
 	if err != nil {
 		return rep, fmt.Errorf("%s: extract: %w", version, err)
 	}
 	if !opts.JSON {
+		if first {
+			// issue 17: run did not show the problems scan shows.
+			reportScan(opts.IO, scanned)
+		}
 		printExtract(opts.IO, ex)
+		if first {
+			hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+		}
 	}
 	if dryRun {
 		return rep, nil

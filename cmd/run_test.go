@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -190,5 +191,32 @@ func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 				t.Errorf("%d raw memories, stage runs %+v: a stage ran", s.RawMemories, s.StageRuns)
 			}
 		})
+	}
+}
+
+// issue 17: run did not show the problems scan shows, and a [[sources]]
+// path with a typo went unnoticed (exit 0). Now run warns about broken
+// transcripts, still runs the pipeline on the readable sources, and exits
+// 1 naming the source it could not read.
+func TestRunReportsScanProblems(t *testing.T) {
+	ios := newTestIO(false)
+	f := jsonlFactory(t, ios.IOStreams, 2)
+	src := filepath.Join(filepath.Dir(f.HomeFlag), "transcripts")
+	writeFile(t, filepath.Join(src, "broken.jsonl"),
+		`{"type":"session","id":"broken-1","cwd":"/src/b","source":"exec","timestamp":"2026-06-09T12:00:00Z"}`+"\n{\"type\":\"mess\n")
+	typo := filepath.Join(filepath.Dir(f.HomeFlag), "projectz")
+	writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = \""+src+
+		"\"\n[[sources]]\nkind = \"claude-code\"\npath = \""+typo+"\"\n")
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+		Extract: ExtractFlags{All: true}}
+	err := runRun(context.Background(), opts)
+	if code := exitCode(err); code != ExitError || !strings.Contains(fmt.Sprint(err), "cannot read the claude-code source "+typo+": no such folder") {
+		t.Fatalf("err %v (exit %d), want the typo'd source named, exit 1", err, code)
+	}
+	want := "memctl: warning: " + src + "/broken.jsonl:2: malformed JSON line skipped: unexpected end of JSON input\n" +
+		"extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) sessions\n" +
+		"v1: consolidation succeeded (2 raw memories); generation 1\n"
+	if got := ios.errOut.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
@@ -21,23 +20,34 @@ type ScanOptions struct {
 	Now       func() time.Time
 	// Sources lists the transcript sources to scan.
 	Sources func(cfg *config.Config) []sessions.Source
+	// UnreadDefaults lists the agents' default folders [[sources]] leaves
+	// unread (nil: none).
+	UnreadDefaults func(cfg *config.Config) []sessions.Source
 
 	JSON bool
 }
 
 func newScanCmd(f *Factory, runF func(context.Context, *ScanOptions) error) *cobra.Command {
-	opts := &ScanOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources}
+	opts := &ScanOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
 	return &cobra.Command{
 		Use:   "scan",
 		Short: "Index the configured transcript sources into threads",
-		Long: `Index every configured transcript source ([[sources]] in the config, or Codex's
-and Claude Code's default folders) as threads. Incremental: a file whose size and
+		Long: `Index every configured transcript source as threads: the [[sources]] of the
+config or, when it has none, Codex's and Claude Code's default folders that exist.
+[[sources]] replaces the defaults; an entry with kind codex or claude-code and no
+path reads that agent's default folder. Incremental: a file whose size and
 modification time did not change is not opened, and one whose content did not
 change is not read again.
 
 A broken line, invalid UTF-8, a huge line or a file that is not a transcript is
 reported and skipped; the thread is indexed from what is readable and the scan
-goes on (exit 0).`,
+goes on (exit 0). A source folder that cannot be read (missing, not a folder, no
+permission) is reported with its path and reason; the other sources are still
+scanned, and scan exits 1.
+
+EXIT STATUS
+  0  every source was read (problems inside transcripts are warnings)
+  1  a source folder could not be read`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl scan
   $ memctl scan --json | jq .errors`,
@@ -72,16 +82,22 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		}
 	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, total)
-	}
-	for _, e := range total.Errors {
-		loc := e.Path
-		if e.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", e.Path, e.Line)
+		if err := printJSON(opts.IO.Out, total); err != nil {
+			return err
 		}
-		opts.IO.Warnf("%s: %s", loc, e.Error)
+		return sourcesError(total, cfg)
 	}
+	reportScan(opts.IO, total)
 	opts.IO.Infof("scanned %d transcripts: %d added, %d updated, %d unchanged, %d problems",
 		total.Scanned, total.Added, total.Updated, total.Unchanged, len(total.Errors))
-	return nil
+	hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+	return sourcesError(total, cfg)
+}
+
+// unreadDefaults calls an optional UnreadDefaults loader.
+func unreadDefaults(f func(*config.Config) []sessions.Source, cfg *config.Config) []sessions.Source {
+	if f == nil {
+		return nil
+	}
+	return f(cfg)
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/memctl/memctl/pkg/store"
 )
 
-// Sources returns the configured [[sources]], or the agents' default
-// folders that exist on this machine.
+// Sources returns the transcript sources of the config: its [[sources]]
+// (an entry without a path is that agent's default folder), or, with none,
+// the agents' default folders that exist on this machine.
 func (f *Factory) Sources(cfg *config.Config) []sessions.Source {
 	userHome, _ := f.UserHome()
 	if len(cfg.Sources) == 0 {
@@ -22,13 +23,97 @@ func (f *Factory) Sources(cfg *config.Config) []sessions.Source {
 	}
 	out := make([]sessions.Source, 0, len(cfg.Sources))
 	for _, s := range cfg.Sources {
+		kind := sessions.Kind(s.Kind)
+		if s.Path == "" {
+			if d, ok := sessions.DefaultSource(kind, f.Getenv, userHome); ok {
+				out = append(out, d)
+				continue
+			}
+		}
 		p := config.ExpandHome(s.Path, userHome)
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && p != "" {
 			p = abs
 		}
-		out = append(out, sessions.Source{Kind: sessions.Kind(s.Kind), Path: p})
+		out = append(out, sessions.Source{Kind: kind, Path: p})
 	}
 	return out
+}
+
+// UnreadDefaults returns the agents' default folders that exist on this
+// machine but are not read, because the config's [[sources]] replace them.
+func (f *Factory) UnreadDefaults(cfg *config.Config) []sessions.Source {
+	if len(cfg.Sources) == 0 {
+		return nil
+	}
+	active := map[string]bool{}
+	for _, s := range f.Sources(cfg) {
+		active[filepath.Clean(s.Path)] = true
+	}
+	userHome, _ := f.UserHome()
+	var out []sessions.Source
+	for _, d := range sessions.DefaultSources(f.Getenv, userHome) {
+		if !active[filepath.Clean(d.Path)] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sourcesError is the error of a scan that could not read a source
+// (exit 1), with a hint that says what to change; nil when every source
+// was read.
+func sourcesError(res scan.Result, cfg *config.Config) error {
+	err := res.Err()
+	if err == nil {
+		return nil
+	}
+	if len(cfg.Sources) == 0 {
+		where := "a config file (`memctl config init` writes one; see docs/config.md)"
+		if cfg.Path != "" {
+			where = cfg.Path + " (see docs/config.md)"
+		}
+		return withHint(err, "memctl reads the agents' default folders when they exist; fix the folder, or list the sources to read in [[sources]] of "+where)
+	}
+	where := cfg.Path
+	if where == "" {
+		where = "the config" // [[sources]] came from somewhere other than a file (tests)
+	}
+	return withHint(err, "fix the path of that [[sources]] entry in "+where+", or remove the entry")
+}
+
+// reportScan prints on stderr what a scan found wrong in the transcripts,
+// a warning each (an unreadable source is the command's error, see
+// sourcesError).
+func reportScan(ios *IOStreams, res scan.Result) {
+	bad := map[string]bool{}
+	for _, s := range res.Sources {
+		if s.Error != "" {
+			bad[s.Path] = true
+		}
+	}
+	for _, e := range res.Errors {
+		if bad[e.Path] && e.Line == 0 {
+			continue
+		}
+		loc := e.Path
+		if e.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", e.Path, e.Line)
+		}
+		ios.Warnf("%s: %s", loc, e.Error)
+	}
+}
+
+// hintUnreadDefaults says which default folders [[sources]] leaves
+// unread, and how to read them too.
+func hintUnreadDefaults(ios *IOStreams, unread []sessions.Source, cfg *config.Config) {
+	where := "the config"
+	if cfg.Path != "" {
+		where = cfg.Path
+	}
+	for _, d := range unread {
+		ios.Infof("memctl: hint: %s is not read: [[sources]] in %s replaces the default folders (an entry with kind = %q and no path reads it too)",
+			d.Path, where, d.Kind)
+	}
 }
 
 // redactor builds the redaction function of the config.

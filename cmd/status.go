@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/memdir"
+	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -74,8 +76,42 @@ type StatusOptions struct {
 	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
 	Now        func() time.Time
 	MemoryRoot func(version string) (string, error)
+	// Sources and UnreadDefaults list the transcript sources; nil: none.
+	Sources        func(cfg *config.Config) []sessions.Source
+	UnreadDefaults func(cfg *config.Config) []sessions.Source
 
 	JSON bool
+}
+
+// sourceStatus is one transcript source in status: active (scanned) or a
+// default folder [[sources]] leaves unread, and for an active one whether
+// its folder can be read.
+type sourceStatus struct {
+	Kind    string `json:"kind"`
+	Path    string `json:"path"`
+	Default bool   `json:"default"`
+	Active  bool   `json:"active"`
+	Error   string `json:"error,omitempty"`
+}
+
+// sourceStatuses checks every source's folder (one stat and one read of
+// the folder each, no walk).
+func sourceStatuses(opts *StatusOptions, cfg *config.Config) []sourceStatus {
+	out := []sourceStatus{}
+	if opts.Sources != nil {
+		for _, s := range opts.Sources(cfg) {
+			ss := sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: s.Default, Active: true}
+			var se *sessions.SourceError
+			if errors.As(sessions.CheckSource(s), &se) {
+				ss.Error = se.Reason
+			}
+			out = append(out, ss)
+		}
+	}
+	for _, s := range unreadDefaults(opts.UnreadDefaults, cfg) {
+		out = append(out, sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: true})
+	}
+	return out
 }
 
 // statusJSON is the --json document of status: the configured version's
@@ -83,10 +119,12 @@ type StatusOptions struct {
 type statusJSON struct {
 	versionStatus
 	Versions []versionStatus `json:"versions"`
+	Sources  []sourceStatus  `json:"sources"`
 }
 
 func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
+	opts := &StatusOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
+		Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show what is stored, what is running and what it cost",
@@ -94,7 +132,9 @@ func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) 
 memories, jobs by kind and status, running leases with their expiry, backoffs
 with their retry time, the last errors, the last consolidation, the memory
 folder's size, the tokens spent per stage and provider, and when each stage
-last ran and how it ended.`,
+last ran and how it ended. Then the transcript sources: each one scan reads (and
+why its folder cannot be read, if it cannot), and the agents' default folders
+that [[sources]] leaves unread.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl status
   $ memctl status --json | jq .raw_memories`,
@@ -121,8 +161,9 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 		}
 		all = append(all, vs)
 	}
+	sources := sourceStatuses(opts, cfg)
 	if opts.JSON {
-		doc := statusJSON{Versions: all}
+		doc := statusJSON{Versions: all, Sources: sources}
 		for _, vs := range all {
 			if vs.Version == cfg.Memories.Version || len(all) == 1 {
 				doc.versionStatus = vs
@@ -136,7 +177,29 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 		}
 		printStatus(opts.IO, opts.Now(), vs)
 	}
+	printSources(opts.IO, sources)
 	return nil
+}
+
+// printSources lists where transcripts are read from, and what is wrong
+// with a folder that cannot be read.
+func printSources(ios *IOStreams, sources []sourceStatus) {
+	if len(sources) == 0 {
+		return
+	}
+	fmt.Fprintf(ios.Out, "\n%s\n", ios.Bold("transcript sources"))
+	for _, s := range sources {
+		line := fmt.Sprintf("  %-11s %s", s.Kind, s.Path)
+		switch {
+		case !s.Active:
+			line += ": not read ([[sources]] in the config replaces the default folders)"
+		case s.Error != "":
+			line += ": cannot read: " + s.Error
+		case s.Default:
+			line += " (default)"
+		}
+		fmt.Fprintln(ios.Out, line)
+	}
 }
 
 func collectStatus(ctx context.Context, opts *StatusOptions, version string) (versionStatus, error) {

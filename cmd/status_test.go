@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,4 +86,53 @@ func TestRunStatus(t *testing.T) {
 			t.Errorf("document %+v", doc)
 		}
 	})
+}
+
+// issue 17: status did not say which sources are read, nor that one
+// cannot be.
+func TestRunStatusSources(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		t.Run(ttyName(tty), func(t *testing.T) {
+			ios := newTestIO(tty)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			home, _ := f.UserHome()
+			writeFile(t, filepath.Join(home, ".codex", "sessions", "README"), "")
+			writeFile(t, filepath.Join(home, "logs", "a.jsonl"), "")
+			writeConfig(t, f, "[[sources]]\nkind = \"claude-code\"\npath = \"~/.claude/projectz\"\n[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n")
+			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
+				Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
+			if err := runStatus(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			bold := "transcript sources"
+			if tty {
+				bold = "\x1b[1m" + bold + "\x1b[22m"
+			}
+			want := "\n" + bold + "\n" +
+				"  claude-code HOME/.claude/projectz: cannot read: no such folder\n" +
+				"  jsonl       HOME/logs\n" +
+				"  codex       HOME/.codex/sessions: not read ([[sources]] in the config replaces the default folders)\n"
+			if got := strings.ReplaceAll(ios.out.String(), home, "HOME"); !strings.HasSuffix(got, want) {
+				t.Errorf("stdout:\n%s\nwant it to end with:\n%s", got, want)
+			}
+
+			ios.out.Reset()
+			opts.JSON = true
+			if err := runStatus(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			var doc statusJSON
+			if err := json.Unmarshal(ios.out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			wantJSON := []sourceStatus{
+				{Kind: "claude-code", Path: filepath.Join(home, ".claude", "projectz"), Active: true, Error: "no such folder"},
+				{Kind: "jsonl", Path: filepath.Join(home, "logs"), Active: true},
+				{Kind: "codex", Path: filepath.Join(home, ".codex", "sessions"), Default: true},
+			}
+			if !reflect.DeepEqual(doc.Sources, wantJSON) {
+				t.Errorf("sources %+v, want %+v", doc.Sources, wantJSON)
+			}
+		})
+	}
 }

@@ -89,7 +89,8 @@ type Extract struct {
 	TokenLimit int
 }
 
-// Source is one [[sources]] entry.
+// Source is one [[sources]] entry. An empty Path (codex and claude-code
+// only) means the agent's default folder.
 type Source struct {
 	Kind string
 	Path string
@@ -210,8 +211,10 @@ func Parse(r io.Reader, name string) (*Config, error) {
 			if err := validSourceKind(kind); err != nil {
 				return nil, &Error{File: name, Key: fmt.Sprintf("%s[%d].kind", sourcesKey, i), Err: err}
 			}
-			if path == "" {
-				return nil, &Error{File: name, Key: fmt.Sprintf("%s[%d].path", sourcesKey, i), Err: errors.New("must not be empty")}
+			if path == "" && kind == "jsonl" {
+				// codex and claude-code without a path mean the agent's
+				// default folder; jsonl has none.
+				return nil, &Error{File: name, Key: fmt.Sprintf("%s[%d].path", sourcesKey, i), Err: errors.New("must not be empty: a jsonl source has no default folder")}
 			}
 			c.Sources[i] = Source{Kind: kind, Path: path}
 		}

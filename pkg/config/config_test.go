@@ -109,6 +109,7 @@ func TestStrictness(t *testing.T) {
 		{"bad provider", "[provider]\nkind = \"gpt\"\n", "provider.kind", 2},
 		{"bad duration", "[provider]\ntimeout = \"soon\"\n", "provider.timeout", 2},
 		{"bad source kind", "[[sources]]\nkind = \"aider\"\npath = \"/x\"\n", "sources[0].kind", 0},
+		{"jsonl source without a path", "[[sources]]\nkind = \"codex\"\n[[sources]]\nkind = \"jsonl\"\n", "sources[1].path", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,5 +239,21 @@ func TestVersionsAndTokenLimit(t *testing.T) {
 	c.Extract.TokenLimit = 5000
 	if got := c.TokenLimit(); got != 5000 {
 		t.Errorf("explicit token limit = %d", got)
+	}
+}
+
+// issue 17: a codex or claude-code source without a path is that agent's
+// default folder, so that a config can add a source and keep the defaults.
+func TestSourceWithoutPathIsTheDefaultFolder(t *testing.T) {
+	c, err := Parse(strings.NewReader("[[sources]]\nkind = \"codex\"\n[[sources]]\nkind = \"claude-code\"\n[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n"), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sources) != 3 || c.Sources[0] != (Source{Kind: "codex"}) || c.Sources[1] != (Source{Kind: "claude-code"}) {
+		t.Errorf("sources = %+v", c.Sources)
+	}
+	_, err = Parse(strings.NewReader("[[sources]]\nkind = \"jsonl\"\n"), "c.toml")
+	if err == nil || !strings.Contains(err.Error(), "a jsonl source has no default folder") {
+		t.Errorf("jsonl without a path: %v", err)
 	}
 }

@@ -23,12 +23,16 @@ func DefaultFile() string {
 		}
 	}
 	b.WriteString(`
-# Where transcripts live. Repeat the block for each source. With no
-# [[sources]] at all, codex (~/.codex/sessions) and claude-code
-# (~/.claude/projects) are read when those folders exist.
+# Where transcripts live. With no [[sources]] at all, codex
+# (~/.codex/sessions) and claude-code (~/.claude/projects) are read when
+# those folders exist. Any [[sources]] block replaces that default: list
+# every source you want, and give codex or claude-code no path to keep
+# its default folder. A source that cannot be read fails scan and run.
 # [[sources]]
-# kind = "codex"            # codex | claude-code | jsonl
-# path = "~/.codex/sessions"
+# kind = "codex"            # codex | claude-code | jsonl; no path: the default folder
+# [[sources]]
+# kind = "jsonl"
+# path = "~/agent-logs"
 `)
 	return b.String()
 }

@@ -7,6 +7,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,26 +41,82 @@ type FileError struct {
 	Error string `json:"error"`
 }
 
-// Result counts what the scan did (CLI.md's scan --json shape).
+// Result counts what the scan did (CLI.md's scan --json shape). A source
+// folder that cannot be read is in Errors too, so readers of the
+// documented shape see it.
 type Result struct {
-	Scanned   int         `json:"scanned"`
-	Added     int         `json:"added"`
-	Updated   int         `json:"updated"`
-	Unchanged int         `json:"unchanged"`
-	Errors    []FileError `json:"errors"`
+	Scanned   int            `json:"scanned"`
+	Added     int            `json:"added"`
+	Updated   int            `json:"updated"`
+	Unchanged int            `json:"unchanged"`
+	Errors    []FileError    `json:"errors"`
+	Sources   []SourceResult `json:"sources"`
+}
+
+// SourceResult is what the scan found in one source.
+type SourceResult struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+	// Default: an agent's default folder, not a [[sources]] path.
+	Default     bool `json:"default"`
+	Transcripts int  `json:"transcripts"`
+	// Error says why the folder could not be read; "" when it was.
+	Error string `json:"error,omitempty"`
+}
+
+// SourcesError reports the sources a scan could not read (the others were
+// scanned). [Result.Err] returns it; the command layer exits 1 on it.
+type SourcesError struct {
+	Sources []SourceResult
+}
+
+func (e *SourcesError) Error() string {
+	parts := make([]string, len(e.Sources))
+	for i, s := range e.Sources {
+		parts[i] = fmt.Sprintf("%s source %s: %s", s.Kind, s.Path, s.Error)
+	}
+	if len(parts) == 1 {
+		return "cannot read the " + parts[0]
+	}
+	return fmt.Sprintf("cannot read %d transcript sources: %s", len(parts), strings.Join(parts, "; "))
+}
+
+// Err is a *SourcesError when a source could not be read, else nil.
+func (r Result) Err() error {
+	var bad []SourceResult
+	for _, s := range r.Sources {
+		if s.Error != "" {
+			bad = append(bad, s)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &SourcesError{Sources: bad}
 }
 
 // maxProblemsPerFile bounds how many problems one broken file reports.
 const maxProblemsPerFile = 5
 
-// Run scans every source.
+// Run scans every source. A source whose folder cannot be read is
+// recorded in the result (see [Result.Err]) and the others are scanned;
+// the error is for what stops the whole scan (the store, ctx).
 func Run(ctx context.Context, st Store, opts Options) (Result, error) {
-	res := Result{Errors: []FileError{}}
+	res := Result{Errors: []FileError{}, Sources: []SourceResult{}}
 	known, err := st.FileStates(ctx)
 	if err != nil {
 		return res, err
 	}
 	for _, src := range opts.Sources {
+		sr := SourceResult{Kind: string(src.Kind), Path: src.Path, Default: src.Default}
+		var se *sessions.SourceError
+		if err := sessions.CheckSource(src); errors.As(err, &se) {
+			sr.Error = se.Reason
+			res.Sources = append(res.Sources, sr)
+			res.Errors = append(res.Errors, FileError{Path: src.Path, Error: "cannot read this " + string(src.Kind) + " source: " + se.Reason})
+			continue
+		}
+		before := res.Scanned
 		err := sessions.Discover(ctx, src, func(f sessions.File) error {
 			res.Scanned++
 			if err := indexFile(ctx, st, opts, known, f, &res); err != nil {
@@ -70,6 +127,8 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 			}
 			return nil
 		})
+		sr.Transcripts = res.Scanned - before
+		res.Sources = append(res.Sources, sr)
 		if err != nil {
 			return res, fmt.Errorf("scan %s %s: %w", src.Kind, src.Path, err)
 		}

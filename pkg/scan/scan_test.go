@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,5 +78,41 @@ func TestIncrementalScan(t *testing.T) {
 	th3, _ := st.Thread(ctx, "a")
 	if !th3.UpdatedAt.Equal(time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)) {
 		t.Errorf("updated at %v after append", th3.UpdatedAt)
+	}
+}
+
+// issue 17: a [[sources]] path with a typo gave "scanned 0 transcripts …
+// 0 problems" and exit 0. The unreadable source is in the errors and the
+// per-source results, the readable one is still scanned, and Err says so.
+func TestUnreadableSourceIsReported(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	os.MkdirAll(good, 0o700)
+	os.WriteFile(filepath.Join(good, "a.jsonl"), []byte(`{"type":"session","id":"a","cwd":"/w","timestamp":"2026-01-01T10:00:00Z"}`+"\n"), 0o600)
+	typo := filepath.Join(dir, "projectz")
+	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := Run(ctx, st, Options{Sources: []sessions.Source{
+		{Kind: sessions.KindClaudeCode, Path: typo}, {Kind: sessions.KindJSONL, Path: good}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scanned != 1 || res.Added != 1 {
+		t.Errorf("the readable source was not scanned: %+v", res)
+	}
+	want := []SourceResult{{Kind: "claude-code", Path: typo, Error: "no such folder"}, {Kind: "jsonl", Path: good, Transcripts: 1}}
+	if len(res.Sources) != 2 || res.Sources[0] != want[0] || res.Sources[1] != want[1] {
+		t.Errorf("sources %+v, want %+v", res.Sources, want)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Path != typo || res.Errors[0].Error != "cannot read this claude-code source: no such folder" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+	var se *SourcesError
+	if err := res.Err(); !errors.As(err, &se) || err.Error() != "cannot read the claude-code source "+typo+": no such folder" {
+		t.Errorf("Err() = %v", err)
 	}
 }

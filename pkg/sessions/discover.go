@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,39 +16,136 @@ import (
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
-// Source is one configured transcript location ([[sources]] in the config).
+// Source is one transcript location: a [[sources]] entry of the config,
+// or an agent's default folder.
 type Source struct {
 	Kind Kind
 	Path string
+	// Default is set on an agent's default folder (DefaultSource), which
+	// memctl reads when the config has no [[sources]], or for an entry
+	// that names a kind without a path.
+	Default bool
 }
 
-// DefaultSources returns the transcript folders of the agents installed on
-// this machine: Codex ($CODEX_HOME/sessions, default ~/.codex/sessions;
-// Discover adds the sibling archived_sessions itself) and Claude Code
-// ($CLAUDE_CONFIG_DIR/projects, default ~/.claude/projects). Folders that
-// do not exist are left out. homeDir is the user's home.
+// DefaultSource is the default transcript folder of an agent: Codex's
+// $CODEX_HOME/sessions (default ~/.codex/sessions; Discover adds the
+// sibling archived_sessions itself), Claude Code's
+// $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects). ok is false
+// for a kind without a default folder (jsonl) or when neither the
+// variable nor homeDir is set.
+func DefaultSource(kind Kind, getenv func(string) string, homeDir string) (Source, bool) {
+	var dir, envName, base, sub string
+	switch kind {
+	case KindCodex:
+		envName, base, sub = "CODEX_HOME", ".codex", "sessions"
+	case KindClaudeCode:
+		envName, base, sub = "CLAUDE_CONFIG_DIR", ".claude", "projects"
+	default:
+		return Source{}, false
+	}
+	dir = getenv(envName)
+	if dir == "" && homeDir != "" {
+		dir = filepath.Join(homeDir, base)
+	}
+	if dir == "" {
+		return Source{}, false
+	}
+	return Source{Kind: kind, Path: filepath.Join(dir, sub), Default: true}, true
+}
+
+// DefaultSources returns the default folders (DefaultSource) of the
+// agents whose folder exists on this machine. A folder that exists but
+// cannot be read (no permission, not a folder, a broken link) is
+// included, so that CheckSource reports it instead of it being skipped
+// without a word. homeDir is the user's home.
 func DefaultSources(getenv func(string) string, homeDir string) []Source {
 	var out []Source
-	codexHome := getenv("CODEX_HOME")
-	if codexHome == "" && homeDir != "" {
-		codexHome = filepath.Join(homeDir, ".codex")
-	}
-	if codexHome != "" && (isDir(filepath.Join(codexHome, "sessions")) || isDir(filepath.Join(codexHome, "archived_sessions"))) {
-		out = append(out, Source{Kind: KindCodex, Path: filepath.Join(codexHome, "sessions")})
-	}
-	claudeHome := getenv("CLAUDE_CONFIG_DIR")
-	if claudeHome == "" && homeDir != "" {
-		claudeHome = filepath.Join(homeDir, ".claude")
-	}
-	if claudeHome != "" && isDir(filepath.Join(claudeHome, "projects")) {
-		out = append(out, Source{Kind: KindClaudeCode, Path: filepath.Join(claudeHome, "projects")})
+	for _, k := range []Kind{KindCodex, KindClaudeCode} {
+		src, ok := DefaultSource(k, getenv, homeDir)
+		if !ok {
+			continue
+		}
+		present := exists(src.Path)
+		if k == KindCodex {
+			present = present || exists(filepath.Join(filepath.Dir(src.Path), "archived_sessions"))
+		}
+		if present {
+			out = append(out, src)
+		}
 	}
 	return out
 }
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
+// exists reports whether anything is at p, even something that cannot be
+// read: only "no such file" counts as absent.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// SourceError is a source folder that cannot be read: it does not exist,
+// is not a folder, or cannot be listed. CheckSource returns it.
+type SourceError struct {
+	Source Source
+	// Reason says why, without the path: "no such folder", "not a
+	// folder", "permission denied", …
+	Reason string
+	Err    error
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("%s source %s: %s", e.Source.Kind, e.Source.Path, e.Reason)
+}
+
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// CheckSource reports, as a *SourceError, a source whose folder cannot be
+// read. A Codex sessions folder that is missing while the archived_sessions
+// folder beside it exists is fine (Discover reads the archive). Root can
+// read folders whatever their permissions; a path that is a file, a
+// dangling link or a link loop fails for everyone.
+func CheckSource(src Source) error {
+	fail := func(reason string, err error) error {
+		return &SourceError{Source: src, Reason: reason, Err: err}
+	}
+	fi, err := os.Stat(src.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if src.Kind == KindCodex && filepath.Base(filepath.Clean(src.Path)) == "sessions" {
+			if arch := filepath.Join(filepath.Dir(filepath.Clean(src.Path)), "archived_sessions"); exists(arch) {
+				return CheckSource(Source{Kind: src.Kind, Path: arch, Default: src.Default})
+			}
+		}
+		if _, lerr := os.Lstat(src.Path); lerr == nil {
+			return fail("a symbolic link to nothing", err)
+		}
+		return fail("no such folder", err)
+	case err != nil:
+		return fail(reasonOf(err), err)
+	case !fi.IsDir():
+		return fail("not a folder", nil)
+	}
+	f, err := os.Open(src.Path)
+	if err == nil {
+		_, err = f.ReadDir(1)
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return fail(reasonOf(err), err)
+	}
+	return nil
+}
+
+// reasonOf is the reason of a file system error without its path.
+func reasonOf(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Discover walks a source and calls fn for every thread candidate.

@@ -155,7 +155,7 @@ func TestPrepareInputV2Selection(t *testing.T) {
 }
 
 func TestPrepareInputAllRealFixtures(t *testing.T) {
-	for _, src := range []Source{{KindCodex, realCodex}, {KindClaudeCode, realClaude}} {
+	for _, src := range []Source{{Kind: KindCodex, Path: realCodex}, {Kind: KindClaudeCode, Path: realClaude}} {
 		for rel, f := range discoverAll(t, src) {
 			for _, v := range []string{"v1", "v2"} {
 				s, err := PrepareInput(f, InputOptions{Version: v, TokenLimit: 20000})

@@ -174,7 +174,7 @@ func TestDefaultSources(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".codex", "archived_sessions"), 0o755)
 	os.MkdirAll(filepath.Join(home, ".claude", "projects"), 0o755)
 	got := DefaultSources(getenv, home)
-	want := []Source{{KindCodex, filepath.Join(home, ".codex", "sessions")}, {KindClaudeCode, filepath.Join(home, ".claude", "projects")}}
+	want := []Source{{KindCodex, filepath.Join(home, ".codex", "sessions"), true}, {KindClaudeCode, filepath.Join(home, ".claude", "projects"), true}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("got %v want %v", got, want)
 	}

@@ -31,7 +31,7 @@ func (o *ConsolidateFlags) bind(c *cobra.Command, withDryRun bool) {
 	stringEnumFlag(c, c.Flags(), &o.Mode, "mode", "", config.ConsolidationModes, "consolidator (overrides consolidation.mode)")
 	c.Flags().BoolVar(&o.Force, "force", false, "ignore the six-hour cooldown after a success (never a running lease or a failure backoff)")
 	if withDryRun {
-		c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the selection and the changes, write nothing")
+		c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the changes and the planned diff of every artifact, write nothing")
 	}
 }
 
@@ -82,7 +82,18 @@ failed less than an hour ago (skipped_retry_unavailable: the message names the
 error and when the retry is due). --force ignores both and runs now; it never
 takes a lock another process holds.
 When nothing changed since the last run and the files are valid, it succeeds
-without calling a consolidator.
+without calling a consolidator. A pin, edit or forget of a memory since the
+last run lets the next one through the cooldown (a forget also rebuilds the
+files from the inputs).
+
+Every run that changes the folder is recorded as a generation (memctl history,
+memctl rollback). With consolidation.review = true it works on a copy and stops
+at a pending generation (pending_review) that memctl approve lands and memctl
+reject drops; until then runs skip (skipped_pending_review, even with --force).
+--dry-run prints the changes and the planned diff of every artifact, computed by
+the consolidator in a scratch copy (a model or an agent spends what a run
+would); it writes nothing to the memory folder or the database. See
+docs/history.md.
 
 Consolidators (consolidation.mode): heuristic (offline, deterministic), model
 (structured calls to the configured provider), agent (consolidation.agent_command

@@ -355,3 +355,27 @@ func TestRunMemoriesEdit(t *testing.T) {
 		})
 	}
 }
+
+// A v2 memory has only its rollout summary: that is what edit rewrites.
+func TestRunMemoriesEditV2(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	writeConfig(t, f, "[memories]\nversion = \"v2\"\n")
+	seedMemory(t, f, "v2", "thread-a", testNow.Add(-time.Hour))
+	in := strings.NewReader("what the user says happened\n")
+	ios.IOStreams.In = in
+	opts := &MemoriesEditOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Getenv: func(string) string { return "" },
+		ID: "thread-a", From: "-", JSON: true}
+	if err := runMemoriesEdit(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := compactJSON(t, ios.out.String()); got != `{"id":"thread-a","version":"v2","field":"rollout_summary","changed":true,"redacted":false}` {
+		t.Errorf("json %s", got)
+	}
+	st, _ := f.OpenStore(context.Background(), "v2")
+	defer st.Close()
+	m, _ := st.Memory(context.Background(), "thread-a")
+	if m.RolloutSummary != "what the user says happened\n" || !m.UserAsserted() {
+		t.Errorf("stored %+v", m)
+	}
+}

@@ -23,7 +23,7 @@ func TestNewCiteCmd(t *testing.T) {
 		{name: "codex hook", argv: []string{"--hook", "codex", `{"type":"agent-turn-complete"}`},
 			want: CiteOptions{Hook: "codex", Arg: `{"type":"agent-turn-complete"}`}},
 		{name: "an id with a space", argv: []string{"--id", "a b"}, wantErr: `--id "a b" is not a thread id`, wantCode: ExitUsage},
-		{name: "two files", argv: []string{"a", "b"}, wantErr: "accepts at most 1 arg", wantCode: ExitUsage},
+		{name: "two files", argv: []string{"a", "b"}, wantErr: `memctl cite takes at most one argument ([FILE]), got 2: "a" "b"`, wantCode: ExitUsage},
 		// A hook never exits 2: Claude Code reads 2 as "do not stop".
 		{name: "unknown hook", argv: []string{"--hook", "cursor"}, wantErr: `--hook: invalid value "cursor": want one of: claude, codex`, wantCode: ExitError},
 		{name: "codex hook without its JSON", argv: []string{"--hook", "codex"}, wantErr: "--hook codex needs the notify JSON", wantCode: ExitError},

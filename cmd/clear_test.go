@@ -17,7 +17,7 @@ func TestNewClearCmd(t *testing.T) {
 	}{
 		{name: "defaults", want: ClearOptions{}},
 		{name: "every flag", argv: "-y --dry-run --json", want: ClearOptions{JSON: true, Yes: true, DryRun: true}},
-		{name: "argument", argv: "all", wantErr: `unknown command "all"`},
+		{name: "argument", argv: "all", wantErr: `memctl clear takes no arguments, got "all"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

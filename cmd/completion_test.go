@@ -14,7 +14,7 @@ func TestNewCompletionCmd(t *testing.T) {
 		t.Errorf("options %+v, %v", got, err)
 	}
 	err := execCmd(t, f, newCompletionCmd(f, nil), nil, "tcsh")
-	wantError(t, err, `invalid argument "tcsh"`)
+	wantError(t, err, `memctl completion: invalid argument "tcsh": want one of: bash, zsh, fish, powershell`)
 	if exitCode(err) != ExitUsage {
 		t.Errorf("exit %d", exitCode(err))
 	}

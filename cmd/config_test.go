@@ -21,7 +21,7 @@ func TestNewConfigCmds(t *testing.T) {
 		t.Errorf("show: %v", err)
 	}
 	err := execCmd(t, f, newConfigPathCmd(f, nil), []string{"config"}, "extra")
-	wantError(t, err, `unknown command "extra"`)
+	wantError(t, err, `memctl config path takes no arguments, got "extra"`)
 }
 
 func TestRunConfigInit(t *testing.T) {

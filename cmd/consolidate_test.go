@@ -25,7 +25,7 @@ func TestNewConsolidateCmd(t *testing.T) {
 		{name: "every flag", argv: "--mode heuristic --force --dry-run --json",
 			want: ConsolidateOptions{JSON: true, ConsolidateFlags: ConsolidateFlags{Mode: "heuristic", Force: true, DryRun: true}}},
 		{name: "unknown mode", argv: "--mode magic", wantErr: `--mode: invalid value "magic": want one of: auto, model, agent, heuristic`},
-		{name: "argument", argv: "now", wantErr: `unknown command "now"`},
+		{name: "argument", argv: "now", wantErr: `memctl consolidate takes no arguments, got "now"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

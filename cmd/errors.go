@@ -121,11 +121,11 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	}
 	fmt.Fprintf(ios.ErrOut, "memctl: %s: %s\n", ios.errPaint(color.FgRed, label), msg)
 	var h *hintError
-	if errors.As(err, &h) && h.hint != "" {
-		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", h.hint)
-	}
 	var flagErr *FlagError
-	if errors.As(err, &flagErr) && !strings.Contains(msg, "--help") {
+	switch {
+	case errors.As(err, &h) && h.hint != "":
+		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", h.hint)
+	case errors.As(err, &flagErr) && !strings.Contains(msg, "--help"):
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
 	}
 	return code

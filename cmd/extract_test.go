@@ -27,7 +27,7 @@ func TestNewExtractCmd(t *testing.T) {
 			wantErr: `--provider: invalid value "gpt": want one of: auto, openai, openai-compatible, anthropic, command, heuristic`},
 		{name: "max not a number", argv: "--max abc", wantErr: `--max: invalid value "abc": want an integer`},
 		{name: "max zero", argv: "--max 0", wantErr: "--max must be at least 1"},
-		{name: "argument", argv: "now", wantErr: `unknown command "now"`},
+		{name: "argument", argv: "now", wantErr: `memctl extract takes no arguments, got "now"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,7 +81,13 @@ func optionalIntFlag(fs *pflag.FlagSet, p **int, name, usage string) {
 
 // flagError turns pflag's parse errors into usage errors in memctl's
 // words: `--max: invalid value "abc": want an integer`.
-func flagError(_ *cobra.Command, err error) error {
+func flagError(c *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && strings.HasPrefix(err.Error(), "unknown flag: --") {
+		if s := flagSuggestion(c, unknown.GetSpecifiedName()); len(s) > 0 {
+			return withHint(&FlagError{Err: err}, "did you mean "+strings.Join(s, " or ")+"?")
+		}
+	}
 	var invalid *pflag.InvalidValueError
 	if errors.As(err, &invalid) {
 		cause := errors.Unwrap(invalid)

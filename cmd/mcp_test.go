@@ -17,7 +17,7 @@ func TestNewMCPCmd(t *testing.T) {
 		t.Errorf("options %+v, %v", got, err)
 	}
 	err := execCmd(t, f, newMCPCmd(f, nil), nil, "stdio")
-	wantError(t, err, `unknown command "stdio"`)
+	wantError(t, err, `memctl mcp takes no arguments, got "stdio"`)
 }
 
 func TestRunMCP(t *testing.T) {

@@ -19,7 +19,7 @@ func TestNewNoteAddCmd(t *testing.T) {
 		{name: "stdin when absent", argv: []string{"--slug", "x"}, want: NoteAddOptions{Slug: "x", Text: "-"}},
 		{name: "stdin with -", argv: []string{"--slug", "x", "-", "--json"}, want: NoteAddOptions{JSON: true, Slug: "x", Text: "-"}},
 		{name: "slug required", argv: []string{"text"}, wantErr: "--slug is required"},
-		{name: "two texts", argv: []string{"--slug", "x", "a", "b"}, wantErr: "accepts at most 1 arg"},
+		{name: "two texts", argv: []string{"--slug", "x", "a", "b"}, wantErr: `memctl note add takes at most one argument ([TEXT|-]), got 2: "a" "b"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

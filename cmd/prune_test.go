@@ -21,7 +21,7 @@ func TestNewPruneCmd(t *testing.T) {
 		{name: "zero days is a value", argv: "--max-unused-days 0", want: PruneOptions{MaxUnusedDays: ptrTo(0)}},
 		{name: "not a number", argv: "--max-unused-days abc", wantErr: `--max-unused-days: invalid value "abc": want an integer`},
 		{name: "unknown flag", argv: "--bogus", wantErr: "unknown flag: --bogus"},
-		{name: "argument", argv: "extra", wantErr: `unknown command "extra"`},
+		{name: "argument", argv: "extra", wantErr: `memctl prune takes no arguments, got "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ func TestNewRedactCmd(t *testing.T) {
 	}{
 		{name: "stdin", want: "-"},
 		{name: "file", argv: []string{"session.jsonl"}, want: "session.jsonl"},
-		{name: "two files", argv: []string{"a", "b"}, wantErr: "accepts at most 1 arg"},
+		{name: "two files", argv: []string{"a", "b"}, wantErr: `memctl redact takes at most one argument ([FILE]), got 2: "a" "b"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

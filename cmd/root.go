@@ -101,6 +101,8 @@ all with "memctl run".`,
 			return nil
 		},
 	}
+	root.Version = version()
+	root.SetVersionTemplate(versionLine() + "\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.HomeFlag, "home", "", "memctl home `DIR` (default: $MEMCTL_HOME, else ~/.memctl)")
 	pf.StringVar(&f.ConfigFlag, "config", "", "config `FILE` (default: $MEMCTL_CONFIG, else <home>/config.toml)")
@@ -116,27 +118,34 @@ all with "memctl run".`,
 // memoryVersions are the values of --memory-version and memories.version.
 var memoryVersions = []string{"v1", "v2"}
 
-// wrapArgErrors turns positional-argument errors into usage errors (exit 2).
+// wrapArgErrors makes positional-argument errors usage errors (exit 2) in
+// memctl's words; a command group run without a subcommand says which
+// exist, and bare memctl prints the help.
 func wrapArgErrors(c *cobra.Command) {
-	if c.Args != nil {
-		inner := c.Args
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if err := inner(cmd, args); err != nil {
-				return &FlagError{Err: err}
-			}
-			return nil
-		}
-	}
-	if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
-		// A command group run without a subcommand: say which exist.
+	switch {
+	case c.HasSubCommands() && c.RunE == nil && c.Run == nil:
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return FlagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+				return unknownCommand(cmd, args[0])
 			}
 			return nil
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if !cmd.HasParent() {
+				return cmd.Help() // bare memctl: what it can do, exit 0
+			}
 			return FlagErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(subNames(cmd), ", "))
+		}
+	case !c.HasSubCommands():
+		inner := c.Args
+		if inner == nil {
+			inner = cobra.NoArgs // cobra would take any words silently
+		}
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := inner(cmd, args); err != nil {
+				return argError(cmd, args, err)
+			}
+			return nil
 		}
 	}
 	for _, sub := range c.Commands() {

@@ -114,3 +114,55 @@ func TestReport(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageErrorsInMemctlWords: issue 17, item 3. Each mistake names the
+// command, what it takes and what it got, with the same exit code (2).
+func TestUsageErrorsInMemctlWords(t *testing.T) {
+	const help = "memctl: hint: run with --help for usage\n"
+	for _, tt := range []struct {
+		args       []string
+		wantErrOut string
+	}{
+		{[]string{"stauts"}, "memctl: error: unknown command \"stauts\" for \"memctl\"\nmemctl: hint: did you mean memctl status?\n"},
+		{[]string{"threads", "lst"}, "memctl: error: unknown command \"lst\" for \"memctl threads\"\nmemctl: hint: did you mean memctl threads list?\n"},
+		{[]string{"frobnicate"}, "memctl: error: unknown command \"frobnicate\" for \"memctl\"\nmemctl: hint: run 'memctl --help' for the commands\n"},
+		{[]string{"prune", "--dryrun"}, "memctl: error: unknown flag: --dryrun\nmemctl: hint: did you mean --dry-run?\n"},
+		{[]string{"extract", "--thred", "x"}, "memctl: error: unknown flag: --thred\nmemctl: hint: did you mean --thread?\n"},
+		{[]string{"summary", "extra-arg"}, "memctl: error: memctl summary takes no arguments, got \"extra-arg\"\n" + help},
+		{[]string{"search"}, "memctl: error: memctl search needs QUERY\n" + help},
+		{[]string{"threads", "show"}, "memctl: error: memctl threads show needs ID\n" + help},
+		{[]string{"threads", "show", "a", "b"}, "memctl: error: memctl threads show takes one argument (ID), got 2: \"a\" \"b\"\n" + help},
+		{[]string{"completion"}, "memctl: error: memctl completion needs one of: bash, zsh, fish, powershell\n" + help},
+		{[]string{"completion", "tcsh"}, "memctl: error: memctl completion: invalid argument \"tcsh\": want one of: bash, zsh, fish, powershell\n" + help},
+		{[]string{"--max", "abc"}, "memctl: error: unknown flag: --max\n" + help},
+		{[]string{"extract", "--max", "abc"}, "memctl: error: --max: invalid value \"abc\": want an integer\n" + help},
+		{[]string{"extract", "--provider", "gpt"}, "memctl: error: --provider: invalid value \"gpt\": want one of: auto, openai, openai-compatible, anthropic, command, heuristic\n" + help},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			ios, code := runMemctl(t, false, nil, tt.args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d", code, ExitUsage)
+			}
+			if got := ios.errOut.String(); got != tt.wantErrOut {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
+			}
+			if ios.out.Len() != 0 {
+				t.Errorf("stdout %q", ios.out)
+			}
+		})
+	}
+}
+
+// TestBareMemctlShowsHelp: memctl alone prints its help and exits 0, and
+// --version prints what `memctl version` prints.
+func TestBareMemctlShowsHelp(t *testing.T) {
+	ios, code := runMemctl(t, false, nil)
+	if code != ExitOK || !strings.HasPrefix(ios.out.String(), "memctl reads the sessions coding agents") ||
+		!strings.Contains(ios.out.String(), "Pipeline commands:") || ios.errOut.Len() != 0 {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", code, ios.out, ios.errOut)
+	}
+	ios, code = runMemctl(t, false, nil, "--version")
+	if want := versionLine() + "\n"; code != ExitOK || ios.out.String() != want {
+		t.Errorf("--version: exit %d, stdout %q, want %q", code, ios.out, want)
+	}
+}

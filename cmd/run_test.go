@@ -27,7 +27,7 @@ func TestNewRunCmd(t *testing.T) {
 				Consolidate: ConsolidateFlags{Mode: "heuristic", Force: true}}},
 		{name: "unknown mode", argv: "--mode magic", wantErr: `--mode: invalid value "magic"`},
 		{name: "max zero", argv: "--max 0", wantErr: "--max must be at least 1"},
-		{name: "argument", argv: "all", wantErr: `unknown command "all"`},
+		{name: "argument", argv: "all", wantErr: `memctl run takes no arguments, got "all"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

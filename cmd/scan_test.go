@@ -17,7 +17,7 @@ func TestNewScanCmd(t *testing.T) {
 	}{
 		{name: "defaults"},
 		{name: "json", argv: "--json", want: ScanOptions{JSON: true}},
-		{name: "argument", argv: "~/.codex", wantErr: `unknown command "~/.codex"`},
+		{name: "argument", argv: "~/.codex", wantErr: `memctl scan takes no arguments, got "~/.codex"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

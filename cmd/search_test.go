@@ -16,7 +16,7 @@ func TestNewSearchCmd(t *testing.T) {
 		{name: "words join into one query", argv: []string{"flaky", "parser"}, want: SearchOptions{Query: "flaky parser", Limit: 20}},
 		{name: "limit and json", argv: []string{"go test race", "--limit", "5", "--json"}, want: SearchOptions{JSON: true, Query: "go test race", Limit: 5}},
 		{name: "limit zero", argv: []string{"x", "--limit", "0"}, wantErr: "--limit must be at least 1"},
-		{name: "no query", argv: nil, wantErr: "requires at least 1 arg"},
+		{name: "no query", argv: nil, wantErr: "memctl search needs QUERY"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

@@ -17,7 +17,7 @@ func TestNewStatusCmd(t *testing.T) {
 	}{
 		{name: "defaults"},
 		{name: "json", argv: "--json", want: StatusOptions{JSON: true}},
-		{name: "argument", argv: "v2", wantErr: `unknown command "v2"`},
+		{name: "argument", argv: "v2", wantErr: `memctl status takes no arguments, got "v2"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

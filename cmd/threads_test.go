@@ -28,9 +28,9 @@ func TestNewThreadsCmds(t *testing.T) {
 		wantErr string
 	}{
 		{name: "list", argv: "list --limit 5 --json", want: ThreadsListOptions{JSON: true, Limit: 5}},
-		{name: "list takes no id", argv: "list 0000", wantErr: `unknown command "0000"`},
+		{name: "list takes no id", argv: "list 0000", wantErr: `memctl threads list takes no arguments, got "0000"`},
 		{name: "show", argv: "show 019e1625", want: ThreadsShowOptions{ID: "019e1625"}},
-		{name: "show needs an id", argv: "show", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "show needs an id", argv: "show", wantErr: "memctl threads show needs ID"},
 		{name: "input", argv: "input 019e1625 --system", want: ThreadsInputOptions{ID: "019e1625", System: true}},
 		{name: "enable", argv: "enable 019e", want: ThreadsModeOptions{ID: "019e", Mode: "enabled"}},
 		{name: "disable", argv: "disable 019e --json", want: ThreadsModeOptions{JSON: true, ID: "019e", Mode: "disabled"}},

@@ -65,6 +65,11 @@ func runVersion(_ context.Context, opts *VersionOptions) error {
 		return printJSON(opts.IO.Out, versionJSON{Version: version(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 			SchemaVersion: store.SchemaVersion()})
 	}
-	_, err := fmt.Fprintf(opts.IO.Out, "memctl %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	_, err := fmt.Fprintln(opts.IO.Out, versionLine())
 	return err
+}
+
+// versionLine is what `memctl version` and `memctl --version` print.
+func versionLine() string {
+	return fmt.Sprintf("memctl %s (%s %s/%s)", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -66,4 +69,52 @@ func TestFlagCompletions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestThreadIDCompletions: issue 17, item 3. `__complete threads show ""`
+// offered files; it offers the indexed thread ids with their previews.
+func TestThreadIDCompletions(t *testing.T) {
+	ios := newTestIO(false)
+	f, _ := extractedFactory(t, ios)
+	want := thread1 + "\tfix the flaky test number 1 in the parser\n" + thread0 + "\tfix the flaky test number 0 in the parser\n:4\n"
+	for _, argv := range [][]string{
+		{"threads", "show", ""}, {"threads", "input", "0000"}, {"threads", "enable", ""}, {"threads", "disable", ""}, {"threads", "forget", ""},
+		{"extract", "--thread", ""}, {"run", "--current-thread", "00"},
+	} {
+		t.Run(strings.Join(argv, " "), func(t *testing.T) {
+			out := completeWith(t, f, argv...)
+			if out != want {
+				t.Errorf("completions:\n%q\nwant:\n%q", out, want)
+			}
+		})
+	}
+	if out := completeWith(t, f, "threads", "show", thread0, ""); out != ":4\n" {
+		t.Errorf("a second id was offered: %q", out)
+	}
+	fresh := newTestFactory(t, ios.IOStreams, nil)
+	if out := completeWith(t, fresh, "threads", "show", ""); out != ":4\n" {
+		t.Errorf("no database: %q", out)
+	}
+	if home, _ := fresh.Home(); dirExists(home) {
+		t.Error("completing created the home")
+	}
+}
+
+// completeWith runs cobra's hidden __complete command.
+func completeWith(t *testing.T, f *Factory, argv ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	root := newRootCmd(f)
+	root.SetArgs(append([]string{"__complete"}, argv...))
+	root.SetOut(&out)
+	root.SetErr(io.Discard)
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

@@ -134,6 +134,8 @@ EXIT STATUS
 		},
 	}
 	opts.bind(c)
+	_ = c.RegisterFlagCompletionFunc("thread", completeThreadIDs(f))
+	_ = c.RegisterFlagCompletionFunc("current-thread", completeThreadIDs(f))
 	return c
 }
 
@@ -243,11 +245,8 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 	// `threads show` does.
 	threadIDs := make([]string, 0, len(opts.Threads))
 	for _, id := range opts.Threads {
-		t, err := st.Thread(ctx, id)
+		t, err := lookupThread(ctx, st, id, "--thread")
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return extract.RunResult{}, &FlagError{Err: fmt.Errorf("--thread %q: no such thread (see `memctl threads list`)", id)}
-			}
 			return extract.RunResult{}, err
 		}
 		threadIDs = append(threadIDs, t.ID)

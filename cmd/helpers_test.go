@@ -60,12 +60,19 @@ func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factor
 	if err := os.MkdirAll(userHome, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// The home is both --home and $MEMCTL_HOME: a root command built in a
+	// test binds --home back to "" and the variable still finds it.
+	home := filepath.Join(dir, "home")
+	vars := map[string]string{"MEMCTL_HOME": home}
+	for k, v := range env {
+		vars[k] = v
+	}
 	return &Factory{
 		IO:       ios,
 		Now:      func() time.Time { return testNow },
-		Getenv:   func(k string) string { return env[k] },
+		Getenv:   func(k string) string { return vars[k] },
 		UserHome: func() (string, error) { return userHome, nil },
-		HomeFlag: filepath.Join(dir, "home"),
+		HomeFlag: home,
 	}
 }
 

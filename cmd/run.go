@@ -93,6 +93,8 @@ EXIT STATUS
 	}
 	opts.Extract.bind(c)
 	opts.Consolidate.bind(c, false)
+	_ = c.RegisterFlagCompletionFunc("thread", completeThreadIDs(f))
+	_ = c.RegisterFlagCompletionFunc("current-thread", completeThreadIDs(f))
 	return c
 }
 

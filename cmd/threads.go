@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/textcut"
+	"os"
+	"path/filepath"
+
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/store"
@@ -136,10 +139,28 @@ func sourceCell(ios *IOStreams, t store.Thread) string {
 	return t.SourceKind + " " + t.Source
 }
 
-func lookupThread(ctx context.Context, st *store.Store, id string) (store.Thread, error) {
+// lookupThread resolves a thread id or unique prefix typed on the command
+// line. The same mistake gets the same words and the same exit code (2)
+// wherever an id is typed: no such thread, a prefix too short, a prefix
+// that matches several threads (they are listed). flag names the flag
+// the id came from ("--thread"); "" for an argument.
+func lookupThread(ctx context.Context, st *store.Store, id, flag string) (store.Thread, error) {
 	t, err := st.Thread(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return t, withHint(fmt.Errorf("no thread %q", id), "run `memctl scan`, then `memctl threads list`")
+	name := "thread"
+	if flag != "" {
+		name = flag
+	}
+	var amb *store.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		return t, withHint(FlagErrorf("%s %q: the prefix matches %d threads: %s", name, id, len(amb.Candidates), strings.Join(amb.Candidates, ", ")),
+			"give more characters of the id")
+	case errors.Is(err, store.ErrNotFound) && len(id) < store.MinIDPrefix:
+		return t, withHint(FlagErrorf("%s %q: an id prefix needs at least %d characters", name, id, store.MinIDPrefix),
+			"`memctl threads list` shows the ids")
+	case errors.Is(err, store.ErrNotFound):
+		return t, withHint(FlagErrorf("%s %q: no such thread", name, id),
+			"`memctl threads list` shows the indexed threads; `memctl scan` indexes new sessions")
 	}
 	return t, err
 }
@@ -179,9 +200,10 @@ type threadShowJSON struct {
 func newThreadsShowCmd(f *Factory, runF func(context.Context, *ThreadsShowOptions) error) *cobra.Command {
 	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
 	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one thread, its raw memory and why it is or is not eligible for extraction",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show ID",
+		ValidArgsFunction: completeThreadIDs(f),
+		Short:             "Show one thread, its raw memory and why it is or is not eligible for extraction",
+		Args:              cobra.ExactArgs(1),
 		Example: `  $ memctl threads show 019e1625
   $ memctl threads show 019e1625 --json | jq .memory.rollout_summary`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -204,7 +226,7 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 		return err
 	}
 	defer st.Close()
-	t, err := lookupThread(ctx, st, opts.ID)
+	t, err := lookupThread(ctx, st, opts.ID, "")
 	if err != nil {
 		return err
 	}
@@ -285,8 +307,9 @@ type threadInputJSON struct {
 func newThreadsInputCmd(f *Factory, runF func(context.Context, *ThreadsInputOptions) error) *cobra.Command {
 	opts := &ThreadsInputOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore}
 	c := &cobra.Command{
-		Use:   "input ID",
-		Short: "Print exactly the text Phase 1 would send to the model for a thread",
+		Use:               "input ID",
+		ValidArgsFunction: completeThreadIDs(f),
+		Short:             "Print exactly the text Phase 1 would send to the model for a thread",
 		Long: `Print the user message(s) Phase 1 would send for a thread: filtered, redacted
 and cut to the token budget, wrapped in the input template. v2 splits its evidence
 into messages of at most 8,900 bytes; they are separated by a line of dashes.`,
@@ -318,7 +341,7 @@ func runThreadsInput(ctx context.Context, opts *ThreadsInputOptions) error {
 		return err
 	}
 	defer st.Close()
-	t, err := lookupThread(ctx, st, opts.ID)
+	t, err := lookupThread(ctx, st, opts.ID, "")
 	if err != nil {
 		return err
 	}
@@ -361,10 +384,11 @@ type threadModeJSON struct {
 func newThreadsModeCmd(f *Factory, runF func(context.Context, *ThreadsModeOptions) error, use, mode, short string) *cobra.Command {
 	opts := &ThreadsModeOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Mode: mode}
 	return &cobra.Command{
-		Use:     use + " ID",
-		Short:   short,
-		Args:    cobra.ExactArgs(1),
-		Example: fmt.Sprintf("  $ memctl threads %s 019e1625", use),
+		Use:               use + " ID",
+		ValidArgsFunction: completeThreadIDs(f),
+		Short:             short,
+		Args:              cobra.ExactArgs(1),
+		Example:           fmt.Sprintf("  $ memctl threads %s 019e1625", use),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
 			if runF != nil {
@@ -378,8 +402,9 @@ func newThreadsModeCmd(f *Factory, runF func(context.Context, *ThreadsModeOption
 func newThreadsForgetCmd(f *Factory, runF func(context.Context, *ThreadsModeOptions) error) *cobra.Command {
 	opts := &ThreadsModeOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Mode: "disabled", Forget: true}
 	return &cobra.Command{
-		Use:   "forget ID",
-		Short: "Disable a thread and delete its raw memory",
+		Use:               "forget ID",
+		ValidArgsFunction: completeThreadIDs(f),
+		Short:             "Disable a thread and delete its raw memory",
 		Long: `Disable a thread and delete its raw memory. When the memory was part of the
 last consolidation, the next consolidate removes its summary file from the memory
 folder and the workspace diff shows it as deleted, so the memory is forgotten.`,
@@ -410,7 +435,7 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		if err != nil {
 			return err
 		}
-		t, err := lookupThread(ctx, st, opts.ID)
+		t, err := lookupThread(ctx, st, opts.ID, "")
 		if err == nil {
 			resolved = t.ID
 			if opts.Forget {
@@ -448,4 +473,45 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		opts.IO.Infof("forgot %s: it had no raw memory; it is disabled and will not be extracted", resolved)
 	}
 	return nil
+}
+
+// completeThreadIDs offers the indexed thread ids, each with its preview,
+// for a shell completing a thread id. It never creates a database: with
+// none there is nothing to offer.
+func completeThreadIDs(f *Factory) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		const none = cobra.ShellCompDirectiveNoFileComp
+		if len(args) > 0 {
+			return nil, none // the one ID is already there
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, none
+		}
+		home, err := f.Home()
+		if err != nil {
+			return nil, none
+		}
+		if _, err := os.Stat(filepath.Join(home, store.FileName(cfg.Memories.Version))); err != nil {
+			return nil, none
+		}
+		// cobra gives a command being completed no context.
+		ctx := context.Background()
+		st, err := f.OpenStore(ctx, cfg.Memories.Version)
+		if err != nil {
+			return nil, none
+		}
+		defer st.Close()
+		threads, err := st.ListThreads(ctx, store.ThreadFilter{})
+		if err != nil {
+			return nil, none
+		}
+		var out []cobra.Completion
+		for _, t := range threads {
+			if strings.HasPrefix(t.ID, toComplete) {
+				out = append(out, cobra.CompletionWithDesc(t.ID, textcut.LineRunes(t.Preview, 50)))
+			}
+		}
+		return out, none
+	}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -283,7 +284,7 @@ func TestRunThreadsMode(t *testing.T) {
 	t.Run("unknown id", func(t *testing.T) {
 		opts := &ThreadsModeOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, ID: "nope", Mode: "enabled"}
 		err := runThreadsMode(context.Background(), opts)
-		wantError(t, err, `no thread "nope"`)
+		wantError(t, err, `thread "nope": no such thread`)
 	})
 }
 
@@ -317,5 +318,38 @@ func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
 	}
 	if got, want := forget(thread0), "forgot "+thread0+": it had no raw memory; it is disabled and will not be extracted\n"; got != want {
 		t.Errorf("forgotten twice:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestThreadIDMistakes: issue 17, item 3. An id typed on the command line
+// that names no thread, one too short or one shared by several threads is
+// said as such, with the candidates, and is the same usage error (exit 2)
+// for threads show as for extract --thread.
+func TestThreadIDMistakes(t *testing.T) {
+	ios := newTestIO(false)
+	f, _ := extractedFactory(t, ios)
+	for _, tt := range []struct {
+		id, wantErr, wantHint string
+	}{
+		{"nope", `"nope": no such thread`, "`memctl threads list` shows the indexed threads; `memctl scan` indexes new sessions"},
+		{"000", `"000": an id prefix needs at least 4 characters`, "`memctl threads list` shows the ids"},
+		{"0000", `"0000": the prefix matches 2 threads: ` + thread0 + ", " + thread1, "give more characters of the id"},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			show := runThreadsShow(context.Background(), &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, ID: tt.id})
+			ext := runExtract(context.Background(), &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
+				StageLoaders: f.stageLoaders(), ExtractFlags: ExtractFlags{Threads: []string{tt.id}}})
+			wantError(t, show, "thread "+tt.wantErr)
+			wantError(t, ext, "--thread "+tt.wantErr)
+			for _, err := range []error{show, ext} {
+				if exitCode(err) != ExitUsage {
+					t.Errorf("%v: exit %d, want %d", err, exitCode(err), ExitUsage)
+				}
+				var h *hintError
+				if !errors.As(err, &h) || h.hint != tt.wantHint {
+					t.Errorf("%v: hint %v, want %q", err, h, tt.wantHint)
+				}
+			}
+		})
 	}
 }

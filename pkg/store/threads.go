@@ -192,7 +192,9 @@ func scanThread(r scanner) (Thread, error) {
 	return t, nil
 }
 
-// Thread returns one thread by id, or by a unique id prefix; ErrNotFound otherwise.
+// Thread returns one thread by id, or by a unique id prefix of at least
+// MinIDPrefix characters. It returns ErrNotFound when nothing matches (a
+// shorter prefix matches nothing) and an *AmbiguousError when several do.
 func (s *Store) Thread(ctx context.Context, id string) (Thread, error) {
 	t, err := scanThread(s.db.QueryRowContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, id))
 	if err == nil {
@@ -201,10 +203,10 @@ func (s *Store) Thread(ctx context.Context, id string) (Thread, error) {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return t, err
 	}
-	if len(id) < 4 {
+	if len(id) < MinIDPrefix {
 		return Thread{}, ErrNotFound
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE id LIKE ? ESCAPE '\' LIMIT 2`, likePrefix(id))
+	rows, err := s.db.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE id LIKE ? ESCAPE '\' ORDER BY id LIMIT 11`, likePrefix(id))
 	if err != nil {
 		return Thread{}, err
 	}
@@ -217,10 +219,20 @@ func (s *Store) Thread(ctx context.Context, id string) (Thread, error) {
 		}
 		found = append(found, t)
 	}
-	if len(found) != 1 {
-		return Thread{}, ErrNotFound
+	if err := rows.Err(); err != nil {
+		return Thread{}, err
 	}
-	return found[0], nil
+	switch len(found) {
+	case 0:
+		return Thread{}, ErrNotFound
+	case 1:
+		return found[0], nil
+	}
+	amb := &AmbiguousError{Prefix: id}
+	for _, t := range found[:min(len(found), 10)] {
+		amb.Candidates = append(amb.Candidates, t.ID)
+	}
+	return Thread{}, amb
 }
 
 func likePrefix(p string) string {

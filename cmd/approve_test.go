@@ -19,7 +19,7 @@ func TestNewApproveCmd(t *testing.T) {
 		{name: "whatever is pending", want: ApproveOptions{}},
 		{name: "one generation", argv: "7 --json", want: ApproveOptions{ID: 7, JSON: true}},
 		{name: "not a number", argv: "seven", wantErr: `generation id "seven": want a positive number`},
-		{name: "two", argv: "1 2", wantErr: "accepts at most 1 arg(s), received 2"},
+		{name: "two", argv: "1 2", wantErr: `memctl approve takes at most one argument ([N]), got 2: "1" "2"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

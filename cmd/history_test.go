@@ -94,7 +94,7 @@ func TestNewHistoryShowCmd(t *testing.T) {
 		{name: "not a number", argv: "four", wantErr: `generation id "four": want a positive number`},
 		{name: "zero", argv: "0", wantErr: `generation id "0": want a positive number`},
 		{name: "both", argv: "4 --stat --input", wantErr: "--stat and --input cannot be used together"},
-		{name: "no id", argv: "", wantErr: "accepts 1 arg(s), received 0"},
+		{name: "no id", argv: "", wantErr: "memctl history show needs N"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

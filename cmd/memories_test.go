@@ -58,7 +58,7 @@ func TestNewMemoriesCmds(t *testing.T) {
 		{"", MemoriesListOptions{}, ""},
 		{"--pinned --edited --limit 5 --json", MemoriesListOptions{Pinned: true, Edited: true, Limit: 5, JSON: true}, ""},
 		{"--limit -2", MemoriesListOptions{}, "--limit must not be negative, got -2"},
-		{"x", MemoriesListOptions{}, `unknown command "x"`},
+		{"x", MemoriesListOptions{}, `memctl memories list takes no arguments, got "x"`},
 	} {
 		got, err := parseMemoriesArgs(t, newMemoriesListCmd, tt.argv)
 		check(t, got, tt.want, err, tt.wantErr)
@@ -69,7 +69,7 @@ func TestNewMemoriesCmds(t *testing.T) {
 		wantErr string
 	}{
 		{"019e --json", MemoriesShowOptions{ID: "019e", JSON: true}, ""},
-		{"", MemoriesShowOptions{}, "accepts 1 arg(s), received 0"},
+		{"", MemoriesShowOptions{}, "memctl memories show needs ID"},
 	} {
 		got, err := parseMemoriesArgs(t, newMemoriesShowCmd, tt.argv)
 		check(t, got, tt.want, err, tt.wantErr)
@@ -84,7 +84,7 @@ func TestNewMemoriesCmds(t *testing.T) {
 	got, err = parseMemoriesArgs(t, pin(false), "019e --json")
 	check(t, got, MemoriesPinOptions{ID: "019e", JSON: true}, err, "")
 	_, err = parseMemoriesArgs(t, pin(false), "a b")
-	check(t, nil, nil, err, "accepts 1 arg(s), received 2")
+	check(t, nil, nil, err, `memctl memories unpin takes one argument (ID), got 2: "a" "b"`)
 	fgot, err := parseMemoriesArgs(t, newMemoriesForgetCmd, "019e")
 	check(t, fgot, MemoriesForgetOptions{ID: "019e"}, err, "")
 	for _, tt := range []struct {

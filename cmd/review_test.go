@@ -16,7 +16,7 @@ func TestNewReviewCmd(t *testing.T) {
 	}{
 		{name: "defaults", want: ReviewOptions{}},
 		{name: "stat and json", argv: "--stat --json", want: ReviewOptions{Stat: true, JSON: true}},
-		{name: "argument", argv: "3", wantErr: `unknown command "3"`},
+		{name: "argument", argv: "3", wantErr: `memctl review takes no arguments, got "3"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

@@ -22,8 +22,8 @@ func TestNewRollbackCmd(t *testing.T) {
 		{name: "id", argv: "3", want: RollbackOptions{ID: 3}},
 		{name: "force and json", argv: "3 --force --json", want: RollbackOptions{ID: 3, Force: true, JSON: true}},
 		{name: "not a number", argv: "three", wantErr: `generation id "three": want a positive number, as ` + "`memctl history`" + ` lists them`},
-		{name: "no id", argv: "", wantErr: "accepts 1 arg(s), received 0"},
-		{name: "two ids", argv: "1 2", wantErr: "accepts 1 arg(s), received 2"},
+		{name: "no id", argv: "", wantErr: "memctl rollback needs N"},
+		{name: "two ids", argv: "1 2", wantErr: `memctl rollback takes one argument (N), got 2: "1" "2"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)

@@ -136,13 +136,16 @@ func wrapArgErrors(c *cobra.Command) {
 			}
 			return FlagErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(subNames(cmd), ", "))
 		}
-	case !c.HasSubCommands():
+	default:
 		inner := c.Args
 		if inner == nil {
 			inner = cobra.NoArgs // cobra would take any words silently
 		}
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := inner(cmd, args); err != nil {
+				if cmd.HasSubCommands() && len(args) > 0 {
+					return unknownCommand(cmd, args[0]) // a mistyped subcommand, most likely
+				}
 				return argError(cmd, args, err)
 			}
 			return nil

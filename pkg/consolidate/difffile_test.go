@@ -133,51 +133,10 @@ func TestUnifiedHunks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := unifiedHunks(splitLines(tt.a), splitLines(tt.b)); got != tt.want {
+			if got := unifiedHunks(tt.a, tt.b); got != tt.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}
 		})
-	}
-}
-
-// The edit script must always turn the old lines into the new ones.
-func TestLineDiffReconstructs(t *testing.T) {
-	cases := [][2]string{
-		{"a\nb\nc\nd\n", "a\nc\nd\ne\n"},
-		{"x\ny\nz\n", "z\ny\nx\n"},
-		{strings.Repeat("p\nq\n", 50), strings.Repeat("q\np\n", 50)},
-		{"", ""},
-		{"1\n2\n", "3\n4\n5\n"},
-	}
-	for _, c := range cases {
-		x, y := splitLines(c[0]), splitLines(c[1])
-		var old, now strings.Builder
-		for _, op := range lineDiff(x, y) {
-			switch op.kind {
-			case ' ':
-				old.WriteString(x[op.a])
-				now.WriteString(y[op.b])
-			case '-':
-				old.WriteString(x[op.a])
-			case '+':
-				now.WriteString(y[op.b])
-			}
-		}
-		if old.String() != c[0] || now.String() != c[1] {
-			t.Errorf("script for %q → %q rebuilds %q → %q", c[0], c[1], old.String(), now.String())
-		}
-	}
-}
-
-func TestLineDiffFallsBackOnHugeEditDistance(t *testing.T) {
-	var a, b strings.Builder
-	for i := 0; i < 1500; i++ {
-		a.WriteString("a" + itoa8(uint32(i)) + "\n")
-		b.WriteString("b" + itoa8(uint32(i)) + "\n")
-	}
-	ops := lineDiff(splitLines(a.String()), splitLines(b.String()))
-	if len(ops) != 3000 {
-		t.Errorf("got %d ops, want 3000", len(ops))
 	}
 }
 
@@ -253,4 +212,46 @@ func TestRenderDiffFileSummarisesHugeFiles(t *testing.T) {
 	if !strings.Contains(got, "@@ large file: 0 bytes before, 1500000 bytes after; contents not shown @@") || len(got) > 2000 {
 		t.Errorf("huge file not summarised:\n%.500s", got)
 	}
+}
+
+// memoryLike is a MEMORY.md-shaped text of n lines; seed > 0 changes
+// every 97th line, as a consolidation that edits a few bullets does.
+func memoryLike(n, seed int) string {
+	var b strings.Builder
+	for i := range n {
+		switch {
+		case i%40 == 0:
+			fmt.Fprintf(&b, "\n## Task group %d\n\n", i/40)
+		case seed > 0 && i%97 == seed%97:
+			fmt.Fprintf(&b, "- changed item %d in version %d: run `go test ./...` before committing\n", i, seed)
+		default:
+			fmt.Fprintf(&b, "- item %d: the deploy uses `make release`; keep the changelog current\n", i)
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkUnifiedHunks times the workspace diff of one file: a few
+// edited bullets in a 2,000-line MEMORY.md, and a 3,000-line file whose
+// every line changed (the case the Myers diff it replaced had to cap).
+// docs/benchmarks.md has the figures.
+func BenchmarkUnifiedHunks(b *testing.B) {
+	b.Run("edits", func(b *testing.B) {
+		old, cur := memoryLike(2000, 0), memoryLike(2000, 5)
+		for b.Loop() {
+			if unifiedHunks(old, cur) == "" {
+				b.Fatal("no diff")
+			}
+		}
+	})
+	b.Run("rewrite", func(b *testing.B) {
+		var o, n strings.Builder
+		for i := range 3000 {
+			fmt.Fprintf(&o, "old line %d\n", i)
+			fmt.Fprintf(&n, "new line %d\n", i)
+		}
+		for b.Loop() {
+			unifiedHunks(o.String(), n.String())
+		}
+	})
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/hooks"
 	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -141,14 +141,14 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 			in = fh
 		}
 	case "claude":
-		reply, err := hooks.ClaudeStop(opts.IO.In)
+		reply, err := sessions.HookReply(sessions.KindClaudeCode, opts.IO.In)
 		if err != nil {
 			return err
 		}
 		in, out, turnKey = strings.NewReader(reply.Text), io.Discard, reply.TurnKey
 		opts.IO.Debugf("cite: reply read from the hook %s", reply.From)
 	case "codex":
-		reply, err := hooks.CodexNotify(opts.Arg)
+		reply, err := sessions.HookReply(sessions.KindCodex, strings.NewReader(opts.Arg))
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		// the turn's rollout still has it.
 		text := reply.Text
 		if reply.TurnID != "" {
-			cit, err := hooks.CodexTurnCitation(codexHome(opts.Getenv, opts.UserHome), reply.ThreadID, reply.TurnID, 3*time.Second)
+			cit, err := sessions.TurnCitation(sessions.KindCodex, codexHome(opts.Getenv, opts.UserHome), reply.ThreadID, reply.TurnID, 3*time.Second)
 			if err != nil {
 				opts.IO.Debugf("cite: read the rollout of %s: %v", reply.ThreadID, err)
 			}

@@ -26,6 +26,7 @@ type (
 	Action    = transcript.Action
 	Outcome   = transcript.Outcome
 	File      = transcript.File
+	Reply     = transcript.Reply
 )
 
 // The source kinds memctl reads.

@@ -23,15 +23,9 @@ func (x *Extractor) project() string {
 	return "unknown"
 }
 
-var kindNames = map[sessions.Kind]string{
-	sessions.KindCodex:      "Codex CLI",
-	sessions.KindClaudeCode: "Claude Code",
-	sessions.KindJSONL:      "JSONL",
-}
-
 func (x *Extractor) context(d digest) string {
 	var b strings.Builder
-	kind := kindNames[x.meta.Kind]
+	kind := sessions.AgentName(x.meta.Kind)
 	if kind == "" {
 		kind = "An agent"
 	}

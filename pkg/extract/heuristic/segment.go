@@ -222,12 +222,8 @@ func isNegative(s string) bool { return negativeRE().MatchString(s) }
 const maxReads = 24
 
 func (t *task) addRead(p string) {
-	if p == "" || len(t.reads) >= maxReads || slices.Contains(t.reads, p) || agentDirRE().MatchString(p) {
+	if p == "" || len(t.reads) >= maxReads || slices.Contains(t.reads, p) || sessions.IsAgentFile(p) {
 		return
 	}
 	t.reads = append(t.reads, p)
 }
-
-// agentDirRE matches the agents' own folders (skills, plugins, settings):
-// reading them is the harness's plumbing, not the project's.
-var agentDirRE = lazyRE(`(^|/)\.(codex|claude|cursor|gemini)/(plugins|skills|commands|agents)/|/SKILL\.md$`)

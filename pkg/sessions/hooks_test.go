@@ -1,4 +1,4 @@
-package hooks
+package sessions
 
 import (
 	"os"
@@ -17,7 +17,8 @@ func TestCodexNotifyReply(t *testing.T) {
 		{payload: `not json`, err: "codex notify payload"},
 	}
 	for _, tt := range tests {
-		got, err := CodexNotifyReply(tt.payload)
+		r, err := HookReply(KindCodex, strings.NewReader(tt.payload))
+		got := r.Text
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%s: err = %v", tt.payload, err)
@@ -40,14 +41,15 @@ func TestClaudeStopReplyTakesTheLastTurn(t *testing.T) {
 		`{"type":"assistant","sessionId":"s","uuid":"4","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"new reply"}]}}`,
 	}
 	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
-	got, err := ClaudeStopReply(strings.NewReader(`{"transcript_path":"` + p + `"}`))
+	r, err := HookReply(KindClaudeCode, strings.NewReader(`{"transcript_path":"`+p+`"}`))
+	got := r.Text
 	if err != nil || got != "new reply" {
 		t.Errorf("got %q, %v", got, err)
 	}
-	if _, err := ClaudeStopReply(strings.NewReader(`{}`)); err == nil {
+	if _, err := HookReply(KindClaudeCode, strings.NewReader(`{}`)); err == nil {
 		t.Error("payload without transcript_path accepted")
 	}
-	if _, err := ClaudeStopReply(strings.NewReader(`{"transcript_path":"` + filepath.Join(dir, "missing.jsonl") + `"}`)); err == nil {
+	if _, err := HookReply(KindClaudeCode, strings.NewReader(`{"transcript_path":"`+filepath.Join(dir, "missing.jsonl")+`"}`)); err == nil {
 		t.Error("missing transcript accepted")
 	}
 }
@@ -55,31 +57,31 @@ func TestClaudeStopReplyTakesTheLastTurn(t *testing.T) {
 func TestClaudeStopPrefersThePayload(t *testing.T) {
 	// The transcript does not exist: Claude Code may not have written the
 	// reply yet when the hook runs, and the payload carries it anyway.
-	r, err := ClaudeStop(strings.NewReader(`{"session_id":"s1","prompt_id":"p1","transcript_path":"/nonexistent.jsonl","last_assistant_message":"the reply"}`))
+	r, err := HookReply(KindClaudeCode, strings.NewReader(`{"session_id":"s1","prompt_id":"p1","transcript_path":"/nonexistent.jsonl","last_assistant_message":"the reply"}`))
 	if err != nil || r.Text != "the reply" || r.From != "payload" || r.TurnKey != "claude:s1:p1" {
 		t.Fatalf("got %+v, %v", r, err)
 	}
 	// An empty reply in the payload is still the payload's answer.
-	r, err = ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":""}`))
+	r, err = HookReply(KindClaudeCode, strings.NewReader(`{"session_id":"s1","last_assistant_message":""}`))
 	if err != nil || r.Text != "" || r.From != "payload" {
 		t.Fatalf("got %+v, %v", r, err)
 	}
 	// Without a prompt id the key is a digest of the reply: the same
 	// reply twice is one turn, another reply another turn.
-	a, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
-	b, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
-	c, _ := ClaudeStop(strings.NewReader(`{"session_id":"s1","last_assistant_message":"y"}`))
+	a, _ := HookReply(KindClaudeCode, strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
+	b, _ := HookReply(KindClaudeCode, strings.NewReader(`{"session_id":"s1","last_assistant_message":"x"}`))
+	c, _ := HookReply(KindClaudeCode, strings.NewReader(`{"session_id":"s1","last_assistant_message":"y"}`))
 	if a.TurnKey == "" || a.TurnKey != b.TurnKey || a.TurnKey == c.TurnKey {
 		t.Errorf("keys %q %q %q", a.TurnKey, b.TurnKey, c.TurnKey)
 	}
 }
 
 func TestCodexNotifyTurnKey(t *testing.T) {
-	r, err := CodexNotify(`{"type":"agent-turn-complete","thread-id":"th","turn-id":"7","cwd":"/w","input-messages":["hi"],"last-assistant-message":"done"}`)
+	r, err := HookReply(KindCodex, strings.NewReader(`{"type":"agent-turn-complete","thread-id":"th","turn-id":"7","cwd":"/w","input-messages":["hi"],"last-assistant-message":"done"}`))
 	if err != nil || r.Text != "done" || r.TurnKey != "codex:th:7" {
 		t.Fatalf("got %+v, %v", r, err)
 	}
-	r, _ = CodexNotify(`{"type":"agent-turn-complete","last-assistant-message":"done"}`)
+	r, _ = HookReply(KindCodex, strings.NewReader(`{"type":"agent-turn-complete","last-assistant-message":"done"}`))
 	if r.TurnKey != "" {
 		t.Errorf("no thread id, key %q", r.TurnKey)
 	}
@@ -98,7 +100,7 @@ func TestCodexTurnCitationReadsTheRollout(t *testing.T) {
 		`{"type":"event_msg","payload":{"type":"task_complete","turn_id":"` + turn + `","last_agent_message":"Fixed.\n\n"}}`,
 	}
 	os.WriteFile(filepath.Join(dir, "rollout-2026-12-03T01-23-46-"+thread+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
-	got, err := CodexTurnCitation(home, thread, turn, 0)
+	got, err := TurnCitation(KindCodex, home, thread, turn, 0)
 	if err != nil || !strings.Contains(got, "01a2397f-4b3a-7702-90d4-df7d16cf964c") {
 		t.Fatalf("got %q, %v", got, err)
 	}
@@ -106,10 +108,32 @@ func TestCodexTurnCitationReadsTheRollout(t *testing.T) {
 	if strings.Count(got, "<oai-mem-citation>") != 1 {
 		t.Errorf("two blocks: %q", got)
 	}
-	if got, _ := CodexTurnCitation(home, thread, "other-turn", 0); got != "" {
+	if got, _ := TurnCitation(KindCodex, home, thread, "other-turn", 0); got != "" {
 		t.Errorf("another turn's citation: %q", got)
 	}
-	if got, _ := CodexTurnCitation(home, "../../etc/passwd", turn, 0); got != "" {
+	if got, _ := TurnCitation(KindCodex, home, "../../etc/passwd", turn, 0); got != "" {
 		t.Errorf("a path-shaped thread id was followed: %q", got)
+	}
+}
+
+func TestAgentNamesAndFiles(t *testing.T) {
+	for kind, want := range map[Kind]string{KindCodex: "Codex CLI", KindClaudeCode: "Claude Code", KindJSONL: "JSONL", "aider": ""} {
+		if got := AgentName(kind); got != want {
+			t.Errorf("AgentName(%q) = %q, want %q", kind, got, want)
+		}
+	}
+	for p, want := range map[string]bool{
+		"/home/u/.codex/skills/deploy/SKILL.md":  true,
+		"/home/u/.claude/commands/review.md":     true,
+		".cursor/plugins/x.json":                 true,
+		"/repo/skills/SKILL.md":                  true,
+		"/repo/.claude/settings.json":            false,
+		"/repo/docs/skills.md":                   false,
+		"/home/u/.gemini/agents/reviewer.toml":   true,
+		"/home/u/codex/skills/not-hidden/run.sh": false,
+	} {
+		if got := IsAgentFile(p); got != want {
+			t.Errorf("IsAgentFile(%q) = %v, want %v", p, got, want)
+		}
 	}
 }

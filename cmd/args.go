@@ -10,19 +10,27 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
+// The patterns of cobra's messages, compiled on first use: most runs
+// never print a usage error.
 var (
-	reNoArgs   = regexp.MustCompile(`^unknown command "(.*)" for "`)
-	reExact    = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
-	reAtLeast  = regexp.MustCompile(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
-	reAtMost   = regexp.MustCompile(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
-	reInvalid  = regexp.MustCompile(`^invalid argument "(.*)" for "`)
-	reFlagWord = regexp.MustCompile(`^--?[A-Za-z]`)
+	reNoArgs   = lazyRegexp(`^unknown command "(.*)" for "`)
+	reExact    = lazyRegexp(`^accepts (\d+) arg\(s\), received (\d+)$`)
+	reAtLeast  = lazyRegexp(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
+	reAtMost   = lazyRegexp(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
+	reInvalid  = lazyRegexp(`^invalid argument "(.*)" for "`)
+	reFlagWord = lazyRegexp(`^--?[A-Za-z]`)
 )
+
+// lazyRegexp compiles pattern the first time it is used.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // argError rewrites cobra's message about c's positional arguments.
 func argError(c *cobra.Command, args []string, err error) error {
@@ -31,22 +39,22 @@ func argError(c *cobra.Command, args []string, err error) error {
 	want := argSpec(c)
 	got := quoteAll(args)
 	switch {
-	case reNoArgs.MatchString(msg):
+	case reNoArgs().MatchString(msg):
 		return FlagErrorf("%s takes no arguments, got %s", name, got)
-	case reExact.MatchString(msg):
-		m := reExact.FindStringSubmatch(msg)
+	case reExact().MatchString(msg):
+		m := reExact().FindStringSubmatch(msg)
 		n, _ := strconv.Atoi(m[1])
 		if len(args) < n {
 			return FlagErrorf("%s needs %s", name, want)
 		}
 		return FlagErrorf("%s takes %s (%s), got %d: %s", name, countArgs(n), want, len(args), got)
-	case reAtLeast.MatchString(msg):
+	case reAtLeast().MatchString(msg):
 		return FlagErrorf("%s needs %s", name, want)
-	case reAtMost.MatchString(msg):
-		n, _ := strconv.Atoi(reAtMost.FindStringSubmatch(msg)[1])
+	case reAtMost().MatchString(msg):
+		n, _ := strconv.Atoi(reAtMost().FindStringSubmatch(msg)[1])
 		return FlagErrorf("%s takes at most %s (%s), got %d: %s", name, countArgs(n), want, len(args), got)
-	case reInvalid.MatchString(msg):
-		bad := reInvalid.FindStringSubmatch(msg)[1]
+	case reInvalid().MatchString(msg):
+		bad := reInvalid().FindStringSubmatch(msg)[1]
 		return FlagErrorf("%s: invalid argument %q: want one of: %s", name, bad, strings.Join(validArgNames(c), ", "))
 	}
 	return &FlagError{Err: err}
@@ -64,7 +72,7 @@ func argSpec(c *cobra.Command) string {
 		f := fields[i]
 		switch {
 		case f == "[flags]":
-		case reFlagWord.MatchString(f):
+		case reFlagWord().MatchString(f):
 			if i+1 < len(fields) && strings.ToUpper(fields[i+1]) == fields[i+1] {
 				i++ // the flag's value: "--slug SLUG"
 			}

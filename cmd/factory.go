@@ -94,6 +94,8 @@ func (f *Factory) Config() (*config.Config, error) {
 			return nil, &FlagError{Err: fmt.Errorf("--memory-version: %w", errors.Unwrap(err))}
 		}
 	}
+	userHome, _ := f.UserHome()
+	cfg.ExpandProjectPaths(userHome)
 	f.cfg = cfg
 	return cfg, nil
 }

@@ -864,6 +864,7 @@ mkdir -p skills/agent-skill
 printf '# Memory\n\nRewritten by the agent.\n' > MEMORY.md
 printf "v1\n\n## What's in Memory\n\n- rewritten by the agent\n" > memory_summary.md
 printf 'agent skill\n' > skills/agent-skill/SKILL.md
+printf 'written by the agent\n' > projects/personal.md
 ` + tt.script + "\n"
 			os.WriteFile(agent, []byte(script), 0o700)
 			cfgPath := filepath.Join(dir, "config.toml")
@@ -878,8 +879,8 @@ printf 'agent skill\n' > skills/agent-skill/SKILL.md
 				b, _ := os.ReadFile(filepath.Join(root, rel))
 				return string(b)
 			}
-			prevMemory, prevSummary := read("MEMORY.md"), read("memory_summary.md")
-			if prevMemory == "" || !strings.HasPrefix(prevSummary, "v1\n") {
+			prevMemory, prevSummary, prevPersonal := read("MEMORY.md"), read("memory_summary.md"), read("projects/personal.md")
+			if prevMemory == "" || !strings.HasPrefix(prevSummary, "v1\n") || !strings.Contains(prevPersonal, "## Personal layer") {
 				t.Fatalf("no previous artifacts:\n%s\n%s", prevMemory, prevSummary)
 			}
 			outsideBefore := listTree(t, outside)
@@ -924,7 +925,10 @@ printf 'agent skill\n' > skills/agent-skill/SKILL.md
 				return nil
 			})
 			// summary serves the previous memory, not the outside file.
-			out, _, _ := runCLI(t, env, "", "summary", "--raw")
+			if got := read("projects/personal.md"); got != prevPersonal {
+				t.Errorf("the failed run left its projects/personal.md:\n%s", got)
+			}
+			out, _, _ := runCLI(t, env, "", "summary", "--raw", "--all-projects")
 			if out != prevSummary {
 				t.Errorf("summary --raw after the failed run:\n%s", out)
 			}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
@@ -22,6 +23,8 @@ type MCPOptions struct {
 	MemoryRoot func(version string) (string, error)
 	// Transport carries the protocol; stdio unless a test gives another.
 	Transport mcp.Transport
+	// Getwd is the folder whose project scopes the tools (nil: os.Getwd).
+	Getwd func() (string, error)
 
 	ReadOnly bool
 }
@@ -39,6 +42,11 @@ Protocol on stdin/stdout, for any MCP-capable agent. Tools:
   search           find lines in memory files (Codex's matching modes), or
                    mode "ranked" for a full-text search of the raw memories
   add_ad_hoc_note  write a note the next consolidation folds into memory
+
+The tools answer for the project of the folder the server runs in (a
+"project" argument picks another, "*" every project): list and search leave
+other projects' memory out, search ranks the project's own first, and every
+result says its scope (project, shared or other). See docs/projects.md.
 
 Paths stay inside the memory folder: '..', absolute paths, hidden names and
 symbolic links are refused. Every text returned goes through the redactor.`,
@@ -73,27 +81,34 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 		return err
 	}
 	memVersion := cfg.Memories.Version
-	ranked := func(ctx context.Context, query string, limit int) ([]mcpserver.RankedHit, error) {
+	ranked := func(ctx context.Context, req mcpserver.RankedRequest) ([]mcpserver.RankedHit, error) {
 		st, err := opts.OpenStore(ctx, memVersion)
 		if err != nil {
 			return nil, err
 		}
 		defer st.Close()
-		hits, err := st.Search(ctx, query, limit)
+		hits, err := st.SearchWith(ctx, req.Query, store.SearchOptions{Limit: req.Limit, ProjectKey: req.ProjectKey, ProjectFiles: req.ProjectFiles, ProjectPaths: req.ProjectPaths})
 		if err != nil {
 			return nil, err
 		}
 		out := make([]mcpserver.RankedHit, len(hits))
 		for i, h := range hits {
-			out[i] = mcpserver.RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score}
+			out[i] = mcpserver.RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score,
+				ProjectKey: h.ProjectKey, Project: h.Project}
 		}
 		return out, nil
 	}
+	getwd := opts.Getwd
+	if getwd == nil {
+		getwd = os.Getwd
+	}
+	cwd, _ := getwd()
 	transport := opts.Transport
 	if transport == nil {
 		transport = &mcp.StdioTransport{}
 	}
 	return mcpserver.Serve(ctx, mcpserver.Options{
 		Root: root, Version: version(), Ranked: ranked, Redact: red, ReadOnly: opts.ReadOnly, Now: opts.Now,
+		Cwd: cwd, Overrides: cfg.ProjectOverrides(),
 	}, transport)
 }

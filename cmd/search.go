@@ -3,11 +3,15 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/memdir"
+	"github.com/memctl/memctl/pkg/project"
 	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
@@ -19,21 +23,39 @@ type SearchOptions struct {
 	Config    func() (*config.Config, error)
 	OpenStore func(ctx context.Context, version string) (*store.Store, error)
 	Now       func() time.Time
+	// MemoryRoot locates the memory folder, whose project index places
+	// file hits.
+	MemoryRoot func(version string) (string, error)
 
 	JSON  bool
 	Query string
 	Limit int
+	Scope ProjectScope
+}
+
+// searchHitJSON is one result of search --json: the store's hit and where
+// it sits relative to the searched project.
+type searchHitJSON struct {
+	store.Hit
+	// Scope is project, shared or other (see docs/projects.md); empty with
+	// --all-projects.
+	Scope string `json:"scope,omitempty"`
 }
 
 func newSearchCmd(f *Factory, runF func(context.Context, *SearchOptions) error) *cobra.Command {
-	opts := &SearchOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &SearchOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
 	c := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Ranked full-text search over raw memories, summaries and memory files",
 		Long: `Search the raw memories, rollout summaries and memory folder files of the
 configured memory version, best match first (SQLite FTS5, bm25). Every word of
 the query must match; the last word also matches as a prefix. The index follows
-extract, consolidate, forget, prune and clear.`,
+extract, consolidate, forget, prune and clear.
+
+Results of the working directory's project come first, then the personal
+layer and folder-wide files, then other projects; each says which (--json:
+scope). --project searches from another project's point of view and
+--all-projects ranks everything alike.`,
 		Args: cobra.MinimumNArgs(1),
 		Example: `  $ memctl search flaky migration
   $ memctl search "go test race" --limit 5 --json`,
@@ -43,6 +65,9 @@ extract, consolidate, forget, prune and clear.`,
 			if opts.Limit < 1 {
 				return FlagErrorf("--limit must be at least 1")
 			}
+			if err := opts.Scope.check(c); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -50,6 +75,7 @@ extract, consolidate, forget, prune and clear.`,
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 20, "at most `N` results")
+	opts.Scope.addFlags(c, "rank first the memory")
 	return c
 }
 
@@ -67,25 +93,62 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	defer st.Close()
-	hits, err := st.Search(ctx, opts.Query, opts.Limit)
+	scope, err := opts.Scope.resolve(ctx, cfg, st)
 	if err != nil {
 		return err
 	}
-	for i := range hits {
-		hits[i].Snippet = red(hits[i].Snippet)
+	var ix *project.Index
+	if opts.MemoryRoot != nil { // without it, file hits count as shared
+		if root, err := opts.MemoryRoot(cfg.Memories.Version); err == nil {
+			ix, _ = project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
+		}
+	}
+	so := store.SearchOptions{Limit: opts.Limit, ProjectKey: scope.Key}
+	if e, ok := ix.ByKey(scope.Key); ok {
+		so.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"
+		so.ProjectPaths = e.Files
+	}
+	hits, err := st.SearchWith(ctx, opts.Query, so)
+	if err != nil {
+		return err
+	}
+	out := make([]searchHitJSON, len(hits))
+	for i, h := range hits {
+		h.Snippet = red(h.Snippet)
+		out[i] = searchHitJSON{Hit: h}
+		if scope.Key != "" {
+			out[i].Scope, out[i].Project = ix.ScopeOf(scope.Key, h.Path, h.ProjectKey, h.Project)
+		}
+	}
+	if scope.Key != "" {
+		sort.SliceStable(out, func(i, j int) bool { return project.ScopeRank(out[i].Scope) < project.ScopeRank(out[j].Scope) })
 	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, nonNilSlice(hits))
+		return printJSON(opts.IO.Out, out)
 	}
 	if len(hits) == 0 {
 		opts.IO.Infof("no matches")
 		return nil
 	}
-	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET")
-	for _, h := range hits {
-		tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h), textcut.LineRunes(h.Snippet, 100))
+	if scope.Key != "" {
+		opts.IO.Infof("project %s first (--all-projects ranks every project alike)", scope.Name)
+	}
+	// SCOPE comes last: piped output keeps the columns scripts read.
+	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET", "SCOPE")
+	tb.flex = 3 // the snippet is cut to fit
+	for _, h := range out {
+		tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
 	}
 	return tb.print()
+}
+
+// hitScope says where a hit sits: its scope, with the project's name when
+// it is another project's.
+func hitScope(h searchHitJSON) string {
+	if h.Scope == project.ScopeOther && h.Project != "" {
+		return "other: " + h.Project
+	}
+	return h.Scope
 }
 
 func hitWhere(h store.Hit) string {

@@ -46,10 +46,10 @@ func TestRunSearch(t *testing.T) {
 		wantErrOut string
 	}{
 		{name: "piped: tab-separated, raw scores", opts: SearchOptions{Query: "parser", Limit: 2},
-			wantOut: "1.94e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\n" +
-				"1.94e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\n"},
+			wantOut: "1.94e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\n" +
+				"1.94e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\t-\n"},
 		{name: "json", opts: SearchOptions{Query: "parser", Limit: 1, JSON: true},
-			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.000001943965517241379}]`},
+			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.000001943965517241379,"project_key":"path:/src/project-1","project":"project-1"}]`},
 		{name: "no match", opts: SearchOptions{Query: "kubernetes", Limit: 20}, wantErrOut: "no matches\n"},
 		{name: "no match, json: an empty array", opts: SearchOptions{Query: "kubernetes", Limit: 20, JSON: true}, wantOut: "[]"},
 	} {

@@ -136,9 +136,10 @@ func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs [
 		return scan.Result{}, err
 	}
 	res, err := scan.Run(ctx, st, scan.Options{
-		Sources: srcs,
-		Redact:  red,
-		Policy:  store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
+		Sources:  srcs,
+		Redact:   red,
+		Projects: cfg.ProjectOverrides(),
+		Policy:   store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
 	})
 	status := "ok"
 	if err != nil {

@@ -31,7 +31,10 @@ type versionStatus struct {
 	Generations       int   `json:"generations"`
 	CurrentGeneration int64 `json:"current_generation"`
 	// PendingReview is the generation waiting for memctl approve, or 0.
-	PendingReview     int64                  `json:"pending_review"`
+	PendingReview int64 `json:"pending_review"`
+	// Projects counts threads and raw memories per project (key "" for
+	// threads with no folder, or not keyed yet).
+	Projects          []store.ProjectCount   `json:"projects"`
 	Jobs              map[string]jobSummary  `json:"jobs"`
 	Running           []jobView              `json:"running"`
 	Backoff           []jobView              `json:"backoff"`
@@ -219,6 +222,9 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version string) (ve
 		Jobs: map[string]jobSummary{}, Running: []jobView{}, Backoff: []jobView{}, Failures: []jobView{},
 		Spend: nonNilSlice(s.Spend), StageRuns: nonNilSlice(s.StageRuns), RateLimits: nonNilSlice(s.RateLimits),
 	}
+	if vs.Projects, err = st.ProjectCounts(ctx); err != nil {
+		return versionStatus{}, err
+	}
 	for _, mode := range []string{"enabled", "disabled", "polluted"} {
 		if _, ok := vs.ThreadsByMode[mode]; !ok {
 			vs.ThreadsByMode[mode] = 0
@@ -273,6 +279,9 @@ func nonNilSlice[T any](s []T) []T {
 	return s
 }
 
+// maxStatusProjects bounds the project lines of the status text.
+const maxStatusProjects = 10
+
 func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	out := ios.Out
 	fmt.Fprintf(out, "%s %s\n", ios.Bold("memory version"), vs.Version)
@@ -285,6 +294,17 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		pinned = fmt.Sprintf(", %d pinned", vs.Pinned)
 	}
 	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation%s)\n", vs.RawMemories, vs.SelectedForPhase2, pinned)
+	for i, p := range vs.Projects {
+		if i == maxStatusProjects {
+			fmt.Fprintf(out, "  project       and %d more (memctl status --json)\n", len(vs.Projects)-i)
+			break
+		}
+		name := p.Name
+		if p.Key == "" {
+			name = "(no project)"
+		}
+		fmt.Fprintf(out, "  project       %s: %d raw memories, %d threads\n", name, p.RawMemories, p.Threads)
+	}
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {
 		kinds = append(kinds, k)

@@ -3,10 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/spf13/cobra"
 )
 
@@ -19,17 +23,27 @@ type SummaryOptions struct {
 	MemoryRoot func(version string) (string, error)
 	Now        func() time.Time
 
-	JSON      bool
-	Raw       bool
-	MaxTokens int
-	Agent     string // "", claude-code or codex
+	// Getwd is the folder whose project is injected by default.
+	Getwd func() (string, error)
+
+	JSON        bool
+	Raw         bool
+	MaxTokens   int
+	Agent       string // "", claude-code or codex
+	Project     string // --project PATH|KEY; "" = the hook payload's cwd, else the working directory
+	AllProjects bool
 }
+
+// hookPayloadWait bounds how long summary --agent waits for the hook
+// payload on stdin: the agents write it at once, and a summary must never
+// hold up a session.
+const hookPayloadWait = 300 * time.Millisecond
 
 // summaryAgents are the values of summary --agent.
 var summaryAgents = []string{inject.AgentClaudeCode, inject.AgentCodex}
 
 func newSummaryCmd(f *Factory, runF func(context.Context, *SummaryOptions) error) *cobra.Command {
-	opts := &SummaryOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now}
+	opts := &SummaryOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Getwd: os.Getwd}
 	c := &cobra.Command{
 		Use:   "summary",
 		Short: "Print the memory instructions and summary for the next prompt",
@@ -43,17 +57,29 @@ claude-code and codex show the reply before any hook sees it, so the
 citation block cannot be removed; the model is told so and asked for the
 short form (rollout ids only) that still counts.
 
-It runs before every agent turn, so it reads one file and the config: it never
-opens the database or scans transcripts.`,
+The summary is scoped to a project (docs/projects.md): the personal layer
+(what holds in every project), the summary of the current project, and one
+line for each other project in memory. The project is --project (a folder,
+a project key or name), else the cwd of the hook payload on stdin when run
+as an agent's hook (--agent), else the working directory. --all-projects
+prints the global memory_summary.md instead.
+
+It runs before every agent turn, so it reads a few files and the config: it
+never opens the database or scans transcripts.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl summary >> prompt.md
   $ memctl summary --raw --max-tokens 500
   $ memctl summary --json | jq -r .text
-  $ memctl summary --agent claude-code   # a Claude Code SessionStart hook`,
+  $ memctl summary --agent claude-code   # a Claude Code SessionStart hook
+  $ memctl summary --project ~/src/app
+  $ memctl summary --all-projects`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
 			if opts.MaxTokens < 0 {
 				return FlagErrorf("--max-tokens must not be negative")
+			}
+			if opts.AllProjects && c.Flags().Changed("project") {
+				return FlagErrorf("--project and --all-projects cannot be used together")
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -64,7 +90,43 @@ opens the database or scans transcripts.`,
 	c.Flags().BoolVar(&opts.Raw, "raw", false, "print the cut summary alone, without the instructions")
 	stringEnumFlag(c, c.Flags(), &opts.Agent, "agent", "", summaryAgents, "render the instructions for this agent's hook (the citation block stays visible there)")
 	c.Flags().IntVar(&opts.MaxTokens, "max-tokens", inject.DefaultSummaryTokens, "cut the summary to about `N` tokens")
+	c.Flags().StringVar(&opts.Project, "project", "", "inject the memory of this project: a `PATH`, a project key or name (default: the hook payload's cwd, else the working directory)")
+	c.Flags().BoolVar(&opts.AllProjects, "all-projects", false, "inject the global summary of every project")
 	return c
+}
+
+// summaryProject is the project a summary is for: --project (a path made
+// absolute), else the cwd of an agent hook's payload, else the working
+// directory.
+func summaryProject(opts *SummaryOptions) string {
+	if p := strings.TrimSpace(opts.Project); p != "" {
+		if looksLikePath(p) {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+		return p
+	}
+	if opts.Agent != "" && !opts.IO.StdinTTY && opts.IO.In != nil {
+		if cwd := sessions.HookPayloadCwd(opts.IO.In, hookPayloadWait); filepath.IsAbs(cwd) {
+			return filepath.Clean(cwd)
+		}
+	}
+	getwd := opts.Getwd
+	if getwd == nil {
+		getwd = os.Getwd
+	}
+	wd, err := getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
+}
+
+// looksLikePath tells a folder from a project key or name: keys have a
+// scheme ("git:", "path:") and names have no leading ".", "/" or "~".
+func looksLikePath(s string) bool {
+	return filepath.IsAbs(s) || s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
 }
 
 func runSummary(_ context.Context, opts *SummaryOptions) error {
@@ -78,7 +140,15 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err = inject.SummaryFor(root, cfg.Memories.Version, opts.MaxTokens, opts.Raw, cfg.Templates.Dir, opts.Agent)
+		req := inject.Request{
+			Root: root, Version: cfg.Memories.Version, MaxTokens: opts.MaxTokens, Raw: opts.Raw,
+			TemplateDir: cfg.Templates.Dir, Agent: opts.Agent, AllProjects: opts.AllProjects,
+			Overrides: cfg.ProjectOverrides(),
+		}
+		if !opts.AllProjects {
+			req.Project = summaryProject(opts)
+		}
+		res, err = inject.Scoped(req)
 		if err != nil {
 			return err
 		}

@@ -53,12 +53,14 @@ type threadJSON struct {
 	HasMemory  bool   `json:"has_memory"`
 	Subagent   bool   `json:"subagent"`
 	Archived   bool   `json:"archived"`
+	ProjectKey string `json:"project_key"`
+	Project    string `json:"project"`
 }
 
 func toThreadJSON(t store.Thread, hasMemory bool) threadJSON {
 	return threadJSON{ID: t.ID, Source: t.Source, SourceKind: t.SourceKind, Path: t.Path, Cwd: t.Cwd, GitBranch: t.GitBranch,
 		Preview: t.Preview, CreatedAt: rfc3339(t.CreatedAt), UpdatedAt: rfc3339(t.UpdatedAt), MemoryMode: t.MemoryMode,
-		HasMemory: hasMemory, Subagent: t.Subagent, Archived: t.Archived}
+		HasMemory: hasMemory, Subagent: t.Subagent, Archived: t.Archived, ProjectKey: t.ProjectKey, Project: t.ProjectName}
 }
 
 // ThreadsListOptions is what `memctl threads list` needs: injected
@@ -71,6 +73,7 @@ type ThreadsListOptions struct {
 
 	JSON  bool
 	Limit int
+	Scope ProjectScope
 }
 
 func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOptions) error) *cobra.Command {
@@ -78,11 +81,18 @@ func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOption
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List indexed threads, most recently updated first",
-		Args:  cobra.NoArgs,
+		Long: `List indexed threads, most recently updated first. Only the threads of the
+working directory's project are listed (all of them when it has none);
+--project picks another project and --all-projects lists every thread.`,
+		Args: cobra.NoArgs,
 		Example: `  $ memctl threads list
-  $ memctl threads list --json | jq '.[] | select(.has_memory)'`,
+  $ memctl threads list --all-projects --json | jq '.[] | select(.has_memory)'
+  $ memctl threads list --project acme/api`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
+			if err := opts.Scope.check(c); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -90,6 +100,7 @@ func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOption
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 0, "list at most `N` threads (0: all)")
+	opts.Scope.addFlags(c, "list the threads")
 	return c
 }
 
@@ -103,9 +114,16 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		return err
 	}
 	defer st.Close()
-	threads, err := st.ListThreads(ctx, store.ThreadFilter{Limit: opts.Limit})
+	scope, err := opts.Scope.resolve(ctx, cfg, st)
 	if err != nil {
 		return err
+	}
+	threads, err := st.ListThreads(ctx, store.ThreadFilter{Limit: opts.Limit, ProjectKey: scope.Key})
+	if err != nil {
+		return err
+	}
+	if scope.Key != "" && !opts.JSON {
+		opts.IO.Infof("threads of project %s (--all-projects for every project)", scope.Name)
 	}
 	if opts.JSON {
 		out := make([]threadJSON, 0, len(threads))
@@ -114,13 +132,15 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		}
 		return printJSON(opts.IO.Out, out)
 	}
-	tb := newTable(opts.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW")
+	// PROJECT comes last: piped output keeps the columns scripts read.
+	tb := newTable(opts.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW", "PROJECT")
+	tb.flex = 6 // the preview is cut to fit
 	for _, t := range threads {
 		mem := "-"
 		if t.HasMemory {
 			mem = "yes"
 		}
-		tb.add(t.ID, sourceCell(opts.IO, t.Thread), timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60))
+		tb.add(t.ID, sourceCell(opts.IO, t.Thread), timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60), orDash(t.ProjectName))
 	}
 	return tb.print()
 }
@@ -257,6 +277,9 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	w := ios.Out
 	fmt.Fprintf(w, "%s %s\n", ios.Bold("thread"), t.ID)
 	fmt.Fprintf(w, "  source    %s (%s)\n  path      %s\n  cwd       %s\n", t.Source, t.SourceKind, t.Path, t.Cwd)
+	if t.ProjectKey != "" {
+		fmt.Fprintf(w, "  project   %s (%s)\n", t.ProjectName, t.ProjectKey)
+	}
 	if t.GitBranch != "" {
 		fmt.Fprintf(w, "  branch    %s\n", t.GitBranch)
 	}

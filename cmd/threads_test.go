@@ -117,26 +117,26 @@ func TestRunThreadsList(t *testing.T) {
 		wantOut string
 	}{
 		{name: "piped: tab-separated, RFC 3339, no header",
-			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\n" +
-				thread0 + "\tcli\t2026-06-09T12:00:00Z\tenabled\tyes\t/src/project-0\tfix the flaky test number 0 in the parser\n"},
+			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\tproject-1\n" +
+				thread0 + "\tcli\t2026-06-09T12:00:00Z\tenabled\tyes\t/src/project-0\tfix the flaky test number 0 in the parser\tproject-0\n"},
 		{name: "terminal: header over its column, the agent, relative times, fitted to 120 columns", tty: true,
-			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW\x1b[22m\n" +
-				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test number 1 in…\n" +
-				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the flaky test number 0 in…\n"},
+			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW                PROJECT\x1b[22m\n" +
+				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test n…  project-1\n" +
+				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the flaky test n…  project-0\n"},
 		{name: "narrow terminal: the preview keeps a minimum", tty: true, width: 60,
-			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW\x1b[22m\n" +
-				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the fla…\n" +
-				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the fla…\n"},
+			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW       PROJECT\x1b[22m\n" +
+				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the fla…  project-1\n" +
+				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the fla…  project-0\n"},
 		{name: "wide terminal: nothing cut", tty: true, width: 200,
-			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW\x1b[22m\n" +
-				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test number 1 in the parser\n" +
-				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the flaky test number 0 in the parser\n"},
+			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW                                    PROJECT\x1b[22m\n" +
+				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test number 1 in the parser  project-1\n" +
+				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the flaky test number 0 in the parser  project-0\n"},
 		{name: "limit", limit: 1,
-			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\n"},
+			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\tproject-1\n"},
 		{name: "json", json: true, limit: 1,
 			wantOut: `[{"id":"` + thread1 + `","source":"cli","source_kind":"jsonl","path":"SRC/` + thread1 + `.jsonl","cwd":"/src/project-1",` +
 				`"preview":"fix the flaky test number 1 in the parser","created_at":"2026-06-09T12:00:01Z","updated_at":"2026-06-09T12:00:01Z",` +
-				`"memory_mode":"enabled","has_memory":true,"subagent":false,"archived":false}]`},
+				`"memory_mode":"enabled","has_memory":true,"subagent":false,"archived":false,"project_key":"path:/src/project-1","project":"project-1"}]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
@@ -165,7 +165,7 @@ func TestRunThreadsList(t *testing.T) {
 func TestRunThreadsShow(t *testing.T) {
 	body := func(bold, red func(string) string) string {
 		return bold("thread") + " " + thread0 + "\n" +
-			"  source    cli (jsonl)\n  path      SRC/" + thread0 + ".jsonl\n  cwd       /src/project-0\n" +
+			"  source    cli (jsonl)\n  path      SRC/" + thread0 + ".jsonl\n  cwd       /src/project-0\n  project   project-0 (path:/src/project-0)\n" +
 			"  created   2026-06-09T12:00:00Z\n  updated   2026-06-09T12:00:00Z\n  mode      enabled\n" +
 			"  preview   fix the flaky test number 0 in the parser\n\n" +
 			bold("extraction") + ": " + red("not eligible") + "\n" +

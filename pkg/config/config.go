@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memctl/memctl/pkg/project"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -30,6 +31,7 @@ type Config struct {
 	Consolidation Consolidation
 	Extract       Extract
 	Sources       []Source
+	Projects      []Project
 	Redaction     Redaction
 	Templates     Templates
 
@@ -96,6 +98,15 @@ type Source struct {
 	Path string
 }
 
+// Project is one [[projects]] entry: the sessions whose working directory
+// lies under Path belong to the project Key (when set), shown as Name
+// (when set). It overrides the key memctl computes (docs/projects.md).
+type Project struct {
+	Path string
+	Name string
+	Key  string
+}
+
 // Redaction is the [redaction] section.
 type Redaction struct {
 	ExtraPatterns []string
@@ -156,6 +167,7 @@ func Default() *Config {
 		c.origins[k.name] = FromDefault
 	}
 	c.origins[sourcesKey] = FromDefault
+	c.origins[projectsKey] = FromDefault
 	return c
 }
 
@@ -219,6 +231,27 @@ func Parse(r io.Reader, name string) (*Config, error) {
 			c.Sources[i] = Source{Kind: kind, Path: path}
 		}
 		c.origins[sourcesKey] = FromFile
+	}
+	if list, ok := raw[projectsKey].([]any); ok && len(list) > 0 {
+		c.Projects = make([]Project, len(list))
+		for i, e := range list {
+			m, _ := e.(map[string]any) // tables of strings: the strict decode checked
+			p := Project{}
+			p.Path, _ = m["path"].(string)
+			p.Name, _ = m["name"].(string)
+			p.Key, _ = m["key"].(string)
+			key := func(field string) string { return fmt.Sprintf("%s[%d].%s", projectsKey, i, field) }
+			switch {
+			case strings.TrimSpace(p.Path) == "":
+				return nil, &Error{File: name, Key: key("path"), Err: errors.New("must not be empty")}
+			case p.Path != "~" && !strings.HasPrefix(p.Path, "~/") && !filepath.IsAbs(p.Path):
+				return nil, &Error{File: name, Key: key("path"), Err: fmt.Errorf("%q is not an absolute path (or ~/…)", p.Path)}
+			case strings.TrimSpace(p.Name) == "" && strings.TrimSpace(p.Key) == "":
+				return nil, &Error{File: name, Key: key("name"), Err: errors.New("set name, key or both")}
+			}
+			c.Projects[i] = p
+		}
+		c.origins[projectsKey] = FromFile
 	}
 	return c, nil
 }
@@ -330,6 +363,11 @@ func (c *Config) Entries() []Entry {
 		src = append(src, map[string]string{"kind": s.Kind, "path": s.Path})
 	}
 	out = append(out, Entry{Key: sourcesKey, Value: src, Origin: c.Origin(sourcesKey)})
+	projects := make([]map[string]string, 0, len(c.Projects))
+	for _, p := range c.Projects {
+		projects = append(projects, map[string]string{"path": p.Path, "name": p.Name, "key": p.Key})
+	}
+	out = append(out, Entry{Key: projectsKey, Value: projects, Origin: c.Origin(projectsKey)})
 	return out
 }
 
@@ -338,6 +376,25 @@ func Keys() []string {
 	out := make([]string, len(keys()))
 	for i, k := range keys() {
 		out[i] = k.name
+	}
+	return out
+}
+
+// ExpandProjectPaths makes every [[projects]] path absolute and clean,
+// expanding a leading ~ to userHome; the command layer calls it once
+// after loading.
+func (c *Config) ExpandProjectPaths(userHome string) {
+	for i, p := range c.Projects {
+		c.Projects[i].Path = filepath.Clean(ExpandHome(p.Path, userHome))
+	}
+}
+
+// ProjectOverrides returns the [[projects]] entries as pkg/project takes
+// them.
+func (c *Config) ProjectOverrides() []project.Override {
+	out := make([]project.Override, 0, len(c.Projects))
+	for _, p := range c.Projects {
+		out = append(out, project.Override{Path: p.Path, Name: strings.TrimSpace(p.Name), Key: strings.TrimSpace(p.Key)})
 	}
 	return out
 }

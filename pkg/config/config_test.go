@@ -257,3 +257,26 @@ func TestSourceWithoutPathIsTheDefaultFolder(t *testing.T) {
 		t.Errorf("jsonl without a path: %v", err)
 	}
 }
+
+func TestProjectsOverrides(t *testing.T) {
+	c, err := Parse(strings.NewReader("[[projects]]\npath = \"~/src/mono\"\nname = \"Monorepo\"\n[[projects]]\npath = \"/srv/billing\"\nkey = \"acme-billing\"\n"), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ExpandProjectPaths("/home/u")
+	ov := c.ProjectOverrides()
+	if len(ov) != 2 || ov[0].Path != "/home/u/src/mono" || ov[0].Name != "Monorepo" || ov[1].Key != "acme-billing" || c.Origin("projects") != FromFile {
+		t.Errorf("overrides %+v, origin %s", ov, c.Origin("projects"))
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"[[projects]]\nname = \"x\"\n", `key "projects[0].path": must not be empty`},
+		{"[[projects]]\npath = \"src/x\"\nname = \"x\"\n", `"src/x" is not an absolute path`},
+		{"[[projects]]\npath = \"/x\"\n", `key "projects[0].name": set name, key or both`},
+		{"[[projects]]\npath = \"/x\"\nnmae = \"x\"\n", `unknown key`},
+	} {
+		_, err := Parse(strings.NewReader(tt.file), "c.toml")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.file, err, tt.want)
+		}
+	}
+}

@@ -67,8 +67,9 @@ func FuzzConfigParse(f *testing.F) {
 		checkInvariants(t, c)
 		// Entries and Versions are what `config show` and every command
 		// use; they must work on anything Parse accepted.
-		if n := len(c.Entries()); n != len(Keys())+1 {
-			t.Fatalf("Entries has %d rows, want %d", n, len(Keys())+1)
+		// One row per scalar key, then sources and projects.
+		if n := len(c.Entries()); n != len(Keys())+2 {
+			t.Fatalf("Entries has %d rows, want %d", n, len(Keys())+2)
 		}
 		if len(c.Versions()) == 0 || c.TokenLimit() < 1 {
 			t.Fatalf("Versions %v, TokenLimit %d", c.Versions(), c.TokenLimit())

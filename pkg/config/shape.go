@@ -40,9 +40,22 @@ const sourcesKey = "sources"
 
 var sourceFields = []string{"kind", "path"}
 
+// projectsKey is the array of tables that overrides project identities
+// (docs/projects.md), and projectFields the keys of one entry; all strings.
+const projectsKey = "projects"
+
+var projectFields = []string{"path", "name", "key"}
+
+// arrayTables are the file's arrays of tables, with the string keys of
+// one entry.
+var arrayTables = []struct {
+	key    string
+	fields []string
+}{{sourcesKey, sourceFields}, {projectsKey, projectFields}}
+
 // fileShape is the type a config file is strictly decoded into, generated
 // from the key table: one struct per section with a field per key, and the
-// [[sources]] tables. An unknown key or section and a value of the wrong
+// [[sources]] and [[projects]] tables. An unknown key or section and a value of the wrong
 // type are so the decoder's own errors, with their lines.
 var fileShape = sync.OnceValue(func() reflect.Type {
 	var sections []reflect.StructField
@@ -72,17 +85,19 @@ var fileShape = sync.OnceValue(func() reflect.Type {
 		})
 	}
 	flush(cur)
-	var source []reflect.StructField
-	for i, f := range sourceFields {
-		source = append(source, reflect.StructField{
-			Name: fmt.Sprintf("K%d", i), Type: kindString.fileType(), Tag: reflect.StructTag(fmt.Sprintf("toml:%q", f)),
+	for _, at := range arrayTables {
+		var entry []reflect.StructField
+		for i, f := range at.fields {
+			entry = append(entry, reflect.StructField{
+				Name: fmt.Sprintf("K%d", i), Type: kindString.fileType(), Tag: reflect.StructTag(fmt.Sprintf("toml:%q", f)),
+			})
+		}
+		sections = append(sections, reflect.StructField{
+			Name: fmt.Sprintf("S%d", len(sections)),
+			Type: reflect.SliceOf(reflect.StructOf(entry)),
+			Tag:  reflect.StructTag(fmt.Sprintf("toml:%q", at.key)),
 		})
 	}
-	sections = append(sections, reflect.StructField{
-		Name: fmt.Sprintf("S%d", len(sections)),
-		Type: reflect.SliceOf(reflect.StructOf(source)),
-		Tag:  reflect.StructTag(fmt.Sprintf("toml:%q", sourcesKey)),
-	})
 	return reflect.StructOf(sections)
 })
 

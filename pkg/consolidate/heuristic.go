@@ -68,6 +68,9 @@ type note struct {
 	file string
 	text string
 	pref bool
+	// project is the key a note was written for (its first line reads
+	// "project: <key>"); empty for a note that holds everywhere.
+	project string
 }
 
 func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error) {
@@ -242,12 +245,13 @@ func readNotes(root string, redact func(string) string) []note {
 		if err != nil {
 			continue
 		}
-		text := textcut.Words(cleanItem(lossy(data)), maxSummaryItem)
+		body, scope := noteScope(lossy(data))
+		text := textcut.Words(cleanItem(body), maxSummaryItem)
 		if text == "" {
 			continue
 		}
 		text = redact(text)
-		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text)})
+		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text), project: scope})
 		if len(out) == maxNotes {
 			break
 		}
@@ -255,9 +259,23 @@ func readNotes(root string, redact func(string) string) []note {
 	return out
 }
 
-// group is the memories of one working directory.
+// noteScope splits a note's "project: <key>" first line, if any, from
+// its text.
+func noteScope(text string) (body, projectKey string) {
+	first, rest, _ := strings.Cut(text, "\n")
+	if k, ok := strings.CutPrefix(strings.TrimSpace(first), notePrefix); ok && strings.TrimSpace(k) != "" {
+		return rest, strings.TrimSpace(k)
+	}
+	return text, ""
+}
+
+// group is the memories of one project (of one working directory for
+// memories whose thread has no project key yet).
 type group struct {
-	cwd    string
+	cwd    string // the newest memory's folder
+	key    string // the project key; "" when grouped by folder
+	name   string // what headings call the group
+	cwds   []string
 	mems   []memory
 	latest int64
 }
@@ -266,13 +284,24 @@ func groupByCwd(mems []memory) []group {
 	idx := map[string]int{}
 	var gs []group
 	for _, m := range mems { // mems are newest first, so groups come out by recency
-		i, ok := idx[m.cwd]
+		id := m.cwd
+		if m.sel.ProjectKey != "" {
+			id = "\x00" + m.sel.ProjectKey
+		}
+		i, ok := idx[id]
 		if !ok {
 			i = len(gs)
-			idx[m.cwd] = i
-			gs = append(gs, group{cwd: m.cwd, latest: m.sel.SourceUpdatedAt})
+			idx[id] = i
+			g := group{cwd: m.cwd, latest: m.sel.SourceUpdatedAt, name: m.cwd}
+			if m.sel.ProjectKey != "" {
+				g.key, g.name = m.sel.ProjectKey, firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey)
+			}
+			gs = append(gs, g)
 		}
 		gs[i].mems = append(gs[i].mems, m)
+		if !contains(gs[i].cwds, m.cwd) {
+			gs[i].cwds = append(gs[i].cwds, m.cwd)
+		}
 	}
 	return gs
 }
@@ -351,9 +380,15 @@ func renderMemoryMD(mems []memory, notes []note) string {
 		sb.WriteString("\nNo sessions have been consolidated yet.\n")
 	}
 	for _, g := range groupByCwd(mems) {
-		fmt.Fprintf(&sb, "\n# Task Group: %s\n", groupName(g.cwd))
-		fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
-		fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
+		if g.key != "" {
+			fmt.Fprintf(&sb, "\n# Task Group: %s\n", g.name)
+			fmt.Fprintf(&sb, "scope: %d session(s) of work in project %s, in %s, latest %s\n", len(g.mems), g.name, strings.Join(g.cwds, ", "), g.mems[0].day)
+			fmt.Fprintf(&sb, "applies_to: project=%s; cwd=%s; reuse_rule=reuse for work in this project after checking that the code still matches\n", g.key, strings.Join(g.cwds, ", "))
+		} else {
+			fmt.Fprintf(&sb, "\n# Task Group: %s\n", groupName(g.cwd))
+			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
+			fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
+		}
 		prefs, know, fails := newBulletSet(), newBulletSet(), newBulletSet()
 		n := 0
 		for _, m := range g.mems {
@@ -463,10 +498,18 @@ func userProfile(mems []memory, gs []group) string {
 		return "No sessions have been consolidated yet, so nothing is known about the user's work."
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "These memories cover %d session(s) in %d working director", len(mems), len(gs))
-	if len(gs) == 1 {
+	byProject := gs[0].key != ""
+	noun := "working director"
+	if byProject {
+		noun = "project"
+	}
+	fmt.Fprintf(&sb, "These memories cover %d session(s) in %d %s", len(mems), len(gs), noun)
+	switch {
+	case byProject && len(gs) != 1:
+		sb.WriteString("s")
+	case !byProject && len(gs) == 1:
 		sb.WriteString("y")
-	} else {
+	case !byProject:
 		sb.WriteString("ies")
 	}
 	sb.WriteString(": ")
@@ -476,7 +519,7 @@ func userProfile(mems []memory, gs []group) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(gs)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", g.cwd, len(g.mems)))
+		parts = append(parts, fmt.Sprintf("%s (%d)", g.name, len(g.mems)))
 	}
 	sb.WriteString(strings.Join(parts, ", ") + ".")
 	if tools := toolsSeen(mems); len(tools) > 0 {
@@ -519,13 +562,16 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	// project's test command" is only useful when it says which project.
 	projects := map[string]bool{}
 	for _, m := range mems {
-		projects[m.cwd] = true
+		projects[m.projectID().Key] = true
 	}
 	scope := func(m memory, items []string) []string {
 		if len(projects) < 2 || m.cwd == "" {
 			return items
 		}
 		name := "(" + path.Base(m.cwd) + ") "
+		if m.sel.ProjectName != "" {
+			name = "(" + m.sel.ProjectName + ") "
+		}
 		out := make([]string, len(items))
 		for i, it := range items {
 			out[i] = name + it
@@ -642,7 +688,7 @@ func renderSummaryV1(mems []memory, notes []note) string {
 		if len(rec) == 0 {
 			continue
 		}
-		fmt.Fprintf(&sb, "\n### %s\n", g.cwd)
+		fmt.Fprintf(&sb, "\n### %s\n", g.name)
 		day := ""
 		for i, m := range rec {
 			if i == maxRecentPerScope {
@@ -675,7 +721,7 @@ func renderSummaryV1(mems []memory, notes []note) string {
 			sb.WriteString("\n### Older Memory Topics\n")
 			older = true
 		}
-		fmt.Fprintf(&sb, "\n#### %s\n\n", g.cwd)
+		fmt.Fprintf(&sb, "\n#### %s\n\n", g.name)
 		for i, m := range old {
 			if i == maxOlderPerScope {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
@@ -790,7 +836,7 @@ func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]
 				continue
 			}
 			if !header {
-				fmt.Fprintf(&sb, "\n### %s\n", g.cwd)
+				fmt.Fprintf(&sb, "\n### %s\n", g.name)
 				header = true
 			}
 			if m.day != day {
@@ -817,7 +863,7 @@ func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]
 					continue
 				}
 				if !header {
-					fmt.Fprintf(&sb, "\n#### %s\n\n", g.cwd)
+					fmt.Fprintf(&sb, "\n#### %s\n\n", g.name)
 					header = true
 				}
 				sb.WriteString(pointerLine(m))

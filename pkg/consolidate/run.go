@@ -320,6 +320,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	// signal arrives now (a few store writes), so an interruption never
 	// leaves new files without their baseline.
 	ctx = context.WithoutCancel(ctx)
+	// The project layer comes from the store, not from the consolidator:
+	// whatever the mode, one project's memory reaches another's sessions
+	// only through the personal layer (docs/projects.md).
+	if err := WriteProjectLayer(root, selected, ws.redact); err != nil {
+		r.restore(backup)
+		return r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true)
+	}
 	if err := Validate(root, opts.Version); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, err, true)
@@ -491,14 +498,18 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 		}
 		b.files = append(b.files, BaselineFile{Path: name, Mode: mode, Content: data})
 	}
-	if fi, err := os.Lstat(filepath.Join(root, memdir.SkillsDir)); err == nil && fi.IsDir() {
-		skills, err := Snapshot(filepath.Join(root, memdir.SkillsDir))
+	for _, dir := range []string{memdir.SkillsDir, memdir.ProjectsDir} {
+		fi, err := os.Lstat(filepath.Join(root, dir))
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		files, err := Snapshot(filepath.Join(root, dir))
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range skills {
+		for _, f := range files {
 			if f.Mode != ModeSymlink {
-				f.Path = memdir.SkillsDir + "/" + f.Path
+				f.Path = dir + "/" + f.Path
 				b.files = append(b.files, f)
 			}
 		}
@@ -524,24 +535,33 @@ func (r *runner) restore(b *artifactBackup) {
 			warn(err)
 		}
 	}
-	skills := filepath.Join(root, memdir.SkillsDir)
-	if fi, err := os.Lstat(skills); err == nil && !fi.IsDir() {
-		warn(os.Remove(skills))
+	for _, dir := range []string{memdir.SkillsDir, memdir.ProjectsDir} {
+		r.restoreDir(have, dir, warn)
+	}
+}
+
+// restoreDir puts a folder of artifacts (skills/, projects/) back as the
+// backup holds it.
+func (r *runner) restoreDir(have map[string]BaselineFile, dir string, warn func(error)) {
+	root := r.root
+	top := filepath.Join(root, dir)
+	if fi, err := os.Lstat(top); err == nil && !fi.IsDir() {
+		warn(os.Remove(top))
 	} else if err == nil {
 		// Remove what the run added or changed, then write the old files back.
-		cur, err := Snapshot(skills)
+		cur, err := Snapshot(top)
 		warn(err)
 		for _, f := range cur {
-			f.Path = memdir.SkillsDir + "/" + f.Path
+			f.Path = dir + "/" + f.Path
 			if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
 				warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
 			}
 		}
 	}
-	defer removeEmptyDirs(skills)
+	defer removeEmptyDirs(top)
 	var paths []string
 	for p := range have {
-		if strings.HasPrefix(p, memdir.SkillsDir+"/") {
+		if strings.HasPrefix(p, dir+"/") {
 			paths = append(paths, p)
 		}
 	}

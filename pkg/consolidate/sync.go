@@ -52,6 +52,9 @@ func rolloutSummaryFile(s Selected) []byte {
 	fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
 	fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
 	fmt.Fprintf(&b, "cwd: %s\n", s.Cwd)
+	if s.ProjectKey != "" {
+		fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
+	}
 	if s.GitBranch != "" {
 		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
 	}
@@ -88,6 +91,9 @@ func rawMemoriesFile(rows []Selected) []byte {
 		fmt.Fprintf(&b, "## Thread `%s`\n", s.ThreadID)
 		fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
 		fmt.Fprintf(&b, "cwd: %s\n", s.Cwd)
+		if s.ProjectKey != "" {
+			fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
+		}
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
 		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
 		writeControlMarks(&b, s)

@@ -104,6 +104,11 @@ type Selected struct {
 	// edit): the synced inputs say so, and consolidators treat the text as
 	// the user's own statement.
 	UserAsserted bool
+	// The thread's project (pkg/project): the project layer of the
+	// memory folder is built from these.
+	ProjectKey  string
+	ProjectName string
+	ProjectRoot string
 }
 
 // Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*

@@ -59,6 +59,9 @@ type SummaryResult struct {
 	Injected     bool   `json:"injected"`
 	ApproxTokens int    `json:"approx_tokens"`
 	Truncated    bool   `json:"truncated"`
+	// Project is the project the summary was scoped to; nil for the
+	// global summary (--all-projects, or a folder without a project layer).
+	Project *Scope `json:"project,omitempty"`
 }
 
 // TemplateName returns the read-path template file used for a memory

@@ -9,13 +9,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/memfs"
+	"github.com/memctl/memctl/pkg/project"
 )
 
 // Options configures a memory tool server.
@@ -26,7 +30,12 @@ type Options struct {
 	Version string
 	// Ranked runs a ranked full-text search (memctl search); nil leaves
 	// the search tool's ranked mode unavailable.
-	Ranked func(ctx context.Context, query string, limit int) ([]RankedHit, error)
+	Ranked func(ctx context.Context, req RankedRequest) ([]RankedHit, error)
+	// Cwd is the folder the server was started in: its project is the
+	// default scope of every tool (docs/projects.md).
+	Cwd string
+	// Overrides are the config's [[projects]] entries.
+	Overrides []project.Override
 	// Redact is applied to every file text and snippet returned; nil
 	// returns text unchanged.
 	Redact func(string) string
@@ -36,6 +45,16 @@ type Options struct {
 	Now func() time.Time
 }
 
+// RankedRequest is a ranked search: the query, how many hits, and the
+// project whose memory comes first ("" ranks every project alike).
+type RankedRequest struct {
+	Query        string
+	Limit        int
+	ProjectKey   string
+	ProjectFiles string   // the project's folder in the memory folder, "projects/<dir>/"
+	ProjectPaths []string // the project's rollout summaries
+}
+
 // RankedHit is one result of a ranked search.
 type RankedHit struct {
 	Kind     string  `json:"kind"`
@@ -43,7 +62,23 @@ type RankedHit struct {
 	Path     string  `json:"path,omitempty"`
 	Snippet  string  `json:"snippet"`
 	Score    float64 `json:"score"`
+	// Scope is project, shared or other; Project names the project a hit
+	// of another (or this) project came from.
+	Scope      string `json:"scope,omitempty"`
+	Project    string `json:"project,omitempty"`
+	ProjectKey string `json:"project_key,omitempty"`
 }
+
+// ScopeInfo is the project a tool call was answered for.
+type ScopeInfo struct {
+	Key  string `json:"key,omitempty"`
+	Name string `json:"name,omitempty"`
+	// All is set when the call asked for every project ("*").
+	All bool `json:"all,omitempty"`
+}
+
+// allProjects is the project argument that lifts the scope.
+const allProjects = "*"
 
 // Defaults of the ranked search mode.
 const (
@@ -53,13 +88,22 @@ const (
 
 const instructions = `These tools read the memory folder that memctl builds from past agent sessions.
 Start from memory_summary.md and MEMORY.md; use search to find keywords, then read the lines it points to.
-Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.`
+Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.
+Memory is scoped to the project of the folder the server runs in: results say their scope (project, shared or other);
+other projects' memory is left out of list and search unless you pass project "*".`
 
 // ListInput is the list tool's arguments.
 type ListInput struct {
 	Path       string `json:"path,omitempty" jsonschema:"directory or file to list, relative to the memory folder; default the folder itself"`
 	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"entries per page, 1 to 2000; default 2000"`
+	Project    string `json:"project,omitempty" jsonschema:"project whose files to list: a project key or name; default the project of the folder the server runs in; \"*\" for every project"`
+}
+
+// ListOutput is the list tool's result.
+type ListOutput struct {
+	memfs.ListResult
+	Scope ScopeInfo `json:"scope"`
 }
 
 // ReadInput is the read tool's arguments.
@@ -67,6 +111,16 @@ type ReadInput struct {
 	Path       string `json:"path" jsonschema:"file to read, relative to the memory folder"`
 	LineOffset *int   `json:"line_offset,omitempty" jsonschema:"first line to return, counting from 1; default 1"`
 	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"how many lines to return (at least 1); default all"`
+	Project    string `json:"project,omitempty" jsonschema:"project the reader works in: a project key or name; default the project of the folder the server runs in"`
+}
+
+// ReadOutput is the read tool's result: the file and where it stands.
+type ReadOutput struct {
+	memfs.ReadResult
+	// Scope is project, shared or other; Project names the file's project.
+	Scope   string    `json:"scope"`
+	Project string    `json:"project,omitempty"`
+	For     ScopeInfo `json:"for"`
 }
 
 // SearchInput is the search tool's arguments: a grep over the folder, or
@@ -82,6 +136,7 @@ type SearchInput struct {
 	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
 	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
 	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces"`
+	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
 }
 
 // SearchOutput is the search tool's result: memfs's fields for a grep, or
@@ -91,6 +146,7 @@ type SearchOutput struct {
 	Mode  string      `json:"mode,omitempty"`
 	Query string      `json:"query,omitempty"`
 	Hits  []RankedHit `json:"hits,omitempty"`
+	Scope ScopeInfo   `json:"scope"`
 }
 
 // NoteInput is the add_ad_hoc_note tool's arguments.
@@ -174,39 +230,95 @@ func requestErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errRequest}, args...)...)
 }
 
-func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, memfs.ListResult, error) {
-	res, err := memfs.List(h.opts.Root, in.Path, in.Cursor, in.MaxResults)
-	if err != nil {
-		return nil, memfs.ListResult{}, h.toolError(err)
-	}
-	return nil, res, nil
+// scoped is the project a call is answered for, with the memory folder's
+// project index to place files by.
+type scoped struct {
+	info ScopeInfo
+	ix   *project.Index
+	dir  string // the project's folder under projects/, "" when it has none
 }
 
-func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, memfs.ReadResult, error) {
+func (h *handlers) scope(arg string) scoped {
+	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	arg = strings.TrimSpace(arg)
+	if arg == allProjects || (arg == "" && h.opts.Cwd == "") {
+		return scoped{info: ScopeInfo{All: true}, ix: ix}
+	}
+	if arg == "" {
+		arg = h.opts.Cwd
+	}
+	id, e, found := ix.Locate(arg, h.opts.Overrides)
+	sc := scoped{info: ScopeInfo{Key: id.Key, Name: id.Name}, ix: ix}
+	if found {
+		sc.info = ScopeInfo{Key: e.Key, Name: e.Name}
+		sc.dir = e.Dir
+	}
+	return sc
+}
+
+// place ranks a file for the scope: the project's own first, shared
+// files next, other projects' last (and left out unless every project
+// was asked for).
+func (sc scoped) place(path string) (int, string, bool) {
+	if sc.info.All {
+		return 0, "", true
+	}
+	scope, _ := sc.ix.ScopeOf(sc.info.Key, path, "", "")
+	switch scope {
+	case project.ScopeProject:
+		return 0, scope, true
+	case project.ScopeShared:
+		return 1, scope, true
+	default:
+		return 2, scope, false
+	}
+}
+
+func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	sc := h.scope(in.Project)
+	res, err := memfs.ListPlaced(h.opts.Root, in.Path, in.Cursor, in.MaxResults, sc.place)
+	if err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
+	return nil, ListOutput{ListResult: res, Scope: sc.info}, nil
+}
+
+func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
 	offset, maxLines := 1, 0
 	if in.LineOffset != nil {
 		offset = *in.LineOffset
 	}
 	if in.MaxLines != nil {
 		if *in.MaxLines < 1 {
-			return nil, memfs.ReadResult{}, h.toolError(memfs.ErrInvalidMaxLines)
+			return nil, ReadOutput{}, h.toolError(memfs.ErrInvalidMaxLines)
 		}
 		maxLines = *in.MaxLines
 	}
 	res, err := memfs.Read(h.opts.Root, in.Path, offset, maxLines)
 	if err != nil {
-		return nil, memfs.ReadResult{}, h.toolError(err)
+		return nil, ReadOutput{}, h.toolError(err)
 	}
 	res.Content = h.opts.Redact(res.Content)
-	return nil, res, nil
+	// A file of another project can be read (the summary points to them),
+	// but it says whose it is.
+	sc := h.scope(in.Project)
+	out := ReadOutput{ReadResult: res, Scope: project.ScopeShared, For: sc.info}
+	if !sc.info.All {
+		out.Scope, out.Project = sc.ix.ScopeOf(sc.info.Key, res.Path, "", "")
+	} else if e, ok := sc.ix.Owner(res.Path); ok {
+		out.Project = e.Name
+	}
+	return nil, out, nil
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	sc := h.scope(in.Project)
 	switch in.Mode {
 	case "", "grep":
 		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
 			Queries: in.Queries, MatchMode: in.MatchMode, Path: in.Path, Cursor: in.Cursor,
 			ContextLines: in.ContextLines, CaseSensitive: in.CaseSensitive, Normalized: in.Normalized, MaxResults: in.MaxResults,
+			Place: sc.place,
 		})
 		if err != nil {
 			return nil, SearchOutput{}, h.toolError(err)
@@ -214,15 +326,15 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		for i := range res.Matches {
 			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
 		}
-		return nil, SearchOutput{SearchResult: res}, nil
+		return nil, SearchOutput{SearchResult: res, Scope: sc.info}, nil
 	case "ranked":
-		return h.ranked(ctx, in)
+		return h.ranked(ctx, in, sc)
 	default:
 		return nil, SearchOutput{}, h.toolError(requestErrorf("mode must be grep or ranked, got %q", in.Mode))
 	}
 }
 
-func (h *handlers) ranked(ctx context.Context, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.CallToolResult, SearchOutput, error) {
 	if h.opts.Ranked == nil {
 		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; use the default grep mode"))
 	}
@@ -238,17 +350,31 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput) (*mcp.CallToolRes
 		limit = defaultRankedLimit
 	}
 	limit = max(1, min(limit, maxRankedLimit))
-	hits, err := h.opts.Ranked(ctx, query, limit)
+	req := RankedRequest{Query: query, Limit: limit}
+	if !sc.info.All {
+		req.ProjectKey = sc.info.Key
+		if e, ok := sc.ix.ByKey(sc.info.Key); ok {
+			req.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"
+			req.ProjectPaths = e.Files
+		}
+	}
+	hits, err := h.opts.Ranked(ctx, req)
 	if err != nil {
 		return nil, SearchOutput{}, h.toolError(err)
 	}
 	for i := range hits {
 		hits[i].Snippet = h.opts.Redact(hits[i].Snippet)
+		if !sc.info.All {
+			hits[i].Scope, hits[i].Project = sc.ix.ScopeOf(sc.info.Key, hits[i].Path, hits[i].ProjectKey, hits[i].Project)
+		}
+	}
+	if !sc.info.All {
+		sort.SliceStable(hits, func(i, j int) bool { return project.ScopeRank(hits[i].Scope) < project.ScopeRank(hits[j].Scope) })
 	}
 	if hits == nil {
 		hits = []RankedHit{}
 	}
-	return nil, SearchOutput{Mode: "ranked", Query: query, Hits: hits}, nil
+	return nil, SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}, nil
 }
 
 func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, struct{}, error) {

@@ -274,8 +274,9 @@ func TestRankedSearch(t *testing.T) {
 	var gotLimit int
 	opts := Options{
 		Root: t.TempDir(),
-		Ranked: func(_ context.Context, q string, limit int) ([]RankedHit, error) {
-			gotQuery, gotLimit = q, limit
+		Ranked: func(_ context.Context, req RankedRequest) ([]RankedHit, error) {
+			q := req.Query
+			gotQuery, gotLimit = q, req.Limit
 			if q == "boom" {
 				return nil, errors.New("index unavailable")
 			}

@@ -44,6 +44,16 @@ const (
 	AdHocInstructionsFile = AdHocDir + "/" + ExtensionInstructionsFile
 	// NotesDir is where ad hoc notes live.
 	NotesDir = AdHocDir + "/notes"
+	// ProjectsDir holds the project layer (docs/projects.md): the index,
+	// the personal layer and one folder per project. memctl rebuilds it
+	// from the store after every consolidation; nothing else writes there.
+	ProjectsDir = "projects"
+	// ProjectIndexFile lists the projects and their folders (JSON).
+	ProjectIndexFile = ProjectsDir + "/index.json"
+	// PersonalFile is the personal layer: what applies in every project.
+	PersonalFile = ProjectsDir + "/personal.md"
+	// ProjectSummaryFile, inside a project's folder, is its summary.
+	ProjectSummaryFile = "summary.md"
 	// GitDir is skipped wherever the folder is walked: a user may keep the
 	// folder in git, and memctl's baseline is its own.
 	GitDir = ".git"

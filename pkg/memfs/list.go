@@ -25,6 +25,8 @@ const (
 type ListEntry struct {
 	Path      string    `json:"path"`
 	EntryType EntryType `json:"entry_type"`
+	// Scope is the label a Place gave the entry, if any.
+	Scope string `json:"scope,omitempty"`
 }
 
 // ListResult is one page of a listing.
@@ -41,6 +43,12 @@ type ListResult struct {
 // NextCursor by the previous page; maxResults defaults to and is capped at
 // 2,000.
 func List(root, path, cursor string, maxResults int) (ListResult, error) {
+	return ListPlaced(root, path, cursor, maxResults, nil)
+}
+
+// ListPlaced is List with the entries filtered and labelled by place (in
+// name order still: a listing is for finding one's way).
+func ListPlaced(root, path, cursor string, maxResults int, place Place) (ListResult, error) {
 	maxResults = clamp(maxResults, DefaultListResults, 1, MaxListResults)
 	abs, rel, err := resolve(root, path)
 	if err != nil {
@@ -75,6 +83,16 @@ func List(root, path, cursor string, maxResults int) (ListResult, error) {
 			default: // symlinks, sockets, devices: never shown
 			}
 		}
+	}
+	if place != nil {
+		kept := entries[:0]
+		for _, e := range entries {
+			if _, label, keep := place(e.Path); keep {
+				e.Scope = label
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
 	}
 	return page(ListResult{Path: path}, entries, start, maxResults)
 }

@@ -13,7 +13,7 @@ func TestListReturnsShallowMemoryPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ListResult{Entries: []ListEntry{{"MEMORY.md", EntryFile}, {"skills", EntryDirectory}}}
+	want := ListResult{Entries: []ListEntry{{Path: "MEMORY.md", EntryType: EntryFile}, {Path: "skills", EntryType: EntryDirectory}}}
 	if !reflect.DeepEqual(res, want) {
 		t.Fatalf("got %+v, want %+v", res, want)
 	}
@@ -25,7 +25,7 @@ func TestListSupportsPagination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want1 := ListResult{Entries: []ListEntry{{"MEMORY.md", EntryFile}, {"memory_summary.md", EntryFile}}, NextCursor: "2", Truncated: true}
+	want1 := ListResult{Entries: []ListEntry{{Path: "MEMORY.md", EntryType: EntryFile}, {Path: "memory_summary.md", EntryType: EntryFile}}, NextCursor: "2", Truncated: true}
 	if !reflect.DeepEqual(p1, want1) {
 		t.Fatalf("page 1 = %+v", p1)
 	}
@@ -33,7 +33,7 @@ func TestListSupportsPagination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want2 := ListResult{Entries: []ListEntry{{"rollout_summaries", EntryDirectory}, {"skills", EntryDirectory}}}
+	want2 := ListResult{Entries: []ListEntry{{Path: "rollout_summaries", EntryType: EntryDirectory}, {Path: "skills", EntryType: EntryDirectory}}}
 	if !reflect.DeepEqual(p2, want2) {
 		t.Fatalf("page 2 = %+v", p2)
 	}
@@ -65,7 +65,7 @@ func TestListScopedDirectoryIsShallow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ListResult{Path: "skills", Entries: []ListEntry{{"skills/README.md", EntryFile}, {"skills/example", EntryDirectory}}}
+	want := ListResult{Path: "skills", Entries: []ListEntry{{Path: "skills/README.md", EntryType: EntryFile}, {Path: "skills/example", EntryType: EntryDirectory}}}
 	if !reflect.DeepEqual(res, want) {
 		t.Fatalf("got %+v", res)
 	}
@@ -79,7 +79,7 @@ func TestListScopedDirectoryIsShallow(t *testing.T) {
 func TestListFileReturnsItself(t *testing.T) {
 	root := tree(t, map[string]string{"skills/a/SKILL.md": "s"})
 	res, err := List(root, "skills/a/SKILL.md", "", 0)
-	if err != nil || !reflect.DeepEqual(res.Entries, []ListEntry{{"skills/a/SKILL.md", EntryFile}}) {
+	if err != nil || !reflect.DeepEqual(res.Entries, []ListEntry{{Path: "skills/a/SKILL.md", EntryType: EntryFile}}) {
 		t.Fatalf("got %+v, %v", res, err)
 	}
 }
@@ -96,7 +96,7 @@ func TestListHidesHiddenSymlinksAndSpecialFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ListEntry{{"MEMORY.md", EntryFile}, {"skills", EntryDirectory}}
+	want := []ListEntry{{Path: "MEMORY.md", EntryType: EntryFile}, {Path: "skills", EntryType: EntryDirectory}}
 	if !reflect.DeepEqual(res.Entries, want) {
 		t.Fatalf("got %+v", res.Entries)
 	}

@@ -49,7 +49,14 @@ type SearchRequest struct {
 	CaseSensitive *bool `json:"case_sensitive,omitempty" jsonschema:"match case exactly; default true"`
 	Normalized    bool  `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
 	MaxResults    int   `json:"max_results,omitempty" jsonschema:"matches per page, 1 to 200; default 200"`
+	// Place, when set, orders and filters the files searched (see Place).
+	Place Place `json:"-"`
 }
+
+// Place says where a file stands for a reader: whether to show it at all,
+// its rank (lower first; files of one rank stay in path order, so pages
+// are stable) and a label reported with each result (a project scope).
+type Place func(path string) (rank int, label string, keep bool)
 
 // SearchMatch is one matching line or window with its context.
 type SearchMatch struct {
@@ -59,6 +66,8 @@ type SearchMatch struct {
 	Content                string   `json:"content"`
 	ContentTruncated       bool     `json:"content_truncated"`
 	MatchedQueries         []string `json:"matched_queries"`
+	// Scope is the label Place gave the file, if any.
+	Scope string `json:"scope,omitempty"`
 }
 
 // SearchResult is one page of matches, sorted by path then line.
@@ -110,6 +119,10 @@ func Search(root string, req SearchRequest) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
+	labels := map[string]string{}
+	if req.Place != nil {
+		files = placeFiles(files, req.Place, labels)
+	}
 	p := &searchPage{
 		skip:      start,
 		limit:     clamp(req.MaxResults, DefaultSearchResults, 1, MaxSearchResults),
@@ -127,6 +140,9 @@ func Search(root string, req SearchRequest) (SearchResult, error) {
 	}
 	if p.skip != 0 {
 		return SearchResult{}, invalidCursor(strconv.Itoa(start), "exceeds result count")
+	}
+	for i := range p.matches {
+		p.matches[i].Scope = labels[p.matches[i].Path]
 	}
 	res := SearchResult{Queries: queries, MatchMode: mode, Path: req.Path, Matches: p.matches, Truncated: p.hasMore}
 	if p.hasMore {
@@ -441,4 +457,28 @@ func hasZero(counts []int) bool {
 		}
 	}
 	return false
+}
+
+// placeFiles keeps the files place keeps, ordered by rank then path, and
+// records their labels.
+func placeFiles(files []fileRef, place Place, labels map[string]string) []fileRef {
+	type ranked struct {
+		f    fileRef
+		rank int
+	}
+	var kept []ranked
+	for _, f := range files {
+		rank, label, keep := place(f.rel)
+		if !keep {
+			continue
+		}
+		labels[f.rel] = label
+		kept = append(kept, ranked{f, rank})
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].rank < kept[j].rank })
+	out := make([]fileRef, len(kept))
+	for i, k := range kept {
+		out[i] = k.f
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/pkg/project"
 	"github.com/memctl/memctl/pkg/sessions"
 	"github.com/memctl/memctl/pkg/store"
 )
@@ -21,6 +22,8 @@ type Store interface {
 	FileStates(ctx context.Context) (map[string]store.FileState, error)
 	UpsertThread(ctx context.Context, t store.Thread, policy store.UpsertPolicy) (store.UpsertResult, error)
 	TouchFile(ctx context.Context, id string, size, mtimeNs int64) error
+	ThreadProjects(ctx context.Context, rules string) ([]store.ThreadProject, error)
+	SetThreadProjects(ctx context.Context, ps []store.ThreadProject) error
 }
 
 // Options configures a scan.
@@ -32,6 +35,12 @@ type Options struct {
 	Redact func(string) string
 	// Progress, when set, is called after each file (for a progress display).
 	Progress func(done int)
+	// Projects are the [[projects]] overrides of the config; every thread
+	// gets its project key after the files are indexed (pkg/project).
+	Projects []project.Override
+	// NewResolver builds the project resolver (tests replace it); nil
+	// uses project.NewResolver.
+	NewResolver func([]project.Override) *project.Resolver
 }
 
 // FileError is a file that could not be indexed, or a problem found in one.
@@ -133,6 +142,9 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 			return res, fmt.Errorf("scan %s %s: %w", src.Kind, src.Path, err)
 		}
 	}
+	if err := assignProjects(ctx, st, opts); err != nil {
+		return res, fmt.Errorf("scan: projects: %w", err)
+	}
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
 }
@@ -217,4 +229,62 @@ func threadRow(m sessions.Meta, f sessions.File, fp string, problems int) store.
 		MemoryMode: m.MemoryMode, UsedExternalContext: m.UsedExternalContext,
 		FileSize: f.Size, FileMtimeNs: f.ModTime.UnixNano(), Fingerprint: fp, Problems: problems,
 	}
+}
+
+// assignProjects keys every thread whose project was never computed, or
+// was computed under other [[projects]] rules. It runs after the files are
+// indexed, so an unchanged rescan costs one query that returns nothing,
+// and an existing home gets its projects on the first scan after upgrade.
+func assignProjects(ctx context.Context, st Store, opts Options) error {
+	rules := project.RulesFingerprint(opts.Projects)
+	todo, err := st.ThreadProjects(ctx, rules)
+	if err != nil || len(todo) == 0 {
+		return err
+	}
+	newResolver := opts.NewResolver
+	if newResolver == nil {
+		newResolver = func(ov []project.Override) *project.Resolver { return project.NewResolver(ov) }
+	}
+	r := newResolver(opts.Projects)
+	// What was learnt of a folder while it existed outlives it: a repo
+	// moved or deleted since keeps its key for the sessions recorded
+	// there, and sessions in it indexed only now inherit that key.
+	learnt, err := learntProjects(ctx, st)
+	if err != nil {
+		return err
+	}
+	updates := make([]store.ThreadProject, 0, len(todo))
+	for _, t := range todo {
+		id := r.Resolve(t.Cwd, t.GitOriginURL)
+		if project.IsPathKey(id.Key) && id.Root == "" {
+			if prev, ok := learnt[t.Cwd]; ok {
+				id = prev
+			}
+		}
+		t.Key, t.Name, t.Root, t.Rules = id.Key, id.Name, id.Root, rules
+		updates = append(updates, t)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return st.SetThreadProjects(ctx, updates)
+}
+
+// learntProjects maps each working directory to the strongest key a
+// thread recorded there holds (a remote or root-commit key, not a path).
+func learntProjects(ctx context.Context, st Store) (map[string]project.Identity, error) {
+	all, err := st.ThreadProjects(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]project.Identity{}
+	for _, t := range all {
+		if t.Key == "" || project.IsPathKey(t.Key) || t.Cwd == "" {
+			continue
+		}
+		if _, ok := out[t.Cwd]; !ok {
+			out[t.Cwd] = project.Identity{Key: t.Key, Name: t.Name, Root: t.Root, Source: project.SourceRecorded}
+		}
+	}
+	return out, nil
 }

@@ -62,6 +62,11 @@ type Selected struct {
 	Pinned bool
 	// UserAsserted memories carry text the user wrote (memories edit).
 	UserAsserted bool
+	// The thread's project (pkg/project); empty keys before the first
+	// scan that computes them.
+	ProjectKey  string
+	ProjectName string
+	ProjectRoot string
 }
 
 // retentionClock is when a raw memory's unused days start counting: its
@@ -86,7 +91,7 @@ func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected
 	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
 	rows, err := s.db.QueryContext(ctx, `
 SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALESCE(o.rollout_slug, ''),
-       t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL
+       t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL, t.project_key, t.project_name, t.project_root
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
   AND (o.pinned <> 0
@@ -103,7 +108,7 @@ LIMIT ?`, cutoff, cutoff, n)
 	for rows.Next() {
 		var sel Selected
 		if err := rows.Scan(&sel.ThreadID, &sel.SourceUpdatedAt, &sel.RawMemory, &sel.RolloutSummary, &sel.RolloutSlug,
-			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted); err != nil {
+			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted, &sel.ProjectKey, &sel.ProjectName, &sel.ProjectRoot); err != nil {
 			return nil, err
 		}
 		out = append(out, sel)

@@ -62,25 +62,71 @@ type Hit struct {
 	Path     string  `json:"path"`
 	Snippet  string  `json:"snippet"`
 	Score    float64 `json:"score"`
+	// The project of the raw memory or summary hit ("" for memory folder
+	// files, which the caller places).
+	ProjectKey string `json:"project_key"`
+	Project    string `json:"project"`
+}
+
+// SearchOptions narrows or orders a search.
+type SearchOptions struct {
+	Limit int // 0: 20
+	// ProjectKey puts the documents of this project's threads first (then
+	// memory folder files, then other projects), best match first in each.
+	ProjectKey string
+	// ProjectFiles is the folder of that project's files in the memory
+	// folder ("projects/<dir>/"), which count as the project's too; other
+	// projects' folders under projects/ rank with other projects.
+	ProjectFiles string
+	// ProjectPaths are more files of the project (its rollout summaries).
+	ProjectPaths []string
 }
 
 // Search runs a ranked full-text query (FTS5 bm25; higher score is better).
 // The query is taken as plain words: every word must match (prefix match
 // on the last one), so user input never reaches FTS5's query syntax.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+	return s.SearchWith(ctx, query, SearchOptions{Limit: limit})
+}
+
+// SearchWith is Search with options.
+func (s *Store) SearchWith(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
 	match := ftsQuery(query)
 	if match == "" {
 		return nil, nil
 	}
+	limit := opts.Limit
 	if limit <= 0 {
 		limit = 20
 	}
 	// Rank on rowids and scores alone, then read the few documents returned
 	// and cut their snippets here: a common word matches most of the index,
 	// and reading every matching document before the LIMIT is what made
-	// search slow.
-	rows, err := s.db.QueryContext(ctx, `
-SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`, match, limit)
+	// search slow. A project scope has to look at each match's owner, but
+	// not at its body.
+	q := `SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`
+	args := []any{match, limit}
+	if opts.ProjectKey != "" {
+		q = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
+JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
+WHERE search_index MATCH ?
+ORDER BY CASE WHEN t.project_key = ? THEN 0
+  WHEN d.thread_id = '' AND ? <> '' AND substr(d.path, 1, length(?)) = ? THEN 0
+  WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2
+  WHEN d.thread_id = '' THEN 1 ELSE 2 END, bm25(search_index) LIMIT ?`
+		args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles, limit}
+		if len(opts.ProjectPaths) > 0 {
+			ph := strings.TrimSuffix(strings.Repeat("?, ", len(opts.ProjectPaths)), ", ")
+			q = strings.Replace(q, "WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2",
+				"WHEN d.thread_id = '' AND d.path IN ("+ph+") THEN 0\n  WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2", 1)
+			args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles}
+			for _, p := range opts.ProjectPaths {
+				args = append(args, p)
+			}
+			args = append(args, limit)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +152,9 @@ SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? O
 	for _, r := range top {
 		var h Hit
 		var body string
-		if err := s.db.QueryRowContext(ctx, `SELECT kind, thread_id, path, body FROM search_docs WHERE id = ?`, r.id).
-			Scan(&h.Kind, &h.ThreadID, &h.Path, &body); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, '')
+FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, r.id).
+			Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project); err != nil {
 			return nil, err
 		}
 		h.Score = r.score

@@ -35,6 +35,13 @@ type Thread struct {
 	FileMtimeNs         int64     `json:"-"`
 	Fingerprint         string    `json:"-"`
 	Problems            int       `json:"problems"`
+	// The project the scan computed (pkg/project): a stable key, a name
+	// for people, the checkout's top folder, and the fingerprint of the
+	// rules that computed it.
+	ProjectKey   string `json:"project_key"`
+	ProjectName  string `json:"project"`
+	ProjectRoot  string `json:"project_root,omitempty"`
+	ProjectRules string `json:"-"`
 }
 
 // FileState is what an incremental scan compares before reading a file again.
@@ -82,7 +89,10 @@ type UpsertPolicy struct {
 }
 
 // UpsertThread inserts or refreshes a thread from a scan. A mode the user
-// set with `threads enable|disable|forget` is kept. A thread that becomes
+// set with `threads enable|disable|forget` is kept, and so is the project
+// when t carries none (ProjectRules empty): the scan computes projects in a
+// pass of its own, and a folder that has since moved away must not cost a
+// thread the key learnt while it was there. A thread that becomes
 // polluted while its output is in the last baseline re-queues Phase 2.
 func (s *Store) UpsertThread(ctx context.Context, t Thread, policy UpsertPolicy) (UpsertResult, error) {
 	related, _ := json.Marshal(nonNil(t.Related))
@@ -114,8 +124,9 @@ func (s *Store) UpsertThread(ctx context.Context, t Thread, policy UpsertPolicy)
 		_, err = tx.ExecContext(ctx, `
 INSERT INTO threads (id, source_kind, rollout_path, related_paths, source, interactive, subagent, parent_id, cwd,
     git_branch, git_origin_url, git_sha, preview, model, created_at_ms, updated_at_ms, archived, memory_mode,
-    used_external_context, file_size, file_mtime_ns, fingerprint, problems, scanned_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    used_external_context, file_size, file_mtime_ns, fingerprint, problems, scanned_at,
+    project_key, project_name, project_root, project_rules)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     source_kind = excluded.source_kind, rollout_path = excluded.rollout_path, related_paths = excluded.related_paths,
     source = excluded.source, interactive = excluded.interactive, subagent = excluded.subagent,
@@ -125,10 +136,15 @@ ON CONFLICT (id) DO UPDATE SET
     archived = excluded.archived, memory_mode = excluded.memory_mode,
     used_external_context = excluded.used_external_context, file_size = excluded.file_size,
     file_mtime_ns = excluded.file_mtime_ns, fingerprint = excluded.fingerprint, problems = excluded.problems,
-    scanned_at = excluded.scanned_at`,
+    scanned_at = excluded.scanned_at,
+    project_key = CASE WHEN excluded.project_rules = '' THEN project_key ELSE excluded.project_key END,
+    project_name = CASE WHEN excluded.project_rules = '' THEN project_name ELSE excluded.project_name END,
+    project_root = CASE WHEN excluded.project_rules = '' THEN project_root ELSE excluded.project_root END,
+    project_rules = CASE WHEN excluded.project_rules = '' THEN project_rules ELSE excluded.project_rules END`,
 			t.ID, t.SourceKind, t.Path, string(related), t.Source, t.Interactive, t.Subagent, t.ParentID, t.Cwd,
 			t.GitBranch, t.GitOriginURL, t.GitSHA, t.Preview, t.Model, t.CreatedAt.UnixMilli(), t.UpdatedAt.UnixMilli(),
-			t.Archived, mode, t.UsedExternalContext, t.FileSize, t.FileMtimeNs, t.Fingerprint, t.Problems, s.now().Unix())
+			t.Archived, mode, t.UsedExternalContext, t.FileSize, t.FileMtimeNs, t.Fingerprint, t.Problems, s.now().Unix(),
+			t.ProjectKey, t.ProjectName, t.ProjectRoot, t.ProjectRules)
 		if err != nil {
 			return err
 		}
@@ -172,7 +188,8 @@ func requeueIfSelectedTx(ctx context.Context, tx *sql.Tx, threadID string, now i
 
 const threadColumns = `id, source_kind, rollout_path, related_paths, source, interactive, subagent, parent_id, cwd,
     git_branch, git_origin_url, git_sha, preview, model, created_at_ms, updated_at_ms, archived, memory_mode,
-    mode_set_by_user, used_external_context, file_size, file_mtime_ns, fingerprint, problems`
+    mode_set_by_user, used_external_context, file_size, file_mtime_ns, fingerprint, problems,
+    project_key, project_name, project_root, project_rules`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -182,7 +199,8 @@ func scanThread(r scanner) (Thread, error) {
 	var created, updated int64
 	err := r.Scan(&t.ID, &t.SourceKind, &t.Path, &related, &t.Source, &t.Interactive, &t.Subagent, &t.ParentID, &t.Cwd,
 		&t.GitBranch, &t.GitOriginURL, &t.GitSHA, &t.Preview, &t.Model, &created, &updated, &t.Archived, &t.MemoryMode,
-		&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems)
+		&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems,
+		&t.ProjectKey, &t.ProjectName, &t.ProjectRoot, &t.ProjectRules)
 	if err != nil {
 		return t, err
 	}
@@ -243,6 +261,8 @@ func likePrefix(p string) string {
 // ThreadFilter narrows ListThreads.
 type ThreadFilter struct {
 	Limit int // 0 = all
+	// ProjectKey keeps the threads of one project ("" = every project).
+	ProjectKey string
 }
 
 // ThreadWithMemory is a thread and whether it has a stored raw memory.
@@ -254,11 +274,17 @@ type ThreadWithMemory struct {
 // ListThreads lists threads, most recently updated first.
 func (s *Store) ListThreads(ctx context.Context, f ThreadFilter) ([]ThreadWithMemory, error) {
 	q := `SELECT ` + threadColumns + `, EXISTS (SELECT 1 FROM stage1_outputs o WHERE o.thread_id = threads.id)
-FROM threads ORDER BY updated_at_ms DESC, id DESC`
+FROM threads`
+	var args []any
+	if f.ProjectKey != "" {
+		q += ` WHERE project_key = ?`
+		args = append(args, f.ProjectKey)
+	}
+	q += ` ORDER BY updated_at_ms DESC, id DESC`
 	if f.Limit > 0 {
 		q += ` LIMIT ` + itoa(f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +296,8 @@ FROM threads ORDER BY updated_at_ms DESC, id DESC`
 		var created, updated int64
 		err := rows.Scan(&t.ID, &t.SourceKind, &t.Path, &related, &t.Source, &t.Interactive, &t.Subagent, &t.ParentID, &t.Cwd,
 			&t.GitBranch, &t.GitOriginURL, &t.GitSHA, &t.Preview, &t.Model, &created, &updated, &t.Archived, &t.MemoryMode,
-			&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems, &t.HasMemory)
+			&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems,
+			&t.ProjectKey, &t.ProjectName, &t.ProjectRoot, &t.ProjectRules, &t.HasMemory)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,572 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The project tests put real Codex and Claude Code transcripts (the
+// shared fixtures, moved into folders of real git repositories) and a
+// standing instruction of the user per project into one home, then check
+// what `memctl summary` injects in each folder.
+
+const realFixtures = "../pkg/sessions/testdata/real"
+
+// placedSession is a real transcript moved into a project folder.
+type placedSession struct {
+	fixture string // path under realFixtures
+	oldCwd  string // the cwd the fixture recorded
+	dest    string // path under the home's source folder
+	edits   map[string]string
+	said    string // a message of the user appended to the session
+}
+
+// gitRun runs git with a fixed identity and no user config.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func makeRepo(t *testing.T, dir, origin string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# "+filepath.Base(dir)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "start")
+	if origin != "" {
+		gitRun(t, dir, "remote", "add", "origin", origin)
+	}
+}
+
+// placeSession copies a fixture to dest with its cwd moved and the user's
+// message appended in the fixture's own line format.
+func placeSession(t *testing.T, root string, s placedSession, newCwd string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(realFixtures, s.fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(b), s.oldCwd, newCwd)
+	for from, to := range s.edits {
+		if !strings.Contains(text, from) {
+			t.Fatalf("%s: %q not found", s.fixture, from)
+		}
+		text = strings.ReplaceAll(text, from, to)
+	}
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	last := lines[len(lines)-1]
+	var stamp struct {
+		Timestamp time.Time `json:"timestamp"`
+	}
+	_ = json.Unmarshal([]byte(last), &stamp)
+	at := stamp.Timestamp.Add(time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")
+	if strings.Contains(s.fixture, "codex") {
+		lines = append(lines,
+			mustJSON(t, map[string]any{"timestamp": at, "type": "response_item", "payload": map[string]any{
+				"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": s.said}}}}),
+			mustJSON(t, map[string]any{"timestamp": at, "type": "event_msg", "payload": map[string]any{
+				"type": "user_message", "message": s.said, "images": []any{}}}))
+	} else {
+		var first map[string]any
+		for _, l := range lines {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["type"] == "user" {
+				first = m
+				break
+			}
+		}
+		if first == nil {
+			t.Fatalf("%s has no user line", s.fixture)
+		}
+		first["message"] = map[string]any{"role": "user", "content": s.said}
+		first["uuid"] = "7a1c0d2e-0000-4000-8000-" + fmt.Sprintf("%012d", len(lines))
+		first["timestamp"] = at
+		lines = append(lines, mustJSON(t, first))
+	}
+	dest := filepath.Join(root, s.dest)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dest, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// projectWorld is a home with sessions in three projects: acme/api in two
+// clones, webapp (no remote) and acme/cli with a worktree.
+type projectWorld struct {
+	t                        *testing.T
+	env                      []string
+	apiA, apiB, apiC         string // two clones with sessions, one without
+	web, cli, cliWT, outside string
+	home                     string
+}
+
+const (
+	prefAPI     = "Never run the database migrations locally, because they drop the shared dev database."
+	prefWeb     = "Always run npm run lint before each commit in this repository."
+	prefCLI     = "Prefer table-driven tests in this codebase."
+	prefGeneral = "In all my projects, always write commit messages in the imperative mood."
+)
+
+func newProjectWorld(t *testing.T) *projectWorld {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("the project tests need git on PATH")
+	}
+	dir := t.TempDir()
+	w := &projectWorld{t: t,
+		apiA: filepath.Join(dir, "src", "api"), apiB: filepath.Join(dir, "elsewhere", "api-copy"),
+		apiC: filepath.Join(dir, "laptop", "api"), web: filepath.Join(dir, "src", "webapp"),
+		cli: filepath.Join(dir, "src", "cli"), cliWT: filepath.Join(dir, "wt", "cli-feature"),
+		outside: filepath.Join(dir, "scratch"), home: filepath.Join(dir, "home"),
+	}
+	makeRepo(t, w.apiA, "git@github.com:acme/api.git")
+	makeRepo(t, w.apiB, "https://github.com/Acme/api")
+	makeRepo(t, w.apiC, "ssh://git@github.com/acme/api.git")
+	makeRepo(t, w.web, "")
+	makeRepo(t, w.cli, "git@github.com:acme/cli.git")
+	gitRun(t, w.cli, "worktree", "add", "-q", "-b", "feature", w.cliWT)
+	if err := os.MkdirAll(w.outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	src := filepath.Join(dir, "sessions")
+	codexRemote := `"repository_url":"git@github.com:codemie-ai/codemie-code.git"`
+	for _, s := range []struct {
+		placedSession
+		cwd string
+	}{
+		{placedSession{fixture: "codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+			oldCwd: "/Users/Sample_User/repos/codemie-ai/codemie-code", dest: "codex/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+			edits: map[string]string{codexRemote: `"repository_url":"git@github.com:acme/api.git"`}, said: prefAPI}, w.apiA},
+		{placedSession{fixture: "eval/claude/projects/-Users-user-repo/9eda1058-9706-484a-b992-d03f9cfa2546.jsonl",
+			oldCwd: "/Users/user/repo", dest: "claude/-elsewhere-api-copy/9eda1058-9706-484a-b992-d03f9cfa2546.jsonl", said: "Thanks, that works."}, w.apiB},
+		{placedSession{fixture: "claude/projects/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+			oldCwd: "/tmp/private", dest: "claude/-src-webapp/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", said: prefWeb}, w.web},
+		{placedSession{fixture: "codex/sessions/2026/01/02/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+			oldCwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", dest: "codex/2026/01/02/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+			edits: map[string]string{codexRemote: `"repository_url":""`}, said: "Looks good."}, w.web},
+		{placedSession{fixture: "eval/codex/sessions/2026/05/11/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl",
+			oldCwd: "/Users/Sample_User/naya", dest: "codex/2026/05/11/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl", said: prefGeneral}, w.cli},
+		{placedSession{fixture: "eval/claude/projects/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+			oldCwd: "/path/to/Demo", dest: "claude/-wt-cli-feature/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", said: prefCLI}, w.cliWT},
+	} {
+		placeSession(t, src, s.placedSession, s.cwd)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	writeFile(t, cfg, fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"codex\"\npath = %q\n[[sources]]\nkind = \"claude-code\"\npath = %q\n",
+		filepath.Join(src, "codex"), filepath.Join(src, "claude")))
+	w.env = []string{"MEMCTL_HOME=" + w.home, "MEMCTL_CONFIG=" + cfg, "HOME=" + dir}
+	w.memctl("extract", "--all", "--max", "50")
+	w.memctl("consolidate", "--force")
+	return w
+}
+
+func (w *projectWorld) memctl(args ...string) string {
+	w.t.Helper()
+	out, errOut, code := runCLI(w.t, w.env, "", args...)
+	if code != 0 {
+		w.t.Fatalf("memctl %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// summaryIn is what summary injects in a folder.
+func (w *projectWorld) summaryIn(dir string) string {
+	w.t.Helper()
+	return w.memctl("summary", "--raw", "--max-tokens", "5000", "--project", dir)
+}
+
+// ownItems are the preference and tip bullets of each project's own
+// summary, by project folder name.
+func (w *projectWorld) ownItems() map[string][]string {
+	w.t.Helper()
+	base := filepath.Join(w.home, "memories", "projects")
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(base, e.Name(), "summary.md"))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		section := ""
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "### ") {
+				section = l
+				continue
+			}
+			if (section == "### Preferences in this project" || section == "### Tips for this project") &&
+				strings.HasPrefix(l, "- ") && l != "- none recorded yet" {
+				out[e.Name()] = append(out[e.Name()], l)
+			}
+		}
+	}
+	return out
+}
+
+func TestProjectKeysOfRealSessions(t *testing.T) {
+	w := newProjectWorld(t)
+	var threads []struct {
+		Cwd        string `json:"cwd"`
+		ProjectKey string `json:"project_key"`
+		Project    string `json:"project"`
+	}
+	if err := json.Unmarshal([]byte(w.memctl("threads", "list", "--json", "--all-projects")), &threads); err != nil {
+		t.Fatal(err)
+	}
+	rootCommit := gitRun(t, w.web, "rev-list", "--max-parents=0", "HEAD")
+	want := map[string]string{
+		w.apiA: "git:github.com/acme/api", w.apiB: "git:github.com/acme/api",
+		w.web: "git-root:" + rootCommit, w.cli: "git:github.com/acme/cli", w.cliWT: "git:github.com/acme/cli",
+	}
+	seen := 0
+	for _, th := range threads {
+		k, ok := want[th.Cwd]
+		if !ok {
+			continue
+		}
+		seen++
+		if th.ProjectKey != k {
+			t.Errorf("thread in %s: project key %q, want %q", th.Cwd, th.ProjectKey, k)
+		}
+	}
+	if seen != 6 {
+		t.Errorf("%d of the 6 sessions listed: %+v", seen, threads)
+	}
+}
+
+func TestNoMemoryLeaksAcrossProjects(t *testing.T) {
+	w := newProjectWorld(t)
+	type want struct {
+		has, hasNot []string
+	}
+	others := func(own string) []string {
+		var out []string
+		for _, p := range []string{prefAPI, prefWeb, prefCLI} {
+			if p != own {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	cases := map[string]want{
+		w.apiA:    {has: []string{prefAPI, prefGeneral, "## Project: acme/api"}, hasNot: others(prefAPI)},
+		w.apiB:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)},
+		w.apiC:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)}, // a clone with no sessions of its own
+		w.web:     {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
+		w.cli:     {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
+		w.cliWT:   {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
+		w.outside: {has: []string{prefGeneral, "No memory of this project has been consolidated yet."}, hasNot: []string{prefAPI, prefWeb, prefCLI}},
+	}
+	own := w.ownItems()
+	for p, items := range own {
+		t.Logf("%s: %d own items, e.g. %q", p, len(items), items[0])
+	}
+	if len(own) < 3 {
+		t.Fatalf("own items of %d projects, want 3: %v", len(own), own)
+	}
+	for dir, c := range cases {
+		out := w.summaryIn(dir)
+		for _, s := range c.has {
+			if !strings.Contains(out, s) {
+				t.Errorf("summary in %s lacks %q:\n%s", dir, s, out)
+			}
+		}
+		for _, s := range c.hasNot {
+			if strings.Contains(out, s) {
+				t.Errorf("summary in %s leaks %q:\n%s", dir, s, out)
+			}
+		}
+		// Every preference and tip of another project's own summary stays
+		// out; only the personal layer crosses projects.
+		mine := strings.Contains(out, "## Project: ")
+		for proj, items := range own {
+			file := "projects/" + proj + "/summary.md"
+			if mine && strings.Contains(w.memctl("summary", "--json", "--raw", "--project", dir), `"file": "`+file+`"`) {
+				continue
+			}
+			for _, it := range items {
+				if strings.Contains(out, it) {
+					t.Errorf("summary in %s shows %s of project %s", dir, it, proj)
+				}
+			}
+		}
+	}
+	// The personal layer holds the general rule, not a project's own.
+	personal, err := os.ReadFile(filepath.Join(w.home, "memories", "projects", "personal.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(personal), prefGeneral) || strings.Contains(string(personal), prefAPI) {
+		t.Errorf("personal layer:\n%s", personal)
+	}
+	// The global view has them all.
+	all := w.memctl("summary", "--raw", "--all-projects", "--max-tokens", "5000")
+	if !regexp.MustCompile(`(?m)^v1$`).MatchString(all) {
+		t.Errorf("--all-projects is not memory_summary.md:\n%s", all)
+	}
+}
+
+func TestMovedAndReclonedProjectsKeepTheirMemory(t *testing.T) {
+	w := newProjectWorld(t)
+	// Rename the repository without a remote: its key is its root commit.
+	renamed := w.web + "-renamed"
+	if err := os.Rename(w.web, renamed); err != nil {
+		t.Fatal(err)
+	}
+	if out := w.summaryIn(renamed); !strings.Contains(out, prefWeb) {
+		t.Errorf("summary in the renamed folder lacks its memory:\n%s", out)
+	}
+	// A hook is told the folder in its payload.
+	out, errOut, code := runCLI(t, w.env, `{"session_id":"s","cwd":"`+renamed+`","hook_event_name":"SessionStart"}`, "summary", "--agent", "claude-code", "--raw")
+	if code != 0 || !strings.Contains(out, prefWeb) {
+		t.Errorf("summary --agent with the payload's cwd: exit %d\n%s%s", code, out, errOut)
+	}
+	// A scan and a consolidation after the move keep the sessions keyed
+	// (their recorded folder is gone), and nothing is lost.
+	w.memctl("run", "--all", "--max", "50", "--force")
+	var threads []struct {
+		Cwd        string `json:"cwd"`
+		ProjectKey string `json:"project_key"`
+	}
+	if err := json.Unmarshal([]byte(w.memctl("threads", "list", "--json", "--all-projects")), &threads); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		if th.Cwd == w.web && !strings.HasPrefix(th.ProjectKey, "git-root:") {
+			t.Errorf("a session of the moved repository lost its key: %+v", th)
+		}
+	}
+	if out := w.summaryIn(renamed); !strings.Contains(out, prefWeb) {
+		t.Errorf("after a new run, summary in the renamed folder lacks its memory:\n%s", out)
+	}
+	// A fresh clone of acme/cli somewhere new gets acme/cli's memory.
+	fresh := filepath.Join(filepath.Dir(w.outside), "new-machine", "cli")
+	makeRepo(t, fresh, "https://github.com/acme/cli.git")
+	if out := w.summaryIn(fresh); !strings.Contains(out, prefCLI) || strings.Contains(out, prefAPI) {
+		t.Errorf("summary in a fresh clone of acme/cli:\n%s", out)
+	}
+}
+
+// mcpCall calls a tool of a `memctl mcp` started in dir, through the
+// official SDK client over stdio, and decodes its structured result.
+func (w *projectWorld) mcpSession(dir string) *mcp.ClientSession {
+	w.t.Helper()
+	cmd := memctlProcess(w.env, "mcp")
+	cmd.Dir = dir
+	client := mcp.NewClient(&mcp.Implementation{Name: "projects-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	w.t.Cleanup(cancel)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func mcpCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("%s %v: tool error %+v", tool, args, res.Content)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMCPAnswersFromItsProjectFirst(t *testing.T) {
+	w := newProjectWorld(t)
+	cs := w.mcpSession(w.web) // started in the webapp repository
+	type hit struct {
+		Path       string `json:"path"`
+		ThreadID   string `json:"thread_id"`
+		Scope      string `json:"scope"`
+		Project    string `json:"project"`
+		ProjectKey string `json:"project_key"`
+	}
+	var ranked struct {
+		Hits  []hit `json:"hits"`
+		Scope struct {
+			Key, Name string
+		} `json:"scope"`
+	}
+	// "commit" is in webapp's own preference and in the personal layer
+	// (stated in acme/cli): webapp's come first, then the shared ones.
+	mcpCall(t, cs, "search", map[string]any{"mode": "ranked", "query": "commit", "max_results": 50}, &ranked)
+	if ranked.Scope.Name != "webapp" || !strings.HasPrefix(ranked.Scope.Key, "git-root:") {
+		t.Fatalf("scope %+v, want webapp's", ranked.Scope)
+	}
+	if len(ranked.Hits) == 0 || ranked.Hits[0].Scope != "project" {
+		t.Fatalf("ranked hits do not start with the project's: %+v", ranked.Hits)
+	}
+	order := map[string]int{"project": 0, "shared": 1, "other": 2}
+	sawOther := false
+	for i, h := range ranked.Hits {
+		if h.Scope == "" {
+			t.Errorf("hit %d has no scope: %+v", i, h)
+		}
+		if i > 0 && order[h.Scope] < order[ranked.Hits[i-1].Scope] {
+			t.Errorf("hit %d (%s) after a %s hit: %+v", i, h.Scope, ranked.Hits[i-1].Scope, ranked.Hits)
+		}
+		if h.Scope == "other" {
+			sawOther = true
+			if h.Project == "" || h.Project == "webapp" {
+				t.Errorf("another project's hit does not name it: %+v", h)
+			}
+		}
+	}
+	if !sawOther {
+		t.Errorf("no hit of another project at all (the query matches acme/cli's session): %+v", ranked.Hits)
+	}
+
+	// grep search: other projects' files are left out unless asked for.
+	var grep struct {
+		Matches []struct {
+			Path, Content, Scope string
+		} `json:"matches"`
+	}
+	mcpCall(t, cs, "search", map[string]any{"queries": []string{"migrations"}}, &grep)
+	for _, m := range grep.Matches {
+		if strings.Contains(m.Content, "database migrations locally") && m.Scope != "shared" {
+			t.Errorf("acme/api's preference reached webapp's search: %+v", m)
+		}
+		if m.Scope == "" || m.Scope == "other" {
+			t.Errorf("grep match without its scope or of another project: %+v", m)
+		}
+	}
+	mcpCall(t, cs, "search", map[string]any{"queries": []string{"database migrations locally"}, "project": "*"}, &grep)
+	if len(grep.Matches) == 0 {
+		t.Error(`project "*" does not find acme/api's preference`)
+	}
+	mcpCall(t, cs, "search", map[string]any{"queries": []string{"database migrations locally"}, "project": "acme/api"}, &grep)
+	found := false
+	for _, m := range grep.Matches {
+		found = found || m.Scope == "project"
+	}
+	if !found {
+		t.Errorf("project acme/api does not find its own preference as the project's: %+v", grep.Matches)
+	}
+
+	// list shows webapp's folder under projects/, not the others'.
+	var list struct {
+		Entries []struct{ Path, Scope string } `json:"entries"`
+	}
+	mcpCall(t, cs, "list", map[string]any{"path": "projects"}, &list)
+	var dirs []string
+	for _, e := range list.Entries {
+		dirs = append(dirs, e.Path+"="+e.Scope)
+	}
+	got := strings.Join(dirs, " ")
+	if !strings.Contains(got, "projects/webapp-") || strings.Contains(got, "acme-api") || strings.Contains(got, "acme-cli") {
+		t.Errorf("list projects/: %s", got)
+	}
+	// read says whose a file is.
+	var read struct {
+		Scope   string `json:"scope"`
+		Project string `json:"project"`
+	}
+	for _, e := range list.Entries {
+		if strings.HasPrefix(e.Path, "projects/webapp-") {
+			mcpCall(t, cs, "read", map[string]any{"path": e.Path + "/summary.md"}, &read)
+			if read.Scope != "project" || read.Project != "webapp" {
+				t.Errorf("read of webapp's summary: %+v", read)
+			}
+		}
+	}
+}
+
+func TestSearchThreadsAndStatusFollowTheProject(t *testing.T) {
+	w := newProjectWorld(t)
+	var hits []struct {
+		Scope, Project string
+	}
+	if err := json.Unmarshal([]byte(w.memctl("search", "commit", "--json", "--project", w.web)), &hits); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Scope != "project" || hits[0].Project != "webapp" {
+		t.Errorf("search from webapp: %+v", hits)
+	}
+	hits = nil
+	if err := json.Unmarshal([]byte(w.memctl("search", "commit", "--json", "--all-projects")), &hits); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Scope != "" {
+			t.Errorf("--all-projects hit with a scope: %+v", h)
+		}
+	}
+	var threads []struct{ Project string }
+	if err := json.Unmarshal([]byte(w.memctl("threads", "list", "--json", "--project", w.apiB)), &threads); err != nil {
+		t.Fatal(err)
+	}
+	if len(threads) != 2 {
+		t.Errorf("threads of acme/api from its second clone: %+v", threads)
+	}
+	for _, th := range threads {
+		if th.Project != "acme/api" {
+			t.Errorf("thread of another project listed: %+v", th)
+		}
+	}
+	if _, errOut, code := runCLI(t, w.env, "", "threads", "list", "--project", "no-such-project"); code != ExitUsage || !strings.Contains(errOut, `no project "no-such-project"`) {
+		t.Errorf("unknown project: exit %d, %s", code, errOut)
+	}
+	var status struct {
+		Projects []struct {
+			Name        string `json:"name"`
+			RawMemories int    `json:"raw_memories"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(w.memctl("status", "--json")), &status); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, p := range status.Projects {
+		got[p.Name] = p.RawMemories
+	}
+	if got["acme/api"] != 2 || got["webapp"] != 1 || got["acme/cli"] != 2 {
+		t.Errorf("status projects: %+v", status.Projects)
+	}
+}

@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/project"
+	"github.com/memctl/memctl/pkg/store"
+	"github.com/spf13/cobra"
+)
+
+// ProjectScope is the --project / --all-projects pair the commands that
+// read memory share (docs/projects.md): by default they work on the
+// project of the working directory.
+type ProjectScope struct {
+	Project     string // --project PATH|KEY|NAME
+	AllProjects bool
+	Getwd       func() (string, error)
+}
+
+func (s *ProjectScope) addFlags(c *cobra.Command, what string) {
+	c.Flags().StringVar(&s.Project, "project", "", what+" of this project: a `PATH`, a project key or name (default: the working directory's)")
+	c.Flags().BoolVar(&s.AllProjects, "all-projects", false, what+" of every project")
+}
+
+func (s *ProjectScope) check(c *cobra.Command) error {
+	if s.AllProjects && c.Flags().Changed("project") {
+		return FlagErrorf("--project and --all-projects cannot be used together")
+	}
+	return nil
+}
+
+// scopeResult is the project a command was scoped to; Key is "" for every
+// project.
+type scopeResult struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Fallback says the working directory's project has no threads, so
+	// every project is shown (never for an explicit --project).
+	Fallback bool `json:"fallback,omitempty"`
+}
+
+// resolve turns the scope into a project key the store filters on. An
+// explicit --project that names nothing known is an error; the working
+// directory's project with no threads falls back to every project, so a
+// user looking from an unrelated folder still sees their memory.
+func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *store.Store) (scopeResult, error) {
+	if s.AllProjects {
+		return scopeResult{}, nil
+	}
+	counts, err := st.ProjectCounts(ctx)
+	if err != nil {
+		return scopeResult{}, err
+	}
+	known := func(key string) (store.ProjectCount, bool) {
+		for _, c := range counts {
+			if c.Key == key && key != "" {
+				return c, true
+			}
+		}
+		return store.ProjectCount{}, false
+	}
+	p := strings.TrimSpace(s.Project)
+	if p != "" && !looksLikePath(p) {
+		if c, ok := known(p); ok {
+			return scopeResult{Key: c.Key, Name: c.Name}, nil
+		}
+		var names []string
+		for _, c := range counts {
+			if c.Name == p {
+				return scopeResult{Key: c.Key, Name: c.Name}, nil
+			}
+			if c.Key != "" {
+				names = append(names, c.Name)
+			}
+		}
+		return scopeResult{}, withHint(FlagErrorf("--project: no project %q", p), "`memctl status` lists the projects; give a folder, a key or a name")
+	}
+	dir := p
+	if dir == "" {
+		getwd := s.Getwd
+		if getwd == nil {
+			getwd = os.Getwd
+		}
+		if dir, err = getwd(); err != nil {
+			return scopeResult{Fallback: true}, nil
+		}
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	id := project.NewResolver(cfg.ProjectOverrides()).Resolve(dir, "")
+	if c, ok := known(id.Key); ok {
+		return scopeResult{Key: c.Key, Name: c.Name}, nil
+	}
+	if p != "" {
+		// An explicit folder with no sessions: an empty scope, said so.
+		return scopeResult{Key: id.Key, Name: id.Name}, nil
+	}
+	return scopeResult{Fallback: true}, nil
+}

@@ -1,0 +1,283 @@
+package project
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// repo is a checkout found above a working directory.
+type repo struct {
+	top       string // the checkout's top folder (a worktree's own)
+	commonDir string // the git folder holding config and objects
+	mainRoot  string // the main checkout's top folder (a worktree's repository)
+}
+
+// findRepo walks up from dir to the nearest folder holding .git, as git
+// does (GIT_DIR and friends are not consulted: a transcript's cwd is read
+// long after the agent's environment is gone).
+func findRepo(dir string) (repo, bool) {
+	for d := dir; ; {
+		dotGit := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotGit); err == nil {
+			if fi.IsDir() {
+				return repo{top: d, commonDir: dotGit, mainRoot: d}, true
+			}
+			if r, ok := linkedRepo(d, dotGit); ok {
+				return r, true
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return repo{}, false
+		}
+		d = parent
+	}
+}
+
+// linkedRepo follows a .git file ("gitdir: …"), written by `git worktree
+// add` and for submodules, to the git folder whose config counts.
+func linkedRepo(top, dotGit string) (repo, bool) {
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return repo{}, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	gitDir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return repo{}, false
+	}
+	gitDir = absFrom(top, strings.TrimSpace(gitDir))
+	common := gitDir
+	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common = absFrom(gitDir, strings.TrimSpace(string(c)))
+	}
+	main := top
+	if filepath.Base(common) == ".git" {
+		main = filepath.Dir(common)
+	}
+	return repo{top: top, commonDir: common, mainRoot: main}, true
+}
+
+func absFrom(base, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// remoteURL is the origin remote's URL from the repository's config, or
+// the only remote's when there is no origin.
+func (r repo) remoteURL() string {
+	f, err := os.Open(filepath.Join(r.commonDir, "config"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	urls := parseRemotes(f)
+	if u, ok := urls["origin"]; ok {
+		return u
+	}
+	if len(urls) == 1 {
+		for _, u := range urls {
+			return u
+		}
+	}
+	return ""
+}
+
+// The patterns compile on first use: summary links this package and runs
+// on every agent turn.
+var sectionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]`)
+})
+
+// parseRemotes reads the url of every [remote "name"] section of a git
+// config file. Only what a key needs is understood: sections, subsections,
+// comments and quoted values; includes and insteadOf rewrites are not.
+func parseRemotes(f *os.File) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	remote := ""
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			remote = ""
+			if m := sectionRe().FindStringSubmatch(line); m != nil && strings.EqualFold(m[1], "remote") {
+				remote = strings.ReplaceAll(m[2], `\"`, `"`)
+			}
+			continue
+		}
+		if remote == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(name), "url") {
+			continue
+		}
+		if _, seen := out[remote]; !seen { // the first url is the fetch url
+			out[remote] = unquote(strings.TrimSpace(value))
+		}
+	}
+	return out
+}
+
+func unquote(v string) string {
+	// Strip a trailing comment outside quotes, then the quotes.
+	var b strings.Builder
+	inQuote := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			inQuote = !inQuote
+		case c == '\\' && i+1 < len(v):
+			i++
+			b.WriteByte(v[i])
+		case (c == '#' || c == ';') && !inQuote:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// gitRootCommit asks git for the first commit of the history checked out
+// in dir; with several roots (merged histories) the smallest hash wins, so
+// the answer does not depend on the order git lists them.
+func gitRootCommit(dir string) string {
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-C", dir, "rev-list", "--max-parents=0", "HEAD")
+	cmd.Env = gitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	var shas []string
+	for _, l := range bytes.Fields(out) {
+		if s := string(l); isHex(s) && (len(s) == 40 || len(s) == 64) {
+			shas = append(shas, s)
+		}
+	}
+	if len(shas) == 0 {
+		return ""
+	}
+	sort.Strings(shas)
+	return shas[0]
+}
+
+// gitEnv drops the variables that would point git at another repository.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var scpLikeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[^@/]+@)?([^:/]{2,}):(.*)$`) })
+
+// splitRemote turns a remote URL into a host and a path. A local remote
+// (a path, or file://) has host "file" and an absolute path resolved
+// against base, the repository's folder.
+func splitRemote(raw, base string) (host, path string, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", "", false
+	}
+	switch {
+	case strings.Contains(raw, "://"):
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", "", false
+		}
+		if u.Scheme == "file" {
+			return "file", filepath.Clean(u.Path), u.Path != ""
+		}
+		host, path = strings.ToLower(u.Hostname()), u.Path
+	case scpLikeRe().MatchString(raw) && !filepath.IsAbs(raw):
+		m := scpLikeRe().FindStringSubmatch(raw)
+		host, path = strings.ToLower(m[1]), m[2]
+	default:
+		if !filepath.IsAbs(raw) {
+			if base == "" {
+				return "", "", false
+			}
+			raw = filepath.Join(base, raw)
+		}
+		return "file", filepath.Clean(raw), true
+	}
+	path = strings.Trim(path, "/")
+	path = strings.TrimSuffix(path, ".git")
+	path = strings.Trim(path, "/")
+	if host == "" || path == "" {
+		return "", "", false
+	}
+	return host, path, true
+}
+
+// remoteKey is the key of a remote URL, "" when it is not one.
+func remoteKey(raw, base string) string {
+	host, path, ok := splitRemote(raw, base)
+	if !ok {
+		return ""
+	}
+	if host == "file" {
+		return prefixRemote + "file:" + strings.TrimSuffix(path, ".git")
+	}
+	// Hosts compare paths without regard to case (GitHub, GitLab), and a
+	// key must not split one repository in two over a capital letter.
+	return prefixRemote + host + "/" + strings.ToLower(path)
+}
+
+// remoteName is owner/name of a hosted remote, or a local remote's folder
+// name.
+func remoteName(raw, base string) string {
+	host, path, ok := splitRemote(raw, base)
+	if !ok {
+		return ""
+	}
+	if host == "file" {
+		return strings.TrimSuffix(filepath.Base(path), ".git")
+	}
+	// From the key's lower-case path, so every clone of one remote shows
+	// the same name whatever case its URL was typed in.
+	parts := strings.Split(strings.ToLower(path), "/")
+	if len(parts) >= 2 {
+		return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+	}
+	return parts[0]
+}

@@ -1,0 +1,186 @@
+package project
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// IndexVersion is the format version of the memory folder's project index.
+const IndexVersion = 1
+
+// Index lists the projects of a memory folder's project layer, as the
+// last consolidation wrote it (projects/index.json). `memctl summary`
+// reads it on every agent turn to find the current project's summary
+// without opening the database.
+type Index struct {
+	Version  int          `json:"version"`
+	Projects []IndexEntry `json:"projects"`
+}
+
+// IndexEntry is one project of the index.
+type IndexEntry struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Dir is the project's folder under projects/ (DirName).
+	Dir string `json:"dir"`
+	// Roots are the checkout folders its sessions ran in.
+	Roots    []string `json:"roots"`
+	Sessions int      `json:"sessions"`
+	// Latest is the day of its newest session (YYYY-MM-DD).
+	Latest string `json:"latest"`
+	// Files are its rollout summaries, relative to the memory folder.
+	Files []string `json:"files"`
+}
+
+// Owner returns the entry a memory folder file belongs to: a project's
+// folder under projects/, or one of its rollout summaries. Files of no
+// single project (MEMORY.md, the personal layer, skills, notes) have none.
+func (ix *Index) Owner(path string) (IndexEntry, bool) {
+	if ix == nil {
+		return IndexEntry{}, false
+	}
+	for _, e := range ix.Projects {
+		if strings.HasPrefix(path, "projects/"+e.Dir+"/") || path == "projects/"+e.Dir {
+			return e, true
+		}
+		for _, f := range e.Files {
+			if f == path {
+				return e, true
+			}
+		}
+	}
+	return IndexEntry{}, false
+}
+
+// LoadIndex reads an index file. A missing file is (nil, nil): a folder
+// consolidated before projects existed has none.
+func LoadIndex(path string) (*Index, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ix Index
+	if err := json.Unmarshal(b, &ix); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ix.Version != IndexVersion {
+		return nil, fmt.Errorf("%s: index version %d, this memctl reads %d", path, ix.Version, IndexVersion)
+	}
+	return &ix, nil
+}
+
+// ByKey returns the entry of a key.
+func (ix *Index) ByKey(key string) (IndexEntry, bool) {
+	if ix == nil || key == "" {
+		return IndexEntry{}, false
+	}
+	for _, e := range ix.Projects {
+		if e.Key == key {
+			return e, true
+		}
+	}
+	return IndexEntry{}, false
+}
+
+// byRoot returns the entry with the longest root holding dir.
+func (ix *Index) byRoot(dir string) (IndexEntry, bool) {
+	var best IndexEntry
+	bestLen := -1
+	for _, e := range ix.Projects {
+		for _, r := range e.Roots {
+			if Within(dir, r) && len(r) > bestLen {
+				best, bestLen = e, len(r)
+			}
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// Locate finds the project of a working directory (or of a key, when
+// cwdOrKey is not an absolute path) without the git binary where it can:
+// a remote or a [[projects]] entry names the key at once; a repository
+// without a remote or a plain folder is matched against the roots the
+// index recorded; only a repository met at a new place (moved, cloned)
+// asks git for its root commit. The identity is returned even when the
+// index holds no memory of it (found is then false).
+func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
+	if !isAbs(cwdOrKey) {
+		e, ok := ix.ByKey(cwdOrKey)
+		if ok {
+			return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true
+		}
+		// A key may also be given by its display name.
+		if ix != nil {
+			for _, e := range ix.Projects {
+				if e.Name == cwdOrKey {
+					return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true
+				}
+			}
+		}
+		return Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}, IndexEntry{}, false
+	}
+	id = NewResolver(overrides, WithoutGit()).Resolve(cwdOrKey, "")
+	if e, ok := ix.ByKey(id.Key); ok {
+		return id, e, true
+	}
+	if id.Source != SourcePath {
+		return id, IndexEntry{}, false
+	}
+	if ix != nil {
+		if e, ok := ix.byRoot(id.Root); ok {
+			return Identity{Key: e.Key, Name: e.Name, Root: id.Root, Source: id.Source}, e, true
+		}
+	}
+	full := NewResolver(overrides).Resolve(cwdOrKey, "")
+	e, ok := ix.ByKey(full.Key)
+	return full, e, ok
+}
+
+func isAbs(p string) bool {
+	return len(p) > 0 && (p[0] == '/' || len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'))
+}
+
+// Where a piece of memory sits relative to the project a reader works in.
+const (
+	ScopeProject = "project" // learnt in this project
+	ScopeShared  = "shared"  // the personal layer and the folder-wide files
+	ScopeOther   = "other"   // learnt in another project
+)
+
+// ScopeRank orders scopes for a reader: the project's own, then shared,
+// then other projects'.
+func ScopeRank(scope string) int {
+	switch scope {
+	case ScopeProject:
+		return 0
+	case ScopeShared, "":
+		return 1
+	default:
+		return 2
+	}
+}
+
+// ScopeOf places a search hit or a file for a reader in project key: by
+// the project of its thread (ownerKey, for stored raw memories) or, for a
+// memory folder file, by the project that owns the file. It returns the
+// scope and the owning project's name.
+func (ix *Index) ScopeOf(key, path, ownerKey, ownerName string) (scope, project string) {
+	if ownerKey != "" {
+		if ownerKey == key {
+			return ScopeProject, ownerName
+		}
+		return ScopeOther, ownerName
+	}
+	if e, ok := ix.Owner(path); ok {
+		if e.Key == key {
+			return ScopeProject, e.Name
+		}
+		return ScopeOther, e.Name
+	}
+	return ScopeShared, ""
+}

@@ -1,0 +1,251 @@
+// Package project gives every session a stable project identity, so that
+// memory learnt in one repository is injected into that repository's
+// sessions and not into others'.
+//
+// The key of a working directory is, in order of preference:
+//
+//  1. the key of a [[projects]] entry of the config whose path holds it;
+//  2. "git:" and the normalised URL of the repository's origin remote
+//     (host/owner/name, lower case, no scheme, user, port or ".git"), so
+//     every clone of one remote shares a key wherever it lives;
+//  3. "git-root:" and the hash of the repository's root commit, for a
+//     repository without a remote: it survives a move or a rename;
+//  4. "path:" and the repository's top folder (a worktree's main
+//     checkout), or the working directory itself outside any repository.
+//
+// A worktree maps to its repository: its .git file points at the main
+// repository's git folder, whose config and history it shares.
+//
+// The package reads .git itself (no git binary is needed for 1, 2 and 4);
+// only the root commit of a repository without a remote asks `git`, and a
+// caller on a hot path can turn that off and look the key up in the memory
+// folder's project index instead (see Index).
+package project
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// How a key was found (Identity.Source).
+const (
+	SourceConfig     = "config"      // a [[projects]] entry
+	SourceRemote     = "remote"      // the repository's origin remote
+	SourceRecorded   = "transcript"  // the remote the transcript recorded (the folder is gone)
+	SourceRootCommit = "root-commit" // the repository's first commit
+	SourcePath       = "path"        // the folder itself
+)
+
+// Key prefixes; a key is one of these followed by its value.
+const (
+	prefixRemote = "git:"
+	prefixRoot   = "git-root:"
+	prefixPath   = "path:"
+)
+
+// Identity is the project a working directory belongs to.
+type Identity struct {
+	// Key is stable across moves and clones (see the package comment);
+	// empty when the session recorded no working directory.
+	Key string `json:"key"`
+	// Name is for people: owner/name of the remote, else the folder name.
+	Name string `json:"name"`
+	// Root is the top folder of the checkout (or the working directory
+	// outside a repository); empty when it is not on this machine.
+	Root string `json:"root,omitempty"`
+	// Source says which rule gave the key.
+	Source string `json:"source"`
+}
+
+// IsZero reports whether no project is known.
+func (id Identity) IsZero() bool { return id.Key == "" }
+
+// Override is a [[projects]] entry of the config: every working directory
+// under Path belongs to the project Key (when set) named Name (when set).
+type Override struct {
+	Path string
+	Name string
+	Key  string
+}
+
+// Resolver computes identities, remembering each folder it has seen. It
+// is not safe for concurrent use.
+type Resolver struct {
+	overrides []Override
+	// rootCommit finds a repository's root commit; nil never asks.
+	rootCommit func(dir string) string
+	cache      map[string]Identity
+}
+
+// Option configures a Resolver.
+type Option func(*Resolver)
+
+// WithoutGit never runs the git binary: a repository without a remote is
+// keyed by its path. Summary uses it on every agent turn and looks the
+// key up in the memory folder's index instead.
+func WithoutGit() Option { return func(r *Resolver) { r.rootCommit = nil } }
+
+// WithRootCommit replaces how the root commit is found (tests).
+func WithRootCommit(f func(dir string) string) Option {
+	return func(r *Resolver) { r.rootCommit = f }
+}
+
+// NewResolver returns a resolver that applies overrides first. Override
+// paths must be absolute and clean (the config expands ~).
+func NewResolver(overrides []Override, opts ...Option) *Resolver {
+	r := &Resolver{overrides: overrides, rootCommit: gitRootCommit, cache: map[string]Identity{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Resolve returns the project of a working directory. recordedRemote is
+// the remote URL the transcript recorded, used when the folder is not on
+// this machine any more.
+func (r *Resolver) Resolve(cwd, recordedRemote string) Identity {
+	cwd = strings.TrimSpace(cwd)
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		if k := remoteKey(recordedRemote, ""); k != "" {
+			return Identity{Key: k, Name: remoteName(recordedRemote, ""), Source: SourceRecorded}
+		}
+		return Identity{}
+	}
+	cwd = filepath.Clean(cwd)
+	cacheKey := cwd + "\x00" + recordedRemote
+	if id, ok := r.cache[cacheKey]; ok {
+		return id
+	}
+	id := r.detect(cwd, recordedRemote)
+	if ov, ok := r.override(cwd); ok {
+		if ov.Key != "" {
+			id.Key, id.Source = ov.Key, SourceConfig
+			id.Root = ov.Path
+		}
+		if ov.Name != "" {
+			id.Name = ov.Name
+		}
+	}
+	r.cache[cacheKey] = id
+	return id
+}
+
+// override finds the entry with the longest path that holds cwd.
+func (r *Resolver) override(cwd string) (Override, bool) {
+	var best Override
+	found := false
+	for _, ov := range r.overrides {
+		if Within(cwd, ov.Path) && (!found || len(ov.Path) > len(best.Path)) {
+			best, found = ov, true
+		}
+	}
+	return best, found
+}
+
+func (r *Resolver) detect(cwd, recordedRemote string) Identity {
+	if _, err := os.Stat(cwd); err != nil {
+		// The folder is gone (moved, deleted, another machine): the
+		// transcript's own record is all there is.
+		if k := remoteKey(recordedRemote, ""); k != "" {
+			return Identity{Key: k, Name: remoteName(recordedRemote, ""), Source: SourceRecorded}
+		}
+		return Identity{Key: prefixPath + cwd, Name: folderName(cwd), Source: SourcePath}
+	}
+	repo, ok := findRepo(cwd)
+	if !ok {
+		return Identity{Key: prefixPath + cwd, Name: folderName(cwd), Root: cwd, Source: SourcePath}
+	}
+	if url := repo.remoteURL(); url != "" {
+		if k := remoteKey(url, repo.mainRoot); k != "" {
+			return Identity{Key: k, Name: remoteName(url, repo.mainRoot), Root: repo.top, Source: SourceRemote}
+		}
+	}
+	if r.rootCommit != nil {
+		if sha := r.rootCommit(repo.top); sha != "" {
+			return Identity{Key: prefixRoot + sha, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourceRootCommit}
+		}
+	}
+	return Identity{Key: prefixPath + repo.mainRoot, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourcePath}
+}
+
+// IsPathKey reports whether a key is the weakest kind, a folder path,
+// which a move does not survive.
+func IsPathKey(key string) bool { return strings.HasPrefix(key, prefixPath) }
+
+// Within reports whether path is dir or lies under it.
+func Within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if path == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.HasPrefix(path, dir)
+	}
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+func folderName(dir string) string {
+	b := filepath.Base(dir)
+	if b == "." || b == string(filepath.Separator) || b == "" {
+		return dir
+	}
+	return b
+}
+
+// DirName is the folder name a project's files get inside the memory
+// folder: the name made safe for a path, and a short hash of the key so
+// that two projects of one name never share a folder.
+func DirName(id Identity) string {
+	sum := sha256.Sum256([]byte(id.Key))
+	return slug(id.Name) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// slug keeps letters, digits, '.', '_' and '-' of a name (lower case),
+// turning runs of anything else (slashes included) into one '-'.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.'
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		if r == '.' && b.Len() == 0 {
+			continue // no hidden folders
+		}
+		b.WriteRune(r)
+		dash = false
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-.")
+	if s == "" {
+		return "project"
+	}
+	return s
+}
+
+// rulesVersion changes when the way keys are computed changes, so that
+// every thread is keyed again on the next scan.
+const rulesVersion = "p1"
+
+// RulesFingerprint identifies the rules a key was computed under: the
+// algorithm's version and the [[projects]] overrides. The scan keys a
+// thread again when its fingerprint differs.
+func RulesFingerprint(overrides []Override) string {
+	h := sha256.New()
+	for _, o := range overrides {
+		h.Write([]byte(o.Path + "\x00" + o.Name + "\x00" + o.Key + "\x01"))
+	}
+	return rulesVersion + ":" + hex.EncodeToString(h.Sum(nil)[:6])
+}

@@ -1,0 +1,215 @@
+package project
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRemoteKey(t *testing.T) {
+	for _, tt := range []struct {
+		url, base, key, name string
+	}{
+		{"git@github.com:Owner/Name.git", "", "git:github.com/owner/name", "owner/name"},
+		{"https://github.com/owner/name", "", "git:github.com/owner/name", "owner/name"},
+		{"https://github.com/owner/name.git/", "", "git:github.com/owner/name", "owner/name"},
+		{"ssh://git@GitHub.com:22/owner/name.git", "", "git:github.com/owner/name", "owner/name"},
+		{"https://user:s3cret@gitlab.example.com/group/sub/repo.git", "", "git:gitlab.example.com/group/sub/repo", "sub/repo"},
+		{"git://example.org/repo", "", "git:example.org/repo", "repo"},
+		{"/srv/git/tool.git", "", "git:file:/srv/git/tool", "tool"},
+		{"file:///srv/git/tool.git", "", "git:file:/srv/git/tool", "tool"},
+		{"../upstream", "/home/u/work/repo", "git:file:/home/u/work/upstream", "upstream"},
+		{"../upstream", "", "", ""},
+		{"", "", "", ""},
+	} {
+		if got := remoteKey(tt.url, tt.base); got != tt.key {
+			t.Errorf("remoteKey(%q) = %q, want %q", tt.url, got, tt.key)
+		}
+		if got := remoteName(tt.url, tt.base); got != tt.name {
+			t.Errorf("remoteName(%q) = %q, want %q", tt.url, got, tt.name)
+		}
+	}
+}
+
+func TestDirNameIsSafe(t *testing.T) {
+	for _, id := range []Identity{
+		{Key: "git:github.com/a/b", Name: "a/b"},
+		{Key: "path:/x/..", Name: ".."},
+		{Key: "path:/y", Name: "../../etc/passwd"},
+		{Key: "path:/z", Name: ""},
+		{Key: "path:/w", Name: "Ünïcode / name\x00with\nnewline"},
+	} {
+		d := DirName(id)
+		if d == "" || strings.ContainsAny(d, "/\\\x00\n") || strings.HasPrefix(d, ".") || filepath.Clean(d) != d {
+			t.Errorf("DirName(%+v) = %q: not a plain folder name", id, d)
+		}
+	}
+	if DirName(Identity{Key: "a", Name: "n"}) == DirName(Identity{Key: "b", Name: "n"}) {
+		t.Error("two keys of one name share a folder")
+	}
+}
+
+// git runs git in dir with a fixed identity and no user or system config.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a repository with one commit (and origin, when set).
+func newRepo(t *testing.T, dir, origin string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("these tests need git on PATH")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte(dir), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "README")
+	git(t, dir, "commit", "-q", "-m", "first")
+	if origin != "" {
+		git(t, dir, "remote", "add", "origin", origin)
+	}
+}
+
+func TestResolveRepositories(t *testing.T) {
+	tmp := t.TempDir()
+	// Two clones of one remote, in different places, one addressed by
+	// ssh and one by https.
+	a := filepath.Join(tmp, "work", "app")
+	b := filepath.Join(tmp, "elsewhere", "app-copy")
+	newRepo(t, a, "git@github.com:Acme/App.git")
+	newRepo(t, b, "https://github.com/acme/app")
+	if err := os.MkdirAll(filepath.Join(a, "cmd", "server"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A worktree of a.
+	wt := filepath.Join(tmp, "app-feature")
+	git(t, a, "worktree", "add", "-q", "-b", "feature", wt)
+	// A repository without a remote, then moved.
+	local := filepath.Join(tmp, "scratch", "tool")
+	newRepo(t, local, "")
+	// A folder outside any repository.
+	plain := filepath.Join(tmp, "notes")
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	r := NewResolver(nil)
+	want := Identity{Key: "git:github.com/acme/app", Name: "acme/app", Root: a, Source: SourceRemote}
+	if got := r.Resolve(a, ""); got != want {
+		t.Errorf("clone a: %+v, want %+v", got, want)
+	}
+	if got := r.Resolve(filepath.Join(a, "cmd", "server"), ""); got.Key != want.Key || got.Root != a {
+		t.Errorf("a subfolder of a: %+v", got)
+	}
+	if got := r.Resolve(b, ""); got.Key != want.Key || got.Name != "acme/app" {
+		t.Errorf("clone b: %+v, want key %s", got, want.Key)
+	}
+	if got := r.Resolve(wt, ""); got.Key != want.Key || got.Root != wt {
+		t.Errorf("worktree: %+v, want key %s and root %s", got, want.Key, wt)
+	}
+
+	before := r.Resolve(local, "")
+	if before.Source != SourceRootCommit || !strings.HasPrefix(before.Key, "git-root:") || before.Name != "tool" {
+		t.Fatalf("repository without remote: %+v", before)
+	}
+	moved := filepath.Join(tmp, "projects", "tool-renamed")
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(local, moved); err != nil {
+		t.Fatal(err)
+	}
+	after := NewResolver(nil).Resolve(moved, "")
+	if after.Key != before.Key {
+		t.Errorf("moved repository: key %s, was %s", after.Key, before.Key)
+	}
+
+	if got := r.Resolve(plain, ""); got != (Identity{Key: "path:" + plain, Name: "notes", Root: plain, Source: SourcePath}) {
+		t.Errorf("plain folder: %+v", got)
+	}
+	// Without git, a repository without a remote is keyed by its path.
+	if got := NewResolver(nil, WithoutGit()).Resolve(moved, ""); got.Key != "path:"+moved {
+		t.Errorf("without git: %+v", got)
+	}
+}
+
+func TestResolveGoneFolder(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "deleted")
+	r := NewResolver(nil)
+	if got := r.Resolve(gone, "git@github.com:acme/app.git"); got.Key != "git:github.com/acme/app" || got.Source != SourceRecorded || got.Root != "" {
+		t.Errorf("gone folder with a recorded remote: %+v", got)
+	}
+	if got := r.Resolve(gone, ""); got.Key != "path:"+gone || got.Root != "" {
+		t.Errorf("gone folder: %+v", got)
+	}
+	if got := r.Resolve("", ""); !got.IsZero() {
+		t.Errorf("no cwd: %+v", got)
+	}
+	if got := r.Resolve("relative/dir", ""); !got.IsZero() {
+		t.Errorf("relative cwd: %+v", got)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	tmp := t.TempDir()
+	mono := filepath.Join(tmp, "mono")
+	newRepo(t, mono, "git@github.com:acme/mono.git")
+	svc := filepath.Join(mono, "services", "billing")
+	if err := os.MkdirAll(svc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewResolver([]Override{
+		{Path: mono, Name: "Monorepo"},
+		{Path: filepath.Join(mono, "services", "billing"), Key: "acme-billing", Name: "billing"},
+	})
+	if got := r.Resolve(mono, ""); got.Key != "git:github.com/acme/mono" || got.Name != "Monorepo" {
+		t.Errorf("name-only override: %+v", got)
+	}
+	if got := r.Resolve(svc, ""); got.Key != "acme-billing" || got.Name != "billing" || got.Source != SourceConfig {
+		t.Errorf("the longest override wins: %+v", got)
+	}
+	if RulesFingerprint(nil) == RulesFingerprint([]Override{{Path: mono, Name: "Monorepo"}}) {
+		t.Error("the rules fingerprint ignores overrides")
+	}
+}
+
+func TestParseRemotes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `[core]
+	bare = false
+[remote "upstream"]
+	url = https://github.com/up/stream.git
+[Remote "origin"] ; a comment
+	URL = "git@github.com:me/fork.git" # trailing comment
+	url = https://second.example/ignored
+	fetch = +refs/heads/*:refs/remotes/origin/*
+`
+	p := filepath.Join(dir, "config")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := parseRemotes(f)
+	if got["origin"] != "git@github.com:me/fork.git" || got["upstream"] != "https://github.com/up/stream.git" || len(got) != 2 {
+		t.Errorf("parseRemotes = %v", got)
+	}
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// ThreadProject is the project part of a thread row, with what computes it.
+type ThreadProject struct {
+	ID           string
+	Cwd          string
+	GitOriginURL string
+	Key          string
+	Name         string
+	Root         string
+	Rules        string
+}
+
+// ThreadProjects returns the project columns of the threads whose project
+// was computed under other rules than rules (never computed: ”), by id
+// order; with rules empty, of every thread.
+func (s *Store) ThreadProjects(ctx context.Context, rules string) ([]ThreadProject, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, cwd, git_origin_url, project_key, project_name, project_root, project_rules
+FROM threads WHERE ? = '' OR project_rules <> ? ORDER BY id`, rules, rules)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ThreadProject
+	for rows.Next() {
+		var p ThreadProject
+		if err := rows.Scan(&p.ID, &p.Cwd, &p.GitOriginURL, &p.Key, &p.Name, &p.Root, &p.Rules); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// SetThreadProjects writes the project columns of the given threads in one
+// transaction. A thread whose selected raw memory changes project re-queues
+// Phase 2, so the project layer of the memory folder follows it.
+func (s *Store) SetThreadProjects(ctx context.Context, ps []ThreadProject) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		requeue := false
+		for _, p := range ps {
+			res, err := tx.ExecContext(ctx, `UPDATE threads SET project_key = ?, project_name = ?, project_root = ?, project_rules = ?
+WHERE id = ? AND (project_key <> ? OR project_name <> ? OR project_root <> ? OR project_rules <> ?)`,
+				p.Key, p.Name, p.Root, p.Rules, p.ID, p.Key, p.Name, p.Root, p.Rules)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 && !requeue {
+				var sel int
+				err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM stage1_outputs WHERE thread_id = ? AND selected_for_phase2 <> 0`, p.ID).Scan(&sel)
+				if err != nil {
+					return err
+				}
+				requeue = sel > 0
+			}
+		}
+		if requeue {
+			return enqueueGlobalTx(ctx, tx, s.now().Unix())
+		}
+		return nil
+	})
+}
+
+// ProjectCount is how much one project holds.
+type ProjectCount struct {
+	Key         string `json:"key"`
+	Name        string `json:"name"`
+	Threads     int    `json:"threads"`
+	RawMemories int    `json:"raw_memories"`
+}
+
+// ProjectCounts counts threads and raw memories per project, the project
+// with the most raw memories first ("" is the key of threads not yet keyed
+// or with no working directory).
+func (s *Store) ProjectCounts(ctx context.Context) ([]ProjectCount, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t.project_key, MAX(t.project_name), COUNT(*), COUNT(o.thread_id)
+FROM threads t LEFT JOIN stage1_outputs o ON o.thread_id = t.id
+GROUP BY t.project_key ORDER BY COUNT(o.thread_id) DESC, COUNT(*) DESC, t.project_key`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ProjectCount{}
+	for rows.Next() {
+		var c ProjectCount
+		if err := rows.Scan(&c.Key, &c.Name, &c.Threads, &c.RawMemories); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ProjectOfThreads maps thread ids to their project keys (unknown ids are
+// left out).
+func (s *Store) ProjectOfThreads(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range ids {
+		var key string
+		err := s.db.QueryRowContext(ctx, `SELECT project_key FROM threads WHERE id = ?`, id).Scan(&key)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = key
+	}
+	return out, nil
+}

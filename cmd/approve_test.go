@@ -42,7 +42,8 @@ func TestNewApproveCmd(t *testing.T) {
 }
 
 func TestRunApprove(t *testing.T) {
-	changes := "A MEMORY.md\nA memory_summary.md\nA raw_memories.md\nA rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n" +
+	changes := "A MEMORY.md\nA memory_summary.md\nA projects/index.json\nA projects/personal.md\nA projects/thread-a-987e139c/summary.md\n" +
+		"A projects/thread-b-2dddb76d/summary.md\nA raw_memories.md\nA rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n" +
 		"A rollout_summaries/2026-06-09T12-00-00-Jb1J.md\n"
 	for _, tt := range []struct {
 		name       string
@@ -53,10 +54,11 @@ func TestRunApprove(t *testing.T) {
 		wantErrOut string
 		wantErr    string
 	}{
-		{name: "piped", wantOut: changes, wantErrOut: "v1: approved generation 1 (5 files changed); summary injects it from now on\n"},
-		{name: "terminal", tty: true, wantOut: changes, wantErrOut: "v1: approved generation 1 (5 files changed); summary injects it from now on\n"},
+		{name: "piped", wantOut: changes, wantErrOut: "v1: approved generation 1 (9 files changed); summary injects it from now on\n"},
+		{name: "terminal", tty: true, wantOut: changes, wantErrOut: "v1: approved generation 1 (9 files changed); summary injects it from now on\n"},
 		{name: "by id, json", opts: ApproveOptions{ID: 1, JSON: true},
 			wantOut: `{"approved":[{"version":"v1","action":"approve","generation":1,"changes":["A MEMORY.md","A memory_summary.md",` +
+				`"A projects/index.json","A projects/personal.md","A projects/thread-a-987e139c/summary.md","A projects/thread-b-2dddb76d/summary.md",` +
 				`"A raw_memories.md","A rollout_summaries/2026-06-08T12-00-00-Jb1I.md","A rollout_summaries/2026-06-09T12-00-00-Jb1J.md"]}]}`},
 		{name: "nothing pending", settle: true, wantErrOut: "nothing waits for review\n"},
 		{name: "nothing pending, json", settle: true, opts: ApproveOptions{JSON: true}, wantOut: `{"approved":[]}`},

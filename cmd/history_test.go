@@ -126,18 +126,18 @@ func TestRunHistory(t *testing.T) {
 		wantErrOut string
 	}{
 		{name: "piped: tab-separated, RFC 3339, no header",
-			wantOut: "2\t2026-06-10T12:00:00Z\tcurrent\tconsolidation\theuristic\theuristic\t2\t0\t+0 ~4 -0\n" +
-				"1\t2026-06-10T12:00:00Z\tapproved\tconsolidation\theuristic\theuristic\t2\t0\t+6 ~0 -0\n"},
+			wantOut: "2\t2026-06-10T12:00:00Z\tcurrent\tconsolidation\theuristic\theuristic\t2\t0\t+0 ~5 -0\n" +
+				"1\t2026-06-10T12:00:00Z\tapproved\tconsolidation\theuristic\theuristic\t2\t0\t+10 ~0 -0\n"},
 		{name: "terminal: header, relative times", tty: true,
 			wantOut: "\x1b[1mID  WHEN         STATE     KIND           MODE       MODEL      INPUTS  TOKENS  FILES\x1b[22m\n" +
-				"2   moments ago  current   consolidation  heuristic  heuristic  2       0       +0 ~4 -0\n" +
-				"1   moments ago  approved  consolidation  heuristic  heuristic  2       0       +6 ~0 -0\n"},
+				"2   moments ago  current   consolidation  heuristic  heuristic  2       0       +0 ~5 -0\n" +
+				"1   moments ago  approved  consolidation  heuristic  heuristic  2       0       +10 ~0 -0\n"},
 		{name: "limit", opts: HistoryOptions{Limit: 1},
-			wantOut: "2\t2026-06-10T12:00:00Z\tcurrent\tconsolidation\theuristic\theuristic\t2\t0\t+0 ~4 -0\n"},
+			wantOut: "2\t2026-06-10T12:00:00Z\tcurrent\tconsolidation\theuristic\theuristic\t2\t0\t+0 ~5 -0\n"},
 		{name: "json", opts: HistoryOptions{JSON: true, Limit: 1},
 			wantOut: `{"version":"v1","keep":20,"generations":[{"id":2,"created_at":"2026-06-10T12:00:00Z","state":"approved",` +
 				`"kind":"consolidation","parent_id":1,"mode":"heuristic","provider":"heuristic","selected":2,"input_tokens":0,` +
-				`"output_tokens":0,"total_tokens":0,"added":0,"modified":4,"deleted":0,"watermark":1781006400,` +
+				`"output_tokens":0,"total_tokens":0,"added":0,"modified":5,"deleted":0,"watermark":1781006400,` +
 				`"settled_at":"2026-06-10T12:00:00Z","current":true}]}`},
 		{name: "nothing yet", empty: true, wantErrOut: "v1: no generations yet; the next consolidation that changes the memory folder records one\n"},
 		{name: "nothing yet, json", empty: true, opts: HistoryOptions{JSON: true},
@@ -177,7 +177,7 @@ func TestRunHistoryShow(t *testing.T) {
 			"  inputs    2 raw memories\n  tokens    0 (0 in, 0 out)\n  against   generation 1\n\n"
 	}
 	plain := func(s string) string { return s }
-	stat := "M MEMORY.md\nM memory_summary.md\nM raw_memories.md\nM rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n"
+	stat := "M MEMORY.md\nM memory_summary.md\nM projects/thread-a-987e139c/summary.md\nM raw_memories.md\nM rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n"
 	for _, tt := range []struct {
 		name    string
 		tty     bool

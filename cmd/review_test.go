@@ -40,7 +40,7 @@ func TestRunReview(t *testing.T) {
 		return bold("generation") + " 1 (v1, pending review)\n  created   2026-06-10T12:00:00Z\n  mode      heuristic\n" +
 			"  model     heuristic\n  tokens    0\n  inputs    2 raw memories\n    thread-a\n    thread-b\n\n"
 	}
-	stat := "A MEMORY.md\nA memory_summary.md\nA raw_memories.md\nA rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n" +
+	stat := "A MEMORY.md\nA memory_summary.md\nA projects/index.json\nA projects/personal.md\nA projects/thread-a-987e139c/summary.md\nA projects/thread-b-2dddb76d/summary.md\nA raw_memories.md\nA rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n" +
 		"A rollout_summaries/2026-06-09T12-00-00-Jb1J.md\n"
 	for _, tt := range []struct {
 		name       string

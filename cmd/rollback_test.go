@@ -46,7 +46,7 @@ func TestNewRollbackCmd(t *testing.T) {
 }
 
 func TestRunRollback(t *testing.T) {
-	changes := "M MEMORY.md\nM memory_summary.md\nM raw_memories.md\nM rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n"
+	changes := "M MEMORY.md\nM memory_summary.md\nM projects/thread-a-987e139c/summary.md\nM raw_memories.md\nM rollout_summaries/2026-06-08T12-00-00-Jb1I.md\n"
 	for _, tt := range []struct {
 		name       string
 		tty        bool
@@ -58,19 +58,19 @@ func TestRunRollback(t *testing.T) {
 		wantHint   string
 	}{
 		{name: "piped", opts: RollbackOptions{ID: 1}, wantOut: changes,
-			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+			wantErrOut: "v1: restored generation 1 as generation 3 (5 files changed)\n"},
 		{name: "terminal", tty: true, opts: RollbackOptions{ID: 1}, wantOut: changes,
-			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+			wantErrOut: "v1: restored generation 1 as generation 3 (5 files changed)\n"},
 		{name: "json", opts: RollbackOptions{ID: 1, JSON: true},
 			wantOut: `{"version":"v1","action":"rollback","generation":3,"restored_from":1,"changes":["M MEMORY.md","M memory_summary.md",` +
-				`"M raw_memories.md","M rollout_summaries/2026-06-08T12-00-00-Jb1I.md"]}`},
+				`"M projects/thread-a-987e139c/summary.md","M raw_memories.md","M rollout_summaries/2026-06-08T12-00-00-Jb1I.md"]}`},
 		{name: "unknown generation", opts: RollbackOptions{ID: 7}, wantErr: "v1: no generation 7 is kept",
 			wantHint: "`memctl history` lists the kept generations"},
 		{name: "built from a forgotten memory", opts: RollbackOptions{ID: 1}, forget: "thread-b",
 			wantErr:  "v1: generation 1 was built from 1 memory forgotten since (thread-b); landing it would bring it back",
 			wantHint: "pass --force to restore it anyway"},
 		{name: "forced past a forgotten memory", opts: RollbackOptions{ID: 1, Force: true}, forget: "thread-b", wantOut: changes,
-			wantErrOut: "v1: restored generation 1 as generation 3 (4 files changed)\n"},
+			wantErrOut: "v1: restored generation 1 as generation 3 (5 files changed)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)

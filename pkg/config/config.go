@@ -352,22 +352,22 @@ type Entry struct {
 }
 
 // Entries lists every key with its effective value and origin, in a
-// stable order, followed by the sources.
+// stable order, followed by the projects and the sources.
 func (c *Config) Entries() []Entry {
 	out := make([]Entry, 0, len(keys())+1)
 	for _, k := range keys() {
 		out = append(out, Entry{Key: k.name, Value: k.get(c), Origin: c.Origin(k.name), Env: EnvName(k.name)})
 	}
-	src := make([]map[string]string, 0, len(c.Sources))
-	for _, s := range c.Sources {
-		src = append(src, map[string]string{"kind": s.Kind, "path": s.Path})
-	}
-	out = append(out, Entry{Key: sourcesKey, Value: src, Origin: c.Origin(sourcesKey)})
 	projects := make([]map[string]string, 0, len(c.Projects))
 	for _, p := range c.Projects {
 		projects = append(projects, map[string]string{"path": p.Path, "name": p.Name, "key": p.Key})
 	}
 	out = append(out, Entry{Key: projectsKey, Value: projects, Origin: c.Origin(projectsKey)})
+	src := make([]map[string]string, 0, len(c.Sources))
+	for _, s := range c.Sources {
+		src = append(src, map[string]string{"kind": s.Kind, "path": s.Path})
+	}
+	out = append(out, Entry{Key: sourcesKey, Value: src, Origin: c.Origin(sourcesKey)})
 	return out
 }
 

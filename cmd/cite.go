@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,9 @@ type citeResult struct {
 	RolloutIDs []string       `json:"rollout_ids"`
 	Recorded   int            `json:"recorded"`
 	Cited      bool           `json:"cited"`
+	// UnknownIDs are cited ids with no stored memory (pruned, forgotten,
+	// never extracted, or mistyped); they are not counted.
+	UnknownIDs []string `json:"unknown_ids"`
 }
 
 // CiteOptions is what `memctl cite` needs: injected loaders first, then
@@ -182,7 +186,8 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		threadIDs = append(threadIDs, normalizeUUID(id))
 	}
 	threadIDs = dedupe(threadIDs)
-	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited}
+	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited,
+		UnknownIDs: []string{}}
 	if len(threadIDs) > 0 && !opts.DryRun {
 		cfg, err := opts.Config()
 		if err != nil {
@@ -192,10 +197,18 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		if err != nil {
 			return err
 		}
+		for _, id := range threadIDs {
+			if _, err := st.Output(ctx, id); errors.Is(err, store.ErrNotFound) {
+				res.UnknownIDs = append(res.UnknownIDs, id)
+			}
+		}
 		n, dup, err := st.RecordTurnUsage(ctx, turnKey, threadIDs)
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("record citation usage: %w", err)
+		}
+		for _, id := range res.UnknownIDs {
+			opts.IO.Warnf("cited id %q has no stored memory (pruned, forgotten, never extracted or mistyped); not counted", id)
 		}
 		res.Recorded = n
 		if dup {

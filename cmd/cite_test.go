@@ -68,7 +68,16 @@ func TestRunCite(t *testing.T) {
 			wantErrOut: "memctl: cited 1 memories, recorded 1 uses\n", wantUses: 1},
 		{name: "json", opts: CiteOptions{JSON: true}, stdin: reply,
 			wantOut: `{"visible":"The answer.\n\n","entries":[{"path":"MEMORY.md","line_start":1,"line_end":2,"note":"why"}],` +
-				`"rollout_ids":["thread-a"],"recorded":1,"cited":true}`, wantUses: 1},
+				`"rollout_ids":["thread-a"],"recorded":1,"cited":true,"unknown_ids":[]}`, wantUses: 1},
+		// issue 17, item 3: an id with no stored memory is reported, not counted as 0 in silence
+		{name: "unknown --id", opts: CiteOptions{IDs: []string{"nope"}},
+			wantErrOut: "memctl: warning: cited id \"nope\" has no stored memory (pruned, forgotten, never extracted or mistyped); not counted\n"},
+		{name: "unknown id in the block, json", opts: CiteOptions{JSON: true},
+			stdin: strings.Replace(reply, "thread-a\n", "thread-a\nthread-gone\n", 1),
+			wantOut: `{"visible":"The answer.\n\n","entries":[{"path":"MEMORY.md","line_start":1,"line_end":2,"note":"why"}],` +
+				`"rollout_ids":["thread-a","thread-gone"],"recorded":1,"cited":true,"unknown_ids":["thread-gone"]}`,
+			wantErrOut: "memctl: warning: cited id \"thread-gone\" has no stored memory (pruned, forgotten, never extracted or mistyped); not counted\n",
+			wantUses:   1},
 		{name: "claude hook: prints nothing", opts: CiteOptions{Hook: "claude"},
 			stdin: `{"session_id":"s1","prompt_id":"p1","last_assistant_message":` + jsonString(reply) + `}`, wantUses: 1},
 	}

@@ -170,7 +170,11 @@ func runConfigShow(_ context.Context, opts *ConfigShowOptions) error {
 	t := newTable(opts.IO, "KEY", "VALUE", "FROM")
 	t.flex = 1 // a long value (sources, a command line) gives way, not its origin
 	for _, e := range entries {
-		t.add(e.Key, formatValue(e.Value), string(e.Origin))
+		from := string(e.Origin)
+		if e.ClampedFrom != nil {
+			from += fmt.Sprintf(", clamped from %d", *e.ClampedFrom)
+		}
+		t.add(e.Key, formatValue(e.Value), from)
 	}
 	if err := t.print(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,5 +140,84 @@ func TestRunConfigShowSources(t *testing.T) {
 				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
 			}
 		})
+	}
+}
+
+// TestConfigClampsAreReported: issue 17, item 3. A value out of range is
+// clamped as Codex clamps it, but never silently: a warning names the
+// key, the value, where it came from and what is used, and config show
+// marks it clamped.
+func TestConfigClampsAreReported(t *testing.T) {
+	for _, tt := range []struct {
+		name, wantOut string
+		tty, json     bool
+	}{
+		{name: "piped", wantOut: "memories.max_unused_days\t365\tfile, clamped from 1000\n"},
+		{name: "terminal", tty: true, wantOut: "memories.max_unused_days                     365      file, clamped from 1000\n"},
+		{name: "json", json: true, wantOut: `{"key":"memories.max_unused_days","value":365,"origin":"file","env":"MEMCTL_MEMORIES_MAX_UNUSED_DAYS","clamped_from":1000}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios := newTestIO(tt.tty)
+			f := newTestFactory(t, ios.IOStreams, nil)
+			writeConfig(t, f, "[memories]\nmax_unused_days = 1000\n")
+			path, _, _ := f.ConfigPath()
+			opts := &ConfigShowOptions{IO: ios.IOStreams, Config: f.Config, ConfigPath: f.ConfigPath, JSON: tt.json}
+			if err := runConfigShow(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			want := "memctl: warning: memories.max_unused_days = 1000 (" + path + ") is out of range [0, 365]; using 365\n"
+			if got := ios.errOut.String(); got != want {
+				t.Errorf("stderr %q, want %q", got, want)
+			}
+			out := ios.out.String()
+			if tt.json {
+				var doc configShowJSON
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range doc.Entries {
+					if e.Key == "memories.max_unused_days" {
+						b, _ := json.Marshal(e)
+						out = string(b) + "\n"
+					}
+				}
+				out = strings.TrimSuffix(out, "\n")
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
+			}
+		})
+	}
+	t.Run("from the environment", func(t *testing.T) {
+		ios := newTestIO(false)
+		f := newTestFactory(t, ios.IOStreams, map[string]string{"MEMCTL_EXTRACT_CONCURRENCY": "500"})
+		if _, err := f.Config(); err != nil {
+			t.Fatal(err)
+		}
+		want := "memctl: warning: extract.concurrency = 500 (MEMCTL_EXTRACT_CONCURRENCY) is out of range [1, 64]; using 64\n"
+		if got := ios.errOut.String(); got != want {
+			t.Errorf("stderr %q, want %q", got, want)
+		}
+	})
+}
+
+// TestUnknownMemctlVariables: issue 17, item 3. A misspelt MEMCTL_ variable
+// was ignored without a word; it is named, with the likely intended one.
+// The test suites' own switches (MEMCTL_FULL, …) are left alone.
+func TestUnknownMemctlVariables(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	f.Environ = func() []string {
+		return []string{"PATH=/bin", "MEMCTL_MEMORIES_MAX_UNUSED_DAYZ=3", "MEMCTL_HOEM=/x", "MEMCTL_PROVIDER_MODEL=gpt",
+			"MEMCTL_FULL=1", "MEMCTL_TEST_AS_CLI=1", "MEMCTL_MEMORIES_VERSION=v1", "MEMCTL_HOME=/y"}
+	}
+	if _, err := f.Config(); err != nil {
+		t.Fatal(err)
+	}
+	want := "memctl: warning: MEMCTL_MEMORIES_MAX_UNUSED_DAYZ is not a variable memctl reads; did you mean MEMCTL_MEMORIES_MAX_UNUSED_DAYS?\n" +
+		"memctl: warning: MEMCTL_HOEM is not a variable memctl reads; did you mean MEMCTL_HOME?\n" +
+		"memctl: warning: MEMCTL_PROVIDER_MODEL is not a variable memctl reads (see memctl help environment)\n"
+	if got := ios.errOut.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 	}
 }

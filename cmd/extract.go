@@ -55,7 +55,7 @@ func (o *ExtractFlags) check() error {
 	if o.Max != nil && *o.Max < 1 {
 		return FlagErrorf("--max must be at least 1")
 	}
-	return nil
+	return checkRange("concurrency", "extract.concurrency", o.Concurrency)
 }
 
 // apply writes the flags that mirror config keys into cfg.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
@@ -22,6 +24,9 @@ type Factory struct {
 	Now      func() time.Time
 	Getenv   func(string) string
 	UserHome func() (string, error)
+	// Environ lists the environment, to find misspelt MEMCTL_ variables;
+	// nil skips that check.
+	Environ func() []string
 
 	// Global flags.
 	HomeFlag      string
@@ -97,7 +102,65 @@ func (f *Factory) Config() (*config.Config, error) {
 	userHome, _ := f.UserHome()
 	cfg.ExpandProjectPaths(userHome)
 	f.cfg = cfg
+	f.warnConfig(cfg, path)
 	return cfg, nil
+}
+
+// warnConfig says, once, what the config took that the user may not have
+// meant: values clamped into their range, and MEMCTL_ variables memctl
+// does not read (a typo is otherwise silently ignored).
+func (f *Factory) warnConfig(cfg *config.Config, path string) {
+	for _, c := range cfg.Clamps() {
+		from := string(c.Origin)
+		switch c.Origin {
+		case config.FromFile:
+			from = path
+		case config.FromEnv:
+			from = config.EnvName(c.Key)
+		}
+		f.IO.Warnf("%s = %d (%s) is out of range [%d, %d]; using %d", c.Key, c.Given, from, c.Lo, c.Hi, c.Used)
+	}
+	if f.Environ == nil {
+		return
+	}
+	for _, kv := range f.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if hint, unknown := unknownEnv(name); unknown {
+			f.IO.Warnf("%s is not a variable memctl reads%s", name, hint)
+		}
+	}
+}
+
+// memctlVars are the MEMCTL_ variables that are not config keys.
+var memctlVars = []string{"MEMCTL_HOME", "MEMCTL_CONFIG", "MEMCTL_NOW"}
+
+// unknownEnv reports whether name looks meant for memctl but is not a
+// variable it reads: MEMCTL_ and a config section (MEMCTL_MEMORIES_…), or
+// a near miss of a known name. Other MEMCTL_ names (the test suites'
+// switches) are left alone. hint names the likely intended variable.
+func unknownEnv(name string) (hint string, unknown bool) {
+	if !strings.HasPrefix(name, "MEMCTL_") {
+		return "", false
+	}
+	known := append(config.EnvNames(), memctlVars...)
+	best, bestDist := "", 4
+	for _, k := range known {
+		if k == name {
+			return "", false
+		}
+		if d := levenshtein(name, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	section, _, _ := strings.Cut(strings.TrimPrefix(name, "MEMCTL_"), "_")
+	inSection := slices.Contains(config.Sections(), strings.ToLower(section))
+	if !inSection && bestDist > 2 {
+		return "", false
+	}
+	if best != "" {
+		return "; did you mean " + best + "?", true
+	}
+	return " (see memctl help environment)", true
 }
 
 // StageLoaders are the loaders the pipeline stages (extract, consolidate,

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memctl/memctl/pkg/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -113,4 +114,18 @@ func numberWant(e *strconv.NumError) error {
 		return errors.New("want true or false")
 	}
 	return e
+}
+
+// checkRange refuses a flag value outside the range of the config key the
+// flag overrides (a config file's value would be clamped; a flag typed now
+// is refused, so the user sees the mistake).
+func checkRange(flag, key string, v *int) error {
+	if v == nil {
+		return nil
+	}
+	lo, hi, ok := config.Range(key)
+	if ok && (*v < lo || *v > hi) {
+		return FlagErrorf("--%s: invalid value %d: want %d to %d", flag, *v, lo, hi)
+	}
+	return nil
 }

@@ -22,7 +22,7 @@ func run(args []string, ios *IOStreams, now func() time.Time, getenv func(string
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	now, clockErr := pinnedClock(getenv, now)
-	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: userHome(getenv), clockErr: clockErr}
+	f := &Factory{IO: ios, Now: now, Getenv: getenv, UserHome: userHome(getenv), Environ: os.Environ, clockErr: clockErr}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)

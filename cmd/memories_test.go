@@ -363,7 +363,7 @@ func TestRunMemoriesEditV2(t *testing.T) {
 	writeConfig(t, f, "[memories]\nversion = \"v2\"\n")
 	seedMemory(t, f, "v2", "thread-a", testNow.Add(-time.Hour))
 	in := strings.NewReader("what the user says happened\n")
-	ios.IOStreams.In = in
+	ios.In = in
 	opts := &MemoriesEditOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Getenv: func(string) string { return "" },
 		ID: "thread-a", From: "-", JSON: true}
 	if err := runMemoriesEdit(context.Background(), opts); err != nil {

@@ -39,6 +39,9 @@ again only when its transcript changes.`,
   $ memctl prune --max-unused-days 14 --dry-run --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
+			if err := checkRange("max-unused-days", "memories.max_unused_days", opts.MaxUnusedDays); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}

@@ -27,6 +27,7 @@ func TestNewRunCmd(t *testing.T) {
 				Consolidate: ConsolidateFlags{Mode: "heuristic", Force: true}}},
 		{name: "unknown mode", argv: "--mode magic", wantErr: `--mode: invalid value "magic"`},
 		{name: "max zero", argv: "--max 0", wantErr: "--max must be at least 1"},
+		{name: "no calls in flight", argv: "--concurrency 0", wantErr: "--concurrency: invalid value 0: want 1 to 64"},
 		{name: "argument", argv: "all", wantErr: `memctl run takes no arguments, got "all"`},
 	}
 	for _, tt := range tests {

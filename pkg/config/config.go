@@ -37,6 +37,9 @@ type Config struct {
 
 	// origins maps a dotted key ("memories.version") to where its value came from.
 	origins map[string]Origin
+	// clamped maps a dotted key to the out-of-range value it was given
+	// (the value used is the nearest bound, as Codex clamps).
+	clamped map[string]int
 	// Path is the config file that was read ("" when none existed).
 	Path string
 }
@@ -159,7 +162,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Default returns the built-in configuration.
 func Default() *Config {
-	c := &Config{origins: map[string]Origin{}}
+	c := &Config{origins: map[string]Origin{}, clamped: map[string]int{}}
 	for _, k := range keys() {
 		if err := k.set(c, k.def); err != nil {
 			panic("config default " + k.name + ": " + err.Error())
@@ -349,6 +352,52 @@ type Entry struct {
 	Value  any    `json:"value"`
 	Origin Origin `json:"origin"`
 	Env    string `json:"env,omitempty"`
+	// ClampedFrom is the out-of-range value the origin gave; Value is the
+	// bound used instead. Absent when nothing was clamped.
+	ClampedFrom *int `json:"clamped_from,omitempty"`
+}
+
+// Clamp is a value given out of its key's range and the bound used.
+type Clamp struct {
+	Key    string
+	Given  int
+	Used   int
+	Lo, Hi int
+	Origin Origin
+}
+
+// Clamps lists the values that were clamped, in key order.
+func (c *Config) Clamps() []Clamp {
+	var out []Clamp
+	for _, k := range keys() {
+		given, ok := c.clamped[k.name]
+		if !ok {
+			continue
+		}
+		lo, hi, _ := Range(k.name)
+		out = append(out, Clamp{Key: k.name, Given: given, Used: k.get(c).(int), Lo: lo, Hi: hi, Origin: c.Origin(k.name)})
+	}
+	return out
+}
+
+// Range is the accepted range of an integer key; ok is false for a key
+// that is not an integer.
+func Range(key string) (lo, hi int, ok bool) {
+	for _, k := range keys() {
+		if k.name == key && k.kind == kindInt {
+			return k.lo, k.hi, true
+		}
+	}
+	return 0, 0, false
+}
+
+// EnvNames lists the environment variable of every key.
+func EnvNames() []string {
+	out := make([]string, 0, len(keys()))
+	for _, k := range keys() {
+		out = append(out, EnvName(k.name))
+	}
+	return out
 }
 
 // Entries lists every key with its effective value and origin, in a
@@ -356,7 +405,11 @@ type Entry struct {
 func (c *Config) Entries() []Entry {
 	out := make([]Entry, 0, len(keys())+1)
 	for _, k := range keys() {
-		out = append(out, Entry{Key: k.name, Value: k.get(c), Origin: c.Origin(k.name), Env: EnvName(k.name)})
+		e := Entry{Key: k.name, Value: k.get(c), Origin: c.Origin(k.name), Env: EnvName(k.name)}
+		if given, ok := c.clamped[k.name]; ok {
+			e.ClampedFrom = &given
+		}
+		out = append(out, e)
 	}
 	projects := make([]map[string]string, 0, len(c.Projects))
 	for _, p := range c.Projects {
@@ -423,13 +476,14 @@ func validSourceKind(k string) error {
 // config: the file's shape (fileShape), the defaults, the environment
 // variables, `config init`'s file and docs/config.md are made from it.
 type key struct {
-	name  string
-	kind  kind
-	def   any
-	doc   string
-	clamp string // the accepted range, for docs; "" when none
-	set   func(c *Config, v any) error
-	get   func(c *Config) any
+	name   string
+	kind   kind
+	def    any
+	doc    string
+	clamp  string // the accepted range, for docs; "" when none
+	lo, hi int    // an integer key's range
+	set    func(c *Config, v any) error
+	get    func(c *Config) any
 }
 
 func clampInt(v, lo, hi int) int {
@@ -532,13 +586,24 @@ func enum(s string, allowed ...string) error {
 }
 
 func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
-	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi),
+	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi), lo: lo, hi: hi,
 		set: func(c *Config, v any) error {
 			n, err := toInt(v)
 			if err != nil {
 				return err
 			}
-			*field(c) = clampInt(n, lo, hi)
+			used := clampInt(n, lo, hi)
+			*field(c) = used
+			// Remember a clamp so it can be reported; a later source with
+			// a value in range takes it back.
+			if used != n {
+				if c.clamped == nil {
+					c.clamped = map[string]int{}
+				}
+				c.clamped[name] = n
+			} else {
+				delete(c.clamped, name)
+			}
 			return nil
 		},
 		get: func(c *Config) any { return *field(c) }}
@@ -677,6 +742,10 @@ func (c *Config) TokenLimit() int {
 }
 
 // sortedSections lists the sections in the order of the key table.
+// Sections lists the config file's sections ("memories", "provider", …),
+// in file order.
+func Sections() []string { return sortedSections() }
+
 func sortedSections() []string {
 	seen := map[string]bool{}
 	var out []string

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memctl/memctl/pkg/consolidate"
 )
@@ -143,5 +144,42 @@ func TestRunRollbackWhileAConsolidationRuns(t *testing.T) {
 	var h *hintError
 	if !errors.As(err, &h) || !strings.Contains(h.hint, "memctl status") {
 		t.Errorf("no hint: %v", err)
+	}
+}
+
+// A rollback killed after it began writing the folder is finished by the
+// next rollback, once the dead process's lease has expired, and said so.
+func TestRunRollbackFinishesAnInterruptedOne(t *testing.T) {
+	ios := newTestIO(false)
+	f := generationsFactory(t, ios, false)
+	ctx := context.Background()
+	st, _ := f.OpenStore(ctx, "v1")
+	c, err := st.ClaimGlobal(ctx, "dead", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.BeginLanding(ctx, c.Token, "rollback", 1); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	st.Close()
+	// The dead process held a one-hour lease; two hours later:
+	later := testNow.Add(2 * time.Hour)
+	f.Now = func() time.Time { return later }
+	opts := &RollbackOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, ID: 2, JSON: true}
+	if err := runRollback(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := ios.errOut.String(); got != "memctl: warning: finished the rollback of generation 1 that was interrupted at 2026-06-10T12:00:00Z\n" {
+		t.Errorf("stderr %q", got)
+	}
+	out := compactJSON(t, ios.out.String())
+	if !strings.Contains(out, `"generation":4,"restored_from":2`) || !strings.Contains(out, `"recovered":{"action":"rollback","generation_id":1,"started_at":"2026-06-10T12:00:00Z"}`) {
+		t.Errorf("json %s", out)
+	}
+	st, _ = f.OpenStore(ctx, "v1")
+	defer st.Close()
+	gens, _ := st.Generations(ctx, 0)
+	if len(gens) != 4 || gens[1].Kind != "rollback" || gens[1].RestoredFrom != 1 || gens[0].RestoredFrom != 2 {
+		t.Errorf("history %+v", gens)
 	}
 }

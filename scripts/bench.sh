@@ -81,6 +81,50 @@ if want summary; then
 	row "   process start alone (\`memctl version\`)" "$(fmt 2 "$v") ms" "cat $(fmt 2 "$c") ms" "$(calc "$v / $c")×" "(context)" "—"
 fi
 
+# 1b. The scoped summary (docs/projects.md): from inside a project's clone,
+# summary finds the project from .git, reads the index, the personal layer
+# and the project's summary. Peer: cat of those same three files.
+if want summary; then
+	log "1b. scoped summary vs cat"
+	H="$W/project-home"
+	P="$H/memories/projects"
+	R="$W/project-repo/src/service-7"
+	mkdir -p "$P/acme-service-7-0f0f0f0f" "$R/.git" "$R/internal/store"
+	printf '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/service-7.git\n' >"$R/.git/config"
+	printf 'ref: refs/heads/main\n' >"$R/.git/HEAD"
+	{
+		printf '## Personal layer\n\nPreferences and tips that hold in every project.\n\n### Preferences\n\n'
+		for i in 1 2 3 4 5 6; do printf -- '- In all my projects, rule number %d about commits, tests and reviews, kept in the words the user used.\n' "$i"; done
+		printf '\n### Tips\n\n- none recorded yet\n'
+	} >"$P/personal.md"
+	S2="$P/acme-service-7-0f0f0f0f/summary.md"
+	printf '## Project: acme/service-7\n\nkey: git:github.com/acme/service-7\n\n### Preferences in this project\n\n- no cgo, ever\n\n### Tips for this project\n\n- busy_timeout goes in the DSN\n\n### What is in memory for this project\n' >"$S2"
+	i=1
+	while [ "$(wc -c <"$S2")" -lt 6000 ]; do
+		printf '\n#### 2026-07-%02d\n\n- build-cache-%d: docker, buildkit, go modules, cache mounts\n  - desc: cut the image build with cache mounts and a go.mod-first copy (rollout_summaries/x-%d.md)\n' $((i % 28 + 1)) "$i" "$i" >>"$S2"
+		i=$((i + 1))
+	done
+	{
+		printf '{"version":1,"projects":['
+		for j in $(seq 1 40); do
+			[ "$j" -gt 1 ] && printf ','
+			if [ "$j" = 7 ]; then
+				printf '{"key":"git:github.com/acme/service-7","name":"acme/service-7","dir":"acme-service-7-0f0f0f0f","roots":["%s"],"sessions":30,"latest":"2026-07-30","files":[]}' "$R"
+			else
+				printf '{"key":"git:github.com/acme/service-%d","name":"acme/service-%d","dir":"acme-service-%d-0a0a0a0a","roots":["/home/dev/src/service-%d"],"sessions":3,"latest":"2026-07-01","files":[]}' "$j" "$j" "$j" "$j"
+			fi
+		done
+		printf ']}\n'
+	} >"$P/index.json"
+	(cd "$R/internal/store" && MEMCTL_HOME="$H" "$M" summary --raw | grep -q 'build-cache-1') ||
+		{ echo "bench.sh: the scoped summary did not find its project" >&2; exit 1; }
+	(cd "$R/internal/store" && MEMCTL_HOME="$H" "${HF[@]}" --warmup 20 --runs 200 --export-json "$W/summary-project.json" \
+		"$M summary" "cat $P/index.json $P/personal.md $S2" >&2)
+	m=$(median "$W/summary-project.json" 0) c=$(median "$W/summary-project.json" 1)
+	r=$(calc "$m / $c")
+	row "1b. \`memctl summary\` scoped to a project (40 projects in the index)" "$(fmt 2 "$m") ms" "cat of its 3 files $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+fi
+
 # 2. Redaction, full rule set, vs ripgrep with Codex's four patterns.
 if want redact; then
 	log "2. redact vs rg"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/memctl/memctl/internal/humantime"
 )
 
 // printJSON writes one indented JSON document.
@@ -135,25 +136,13 @@ func timeCell(ios *IOStreams, t time.Time, now time.Time) string {
 }
 
 func relTime(d time.Duration) string {
-	future := d < 0
-	if future {
-		d = -d
+	if d > -time.Minute && d < time.Minute {
+		return "moments ago"
 	}
-	var s string
-	switch {
-	case d < time.Minute:
-		s = "moments"
-	case d < time.Hour:
-		s = fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		s = fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		s = fmt.Sprintf("%dd", int(d.Hours()/24))
+	if d < 0 {
+		return "in " + humantime.Duration(d)
 	}
-	if future {
-		return "in " + s
-	}
-	return s + " ago"
+	return humantime.Duration(d) + " ago"
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

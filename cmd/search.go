@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -55,7 +56,10 @@ extract, consolidate, forget, prune and clear.
 Results of the working directory's project come first, then the personal
 layer and folder-wide files, then other projects; each says which (--json:
 scope). --project searches from another project's point of view and
---all-projects ranks everything alike.`,
+--all-projects ranks everything alike.
+
+On a terminal SCORE is relative to the best match (100%); piped and in --json
+it is the raw score (higher is better).`,
 		Args: cobra.MinimumNArgs(1),
 		Example: `  $ memctl search flaky migration
   $ memctl search "go test race" --limit 5 --json`,
@@ -137,9 +141,22 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET", "SCOPE")
 	tb.flex = 3 // the snippet is cut to fit
 	for _, h := range out {
-		tb.add(fmt.Sprintf("%.3g", h.Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
+		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
 	}
 	return tb.print()
+}
+
+// scoreCell shows a hit's score: on a terminal relative to the best hit
+// ("100%", "97%"), since bm25's raw values ("1.94e-06") mean nothing to a
+// reader; piped, the raw score as before.
+func scoreCell(ios *IOStreams, score, best float64) string {
+	if !ios.StdoutTTY {
+		return fmt.Sprintf("%.3g", score)
+	}
+	if best <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", int(math.Round(100*score/best)))
 }
 
 // hitScope says where a hit sits: its scope, with the project's name when

@@ -173,8 +173,8 @@ func TestRunThreadsShow(t *testing.T) {
 			"  ok  memory_mode     memory mode enabled\n" +
 			"  ok  not_archived    archived false\n" +
 			"  ok  has_preview     a first human message is present\n" +
-			"  ok  age             updated 24h0m0s ago, window 10 days (extract --all ignores it)\n" +
-			"  ok  idle            idle 24h0m0s, needs 6 hours (extract --all ignores it)\n" +
+			"  ok  age             updated 24h ago, window 10 days (extract --all ignores it)\n" +
+			"  ok  idle            idle 24h, needs 6 hours (extract --all ignores it)\n" +
 			"  NO  not_up_to_date  this version of the thread was already extracted\n" +
 			"  ok  not_running     job status done\n" +
 			"  ok  backoff         no backoff\n" +

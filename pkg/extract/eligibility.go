@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/humantime"
 	"github.com/memctl/memctl/pkg/store"
 )
 
@@ -48,8 +49,8 @@ func Explain(t store.Thread, job *store.Job, out *store.Output, w Window, now ti
 	add("not_archived", !t.Archived, "archived %v", t.Archived)
 	add("has_preview", t.Preview != "", "a first human message is %s", map[bool]string{true: "present", false: "missing"}[t.Preview != ""])
 	age := now.Sub(t.UpdatedAt)
-	add("age", age <= time.Duration(w.MaxAgeDays)*24*time.Hour, "updated %s ago, window %d days (extract --all ignores it)", age.Round(time.Minute), w.MaxAgeDays)
-	add("idle", age >= time.Duration(w.MinIdleHours)*time.Hour, "idle %s, needs %d hours (extract --all ignores it)", age.Round(time.Minute), w.MinIdleHours)
+	add("age", age <= time.Duration(w.MaxAgeDays)*24*time.Hour, "updated %s ago, window %d days (extract --all ignores it)", humantime.Duration(age), w.MaxAgeDays)
+	add("idle", age >= time.Duration(w.MinIdleHours)*time.Hour, "idle %s, needs %d hours (extract --all ignores it)", humantime.Duration(age), w.MinIdleHours)
 	wm := t.UpdatedAt.Unix()
 	upToDate := (out != nil && out.SourceUpdatedAt >= wm) || (job != nil && job.LastSuccessWatermark != nil && *job.LastSuccessWatermark >= wm)
 	add("not_up_to_date", !upToDate, "this version of the thread %s", map[bool]string{true: "was already extracted", false: "has not been extracted"}[upToDate])

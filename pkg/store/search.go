@@ -164,6 +164,36 @@ FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> 
 	return out, nil
 }
 
+// codeSpans gives each word the index of the first word of the `code
+// span` it is in, or -1 outside any span. A span opens and closes at an
+// odd number of backticks in a word.
+func codeSpans(words []string) []int {
+	out := make([]int, len(words))
+	first := -1
+	for i, w := range words {
+		ticks := strings.Count(w, "`")
+		switch {
+		case first >= 0:
+			out[i] = first
+			if ticks%2 == 1 {
+				first = -1
+			}
+		case ticks%2 == 1:
+			first = i
+			out[i] = i
+		default:
+			out[i] = -1
+		}
+	}
+	if first >= 0 {
+		// An unclosed backtick opens no span.
+		for i := first; i < len(words); i++ {
+			out[i] = -1
+		}
+	}
+	return out
+}
+
 // queryTerms are the lower-cased words of a query; the last one also
 // matches as a prefix, as in the FTS query.
 func queryTerms(q string) []string {
@@ -199,18 +229,42 @@ func snippet(body string, terms []string, n int) string {
 	}
 	start := max(0, first-n/3)
 	end := min(len(words), start+n)
+	// A match inside a `code span` brackets the whole span: a bracket in
+	// the middle of the span would read as part of the code.
+	span := codeSpans(words)
+	open, close := make([]bool, len(words)), make([]bool, len(words))
+	for i := start; i < end; i++ {
+		if !matches(words[i]) {
+			continue
+		}
+		lo, hi := i, i
+		if span[i] >= 0 {
+			lo, hi = span[i], i
+			for hi+1 < len(words) && span[hi+1] == span[i] {
+				hi++
+			}
+		}
+		open[max(lo, start)], close[min(hi, end-1)] = true, true
+	}
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
 	}
+	depth := 0
 	for i := start; i < end; i++ {
 		if i > start {
 			b.WriteByte(' ')
 		}
-		if matches(words[i]) {
-			b.WriteString("[" + words[i] + "]")
-		} else {
-			b.WriteString(words[i])
+		if open[i] && depth == 0 {
+			b.WriteByte('[')
+		}
+		if open[i] {
+			depth++
+		}
+		b.WriteString(words[i])
+		if close[i] && depth > 0 {
+			depth = 0
+			b.WriteByte(']')
 		}
 	}
 	if end < len(words) {

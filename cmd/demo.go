@@ -112,6 +112,9 @@ path = %q
 	opts.IO.Infof("memctl demo: sessions in %s, home in %s", sessions, home)
 	ro := &RunOptions{IO: opts.IO, Config: df.Config, OpenStore: df.OpenStore, Now: df.Now, StageLoaders: df.stageLoaders(), Home: df.Home,
 		JSON: opts.JSON, Extract: ExtractFlags{All: true, Max: ptrTo(100)}}
+	// The demo reads its own copies on purpose: the user's agent folders
+	// it leaves alone are not worth a hint.
+	ro.UnreadDefaults = nil
 	if _, err := runPipeline(ctx, ro, cfg, cfg.Memories.Version, true); err != nil {
 		return err
 	}

@@ -39,9 +39,9 @@ path reads that agent's default folder. Incremental: a file whose size and
 modification time did not change is not opened, and one whose content did not
 change is not read again.
 
-A broken line, invalid UTF-8, a huge line or a file that is not a transcript is
-reported and skipped; the thread is indexed from what is readable and the scan
-goes on (exit 0). A source folder that cannot be read (missing, not a folder, no
+A broken line, invalid UTF-8, a huge line, a file that is not a transcript or a
+folder inside a source that cannot be listed is reported and skipped; the thread
+is indexed from what is readable and the scan goes on (exit 0). A source folder that cannot be read (missing, not a folder, no
 permission) is reported with its path and reason; the other sources are still
 scanned, and scan exits 1.
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -142,10 +143,21 @@ func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs [
 		Policy:   store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
 	})
 	status := "ok"
-	if err != nil {
+	detail := fmt.Sprintf("scanned %d, added %d, updated %d, unchanged %d, problems %d", res.Scanned, res.Added, res.Updated, res.Unchanged, len(res.Errors))
+	switch {
+	case errors.Is(err, context.Canceled):
+		status = "interrupted"
+	case err != nil:
 		status = "failed"
+	case res.Err() != nil:
+		// The readable sources were scanned; one could not be.
+		status = "partial"
+		for _, s := range res.Sources {
+			if s.Error != "" {
+				detail += fmt.Sprintf("; cannot read %s: %s", s.Path, s.Error)
+			}
+		}
 	}
-	recordStage(ctx, st, "scan", started, now(), status,
-		fmt.Sprintf("scanned %d, added %d, updated %d, unchanged %d, problems %d", res.Scanned, res.Added, res.Updated, res.Unchanged, len(res.Errors)))
+	recordStage(context.WithoutCancel(ctx), st, "scan", started, now(), status, detail)
 	return res, err
 }

@@ -644,3 +644,60 @@ func keys(m map[string]sessions.File) []string {
 	sort.Strings(out)
 	return out
 }
+
+// issue 17: the README pointed to files outside the repository
+// (shared/fixtures/real/, session-formats.md). Every link, every folder it
+// names (a path ending in /), every bare .md or .go file name and every
+// transcript of its table must be inside the repository and exist ("…" in
+// a file name stands for the rest of it). Paths inside the transcripts'
+// stories (internal/money/round.go) are not the repository's and are left
+// alone.
+func TestReadmeIsSelfContained(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	repo, _ := filepath.Abs("..")
+	// exists finds path relative to this folder, then to the repository
+	// and its docs/.
+	exists := func(ref, path string) {
+		t.Helper()
+		for _, base := range []string{".", "..", "../docs"} {
+			p := filepath.Join(base, path)
+			abs, _ := filepath.Abs(p)
+			if rel, err := filepath.Rel(repo, abs); err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			if m, _ := filepath.Glob(strings.ReplaceAll(p, "…", "*")); len(m) > 0 {
+				return
+			}
+		}
+		t.Errorf("%s: not in the repository", ref)
+	}
+	links := regexp.MustCompile(`\]\(([^)#]+)(#[^)]*)?\)`).FindAllStringSubmatch(text, -1)
+	for _, m := range links {
+		abs, _ := filepath.Abs(m[1])
+		if rel, err := filepath.Rel(repo, abs); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("link %s points outside the repository", m[1])
+		} else if _, err := os.Stat(m[1]); err != nil {
+			t.Errorf("link %s: %v", m[1], err)
+		}
+	}
+	if len(links) == 0 {
+		t.Error("no links found: the pattern is broken")
+	}
+	for _, m := range regexp.MustCompile("`([^` ]+)`").FindAllStringSubmatch(text, -1) {
+		p := m[1]
+		switch {
+		case strings.HasPrefix(p, "~") || strings.HasPrefix(p, "/"):
+			// the user's folders, a placeholder, an absolute path in a story
+		case strings.HasPrefix(p, "codex/") || strings.HasPrefix(p, "claude/") || strings.HasPrefix(p, "jsonl/"):
+			exists("`"+p+"`", filepath.Join("sessions", p))
+		case strings.HasSuffix(p, "/"):
+			exists("`"+p+"`", p)
+		case !strings.Contains(p, "/") && regexp.MustCompile(`^[\w.-]+\.(md|go)$`).MatchString(p):
+			exists("`"+p+"`", p)
+		}
+	}
+}

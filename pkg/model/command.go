@@ -28,7 +28,7 @@ const (
 )
 
 // CommandRequest is what the command provider writes to the program's
-// stdin (the protocol in CLI.md).
+// stdin; docs/providers.md documents the protocol.
 type CommandRequest struct {
 	Kind            string          `json:"kind"`
 	Model           string          `json:"model"`

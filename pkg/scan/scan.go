@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -127,6 +128,12 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 		}
 		before := res.Scanned
 		err := sessions.Discover(ctx, src, func(f sessions.File) error {
+			if f.Unreadable != nil {
+				// A folder inside the source: a problem, like an
+				// unreadable file, not the source's failure.
+				res.Errors = append(res.Errors, FileError{Path: f.Path, Error: "cannot read this folder: " + reasonOf(f.Unreadable)})
+				return nil
+			}
 			res.Scanned++
 			if err := indexFile(ctx, st, opts, known, f, &res); err != nil {
 				return err
@@ -287,4 +294,13 @@ func learntProjects(ctx context.Context, st Store) (map[string]project.Identity,
 		}
 	}
 	return out, nil
+}
+
+// reasonOf is the reason of a file system error without its path.
+func reasonOf(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

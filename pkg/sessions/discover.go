@@ -157,8 +157,9 @@ func reasonOf(err error) string {
 // layout <project>/<session>/subagents/agent-*.jsonl) attached as Related and
 // never yielded on their own. jsonl: every *.jsonl file, recursively.
 //
-// Symbolic links to directories are not followed (no loops); unreadable
-// entries and directories that merely look like transcripts are skipped.
+// Symbolic links to directories are not followed (no loops); directories
+// that merely look like transcripts are skipped. A folder below the source
+// that cannot be listed is passed to fn as a File with Unreadable set.
 // Only old-layout Claude agent files are opened (their first line names the
 // parent session). A missing source folder yields nothing and no error.
 // The error is ctx's, fn's, or an unknown kind.

@@ -3,7 +3,9 @@ package claude
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +44,10 @@ func claudeProject(ctx context.Context, dir string, fn func(transcript.File) err
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fn(transcript.File{Kind: transcript.KindClaudeCode, Path: dir, Unreadable: err})
 	}
 	sessions := map[string]*transcript.File{}
 	var order []string

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +16,12 @@ func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick fu
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil // unreadable or missing directory: skipped
+		// The source's own folder is checked before the walk
+		// (sessions.CheckSource); one below it is reported to fn.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fn(File{Kind: kind, Path: dir, Unreadable: err})
 	}
 	var names map[string]bool
 	if pick != nil {

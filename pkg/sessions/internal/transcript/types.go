@@ -151,4 +151,8 @@ type File struct {
 	Size     int64     // sum over Path and Related
 	ModTime  time.Time // newest over Path and Related
 	Archived bool      // under Codex archived_sessions/
+	// Unreadable is set on a File that stands for a folder inside the
+	// source that could not be listed (Path is the folder; nothing else
+	// is set), so the scan can report it instead of skipping it unseen.
+	Unreadable error
 }

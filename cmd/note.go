@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/memfs"
+	"github.com/memctl/memctl/pkg/project"
 	"github.com/spf13/cobra"
 )
 
@@ -33,14 +37,30 @@ type NoteAddOptions struct {
 	MemoryRoot func(version string) (string, error)
 	Now        func() time.Time
 
+	// Getwd is the folder whose project a note is for by default.
+	Getwd func() (string, error)
+
 	JSON bool
 	Slug string
 	// Text is the TEXT argument; "-" (also when it is absent) reads stdin.
 	Text string
+	// Project scopes the note (a folder, a key or a name); Personal puts
+	// it in the personal layer. Neither: the working directory's project
+	// when it is a repository, else the personal layer.
+	Project  string
+	Personal bool
+}
+
+// noteAddJSON is the --json document of note add.
+type noteAddJSON struct {
+	Path string `json:"path"`
+	// Project is the key of the project the note is for; "" when it holds
+	// in every project (the personal layer).
+	Project string `json:"project"`
 }
 
 func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error) *cobra.Command {
-	opts := &NoteAddOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now}
+	opts := &NoteAddOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Getwd: os.Getwd}
 	c := &cobra.Command{
 		Use:   "add --slug SLUG [TEXT|-]",
 		Short: "Add a note under extensions/ad_hoc/notes/",
@@ -48,10 +68,15 @@ func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error
 next consolidation reads new and edited notes as requests to add, change or remove
 memory. The slug is 1 to 80 characters of a-z, 0-9 and '-', starting with a
 letter or digit. TEXT, or stdin when TEXT is '-' or absent, is written verbatim.
-A note is never overwritten.`,
+A note is never overwritten.
+
+A note run from inside a repository is for that repository's project: only
+its sessions are given it (docs/projects.md). --project names another
+project; --personal makes it hold in every project.`,
 		Args: cobra.MaximumNArgs(1),
 		Example: `  $ memctl note add --slug prefer-pnpm "The user wants pnpm, not npm, in every repo."
-  $ git log -1 --format=%B | memctl note add --slug release-process -`,
+  $ git log -1 --format=%B | memctl note add --slug release-process -
+  $ memctl note add --personal --slug commit-style "Commit messages in the imperative mood."`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON = f.JSON
 			opts.Text = "-"
@@ -61,6 +86,9 @@ A note is never overwritten.`,
 			if opts.Slug == "" {
 				return FlagErrorf("--slug is required")
 			}
+			if opts.Personal && c.Flags().Changed("project") {
+				return FlagErrorf("--project and --personal cannot be used together")
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -68,7 +96,46 @@ A note is never overwritten.`,
 		},
 	}
 	c.Flags().StringVar(&opts.Slug, "slug", "", "short name of the note: a-z, 0-9 and '-'")
+	c.Flags().StringVar(&opts.Project, "project", "", "the note is for this project: a `PATH`, a project key or name (default: the working directory's repository)")
+	c.Flags().BoolVar(&opts.Personal, "personal", false, "the note holds in every project (the personal layer)")
 	return c
+}
+
+// noteProject is the key of the project a note is for, "" for the
+// personal layer.
+func noteProject(opts *NoteAddOptions, cfg *config.Config, root string) (string, error) {
+	if opts.Personal {
+		return "", nil
+	}
+	r := project.NewResolver(cfg.ProjectOverrides())
+	p := strings.TrimSpace(opts.Project)
+	if p != "" && !looksLikePath(p) {
+		ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
+		if _, e, found := ix.Locate(p, nil); found {
+			return e.Key, nil
+		}
+		if strings.Contains(p, ":") {
+			return p, nil // a key memory holds nothing of yet
+		}
+		return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
+	}
+	dir := p
+	if dir == "" {
+		getwd := opts.Getwd
+		if getwd == nil {
+			getwd = os.Getwd
+		}
+		wd, err := getwd()
+		if err != nil || !r.InRepository(wd) {
+			return "", nil
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return r.Resolve(abs, "").Key, nil
 }
 
 func runNoteAdd(_ context.Context, opts *NoteAddOptions) error {
@@ -95,6 +162,13 @@ func runNoteAdd(_ context.Context, opts *NoteAddOptions) error {
 	if err != nil {
 		return err
 	}
+	key, err := noteProject(opts, cfg, root)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		text = project.NoteHeader(key) + text
+	}
 	rel, err := memfs.AddNote(root, name, text)
 	if err != nil {
 		if errors.Is(err, memfs.ErrAlreadyExists) {
@@ -103,7 +177,10 @@ func runNoteAdd(_ context.Context, opts *NoteAddOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, pathJSON{Path: rel})
+		return printJSON(opts.IO.Out, noteAddJSON{Path: rel, Project: key})
+	}
+	if key != "" {
+		opts.IO.Infof("the note is for project %s (--personal to make it hold everywhere)", key)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, rel)
 	return err

@@ -45,20 +45,36 @@ func TestRunNoteAdd(t *testing.T) {
 	for _, tt := range []struct {
 		name, text, stdin string
 		json, tty         bool
+		inRepo, personal  bool
+		project           string
 		wantOut, wantErr  string
 		wantNote          string
 	}{
 		{name: "text", text: "Use pnpm.", wantOut: rel + "\n", wantNote: "Use pnpm."},
 		{name: "terminal: the same", text: "Use pnpm.", tty: true, wantOut: rel + "\n", wantNote: "Use pnpm."},
 		{name: "stdin", text: "-", stdin: "Use pnpm,\nnot npm.\n", wantOut: rel + "\n", wantNote: "Use pnpm,\nnot npm.\n"},
-		{name: "json", text: "Use pnpm.", json: true, wantOut: `{"path":"` + rel + `"}`, wantNote: "Use pnpm."},
+		{name: "json", text: "Use pnpm.", json: true, wantOut: `{"path":"` + rel + `","project":""}`, wantNote: "Use pnpm."},
+		{name: "from inside a repository: for its project", text: "Use pnpm.", inRepo: true,
+			wantOut: rel + "\n", wantNote: "project: git:github.com/acme/web\nUse pnpm."},
+		{name: "from inside a repository, --personal", text: "Use pnpm.", inRepo: true, personal: true, json: true,
+			wantOut: `{"path":"` + rel + `","project":""}`, wantNote: "Use pnpm."},
+		{name: "--project by key", text: "Use pnpm.", project: "git:github.com/acme/other", json: true,
+			wantOut: `{"path":"` + rel + `","project":"git:github.com/acme/other"}`, wantNote: "project: git:github.com/acme/other\nUse pnpm."},
+		{name: "--project with an unknown name", text: "Use pnpm.", project: "nothing-like-it", wantErr: `--project: no project "nothing-like-it"`},
 		{name: "empty", text: "-", stdin: " \n", wantErr: "the note is empty"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			ios.in.WriteString(tt.stdin)
 			f := newTestFactory(t, ios.IOStreams, nil)
-			opts := &NoteAddOptions{IO: ios.IOStreams, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, JSON: tt.json, Slug: "prefer-pnpm", Text: tt.text}
+			// The working directory is a plain folder, or a repository of
+			// acme/web: never the folder the tests run in.
+			wd := t.TempDir()
+			if tt.inRepo {
+				makeRepo(t, wd, "git@github.com:acme/web.git")
+			}
+			opts := &NoteAddOptions{IO: ios.IOStreams, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, JSON: tt.json, Slug: "prefer-pnpm", Text: tt.text,
+				Getwd: func() (string, error) { return wd, nil }, Personal: tt.personal, Project: tt.project}
 			err := runNoteAdd(context.Background(), opts)
 			wantError(t, err, tt.wantErr)
 			if err != nil {

@@ -570,3 +570,26 @@ func TestSearchThreadsAndStatusFollowTheProject(t *testing.T) {
 		t.Errorf("status projects: %+v", status.Projects)
 	}
 }
+
+func TestNotesBelongToTheirProject(t *testing.T) {
+	w := newProjectWorld(t)
+	// From the agent's MCP server in acme/api, a note for that project;
+	// from the command line with --personal, one for every project.
+	cs := w.mcpSession(w.apiA)
+	var note struct{ Path, Project string }
+	mcpCall(t, cs, "add_ad_hoc_note", map[string]any{"slug": "staging-db", "note": "The staging database is reset every Monday."}, &note)
+	if note.Project != "git:github.com/acme/api" {
+		t.Fatalf("note from acme/api's server: %+v", note)
+	}
+	out, errOut, code := runCLI(t, w.env, "", "note", "add", "--slug", "tabs", "--personal", "--json", "Indent with tabs in every language that allows it.")
+	if code != 0 || !strings.Contains(out, `"project": ""`) {
+		t.Fatalf("note add --personal: exit %d\n%s%s", code, out, errOut)
+	}
+	w.memctl("consolidate", "--force")
+	if api := w.summaryIn(w.apiB); !strings.Contains(api, "staging database is reset") || !strings.Contains(api, "Indent with tabs") {
+		t.Errorf("acme/api lacks its note or the personal one:\n%s", api)
+	}
+	if web := w.summaryIn(w.web); strings.Contains(web, "staging database is reset") || !strings.Contains(web, "Indent with tabs") {
+		t.Errorf("webapp shows acme/api's note or lacks the personal one:\n%s", web)
+	}
+}

@@ -154,6 +154,15 @@ type NoteInput struct {
 	Filename string `json:"filename,omitempty" jsonschema:"note file name: YYYY-MM-DDTHH-MM-SS-slug.md in UTC, slug of lowercase letters, digits and '-'; give this or slug"`
 	Slug     string `json:"slug,omitempty" jsonschema:"short slug (lowercase letters, digits, '-'); the server adds the current UTC time; give this or filename"`
 	Note     string `json:"note" jsonschema:"what to remember, correct or forget, in a few sentences"`
+	Project  string `json:"project,omitempty" jsonschema:"project the note is for: a project key or name; default the project of the folder the server runs in (when it is a repository); \"*\" for a note that holds in every project"`
+}
+
+// NoteOutput is the add_ad_hoc_note tool's result.
+type NoteOutput struct {
+	Path string `json:"path"`
+	// Project is the key of the project the note is for; "" when it holds
+	// in every project.
+	Project string `json:"project"`
 }
 
 // NewServer returns an MCP server with the memory tools over opts.Root.
@@ -199,7 +208,8 @@ func NewServer(opts Options) *mcp.Server {
 			Name:  "add_ad_hoc_note",
 			Title: "Add a memory note",
 			Description: "Only when the user explicitly asks to remember, correct or forget something: save a short note under extensions/ad_hoc/notes/. " +
-				"The next consolidation applies it. Existing notes are never overwritten.",
+				"The next consolidation applies it. Existing notes are never overwritten. The note is for the current project unless project is \"*\" " +
+				"(the user says it holds in all their projects).",
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: &closed, OpenWorldHint: &closed},
 		}, h.addNote)
 	}
@@ -377,22 +387,51 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 	return nil, SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}, nil
 }
 
-func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, struct{}, error) {
+func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {
 	filename := in.Filename
 	switch {
 	case in.Filename != "" && in.Slug != "":
-		return nil, struct{}{}, h.toolError(requestErrorf("give filename or slug, not both"))
+		return nil, NoteOutput{}, h.toolError(requestErrorf("give filename or slug, not both"))
 	case in.Slug != "":
 		name, err := memfs.NoteFilename(h.opts.Now(), in.Slug)
 		if err != nil {
-			return nil, struct{}{}, h.toolError(err)
+			return nil, NoteOutput{}, h.toolError(err)
 		}
 		filename = name
 	case in.Filename == "":
-		return nil, struct{}{}, h.toolError(requestErrorf("filename or slug is required"))
+		return nil, NoteOutput{}, h.toolError(requestErrorf("filename or slug is required"))
 	}
-	if _, err := memfs.AddNote(h.opts.Root, filename, in.Note); err != nil {
-		return nil, struct{}{}, h.toolError(err)
+	key, err := h.noteProject(in.Project)
+	if err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
 	}
-	return nil, struct{}{}, nil
+	text := in.Note
+	if key != "" && strings.TrimSpace(text) != "" {
+		text = project.NoteHeader(key) + text
+	}
+	rel, err := memfs.AddNote(h.opts.Root, filename, text)
+	if err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
+	return nil, NoteOutput{Path: rel, Project: key}, nil
+}
+
+// noteProject is the project a note is for: the one named, none for "*",
+// else the server's folder's when that is a repository.
+func (h *handlers) noteProject(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	switch {
+	case arg == allProjects:
+		return "", nil
+	case arg != "":
+		sc := h.scope(arg)
+		if sc.dir == "" && !strings.Contains(arg, ":") {
+			return "", requestErrorf("no project %q in memory; give a key (git:…, git-root:…, path:…), a known name, or \"*\"", arg)
+		}
+		return sc.info.Key, nil
+	case h.opts.Cwd == "" || !project.NewResolver(h.opts.Overrides).InRepository(h.opts.Cwd):
+		return "", nil
+	default:
+		return project.NewResolver(h.opts.Overrides).Resolve(h.opts.Cwd, "").Key, nil
+	}
 }

@@ -249,3 +249,18 @@ func RulesFingerprint(overrides []Override) string {
 	}
 	return rulesVersion + ":" + hex.EncodeToString(h.Sum(nil)[:6])
 }
+
+// InRepository reports whether dir lies in a git checkout (or under a
+// [[projects]] entry): a folder whose project is worth scoping a note to.
+// A home folder or /tmp is not; a note written there holds everywhere.
+func (r *Resolver) InRepository(dir string) bool {
+	if _, ok := r.override(filepath.Clean(dir)); ok {
+		return true
+	}
+	_, ok := findRepo(dir)
+	return ok
+}
+
+// NoteHeader is the first line that scopes an ad hoc note to a project
+// (the consolidator reads it back; docs/projects.md).
+func NoteHeader(key string) string { return "project: " + key + "\n" }

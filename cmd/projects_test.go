@@ -329,6 +329,18 @@ func TestNoMemoryLeaksAcrossProjects(t *testing.T) {
 			}
 		}
 	}
+	// Run from inside the folder, with no --project, summary says the same.
+	for _, dir := range []string{w.apiA, w.cliWT, w.outside} {
+		c := memctlProcess(w.env, "summary", "--raw", "--max-tokens", "5000")
+		c.Dir = dir
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("summary in %s: %v", dir, err)
+		}
+		if string(out) != w.summaryIn(dir) {
+			t.Errorf("summary run in %s differs from summary --project %s:\n%s", dir, dir, out)
+		}
+	}
 	// The personal layer holds the general rule, not a project's own.
 	personal, err := os.ReadFile(filepath.Join(w.home, "memories", "projects", "personal.md"))
 	if err != nil {

@@ -89,7 +89,9 @@ files from the inputs).
 Every run that changes the folder is recorded as a generation (memctl history,
 memctl rollback). With consolidation.review = true it works on a copy and stops
 at a pending generation (pending_review) that memctl approve lands and memctl
-reject drops; until then runs skip (skipped_pending_review, even with --force).
+reject drops; until then runs skip (skipped_pending_review, even with --force),
+and after a reject, runs on the same inputs skip too (skipped_rejected; --force
+runs them).
 --dry-run prints the changes and the planned diff of every artifact, computed by
 the consolidator in a scratch copy (a model or an agent spends what a run
 would); it writes nothing to the memory folder or the database. See
@@ -297,6 +299,9 @@ func describeConsolidation(ctx context.Context, st *store.Store, version string,
 	case consolidate.StatusSkippedPendingReview:
 		return fmt.Sprintf("%s: generation %d waits for `memctl approve` or `memctl reject`; %d raw memories wait",
 			base, res.Generation, res.Selected)
+	case consolidate.StatusSkippedRejected:
+		return fmt.Sprintf("%s: these inputs make generation %d again, which was rejected; pin, edit or forget memories first, or run with --force",
+			base, res.Generation)
 	}
 	if !res.Status.Skipped() {
 		if res.Generation != 0 {

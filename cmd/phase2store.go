@@ -144,6 +144,10 @@ func (j phase2Store) LandGeneration(ctx context.Context, l consolidate.Land) (bo
 	return j.st.LandGeneration(ctx, store.Land(l))
 }
 
+func (j phase2Store) RejectedProposal(ctx context.Context, workspaceDiff string) (int64, bool, error) {
+	return j.st.RejectedProposal(ctx, workspaceDiff)
+}
+
 func (j phase2Store) RequestConsolidation(ctx context.Context, reason string, regenerate bool) error {
 	return j.st.RequestConsolidation(ctx, reason, regenerate)
 }

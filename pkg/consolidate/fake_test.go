@@ -170,11 +170,12 @@ type fakeGeneration struct {
 	Generation
 	files  []BaselineFile
 	inputs []GenerationInput
+	diff   string
 }
 
 func (f *fakeJobs) addGeneration(g NewGeneration, state string) int64 {
 	f.nextGen++
-	gen := fakeGeneration{Generation: g.Generation, files: append([]BaselineFile(nil), g.Files...), inputs: g.Inputs}
+	gen := fakeGeneration{Generation: g.Generation, files: append([]BaselineFile(nil), g.Files...), inputs: g.Inputs, diff: g.WorkspaceDiff}
 	gen.ID, gen.State = f.nextGen, state
 	if gen.Kind == "" {
 		gen.Kind = KindConsolidation
@@ -334,6 +335,17 @@ func (f *fakeJobs) LandGeneration(ctx context.Context, l Land) (bool, int64, err
 	f.landing = nil
 	f.lands++
 	return true, id, nil
+}
+
+func (f *fakeJobs) RejectedProposal(ctx context.Context, diff string) (int64, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.gens) - 1; i >= 0; i-- {
+		if g := f.gens[i]; g.State == GenerationRejected && g.diff == diff {
+			return g.ID, true, nil
+		}
+	}
+	return 0, false, nil
 }
 
 func (f *fakeJobs) RequestConsolidation(ctx context.Context, reason string, regenerate bool) error {

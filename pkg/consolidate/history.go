@@ -142,6 +142,9 @@ type History interface {
 	// RequestConsolidation asks the next consolidation to run inside the
 	// cooldown (and, with regenerate, to rebuild the artifacts).
 	RequestConsolidation(ctx context.Context, reason string, regenerate bool) error
+	// RejectedProposal finds a rejected generation that was built on the
+	// current one from exactly this workspace diff.
+	RejectedProposal(ctx context.Context, workspaceDiff string) (id int64, ok bool, err error)
 }
 
 // ErrNoPending is returned by Approve when no generation waits for review.

@@ -343,3 +343,33 @@ func TestApplyFilesRefusesUnsafePaths(t *testing.T) {
 		t.Error("skill not written")
 	}
 }
+
+func TestReviewDoesNotProposeARejectedGenerationAgain(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(heuristicThen(nil))
+	o.Review = true
+	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview {
+		t.Fatal(res, err)
+	}
+	e.jobs.gens[0].State = GenerationRejected
+	c := heuristicThen(nil)
+	o.Consolidator = c
+	res, err := Run(context.Background(), e.jobs, o)
+	if err != nil || res.Status != StatusSkippedRejected || res.Generation != 1 || c.calls.Load() != 0 {
+		t.Fatalf("same inputs again = %+v, %v, %d consolidator calls", res, err, c.calls.Load())
+	}
+	if e.jobs.status != "pending" {
+		t.Errorf("the lock was kept: %s", e.jobs.status)
+	}
+	// New inputs, or --force, propose again.
+	o.Force = true
+	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview || res.Generation != 2 {
+		t.Fatalf("forced = %+v, %v", res, err)
+	}
+	e.jobs.gens[1].State = GenerationRejected
+	o.Force = false
+	e.jobs.selection = e.jobs.selection[:2]
+	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview {
+		t.Fatalf("new inputs = %+v, %v", res, err)
+	}
+}

@@ -275,6 +275,20 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 
 	diffText := RenderDiffFile(changes, base, cur)
+	if opts.Review && !opts.Force {
+		// The same inputs on the same folder would propose what the user
+		// rejected: say so instead of spending a consolidator run on it.
+		id, ok, err := hist.RejectedProposal(ctx, diffText)
+		if err != nil {
+			return r.fail(ctx, StatusFailedLoad, err, true)
+		}
+		if ok {
+			r.release(ctx)
+			r.res.Status = StatusSkippedRejected
+			r.res.Generation = id
+			return r.res, nil
+		}
+	}
 	if err := memdir.WriteAtomic(filepath.Join(root, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
 		return r.fail(ctx, StatusFailedDiffFile, err, true)
 	}

@@ -54,6 +54,9 @@ const (
 	StatusPendingReview Status = "pending_review"
 	// StatusSkippedPendingReview: a generation already waits for review.
 	StatusSkippedPendingReview Status = "skipped_pending_review"
+	// StatusSkippedRejected: with review on, the inputs are exactly those of
+	// a proposal the user rejected, on the same folder; --force runs anyway.
+	StatusSkippedRejected Status = "skipped_rejected"
 	StatusFailedClaim          Status = "failed_claim"
 	StatusFailedPrepare        Status = "failed_prepare_workspace"
 	StatusFailedLoad           Status = "failed_load_stage1_outputs"

@@ -540,6 +540,22 @@ func (s *Store) RejectGeneration(ctx context.Context, id int64) error {
 	})
 }
 
+// RejectedProposal returns the newest rejected generation that was built
+// on the current generation from exactly workspaceDiff (the same inputs on
+// the same folder); ok is false when there is none.
+func (s *Store) RejectedProposal(ctx context.Context, workspaceDiff string) (id int64, ok bool, err error) {
+	current, err := currentGenerationTx(ctx, s.db)
+	if err != nil {
+		return 0, false, err
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT id FROM generations WHERE state = ? AND workspace_diff = ? AND COALESCE(parent_id, 0) = ?
+ORDER BY id DESC LIMIT 1`, GenerationRejected, hashOf([]byte(workspaceDiff)), current).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
 // Landing is an approve or rollback that started writing the memory
 // folder and has not recorded its result yet.
 type Landing struct {

@@ -442,3 +442,29 @@ func TestClearEmptiesTheControlTables(t *testing.T) {
 		t.Errorf("first generation after clear = %d", id)
 	}
 }
+
+func TestRejectedProposal(t *testing.T) {
+	s, _ := newStore(t)
+	memWith(t, s, "a", 100)
+	commitGen(t, s, nil, 0, "MEMORY.md", "one")
+	g, _ := s.ClaimGlobal(ctx, "w", true)
+	_, id, err := s.PendGlobal(ctx, GlobalPend{Token: g.Token, Generation: NewGeneration{Files: genFiles("MEMORY.md", "two"), WorkspaceDiff: "diff X"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.RejectedProposal(ctx, "diff X"); ok {
+		t.Error("a pending generation counts as rejected")
+	}
+	s.RejectGeneration(ctx, id)
+	if got, ok, err := s.RejectedProposal(ctx, "diff X"); !ok || got != id || err != nil {
+		t.Errorf("RejectedProposal = %d %v %v", got, ok, err)
+	}
+	if _, ok, _ := s.RejectedProposal(ctx, "diff Y"); ok {
+		t.Error("another diff matched")
+	}
+	// Once the folder moved on, the same diff is a new proposal.
+	commitGen(t, s, nil, 0, "MEMORY.md", "three")
+	if _, ok, _ := s.RejectedProposal(ctx, "diff X"); ok {
+		t.Error("a rejection on an older folder still matched")
+	}
+}

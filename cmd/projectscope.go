@@ -77,7 +77,14 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 				names = append(names, c.Name)
 			}
 		}
-		return scopeResult{}, withHint(FlagErrorf("--project: no project %q", p), "`memctl status` lists the projects; give a folder, a key or a name")
+		hint := "no project is in memory yet; give a folder"
+		if len(names) > 0 {
+			if len(names) > 5 {
+				names = append(names[:5], "…")
+			}
+			hint = "projects in memory: " + strings.Join(names, ", ") + " (`memctl status` lists them all); or give a folder or a key"
+		}
+		return scopeResult{}, withHint(FlagErrorf("--project: no project %q", p), hint)
 	}
 	dir := p
 	if dir == "" {

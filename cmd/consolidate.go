@@ -223,6 +223,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
 		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,
 		Provider: prov.Kind, Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
+		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 	})
 	bg := context.WithoutCancel(ctx)
 	if err != nil {

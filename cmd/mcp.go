@@ -110,5 +110,7 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	return mcpserver.Serve(ctx, mcpserver.Options{
 		Root: root, Version: version(), Ranked: ranked, Redact: red, ReadOnly: opts.ReadOnly, Now: opts.Now,
 		Cwd: cwd, Overrides: cfg.ProjectOverrides(),
+		StaleChecks: cfg.Health.StaleChecks, StaleBudget: cfg.Health.StaleBudget,
+		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 	}, transport)
 }

@@ -143,7 +143,7 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		req := inject.Request{
 			Root: root, Version: cfg.Memories.Version, MaxTokens: opts.MaxTokens, Raw: opts.Raw,
 			TemplateDir: cfg.Templates.Dir, Agent: opts.Agent, AllProjects: opts.AllProjects,
-			Overrides: cfg.ProjectOverrides(),
+			Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg),
 		}
 		if !opts.AllProjects {
 			req.Project = summaryProject(opts)
@@ -168,4 +168,13 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, res.Text)
 	return err
+}
+
+// healthChecks are the checks the read path runs before memory is shown
+// (docs/stale.md): the stale checks within their time budget. The budget
+// is real elapsed time, so it reads the wall clock, not the injected one
+// (MEMCTL_NOW fixes the date, not how long a stat takes).
+func healthChecks(cfg *config.Config) *inject.Checks {
+	return &inject.Checks{Stale: cfg.Health.StaleChecks, Budget: cfg.Health.StaleBudget,
+		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100}
 }

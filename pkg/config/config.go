@@ -34,6 +34,7 @@ type Config struct {
 	Projects      []Project
 	Redaction     Redaction
 	Templates     Templates
+	Health        Health
 
 	// origins maps a dotted key ("memories.version") to where its value came from.
 	origins map[string]Origin
@@ -113,6 +114,24 @@ type Project struct {
 // Redaction is the [redaction] section.
 type Redaction struct {
 	ExtraPatterns []string
+}
+
+// Health is the [health] section: the stale checks of the read path and
+// the thresholds of memctl doctor (docs/stale.md, docs/doctor.md).
+type Health struct {
+	// StaleChecks turns on the evidence checks of summary and the MCP tools.
+	StaleChecks bool
+	// StaleBudget bounds the time one summary or tool call spends on them.
+	StaleBudget time.Duration
+	// RewriteThreshold is the percent of a file's lines that must be gone
+	// for a memory resting on it to be stale.
+	RewriteThreshold int
+	// UncitedAfter: doctor reports a memory that this many consolidations
+	// selected and no agent cited.
+	UncitedAfter int
+	// NearDuplicate is the percent similarity from which doctor calls two
+	// raw memories near-duplicates.
+	NearDuplicate int
 }
 
 // Templates is the [templates] section.
@@ -713,6 +732,12 @@ var keys = sync.OnceValue(func() []key {
 
 		stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
 		stringKey("templates.dir", "", "folder whose files override the embedded prompts", nil, func(c *Config) *string { return &c.Templates.Dir }),
+
+		boolKey("health.stale_checks", true, "summary and the MCP tools flag memory whose files or commands changed since it was written", func(c *Config) *bool { return &c.Health.StaleChecks }),
+		durationKey("health.stale_budget", "50ms", "time one summary or MCP call may spend on stale checks; what is left unchecked is not flagged", func(c *Config) *time.Duration { return &c.Health.StaleBudget }),
+		intKey("health.rewrite_threshold", 50, 1, 100, "percent of a file's lines that must be gone for a memory resting on it to be stale", func(c *Config) *int { return &c.Health.RewriteThreshold }),
+		intKey("health.uncited_after", 5, 1, 1000, "doctor reports memories that this many consolidations selected and no agent cited", func(c *Config) *int { return &c.Health.UncitedAfter }),
+		intKey("health.near_duplicate", 80, 50, 100, "percent similarity from which doctor calls two raw memories near-duplicates", func(c *Config) *int { return &c.Health.NearDuplicate }),
 	}
 })
 

@@ -62,6 +62,46 @@ type memory struct {
 	// offline is set for a memory of memctl's offline extractor, whose
 	// knowledge is tagged (Check:, Fix:, Finding:).
 	offline bool
+	// stale is set when what the memory rests on changed since it was
+	// written: its tips leave the summary, its index line says so, and
+	// when everything it rested on is gone it leaves the summary.
+	stale *StaleMemory
+}
+
+// dropped reports a memory that is left out of the summary.
+func (m memory) dropped() bool { return m.stale != nil && m.stale.Gone }
+
+// staleNote is what the summary says next to a stale memory.
+func (m memory) staleNote() string {
+	if m.stale == nil {
+		return ""
+	}
+	return " (stale: " + textcut.Words(m.stale.Note(), maxSummaryItem) + ")"
+}
+
+// markStale attaches the run's stale verdicts to the parsed memories. A
+// memory the user pinned or wrote is demoted at most, never dropped: the
+// user chose to keep it.
+func markStale(mems []memory, stale map[string]StaleMemory) {
+	for i := range mems {
+		if st, ok := stale[mems[i].sel.ThreadID]; ok {
+			if mems[i].sel.Pinned || mems[i].sel.UserAsserted {
+				st.Gone = false
+			}
+			mems[i].stale = &st
+		}
+	}
+}
+
+// current returns the memories the summary may show.
+func current(mems []memory) []memory {
+	var out []memory
+	for _, m := range mems {
+		if !m.dropped() {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 type note struct {
@@ -75,6 +115,7 @@ type note struct {
 
 func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error) {
 	mems := parseSelected(ws.Selected)
+	markStale(mems, ws.Stale)
 	notes := readNotes(ws.Root, ws.redact)
 	if err := ctx.Err(); err != nil {
 		return model.Usage{}, err
@@ -389,7 +430,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
 			fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
 		}
-		prefs, know, fails := newBulletSet(), newBulletSet(), newBulletSet()
+		prefs, know, fails, doubt := newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet()
 		n := 0
 		for _, m := range g.mems {
 			for _, t := range m.tasks {
@@ -407,10 +448,21 @@ func renderMemoryMD(mems []memory, notes []note) string {
 					fmt.Fprintf(&sb, ", git_branch=%s", m.sel.GitBranch)
 				}
 				sb.WriteString(controlNote(m.sel))
-				sb.WriteString(")\n\n### keywords\n\n")
+				sb.WriteString(")\n")
+				if m.stale != nil {
+					fmt.Fprintf(&sb, "\nstale_evidence: %s\n", m.stale.Note())
+				}
+				sb.WriteString("\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
 				for _, p := range t.Prefs {
 					prefs.add(p, n)
+				}
+				if m.stale != nil {
+					// Kept for the record, apart: what it says may no longer hold.
+					for _, k := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
+						doubt.add(k, n)
+					}
+					continue
 				}
 				for _, k := range t.Knowledge {
 					know.add(k, n)
@@ -423,6 +475,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 		prefs.write(&sb, "User preferences", maxBlockBullets)
 		know.write(&sb, "Reusable knowledge", maxBlockBullets)
 		fails.write(&sb, "Failures and how to do differently", maxBlockBullets)
+		doubt.write(&sb, "Possibly stale (what these rest on changed since; verify before reuse)", maxBlockBullets)
 	}
 	if len(notes) > 0 {
 		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")
@@ -581,7 +634,12 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	var p, k []string
 	for _, m := range mems {
 		for _, t := range m.tasks {
+			// Preferences are the user's words, about no file: a stale
+			// memory keeps them. Its tips rest on what changed.
 			p = append(p, scope(m, t.Prefs)...)
+			if m.stale != nil {
+				continue
+			}
 			if m.offline {
 				k = append(k, scope(m, tipItems(t.Knowledge))...)
 				continue
@@ -660,21 +718,39 @@ func firstLearning(m memory) string {
 	return ""
 }
 
+// profileOf is the user profile of the memories the summary shows, or of
+// all of them when every one was dropped as stale: the user did that work.
+func profileOf(all, shown []memory) string {
+	if len(shown) == 0 {
+		shown = all
+	}
+	return userProfile(shown, groupByCwd(shown))
+}
+
+// emptyIndex is what an empty "What's in Memory" says.
+func emptyIndex(all []memory, none, keeper string) string {
+	if len(all) > 0 {
+		return "every memory rests on files or commands that are gone; " + keeper + " keeps them, marked stale"
+	}
+	return none
+}
+
 // renderSummaryV1 builds memory_summary.md for v1: profile, preferences,
 // tips and an index of MEMORY.md by project and day.
-func renderSummaryV1(mems []memory, notes []note) string {
+func renderSummaryV1(all []memory, notes []note) string {
+	prefs, tips := summaryLists(all, notes)
+	mems := current(all)
 	gs := groupByCwd(mems)
-	prefs, tips := summaryLists(mems, notes)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
-	sb.WriteString(userProfile(mems, gs) + "\n\n")
+	sb.WriteString(profileOf(all, mems) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
 	writeList(&sb, prefs, "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")
 	writeList(&sb, tips, "none recorded yet")
 	sb.WriteString("\n## What's in Memory\n")
 	if len(mems) == 0 {
-		sb.WriteString("\n- nothing yet; MEMORY.md is empty\n")
+		sb.WriteString("\n- " + emptyIndex(all, "nothing yet; MEMORY.md is empty", memdir.MemoryFile) + "\n")
 		return sb.String()
 	}
 	recent := recentDays(mems, recentMemoryDays)
@@ -699,9 +775,9 @@ func renderSummaryV1(mems []memory, notes []note) string {
 				day = m.day
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 			}
-			fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
+			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
 			fmt.Fprintf(&sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
-			if l := firstLearning(m); l != "" {
+			if l := firstLearning(m); l != "" && m.stale == nil {
 				fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
 			}
 		}
@@ -727,7 +803,7 @@ func renderSummaryV1(mems []memory, notes []note) string {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
+			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
 		}
 	}
 	return sb.String()
@@ -740,8 +816,9 @@ type v2Limits struct{ prefs, tips, recent, older int }
 // renderSummaryV2 builds the compact v2 summary with direct pointers to
 // rollout summaries, dropping the oldest pointers, then tips and
 // preferences, until it fits summaryV2Target bytes.
-func renderSummaryV2(mems []memory, notes []note) string {
-	prefs, tips := summaryLists(mems, notes)
+func renderSummaryV2(all []memory, notes []note) string {
+	prefs, tips := summaryLists(all, notes)
+	mems := current(all)
 	recent := recentDays(mems, recentMemoryDays)
 	nRecent, nOlder := 0, 0
 	for _, m := range mems {
@@ -753,7 +830,7 @@ func renderSummaryV2(mems []memory, notes []note) string {
 	}
 	lim := v2Limits{len(prefs), len(tips), nRecent, nOlder}
 	for {
-		s := renderSummaryV2With(mems, prefs, tips, recent, lim)
+		s := renderSummaryV2With(all, mems, prefs, tips, recent, lim)
 		if len(s) < summaryV2Target {
 			return s
 		}
@@ -802,21 +879,21 @@ func assertedMark(s Selected) string {
 }
 
 func pointerLine(m memory) string {
-	return fmt.Sprintf("- %s — %s%s; thread_id=%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID)
+	return fmt.Sprintf("- %s — %s%s; thread_id=%s%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID, m.staleNote())
 }
 
-func renderSummaryV2With(mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
+func renderSummaryV2With(all, mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
 	gs := groupByCwd(mems)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
-	sb.WriteString(userProfile(mems, gs) + "\n\n")
+	sb.WriteString(profileOf(all, mems) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
 	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")
 	writeList(&sb, tips[:lim.tips], "none recorded yet")
 	sb.WriteString("\n## What's in Memory\n")
 	if len(mems) == 0 {
-		sb.WriteString("\n- nothing yet\n")
+		sb.WriteString("\n- " + emptyIndex(all, "nothing yet", memdir.RolloutSummariesDir+"/") + "\n")
 		return sb.String()
 	}
 	// Recent pointers are kept newest first across all scopes.

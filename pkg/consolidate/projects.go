@@ -171,7 +171,10 @@ type projectLayer map[string][]byte
 
 // buildProjectLayer renders the index, the personal layer and a summary
 // per project.
-func buildProjectLayer(mems []memory, notes []note) (projectLayer, error) {
+func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
+	// A memory whose evidence is all gone leaves the layer; a stale one
+	// keeps its preferences but not its tips (docs/stale.md).
+	mems := current(all)
 	groups := groupByProject(mems)
 	prefs, tips := newItemSet(), newItemSet()
 	for _, m := range mems {
@@ -179,6 +182,9 @@ func buildProjectLayer(mems []memory, notes []note) (projectLayer, error) {
 		for _, t := range m.tasks {
 			for _, p := range t.Prefs {
 				prefs.add(p, key)
+			}
+			if m.stale != nil {
+				continue
 			}
 			for _, k := range tipsOf(m, t) {
 				tips.add(k, key)
@@ -331,9 +337,9 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 			day = m.day
 			fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 		}
-		fmt.Fprintf(&sb, "- %s: %s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "))
+		fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
-		if l := firstLearning(m); l != "" {
+		if l := firstLearning(m); l != "" && m.stale == nil {
 			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
 		}
 	}
@@ -347,7 +353,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s (%s)\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file)
+			fmt.Fprintf(&sb, "- %s: %s (%s)%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.staleNote())
 		}
 	}
 	return sb.String()
@@ -357,10 +363,18 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 // selected raw memories and the ad hoc notes: every file atomically, then
 // whatever the previous layer had that this one has not is removed.
 func WriteProjectLayer(root string, selected []Selected, redact func(string) string) error {
+	return writeProjectLayer(root, selected, redact, nil)
+}
+
+// writeProjectLayer is WriteProjectLayer with the run's stale memories
+// demoted or dropped.
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory) error {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	layer, err := buildProjectLayer(parseSelected(selected), readNotes(root, redact))
+	mems := parseSelected(selected)
+	markStale(mems, stale)
+	layer, err := buildProjectLayer(mems, readNotes(root, redact))
 	if err != nil {
 		return err
 	}

@@ -227,7 +227,8 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	r.res.Watermark = watermark
 
-	if err := SyncInputs(root, opts.Version, selected, opts.MaxRaw, r.now); err != nil {
+	evid := r.checkEvidence(ctx, selected)
+	if err := syncInputs(root, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
 		return r.fail(ctx, StatusFailedSync, err, true)
 	}
 
@@ -261,6 +262,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 				return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 			}
 			r.res.Status = StatusSucceededNoChanges
+			r.writeEvidenceIndex(selected, evid)
 			r.res.StorageBytes, _ = memdir.Size(opts.Root)
 			return r.res, nil
 		} else {
@@ -312,7 +314,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	ws := &Workspace{
 		Root: root, Version: opts.Version, Selected: selected, Changes: changes,
 		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
-		Redact: opts.Redact, Log: r.log,
+		Redact: opts.Redact, Log: r.log, Stale: evid.stale,
 	}
 	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, ws)
 	r.res.Usage = usage
@@ -337,7 +339,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	// The project layer comes from the store, not from the consolidator:
 	// whatever the mode, one project's memory reaches another's sessions
 	// only through the personal layer (docs/projects.md).
-	if err := WriteProjectLayer(root, selected, ws.redact); err != nil {
+	if err := writeProjectLayer(root, selected, ws.redact, evid.stale); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true)
 	}
@@ -394,6 +396,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	r.res.Status = StatusSucceeded
 	r.res.Generation = id
+	r.writeEvidenceIndex(selected, evid)
 	r.res.StorageBytes, _ = memdir.Size(opts.Root)
 	return r.res, nil
 }
@@ -654,7 +657,8 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	if err := PrepareLayout(scratch, opts.TemplateDir, r.now); err != nil {
 		return r.fail(ctx, StatusFailedPrepare, err, false)
 	}
-	if err := SyncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now); err != nil {
+	evid := r.checkEvidence(ctx, selected) // a dry run records no verdict
+	if err := syncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
 		return r.fail(ctx, StatusFailedSync, err, false)
 	}
 	cur, err := Snapshot(scratch)
@@ -678,7 +682,7 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	ws := &Workspace{
 		Root: scratch, Version: opts.Version, Selected: selected, Changes: changes,
 		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
-		Redact: opts.Redact, Log: r.log,
+		Redact: opts.Redact, Log: r.log, Stale: evid.stale,
 	}
 	usage, err := opts.Consolidator.Consolidate(ctx, ws)
 	r.res.Usage = usage

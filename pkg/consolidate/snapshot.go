@@ -17,8 +17,9 @@ func (c Change) String() string { return string(c.Status) + " " + c.Path }
 // Snapshot returns the memory folder as git would record it: every regular
 // file (mode 100755 when any exec bit is set, else 100644) and every
 // symlink (mode 120000, content = target), sorted by path. Entries named
-// .git and the root's phase2_workspace_diff.md are skipped, since neither
-// belongs to the baseline; empty directories do not appear.
+// .git, the root's phase2_workspace_diff.md and its evidence index are
+// skipped, since none belongs to the baseline; empty directories do not
+// appear.
 func Snapshot(root string) ([]BaselineFile, error) {
 	var files []BaselineFile
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -39,7 +40,7 @@ func Snapshot(root string) ([]BaselineFile, error) {
 			}
 			return nil
 		}
-		if rel == memdir.DiffFile || memdir.IsTemp(d.Name()) {
+		if rel == memdir.DiffFile || rel == memdir.EvidenceIndexFile || memdir.IsTemp(d.Name()) {
 			return nil
 		}
 		switch {

@@ -45,8 +45,17 @@ func retained(selected []Selected, maxN int) []Selected {
 	return rows
 }
 
+// staleLine is the header line that tells a consolidator (and a reader)
+// what changed under a memory since it was written.
+func staleLine(st StaleMemory) string {
+	if st.Gone {
+		return "stale_evidence: everything this memory rests on is gone (" + st.Note() + "); drop it from memory_summary.md\n"
+	}
+	return "stale_evidence: " + st.Note() + "; verify before relying on it\n"
+}
+
 // rolloutSummaryFile renders rollout_summaries/<stem>.md.
-func rolloutSummaryFile(s Selected) []byte {
+func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "thread_id: %s\n", s.ThreadID)
 	fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
@@ -59,6 +68,9 @@ func rolloutSummaryFile(s Selected) []byte {
 		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
 	}
 	writeControlMarks(&b, s)
+	if st, ok := stale[s.ThreadID]; ok {
+		b.WriteString(staleLine(st))
+	}
 	b.WriteString("\n")
 	b.WriteString(s.RolloutSummary)
 	b.WriteString("\n")
@@ -79,7 +91,7 @@ func writeControlMarks(b *bytes.Buffer, s Selected) {
 }
 
 // rawMemoriesFile renders raw_memories.md (v1 only).
-func rawMemoriesFile(rows []Selected) []byte {
+func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Raw Memories\n\n")
 	if len(rows) == 0 {
@@ -97,6 +109,9 @@ func rawMemoriesFile(rows []Selected) []byte {
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
 		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
 		writeControlMarks(&b, s)
+		if st, ok := stale[s.ThreadID]; ok {
+			b.WriteString(staleLine(st))
+		}
 		b.WriteString("\n")
 		b.WriteString(strings.TrimSpace(s.RawMemory))
 		b.WriteString("\n\n")
@@ -106,14 +121,14 @@ func rawMemoriesFile(rows []Selected) []byte {
 
 // planInputs computes the input sync of Codex 7.3 and the extension
 // resource retention of section 10 against the files now under root.
-func planInputs(root, version string, selected []Selected, maxN int, now time.Time) (inputPlan, error) {
+func planInputs(root, version string, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) (inputPlan, error) {
 	plan := inputPlan{writes: map[string][]byte{}}
 	rows := retained(selected, maxN)
 	keep := map[string]bool{}
 	for _, s := range rows {
 		stem := memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug)
 		keep[stem] = true
-		plan.writes[path.Join(memdir.RolloutSummariesDir, stem+".md")] = rolloutSummaryFile(s)
+		plan.writes[path.Join(memdir.RolloutSummariesDir, stem+".md")] = rolloutSummaryFile(s, stale)
 	}
 	entries, err := os.ReadDir(filepath.Join(root, memdir.RolloutSummariesDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -129,13 +144,13 @@ func planInputs(root, version string, selected []Selected, maxN int, now time.Ti
 		}
 	}
 	if version != "v2" {
-		plan.writes[memdir.RawMemoriesFile] = rawMemoriesFile(rows)
+		plan.writes[memdir.RawMemoriesFile] = rawMemoriesFile(rows, stale)
 	}
-	stale, err := staleExtensionResources(root, now)
+	old, err := staleExtensionResources(root, now)
 	if err != nil {
 		return plan, err
 	}
-	plan.removes = append(plan.removes, stale...)
+	plan.removes = append(plan.removes, old...)
 	sort.Strings(plan.removes)
 	return plan, nil
 }
@@ -203,7 +218,13 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 // v1, raw_memories.md. It also deletes extension resources older than
 // 7 days. Files whose content is unchanged are not rewritten.
 func SyncInputs(root, version string, selected []Selected, maxN int, now time.Time) error {
-	plan, err := planInputs(root, version, selected, maxN, now)
+	return syncInputs(root, version, selected, maxN, now, nil)
+}
+
+// syncInputs is SyncInputs with the stale memories of the run marked in
+// their rollout summary and raw memory.
+func syncInputs(root, version string, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) error {
+	plan, err := planInputs(root, version, selected, maxN, now, stale)
 	if err != nil {
 		return fmt.Errorf("plan inputs: %w", err)
 	}

@@ -55,10 +55,10 @@ func TestSyncInputsFormat(t *testing.T) {
 }
 
 func TestRawMemoriesEmptyAndOrder(t *testing.T) {
-	if got := string(rawMemoriesFile(nil)); got != "# Raw Memories\n\nNo raw memories yet.\n" {
+	if got := string(rawMemoriesFile(nil, nil)); got != "# Raw Memories\n\nNo raw memories yet.\n" {
 		t.Errorf("empty raw memories = %q", got)
 	}
-	got := string(rawMemoriesFile(retained([]Selected{{ThreadID: "b", RawMemory: "B"}, {ThreadID: "a", RawMemory: "A"}}, 0)))
+	got := string(rawMemoriesFile(retained([]Selected{{ThreadID: "b", RawMemory: "B"}, {ThreadID: "a", RawMemory: "A"}}, 0), nil))
 	if strings.Index(got, "## Thread `a`") > strings.Index(got, "## Thread `b`") {
 		t.Errorf("threads not in ascending id order:\n%s", got)
 	}

@@ -199,6 +199,10 @@ type Workspace struct {
 	Redact func(string) string
 	// Log receives warnings; never nil when Run builds the workspace.
 	Log io.Writer
+	// Stale holds, by thread id, the selected memories whose evidence
+	// changed since extraction: a consolidator demotes them, or drops
+	// those whose evidence is all gone (docs/stale.md).
+	Stale map[string]StaleMemory
 }
 
 func (ws *Workspace) redact(s string) string {
@@ -242,6 +246,9 @@ type Options struct {
 	Log io.Writer
 	// Redact scrubs secrets from consolidator output; nil means identity.
 	Redact func(string) string
+	// RewriteThreshold is the share of a file's lines that must be gone
+	// for a memory resting on it to be stale (0: the default, half).
+	RewriteThreshold float64
 }
 
 // Result reports what a run did.

@@ -14,6 +14,12 @@ import (
 // its answer is redacted again as every model answer is. redact nil means
 // none.
 func Offline(version string, f sessions.File, meta sessions.Meta, redact func(string) string) (Output, error) {
+	return offline(version, f, meta, redact, nil)
+}
+
+// offline is Offline with observe (nil: none) shown every redacted event,
+// so one pass over the transcript also yields its provenance.
+func offline(version string, f sessions.File, meta sessions.Meta, redact func(string) string, observe func(sessions.Event)) (Output, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
@@ -27,6 +33,9 @@ func Offline(version string, f sessions.File, meta sessions.Meta, redact func(st
 		e.Old = redact(e.Old)
 		e.New = redact(e.New)
 		x.Add(e)
+		if observe != nil {
+			observe(e)
+		}
 		return nil
 	})
 	if err != nil {

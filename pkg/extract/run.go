@@ -18,7 +18,7 @@ type Store interface {
 	Candidates(ctx context.Context, f store.CandidateFilter) ([]store.Thread, error)
 	UpToDate(ctx context.Context, threadID string, sourceUpdatedAt int64) (bool, error)
 	TryClaimStage1(ctx context.Context, threadID, workerID string, sourceUpdatedAt int64, maxRunning int) (store.ClaimOutcome, string, error)
-	MarkStage1Succeeded(ctx context.Context, threadID, token string, sourceUpdatedAt int64, rawMemory, summary string, slug *string) (bool, error)
+	MarkStage1Done(ctx context.Context, threadID, token string, sourceUpdatedAt int64, r store.Stage1Result) (bool, error)
 	MarkStage1NoOutput(ctx context.Context, threadID, token string) (bool, error)
 	MarkStage1Failed(ctx context.Context, threadID, token, reason string) error
 	ReleaseStage1(ctx context.Context, threadID, token string) error
@@ -67,19 +67,26 @@ type JobResult struct {
 	Preview      string      `json:"preview,omitempty"`
 	ApproxTokens int         `json:"approx_tokens,omitempty"`
 	Usage        model.Usage `json:"usage"`
+	// Quarantined counts the lines held back because they read like
+	// orders to the next agent (memctl doctor lists them).
+	Quarantined int `json:"quarantined,omitempty"`
+	// Evidence counts the files and commands the memory was found to rest on.
+	Evidence int `json:"evidence,omitempty"`
 }
 
 // RunResult summarises a pass (CLI.md's extract --json shape).
 type RunResult struct {
-	Claimed           int         `json:"claimed"`
-	Succeeded         int         `json:"succeeded"`
-	SucceededNoOutput int         `json:"succeeded_no_output"`
-	Failed            int         `json:"failed"`
-	Released          int         `json:"released,omitempty"`
-	Jobs              []JobResult `json:"jobs"`
-	Usage             model.Usage `json:"usage"`
-	ApproxTokens      int         `json:"approx_tokens,omitempty"`
-	DryRun            bool        `json:"dry_run,omitempty"`
+	Claimed           int `json:"claimed"`
+	Succeeded         int `json:"succeeded"`
+	SucceededNoOutput int `json:"succeeded_no_output"`
+	Failed            int `json:"failed"`
+	Released          int `json:"released,omitempty"`
+	// Quarantined counts the lines held back from the stored memories.
+	Quarantined  int         `json:"quarantined,omitempty"`
+	Jobs         []JobResult `json:"jobs"`
+	Usage        model.Usage `json:"usage"`
+	ApproxTokens int         `json:"approx_tokens,omitempty"`
+	DryRun       bool        `json:"dry_run,omitempty"`
 	// Skipped is set when the rate-limit guard stopped the pass.
 	Skipped string `json:"skipped,omitempty"`
 	// NotClaimed counts the indexed threads this run did not claim, by
@@ -185,6 +192,7 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 			res.Released++
 		}
 		res.Usage = res.Usage.Add(r.Usage)
+		res.Quarantined += r.Quarantined
 		res.Jobs = append(res.Jobs, r)
 	}
 	sort.SliceStable(res.Jobs, func(i, j int) bool { return res.Jobs[i].ThreadID < res.Jobs[j].ThreadID })
@@ -237,7 +245,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 		r.Status = StatusReleased
 		return r
 	}
-	out, usage, err := extractOne(ctx, st, opts, c.thread)
+	out, prov, usage, err := extractOne(ctx, st, opts, c.thread)
 	r.Usage = usage
 	if usage != (model.Usage{}) || opts.Provider != nil {
 		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: opts.ProviderName, Model: opts.Model, JobKey: c.thread.ID,
@@ -257,12 +265,13 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 		return r
 	}
 	var owned bool
-	if out.HasOutput(opts.Version) {
-		raw := out.RawMemory
+	h := holdBack(out, c.thread, prov)
+	r.Quarantined, r.Evidence = len(h.quarantine), len(h.evidence)
+	if h.out.HasOutput(opts.Version) {
 		if opts.Version == "v2" {
-			raw = ""
+			h.out.RawMemory = ""
 		}
-		owned, err = st.MarkStage1Succeeded(bg, c.thread.ID, c.token, c.watermark, raw, out.RolloutSummary, out.RolloutSlug)
+		owned, err = st.MarkStage1Done(bg, c.thread.ID, c.token, c.watermark, h.result())
 		r.Status = StatusSucceeded
 	} else {
 		owned, err = st.MarkStage1NoOutput(bg, c.thread.ID, c.token)
@@ -277,19 +286,24 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	return r
 }
 
-func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) (Output, model.Usage, error) {
+// extractOne answers for one thread, with the provenance of the session
+// (what it ran, what the human said) that decides which orders in the
+// answer are facts and which are held back.
+func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) (Output, *provenance, model.Usage, error) {
 	f := fileOf(t)
 	meta := metaOf(t)
+	prov := newProvenance()
 	if opts.Provider == nil {
-		return heuristicOne(opts, f, meta)
+		out, err := offline(opts.Version, f, meta, opts.Redact, prov.add)
+		return out, prov, model.Usage{}, err
 	}
 	contents, err := sessions.PrepareInput(f, sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
 	if err != nil {
-		return Output{}, model.Usage{}, fmt.Errorf("read %s: %w", t.Path, err)
+		return Output{}, nil, model.Usage{}, fmt.Errorf("read %s: %w", t.Path, err)
 	}
 	system, input, err := Prompt(opts.Version, meta, contents, opts.TemplateDir)
 	if err != nil {
-		return Output{}, model.Usage{}, err
+		return Output{}, nil, model.Usage{}, err
 	}
 	resp, err := opts.Provider.Call(ctx, model.Request{
 		Kind: "extract", Model: opts.Model, ReasoningEffort: "low", System: system, Input: input,
@@ -297,10 +311,22 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 	})
 	saveRateLimit(ctx, st, opts.ProviderName, resp.RateLimit, err, opts.Now)
 	if err != nil {
-		return Output{}, resp.Usage, err
+		return Output{}, nil, resp.Usage, err
 	}
 	out, err := ParseOutput(opts.Version, resp.JSON, opts.Redact)
-	return out, resp.Usage, err
+	if err != nil {
+		return out, nil, resp.Usage, err
+	}
+	// The model read the transcript; reading it again here for what the
+	// session ran costs a pass over the file, never a model call.
+	if _, err := sessions.Events(f, func(e sessions.Event) error {
+		e.Text, e.Command = opts.Redact(e.Text), opts.Redact(e.Command)
+		prov.add(e)
+		return nil
+	}); err != nil {
+		return Output{}, nil, resp.Usage, fmt.Errorf("read %s: %w", t.Path, err)
+	}
+	return out, prov, resp.Usage, nil
 }
 
 // saveRateLimit keeps the provider's last rate-limit report for the guard,
@@ -324,12 +350,6 @@ func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.Rat
 		state.ResetAt = &reset
 	}
 	_ = st.SaveRateLimit(context.WithoutCancel(ctx), state)
-}
-
-// heuristicOne runs the offline extractor for one claimed thread.
-func heuristicOne(opts RunOptions, f sessions.File, meta sessions.Meta) (Output, model.Usage, error) {
-	out, err := Offline(opts.Version, f, meta, opts.Redact)
-	return out, model.Usage{}, err
 }
 
 func fileOf(t store.Thread) sessions.File {

@@ -30,6 +30,10 @@ type Request struct {
 	AllProjects bool
 	// Overrides are the config's [[projects]] entries.
 	Overrides []project.Override
+	// Checks are the health checks run on the summary before it is
+	// injected (nil: only the scrub of instruction-shaped lines); a scoped
+	// summary checks the memories of its project only.
+	Checks *Checks
 }
 
 // Scope is the project a scoped summary was rendered for.
@@ -50,13 +54,13 @@ type Scope struct {
 // of another project is injected except through the personal layer.
 func Scoped(req Request) (SummaryResult, error) {
 	if req.AllProjects {
-		return SummaryFor(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent)
+		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
 	}
 	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
 	if err != nil || ix == nil {
 		// No project layer yet (or a damaged one): the global summary, as
 		// before projects; the next consolidation writes the layer.
-		return SummaryFor(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent)
+		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
 	}
 	name, err := TemplateName(req.Version)
 	if err != nil {
@@ -99,9 +103,14 @@ func Scoped(req Request) (SummaryResult, error) {
 		parts = append(parts, others)
 	}
 	summary := strings.Join(parts, "\n\n")
-	cut := textcut.MiddleTokens(summary, maxTokens)
-	truncated := cut != summary
-	summary = cut
+	res := SummaryResult{Project: scope}
+	var checks *Checks
+	if req.Checks != nil {
+		c := *req.Checks
+		c.Scope = scope.Key // the memories this summary shows
+		checks = &c
+	}
+	summary = applyChecks(req.Root, summary, maxTokens, checks, &res)
 	text := summary
 	if !req.Raw {
 		tmpl, err := templates.Get(name, req.TemplateDir)
@@ -110,7 +119,8 @@ func Scoped(req Request) (SummaryResult, error) {
 		}
 		text = render(tmpl, req.Root, summary, note)
 	}
-	return SummaryResult{Text: text, Injected: true, ApproxTokens: textcut.ApproxTokens(text), Truncated: truncated, Project: scope}, nil
+	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
+	return res, nil
 }
 
 // otherProjects lists the projects other than key: a name and where its

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/textcut"
+	"github.com/memctl/memctl/pkg/evidence"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/templates"
 )
@@ -62,6 +63,14 @@ type SummaryResult struct {
 	// Project is the project the summary was scoped to; nil for the
 	// global summary (--all-projects, or a folder without a project layer).
 	Project *Scope `json:"project,omitempty"`
+	// Stale lists the memories whose evidence changed since they were
+	// written (docs/stale.md); the text flags them too.
+	Stale []evidence.Notice `json:"stale,omitempty"`
+	// StaleUnchecked counts evidence the time budget left unchecked.
+	StaleUnchecked int `json:"stale_unchecked,omitempty"`
+	// QuarantinedLines counts instruction-shaped lines held back from
+	// the injected text.
+	QuarantinedLines int `json:"quarantined_lines,omitempty"`
 }
 
 // TemplateName returns the read-path template file used for a memory
@@ -91,6 +100,14 @@ func Summary(root, version string, maxTokens int, raw bool, templateDir string) 
 // SummaryFor is Summary with the instructions rendered for agent (see
 // CitationNote).
 func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agent string) (SummaryResult, error) {
+	return SummaryChecked(root, version, maxTokens, raw, templateDir, agent, nil)
+}
+
+// SummaryChecked is SummaryFor with the health checks of c run on the
+// summary before it is injected (nil: only the scrub of
+// instruction-shaped lines): stale memory is flagged within c's time
+// budget, and the notice survives the cut to maxTokens.
+func SummaryChecked(root, version string, maxTokens int, raw bool, templateDir, agent string, c *Checks) (SummaryResult, error) {
 	name, err := TemplateName(version)
 	if err != nil {
 		return SummaryResult{}, err
@@ -112,9 +129,8 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 	if summary == "" {
 		return SummaryResult{}, nil
 	}
-	cut := textcut.MiddleTokens(summary, maxTokens)
-	truncated := cut != summary
-	summary = cut
+	var res SummaryResult
+	summary = applyChecks(root, summary, maxTokens, c, &res)
 	text := summary
 	if !raw {
 		tmpl, err := templates.Get(name, templateDir)
@@ -123,7 +139,8 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 		}
 		text = render(tmpl, root, summary, note)
 	}
-	return SummaryResult{Text: text, Injected: true, ApproxTokens: textcut.ApproxTokens(text), Truncated: truncated}, nil
+	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
+	return res, nil
 }
 
 // Render fills a read-path template for the generic agent. The

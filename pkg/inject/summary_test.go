@@ -88,7 +88,7 @@ func TestSummaryNothingToInject(t *testing.T) {
 			root := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
 			tt.setup(root)
 			res, err := Summary(root, "v1", 0, false, "")
-			if err != nil || res != (SummaryResult{}) {
+			if err != nil || !reflect.DeepEqual(res, SummaryResult{}) {
 				t.Fatalf("got %+v, %v; want zero result and no error", res, err)
 			}
 		})

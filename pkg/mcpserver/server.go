@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memctl/memctl/pkg/evidence"
 	"github.com/memctl/memctl/pkg/memdir"
 	"github.com/memctl/memctl/pkg/memfs"
 	"github.com/memctl/memctl/pkg/project"
@@ -43,6 +44,12 @@ type Options struct {
 	ReadOnly bool
 	// Now stamps note filenames built from a slug; nil means time.Now.
 	Now func() time.Time
+	// StaleChecks flags, in read and search results, the memories whose
+	// files or commands changed since they were written (docs/stale.md),
+	// spending at most StaleBudget per call (0: evidence.DefaultBudget).
+	StaleChecks      bool
+	StaleBudget      time.Duration
+	RewriteThreshold float64
 }
 
 // RankedRequest is a ranked search: the query, how many hits, and the
@@ -121,6 +128,9 @@ type ReadOutput struct {
 	Scope   string    `json:"scope"`
 	Project string    `json:"project,omitempty"`
 	For     ScopeInfo `json:"for"`
+	// Stale lists the stale memories the lines concern: the file is one's
+	// rollout summary, or the lines name one or what changed under it.
+	Stale []evidence.Notice `json:"stale,omitempty"`
 }
 
 // SearchInput is the search tool's arguments: a grep over the folder, or
@@ -147,6 +157,8 @@ type SearchOutput struct {
 	Query string      `json:"query,omitempty"`
 	Hits  []RankedHit `json:"hits,omitempty"`
 	Scope ScopeInfo   `json:"scope"`
+	// Stale lists the stale memories any result concerns.
+	Stale []evidence.Notice `json:"stale,omitempty"`
 }
 
 // NoteInput is the add_ad_hoc_note tool's arguments.
@@ -318,7 +330,28 @@ func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput)
 	} else if e, ok := sc.ix.Owner(res.Path); ok {
 		out.Project = e.Name
 	}
+	for _, n := range h.stale() {
+		if n.RolloutFile == res.Path || n.Mentions(res.Content) {
+			out.Stale = append(out.Stale, n)
+		}
+	}
 	return nil, out, nil
+}
+
+// stale checks the folder's evidence index within the budget; nil when
+// the checks are off or there is no index.
+func (h *handlers) stale() []evidence.Notice {
+	if !h.opts.StaleChecks {
+		return nil
+	}
+	budget := h.opts.StaleBudget
+	if budget <= 0 {
+		budget = evidence.DefaultBudget
+	}
+	// The budget is real elapsed time: the wall clock, not opts.Now.
+	c := &evidence.Checker{Deadline: time.Now().Add(budget), RewriteThreshold: h.opts.RewriteThreshold}
+	scan, _ := evidence.CheckIndex(filepath.Join(h.opts.Root, memdir.EvidenceIndexFile), "", c)
+	return scan.Stale
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
@@ -336,7 +369,18 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		for i := range res.Matches {
 			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
 		}
-		return nil, SearchOutput{SearchResult: res, Scope: sc.info}, nil
+		out := SearchOutput{SearchResult: res, Scope: sc.info}
+		if len(res.Matches) > 0 {
+			for _, n := range h.stale() {
+				for _, m := range res.Matches {
+					if n.RolloutFile == m.Path || n.Mentions(m.Content) {
+						out.Stale = append(out.Stale, n)
+						break
+					}
+				}
+			}
+		}
+		return nil, out, nil
 	case "ranked":
 		return h.ranked(ctx, in, sc)
 	default:
@@ -384,7 +428,18 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 	if hits == nil {
 		hits = []RankedHit{}
 	}
-	return nil, SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}, nil
+	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	if len(hits) > 0 {
+		for _, n := range h.stale() {
+			for _, hit := range hits {
+				if hit.ThreadID == n.ThreadID || n.RolloutFile == hit.Path || n.Mentions(hit.Snippet) {
+					out.Stale = append(out.Stale, n)
+					break
+				}
+			}
+		}
+	}
+	return nil, out, nil
 }
 
 func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {

@@ -54,6 +54,12 @@ const (
 	PersonalFile = ProjectsDir + "/personal.md"
 	// ProjectSummaryFile, inside a project's folder, is its summary.
 	ProjectSummaryFile = "summary.md"
+	// EvidenceIndexFile is what the memories of the folder rest on (files,
+	// cited lines, project commands), written by every consolidation from
+	// the store, so that `memctl summary` and the MCP server can check it
+	// with no database (docs/stale.md). Hidden: it is memctl's cache, not
+	// memory, and never part of the baseline or the consolidator's diff.
+	EvidenceIndexFile = ".evidence.tsv"
 	// GitDir is skipped wherever the folder is walked: a user may keep the
 	// folder in git, and memctl's baseline is its own.
 	GitDir = ".git"

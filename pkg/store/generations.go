@@ -160,7 +160,10 @@ func markSelectionTx(ctx context.Context, tx *sql.Tx, selected []Snapshot) error
 		return err
 	}
 	for _, sel := range selected {
-		if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = source_updated_at WHERE thread_id = ? AND source_updated_at = ?`,
+		// consolidations counts the successful runs that selected the
+		// memory, for memctl doctor's "never cited" finding.
+		if _, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = source_updated_at,
+    consolidations = consolidations + 1 WHERE thread_id = ? AND source_updated_at = ?`,
 			sel.ThreadID, sel.SourceUpdatedAt); err != nil {
 			return err
 		}

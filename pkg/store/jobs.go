@@ -147,32 +147,7 @@ WHERE kind = ? AND job_key = ?
 // (the caller counts the job as failed). A memory the user edited keeps
 // the user's text: the job is done, the output is not replaced.
 func (s *Store) MarkStage1Succeeded(ctx context.Context, threadID, token string, sourceUpdatedAt int64, rawMemory, summary string, slug *string) (bool, error) {
-	owned := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now().Unix()
-		var err error
-		if owned, err = finishStage1Tx(ctx, tx, threadID, token, now); err != nil || !owned {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `
-INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, generated_at)
-VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (thread_id) DO UPDATE SET
-    source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
-    rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
-    generated_at = excluded.generated_at
-WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at
-  AND stage1_outputs.edited_at IS NULL`,
-			threadID, sourceUpdatedAt, rawMemory, summary, slug, now)
-		if err != nil {
-			return err
-		}
-		if err := indexOutputTx(ctx, tx, threadID); err != nil {
-			return err
-		}
-		return enqueueGlobalTx(ctx, tx, sourceUpdatedAt)
-	})
-	return owned, err
+	return s.MarkStage1Done(ctx, threadID, token, sourceUpdatedAt, Stage1Result{RawMemory: rawMemory, RolloutSummary: summary, Slug: slug})
 }
 
 // MarkStage1NoOutput finishes an owned job whose answer was empty: any

@@ -1,0 +1,286 @@
+// Package quarantine keeps instruction-shaped text out of memory. Memory
+// is data about past sessions; a line of a transcript or a tool output
+// that reads like an order to the next agent ("ignore previous
+// instructions", "fetch this URL", "run this command", a command that
+// posts secrets to a server) is held back at extraction, recorded for
+// `memctl doctor`, and never reaches the files injected into a prompt.
+//
+// The checks are line-based regular expressions: cheap enough for
+// `memctl summary` to run them again over the injected text on every
+// turn. Two of the rules need to know the session (which commands it ran
+// successfully, what the human wrote): an order the human gave, or a
+// command that did run, is a fact of the session, not an injection.
+package quarantine
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Reasons a line is held back.
+const (
+	// ReasonInjection: text addressed to an AI that overrides its
+	// instructions or hides things from the user.
+	ReasonInjection = "injection"
+	// ReasonExfiltration: a command shape that sends secrets, the
+	// environment or private files to the network, or runs code
+	// downloaded from it.
+	ReasonExfiltration = "exfiltration"
+	// ReasonFetchURL: an order to fetch or open a URL that the human
+	// never gave.
+	ReasonFetchURL = "fetch_url"
+	// ReasonUnverifiedCommand: an order to run a command that the
+	// session never ran successfully and the human never asked for.
+	ReasonUnverifiedCommand = "unverified_command"
+)
+
+// Item is one line held back.
+type Item struct {
+	Field  string `json:"field"` // raw_memory | rollout_summary | rollout_slug | the file it came from
+	Line   int    `json:"line"`  // 1-based, in the text as it was
+	Reason string `json:"reason"`
+	Text   string `json:"text"` // the line, cut to MaxTextBytes
+}
+
+// MaxTextBytes bounds the text an Item keeps.
+const MaxTextBytes = 400
+
+// Session is what the session itself vouches for. The zero value trusts
+// nothing, which is right for text that has no session (a summary).
+type Session struct {
+	// Ran reports whether the session ran cmd (whitespace-normalised)
+	// successfully; nil means no command did.
+	Ran func(cmd string) bool
+	// HumanSaid reports whether the human's own messages contain s.
+	HumanSaid func(s string) bool
+}
+
+func lazyRE(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}
+
+// Addressing: the shapes that turn a verb into an order to the reader.
+const imperativeLead = `(?:^|[.:;!?]\s+|\b(?:you|agents?|assistants?|ai|llms?|models?|claude|codex)\s+(?:must|should|shall|need to|have to|are to|will)\s+(?:always\s+)?|\b(?:always|first|then|now|immediately|please|kindly)\s+|\b(?:make sure|be sure|remember|don't forget|do not forget)\s+to\s+|\bnext time,?\s+|\bbefore (?:doing |starting |any |each |every |you )[^,.\n]{0,40},\s*)`
+
+var (
+	injectionRe = lazyRE(`(?i)` +
+		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|existing|original|system|safety|your)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints)` +
+		`|\b(?:new|updated|real|actual|hidden|secret)\s+(?:system\s+)?(?:instructions?|prompt)\s*:` +
+		`|\bfrom now on,?\s+(?:you|the (?:ai|assistant|agent))\b` +
+		`|\byou are now\b` +
+		`|\b(?:note|message|instructions?|notice|attention)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|future\s+)*(?:ai|assistants?|agents?|llms?|language models?|models?|claude|codex|copilot)\b` +
+		`|\b(?:do not|don't|never)\s+(?:tell|inform|alert|notify|mention (?:this |it )?to|show)\s+(?:the\s+)?user\b` +
+		`|\bwithout (?:telling|informing|asking|notifying) (?:the\s+)?user\b` +
+		`|\bkeep (?:this|it) (?:secret|hidden) from (?:the\s+)?user\b` +
+		`|</?\s*(?:system|instructions?|admin|developer)\s*>|\[/?(?:system|inst)\]|<<\s*sys\s*>>|\bbegin (?:system|new) (?:prompt|instructions)\b`)
+
+	pipeToShellRe = lazyRE(`(?i)\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b|\b(?:bash|sh|zsh)\s+(?:-c\s+)?["']?\$\(\s*(?:curl|wget)\b|\b(?:bash|sh)\s+<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:iwr|invoke-webrequest|new-object)`)
+	sensitiveRe   = lazyRE(`(?i)\$\(\s*(?:env|printenv|set|cat|base64|gpg|security)\b|` + "`" + `\s*(?:env|printenv)\s*` + "`" + `|\bprintenv\b|\benv\s*\||\bset\s*\||~/\.ssh|\$HOME/\.ssh|\.ssh/(?:id_|authorized_keys|known_hosts)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.docker/config\.json|\.kube/config|/etc/(?:passwd|shadow)\b|\.git-credentials|\$\{?[A-Z_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS?)\}?|\bkeychain\b|(?:^|[\s/'"=@<])\.env\b`)
+	uploadRe      = lazyRE(`(?i)\b(?:curl|wget|http|https|xh)\b[^\n]{0,200}?(?:\s-d\s*@|\s--data(?:-binary|-raw|-urlencode)?[= ]\s*@|\s-F\s*['"]?[^=\s]+=@|\s--form[= ]['"]?[^=\s]+=@|\s-T\s|\s--upload-file\b|\s--post-file\b)`)
+	toolSinkRe    = lazyRE(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|ftp|sftp|telnet)\b|/dev/tcp/`)
+	loopbackRe    = lazyRE(`(?i)\b(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0)\b|\[::1\]`)
+
+	urlRe      = lazyRE(`(?i)\bhttps?://[^\s<>"'` + "`" + `)\]]+`)
+	fetchRe    = lazyRE(`(?i)` + imperativeLead + `(?:fetch|download|visit|open|browse(?:\s+to)?|navigate\s+to|go\s+to|load|retrieve|read|get|curl|wget|pull|install\s+from|follow)\b[^\n]{0,80}?https?://`)
+	runCmdRe   = lazyRE(`(?i)` + imperativeLead + `(?:run|execute|exec|invoke|type|paste|enter)\b(?:\s+(?:this|the following|these|the command|command))?\s*:?\s*` + "`" + `([^` + "`" + `\n]{2,300})` + "`")
+	localURLRe = lazyRE(`(?i)^https?://(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])(?:[:/]|$)`)
+)
+
+// normalise strips the invisible characters (zero-width spaces, bidi
+// controls) that can hide a phrase from a pattern, and folds whitespace.
+func normalise(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Strong returns the reason a line is instruction-shaped whatever the
+// session says (an injection phrase, an exfiltration shape), or "".
+func Strong(line string) string {
+	l := normalise(line)
+	if l == "" {
+		return ""
+	}
+	if injectionRe().MatchString(l) {
+		return ReasonInjection
+	}
+	if pipeToShellRe().MatchString(l) {
+		return ReasonExfiltration
+	}
+	if (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
+		return ReasonExfiltration
+	}
+	return ""
+}
+
+// remoteTarget reports a line that reaches beyond this machine: a URL
+// that is not a loopback address, or, with no URL at all, a network
+// tool not pointed at localhost.
+func remoteTarget(l string) bool {
+	urls := urlRe().FindAllString(l, -1)
+	for _, u := range urls {
+		if !localURLRe().MatchString(u) {
+			return true
+		}
+	}
+	if len(urls) > 0 {
+		return false
+	}
+	return !loopbackRe().MatchString(l)
+}
+
+// Check returns the reason a line is held back, or "".
+func Check(line string, s Session) string {
+	if r := Strong(line); r != "" {
+		return r
+	}
+	l := normalise(line)
+	if fetchRe().MatchString(l) {
+		for _, u := range urlRe().FindAllString(l, -1) {
+			u = strings.TrimRight(u, ".,;:!?")
+			if localURLRe().MatchString(u) || s.HumanSaid != nil && s.HumanSaid(u) {
+				continue
+			}
+			return ReasonFetchURL
+		}
+	}
+	for _, m := range runCmdRe().FindAllStringSubmatch(l, -1) {
+		cmd := normalise(m[1])
+		if !looksLikeCommand(cmd) {
+			continue
+		}
+		if s.Ran != nil && s.Ran(cmd) || s.HumanSaid != nil && s.HumanSaid(cmd) {
+			continue
+		}
+		return ReasonUnverifiedCommand
+	}
+	return ""
+}
+
+// looksLikeCommand tells a command line from a backticked identifier: a
+// program name followed by something, or a path to a program.
+func looksLikeCommand(s string) bool {
+	if strings.ContainsAny(s, " /|;&") {
+		return true
+	}
+	return false
+}
+
+// HeldBack replaces a quotation that was held back inside a kept line.
+const HeldBack = "[held back: instruction-shaped text]"
+
+// quoteRe finds the quotations a memory line carries: `code`, “words”,
+// "words".
+var quoteRe = lazyRE("`[^`\n]+`|“[^”\n]+”|\"[^\"\n]+\"")
+
+// Filter returns text without its instruction-shaped lines and the lines
+// it held back, numbered as in text. field names the text in the items.
+// When the order sits inside a quotation (an error line, an agent's words)
+// and the rest of the line is clean, only the quotation is replaced by
+// HeldBack, so the fact around it (a command failed, then passed) stays.
+func Filter(field, text string, s Session) (string, []Item) {
+	if text == "" {
+		return text, nil
+	}
+	lines := strings.Split(text, "\n")
+	kept := lines[:0:0]
+	var items []Item
+	for i, line := range lines {
+		r := Check(line, s)
+		if r == "" {
+			kept = append(kept, line)
+			continue
+		}
+		items = append(items, Item{Field: field, Line: i + 1, Reason: r, Text: excerpt(normalise(line))})
+		if clean, ok := holdQuotes(line, s); ok {
+			kept = append(kept, clean)
+		}
+	}
+	if len(items) == 0 {
+		return text, nil
+	}
+	return strings.Join(kept, "\n"), items
+}
+
+// holdQuotes replaces the quotations that carry an order; ok is false
+// when none does or the line still carries one without them.
+func holdQuotes(line string, s Session) (string, bool) {
+	held := false
+	out := quoteRe().ReplaceAllStringFunc(line, func(q string) string {
+		_, open := utf8.DecodeRuneInString(q)
+		_, close := utf8.DecodeLastRuneInString(q)
+		if Check(q[open:len(q)-close], s) == "" && Check(q, s) == "" {
+			return q
+		}
+		held = true
+		return HeldBack
+	})
+	if !held || Check(out, s) != "" {
+		return "", false
+	}
+	return out, true
+}
+
+// Scrub drops the lines Strong objects to, for text that has no session
+// to vouch for it (the summary as injected, notes); n counts them.
+func Scrub(text string) (string, int) {
+	if text == "" {
+		return text, 0
+	}
+	lines := strings.Split(text, "\n")
+	kept := lines[:0:0]
+	n := 0
+	for _, line := range lines {
+		if Strong(line) != "" {
+			n++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if n == 0 {
+		return text, 0
+	}
+	return strings.Join(kept, "\n"), n
+}
+
+// excerpt keeps at most MaxTextBytes of a held-back line, around the
+// first order found in it, so a long line (a whole transcript a model
+// copied) still shows what was held back.
+func excerpt(l string) string {
+	if len(l) <= MaxTextBytes {
+		return l
+	}
+	at := len(l)
+	for _, re := range []func() *regexp.Regexp{injectionRe, pipeToShellRe, uploadRe, sensitiveRe, fetchRe, runCmdRe} {
+		if loc := re().FindStringIndex(l); loc != nil && loc[0] < at {
+			at = loc[0]
+		}
+	}
+	if at == len(l) {
+		at = 0
+	}
+	start := max(0, at-MaxTextBytes/4)
+	end := min(len(l), start+MaxTextBytes)
+	start = max(0, end-MaxTextBytes)
+	for start > 0 && !utf8.RuneStart(l[start]) {
+		start++
+	}
+	for end < len(l) && !utf8.RuneStart(l[end]) {
+		end--
+	}
+	out := l[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(l) {
+		out += "…"
+	}
+	return out
+}

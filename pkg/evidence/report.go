@@ -7,9 +7,9 @@ import (
 // Notice is a stale memory as the read path reports it (summary --json,
 // the MCP tools): which memory, and what changed under it.
 type Notice struct {
-	ThreadID    string    `json:"thread_id"`
-	RolloutFile string    `json:"rollout_file"`
-	Description string    `json:"description"`
+	ThreadID    string `json:"thread_id"`
+	RolloutFile string `json:"rollout_file"`
+	Description string `json:"description"`
 	// Dropped is set when everything the memory rested on is gone.
 	Dropped  bool      `json:"dropped"`
 	Problems []Problem `json:"problems"`

@@ -2,7 +2,10 @@ package consolidate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -115,7 +118,15 @@ func (r *runner) writeEvidenceIndex(selected []Selected, sc *staleCheck) {
 		recs = append(recs, rec)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ThreadID < recs[j].ThreadID })
-	if err := evidence.WriteIndex(filepath.Join(r.opts.Root, memdir.EvidenceIndexFile), recs); err != nil {
+	path := filepath.Join(r.opts.Root, memdir.EvidenceIndexFile)
+	if len(recs) == 0 {
+		// Nothing to check: no file, rather than an empty one.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(r.log, "memctl: warning: remove the evidence index: %v\n", err)
+		}
+		return
+	}
+	if err := evidence.WriteIndex(path, recs); err != nil {
 		fmt.Fprintf(r.log, "memctl: warning: write the evidence index: %v\n", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/doctor"
 )
 
 // Exit codes: a small, stable, documented table (docs/exit-codes.md).
@@ -17,6 +18,7 @@ const (
 	ExitError       = 1   // runtime failure
 	ExitUsage       = 2   // bad flag, argument or config value
 	ExitPartial     = 3   // some jobs of this run failed
+	ExitUnhealthy   = 5   // memctl doctor found problems
 	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM
 )
 
@@ -77,6 +79,7 @@ func exitCode(err error) int {
 	var partial *PartialError
 	var hook *hookError
 	var envErr *EnvError
+	var unhealthy *doctor.UnhealthyError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -86,6 +89,8 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &partial):
 		return ExitPartial
+	case errors.As(err, &unhealthy):
+		return ExitUnhealthy
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	}
@@ -116,7 +121,8 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	}
 	label := "error"
 	var partial *PartialError
-	if errors.As(err, &partial) {
+	var unhealthy *doctor.UnhealthyError
+	if errors.As(err, &partial) || errors.As(err, &unhealthy) {
 		label = "warning"
 	}
 	fmt.Fprintf(ios.ErrOut, "memctl: %s: %s\n", ios.errPaint(color.FgRed, label), msg)

@@ -118,6 +118,7 @@ func TestJSONDocs(t *testing.T) {
 		{setup: true, env: review, args: []string{"consolidate", "--force"}},
 		{id: "reject", env: review, args: []string{"reject", "--json"}},
 		{id: "status", args: []string{"status", "--json"}},
+		{id: "doctor", args: []string{"doctor", "--json"}},
 		{id: "config-init", args: []string{"--config", filepath.Join(fx.root, "new.toml"), "config", "init", "--json"}},
 		{id: "config-path", args: []string{"config", "path", "--json"}},
 		{id: "config-show", args: []string{"config", "show", "--json"}},

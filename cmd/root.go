@@ -40,6 +40,7 @@ func newRootCmd(f *Factory) *cobra.Command {
 	)
 	addCommands(root, "setup",
 		newStatusCmd(f, nil),
+		newDoctorCmd(f, nil),
 		newSetupCmd(f, nil),
 		newConfigCmd(f),
 		newDemoCmd(f, nil),
@@ -205,5 +206,6 @@ const exitCodesHelp = `memctl exits with one of these codes:
   2    usage error or invalid config (the message names the flag or key)
   3    partial: some jobs of this run failed (each failure is recorded with its
        reason and retried later)
+  5    doctor found problems (each finding names the command that fixes it)
   130  interrupted (SIGINT or SIGTERM)
 `

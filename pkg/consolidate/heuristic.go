@@ -430,7 +430,8 @@ func renderMemoryMD(mems []memory, notes []note) string {
 			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
 			fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
 		}
-		prefs, know, fails, doubt := newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet()
+		prefs, know, fails, doubt, old := newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet()
+		facts := newerFacts{}
 		n := 0
 		for _, m := range g.mems {
 			for _, t := range m.tasks {
@@ -465,9 +466,17 @@ func renderMemoryMD(mems []memory, notes []note) string {
 					continue
 				}
 				for _, k := range t.Knowledge {
+					if by := facts.claim(m, k, n); by != "" {
+						old.add(k+" ("+by+")", n)
+						continue
+					}
 					know.add(k, n)
 				}
 				for _, f := range t.Failures {
+					if by := facts.claim(m, f, n); by != "" {
+						old.add(f+" ("+by+")", n)
+						continue
+					}
 					fails.add(f, n)
 				}
 			}
@@ -476,6 +485,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 		know.write(&sb, "Reusable knowledge", maxBlockBullets)
 		fails.write(&sb, "Failures and how to do differently", maxBlockBullets)
 		doubt.write(&sb, "Possibly stale (what these rest on changed since; verify before reuse)", maxBlockBullets)
+		old.write(&sb, "Superseded (a later session says otherwise; kept as history)", maxBlockBullets)
 	}
 	if len(notes) > 0 {
 		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")
@@ -632,6 +642,7 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 		return out
 	}
 	var p, k []string
+	latest := newerFacts{}
 	for _, m := range mems {
 		for _, t := range m.tasks {
 			// Preferences are the user's words, about no file: a stale
@@ -641,7 +652,15 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 				continue
 			}
 			if m.offline {
-				k = append(k, scope(m, tipItems(t.Knowledge))...)
+				for _, it := range tipItems(t.Knowledge) {
+					if subjectOf(it) != "" {
+						if latest.claim(m, it, 0) != "" {
+							continue // a later session says otherwise
+						}
+						it += " (as of " + m.day + ")"
+					}
+					k = append(k, scope(m, []string{it})...)
+				}
 				continue
 			}
 			k = append(k, scope(m, t.Knowledge)...)
@@ -658,6 +677,88 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	prefs = append(prefs, rankedItems(p, maxSummaryPrefs)...)
 	tips = append(tips, rankedItems(k, maxSummaryTips)...)
 	return prefs, tips
+}
+
+// subjectOf names what a fact of the offline extractor is about: the
+// command a Check, a Fix or a failure line is about ("" for anything
+// else). Two such facts about the same command in one project say how it
+// went then; the later one holds now.
+func subjectOf(item string) string {
+	s := item
+	switch rawmemory.Tagged(s) {
+	case rawmemory.TagCheck:
+		s = strings.TrimPrefix(s, rawmemory.TagCheck)
+	case rawmemory.TagFix:
+		s = strings.TrimPrefix(s, rawmemory.TagFix)
+	case "":
+	default:
+		return "" // a finding is the agent's words, not a command's outcome
+	}
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "`") {
+		return ""
+	}
+	end := strings.IndexByte(s[1:], '`')
+	if end <= 0 {
+		return ""
+	}
+	return s[1 : 1+end]
+}
+
+// newerFacts remembers, per project and command, the newest memory that
+// stated a fact about it. Memories are visited newest first, so the first
+// claim holds and a later one from another memory is superseded.
+type newerFacts map[string]factOwner
+
+type factOwner struct {
+	thread string
+	day    string
+	task   int
+}
+
+// claim records m's fact, or, when a newer memory already stated one
+// about the same command, says so ("superseded on DAY by Task N"). Facts
+// with no subject, and memories not written by the offline extractor
+// (whose wording memctl cannot read), are never superseded.
+func (f newerFacts) claim(m memory, item string, task int) string {
+	subj := subjectOf(item)
+	if !m.offline || subj == "" {
+		return ""
+	}
+	key := m.projectID().Key + "\x00" + subj
+	owner, ok := f[key]
+	if !ok {
+		f[key] = factOwner{thread: m.sel.ThreadID, day: m.day, task: task}
+		return ""
+	}
+	if owner.thread == m.sel.ThreadID {
+		return ""
+	}
+	by := "superseded on " + owner.day
+	if owner.task > 0 {
+		by += fmt.Sprintf(" by Task %d", owner.task)
+	}
+	return by
+}
+
+// supersessions says, for each fact (thread id, NUL, item) that a newer
+// memory of the same project supersedes, since when.
+func supersessions(mems []memory) map[string]string {
+	out := map[string]string{}
+	f := newerFacts{}
+	for _, m := range mems { // newest first
+		if m.stale != nil {
+			continue // a stale memory supersedes nothing
+		}
+		for _, t := range m.tasks {
+			for _, it := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
+				if by := f.claim(m, it, 0); by != "" {
+					out[m.sel.ThreadID+"\x00"+it] = by
+				}
+			}
+		}
+	}
+	return out
 }
 
 // tipItems keeps the facts a general tip may state: a check that verified the
@@ -741,6 +842,7 @@ func renderSummaryV1(all []memory, notes []note) string {
 	prefs, tips := summaryLists(all, notes)
 	mems := current(all)
 	gs := groupByCwd(mems)
+	later := supersessions(all)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
 	sb.WriteString(profileOf(all, mems) + "\n\n")
@@ -778,7 +880,11 @@ func renderSummaryV1(all []memory, notes []note) string {
 			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
 			fmt.Fprintf(&sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
 			if l := firstLearning(m); l != "" && m.stale == nil {
-				fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
+				note := ""
+				if by := later[m.sel.ThreadID+"\x00"+l]; by != "" {
+					note = " (" + by + ")"
+				}
+				fmt.Fprintf(&sb, "  - learnings: %s%s\n", textcut.Words(l, maxSummaryItem), note)
 			}
 		}
 	}

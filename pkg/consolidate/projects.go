@@ -173,10 +173,12 @@ type projectLayer map[string][]byte
 // per project.
 func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 	// A memory whose evidence is all gone leaves the layer; a stale one
-	// keeps its preferences but not its tips (docs/stale.md).
+	// keeps its preferences but not its tips (docs/stale.md). A newer fact
+	// about the same command replaces an older one, dated.
 	mems := current(all)
 	groups := groupByProject(mems)
 	prefs, tips := newItemSet(), newItemSet()
+	latest := newerFacts{}
 	for _, m := range mems {
 		key := m.projectID().Key
 		for _, t := range m.tasks {
@@ -187,6 +189,12 @@ func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 				continue
 			}
 			for _, k := range tipsOf(m, t) {
+				if m.offline && subjectOf(k) != "" {
+					if latest.claim(m, k, 0) != "" {
+						continue
+					}
+					k += " (as of " + m.day + ")"
+				}
 				tips.add(k, key)
 			}
 		}

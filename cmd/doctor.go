@@ -1,0 +1,236 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/doctor"
+	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/pkg/memfs"
+	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/pkg/setup"
+	"github.com/memctl/memctl/pkg/store"
+	"github.com/spf13/cobra"
+)
+
+// DoctorOptions is what `memctl doctor` needs: injected loaders first,
+// then the flag values.
+type DoctorOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	Now        func() time.Time
+	MemoryRoot func(version string) (string, error)
+	Home       func() (string, error)
+	// Agents resolves where each agent keeps its config and how the hooks
+	// would run memctl (as memctl setup does).
+	Agents func(cfg *config.Config) ([]setup.Target, error)
+	Getenv func(string) string
+	// LookPath finds a program on PATH (exec.LookPath).
+	LookPath func(string) (string, error)
+
+	JSON bool
+}
+
+func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
+		Home: f.Home, Getenv: f.Getenv, LookPath: exec.LookPath,
+		Agents: func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) }}
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Report the health of the memory, the agents' setup and the provider",
+		Long: `Check the memory of the configured version and print what needs attention,
+each finding with the command that fixes it (docs/doctor.md):
+
+  duplicates        raw memories that say exactly the same thing
+  near_duplicates   raw memories that say nearly the same thing
+                    (health.near_duplicate)
+  uncited           memories selected by health.uncited_after consolidations
+                    and never cited by an agent
+  stale_evidence    memories whose files or commands changed since they were
+                    written (docs/stale.md)
+  quarantined       lines held back from memory because they read like orders
+                    to the agent, and such lines left in the memory files
+  oversized_file    memory files larger than one MCP read returns
+  summary_size      memory_summary.md against the cut summary applies
+  agent_setup       the hooks, MCP entry and permissions memctl setup writes
+  provider          the provider configured for extraction and consolidation
+
+It only reads: nothing is changed.
+
+EXIT STATUS
+  0  healthy: no finding is a warning (findings marked info may remain)
+  5  unhealthy: at least one warning; the report says what to run
+  1  the check itself failed (the database cannot be read)`,
+		Args: cobra.NoArgs,
+		Example: `  $ memctl doctor
+  $ memctl doctor --json | jq '.findings[] | select(.severity == "warning") | .fix'`,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runDoctor(c.Context(), opts)
+		},
+	}
+	return c
+}
+
+func runDoctor(ctx context.Context, opts *DoctorOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	version := cfg.Memories.Version
+	root, err := opts.MemoryRoot(version)
+	if err != nil {
+		return err
+	}
+	home, err := opts.Home()
+	if err != nil {
+		return err
+	}
+	dopts := doctor.Options{
+		Version: version, Root: root,
+		UncitedAfter:     cfg.Health.UncitedAfter,
+		NearDuplicate:    float64(cfg.Health.NearDuplicate) / 100,
+		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
+		SummaryTokens:    inject.DefaultSummaryTokens,
+		ReadTokens:       memfs.DefaultReadTokens,
+		Provider:         providerState(cfg, opts.Getenv, opts.LookPath),
+	}
+	// The doctor reads: it does not create a database where none is.
+	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
+		st, err := opts.OpenStore(ctx, version)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		dopts.Store = st
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	targets, err := opts.Agents(cfg)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		s, err := setup.Inspect(t, filepath.Join(home, "setup-backups"))
+		state := doctor.AgentState{Agent: t.Agent, Installed: s.Installed, SetUp: s.SetUp, Pending: s.Pending}
+		if err != nil {
+			state.Err = err.Error()
+		}
+		dopts.Agents = append(dopts.Agents, state)
+	}
+	rep, err := doctor.Run(ctx, dopts)
+	var unhealthy *doctor.UnhealthyError
+	if err != nil && !errors.As(err, &unhealthy) {
+		return err
+	}
+	if opts.JSON {
+		if perr := printJSON(opts.IO.Out, rep); perr != nil {
+			return perr
+		}
+		return err
+	}
+	printDoctor(opts.IO, rep)
+	return err
+}
+
+// printDoctor writes the report: one block per finding on stdout, the
+// verdict on stderr.
+func printDoctor(ios *IOStreams, rep doctor.Report) {
+	w := ios.Out
+	for _, f := range rep.Findings {
+		label := string(f.Severity)
+		if ios.StdoutTTY {
+			fmt.Fprintf(w, "%s %s: %s\n", ios.Bold(label), f.Check, f.Subject)
+		} else {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", label, f.Check, f.Subject)
+		}
+		fmt.Fprintf(w, "  %s\n", f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
+		}
+	}
+	var skipped []string
+	for _, c := range rep.Checks {
+		if c.Skipped != "" {
+			skipped = append(skipped, c.Name+" ("+c.Skipped+")")
+		}
+	}
+	if len(skipped) > 0 {
+		ios.Debugf("skipped: %s", strings.Join(skipped, ", "))
+	}
+	if rep.Healthy {
+		msg := fmt.Sprintf("healthy: %d checks, %d raw memories", len(rep.Checks), rep.RawMemories)
+		if n := len(rep.Findings); n > 0 {
+			msg += fmt.Sprintf(", %d for information above", n)
+		}
+		ios.Infof("%s", msg)
+	}
+}
+
+// doctorTargets resolves every agent's config the way memctl setup does.
+func doctorTargets(f *Factory) ([]setup.Target, error) {
+	var out []setup.Target
+	for _, agent := range []string{setup.ClaudeCode, setup.Codex} {
+		so := &SetupOptions{IO: f.IO, Config: f.Config, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome, Home: f.Home,
+			HookArgs: func() ([]string, error) { return hookArgs(f) }, Agent: agent}
+		t, err := setupTarget(so)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// providerState says whether the configured provider can work, without
+// calling it: the API key variable is set, the command exists.
+func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error)) doctor.ProviderState {
+	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, getenv)
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: choice.Kind}
+	switch choice.Kind {
+	case model.KindHeuristic:
+		if cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "" {
+			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
+			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
+		}
+	case model.KindCommand:
+		if len(cfg.Provider.Command) == 0 {
+			ps.Problem, ps.Fix = "provider.kind is command but provider.command is empty", "set provider.command to the argv of the program that answers"
+		} else if _, err := lookPath(cfg.Provider.Command[0]); err != nil {
+			ps.Problem = fmt.Sprintf("provider.command runs %q, which cannot be found: %v", cfg.Provider.Command[0], err)
+			ps.Fix = "install it, or set provider.command to a program that exists"
+		}
+	default:
+		_, err := model.New(model.Options{Kind: choice.Kind, BaseURL: choice.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv,
+			Command: cfg.Provider.Command, Getenv: getenv, Stderr: io.Discard})
+		if err != nil {
+			ps.Problem = err.Error()
+			ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
+		}
+	}
+	if cfg.Consolidation.Mode == "agent" {
+		switch {
+		case len(cfg.Consolidation.AgentCommand) == 0:
+			ps.Problem, ps.Fix = "consolidation.mode is agent but consolidation.agent_command is empty", "set consolidation.agent_command (docs/config.md has recipes)"
+		default:
+			if _, err := lookPath(cfg.Consolidation.AgentCommand[0]); err != nil {
+				ps.Problem = fmt.Sprintf("consolidation.agent_command runs %q, which cannot be found: %v", cfg.Consolidation.AgentCommand[0], err)
+				ps.Fix = "install the agent, or set consolidation.mode = \"heuristic\""
+			}
+		}
+	}
+	return ps
+}

@@ -4,7 +4,7 @@
 # medians and ratios (docs/benchmarks.md explains each row).
 #
 #   scripts/bench.sh                 # everything, about 5 minutes
-#   BENCH_ONLY="summary redact" scripts/bench.sh
+#   BENCH_ONLY="summary cite" scripts/bench.sh
 #   BENCH_DIR=/tmp/mb scripts/bench.sh   # keep the generated data there
 #
 # Needs: go, hyperfine, rg, jq, /usr/bin/time (Debian: apt-get install -y
@@ -16,7 +16,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 W=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/memctl-bench.XXXXXX")}
 mkdir -p "$W"
-ONLY=${BENCH_ONLY:-"summary redact input extract search scan"}
+ONLY=${BENCH_ONLY:-"summary cite redact input extract search scan"}
 RESULTS="$W/results.md"
 
 for tool in go hyperfine rg jq /usr/bin/time; do
@@ -123,6 +123,33 @@ if want summary; then
 	m=$(median "$W/summary-project.json" 0) c=$(median "$W/summary-project.json" 1)
 	r=$(calc "$m / $c")
 	row "1b. \`memctl summary\` scoped to a project (40 projects in the index)" "$(fmt 2 "$m") ms" "cat of its 3 files $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+fi
+
+# 1c. memctl cite vs cat on the same ~10 KB agent reply: cite runs after
+# every agent turn, like summary before it.
+if want cite; then
+	log "1c. cite vs cat"
+	H="$W/cite-home"
+	mkdir -p "$H"
+	R="$W/reply.md"        # no citation block: cite strips nothing and prints
+	RC="$W/reply-cited.md" # the same reply citing one thread: cite also records a use
+	: >"$R"
+	i=1
+	while [ "$(wc -c <"$R")" -lt 10000 ]; do
+		printf 'Step %d: rebuilt the image with cache mounts; `go test ./...` passes and the layer for go.mod stays cached.\n\n' "$i" >>"$R"
+		i=$((i + 1))
+	done
+	{ cat "$R"; printf '<oai-mem-citation>\n<rollout_ids>\n019e1625-789d-76c0-80ab-3724b5ddb799\n</rollout_ids>\n</oai-mem-citation>\n'; } >"$RC"
+	out=$(MEMCTL_HOME="$H" "$M" cite "$RC")
+	if [[ $out != *"Step 1:"* || $out == *oai-mem-citation* ]]; then
+		echo "bench.sh: memctl cite did not print the reply without its block" >&2
+		exit 1
+	fi
+	MEMCTL_HOME="$H" "${HF[@]}" --warmup 20 --runs 200 --export-json "$W/cite.json" \
+		"$M cite $R" "$M cite $RC" "cat $R" >&2
+	p=$(median "$W/cite.json" 0) q=$(median "$W/cite.json" 1) c=$(median "$W/cite.json" 2)
+	row "1c. \`memctl cite\` ($(wc -c <"$R") B reply, no citation)" "$(fmt 2 "$p") ms" "cat $(fmt 2 "$c") ms" "$(calc "$p / $c")×" "≤ 3× cat" "$(verdict "$(calc "$p / $c") <= 3")"
+	row "   \`memctl cite\`, the reply citing one thread (a use recorded)" "$(fmt 2 "$q") ms" "cat $(fmt 2 "$c") ms" "$(calc "$q / $c")×" "≤ 3× cat" "$(verdict "$(calc "$q / $c") <= 3")"
 fi
 
 # 2. Redaction, full rule set, vs ripgrep with Codex's four patterns.

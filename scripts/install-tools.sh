@@ -7,6 +7,7 @@
 #   bash scripts/install-tools.sh
 #   .cache/tools/bin/golangci-lint run ./...
 #   .cache/tools/bin/govulncheck -db file://$PWD/.cache/vulndb ./...
+#   .cache/tools/bin/deadcode -test ./...
 #
 # To move a pin, change the version below and rerun; the tool is rebuilt
 # because its stamp no longer matches.
@@ -15,6 +16,8 @@ cd "$(dirname "$0")/.."
 
 GOLANGCI_LINT_VERSION=v2.15.0
 GOVULNCHECK_VERSION=v1.9.0
+# deadcode lives in golang.org/x/tools, which go.mod already requires.
+DEADCODE_VERSION=v0.52.0
 # golang.org/x/vulndb has no releases; its pseudo-versions are snapshots of
 # the advisory data. Move this forward to pick up newer advisories.
 VULNDB_VERSION=v0.0.0-20261105234957-e22db6528018
@@ -38,6 +41,7 @@ install() {
 
 install golangci-lint "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"
 install govulncheck "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
+install deadcode "golang.org/x/tools/cmd/deadcode@$DEADCODE_VERSION"
 install indexdb "golang.org/x/vulndb/cmd/indexdb@$VULNDB_VERSION"
 
 # The database: the module's data/osv folder holds one OSV file per

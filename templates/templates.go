@@ -33,13 +33,3 @@ func Get(name, overrideDir string) (string, error) {
 	}
 	return string(b), nil
 }
-
-// MustGet returns an embedded template and panics when it is missing,
-// which only a broken build can cause.
-func MustGet(name string) string {
-	s, err := Get(name, "")
-	if err != nil {
-		panic(err)
-	}
-	return s
-}

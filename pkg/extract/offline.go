@@ -51,14 +51,6 @@ func offline(version string, f sessions.File, meta sessions.Meta, redact func(st
 	return out, nil
 }
 
-// Heuristic runs the offline extractor (pkg/extract/heuristic) over a whole
-// thread and returns its answer in the shape a model's takes. A thread
-// without any human message yields an empty Output (the no-output path);
-// an unknown version does too.
-func Heuristic(version string, meta sessions.Meta, events []sessions.Event) Output {
-	return offlineOutput(version, heuristic.Extract(version, meta, events))
-}
-
 // offlineOutput converts the extractor's result, holding it to the same
 // size caps a model's answer meets.
 func offlineOutput(version string, r heuristic.Result) Output {

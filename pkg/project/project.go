@@ -88,11 +88,6 @@ type Option func(*Resolver)
 // key up in the memory folder's index instead.
 func WithoutGit() Option { return func(r *Resolver) { r.rootCommit = nil } }
 
-// WithRootCommit replaces how the root commit is found (tests).
-func WithRootCommit(f func(dir string) string) Option {
-	return func(r *Resolver) { r.rootCommit = f }
-}
-
 // NewResolver returns a resolver that applies overrides first. Override
 // paths must be absolute and clean (the config expands ~).
 func NewResolver(overrides []Override, opts ...Option) *Resolver {

@@ -68,9 +68,13 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		if c, ok := known(p); ok {
 			return scopeResult{Key: c.Key, Name: c.Name}, nil
 		}
+		var names []string
 		for _, c := range counts {
 			if c.Name == p {
 				return scopeResult{Key: c.Key, Name: c.Name}, nil
+			}
+			if c.Key != "" {
+				names = append(names, c.Name)
 			}
 		}
 		hint := "no project is in memory yet; give a folder"

@@ -218,6 +218,9 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	}
 	defer st.Close()
 	started := opts.Now()
+	// An agent consolidator writes its own output to stderr; a progress
+	// line would be torn by it.
+	prog := startProgress(opts.IO, opts.JSON || cons.Name() == "agent", fmt.Sprintf("consolidating %s (%s)", version, cons.Name()), "")
 	res, err := consolidate.Run(ctx, phase2Store{st}, consolidate.Options{
 		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
@@ -225,6 +228,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 		Provider: prov.Kind, Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
 		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 	})
+	prog.finish()
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
 		if !opts.DryRun {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/examples"
@@ -153,7 +154,14 @@ func printDemoSummary(opts *DemoOptions, cfg *config.Config, home string) error 
 	if opts.JSON {
 		return printJSON(opts.IO.Out, demoJSON{Home: home, MemoryRoot: root, Summary: res})
 	}
-	fmt.Fprintln(opts.IO.Out, res.Text)
+	text := res.Text
+	// The summary file opens with its format's version, a bare "v1" line
+	// that means nothing to someone trying memctl: on a terminal, say what
+	// the text is instead. Piped, it stays the file as an agent gets it.
+	if rest, ok := strings.CutPrefix(text, cfg.Memories.Version+"\n"); ok && opts.IO.StdoutTTY {
+		text = opts.IO.Bold("memory_summary.md") + fmt.Sprintf(" (memory version %s): what an agent is given before its first turn\n", cfg.Memories.Version) + rest
+	}
+	fmt.Fprintln(opts.IO.Out, text)
 	opts.IO.Infof("\nThe memory folder is %s. Look around:", root)
 	opts.IO.Infof("  memctl --home %s threads list", home)
 	opts.IO.Infof("  memctl --home %s search go test", home)

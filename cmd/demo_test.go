@@ -47,6 +47,20 @@ func TestRunDemo(t *testing.T) {
 		}
 	})
 
+	// issue 17, item 4: the demo's first line was a bare "v1"
+	t.Run("terminal: the first line says what the text is", func(t *testing.T) {
+		ios := newTestIO(true)
+		f := newTestFactory(t, ios.IOStreams, nil)
+		dir := filepath.Join(t.TempDir(), "try")
+		if err := runDemo(context.Background(), &DemoOptions{IO: ios.IOStreams, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome, Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		want := "\x1b[1mmemory_summary.md\x1b[22m (memory version v1): what an agent is given before its first turn\n\n## User Profile\n"
+		if out := ios.out.String(); !strings.HasPrefix(out, want) {
+			t.Errorf("stdout starts:\n%q\nwant:\n%q", out[:min(len(out), 200)], want)
+		}
+	})
+
 	t.Run("json", func(t *testing.T) {
 		ios := newTestIO(false)
 		f := newTestFactory(t, ios.IOStreams, nil)

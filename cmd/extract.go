@@ -18,7 +18,6 @@ import (
 	"github.com/memctl/memctl/pkg/model"
 	"github.com/memctl/memctl/pkg/scan"
 	"github.com/memctl/memctl/pkg/store"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -269,21 +268,15 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
 	}
-	var bar *progressbar.ProgressBar
-	if opts.IO.StderrTTY && !opts.IO.Quiet && !opts.JSON && !opts.DryRun {
-		ro.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(opts.IO.ErrOut),
-					progressbar.OptionSetDescription("extracting "+version), progressbar.OptionShowCount(),
-					progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
+	var prog *progress
+	if !opts.DryRun {
+		prog = startProgress(opts.IO, opts.JSON, "extracting "+version, "threads")
+		ro.Progress = prog.set
 	}
 	started := opts.Now()
 	res, err := extract.Run(ctx, st, ro)
-	if bar != nil {
-		_ = bar.Finish()
+	if prog != nil {
+		prog.finish()
 	}
 	if err == nil {
 		claimedIDs := make([]string, 0, len(res.Jobs))

@@ -136,12 +136,14 @@ func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs [
 	if err != nil {
 		return scan.Result{}, err
 	}
+	prog := startProgress(ios, false, "scanning transcripts", "")
 	res, err := scan.Run(ctx, st, scan.Options{
 		Sources:  srcs,
 		Redact:   red,
 		Projects: cfg.ProjectOverrides(),
 		Policy:   store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
 	})
+	prog.finish()
 	status := "ok"
 	detail := fmt.Sprintf("scanned %d, added %d, updated %d, unchanged %d, problems %d", res.Scanned, res.Added, res.Updated, res.Unchanged, len(res.Errors))
 	switch {

@@ -53,7 +53,8 @@ type RunOptions struct {
 	TemplateDir string
 	WorkerID    string
 	DryRun      bool
-	// Progress is called after each finished job with (done, total).
+	// Progress is called once the claims are made, with (0, total), then
+	// after each finished job with (done, total).
 	Progress func(done, total int)
 	// Now is the clock (the store has the same one); nil is time.Now.
 	Now func() time.Time
@@ -155,6 +156,9 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 		return res, claimErr
 	}
 	res.Claimed = len(claims)
+	if opts.Progress != nil && len(claims) > 0 {
+		opts.Progress(0, len(claims))
+	}
 	results := make([]JobResult, len(claims))
 	next := make(chan int)
 	var wg sync.WaitGroup

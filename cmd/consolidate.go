@@ -74,7 +74,9 @@ func newConsolidateCmd(f *Factory, runF func(context.Context, *ConsolidateOption
 recency), write them into the memory folder (rollout_summaries/, raw_memories.md),
 diff the folder against the last successful run, and let a consolidator rewrite
 MEMORY.md, memory_summary.md and skills/. The result is validated; a failed or
-invalid run leaves the previous files in place and backs off for an hour.
+invalid run leaves the previous files in place and backs off for an hour. An
+interrupted run (Ctrl-C, SIGTERM; exit 130) leaves them too, and gives the lock
+back without a backoff: the next run does the work.
 
 Skips exit 0 and say why: another process holds the lock (skipped_running), the
 last run succeeded less than six hours ago (skipped_cooldown), or the last run

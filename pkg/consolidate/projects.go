@@ -367,15 +367,10 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 	return sb.String()
 }
 
-// WriteProjectLayer rebuilds the memory folder's projects/ from the
-// selected raw memories and the ad hoc notes: every file atomically, then
-// whatever the previous layer had that this one has not is removed.
-func WriteProjectLayer(root string, selected []Selected, redact func(string) string) error {
-	return writeProjectLayer(root, selected, redact, nil)
-}
-
-// writeProjectLayer is WriteProjectLayer with the run's stale memories
-// demoted or dropped.
+// writeProjectLayer rebuilds the memory folder's projects/ from the
+// selected raw memories and the ad hoc notes, the run's stale memories
+// demoted or dropped: every file atomically, then whatever the previous
+// layer had that this one has not is removed.
 func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory) error {
 	if redact == nil {
 		redact = func(s string) string { return s }

@@ -158,8 +158,7 @@ func duplicates(outs []store.Output, near float64) (exact, similar []Finding) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

@@ -167,10 +167,7 @@ func Check(line string, s Session) string {
 // looksLikeCommand tells a command line from a backticked identifier: a
 // program name followed by something, or a path to a program.
 func looksLikeCommand(s string) bool {
-	if strings.ContainsAny(s, " /|;&") {
-		return true
-	}
-	return false
+	return strings.ContainsAny(s, " /|;&")
 }
 
 // HeldBack replaces a quotation that was held back inside a kept line.

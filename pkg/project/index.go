@@ -87,18 +87,20 @@ func (ix *Index) ByKey(key string) (IndexEntry, bool) {
 	return IndexEntry{}, false
 }
 
-// byRoot returns the entry with the longest root holding dir.
-func (ix *Index) byRoot(dir string) (IndexEntry, bool) {
-	var best IndexEntry
-	bestLen := -1
+// byRoot returns the entry whose sessions ran in the checkout (or plain
+// folder) root. Only the folder itself counts, not a folder above it: the
+// memory of sessions started in the home folder belongs to the home
+// folder, not to every repository or folder below it (the scan keys those
+// apart too).
+func (ix *Index) byRoot(root string) (IndexEntry, bool) {
 	for _, e := range ix.Projects {
 		for _, r := range e.Roots {
-			if Within(dir, r) && len(r) > bestLen {
-				best, bestLen = e, len(r)
+			if r == root {
+				return e, true
 			}
 		}
 	}
-	return best, bestLen >= 0
+	return IndexEntry{}, false
 }
 
 // Locate finds the project of a working directory (or of a key, when

@@ -213,3 +213,40 @@ func TestParseRemotes(t *testing.T) {
 		t.Errorf("parseRemotes = %v", got)
 	}
 }
+
+// Review of issue 13: a folder recorded in the index (sessions started in
+// the home folder, say) must not lend its memory to a repository or a
+// folder below it that has none; only the folder itself is that project.
+func TestLocateDoesNotLendAParentFolderItsMemory(t *testing.T) {
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "home")
+	repo := filepath.Join(home, "src", "newtool") // a repository without a remote
+	newRepo(t, repo, "")
+	notes := filepath.Join(home, "notes") // a plain folder
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ix := &Index{Version: IndexVersion, Projects: []IndexEntry{
+		{Key: "path:" + home, Name: "home", Dir: "home-00000000", Roots: []string{home}, Sessions: 3},
+	}}
+	for _, dir := range []string{repo, filepath.Join(repo, "cmd"), notes} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if id, e, found := ix.Locate(dir, nil); found || e.Key != "" || id.Key == "path:"+home {
+			t.Errorf("Locate(%s) = %+v, %+v, %v: the home folder's memory is not this folder's", dir, id, e, found)
+		}
+	}
+	if _, e, found := ix.Locate(home, nil); !found || e.Key != "path:"+home {
+		t.Errorf("Locate(home) = %+v, %v; want the home folder's own entry", e, found)
+	}
+
+	// A repository without a remote is still found through the folder
+	// its sessions ran in, without asking git.
+	ix.Projects = append(ix.Projects, IndexEntry{Key: "git-root:0123", Name: "newtool", Dir: "newtool-00000001", Roots: []string{repo}})
+	for _, dir := range []string{repo, filepath.Join(repo, "cmd")} {
+		if _, e, found := ix.Locate(dir, nil); !found || e.Key != "git-root:0123" {
+			t.Errorf("Locate(%s) = %+v, %v; want the repository's entry", dir, e, found)
+		}
+	}
+}

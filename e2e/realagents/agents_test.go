@@ -82,10 +82,14 @@ func (w *world) extractAndConsolidate() map[string]any {
 	return rep
 }
 
-// injectedFor reports whether a request of this turn carried the summary.
+// injectedFor reports whether a request of this turn carried the summary
+// scoped to the session's project (docs/projects.md): the hook ran in the
+// project folder (work/calc, not a repository, so named "calc") and its
+// memory, not the "no memory of this project" line, reached the model.
 func injectedFor(reqs []Request) bool {
 	for _, q := range reqs {
-		if strings.Contains(q.Body, "MEMORY_SUMMARY BEGINS") {
+		if strings.Contains(q.Body, "MEMORY_SUMMARY BEGINS") && strings.Contains(q.Body, "## Project: calc") &&
+			!strings.Contains(q.Body, "No memory of this project has been consolidated yet") {
 			return true
 		}
 	}

@@ -4,7 +4,7 @@
 # medians and ratios (docs/benchmarks.md explains each row).
 #
 #   scripts/bench.sh                 # everything, about 5 minutes
-#   BENCH_ONLY="summary cite" scripts/bench.sh
+#   BENCH_ONLY="summary cite" scripts/bench.sh   # or: stale redact input extract search scan
 #   BENCH_DIR=/tmp/mb scripts/bench.sh   # keep the generated data there
 #
 # Needs: go, hyperfine, rg, jq, /usr/bin/time (Debian: apt-get install -y
@@ -16,7 +16,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 W=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/memctl-bench.XXXXXX")}
 mkdir -p "$W"
-ONLY=${BENCH_ONLY:-"summary cite redact input extract search scan"}
+ONLY=${BENCH_ONLY:-"summary cite stale redact input extract search scan"}
 RESULTS="$W/results.md"
 
 for tool in go hyperfine rg jq /usr/bin/time; do
@@ -150,6 +150,35 @@ if want cite; then
 	p=$(median "$W/cite.json" 0) q=$(median "$W/cite.json" 1) c=$(median "$W/cite.json" 2)
 	row "1c. \`memctl cite\` ($(wc -c <"$R") B reply, no citation)" "$(fmt 2 "$p") ms" "cat $(fmt 2 "$c") ms" "$(calc "$p / $c")×" "≤ 3× cat" "$(verdict "$(calc "$p / $c") <= 3")"
 	row "   \`memctl cite\`, the reply citing one thread (a use recorded)" "$(fmt 2 "$q") ms" "cat $(fmt 2 "$c") ms" "$(calc "$q / $c")×" "≤ 3× cat" "$(verdict "$(calc "$q / $c") <= 3")"
+fi
+
+# 1d. summary with stale checks (docs/stale.md) on a home with 10,000 raw
+# memories over 40 projects, consolidated with the largest selection
+# (4,096 memories, 12,288 pieces of evidence on 2,040 files), after a
+# tenth of the files were edited, rewritten or deleted. Peers: the same
+# summary with health.stale_checks = false, and cat of the file(s) read.
+if want stale; then
+	log "1d. summary with stale checks vs without and cat"
+	SD="$W/stale"
+	mkdir -p "$SD"
+	MEMCTL_BENCH_STALE_HOME="$SD" go test -run '^$' -bench '^BenchmarkSummaryStale10k$' -benchtime 20x -count 3 ./cmd | tee "$W/stale.txt" >&2
+	H="$SD/home"
+	printf '[health]\nstale_checks = false\n' >"$W/nostale.toml"
+	printf '' >"$W/stale.toml"
+	S3="$H/memories/memory_summary.md"
+	MEMCTL_HOME="$H" MEMCTL_CONFIG="$W/stale.toml" "$M" summary --all-projects | grep -q '^## Stale memory$' ||
+		{ echo "bench.sh: summary flagged no stale memory" >&2; exit 1; }
+	MEMCTL_HOME="$H" "${HF[@]}" --warmup 10 --runs 100 --export-json "$W/stale-all.json" \
+		"$M --config $W/stale.toml summary --all-projects" "$M --config $W/nostale.toml summary --all-projects" "cat $S3" >&2
+	on=$(median "$W/stale-all.json" 0) off=$(median "$W/stale-all.json" 1) c=$(median "$W/stale-all.json" 2)
+	row "1d. \`memctl summary --all-projects\`, stale checks on (12,288 pieces of evidence)" "$(fmt 2 "$on") ms" "checks off $(fmt 2 "$off") ms; cat $(fmt 2 "$c") ms" "+$(fmt 1 "$(calc "$on - $off")") ms; $(calc "$on / $c")× cat" "+≤ 50 ms (health.stale_budget)" "$(verdict "$on - $off <= 50")"
+	P0="$SD/src/service-00"
+	L="$(ls -d "$H/memories/projects/service-00-"*)"
+	(cd "$P0" && MEMCTL_HOME="$H" "${HF[@]}" --warmup 10 --runs 100 --export-json "$W/stale-project.json" \
+		"$M --config $W/stale.toml summary" "$M --config $W/nostale.toml summary" \
+		"cat $H/memories/projects/index.json $H/memories/projects/personal.md $L/summary.md" >&2)
+	on=$(median "$W/stale-project.json" 0) off=$(median "$W/stale-project.json" 1) c=$(median "$W/stale-project.json" 2)
+	row "   \`memctl summary\` in one project's folder, stale checks on (306 pieces)" "$(fmt 2 "$on") ms" "checks off $(fmt 2 "$off") ms; cat $(fmt 2 "$c") ms" "+$(fmt 1 "$(calc "$on - $off")") ms; $(calc "$on / $c")× cat" "+≤ 50 ms" "$(verdict "$on - $off <= 50")"
 fi
 
 # 2. Redaction, full rule set, vs ripgrep with Codex's four patterns.

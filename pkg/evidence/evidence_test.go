@@ -250,10 +250,18 @@ func TestIndexRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, recs) {
 		t.Fatalf("round trip\n got %+v\nwant %+v", got, recs)
 	}
+	// Two memories resting on the same file store it once; a scoped read
+	// returns that scope's records only.
+	if n := strings.Count(string(EncodeIndex(append(recs, Record{ThreadID: "t3", Scope: "other", Items: recs[0].Items}))), "\nf\t"); n != 2 {
+		t.Fatalf("%d file lines for 2 files", n)
+	}
+	if got, err := readIndex(path, "git:example.com/x"); err != nil || len(got) != 1 || got[0].ThreadID != "t1" || len(got[0].Items) != 2 {
+		t.Fatalf("scoped read: %+v %v", got, err)
+	}
 	if _, err := DecodeIndex([]byte("something else\n")); err != ErrBadIndex {
 		t.Fatalf("a foreign file: %v", err)
 	}
-	if got, err := DecodeIndex([]byte(indexHeader + "\ni\tfile\torphan\nm\tshort\n")); err != nil || len(got) != 0 {
+	if got, err := DecodeIndex([]byte(indexHeader + "\ni\tfile\torphan\nm\tshort\nf\tbroken\n")); err != nil || len(got) != 0 {
 		t.Fatalf("damaged lines are skipped: %+v %v", got, err)
 	}
 }

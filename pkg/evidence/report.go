@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"os"
 	"strings"
 )
 
@@ -45,21 +46,26 @@ type Scan struct {
 // ("" for all) with c, within its deadline. A missing or damaged index
 // is an empty scan and its error: the caller decides whether that matters.
 func CheckIndex(path, scope string, c *Checker) (Scan, error) {
-	recs, err := ReadIndex(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return Scan{}, err
 	}
 	var s Scan
-	for _, r := range recs {
-		if scope != "" && r.Scope != scope {
-			continue
+	left, err := walkIndexCount(string(data), scope, func(r Record) bool {
+		if c.Expired() {
+			// Out of time: what is left is counted, not checked.
+			c.Unchecked += len(r.Items)
+			return false
 		}
-		a := c.Assess(r)
-		if a.Stale() {
+		if a := c.Assess(r); a.Stale() {
 			s.Stale = append(s.Stale, NoticeOf(a))
 		}
+		return true
+	})
+	if err != nil {
+		return Scan{}, err
 	}
-	s.Checked, s.Unchecked = c.Checked, c.Unchecked
+	s.Checked, s.Unchecked = c.Checked, c.Unchecked+left
 	return s, nil
 }
 

@@ -38,39 +38,41 @@ type Checks struct {
 	Now func() time.Time
 }
 
-// applyChecks scrubs instruction-shaped lines from summary, checks the
-// evidence of root's memories, marks the summary's lines that name a
-// stale memory, cuts the summary to maxTokens and appends the stale
-// notice, which the cut never removes.
+// applyChecks checks the evidence of root's memories, cuts the summary to
+// maxTokens leaving room for the stale notice and the marks, scrubs
+// instruction-shaped lines from what is left, marks the lines that name a
+// stale memory and appends the notice, which the cut never removes. The
+// cut comes first so that the scrub and the marks work on at most the
+// injected text, however long memory_summary.md grew.
 func applyChecks(root, summary string, maxTokens int, c *Checks, res *SummaryResult) string {
-	summary, res.QuarantinedLines = quarantine.Scrub(summary)
+	var shown []evidence.Notice
 	var notice string
 	if c != nil && c.Stale {
 		scan := staleScan(root, c)
 		res.Stale, res.StaleUnchecked = scan.Stale, scan.Unchecked
 		// A memory the last consolidation dropped is no longer in the
 		// summary: the notice would only repeat the consolidation.
-		var shown []evidence.Notice
 		for _, n := range scan.Stale {
 			if !(n.Dropped && n.Handled == evidence.HandledDropped) {
 				shown = append(shown, n)
 			}
 		}
 		if len(shown) > 0 {
-			summary = markStale(summary, shown)
 			notice = staleNotice(shown)
 		}
 	}
 	budget := maxTokens
 	if notice != "" {
-		budget = max(maxTokens-textcut.ApproxTokens(notice)-1, maxTokens/2)
+		reserve := textcut.ApproxTokens(notice) + (maxStaleMarks*len(staleMark)+3)/4 + 1
+		budget = max(maxTokens-reserve, maxTokens/2)
 	}
 	cut := textcut.MiddleTokens(summary, budget)
 	res.Truncated = cut != summary
+	cut, res.QuarantinedLines = quarantine.Scrub(cut)
 	if notice == "" {
 		return cut
 	}
-	return cut + "\n\n" + notice
+	return markStale(cut, shown) + "\n\n" + notice
 }
 
 func staleScan(root string, c *Checks) evidence.Scan {
@@ -89,6 +91,18 @@ func staleScan(root string, c *Checks) evidence.Scan {
 
 // markStale tags the lines of the summary that name a stale memory.
 func markStale(summary string, stale []evidence.Notice) string {
+	// Most stale memories are not named in the (cut) summary at all: look
+	// for each once in the whole text before going line by line.
+	var named []evidence.Notice
+	for _, n := range stale {
+		if n.Mentions(summary) {
+			named = append(named, n)
+		}
+	}
+	if len(named) == 0 {
+		return summary
+	}
+	stale = named
 	lines := strings.Split(summary, "\n")
 	marked := 0
 	for i, l := range lines {

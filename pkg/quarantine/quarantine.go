@@ -105,7 +105,7 @@ func normalise(s string) string {
 // session says (an injection phrase, an exfiltration shape), or "".
 func Strong(line string) string {
 	l := normalise(line)
-	if l == "" {
+	if l == "" || !mayBeStrong(l) {
 		return ""
 	}
 	if injectionRe().MatchString(l) {
@@ -134,6 +134,27 @@ func remoteTarget(l string) bool {
 		return false
 	}
 	return !loopbackRe().MatchString(l)
+}
+
+// strongWords: every pattern Strong uses needs one of these (lowercase)
+// in the line. Checking for them first keeps the expressions off most
+// lines, which matters on summary's hot path.
+var strongWords = []string{
+	"ignore", "disregard", "forget", "override", "bypass", "instruction", "prompt", "from now on", "you are now",
+	"note", "message", "notice", "attention", "tell", "inform", "alert", "notify", "mention", "show", "without",
+	"secret", "hidden", "system", "admin", "developer", "[inst", "[/inst", "<<",
+	"curl", "wget", "fetch", "iwr", "invoke-webrequest", "iex", "http", "scp", "rsync", "ftp", "telnet", "socat",
+	"/dev/tcp", "netcat", "ncat", "nc ",
+}
+
+func mayBeStrong(l string) bool {
+	low := strings.ToLower(l)
+	for _, w := range strongWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check returns the reason a line is held back, or "".

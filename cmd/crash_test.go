@@ -409,7 +409,8 @@ func checkMemoryFolder(t *testing.T, root, when string) int {
 	complete("extensions/ad_hoc/instructions.md", "")
 
 	known := map[string]bool{"MEMORY.md": true, "memory_summary.md": true, "raw_memories.md": true,
-		"rollout_summaries": true, "extensions": true, "skills": true, "phase2_workspace_diff.md": true}
+		"rollout_summaries": true, "extensions": true, "skills": true, "phase2_workspace_diff.md": true,
+		"projects": true, ".evidence.tsv": true}
 	temps := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -430,6 +431,19 @@ func checkMemoryFolder(t *testing.T, root, when string) int {
 		}
 		if !strings.Contains(rel, "/") && !known[rel] {
 			t.Errorf("%s: unexpected %s at the top of the memory folder", when, rel)
+		}
+		if strings.HasPrefix(rel, "projects/") && !d.IsDir() {
+			switch {
+			case rel == "projects/index.json":
+				b, err := os.ReadFile(p)
+				if err != nil || !json.Valid(b) {
+					t.Errorf("%s: projects/index.json is not whole JSON (%v): %q", when, err, tail(string(b), 40))
+				}
+			case strings.HasSuffix(rel, ".md"):
+				complete(rel, "## ")
+			default:
+				t.Errorf("%s: unexpected file %s", when, rel)
+			}
 		}
 		if strings.HasPrefix(rel, "rollout_summaries/") {
 			if !strings.HasSuffix(rel, ".md") {

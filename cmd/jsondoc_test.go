@@ -114,7 +114,7 @@ func TestJSONDocs(t *testing.T) {
 		{id: "memories-show", args: []string{"memories", "show", thread0, "--json"}},
 		{id: "memories-pin", args: []string{"memories", "pin", thread0, "--json"}},
 		{id: "memories-forget", args: []string{"memories", "forget", thread1, "--json"}},
-		{setup: true, later: time.Second, args: []string{"note", "add", "--slug", "use-make", "Run make lint before pushing."}},
+		{setup: true, later: time.Second, args: []string{"note", "add", "--slug", "use-make", "--project", "/src/project-0", "Run make lint before pushing."}},
 		{setup: true, env: review, args: []string{"consolidate", "--force"}},
 		{id: "reject", env: review, args: []string{"reject", "--json"}},
 		{id: "status", args: []string{"status", "--json"}},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -133,8 +134,13 @@ path = %q
 		"prune": func(*rand.Rand) ([]string, string, string) {
 			return []string{"prune", "--json"}, "", ""
 		},
-		"summary": func(*rand.Rand) ([]string, string, string) {
-			return []string{"summary", "--raw"}, "", ""
+		"summary": func(rng *rand.Rand) ([]string, string, string) {
+			// The global view and one project's view (the threads'
+			// folders are gone, so the project is found by its key).
+			if rng.Intn(2) == 0 {
+				return []string{"summary", "--raw", "--all-projects"}, "", ""
+			}
+			return []string{"summary", "--raw", "--project", fmt.Sprintf("/src/project-%d", rng.Intn(3))}, "", ""
 		},
 		"cite": func(rng *rand.Rand) ([]string, string, string) {
 			id := ids[rng.Intn(threads)]
@@ -211,8 +217,8 @@ path = %q
 			// Either no summary yet, or a whole one: never a torn read.
 			if r.stdout != "" {
 				summaries++
-				if !strings.HasPrefix(r.stdout, "v1\n") || !strings.Contains(r.stdout, "## What's in Memory") {
-					t.Errorf("summary --raw printed a partial summary:\n%s", r.stdout)
+				if !wholeSummary(r.args, r.stdout) {
+					t.Errorf("summary %s printed a partial summary:\n%s", strings.Join(r.args[1:], " "), r.stdout)
 				}
 			}
 		case "cite":
@@ -337,4 +343,17 @@ func onlyProviderTimeouts(stdout string) bool {
 		}
 	}
 	return failed > 0
+}
+
+// wholeSummary reports whether out is a complete summary of the kind args
+// asked for: the global file (its version line and its index section), or
+// a project's view (the personal layer and that project's section). Before
+// the first consolidation writes the project layer, a project's view is
+// the global file.
+func wholeSummary(args []string, out string) bool {
+	global := strings.HasPrefix(out, "v1\n") && strings.Contains(out, "## What's in Memory")
+	if slices.Contains(args, "--all-projects") {
+		return global
+	}
+	return global || strings.HasPrefix(out, "## Personal layer\n") && strings.Contains(out, "\n## Project: ")
 }

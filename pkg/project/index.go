@@ -93,6 +93,9 @@ func (ix *Index) ByKey(key string) (IndexEntry, bool) {
 // folder, not to every repository or folder below it (the scan keys those
 // apart too).
 func (ix *Index) byRoot(root string) (IndexEntry, bool) {
+	if ix == nil {
+		return IndexEntry{}, false
+	}
 	for _, e := range ix.Projects {
 		for _, r := range e.Roots {
 			if r == root {
@@ -131,6 +134,15 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 		return id, e, true
 	}
 	if id.Source != SourcePath {
+		// A repository that got a remote since its memory was last
+		// consolidated: its entry is still under the root-commit or path
+		// key the next scan upgrades (Resolver.Upgrade asks git whether
+		// the history is the recorded one).
+		if e, ok := ix.byRoot(id.Root); ok && id.Source == SourceRemote {
+			if up, ok := NewResolver(overrides).Upgrade(cwdOrKey, "", e.Key); ok && up.Key == id.Key {
+				return id, e, true
+			}
+		}
 		return id, IndexEntry{}, false
 	}
 	if ix != nil {

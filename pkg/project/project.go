@@ -166,6 +166,70 @@ func (r *Resolver) detect(cwd, recordedRemote string) Identity {
 	return Identity{Key: prefixPath + repo.mainRoot, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourcePath}
 }
 
+// Upgrade returns the key that replaces old, the key a thread working in
+// cwd was given while its folder said less than it does now, so that a
+// project keeps its early sessions as its repository grows:
+//
+//   - a path key, once the folder is in a repository that has a first
+//     commit or a remote (it had none yet, or git was missing);
+//   - a root-commit key, once the repository has a remote, when its
+//     history still starts at that commit.
+//
+// A remote key is kept, and so is any key of a folder that is gone: a
+// changed remote, like a different history, may be another repository
+// cloned into the same folder, whose sessions must not take the old
+// ones' memory. ok is false when old stands.
+func (r *Resolver) Upgrade(cwd, recordedRemote, old string) (id Identity, ok bool) {
+	weakRoot := strings.HasPrefix(old, prefixRoot)
+	if !IsPathKey(old) && !weakRoot {
+		return Identity{}, false
+	}
+	cwd = filepath.Clean(strings.TrimSpace(cwd))
+	if !filepath.IsAbs(cwd) {
+		return Identity{}, false
+	}
+	// Many threads share a folder: look at each folder once per key.
+	memo := "\x02upgrade\x00" + cwd + "\x00" + recordedRemote + "\x00" + old
+	if id, seen := r.cache[memo]; seen {
+		return id, id.Key != ""
+	}
+	id, ok = r.upgrade(cwd, recordedRemote, old, weakRoot)
+	r.cache[memo] = id
+	return id, ok
+}
+
+func (r *Resolver) upgrade(cwd, recordedRemote, old string, weakRoot bool) (id Identity, ok bool) {
+	if _, err := os.Stat(cwd); err != nil {
+		return Identity{}, false
+	}
+	// Look before asking git: most weak keys are plain folders and
+	// repositories that still have no remote, and a scan checks them all.
+	repo, inRepo := findRepo(cwd)
+	if !inRepo || weakRoot && repo.remoteURL() == "" {
+		return Identity{}, false
+	}
+	id = r.Resolve(cwd, recordedRemote)
+	if id.Key == "" || id.Key == old || id.Root == "" || IsPathKey(id.Key) {
+		return Identity{}, false
+	}
+	if weakRoot && (id.Source != SourceRemote || r.rootCommit == nil || r.rootCommitOf(id.Root) != strings.TrimPrefix(old, prefixRoot)) {
+		return Identity{}, false
+	}
+	return id, true
+}
+
+// rootCommitOf is the root commit of the checkout at top, asked of git
+// once per checkout.
+func (r *Resolver) rootCommitOf(top string) string {
+	k := "\x01root\x00" + top
+	if id, ok := r.cache[k]; ok {
+		return id.Key
+	}
+	sha := r.rootCommit(top)
+	r.cache[k] = Identity{Key: sha}
+	return sha
+}
+
 // IsPathKey reports whether a key is the weakest kind, a folder path,
 // which a move does not survive.
 func IsPathKey(key string) bool { return strings.HasPrefix(key, prefixPath) }

@@ -250,3 +250,37 @@ func TestLocateDoesNotLendAParentFolderItsMemory(t *testing.T) {
 		}
 	}
 }
+
+// Review of issue 13: a repository that got a remote after its memory was
+// consolidated is still found by summary (under the root-commit key the
+// next scan upgrades), and only when its history is the one recorded.
+func TestLocateARepositoryThatGotARemote(t *testing.T) {
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "app")
+	newRepo(t, repo, "")
+	root := git(t, repo, "rev-list", "--max-parents=0", "HEAD")
+	ix := &Index{Version: IndexVersion, Projects: []IndexEntry{
+		{Key: "git-root:" + root, Name: "app", Dir: "app-00000000", Roots: []string{repo}, Sessions: 2},
+	}}
+	git(t, repo, "remote", "add", "origin", "git@github.com:acme/app.git")
+	id, e, found := ix.Locate(filepath.Join(repo), nil)
+	if !found || e.Key != "git-root:"+root || id.Key != "git:github.com/acme/app" {
+		t.Errorf("Locate after the remote was added = %+v, %+v, %v; want its recorded entry", id, e, found)
+	}
+	if up, ok := NewResolver(nil).Upgrade(repo, "", "git-root:"+root); !ok || up.Key != "git:github.com/acme/app" {
+		t.Errorf("Upgrade = %+v, %v", up, ok)
+	}
+
+	// Another repository cloned into the folder is not the recorded one.
+	ix.Projects[0].Key = "git-root:" + strings.Repeat("ab", 20)
+	if id, e, found := ix.Locate(repo, nil); found || e.Key != "" {
+		t.Errorf("Locate with another history = %+v, %+v, %v; want nothing", id, e, found)
+	}
+	// A remote key is never upgraded, nor a folder that is not a repository.
+	if _, ok := NewResolver(nil).Upgrade(repo, "", "git:github.com/acme/old"); ok {
+		t.Error("a remote key was upgraded")
+	}
+	if _, ok := NewResolver(nil).Upgrade(tmp, "", "path:"+tmp); ok {
+		t.Error("a plain folder's path key was upgraded")
+	}
+}

@@ -24,6 +24,7 @@ type Store interface {
 	UpsertThread(ctx context.Context, t store.Thread, policy store.UpsertPolicy) (store.UpsertResult, error)
 	TouchFile(ctx context.Context, id string, size, mtimeNs int64) error
 	ThreadProjects(ctx context.Context, rules string) ([]store.ThreadProject, error)
+	WeakThreadProjects(ctx context.Context, rules string) ([]store.ThreadProject, error)
 	SetThreadProjects(ctx context.Context, ps []store.ThreadProject) error
 }
 
@@ -239,13 +240,19 @@ func threadRow(m sessions.Meta, f sessions.File, fp string, problems int) store.
 }
 
 // assignProjects keys every thread whose project was never computed, or
-// was computed under other [[projects]] rules. It runs after the files are
-// indexed, so an unchanged rescan costs one query that returns nothing,
-// and an existing home gets its projects on the first scan after upgrade.
+// was computed under other [[projects]] rules, and upgrades the weak keys
+// whose folder now says more (project.Resolver.Upgrade). It runs after
+// the files are indexed, so an unchanged rescan costs two queries and a
+// look at the folders of the weakly keyed threads, and an existing home
+// gets its projects on the first scan after upgrade.
 func assignProjects(ctx context.Context, st Store, opts Options) error {
 	rules := project.RulesFingerprint(opts.Projects)
 	todo, err := st.ThreadProjects(ctx, rules)
-	if err != nil || len(todo) == 0 {
+	if err != nil {
+		return err
+	}
+	weak, err := st.WeakThreadProjects(ctx, rules)
+	if err != nil || len(todo)+len(weak) == 0 {
 		return err
 	}
 	newResolver := opts.NewResolver
@@ -253,6 +260,10 @@ func assignProjects(ctx context.Context, st Store, opts Options) error {
 		newResolver = func(ov []project.Override) *project.Resolver { return project.NewResolver(ov) }
 	}
 	r := newResolver(opts.Projects)
+	upgrades := upgradeProjects(ctx, r, weak)
+	if len(todo) == 0 {
+		return st.SetThreadProjects(ctx, upgrades)
+	}
 	// What was learnt of a folder while it existed outlives it: a repo
 	// moved or deleted since keeps its key for the sessions recorded
 	// there, and sessions in it indexed only now inherit that key.
@@ -274,7 +285,24 @@ func assignProjects(ctx context.Context, st Store, opts Options) error {
 			return err
 		}
 	}
-	return st.SetThreadProjects(ctx, updates)
+	return st.SetThreadProjects(ctx, append(upgrades, updates...))
+}
+
+// upgradeProjects gives the weakly keyed threads whose folder now says
+// more (a first commit, a remote) the key their folder has now, so a
+// repository's early sessions stay with its later ones.
+func upgradeProjects(ctx context.Context, r *project.Resolver, weak []store.ThreadProject) []store.ThreadProject {
+	var out []store.ThreadProject
+	for _, t := range weak {
+		if ctx.Err() != nil {
+			return out
+		}
+		if id, ok := r.Upgrade(t.Cwd, t.GitOriginURL, t.Key); ok {
+			t.Key, t.Name, t.Root = id.Key, id.Name, id.Root
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // learntProjects maps each working directory to the strongest key a

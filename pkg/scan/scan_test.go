@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,5 +116,120 @@ func TestUnreadableSourceIsReported(t *testing.T) {
 	var se *SourcesError
 	if err := res.Err(); !errors.As(err, &se) || err.Error() != "cannot read the claude-code source "+typo+": no such folder" {
 		t.Errorf("Err() = %v", err)
+	}
+}
+
+// gitIn runs git in dir with a fixed identity and no user config.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Review of issue 13: a project's key must follow its folder when the
+// folder later says more about it. The usual life of a repository is
+// `git init`, sessions, a first commit, sessions, a push to a new remote:
+// keyed once and for all, its first sessions stayed under the path key
+// and the next under the root commit, and once it had a remote its summary
+// said "no memory of this project" and listed its own older sessions as
+// another project's. A remote key is kept: a changed remote may be
+// another repository cloned into the same folder.
+func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("this test needs git on PATH")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(dir, "work", "app")
+	reused := filepath.Join(dir, "work", "scratch")
+	for _, d := range []string{repo, reused} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "init", "-q", "-b", "main")
+	}
+	session := func(id, cwd string) {
+		t.Helper()
+		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
+		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := func(d string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(d, "README"), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "add", "README")
+		gitIn(t, d, "commit", "-q", "-m", "start")
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}}
+	scanKeys := func() map[string]string {
+		t.Helper()
+		if _, err := Run(ctx, st, opts); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := st.ThreadProjects(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range ps {
+			out[p.ID] = p.Key
+		}
+		return out
+	}
+
+	session("before-commit", repo)
+	if k := scanKeys()["before-commit"]; k != "path:"+repo {
+		t.Fatalf("a repository without commits: %s", k)
+	}
+	commit(repo)
+	root := "git-root:" + gitIn(t, repo, "rev-list", "--max-parents=0", "HEAD")
+	session("after-commit", repo)
+	keys := scanKeys()
+	if keys["before-commit"] != root || keys["after-commit"] != root {
+		t.Fatalf("after the first commit: %v, want both %s", keys, root)
+	}
+	gitIn(t, repo, "remote", "add", "origin", "git@github.com:acme/app.git")
+	keys = scanKeys() // no new session: the folder alone changed
+	if keys["before-commit"] != "git:github.com/acme/app" || keys["after-commit"] != "git:github.com/acme/app" {
+		t.Fatalf("after the remote was added: %v, want both git:github.com/acme/app", keys)
+	}
+
+	// A folder reused by another repository keeps its old sessions apart.
+	commit(reused)
+	session("old-tool", reused)
+	oldRoot := scanKeys()["old-tool"]
+	if err := os.RemoveAll(reused); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(reused, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, reused, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(reused, "other"), []byte("another history"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, reused, "add", "other")
+	gitIn(t, reused, "commit", "-q", "-m", "other")
+	gitIn(t, reused, "remote", "add", "origin", "https://github.com/someone/else")
+	if k := scanKeys()["old-tool"]; k != oldRoot {
+		t.Errorf("another repository in the same folder took over its sessions: %s, was %s", k, oldRoot)
 	}
 }

@@ -20,8 +20,22 @@ type ThreadProject struct {
 // was computed under other rules than rules (never computed: ”), by id
 // order; with rules empty, of every thread.
 func (s *Store) ThreadProjects(ctx context.Context, rules string) ([]ThreadProject, error) {
+	return s.threadProjects(ctx, `WHERE ? = '' OR project_rules <> ?`, rules, rules)
+}
+
+// WeakThreadProjects returns the project columns of the threads keyed
+// under rules by a folder path or a root commit while their folder was
+// there (project_root set), by id order: the keys a scan upgrades when the
+// folder has since become a repository or got a remote
+// (project.Resolver.Upgrade).
+func (s *Store) WeakThreadProjects(ctx context.Context, rules string) ([]ThreadProject, error) {
+	return s.threadProjects(ctx, `WHERE project_rules = ? AND project_root <> '' AND cwd <> ''
+  AND (project_key >= 'path:' AND project_key < 'path;' OR project_key >= 'git-root:' AND project_key < 'git-root;')`, rules)
+}
+
+func (s *Store) threadProjects(ctx context.Context, where string, args ...any) ([]ThreadProject, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, cwd, git_origin_url, project_key, project_name, project_root, project_rules
-FROM threads WHERE ? = '' OR project_rules <> ? ORDER BY id`, rules, rules)
+FROM threads `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -280,7 +280,7 @@ func uncited(ctx context.Context, st Store, n int) ([]Finding, error) {
 	var fs []Finding
 	for _, u := range us {
 		fs = append(fs, Finding{Check: CheckUncited, Severity: Info, Subject: u.ThreadID,
-			Message: fmt.Sprintf("selected by %d consolidations and never cited by an agent", u.Consolidations),
+			Message: fmt.Sprintf("selected by %s and never cited by an agent", plural(u.Consolidations, "consolidation")),
 			Fix:     "memctl memories forget " + u.ThreadID})
 	}
 	return capped(fs, CheckUncited, Info, "memories never cited"), nil
@@ -440,7 +440,9 @@ func oversizedFix(root, rel string) string {
 	case rel == memdir.MemoryFile:
 		return "MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=128 memctl consolidate --force"
 	case strings.HasPrefix(rel, memdir.NotesDir+"/"):
-		return "rm " + rel + " && memctl consolidate --force"
+		// The full path: the user runs the fix from anywhere, not from
+		// inside the memory folder.
+		return "rm " + shellQuote(filepath.Join(root, filepath.FromSlash(rel))) + " && memctl consolidate --force"
 	case strings.HasPrefix(rel, memdir.RolloutSummariesDir+"/"):
 		if id := threadOfSummary(root, rel); id != "" {
 			return "memctl memories forget " + id
@@ -518,4 +520,21 @@ func threadOfSummary(root, rel string) string {
 		}
 	}
 	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// path characters, so a fix with a path is copied and run as printed.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plural says "1 consolidation" or "2 consolidations".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -204,3 +204,20 @@ func TestFilesAgentsAndProvider(t *testing.T) {
 		t.Fatalf("provider: %+v", p)
 	}
 }
+
+// TestOversizedNoteFixRunsFromAnywhere: the fix names the note by its full
+// path, quoted for the shell, since the user is not inside the memory folder.
+func TestOversizedNoteFixRunsFromAnywhere(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "it's home", memdir.FolderV1)
+	notes := filepath.Join(root, filepath.FromSlash(memdir.NotesDir))
+	if err := os.MkdirAll(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(notes, "big.md"), []byte(strings.Repeat("- a line of a note that goes on and on\n", 3000)), 0o600)
+	rep, _ := Run(ctx, Options{Version: "v1", Root: root})
+	f := findings(rep, CheckOversized)
+	want := "rm '" + strings.ReplaceAll(filepath.Join(notes, "big.md"), "'", `'\''`) + "' && memctl consolidate --force"
+	if len(f) != 1 || f[0].Fix != want {
+		t.Fatalf("oversized note: %+v, want fix %q", f, want)
+	}
+}

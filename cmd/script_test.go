@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/golden"
+	"github.com/memctl/memctl/pkg/model"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -24,8 +26,35 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	testscript.Main(m, map[string]func(){
-		"memctl": func() { os.Exit(Main()) },
+		"memctl":            func() { os.Exit(Main()) },
+		"memctl-echo-model": echoModel,
 	})
+}
+
+// echoModel is a model stand-in for provider.kind = "command": it copies
+// its whole input into every field of its answer, the worst a model can do
+// with text it was told to treat as data. A script names it in
+// provider.command (testscript puts it on PATH).
+func echoModel() {
+	var req model.CommandRequest
+	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+		fmt.Fprintln(os.Stderr, "memctl-echo-model:", err)
+		os.Exit(1)
+	}
+	var ans any
+	switch req.Kind {
+	case model.PurposeExtract:
+		ans = map[string]any{"rollout_summary": req.Input, "rollout_slug": "echo", "raw_memory": req.Input}
+	case model.PurposeConsolidate:
+		ans = map[string]any{"memory_md": req.Input, "memory_summary_md": "v1\n" + req.Input, "skills": []any{}}
+	default:
+		fmt.Fprintf(os.Stderr, "memctl-echo-model: kind %q\n", req.Kind)
+		os.Exit(1)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(ans); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script. Set

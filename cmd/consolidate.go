@@ -177,8 +177,11 @@ func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mo
 		}
 		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
 	case "agent":
-		if len(cfg.Consolidation.AgentCommand) == 0 {
+		if len(cfg.Consolidation.AgentCommand) == 0 || cfg.Consolidation.AgentCommand[0] == "" {
 			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+		}
+		if err := checkProgram(cfg.Consolidation.AgentCommand[0]); err != nil {
+			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
 		}
 		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), resolvedProvider{Kind: "agent"}, nil
 	}

@@ -122,6 +122,24 @@ func TestRunConsolidate(t *testing.T) {
 		if got := compactJSON(t, ios.out.String()); !strings.HasPrefix(got, `{"status":"failed_agent","selected":2,`) {
 			t.Errorf("stdout %s", got)
 		}
+
+		// issue 17: the retry skip names the failure, when the retry is
+		// due, the real counts and the command that overrides it.
+		for _, tty := range []bool{false, true} {
+			ios.out.Reset()
+			ios.errOut.Reset()
+			ios.StdinTTY, ios.StdoutTTY, ios.StderrTTY, ios.colorOut, ios.colorErr = tty, tty, tty, tty, tty
+			opts.JSON = false
+			if err := runConsolidate(context.Background(), opts); err != nil {
+				t.Fatalf("%s: the skip is not an error: %v", ttyName(tty), err)
+			}
+			want := "v1: consolidation skipped retry unavailable: the last run failed at 2026-06-10T12:00:00Z (failed_agent: agent /bin/sh: exit status 4) " +
+				"and is retried after 2026-06-10T13:00:00Z; 2 raw memories stored, 0 of them in the last consolidation; " +
+				"`memctl consolidate --force` runs it now\n"
+			if got := ios.errOut.String(); got != want || ios.out.Len() != 0 {
+				t.Errorf("%s: stdout %q, stderr:\n%q\nwant:\n%q", ttyName(tty), ios.out, got, want)
+			}
+		}
 	})
 
 	t.Run("dual_write: one document with every version", func(t *testing.T) {

@@ -357,6 +357,8 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 
 // notClaimedText says why the other indexed threads were not claimed, the
 // most common reason first: "; not claimed: 3 up to date, 1 not idle".
+// A reason a flag or command overrides names it (issue 17: skips name the
+// override).
 func notClaimedText(counts map[string]int) string {
 	if len(counts) == 0 {
 		return ""
@@ -384,15 +386,15 @@ func notClaimedText(counts map[string]int) string {
 var notClaimedLabel = map[string]string{
 	extract.ReasonNonInteractive: "non-interactive (exec) sessions",
 	extract.ReasonSubagent:       "sub-agent sessions",
-	extract.ReasonMemoryDisabled: "with memory disabled",
+	extract.ReasonMemoryDisabled: "with memory disabled (`memctl threads enable ID` turns it on)",
 	extract.ReasonMemoryFolder:   "run in the memory folder (agent consolidations)",
 	extract.ReasonArchived:       "archived",
 	extract.ReasonNoPreview:      "without a human message",
-	extract.ReasonTooOld:         "older than memories.max_rollout_age_days",
+	extract.ReasonTooOld:         "older than memories.max_rollout_age_days (--all ignores it)",
 	extract.ReasonNotIdle:        "not idle for memories.min_rollout_idle_hours yet (--all ignores it)",
 	extract.ReasonUpToDate:       "already extracted",
 	extract.ReasonRunning:        "claimed by another process",
-	extract.ReasonBackoff:        "backing off after a failure",
+	extract.ReasonBackoff:        "backing off for an hour after a failure",
 	extract.ReasonNoRetries:      "out of retries for this version",
-	extract.ReasonOverLimit:      "eligible, past this run's limit",
+	extract.ReasonOverLimit:      "eligible, past this run's limit (--max N claims more)",
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/pkg/extract"
 	"github.com/memctl/memctl/pkg/model"
 )
 
@@ -81,7 +82,7 @@ func TestRunExtract(t *testing.T) {
 		{name: "piped", flags: ExtractFlags{All: true}, wantErrOut: done},
 		{name: "terminal: a quick stage shows no progress", flags: ExtractFlags{All: true}, tty: true, wantErrOut: done},
 		{name: "limit", flags: ExtractFlags{Max: ptrTo(1)},
-			wantErrOut: "extracted 1 threads: 1 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 eligible, past this run's limit\n"},
+			wantErrOut: "extracted 1 threads: 1 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 eligible, past this run's limit (--max N claims more)\n"},
 		{name: "dry run piped", flags: ExtractFlags{All: true, DryRun: true},
 			wantOut: "00000000-0000-4000-8000-000000000001\t1795\tfix the flaky test number 1 in the parser\n" +
 				"00000000-0000-4000-8000-000000000000\t1795\tfix the flaky test number 0 in the parser\n",
@@ -148,4 +149,27 @@ func TestRunExtract(t *testing.T) {
 			t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
 		}
 	})
+}
+
+// issue 17: a skip names its reason, the count and, where one exists, the
+// flag or command that overrides it. Every reason has its own words.
+func TestNotClaimedNamesTheOverride(t *testing.T) {
+	for reason, override := range map[string]string{
+		extract.ReasonNotIdle:        "--all",
+		extract.ReasonTooOld:         "--all",
+		extract.ReasonOverLimit:      "--max N",
+		extract.ReasonMemoryDisabled: "`memctl threads enable ID`",
+	} {
+		got := notClaimedText(map[string]int{reason: 3})
+		if !strings.HasPrefix(got, "; not claimed: 3 ") || !strings.Contains(got, override) {
+			t.Errorf("%s: %q, want the count and %s", reason, got, override)
+		}
+	}
+	for _, reason := range []string{extract.ReasonNonInteractive, extract.ReasonSubagent, extract.ReasonMemoryDisabled, extract.ReasonMemoryFolder,
+		extract.ReasonArchived, extract.ReasonNoPreview, extract.ReasonTooOld, extract.ReasonNotIdle, extract.ReasonUpToDate, extract.ReasonRunning,
+		extract.ReasonBackoff, extract.ReasonNoRetries, extract.ReasonOverLimit} {
+		if notClaimedLabel[reason] == "" {
+			t.Errorf("reason %s has no label", reason)
+		}
+	}
 }

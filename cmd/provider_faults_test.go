@@ -136,6 +136,7 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 	}
 	write("exec-thread", "exec", time.Now().Add(-24*time.Hour), "/src/x")
 	write("fresh-thread", "cli", time.Now(), "/src/x")
+	write("old-thread", "cli", time.Now().AddDate(-1, 0, 0), "/src/x")
 	// An agent consolidation's own session (`claude -p` run in the memory folder).
 	write("consolidation-thread", "cli", time.Now().Add(-24*time.Hour), filepath.Join(dir, "home", "memories", "skills"))
 	cfg := filepath.Join(dir, "config.toml")
@@ -149,11 +150,14 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
 	}
-	if res.Claimed != 2 || res.NotClaimed["non_interactive"] != 1 || res.NotClaimed["not_idle"] != 1 || res.NotClaimed["in_memory_folder"] != 1 || len(res.NotClaimed) != 3 {
+	if res.Claimed != 2 || res.NotClaimed["non_interactive"] != 1 || res.NotClaimed["not_idle"] != 1 || res.NotClaimed["in_memory_folder"] != 1 ||
+		res.NotClaimed["too_old"] != 1 || len(res.NotClaimed) != 4 {
 		t.Errorf("first run: %+v", res)
 	}
 	_, stderr, _ = runCLI(t, env, "", "extract", "--dry-run")
-	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) sessions", "1 not idle"} {
+	// issue 17: a reason a flag overrides names the flag.
+	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) sessions",
+		"1 not idle for memories.min_rollout_idle_hours yet (--all ignores it)", "1 older than memories.max_rollout_age_days (--all ignores it)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("dry run does not say %q:\n%s", want, stderr)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/pkg/store"
 )
 
 func TestNewRunCmd(t *testing.T) {
@@ -167,6 +168,15 @@ func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 		{"command provider without a command", "[provider]\nkind = \"command\"\n", "provider kind command needs provider.command"},
 		{"openai without a key", "[provider]\nkind = \"openai\"\n", "OPENAI_API_KEY is not set"},
 		{"agent mode without a command", "[provider]\nkind = \"heuristic\"\n[consolidation]\nmode = \"agent\"\n", "needs agent_command"},
+		// A program that cannot start failed every thread in turn (each
+		// spending a retry and backing off for an hour), then the
+		// consolidation: it is a config error, found before any stage.
+		{"provider command not in PATH", "[provider]\nkind = \"command\"\ncommand = [\"memctl-no-such-llm\", \"-m\", \"x\"]\n",
+			`config: key "provider.command": program "memctl-no-such-llm" is not in PATH`},
+		{"provider command missing", "[provider]\nkind = \"command\"\ncommand = [\"/nonexistent/prov\"]\n",
+			`config: key "provider.command": program /nonexistent/prov does not exist`},
+		{"agent command not executable", "[provider]\nkind = \"heuristic\"\n[consolidation]\nmode = \"agent\"\nagent_command = [\"/dev/null\"]\n",
+			`config: key "consolidation.agent_command": program /dev/null is not executable`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)
@@ -218,5 +228,30 @@ func TestRunReportsScanProblems(t *testing.T) {
 		"v1: consolidation succeeded (2 raw memories); generation 1\n"
 	if got := ios.errOut.String(); got != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// issue 17: a run the rate-limit guard stops says why, with the figures
+// and the key that sets the floor, and runs no stage after the prune.
+func TestRunRateLimitGuardSaysWhy(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, map[string]string{"OPENAI_API_KEY": "k"})
+	writeConfig(t, f, "[provider]\nkind = \"openai\"\n[memories]\nmin_rate_limit_remaining_percent = 25\n")
+	st, err := f.OpenStore(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveRateLimit(context.Background(), store.RateLimitState{Provider: "openai", RemainingPercent: 10, ObservedAt: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+	if err := runRun(context.Background(), opts); err != nil {
+		t.Fatalf("a guarded run is not an error: %v", err)
+	}
+	want := "memctl: warning: v1: rate-limit guard: openai rate limit has 10.0% left, below the 25% minimum " +
+		"(memories.min_rate_limit_remaining_percent); skipping extraction and consolidation\n"
+	if got := ios.errOut.String(); got != want {
+		t.Errorf("stderr:\n%q\nwant:\n%q", got, want)
 	}
 }

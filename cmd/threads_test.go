@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/pkg/store"
 )
 
 const (
@@ -351,5 +353,28 @@ func TestThreadIDMistakes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// issue 17: the SOURCE column said "cli" for both agents. On a terminal it
+// names the agent, and the session's origin when that is not its CLI;
+// piped it stays the origin, as scripts read it.
+func TestSourceCellNamesTheAgent(t *testing.T) {
+	for _, tt := range []struct {
+		kind, source string
+		tty          bool
+		want         string
+	}{
+		{"codex", "cli", true, "codex"},
+		{"claude-code", "cli", true, "claude-code"},
+		{"codex", "exec", true, "codex exec"},
+		{"claude-code", "", true, "claude-code"},
+		{"codex", "cli", false, "cli"},
+		{"claude-code", "cli", false, "cli"},
+	} {
+		ios := newTestIO(tt.tty)
+		if got := sourceCell(ios.IOStreams, store.Thread{SourceKind: tt.kind, Source: tt.source}); got != tt.want {
+			t.Errorf("%s/%q, %s: %q, want %q", tt.kind, tt.source, ttyName(tt.tty), got, tt.want)
+		}
 	}
 }

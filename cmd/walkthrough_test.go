@@ -201,11 +201,21 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	w.prefix = nil
 	os.Chmod(projects, 0o700)
 
-	// A bad flag: exit 2, the flag named, nothing on stdout.
-	for _, args := range [][]string{{"run", "--max", "abc"}, {"run", "--bogus"}} {
-		out, errOut := w.expect(2, args, "memctl: error: ")
-		if out != "" || !strings.Contains(errOut, args[1]) {
-			t.Errorf("memctl %s: stdout %q, stderr %q; want nothing on stdout and the flag named", strings.Join(args, " "), out, errOut)
+	// A bad flag or a mistyped command: exit 2, said in memctl's words
+	// (the flag, the value, what it takes; the closest name), nothing on
+	// stdout.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--max", "abc"}, "memctl: error: --max: invalid value \"abc\": want an integer\nmemctl: hint: run with --help for usage\n"},
+		{[]string{"run", "--bogus"}, "memctl: error: unknown flag: --bogus\nmemctl: hint: run with --help for usage\n"},
+		{[]string{"run", "--dryrun"}, "memctl: error: unknown flag: --dryrun\nmemctl: hint: did you mean --dry-run?\n"},
+		{[]string{"stauts"}, "memctl: error: unknown command \"stauts\" for \"memctl\"\nmemctl: hint: did you mean memctl status?\n"},
+	} {
+		out, errOut := w.expect(2, tt.args)
+		if out != "" || errOut != tt.want {
+			t.Errorf("memctl %s: stdout %q, stderr %q; want nothing on stdout and %q", strings.Join(tt.args, " "), out, errOut, tt.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/memdir"
@@ -288,11 +289,11 @@ func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 	}
 	switch {
 	case len(res.ChangeLines) == 0 && len(res.Plan) == 0:
-		ios.Infof("%s: would consolidate %d raw memories; nothing changed, the memory files stay as they are", version, res.Selected)
+		ios.Infof("%s: would consolidate %s; nothing changed, the memory files stay as they are", version, english.Count(res.Selected, "raw memory", "raw memories"))
 	case len(res.Plan) == 0:
-		ios.Infof("%s: would consolidate %d raw memories; the memory files would not change", version, res.Selected)
+		ios.Infof("%s: would consolidate %s; the memory files would not change", version, english.Count(res.Selected, "raw memory", "raw memories"))
 	default:
-		ios.Infof("%s: would consolidate %d raw memories and change %s", version, res.Selected, strings.Join(names, ", "))
+		ios.Infof("%s: would consolidate %s and change %s", version, english.Count(res.Selected, "raw memory", "raw memories"), strings.Join(names, ", "))
 	}
 }
 
@@ -304,24 +305,24 @@ func describeConsolidation(ctx context.Context, st *store.Store, version string,
 	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(string(res.Status), "_", " "))
 	switch res.Status {
 	case consolidate.StatusPendingReview:
-		return fmt.Sprintf("%s: generation %d (%d raw memories) waits; `memctl review` shows it, `memctl approve` lands it, `memctl reject` drops it",
-			base, res.Generation, res.Selected)
+		return fmt.Sprintf("%s: generation %d (%s) waits; `memctl review` shows it, `memctl approve` lands it, `memctl reject` drops it",
+			base, res.Generation, english.Count(res.Selected, "raw memory", "raw memories"))
 	case consolidate.StatusSkippedPendingReview:
-		return fmt.Sprintf("%s: generation %d waits for `memctl approve` or `memctl reject`; %d raw memories wait",
-			base, res.Generation, res.Selected)
+		return fmt.Sprintf("%s: generation %d waits for `memctl approve` or `memctl reject`; %s %s",
+			base, res.Generation, english.Count(res.Selected, "raw memory", "raw memories"), english.Noun(res.Selected, "waits", "wait"))
 	case consolidate.StatusSkippedRejected:
 		return fmt.Sprintf("%s: these inputs make generation %d again, which was rejected; pin, edit or forget memories first, or run with --force",
 			base, res.Generation)
 	}
 	if !res.Status.Skipped() {
 		if res.Generation != 0 {
-			return fmt.Sprintf("%s (%d raw memories); generation %d", base, res.Selected, res.Generation)
+			return fmt.Sprintf("%s (%s); generation %d", base, english.Count(res.Selected, "raw memory", "raw memories"), res.Generation)
 		}
-		return fmt.Sprintf("%s (%d raw memories)", base, res.Selected)
+		return fmt.Sprintf("%s (%s)", base, english.Count(res.Selected, "raw memory", "raw memories"))
 	}
-	counts := fmt.Sprintf("%d raw memories selected", res.Selected)
+	counts := fmt.Sprintf("%s selected", english.Count(res.Selected, "raw memory", "raw memories"))
 	if s, err := st.Status(ctx); err == nil {
-		counts = fmt.Sprintf("%d raw memories stored, %d of them in the last consolidation", s.RawMemories, s.SelectedPhase2)
+		counts = fmt.Sprintf("%s stored, %d of them in the last consolidation", english.Count(s.RawMemories, "raw memory", "raw memories"), s.SelectedPhase2)
 	}
 	job, err := st.Job(ctx, store.KindConsolidate, store.GlobalKey)
 	if err != nil {

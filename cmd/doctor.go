@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/doctor"
 	"github.com/memctl/memctl/pkg/inject"
@@ -172,7 +173,7 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 		ios.Debugf("skipped: %s", strings.Join(skipped, ", "))
 	}
 	if rep.Healthy {
-		msg := fmt.Sprintf("healthy: %d checks, %d raw memories", len(rep.Checks), rep.RawMemories)
+		msg := fmt.Sprintf("healthy: %d checks, %s", len(rep.Checks), english.Count(rep.RawMemories, "raw memory", "raw memories"))
 		if n := len(rep.Findings); n > 0 {
 			msg += fmt.Sprintf(", %d for information above", n)
 		}

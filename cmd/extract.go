@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
@@ -337,7 +338,7 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 			tb.add(j.ThreadID, tokens, textcut.LineRunes(j.Preview, 70))
 		}
 		_ = tb.print()
-		ios.Infof("would claim %d threads, about %d input tokens in total%s", len(res.Jobs), res.ApproxTokens, notClaimedText(res.NotClaimed))
+		ios.Infof("would claim %s, about %d input tokens in total%s", english.Count(len(res.Jobs), "thread", "threads"), res.ApproxTokens, notClaimedText(res.NotClaimed))
 		return
 	}
 	for _, j := range res.Jobs {
@@ -348,7 +349,7 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 			ios.Debugf("%s %s", j.ThreadID, strings.ReplaceAll(j.Status, "_", " "))
 		}
 	}
-	msg := fmt.Sprintf("extracted %d threads: %d with a memory, %d with nothing worth keeping, %d failed", res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed)
+	msg := fmt.Sprintf("extracted %s: %d with a memory, %d with nothing worth keeping, %d failed", english.Count(res.Claimed, "thread", "threads"), res.Succeeded, res.SucceededNoOutput, res.Failed)
 	if res.Usage.TotalTokens > 0 {
 		msg += fmt.Sprintf(" (%d tokens)", res.Usage.TotalTokens)
 	}

@@ -82,7 +82,7 @@ func TestRunExtract(t *testing.T) {
 		{name: "piped", flags: ExtractFlags{All: true}, wantErrOut: done},
 		{name: "terminal: a quick stage shows no progress", flags: ExtractFlags{All: true}, tty: true, wantErrOut: done},
 		{name: "limit", flags: ExtractFlags{Max: ptrTo(1)},
-			wantErrOut: "extracted 1 threads: 1 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 eligible, past this run's limit (--max N claims more)\n"},
+			wantErrOut: "extracted 1 thread: 1 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 eligible, past this run's limit (--max N claims more)\n"},
 		{name: "dry run piped", flags: ExtractFlags{All: true, DryRun: true},
 			wantOut: "00000000-0000-4000-8000-000000000001\t1795\tfix the flaky test number 1 in the parser\n" +
 				"00000000-0000-4000-8000-000000000000\t1795\tfix the flaky test number 0 in the parser\n",

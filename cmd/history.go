@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/store"
@@ -287,7 +288,7 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 	if m := modelName(g.Provider, g.Model); m != "" {
 		fmt.Fprintf(w, "  model     %s\n", m)
 	}
-	fmt.Fprintf(w, "  inputs    %d raw memories\n  tokens    %d (%d in, %d out)\n", g.Selected, g.TotalTokens, g.InputTokens, g.OutputTokens)
+	fmt.Fprintf(w, "  inputs    %s\n  tokens    %d (%d in, %d out)\n", english.Count(g.Selected, "raw memory", "raw memories"), g.TotalTokens, g.InputTokens, g.OutputTokens)
 	switch {
 	case g.ParentID == 0:
 		fmt.Fprintf(w, "  against   nothing (the first generation)\n")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/prune"
 	"github.com/memctl/memctl/pkg/store"
@@ -83,7 +84,7 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 	for _, id := range total.ThreadIDs {
 		fmt.Fprintln(opts.IO.Out, id)
 	}
-	opts.IO.Infof("%s %d raw memories", verb, total.Pruned)
+	opts.IO.Infof("%s %s", verb, english.Count(total.Pruned, "raw memory", "raw memories"))
 	return nil
 }
 

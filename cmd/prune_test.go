@@ -57,11 +57,11 @@ func TestRunPrune(t *testing.T) {
 		wantErrOut string
 	}{
 		{name: "prune", opts: PruneOptions{},
-			wantOut: "stale-thread\n", wantErrOut: "pruned 1 raw memories\n"},
+			wantOut: "stale-thread\n", wantErrOut: "pruned 1 raw memory\n"},
 		{name: "prune on a terminal", opts: PruneOptions{}, tty: true,
-			wantOut: "stale-thread\n", wantErrOut: "pruned 1 raw memories\n"},
+			wantOut: "stale-thread\n", wantErrOut: "pruned 1 raw memory\n"},
 		{name: "dry run", opts: PruneOptions{DryRun: true},
-			wantOut: "stale-thread\n", wantErrOut: "would prune 1 raw memories\n"},
+			wantOut: "stale-thread\n", wantErrOut: "would prune 1 raw memory\n"},
 		{name: "longer window keeps it", opts: PruneOptions{MaxUnusedDays: ptrTo(60)},
 			wantOut: "", wantErrOut: "pruned 0 raw memories\n"},
 		{name: "json", opts: PruneOptions{JSON: true, DryRun: true},

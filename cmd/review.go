@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/store"
@@ -104,7 +105,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		if m := modelName(g.Provider, g.Model); m != "" {
 			fmt.Fprintf(w, "  model     %s\n", m)
 		}
-		fmt.Fprintf(w, "  tokens    %d\n  inputs    %d raw memories\n", g.TotalTokens, g.Selected)
+		fmt.Fprintf(w, "  tokens    %d\n  inputs    %s\n", g.TotalTokens, english.Count(g.Selected, "raw memory", "raw memories"))
 		for _, in := range p.Inputs {
 			var marks []string
 			if in.Pinned {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/consolidate"
 	"github.com/memctl/memctl/pkg/extract"
@@ -194,7 +195,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		if dryRun {
 			verb = "would prune" // issue 17: a dry run said "pruned"
 		}
-		opts.IO.Infof("%s: %s %d raw memories", version, verb, rep.Prune.Pruned)
+		opts.IO.Infof("%s: %s %s", version, verb, english.Count(rep.Prune.Pruned, "raw memory", "raw memories"))
 	}
 	prov := model.Resolve(cfg.Provider.Kind, opts.Getenv)
 	st, err := opts.OpenStore(ctx, version)

@@ -135,7 +135,7 @@ func TestRunRun(t *testing.T) {
 	})
 }
 
-// issue 17: `run --dry-run` printed "pruned 1 raw memories" for a memory
+// issue 17: `run --dry-run` printed "pruned 1 raw memories" (past tense, and the plural is now "1 raw memory") for a memory
 // it kept; a dry run says what it would do and changes nothing.
 func TestRunDryRunSaysWouldPrune(t *testing.T) {
 	ios := newTestIO(false)
@@ -147,7 +147,7 @@ func TestRunDryRunSaysWouldPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ios.errOut.String()
-	if !strings.HasPrefix(got, "v1: would prune 1 raw memories\n") || strings.Contains(got, "pruned") {
+	if !strings.HasPrefix(got, "v1: would prune 1 raw memory\n") || strings.Contains(got, "pruned") {
 		t.Errorf("stderr:\n%s\nwant it to start with the prune it would do", got)
 	}
 	st, err := f.OpenStore(context.Background(), "v1")

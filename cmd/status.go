@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/config"
 	"github.com/memctl/memctl/pkg/memdir"
@@ -303,7 +304,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		if p.Key == "" {
 			name = "(no project)"
 		}
-		fmt.Fprintf(out, "  project       %s: %d raw memories, %d threads\n", name, p.RawMemories, p.Threads)
+		fmt.Fprintf(out, "  project       %s: %s, %s\n", name, english.Count(p.RawMemories, "raw memory", "raw memories"), english.Count(p.Threads, "thread", "threads"))
 	}
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {

@@ -39,7 +39,7 @@ func TestRunStatus(t *testing.T) {
 			"  database      HOME/memories_1.sqlite\n" +
 			"  memory folder HOME/memories (0 B)\n" +
 			"  threads       2 (enabled 2, disabled 0, polluted 0)\n" +
-			"  raw memories  2 (0 in the last consolidation)\n  project       project-0: 1 raw memories, 1 threads\n  project       project-1: 1 raw memories, 1 threads\n" +
+			"  raw memories  2 (0 in the last consolidation)\n  project       project-0: 1 raw memory, 1 thread\n  project       project-1: 1 raw memory, 1 thread\n" +
 			"  jobs memory_consolidate_global pending 1\n" +
 			"  jobs memory_stage1            done 2\n" +
 			"  consolidation pending, never finished\n" +

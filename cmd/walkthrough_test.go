@@ -113,7 +113,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	// A second run: the third thread is extracted, the consolidation waits
 	// for its cooldown and says so with the real counts and the override.
 	w.expect(0, []string{"run"},
-		"extracted 1 threads: 1 with a memory",
+		"extracted 1 thread: 1 with a memory",
 		"v1: consolidation skipped cooldown: the last run succeeded at 2026-11-27T12:00:00Z and the next is due at 2026-11-27T18:00:00Z; "+
 			"3 raw memories stored, 2 of them in the last consolidation; `memctl consolidate --force` runs it now\n")
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/memdir"
 )
 
@@ -169,14 +170,7 @@ type ForgottenError struct {
 
 func (e *ForgottenError) Error() string {
 	return fmt.Sprintf("generation %d was built from %d memor%s forgotten since (%s); landing it would bring %s back",
-		e.Generation, len(e.ThreadIDs), plural(len(e.ThreadIDs), "y", "ies"), strings.Join(e.ThreadIDs, ", "), plural(len(e.ThreadIDs), "it", "them"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		e.Generation, len(e.ThreadIDs), english.Noun(len(e.ThreadIDs), "y", "ies"), strings.Join(e.ThreadIDs, ", "), english.Noun(len(e.ThreadIDs), "it", "them"))
 }
 
 // IsArtifact reports whether a folder path is consolidation output rather

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/evidence"
 	"github.com/memctl/memctl/pkg/memdir"
@@ -280,7 +281,7 @@ func uncited(ctx context.Context, st Store, n int) ([]Finding, error) {
 	var fs []Finding
 	for _, u := range us {
 		fs = append(fs, Finding{Check: CheckUncited, Severity: Info, Subject: u.ThreadID,
-			Message: fmt.Sprintf("selected by %s and never cited by an agent", plural(u.Consolidations, "consolidation")),
+			Message: fmt.Sprintf("selected by %s and never cited by an agent", english.Count(u.Consolidations, "consolidation", "consolidations")),
 			Fix:     "memctl memories forget " + u.ThreadID})
 	}
 	return capped(fs, CheckUncited, Info, "memories never cited"), nil
@@ -529,12 +530,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// plural says "1 consolidation" or "2 consolidations".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

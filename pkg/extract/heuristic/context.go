@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/pkg/rawmemory"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -62,11 +63,11 @@ func (x *Extractor) context(d digest) string {
 	if x.meta.Model != "" {
 		b.WriteString(", model " + x.meta.Model)
 	}
-	b.WriteString(". The human sent " + plural(x.humans, "message") + "; the agent ")
+	b.WriteString(". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ")
 	if d.ran == 0 {
 		b.WriteString("ran no command")
 	} else {
-		b.WriteString("ran " + plural(d.ran, "command") + " (" + itoa(d.failed) + " failed")
+		b.WriteString("ran " + english.Count(d.ran, "command", "commands") + " (" + itoa(d.failed) + " failed")
 		if d.unknown > 0 {
 			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
 		}
@@ -75,20 +76,20 @@ func (x *Extractor) context(d digest) string {
 	if d.files == 0 {
 		b.WriteString(" and changed no file")
 	} else {
-		b.WriteString(" and changed " + plural(d.files, "file"))
+		b.WriteString(" and changed " + english.Count(d.files, "file", "files"))
 	}
 	if d.undone > 0 {
 		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
 	}
 	b.WriteString(".")
 	if d.refused > 0 {
-		b.WriteString(" " + plural(d.refused, "tool call") + " did not run: rejected or interrupted by the user, or not permitted.")
+		b.WriteString(" " + english.Count(d.refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
 	}
 	if x.subagents > 0 {
-		b.WriteString(" Sub-agents exchanged " + plural(x.subagents, "message") + ".")
+		b.WriteString(" Sub-agents exchanged " + english.Count(x.subagents, "message", "messages") + ".")
 	}
 	if x.memReads > 0 {
-		b.WriteString(" The agent's " + plural(x.memReads, "read") + " of its own memory are left out.")
+		b.WriteString(" The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out.")
 	}
 	b.WriteString(" " + rawmemory.OfflineNote)
 	return b.String()

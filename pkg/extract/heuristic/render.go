@@ -3,6 +3,7 @@ package heuristic
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/rawmemory"
 	"github.com/memctl/memctl/pkg/sessions"
@@ -299,13 +300,13 @@ func capSteps(steps []string, n int) []string {
 			continue
 		}
 		if gap > 0 {
-			out = append(out, "… "+plural(gap, "step")+" omitted …")
+			out = append(out, "… "+english.Count(gap, "step", "steps")+" omitted …")
 			gap = 0
 		}
 		out = append(out, s)
 	}
 	if gap > 0 {
-		out = append(out, "… "+plural(gap, "step")+" omitted …")
+		out = append(out, "… "+english.Count(gap, "step", "steps")+" omitted …")
 	}
 	return out
 }
@@ -326,7 +327,7 @@ func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
 	main := d.tasks[d.main()]
 	title := main.name
 	if len(d.tasks) > 1 {
-		title += " (and " + plural(len(d.tasks)-1, "more task") + ")"
+		title += " (and " + english.Count(len(d.tasks)-1, "more task", "more tasks") + ")"
 	}
 	doc := rawmemory.Doc{Title: title + " in " + d.project, Context: x.context(d)}
 	for _, t := range d.tasks {
@@ -343,10 +344,10 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 	main := d.tasks[d.main()]
 	desc := main.name + " — outcome " + main.outcome
 	if len(main.live) > 0 {
-		desc += "; changed " + plural(len(main.live), "file")
+		desc += "; changed " + english.Count(len(main.live), "file", "files")
 	}
 	if len(d.tasks) > 1 {
-		desc += "; " + plural(len(d.tasks)-1, "more task") + " in the same session"
+		desc += "; " + english.Count(len(d.tasks)-1, "more task", "more tasks") + " in the same session"
 	}
 	doc := rawmemory.Doc{Front: rawmemory.Front{
 		Description: desc, Task: main.name, TaskGroup: d.project, TaskOutcome: main.outcome,

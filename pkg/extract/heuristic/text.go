@@ -176,13 +176,6 @@ func relatedWords(a, b string) bool {
 	return len(a) >= 4 && strings.HasPrefix(b, a)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return itoa(n) + " " + word + "s"
-}
-
 func times(n int) string {
 	if n == 1 {
 		return "once"

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -140,7 +141,7 @@ func (tl *timeline) render() []string {
 	last := 0
 	for _, s := range tl.steps() {
 		if last > 0 && s.seq > last+1 {
-			out = append(out, "… "+plural(s.seq-last-1, "step")+" omitted …")
+			out = append(out, "… "+english.Count(s.seq-last-1, "step", "steps")+" omitted …")
 			prev = nil
 		}
 		last = s.seq
@@ -169,7 +170,7 @@ func (s step) render() string {
 	case stepCorrection:
 		return "The user pushed back: " + quote(s.text)
 	case stepExplore:
-		return "Explored with " + plural(s.count, "read-only command") + " (" + strings.Join(s.names, ", ") + ")."
+		return "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
 	case stepFiles:
 		verb := map[string]string{"add": "Created", "delete": "Deleted", "update": "Edited"}[s.op]
 		if verb == "" {

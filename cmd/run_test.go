@@ -135,8 +135,9 @@ func TestRunRun(t *testing.T) {
 	})
 }
 
-// issue 17: `run --dry-run` printed "pruned 1 raw memories" (past tense, and the plural is now "1 raw memory") for a memory
-// it kept; a dry run says what it would do and changes nothing.
+// issue 17: `run --dry-run` printed "pruned 1 raw memories" for a memory
+// it kept; a dry run says what it would do ("would prune 1 raw memory")
+// and changes nothing.
 func TestRunDryRunSaysWouldPrune(t *testing.T) {
 	ios := newTestIO(false)
 	f := jsonlFactory(t, ios.IOStreams, 1)

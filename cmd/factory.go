@@ -101,6 +101,9 @@ func (f *Factory) Config() (*config.Config, error) {
 	}
 	userHome, _ := f.UserHome()
 	cfg.ExpandProjectPaths(userHome)
+	if err := cfg.ResolveTemplatesDir(userHome); err != nil {
+		return nil, err
+	}
 	f.cfg = cfg
 	f.warnConfig(cfg, path)
 	return cfg, nil

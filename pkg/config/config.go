@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -461,6 +462,49 @@ func (c *Config) ExpandProjectPaths(userHome string) {
 	}
 }
 
+// ResolveTemplatesDir makes templates.dir absolute and refuses a folder
+// that is not there, which would otherwise fall back to the embedded
+// prompts without a word. A leading ~ expands to userHome; a relative path
+// from the file is taken from the file's folder, since hooks and cron run
+// memctl from any directory; one from the environment, from the current
+// directory. The error names the file and line, or the variable.
+func (c *Config) ResolveTemplatesDir(userHome string) error {
+	const key = "templates.dir"
+	dir := ExpandHome(c.Templates.Dir, userHome)
+	if dir == "" {
+		return nil
+	}
+	origin := c.Origin(key)
+	if !filepath.IsAbs(dir) {
+		if origin == FromFile && c.Path != "" {
+			dir = filepath.Join(filepath.Dir(c.Path), dir)
+		} else if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
+	c.Templates.Dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		err = fmt.Errorf("%s is not a folder", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("folder %s does not exist (unset the key to use the built-in prompts)", dir)
+	}
+	switch origin {
+	case FromFile:
+		line := 0
+		if data, rerr := os.ReadFile(c.Path); rerr == nil {
+			line = keyLines(data)[key]
+		}
+		return &Error{File: c.Path, Line: line, Key: key, Err: err}
+	case FromEnv:
+		return &Error{Key: key, Err: fmt.Errorf("from %s: %w", EnvName(key), err)}
+	}
+	return &Error{Key: key, Err: err}
+}
+
 // ProjectOverrides returns the [[projects]] entries as pkg/project takes
 // them.
 func (c *Config) ProjectOverrides() []project.Override {
@@ -731,7 +775,7 @@ var keys = sync.OnceValue(func() []key {
 		intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
 
 		stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
-		stringKey("templates.dir", "", "folder whose files override the embedded prompts", nil, func(c *Config) *string { return &c.Templates.Dir }),
+		stringKey("templates.dir", "", "folder whose files override the built-in prompts, file by file (relative: from the config file's folder; must exist)", nil, func(c *Config) *string { return &c.Templates.Dir }),
 
 		boolKey("health.stale_checks", true, "summary and the MCP tools flag memory whose files or commands changed since it was written", func(c *Config) *bool { return &c.Health.StaleChecks }),
 		durationKey("health.stale_budget", "50ms", "time one summary or MCP call may spend on stale checks; what is left unchecked is not flagged", func(c *Config) *time.Duration { return &c.Health.StaleBudget }),

@@ -256,3 +256,23 @@ func TestReadmeInstallStory(t *testing.T) {
 		t.Error("README.md does not give the measured first-build time")
 	}
 }
+
+// The README is where a newcomer learns what memctl can do: it named
+// neither setup nor doctor, memories, history, review or rollback, so a
+// reader never learnt that the agents can be wired in or a consolidation
+// undone. Every command in `memctl --help` is named there.
+func TestReadmeNamesEveryCommand(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, c := range NewRootForDocs().Commands() {
+		if c.Hidden || !c.IsAvailableCommand() || c.Name() == "help" {
+			continue
+		}
+		if !regexp.MustCompile("`(memctl )?(help )?" + regexp.QuoteMeta(c.Name()) + "[ `]").MatchString(text) {
+			t.Errorf("README.md does not name `%s` (%s)", c.Name(), c.Short)
+		}
+	}
+}

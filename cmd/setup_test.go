@@ -57,7 +57,7 @@ func TestRunSetup(t *testing.T) {
 	if err := runSetup(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if out := ios.out.String(); !strings.Contains(out, "--- /dev/null\n+++ b/"+codexConfig+"\n") ||
+	if out := ios.out.String(); !strings.Contains(out, "--- /dev/null\n+++ b"+codexConfig+"\n") ||
 		!strings.Contains(out, "\n+notify = [\"/opt/bin/memctl\", \"cite\", \"--hook\", \"codex\"]\n") || ios.errOut.Len() != 0 {
 		t.Errorf("dry run: stdout %q stderr %q", out, ios.errOut)
 	}

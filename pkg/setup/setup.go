@@ -86,11 +86,14 @@ func Plan(t Target) ([]File, error) {
 	return out, nil
 }
 
-// Diff renders the plan as unified diffs, one per file.
+// Diff renders the plan as unified diffs, one per file. The files are
+// named as git names absolute paths ("a/home/u/.claude/settings.json", not
+// "a//home/…"), so patch -p1 and diff viewers read it as git's own.
 func Diff(files []File) string {
 	var b strings.Builder
 	for _, f := range files {
-		b.WriteString(consolidate.UnifiedDiff(f.Path, f.Before, f.Existed, f.After, true))
+		name := strings.TrimPrefix(filepath.ToSlash(f.Path), "/")
+		b.WriteString(consolidate.UnifiedDiff(name, f.Before, f.Existed, f.After, true))
 	}
 	return b.String()
 }

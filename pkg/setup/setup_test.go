@@ -172,3 +172,14 @@ func TestShellLine(t *testing.T) {
 		t.Error("plain word quoted")
 	}
 }
+
+// The dry-run diff names an absolute path as git does, without a doubled
+// slash after a/ and b/.
+func TestDiffNamesAbsolutePathsAsGit(t *testing.T) {
+	got := Diff([]File{{Path: "/home/u/.claude/settings.json", After: []byte("{}\n")}})
+	for _, want := range []string{"diff --git a/home/u/.claude/settings.json b/home/u/.claude/settings.json\n", "+++ b/home/u/.claude/settings.json\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diff lacks %q:\n%s", want, got)
+		}
+	}
+}

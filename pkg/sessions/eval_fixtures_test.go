@@ -25,6 +25,12 @@ func TestEvalFixturesRead(t *testing.T) {
 			ID: "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", Source: "cli", Cwd: "/path/to/Demo", GitBranch: "main"},
 		"claude/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": {
 			ID: "fe5e1c67-53e7-4862-81ae-d0e013e3270b", Source: "cli", Cwd: "/path/to/Demo"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/5c187f31-7d9e-49c6-86b2-206d3023f675.jsonl": {
+			ID: "5c187f31-7d9e-49c6-86b2-206d3023f675", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "main"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/a1f75e0f-ecc5-4f62-be3d-336b8f0b3928.jsonl": {
+			ID: "a1f75e0f-ecc5-4f62-be3d-336b8f0b3928", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "codex"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/b68cb16e-c614-42d1-86fc-f0875d42724d.jsonl": {
+			ID: "b68cb16e-c614-42d1-86fc-f0875d42724d", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "fix-multiplatform"},
 	}
 	got := map[string]File{}
 	for _, src := range []struct {

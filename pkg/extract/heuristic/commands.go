@@ -155,6 +155,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.kw.addErrorWords(c.errLine)
 		x.explainNext = c
 	}
+	if c.status == stOK && c.command != "" {
+		x.scriptOf(t, c.command, e.Output)
+	}
+	if c.status == stOK && c.tool == "AskUserQuestion" {
+		x.userChoices(t, e.Output)
+	}
 	if c.command == "" {
 		if c.status == stFailed && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
@@ -302,3 +308,44 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 
 // sandboxErrRE matches what a sandbox or missing permission prints.
 var sandboxErrRE = lazyRE(`(?i)operation not permitted|permission denied|sandbox|not allowed|EACCES|EPERM|read-only file system`)
+
+// choiceRE reads Claude Code's AskUserQuestion result: `User has answered
+// your questions: "question"="answer", …`.
+var choiceRE = lazyRE(`"((?:[^"\\]|\\.){3,400}?)"="((?:[^"\\]|\\.){1,300}?)"`)
+
+// userChoices keeps the options the user picked when the agent asked: they
+// are the user's decision, in the option's words, and say what was asked,
+// so that a memory never takes the agent's other options for the choice.
+func (x *Extractor) userChoices(t *task, out string) {
+	for _, m := range choiceRE().FindAllStringSubmatch(out, 4) {
+		t.steps.add(step{kind: stepChoice, text: m[2], files: []string{m[1]}})
+		t.findings.addChoice(m[1], m[2])
+	}
+}
+
+// npmHeaderRE reads the two lines npm, pnpm and yarn print before running a
+// package script: "> pkg@1.0.0 ci" then "> npm run lint && npm run build".
+var npmHeaderRE = lazyRE(`^\s*> \S+@\S* (\S+)\r?\n> ([^\n]{2,300})`)
+
+// scriptOf keeps what a package script that ran clean is made of, in the
+// words its runner printed: "npm run ci" is license check, lint, build and
+// tests here.
+func (x *Extractor) scriptOf(t *task, cmd, out string) {
+	fam := commandFamily(cmd)
+	f := strings.Fields(fam)
+	if len(f) != 3 || (f[0] != "npm" && f[0] != "pnpm" && f[0] != "yarn") || f[1] != "run" || len(t.scripts) >= 3 {
+		return
+	}
+	m := npmHeaderRE().FindStringSubmatch(out)
+	if m == nil || m[1] != f[2] {
+		return
+	}
+	for _, s := range t.scripts {
+		if s[0] == fam {
+			return
+		}
+	}
+	if strings.ContainsAny(m[2], "&|;") { // a script of one program says little
+		t.scripts = append(t.scripts, [2]string{fam, strings.TrimSpace(m[2])})
+	}
+}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -239,15 +240,19 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	return explained(line+" and no later run passed.", run)
 }
 
-// sentenceNaming returns the first sentence of text that mentions needle
-// (case-insensitive), "" when none does.
+// sentenceNaming returns the first sentence of text that names needle as a
+// word of its own (case-insensitive), "" when none does: the "cat" of a
+// failed "cat > f" is not named by a sentence about "configured" limits.
 func sentenceNaming(text, needle string) string {
 	if text == "" || needle == "" {
 		return ""
 	}
-	low := strings.ToLower(needle)
+	re, err := regexp.Compile(`(?i)(^|[^\w-])` + regexp.QuoteMeta(needle) + `($|[^\w-])`)
+	if err != nil {
+		return ""
+	}
 	for _, s := range sentences(text, 20) {
-		if strings.Contains(strings.ToLower(s), low) {
+		if re.MatchString(s) {
 			return s
 		}
 	}

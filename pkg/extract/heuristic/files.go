@@ -21,6 +21,9 @@ type fileRec struct {
 	ops     []string
 	touches int
 	order   int
+	// first is the number of the change event that first touched the file
+	// (files.changes after it), to tell which checks ran after it.
+	first   int
 	created bool   // the task created the file
 	edits   []edit // in-place edits still in effect, oldest first
 	whole   int    // changes without their text (writes, patches): no edit can undo them
@@ -75,6 +78,9 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 		op = "update"
 	}
 	fs.changes++
+	if f.first == 0 {
+		f.first = fs.changes
+	}
 	f.touches++
 	if !slices.Contains(f.ops, op) {
 		f.ops = append(f.ops, op)

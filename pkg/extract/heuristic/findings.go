@@ -80,6 +80,19 @@ func (f *findings) addFrom(text, who string, bonus int) {
 	}
 }
 
+// addChoice keeps the user's answer to the agent's question, ahead of the
+// agent's own sentences: it is what the user decided.
+func (f *findings) addChoice(question, answer string) {
+	f.order++
+	f.list = append(f.list, finding{
+		text: answer, who: "asked " + quote(textcut.Line(question, 200)) + ", the user chose",
+		score: 100, order: f.order,
+	})
+	if len(f.list) > maxFindingCands {
+		f.dropWeakest()
+	}
+}
+
 func (f *findings) dropWeakest() {
 	w := 0
 	for i, c := range f.list {

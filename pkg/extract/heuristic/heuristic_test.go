@@ -213,6 +213,13 @@ func TestCommandClassification(t *testing.T) {
 		{"sudo logrotate -d /etc/logrotate.d/nginx", "logrotate", false, true},
 		{"nginx -t", "nginx", false, true},
 		{"make", "make", false, true},
+		// Output sent to a file is a change, not a look around.
+		{"cat > /tmp/t.js << 'EOF'\nconsole.log(a => a > 1)\nEOF\nnode /tmp/t.js", "cat", false, false},
+		{"echo done >> notes.txt", "echo", false, false},
+		{"ls src | tee listing.txt", "ls", false, false},
+		{"grep -rn foo src 2>/dev/null", "grep", true, false},
+		{"ps aux 2>&1 | grep node", "ps", true, false},
+		{"grep -n 'a > b' main.go", "grep", true, false},
 	}
 	for _, tt := range tests {
 		if got := commandFamily(tt.cmd); got != tt.family {
@@ -317,5 +324,22 @@ func TestSlug(t *testing.T) {
 	s.human(strings.Repeat("Überlange Anfrage mit Sonderzeichen ", 20)).final("ok")
 	if got := Extract(V1, meta("/x"), s.events).Slug; len(got) > maxSlugBytes || strings.ContainsAny(got, "Ü ") {
 		t.Errorf("slug %q", got)
+	}
+}
+
+func TestFilesFromShellQuotes(t *testing.T) {
+	for cmd, want := range map[string]string{
+		`sed -i 's/expr \$1 - \$2/expr \$1 + \$2/' 'calc.sh'`: "[{calc.sh update}]",
+		`rm 'my notes.txt'`:      "[{my notes.txt delete}]",
+		`sed -i "s/a/$B/" f.txt`: "[]", // a double-quoted $ may expand to anything
+		`rm "$F"`:                "[]",
+		`rm *.tmp`:               "[]",
+		"cat > types/todo.ts << 'EOF'\nexport type A = 1 > 0\nEOF": "[{types/todo.ts write}]",
+		"cat >> notes.md <<EOF\nmore\nEOF":                         "[{notes.md update}]",
+		"sed -i 's/a/b/' x.go\nrm y.go":                            "[]",
+	} {
+		if got := fmt.Sprint(filesFromShell(cmd)); got != want {
+			t.Errorf("filesFromShell(%q) = %s, want %s", cmd, got, want)
+		}
 	}
 }

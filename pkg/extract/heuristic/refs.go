@@ -26,7 +26,8 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 		if len(out) >= 8 {
 			break
 		}
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] {
+		// a clean write (cat > f <<EOF) is listed by the file it wrote
+		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] && !writesFile(st.command) {
 			out = append(out, st.ref())
 		}
 	}

@@ -194,6 +194,9 @@ func (x *Extractor) knowledge(t *task) []string {
 		}
 		add(line + ".")
 	}
+	for _, sc := range t.scripts {
+		add(rawmemory.TagFinding + " " + code(sc[0]) + " runs " + code(textcut.Line(sc[1], 200)) + " (as it printed when it ran clean).")
+	}
 	n := maxFindings
 	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
 		n += 2 // an answer to a question: what it says is the work
@@ -204,13 +207,17 @@ func (x *Extractor) knowledge(t *task) []string {
 	return out
 }
 
-// editedBefore names the standing changes made before a call ran.
+// editedBefore names the standing changes made before a call ran: a file
+// first changed after the check is not one the check verified.
 func (x *Extractor) editedBefore(t *task, c *call) string {
 	if c.editsBefore == 0 {
 		return ""
 	}
 	var names []string
 	for _, f := range t.files.live() {
+		if f.first > c.editsBefore {
+			continue
+		}
 		if len(names) == 3 {
 			names = append(names, "…")
 			break

@@ -63,8 +63,10 @@ type task struct {
 
 	findings findings
 	steps    timeline
-	start    time.Time
-	end      time.Time
+	// scripts are package scripts that ran clean and what they run.
+	scripts [][2]string
+	start   time.Time
+	end     time.Time
 }
 
 func newTask(text string) *task {
@@ -111,6 +113,20 @@ func (x *Extractor) human(e sessions.Event) {
 	negative := isNegative(text)
 	cur := x.current()
 	followUp := false
+	if cur != nil && resent(cur, text) {
+		// The user stopped the agent before it did anything and sent the
+		// request again, completed: it is the request, not a complaint
+		// about work that never happened.
+		cur.request = textcut.Line(text, requestMax)
+		cur.steps.replaceAsk(textcut.Line(text, askMax))
+		cur.touch(e.Time)
+		cur.addWords(words)
+		x.kw.addWords(words, 2)
+		for _, p := range preferences(text) {
+			cur.addPref(p)
+		}
+		return
+	}
 	if cur == nil || x.startsNewTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
@@ -226,4 +242,18 @@ func (t *task) addRead(p string) {
 		return
 	}
 	t.reads = append(t.reads, p)
+}
+
+// resent reports a message that repeats the task's request, usually
+// completed, after the user interrupted the agent before it ran or said
+// anything ("fix the login" … interrupt … "fix the login, it 500s").
+func resent(t *task, text string) bool {
+	if t.calls > 0 || t.final != "" || len(t.followUps) > 0 || t.steps.lastKind() != stepInterrupt {
+		return false
+	}
+	norm := func(s string) string {
+		return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(s), " ")), " .,;:!?")
+	}
+	was, now := norm(t.request), norm(text)
+	return len(was) >= 8 && strings.HasPrefix(now, was)
 }

@@ -15,10 +15,20 @@ import (
 // commandCore drops what does not say what a command does: a leading
 // "cd dir &&", environment assignments, sudo, time, timeout N.
 func commandCore(cmd string) []string {
+	return coreWords(strings.Fields(dropCd(cmd)))
+}
+
+// dropCd drops a leading "cd dir &&".
+func dropCd(cmd string) string {
 	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
 		cmd = cmd[i+3:]
 	}
-	f := strings.Fields(cmd)
+	return cmd
+}
+
+// coreWords drops the environment assignments and wrappers (sudo, time,
+// timeout N) that open a command's words.
+func coreWords(f []string) []string {
 	for len(f) > 0 {
 		switch {
 		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
@@ -112,6 +122,9 @@ func isExploration(cmd string) bool {
 	name := path.Base(f[0])
 	if name == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }) {
 		return false
+	}
+	if writesFile(cmd) {
+		return false // cat > f <<EOF, echo x >> f, … | tee f
 	}
 	if name == "git" {
 		args := f[1:]
@@ -268,10 +281,19 @@ type pathOp struct{ path, op string }
 // filesFromShell recognises the simplest file-changing shell commands
 // (rm, touch, sed -i, git rm) when they name plain paths.
 func filesFromShell(cmd string) []pathOp {
-	if strings.ContainsAny(cmd, "|;&><*?$`") {
+	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
+		op := "write"
+		if m[1] == ">>" {
+			op = "update"
+		}
+		return []pathOp{{strings.Trim(m[2], `'"`), op}}
+	}
+	// Quoted text is an argument, not shell syntax: the $ in
+	// sed -i 's/\$1 - \$2/…/' calc.sh expands nothing.
+	if strings.ContainsAny(blankQuoted(cmd), "|;&><*?$`\n") {
 		return nil
 	}
-	f := commandCore(cmd)
+	f := coreWords(shellWords(dropCd(cmd)))
 	if len(f) < 2 {
 		return nil
 	}
@@ -448,3 +470,103 @@ func readsFromShell(cmd string) []string {
 	}
 	return out
 }
+
+// blankQuoted replaces the text between single quotes, and between double
+// quotes when it expands nothing, with spaces, so that what is left is the
+// command's own syntax.
+func blankQuoted(cmd string) string {
+	b := []byte(cmd)
+	for i := 0; i < len(b); i++ {
+		q := b[i]
+		if q != '\'' && q != '"' {
+			continue
+		}
+		j := strings.IndexByte(cmd[i+1:], q)
+		if j < 0 {
+			break
+		}
+		end := i + 1 + j
+		if q == '"' && strings.ContainsAny(cmd[i+1:end], "$`\\") {
+			i = end
+			continue
+		}
+		for k := i + 1; k < end; k++ {
+			b[k] = ' '
+		}
+		i = end
+	}
+	return string(b)
+}
+
+// shellWords splits a simple command line into words as the shell does for
+// quotes: 'a b' and "a b" are one word, without their quotes.
+func shellWords(cmd string) []string {
+	var out []string
+	var w strings.Builder
+	in, open := byte(0), false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case in != 0 && c == in:
+			in = 0
+		case in != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			in, open = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if open || w.Len() > 0 {
+				out = append(out, w.String())
+			}
+			w.Reset()
+			open = false
+		default:
+			w.WriteByte(c)
+			open = true
+		}
+	}
+	if open || w.Len() > 0 {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// writesFile reports a command line whose first line sends output to a
+// file: a redirection (> f, >> f, but not 2>&1 or > /dev/null) or tee with
+// a file. The lines after the first are a heredoc's text, not syntax.
+func writesFile(cmd string) bool {
+	line, _, _ := strings.Cut(cmd, "\n")
+	line = blankQuoted(line)
+	for i := 0; i < len(line); i++ {
+		if line[i] != '>' || (i > 0 && (line[i-1] == '=' || line[i-1] == '-')) {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && (line[j] == '>' || line[j] == '|' || line[j] == ' ') {
+			j++
+		}
+		k := j
+		for k < len(line) && !strings.ContainsRune(" ;&|<>)", rune(line[k])) {
+			k++
+		}
+		if target := line[j:k]; target != "" && !strings.HasPrefix(line[j:], "&") && !strings.HasPrefix(target, "/dev/") {
+			return true
+		}
+		i = k - 1
+	}
+	for _, part := range strings.Split(line, "|") {
+		f := strings.Fields(part)
+		if len(f) < 2 || path.Base(f[0]) != "tee" {
+			continue
+		}
+		for _, a := range f[1:] {
+			if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "/dev/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command: the text
+// that follows goes into f.
+var heredocWriteRE = lazyRE(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)

@@ -31,6 +31,7 @@ const (
 	stepRefused  // a non-shell call that was rejected or stopped
 	stepInterrupt
 	stepAnswer
+	stepChoice // the user's answer to a question the agent asked with options
 )
 
 type step struct {
@@ -73,6 +74,24 @@ func (tl *timeline) lastStep() *step {
 		return &tl.head[len(tl.head)-1]
 	}
 	return nil
+}
+
+// replaceAsk puts text in place of the task's opening request.
+func (tl *timeline) replaceAsk(text string) {
+	for i := range tl.head {
+		if tl.head[i].kind == stepAsk {
+			tl.head[i].text = text
+			return
+		}
+	}
+}
+
+// lastKind is the kind of the latest step, -1 when there is none.
+func (tl *timeline) lastKind() stepKind {
+	if last := tl.lastStep(); last != nil {
+		return last.kind
+	}
+	return -1
 }
 
 func (tl *timeline) add(s step) {
@@ -191,6 +210,8 @@ func (s step) render() string {
 		return "The user interrupted the agent."
 	case stepAnswer:
 		return "The assistant answered: " + quote(s.text)
+	case stepChoice:
+		return "Asked " + quote(textcut.Line(s.files[0], 200)) + ", the user chose " + quote(s.text) + "."
 	case stepCommand:
 		c := s.call
 		verb := "Ran "

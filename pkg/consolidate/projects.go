@@ -147,7 +147,9 @@ func contains(list []string, s string) bool {
 // projectID is the memory's project as the store recorded it.
 func (m memory) projectID() project.Identity {
 	if m.sel.ProjectKey != "" {
-		return project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot}
+		// Printable: a key or name stored before they were made one line
+		// is until the next scan keys the thread again.
+		return project.Printable(project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot})
 	}
 	if m.cwd == unknownCwd {
 		return project.Identity{Key: "path:", Name: unscopedProjectName}
@@ -328,7 +330,8 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
 	fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].day)
 	if len(g.roots) > 0 {
-		fmt.Fprintf(&sb, "; folders: %s", strings.Join(g.roots, ", "))
+		// The folders are the transcripts' cwd, which may hold newlines.
+		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
 	}
 	sb.WriteString("\n\n### Preferences in this project\n\n")
 	writeList(&sb, prefs[:lim.prefs], "none recorded yet")

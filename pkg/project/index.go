@@ -127,7 +127,7 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 				}
 			}
 		}
-		return Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}, IndexEntry{}, false
+		return Printable(Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}), IndexEntry{}, false
 	}
 	id = NewResolver(overrides, WithoutGit()).Resolve(cwdOrKey, "")
 	if e, ok := ix.ByKey(id.Key); ok {

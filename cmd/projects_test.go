@@ -671,3 +671,43 @@ func TestHostileProjectNamesStayOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+// Audit of issue 13: --project takes "a PATH", but a relative folder
+// written without "./" (src/webapp, as a shell completes it) was taken
+// for a project key: summary injected "No memory of this project" for a
+// project with memory, and threads and search refused it.
+func TestProjectFlagTakesARelativeFolder(t *testing.T) {
+	w := newProjectWorld(t)
+	parent := filepath.Dir(filepath.Dir(w.web)) // the folder holding src/
+	rel := filepath.Join(filepath.Base(filepath.Dir(w.web)), filepath.Base(w.web))
+	run := func(args ...string) string {
+		c := memctlProcess(w.env, args...)
+		c.Dir = parent
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("memctl %s in %s: %v\n%s", strings.Join(args, " "), parent, err, out)
+		}
+		return string(out)
+	}
+	if out := run("summary", "--raw", "--max-tokens", "5000", "--project", rel); !strings.Contains(out, prefWeb) {
+		t.Errorf("summary --project %s lacks webapp's memory:\n%s", rel, out)
+	}
+	var threads []struct{ Project string }
+	if err := json.Unmarshal([]byte(run("threads", "list", "--json", "--project", rel)), &threads); err != nil {
+		t.Fatal(err)
+	}
+	if len(threads) == 0 || threads[0].Project != "webapp" {
+		t.Errorf("threads list --project %s: %+v", rel, threads)
+	}
+	var hits []struct{ Scope, Project string }
+	if err := json.Unmarshal([]byte(run("search", "lint", "--json", "--project", rel)), &hits); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Scope != "project" || hits[0].Project != "webapp" {
+		t.Errorf("search --project %s: %+v", rel, hits)
+	}
+	// A name that is no folder here is still a name.
+	if out := run("summary", "--raw", "--max-tokens", "5000", "--project", "acme/api"); !strings.Contains(out, prefAPI) {
+		t.Errorf("summary --project acme/api:\n%s", out)
+	}
+}

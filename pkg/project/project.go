@@ -284,6 +284,10 @@ func (r *Resolver) rootCommitOf(top string) string {
 	return sha
 }
 
+// IsRootKey reports whether a key is a repository's root commit, which a
+// move survives but a new remote replaces (Upgrade).
+func IsRootKey(key string) bool { return strings.HasPrefix(key, prefixRoot) }
+
 // IsPathKey reports whether a key is the weakest kind, a folder path,
 // which a move does not survive.
 func IsPathKey(key string) bool { return strings.HasPrefix(key, prefixPath) }

@@ -711,3 +711,43 @@ func TestProjectFlagTakesARelativeFolder(t *testing.T) {
 		t.Errorf("summary --project acme/api:\n%s", out)
 	}
 }
+
+// Audit of issue 13: a note written in a repository is that project's,
+// but the project layer had a place for it only when the project had
+// consolidated sessions, under the very key the note was written with.
+// A note written in a repository with no memory yet never reached its
+// summary, and a note written in a repository without a remote vanished
+// once the repository got one (its sessions took the remote's key, the
+// note kept the root commit's).
+func TestNotesReachTheirProjectWithoutMemoryAndAfterAKeyChange(t *testing.T) {
+	w := newProjectWorld(t)
+	fresh := filepath.Join(filepath.Dir(w.web), "fresh")
+	makeRepo(t, fresh, "git@github.com:acme/fresh.git")
+	noteIn := func(dir, slug, text string) {
+		t.Helper()
+		c := memctlProcess(w.env, "note", "add", "--slug", slug, text)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("note add in %s: %v\n%s", dir, err, out)
+		}
+	}
+	const freshNote, webNote = "Run make bootstrap before anything else here.", "Deploy the webapp with make ship."
+	noteIn(fresh, "bootstrap", freshNote)
+	noteIn(w.web, "ship", webNote)
+	w.memctl("consolidate", "--force")
+	if out := w.summaryIn(fresh); !strings.Contains(out, freshNote) {
+		t.Errorf("summary in a repository with a note and no sessions lacks the note:\n%s", out)
+	}
+	if out := w.summaryIn(w.apiA); strings.Contains(out, freshNote) || strings.Contains(out, webNote) {
+		t.Errorf("summary in acme/api shows another project's note:\n%s", out)
+	}
+	if out := w.summaryIn(w.web); !strings.Contains(out, webNote) {
+		t.Fatalf("summary in webapp lacks its note:\n%s", out)
+	}
+	gitRun(t, w.web, "remote", "add", "origin", "git@github.com:acme/webapp.git")
+	w.memctl("scan")
+	w.memctl("consolidate", "--force")
+	if out := w.summaryIn(w.web); !strings.Contains(out, "## Project: acme/webapp") || !strings.Contains(out, webNote) || !strings.Contains(out, prefWeb) {
+		t.Errorf("summary in webapp after it got a remote lacks its memory or its note:\n%s", out)
+	}
+}

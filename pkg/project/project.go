@@ -284,6 +284,32 @@ func (r *Resolver) rootCommitOf(top string) string {
 	return sha
 }
 
+// NameOfKey is a name for a project known by its key alone (a note
+// written before any session of it was consolidated): owner/name of a
+// remote, the folder of a path, the start of a root commit.
+func NameOfKey(key string) string {
+	switch {
+	case strings.HasPrefix(key, prefixRemote):
+		rest := strings.TrimPrefix(key, prefixRemote)
+		if p, ok := strings.CutPrefix(rest, "file:"); ok {
+			return folderName(p)
+		}
+		parts := strings.Split(rest, "/")[1:] // without the host
+		switch {
+		case len(parts) >= 2:
+			return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+		case len(parts) == 1:
+			return parts[0]
+		}
+		return rest
+	case strings.HasPrefix(key, prefixRoot):
+		return key[:min(len(key), len(prefixRoot)+8)]
+	case strings.HasPrefix(key, prefixPath):
+		return folderName(strings.TrimPrefix(key, prefixPath))
+	}
+	return key
+}
+
 // IsRootKey reports whether a key is a repository's root commit, which a
 // move survives but a new remote replaces (Upgrade).
 func IsRootKey(key string) bool { return strings.HasPrefix(key, prefixRoot) }

@@ -328,3 +328,19 @@ func TestNamesAndKeysAreOneLine(t *testing.T) {
 		t.Errorf("%q and %q share a key", a, b)
 	}
 }
+
+func TestNameOfKey(t *testing.T) {
+	for key, want := range map[string]string{
+		"git:github.com/acme/app":                           "acme/app",
+		"git:gitlab.example.com/group/sub/repo":             "sub/repo",
+		"git:example.org/repo":                              "repo",
+		"git:file:/srv/git/tool":                            "tool",
+		"git-root:0123456789abcdef0123456789abcdef01234567": "git-root:01234567",
+		"path:/home/u/src/notes":                            "notes",
+		"acme-billing":                                      "acme-billing",
+	} {
+		if got := NameOfKey(key); got != want {
+			t.Errorf("NameOfKey(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

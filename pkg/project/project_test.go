@@ -344,3 +344,32 @@ func TestNameOfKey(t *testing.T) {
 		}
 	}
 }
+
+// Audit of issue 13: a repository without a remote that was moved and
+// then pushed, before any session ran in its new folder, lost its memory:
+// summary looked its remote key up, then the folders the index recorded
+// (the old one), and said "no memory of this project". Its history says
+// it is the recorded root commit's.
+func TestLocateAMovedRepositoryThatGotARemote(t *testing.T) {
+	tmp := t.TempDir()
+	old := filepath.Join(tmp, "webapp")
+	newRepo(t, old, "")
+	root := git(t, old, "rev-list", "--max-parents=0", "HEAD")
+	ix := &Index{Version: IndexVersion, Projects: []IndexEntry{
+		{Key: "git-root:" + root, Name: "webapp", Dir: "webapp-00000000", Roots: []string{old}, Sessions: 2},
+	}}
+	moved := filepath.Join(tmp, "webapp-renamed")
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	git(t, moved, "remote", "add", "origin", "https://github.com/acme/webapp")
+	if id, e, found := ix.Locate(moved, nil); !found || e.Key != "git-root:"+root || id.Key != "git:github.com/acme/webapp" {
+		t.Errorf("Locate(moved and pushed) = %+v, %+v, %v; want the recorded entry", id, e, found)
+	}
+	// Another repository with a remote is not it.
+	other := filepath.Join(tmp, "other")
+	newRepo(t, other, "https://github.com/acme/other")
+	if _, e, found := ix.Locate(other, nil); found {
+		t.Errorf("Locate(another repository) = %+v", e)
+	}
+}

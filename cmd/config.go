@@ -205,7 +205,19 @@ func formatValue(v any) string {
 	case []map[string]string:
 		var parts []string
 		for _, m := range x {
-			parts = append(parts, m["kind"]+":"+m["path"])
+			if _, source := m["kind"]; source {
+				parts = append(parts, m["kind"]+":"+m["path"])
+				continue
+			}
+			// A [[projects]] entry: what it sets is the point of it.
+			p := m["path"] + ":"
+			if m["key"] != "" {
+				p += " key=" + m["key"]
+			}
+			if m["name"] != "" {
+				p += fmt.Sprintf(" name=%q", m["name"])
+			}
+			parts = append(parts, p)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}

@@ -143,6 +143,25 @@ func TestRunConfigShowSources(t *testing.T) {
 	}
 }
 
+// Audit of issue 13: config show printed each [[projects]] entry as
+// ":PATH", the format of a source without its kind, leaving out the key
+// and the name the entry sets.
+func TestRunConfigShowProjects(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	home, _ := f.UserHome()
+	writeConfig(t, f, "[[projects]]\npath = \"~/src/mono/billing\"\nkey = \"acme-billing\"\nname = \"billing\"\n"+
+		"[[projects]]\npath = \"~/src/app\"\nname = \"App (legacy checkout)\"\n")
+	opts := &ConfigShowOptions{IO: ios.IOStreams, Config: f.Config, ConfigPath: f.ConfigPath}
+	if err := runConfigShow(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "projects\t[HOME/src/mono/billing: key=acme-billing name=\"billing\", HOME/src/app: name=\"App (legacy checkout)\"]\tfile\n"
+	if out := strings.ReplaceAll(ios.out.String(), home, "HOME"); !strings.Contains(out, want) {
+		t.Errorf("stdout:\n%s\nwant the row:\n%q", out, want)
+	}
+}
+
 // TestConfigClampsAreReported: issue 17, item 3. A value out of range is
 // clamped as Codex clamps it, but never silently: a warning names the
 // key, the value, where it came from and what is used, and config show

@@ -124,9 +124,18 @@ func summaryProject(opts *SummaryOptions) string {
 }
 
 // looksLikePath tells a folder from a project key or name: keys have a
-// scheme ("git:", "path:") and names have no leading ".", "/" or "~".
+// scheme ("git:", "path:") and names have no leading ".", "/" or "~". A
+// relative folder written without "./" (src/app, as a shell completes
+// it) is a folder too when it is there and is no key: the flag says PATH.
 func looksLikePath(s string) bool {
-	return filepath.IsAbs(s) || s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
+	if filepath.IsAbs(s) || s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") {
+		return true
+	}
+	if strings.Contains(s, ":") {
+		return false
+	}
+	fi, err := os.Stat(s)
+	return err == nil && fi.IsDir()
 }
 
 func runSummary(_ context.Context, opts *SummaryOptions) error {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/memdir"
@@ -135,6 +137,87 @@ func groupByProject(mems []memory) []*projectGroup {
 	return out
 }
 
+// placeNotes finds each project note its project, returning the groups
+// with one added for every project that has notes and no memory yet. A
+// note is keyed by what its project was called when it was written: a
+// repository's folder before its first commit, its root commit before it
+// had a remote. Such a note goes to the project its folder or its history
+// is part of now (notes is changed in place), or it would vanish when the
+// repository grows. A project with notes and no consolidated memory gets
+// a summary of its own, so a note written in a repository is injected
+// there from the next consolidation on, before any session of it is.
+func placeNotes(notes []note, groups []*projectGroup) []*projectGroup {
+	byKey := map[string]*projectGroup{}
+	for _, g := range groups {
+		byKey[g.id.Key] = g
+	}
+	var r *project.Resolver // made only for a note no project holds
+	for i := range notes {
+		n := &notes[i]
+		if n.project == "" || byKey[n.project] != nil {
+			continue
+		}
+		if g := grownInto(n.project, groups, &r); g != nil {
+			n.project = g.id.Key
+			continue
+		}
+		id := project.Printable(project.Identity{Key: n.project, Name: project.NameOfKey(n.project)})
+		g := &projectGroup{id: id, dir: project.DirName(id)}
+		byKey[n.project] = g
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// grownInto is the project that holds what the weak key of a note (a
+// path or a root commit) has become: the project whose sessions ran in
+// that folder, or whose repository's history starts at that commit and
+// has a remote now (project.Resolver.Upgrade asks git, once per folder).
+func grownInto(key string, groups []*projectGroup, r **project.Resolver) *projectGroup {
+	dir, isPath := strings.CutPrefix(key, "path:")
+	if !isPath && !project.IsRootKey(key) {
+		return nil
+	}
+	for _, g := range groups {
+		if project.IsPathKey(g.id.Key) {
+			continue // a path never replaces a path or a root commit
+		}
+		for _, root := range g.roots {
+			if isPath {
+				if root == dir {
+					return g
+				}
+				continue
+			}
+			if *r == nil {
+				*r = project.NewResolver(nil)
+			}
+			if up, ok := (*r).Upgrade(root, "", key); ok && up.Key == g.id.Key {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// latest is the day of the project's newest session, or of its newest
+// note when it has notes only (a note file's name starts with its day).
+func (g *projectGroup) latest(notes []note) string {
+	if len(g.mems) > 0 {
+		return g.mems[0].day
+	}
+	day := ""
+	for _, n := range notes {
+		base := path.Base(n.file)
+		if n.project == g.id.Key && len(base) >= 10 && base[:10] > day {
+			if _, err := time.Parse(time.DateOnly, base[:10]); err == nil {
+				day = base[:10]
+			}
+		}
+	}
+	return day
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -147,7 +230,9 @@ func contains(list []string, s string) bool {
 // projectID is the memory's project as the store recorded it.
 func (m memory) projectID() project.Identity {
 	if m.sel.ProjectKey != "" {
-		return project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot}
+		// Printable: a key or name stored before they were made one line
+		// is until the next scan keys the thread again.
+		return project.Printable(project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot})
 	}
 	if m.cwd == unknownCwd {
 		return project.Identity{Key: "path:", Name: unscopedProjectName}
@@ -199,6 +284,8 @@ func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 			}
 		}
 	}
+	notes = append([]note(nil), notes...)
+	groups = placeNotes(notes, groups)
 	layer := projectLayer{}
 	layer[memdir.PersonalFile] = []byte(renderPersonal(prefs, tips, notes, groups))
 	ix := project.Index{Version: project.IndexVersion, Projects: []project.IndexEntry{}}
@@ -210,7 +297,7 @@ func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 		sort.Strings(files)
 		ix.Projects = append(ix.Projects, project.IndexEntry{
 			Key: g.id.Key, Name: g.id.Name, Dir: g.dir, Roots: nonNilStrings(g.roots),
-			Sessions: len(g.mems), Latest: g.mems[0].day, Files: files,
+			Sessions: len(g.mems), Latest: g.latest(notes), Files: files,
 		})
 		layer[memdir.ProjectsDir+"/"+g.dir+"/"+memdir.ProjectSummaryFile] = []byte(renderProjectSummary(g, prefs, tips, notes))
 	}
@@ -326,9 +413,14 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) s
 func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memory, lim v2Limits) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
-	fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].day)
+	if len(g.mems) == 0 {
+		fmt.Fprintf(&sb, "key: %s; no session consolidated yet", g.id.Key) // notes only
+	} else {
+		fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].day)
+	}
 	if len(g.roots) > 0 {
-		fmt.Fprintf(&sb, "; folders: %s", strings.Join(g.roots, ", "))
+		// The folders are the transcripts' cwd, which may hold newlines.
+		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
 	}
 	sb.WriteString("\n\n### Preferences in this project\n\n")
 	writeList(&sb, prefs[:lim.prefs], "none recorded yet")

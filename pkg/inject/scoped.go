@@ -129,7 +129,9 @@ func otherProjects(ix *project.Index, key string) string {
 	var lines []string
 	for _, e := range ix.Projects {
 		if e.Key != key {
-			lines = append(lines, fmt.Sprintf("- %s: %d session(s), latest %s; %s/%s/%s", e.Name, e.Sessions, e.Latest,
+			// One line whatever the name: an index written before names
+			// were made printable may hold a folder name with newlines.
+			lines = append(lines, fmt.Sprintf("- %s: %d session(s), latest %s; %s/%s/%s", project.OneLine(e.Name), e.Sessions, e.Latest,
 				memdir.ProjectsDir, e.Dir, memdir.ProjectSummaryFile))
 		}
 	}

@@ -127,7 +127,7 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 				}
 			}
 		}
-		return Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}, IndexEntry{}, false
+		return Printable(Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}), IndexEntry{}, false
 	}
 	id = NewResolver(overrides, WithoutGit()).Resolve(cwdOrKey, "")
 	if e, ok := ix.ByKey(id.Key); ok {
@@ -143,6 +143,17 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 				return id, e, true
 			}
 		}
+		// The same, moved before it got its remote and with no session in
+		// its new folder yet: no recorded folder is this one, but its
+		// history starts at a recorded root commit. git is asked only
+		// when a repository keyed so has left every folder recorded.
+		if id.Source == SourceRemote && ix.hasMovedRootKeys() {
+			if sha := gitRootCommit(id.Root); sha != "" {
+				if e, ok := ix.ByKey(prefixRoot + sha); ok {
+					return id, e, true
+				}
+			}
+		}
 		return id, IndexEntry{}, false
 	}
 	if ix != nil {
@@ -153,6 +164,30 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 	full := NewResolver(overrides).Resolve(cwdOrKey, "")
 	e, ok := ix.ByKey(full.Key)
 	return full, e, ok
+}
+
+// hasMovedRootKeys reports whether a project of the index keyed by its
+// root commit is in none of the folders recorded for it.
+func (ix *Index) hasMovedRootKeys() bool {
+	if ix == nil {
+		return false
+	}
+	for _, e := range ix.Projects {
+		if !IsRootKey(e.Key) {
+			continue
+		}
+		gone := true
+		for _, r := range e.Roots {
+			if _, err := os.Stat(r); err == nil {
+				gone = false
+				break
+			}
+		}
+		if gone {
+			return true
+		}
+	}
+	return false
 }
 
 func isAbs(p string) bool {

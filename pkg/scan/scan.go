@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
@@ -291,14 +292,46 @@ func assignProjects(ctx context.Context, st Store, opts Options) error {
 // upgradeProjects gives the weakly keyed threads whose folder now says
 // more (a first commit, a remote) the key their folder has now, so a
 // repository's early sessions stay with its later ones.
+//
+// A root-commit key is the repository's history, wherever it lives: when
+// the folders that hold it all moved to one remote key, the threads of
+// the folders it left (moved, renamed; the scan cannot look there) follow,
+// or a repository moved and then pushed would split in two. When a folder
+// that is still there keeps the key (a copy with no remote) or two
+// remotes claim it, which of them the old folder was is not known, and
+// its threads stay.
 func upgradeProjects(ctx context.Context, r *project.Resolver, weak []store.ThreadProject) []store.ThreadProject {
-	var out []store.ThreadProject
+	var out, left []store.ThreadProject
+	moved := map[string]project.Identity{} // root-commit key → the remote key it took; zero when two did
+	kept := map[string]bool{}              // root-commit keys a folder that is there still holds
 	for _, t := range weak {
 		if ctx.Err() != nil {
 			return out
 		}
-		if id, ok := r.Upgrade(t.Cwd, t.GitOriginURL, t.Key); ok {
+		id, ok := r.Upgrade(t.Cwd, t.GitOriginURL, t.Key)
+		if ok {
+			if project.IsRootKey(t.Key) {
+				if prev, seen := moved[t.Key]; seen && prev.Key != id.Key {
+					id = project.Identity{}
+				}
+				moved[t.Key] = id
+			}
 			t.Key, t.Name, t.Root = id.Key, id.Name, id.Root
+			out = append(out, t)
+			continue
+		}
+		if !project.IsRootKey(t.Key) {
+			continue
+		}
+		if _, err := os.Stat(t.Cwd); err == nil {
+			kept[t.Key] = true
+		} else {
+			left = append(left, t)
+		}
+	}
+	for _, t := range left {
+		if id := moved[t.Key]; id.Key != "" && !kept[t.Key] {
+			t.Key, t.Name = id.Key, id.Name // Root stays the folder it ran in
 			out = append(out, t)
 		}
 	}

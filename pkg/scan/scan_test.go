@@ -233,3 +233,103 @@ func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
 		t.Errorf("another repository in the same folder took over its sessions: %s, was %s", k, oldRoot)
 	}
 }
+
+// Audit of issue 13: a repository without a remote that was moved (or
+// renamed) and then pushed to a remote split in two. The sessions of its
+// new folder took the remote's key, but those recorded in the folder it
+// left kept the root-commit key (their folder is gone, so the scan could
+// not look), and their memory fell out of the project's summary. They
+// share the history, so they follow.
+func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("this test needs git on PATH")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	session := func(id, cwd string) {
+		t.Helper()
+		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
+		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newRepo := func(d, file string) {
+		t.Helper()
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "init", "-q", "-b", "main")
+		if err := os.WriteFile(filepath.Join(d, file), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "add", file)
+		gitIn(t, d, "commit", "-q", "-m", "start")
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}}
+	scanKeys := func() map[string]string {
+		t.Helper()
+		if _, err := Run(ctx, st, opts); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := st.ThreadProjects(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range ps {
+			out[p.ID] = p.Key
+		}
+		return out
+	}
+
+	old := filepath.Join(dir, "work", "webapp")
+	newRepo(old, "README")
+	session("in-old-folder", old)
+	root := scanKeys()["in-old-folder"]
+	moved := filepath.Join(dir, "work", "webapp-renamed")
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	session("in-new-folder", moved)
+	if keys := scanKeys(); keys["in-new-folder"] != root || keys["in-old-folder"] != root {
+		t.Fatalf("after the move: %v, want both %s", keys, root)
+	}
+	gitIn(t, moved, "remote", "add", "origin", "git@github.com:acme/webapp.git")
+	if keys := scanKeys(); keys["in-new-folder"] != "git:github.com/acme/webapp" || keys["in-old-folder"] != "git:github.com/acme/webapp" {
+		t.Errorf("after the push: %v, want both under git:github.com/acme/webapp", keys)
+	}
+
+	// When a copy of the history with sessions of its own is still there
+	// without a remote, the folder that was left may have been either:
+	// its sessions stay where they were.
+	tool := filepath.Join(dir, "work", "tool")
+	newRepo(tool, "main.go")
+	copied := filepath.Join(dir, "copy", "tool")
+	if err := os.MkdirAll(filepath.Dir(copied), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, filepath.Dir(copied), "clone", "-q", tool, copied)
+	gitIn(t, copied, "remote", "remove", "origin")
+	session("tool-old-folder", tool)
+	session("tool-copy", copied)
+	toolRoot := scanKeys()["tool-old-folder"]
+	toolMoved := filepath.Join(dir, "work", "tool-renamed")
+	if err := os.Rename(tool, toolMoved); err != nil {
+		t.Fatal(err)
+	}
+	session("tool-new-folder", toolMoved)
+	gitIn(t, toolMoved, "remote", "add", "origin", "git@github.com:acme/tool.git")
+	keys := scanKeys()
+	if keys["tool-new-folder"] != "git:github.com/acme/tool" || keys["tool-old-folder"] != toolRoot || keys["tool-copy"] != toolRoot {
+		t.Errorf("with a copy still there: %v, want tool-old-folder and tool-copy under %s", keys, toolRoot)
+	}
+}

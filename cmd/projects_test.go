@@ -751,3 +751,31 @@ func TestNotesReachTheirProjectWithoutMemoryAndAfterAKeyChange(t *testing.T) {
 		t.Errorf("summary in webapp after it got a remote lacks its memory or its note:\n%s", out)
 	}
 }
+
+// A [[projects]] override re-keys threads on the next scan; the project
+// layer must follow at once, not after the six-hour cooldown, or the
+// folder reads "No memory of this project" for hours after the edit.
+func TestProjectOverrideLandsWithoutWaitingForTheCooldown(t *testing.T) {
+	w := newProjectWorld(t)
+	cfg := filepath.Join(filepath.Dir(w.home), "config.toml")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "[[projects]]\npath = %q\nkey = \"acme-web\"\nname = \"web\"\n", w.web)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := w.memctl("run", "--json")
+	if !strings.Contains(out, `"succeeded`) {
+		t.Errorf("run after the override did not consolidate:\n%s", out)
+	}
+	got := w.summaryIn(w.web)
+	if !strings.Contains(got, prefWeb) || strings.Contains(got, "No memory of this project") {
+		t.Errorf("summary in the re-keyed folder:\n%s", got)
+	}
+	// The next run is back under the cooldown: the request was answered.
+	if out := w.memctl("run", "--json"); !strings.Contains(out, "skipped_cooldown") {
+		t.Errorf("second run:\n%s", out)
+	}
+}

@@ -53,7 +53,10 @@ FROM threads `+where+` ORDER BY id`, args...)
 
 // SetThreadProjects writes the project columns of the given threads in one
 // transaction. A thread whose selected raw memory changes project re-queues
-// Phase 2, so the project layer of the memory folder follows it.
+// Phase 2 with a consolidation request, which the cooldown yields to as it
+// does to a pin or a forget: the project layer follows at the next run, not
+// six hours later, and a re-key is rare (a [[projects]] edit, a repository
+// that got its first commit or a remote).
 func (s *Store) SetThreadProjects(ctx context.Context, ps []ThreadProject) error {
 	if len(ps) == 0 {
 		return nil
@@ -77,11 +80,21 @@ WHERE id = ? AND (project_key <> ? OR project_name <> ? OR project_root <> ? OR 
 			}
 		}
 		if requeue {
-			return enqueueGlobalTx(ctx, tx, s.now().Unix())
+			now := s.now().Unix()
+			// One open request says it, however many scans re-keyed.
+			_, err := tx.ExecContext(ctx, `INSERT INTO consolidation_requests (reason, regenerate, requested_at)
+SELECT ?, 0, ? WHERE NOT EXISTS (SELECT 1 FROM consolidation_requests WHERE reason = ?)`, rekeyRequest, now, rekeyRequest)
+			if err != nil {
+				return err
+			}
+			return enqueueGlobalTx(ctx, tx, now)
 		}
 		return nil
 	})
 }
+
+// rekeyRequest is the consolidation request a re-key records.
+const rekeyRequest = "threads moved to another project"
 
 // ProjectCount is how much one project holds.
 type ProjectCount struct {

@@ -188,6 +188,10 @@ func TestRunMemoriesShow(t *testing.T) {
 			err := runMemoriesShow(context.Background(), opts)
 			wantError(t, err, tt.wantErr)
 			if err != nil {
+				// issue 15: a memory id is a thread id; its mistakes exit 2 as lookupThread's do
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
+				}
 				return
 			}
 			out := ios.out.String()

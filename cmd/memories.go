@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -632,7 +633,15 @@ func newMemoryText(ctx context.Context, opts *MemoriesEditOptions, id, old strin
 		return "", fmt.Errorf("editor %q: %w; nothing was stored", editor, err)
 	}
 	b, err := os.ReadFile(path)
-	return string(b), err
+	if errors.Is(err, fs.ErrNotExist) {
+		// Saved elsewhere, or deleted on quit: the temporary path means
+		// nothing to the user, what happened to the edit does.
+		return "", fmt.Errorf("editor %q left no file to read; nothing was stored", editor)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the edited text: %w; nothing was stored", err)
+	}
+	return string(b), nil
 }
 
 func firstEnv(getenv func(string) string, names ...string) string {

@@ -144,11 +144,12 @@ func parseGenerationID(arg string) (int64, error) {
 }
 
 // lookupGeneration returns a kept generation, or an error that says how to
-// find one.
+// find one. An id that names no kept generation is a usage error (exit 2),
+// as a thread id that names no thread is.
 func lookupGeneration(ctx context.Context, st *store.Store, version string, id int64) (store.Generation, error) {
 	g, err := st.Generation(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return g, withHint(fmt.Errorf("%s: no generation %d is kept", version, id), "`memctl history` lists the kept generations")
+		return g, withHint(FlagErrorf("%s: no generation %d is kept", version, id), "`memctl history` lists the kept generations")
 	}
 	return g, err
 }

@@ -294,7 +294,9 @@ func renderExample(b *strings.Builder, v any, indent int, key string) {
 		switch {
 		case len(x) == 0:
 			b.WriteString("[]")
-		case key == "versions":
+		case key == "versions" && !isScalar(x[0]):
+			// run's and status's versions repeat the document per version;
+			// memories pin|forget's is a plain list of names, shown as is.
 			b.WriteString("[{…one object per generated version, with the fields above…}]")
 		case !isScalar(x[0]):
 			b.WriteString("[\n" + pad + "  ")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,15 +136,17 @@ func memoryFlags(m store.Memory) string {
 }
 
 // resolveMemory turns an id or prefix into a stored memory's id, with
-// messages that say what to do next.
+// messages that say what to do next. A memory id is a thread id, so the
+// mistakes are usage errors (exit 2) as they are for lookupThread: no such
+// memory, a prefix too short, a prefix shared by several.
 func resolveMemory(ctx context.Context, st *store.Store, version, id string) (string, error) {
 	full, err := st.ResolveMemory(ctx, id)
 	var amb *store.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
-		return "", withHint(err, "give more characters of the id")
+		return "", withHint(&FlagError{Err: err}, "give more characters of the id")
 	case errors.Is(err, store.ErrNotFound):
-		nf := &notFoundError{fmt.Sprintf("%s: no raw memory %q", version, id)}
+		nf := &FlagError{Err: &notFoundError{fmt.Sprintf("%s: no raw memory %q", version, id)}}
 		if len(id) < store.MinIDPrefix {
 			return "", withHint(nf, fmt.Sprintf("an id prefix needs at least %d characters", store.MinIDPrefix))
 		}
@@ -630,7 +633,15 @@ func newMemoryText(ctx context.Context, opts *MemoriesEditOptions, id, old strin
 		return "", fmt.Errorf("editor %q: %w; nothing was stored", editor, err)
 	}
 	b, err := os.ReadFile(path)
-	return string(b), err
+	if errors.Is(err, fs.ErrNotExist) {
+		// Saved elsewhere, or deleted on quit: the temporary path means
+		// nothing to the user, what happened to the edit does.
+		return "", fmt.Errorf("editor %q left no file to read; nothing was stored", editor)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the edited text: %w; nothing was stored", err)
+	}
+	return string(b), nil
 }
 
 func firstEnv(getenv func(string) string, names ...string) string {

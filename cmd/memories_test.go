@@ -188,6 +188,10 @@ func TestRunMemoriesShow(t *testing.T) {
 			err := runMemoriesShow(context.Background(), opts)
 			wantError(t, err, tt.wantErr)
 			if err != nil {
+				// issue 15: a memory id is a thread id; its mistakes exit 2 as lookupThread's do
+				if exitCode(err) != ExitUsage {
+					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
+				}
 				return
 			}
 			out := ios.out.String()
@@ -276,6 +280,7 @@ func TestRunMemoriesEdit(t *testing.T) {
 		opts       MemoriesEditOptions
 		editorText string // what the fake editor saves; "" leaves the file alone
 		editorErr  error
+		editorRm   bool // the editor deletes the file (a save elsewhere, a quit that cleans up)
 		wantEditor string
 		wantText   string // the stored raw memory afterwards
 		wantErrOut string
@@ -299,6 +304,9 @@ func TestRunMemoriesEdit(t *testing.T) {
 			wantErr: "the new text of thread-a is empty; nothing was stored"},
 		{name: "editor fails", editorErr: errors.New("exit status 1"), wantEditor: "vi", wantText: "raw memory of thread-a",
 			wantErr: `editor "vi": exit status 1; nothing was stored`},
+		// issue 15: the editor left no file: say so, and that nothing was stored
+		{name: "the editor removed the file", editorRm: true, wantEditor: "vi", wantText: "raw memory of thread-a",
+			wantErr: `editor "vi" left no file to read; nothing was stored`},
 		{name: "a secret is redacted", editorText: "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here\n", wantEditor: "vi",
 			wantText:   "token [REDACTED_SECRET] here\n",
 			wantErrOut: "memctl: warning: secrets were redacted from the text of thread-a\nstored your text of thread-a (raw memory) as user-asserted; the next consolidation takes it in\n"},
@@ -319,6 +327,9 @@ func TestRunMemoriesEdit(t *testing.T) {
 				}
 				if tt.editorText != "" {
 					os.WriteFile(path, []byte(tt.editorText), 0o600)
+				}
+				if tt.editorRm {
+					os.Remove(path)
 				}
 				return tt.editorErr
 			}

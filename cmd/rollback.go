@@ -95,6 +95,10 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if opts.JSON {
 		return printJSON(opts.IO.Out, landedJSON{Version: version, LandResult: res})
 	}
+	if res.Generation == res.RestoredFrom {
+		opts.IO.Infof("%s: the memory folder already holds generation %d; nothing was restored or recorded", version, res.Generation)
+		return nil
+	}
 	opts.IO.Infof("%s: restored generation %d as generation %d (%d files changed)", version, res.RestoredFrom, res.Generation, len(res.Changes))
 	return nil
 }

@@ -204,9 +204,10 @@ const exitCodesHelp = `memctl exits with one of these codes:
        process holds its lock or its cooldown has not passed
   1    error (and every failure of cite --hook, which never exits 2)
   2    usage error or invalid config: an unknown command or flag, missing or
-       extra arguments, a value the flag or key does not allow, a thread id
-       that names no thread, or several (the message names the flag,
-       argument or key; see docs/exit-codes.md)
+       extra arguments, a value the flag or key does not allow, a thread or
+       memory id that names none, or several, a generation id that names no
+       kept generation (the message names the flag, argument or key; see
+       docs/exit-codes.md)
   3    partial: some jobs of this run failed (each failure is recorded with its
        reason and retried later)
   5    doctor found problems (each finding names the command that fixes it)

@@ -236,7 +236,15 @@ func (f *fakeJobs) Generation(ctx context.Context, id int64) (Generation, error)
 	if !ok {
 		return Generation{}, errNotKept
 	}
-	return g.Generation, nil
+	out := g.Generation
+	// As the store does: the newest approved generation is the current one.
+	for i := len(f.gens) - 1; i >= 0; i-- {
+		if f.gens[i].State == GenerationApproved {
+			out.Current = f.gens[i].ID == id
+			break
+		}
+	}
+	return out, nil
 }
 
 var errNotKept = errors.New("generation not kept")

@@ -458,9 +458,40 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	// Say what is wrong before taking the lock; check again under it.
-	if _, err := check(ctx, h, action, id); err != nil {
+	// Say what is wrong before taking the lock, and check again under it:
+	// taking the lock and giving it back clears the job's cooldown and
+	// failure backoff, so a refused landing must not take it.
+	g, err := check(ctx, h, action, id)
+	if err != nil {
 		return res, err
+	}
+	gone, err := forgottenInputs(ctx, h, g, opts.Force)
+	if err != nil {
+		return res, err
+	}
+	_, unfinished, err := h.UnfinishedLanding(ctx)
+	if err != nil {
+		return res, err
+	}
+	if action == LandRollback && g.Current && len(gone) == 0 && !unfinished {
+		// The folder may already hold it: then a rollback writes nothing,
+		// and recording it would copy the current generation, push an
+		// older, different one out of the history and start the cooldown
+		// (a consolidation that changes nothing records nothing either).
+		// After a hand edit it is a real rollback; after an interrupted
+		// landing, the folder is not what the store says it holds.
+		files, err := h.GenerationFiles(ctx, g.ID)
+		if err != nil {
+			return res, err
+		}
+		before, err := snapshotIfExists(opts.Root)
+		if err != nil {
+			return res, err
+		}
+		if len(Diff(onlyGenerated(before), landedFiles(files))) == 0 {
+			res.Generation, res.RestoredFrom = g.ID, g.ID
+			return res, nil
+		}
 	}
 	claim, err := h.ClaimGlobal(ctx, opts.WorkerID, true)
 	if err != nil {
@@ -489,32 +520,14 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		}
 		token = claim.Token
 	}
-	g, err := check(ctx, h, action, id)
-	if err != nil {
+	if g, err = check(ctx, h, action, id); err != nil {
 		return release(err)
 	}
 	if action == LandRollback {
 		res.RestoredFrom = g.ID
 	}
-	inputs, err := h.GenerationInputs(ctx, g.ID)
-	if err != nil {
+	if gone, err = forgottenInputs(ctx, h, g, opts.Force); err != nil {
 		return release(err)
-	}
-	ids := make([]string, len(inputs))
-	for i, in := range inputs {
-		ids[i] = in.ThreadID
-	}
-	gone, err := h.Forgotten(ctx, ids)
-	if err != nil {
-		return release(err)
-	}
-	if len(gone) > 0 && !opts.Force {
-		fe := &ForgottenError{Generation: g.ID}
-		for id := range gone {
-			fe.ThreadIDs = append(fe.ThreadIDs, id)
-		}
-		sort.Strings(fe.ThreadIDs)
-		return release(fe)
 	}
 	files, err := h.GenerationFiles(ctx, g.ID)
 	if err != nil {
@@ -562,6 +575,41 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		}
 	}
 	return res, nil
+}
+
+// forgottenInputs returns the memories g was built from that the user
+// has forgotten since, and a *ForgottenError when there are some and
+// force is off.
+func forgottenInputs(ctx context.Context, h History, g Generation, force bool) (map[string]time.Time, error) {
+	inputs, err := h.GenerationInputs(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(inputs))
+	for i, in := range inputs {
+		ids[i] = in.ThreadID
+	}
+	gone, err := h.Forgotten(ctx, ids)
+	if err != nil || len(gone) == 0 || force {
+		return gone, err
+	}
+	fe := &ForgottenError{Generation: g.ID}
+	for id := range gone {
+		fe.ThreadIDs = append(fe.ThreadIDs, id)
+	}
+	sort.Strings(fe.ThreadIDs)
+	return gone, fe
+}
+
+// landedFiles are the files of a generation that ApplyFiles writes.
+func landedFiles(files []BaselineFile) []BaselineFile {
+	var out []BaselineFile
+	for _, f := range files {
+		if f.Mode != ModeSymlink && Landed(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func onlyGenerated(files []BaselineFile) []BaselineFile {

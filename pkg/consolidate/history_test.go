@@ -168,6 +168,37 @@ func TestRollbackRestoresTheFolderByteForByte(t *testing.T) {
 	}
 }
 
+// issue 15: a rollback to the generation the folder already holds changes
+// nothing, so it records nothing: a new generation would copy the current
+// one, push an older, different one out of the history and start the
+// cooldown. After a hand edit it is a real rollback, and recorded.
+func TestRollbackToTheCurrentGenerationRecordsNothing(t *testing.T) {
+	e := newEnv(t)
+	e.jobs.selection = sampleSelection(t)[:1]
+	if _, err := e.run(t, heuristicThen(nil)); err != nil {
+		t.Fatal(err)
+	}
+	finished := e.jobs.finishedAt
+	e.clock.Advance(7 * time.Hour)
+	lr, err := Rollback(context.Background(), e.jobs, e.landOpts(), 1)
+	if err != nil || lr.Generation != 1 || lr.RestoredFrom != 1 || len(lr.Changes) != 0 {
+		t.Fatalf("rollback = %+v, %v", lr, err)
+	}
+	if len(e.jobs.gens) != 1 || e.jobs.lands != 0 || e.jobs.landing != nil || e.jobs.status == "running" || !e.jobs.finishedAt.Equal(finished) {
+		t.Errorf("a rollback that changed nothing was recorded: %d generations, %d lands, status %s", len(e.jobs.gens), e.jobs.lands, e.jobs.status)
+	}
+
+	gen1 := folderState(t, e.root)
+	writeFile(t, filepath.Join(e.root, memdir.MemoryFile), "my hand edit\n")
+	lr, err = Rollback(context.Background(), e.jobs, e.landOpts(), 1)
+	if err != nil || lr.Generation != 2 || len(lr.Changes) != 1 {
+		t.Fatalf("rollback over a hand edit = %+v, %v", lr, err)
+	}
+	if !sameState(gen1, folderState(t, e.root)) {
+		t.Error("the hand edit is still there")
+	}
+}
+
 func TestRollbackRefusesForgottenMemoriesUnlessForced(t *testing.T) {
 	e := newEnv(t)
 	if _, err := e.run(t, heuristicThen(nil)); err != nil {
@@ -181,8 +212,10 @@ func TestRollbackRefusesForgottenMemoriesUnlessForced(t *testing.T) {
 	if !errors.As(err, &fe) || fe.ThreadIDs[0] != gone {
 		t.Fatalf("want a ForgottenError, got %v", err)
 	}
-	if !sameState(before, folderState(t, e.root)) || e.jobs.status != "pending" || e.jobs.lands != 0 {
-		t.Error("a refused rollback changed something or kept the lock")
+	// Refused before it took the lock: taking and giving it back would
+	// have cleared the cooldown.
+	if !sameState(before, folderState(t, e.root)) || e.jobs.status != "done" || e.jobs.releases != 0 || e.jobs.lands != 0 {
+		t.Error("a refused rollback changed something or took the lock")
 	}
 	o := e.landOpts()
 	o.Force = true

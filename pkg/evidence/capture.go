@@ -94,6 +94,8 @@ func Capture(root string, refs []Ref, opts CaptureOptions) []Item {
 	}
 	root = filepath.Clean(root)
 	top := RepoTop(root)
+	// The real folders, for captureFile to tell where a path really leads.
+	real := []string{evalOrEmpty(root), evalOrEmpty(top)}
 	var out []Item
 	seen := map[string]bool{}
 	for _, r := range refs {
@@ -101,7 +103,7 @@ func Capture(root string, refs []Ref, opts CaptureOptions) []Item {
 		var ok bool
 		switch r.Kind {
 		case KindFile:
-			it, ok = captureFile(root, top, r, opts)
+			it, ok = captureFile(root, top, real, r, opts)
 		case KindCommand:
 			it, ok = captureCommand(root, top, r)
 		}
@@ -127,7 +129,32 @@ func within(p, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-func captureFile(root, top string, r Ref, opts CaptureOptions) (Item, bool) {
+// evalOrEmpty is p with its symbolic links resolved, "" when that fails.
+func evalOrEmpty(p string) string {
+	if p == "" {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
+// really reports whether the folder holding abs is, once its symbolic
+// links are resolved, one of realRoots or below one: a project folder
+// that links elsewhere (vendor -> ~/.ssh) must not lead a capture out.
+func really(abs string, realRoots []string) bool {
+	dir := evalOrEmpty(filepath.Dir(abs))
+	for _, r := range realRoots {
+		if dir != "" && within(dir, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func captureFile(root, top string, realRoots []string, r Ref, opts CaptureOptions) (Item, bool) {
 	p := r.Path
 	if strings.HasPrefix(p, "~") {
 		return Item{}, false
@@ -148,6 +175,9 @@ func captureFile(root, top string, r Ref, opts CaptureOptions) (Item, bool) {
 			continue
 		}
 		if strings.ContainsAny(abs, "\t\n\r") {
+			continue
+		}
+		if !really(abs, realRoots) {
 			continue
 		}
 		fi, err := os.Lstat(abs)

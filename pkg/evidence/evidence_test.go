@@ -112,6 +112,37 @@ func TestCaptureKeepsOnlyWhatExists(t *testing.T) {
 	}
 }
 
+// issue 15: evidence is the project's. A folder of the project that is a
+// symbolic link to elsewhere (vendor -> ~/.ssh) must not lead the capture
+// outside: the file is neither read nor hashed. A link inside the project
+// to another folder of it is fine, and so is a project reached through a
+// link.
+func TestCaptureStaysInsideTheProjectThroughLinks(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "proj")
+	write(t, filepath.Join(root, "src/a.go"), numbered(5, "a"))
+	write(t, filepath.Join(base, "outside/secret.txt"), "secret\n")
+	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "vendorlink")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src"), filepath.Join(root, "srclink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root, filepath.Join(base, "projlink")); err != nil {
+		t.Fatal(err)
+	}
+	refs := Refs("vendorlink/secret.txt srclink/a.go src/a.go")
+	for _, r := range []string{root, filepath.Join(base, "projlink")} {
+		var got []string
+		for _, it := range Capture(r, refs, CaptureOptions{}) {
+			got = append(got, it.Text())
+		}
+		if want := []string{"srclink/a.go", "src/a.go"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("Capture(%s) = %q, want %q", r, got, want)
+		}
+	}
+}
+
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Reasons a line is held back.
@@ -101,10 +103,43 @@ func normalise(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// lookalikes are the Cyrillic and Greek letters that look like Latin
+// ones and are used to slip a phrase past a pattern (prevіous with a
+// Cyrillic і); a model reads them as the Latin letter.
+var lookalikes = map[rune]rune{
+	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ӏ': 'l',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X', 'І': 'I',
+	'ο': 'o', 'ι': 'i', 'ν': 'v', 'α': 'a', 'Ο': 'O', 'Ι': 'I', 'Α': 'A', 'Ε': 'E', 'Τ': 'T', 'Κ': 'K', 'Ν': 'N',
+}
+
+// fold turns the letters a model reads as plain Latin into plain Latin
+// for matching: compatibility forms (fullwidth ｉｇｎｏｒｅ, mathematical
+// 𝐢𝐠𝐧𝐨𝐫𝐞) by NFKC, and the lookalikes. Words spelt in Cyrillic or Greek
+// become no English word. An ASCII line, nearly every line, is returned
+// as it is: summary runs this on every turn.
+func fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if l, ok := lookalikes[r]; ok {
+			return l
+		}
+		return r
+	}, norm.NFKC.String(s))
+}
+
 // Strong returns the reason a line is instruction-shaped whatever the
 // session says (an injection phrase, an exfiltration shape), or "".
 func Strong(line string) string {
-	l := normalise(line)
+	l := fold(normalise(line))
 	if l == "" || !mayBeStrong(l) {
 		return ""
 	}

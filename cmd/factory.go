@@ -211,7 +211,17 @@ func (f *Factory) OpenStore(ctx context.Context, version string) (*store.Store, 
 	if err := ensureHome(home); err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, filepath.Join(home, store.FileName(version)), store.WithClock(f.Now))
+	path := filepath.Join(home, store.FileName(version))
+	st, err := store.Open(ctx, path, store.WithClock(f.Now))
+	switch {
+	case store.IsDamaged(err):
+		// The transcripts are the source of truth: a new database rebuilt
+		// from them loses only what was never in them.
+		return nil, withHint(err, fmt.Sprintf("the file is damaged; move it aside (mv %s %s.damaged) and run `memctl run --all` to rebuild it from the transcripts still on disk (use counts, pins, edits and history are not recovered)", path, path))
+	case errors.Is(err, store.ErrTooNew):
+		return nil, withHint(err, "a newer memctl wrote this database: run that version, or build the newer one (README, Install); memctl version shows this one")
+	}
+	return st, err
 }
 
 func ensureHome(home string) error {

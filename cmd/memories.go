@@ -574,6 +574,10 @@ func runMemoriesEdit(ctx context.Context, opts *MemoriesEditOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return withHint(fmt.Errorf("the new text of %s is empty; nothing was stored", id), "`memctl memories forget "+id+"` deletes a memory")
 	}
+	if len(text) > maxEditBytes {
+		return withHint(fmt.Errorf("the new text of %s is %s, over the %s a memory may hold; nothing was stored", id, humanBytes(int64(len(text))), humanBytes(maxEditBytes)),
+			"keep what a future session needs; a long document belongs in the project (a memory can point to it)")
+	}
 	clean := red(text)
 	doc.Redacted = clean != text
 	if doc.Redacted {
@@ -599,6 +603,12 @@ func runMemoriesEdit(ctx context.Context, opts *MemoriesEditOptions) error {
 	opts.IO.Infof("stored your text of %s (%s) as user-asserted; the next consolidation takes it in", id, strings.ReplaceAll(field, "_", " "))
 	return nil
 }
+
+// maxEditBytes bounds a user's edit of one memory. Every consolidation
+// reads each selected memory and each generation keeps a copy, so one
+// pasted log of megabytes would cost every run that follows; a raw memory
+// a model writes is a few kilobytes.
+const maxEditBytes = 64 << 10
 
 // newMemoryText gets the edited text: from --from, or from the editor run
 // on a private temporary copy of the old text.

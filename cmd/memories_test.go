@@ -307,6 +307,9 @@ func TestRunMemoriesEdit(t *testing.T) {
 		// issue 15: the editor left no file: say so, and that nothing was stored
 		{name: "the editor removed the file", editorRm: true, wantEditor: "vi", wantText: "raw memory of thread-a",
 			wantErr: `editor "vi" left no file to read; nothing was stored`},
+		// a pasted log of megabytes would be read by every consolidation
+		{name: "too long", editorText: strings.Repeat("log line\n", 8000), wantEditor: "vi", wantText: "raw memory of thread-a",
+			wantErr: "the new text of thread-a is 70.3 KiB, over the 64.0 KiB a memory may hold; nothing was stored"},
 		{name: "a secret is redacted", editorText: "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here\n", wantEditor: "vi",
 			wantText:   "token [REDACTED_SECRET] here\n",
 			wantErrOut: "memctl: warning: secrets were redacted from the text of thread-a\nstored your text of thread-a (raw memory) as user-asserted; the next consolidation takes it in\n"},

@@ -166,7 +166,7 @@ type NoteInput struct {
 	Filename string `json:"filename,omitempty" jsonschema:"note file name: YYYY-MM-DDTHH-MM-SS-slug.md in UTC, slug of lowercase letters, digits and '-'; give this or slug"`
 	Slug     string `json:"slug,omitempty" jsonschema:"short slug (lowercase letters, digits, '-'); the server adds the current UTC time; give this or filename"`
 	Note     string `json:"note" jsonschema:"what to remember, correct or forget, in a few sentences"`
-	Project  string `json:"project,omitempty" jsonschema:"project the note is for: a project key or name; default the project of the folder the server runs in (when it is a repository); \"*\" for a note that holds in every project"`
+	Project  string `json:"project,omitempty" jsonschema:"project the note is for: the key or name of a project in memory; default the project of the folder the server runs in (when it is a repository); \"*\" for a note that holds in every project"`
 }
 
 // NoteOutput is the add_ad_hoc_note tool's result.
@@ -472,21 +472,33 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 }
 
 // noteProject is the project a note is for: the one named, none for "*",
-// else the server's folder's when that is a repository.
+// else the server's folder's when that is a repository. A named project
+// must be in memory or be the server's own: a key made up in a tool call
+// would become a project whose name (the caller's words) every other
+// project's summary lists.
 func (h *handlers) noteProject(arg string) (string, error) {
 	arg = strings.TrimSpace(arg)
+	own := h.ownProject()
 	switch {
 	case arg == allProjects:
 		return "", nil
-	case arg != "":
-		sc := h.scope(arg)
-		if sc.dir == "" && !strings.Contains(arg, ":") {
-			return "", requestErrorf("no project %q in memory; give a key (git:…, git-root:…, path:…), a known name, or \"*\"", arg)
-		}
-		return sc.info.Key, nil
-	case h.opts.Cwd == "" || !project.NewResolver(h.opts.Overrides).InRepository(h.opts.Cwd):
-		return "", nil
-	default:
-		return project.NewResolver(h.opts.Overrides).Resolve(h.opts.Cwd, "").Key, nil
+	case arg == "":
+		return own.Key, nil
+	case own.Key != "" && (arg == own.Key || arg == own.Name):
+		return own.Key, nil
 	}
+	if sc := h.scope(arg); sc.dir != "" {
+		return sc.info.Key, nil
+	}
+	return "", requestErrorf("no project %q in memory; give the key or name of a project in memory (list shows projects/index.json), or \"*\"", arg)
+}
+
+// ownProject is the project of the folder the server runs in, when that
+// is a repository; the zero Identity otherwise.
+func (h *handlers) ownProject() project.Identity {
+	r := project.NewResolver(h.opts.Overrides)
+	if h.opts.Cwd == "" || !r.InRepository(h.opts.Cwd) {
+		return project.Identity{}
+	}
+	return r.Resolve(h.opts.Cwd, "")
 }

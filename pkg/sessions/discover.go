@@ -78,6 +78,11 @@ func DefaultSources(getenv func(string) string, homeDir string) []Source {
 
 // exists reports whether anything is at p, even something that cannot be
 // read: only "no such file" counts as absent.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
@@ -182,6 +187,13 @@ func Discover(ctx context.Context, src Source, fn func(File) error) error {
 // discoverCodex walks a Codex sessions folder and, when src.Path is
 // <codex home>/sessions, the archived_sessions folder beside it.
 func discoverCodex(ctx context.Context, src Source, root string, fn func(File) error) error {
+	if filepath.Base(filepath.Clean(src.Path)) != "sessions" && isDir(filepath.Join(root, "sessions")) {
+		// The source is Codex's home (~/.codex, what CODEX_HOME names):
+		// read it as its sessions folder, the archive beside it included
+		// and marked archived.
+		home := Source{Kind: src.Kind, Path: filepath.Join(root, "sessions"), Default: src.Default}
+		return discoverCodex(ctx, home, home.Path, fn)
+	}
 	if err := transcript.WalkFiles(ctx, root, codex.IsRolloutName, codex.PickPlain, src.Kind, strings.Contains(filepath.ToSlash(root), "/archived_sessions"), fn); err != nil {
 		return err
 	}

@@ -137,6 +137,22 @@ func TestDiscoverCodex(t *testing.T) {
 	}
 }
 
+// A Codex source given as Codex's home (~/.codex) reads its sessions and
+// its archive, marked archived, as the sessions folder would.
+func TestDiscoverCodexFromItsHome(t *testing.T) {
+	got := discoverAll(t, Source{Kind: KindCodex, Path: filepath.Dir(realCodex)})
+	want := discoverAll(t, Source{Kind: KindCodex, Path: realCodex})
+	if len(got) != len(want) {
+		t.Fatalf("from the home: %d sessions, from sessions/: %d", len(got), len(want))
+	}
+	for k, f := range want {
+		g, ok := got[strings.TrimPrefix("sessions/"+k, "sessions/../")]
+		if !ok || g.Archived != f.Archived {
+			t.Errorf("%s: found %v, archived %v, want %v", k, ok, g.Archived, f.Archived)
+		}
+	}
+}
+
 func TestDiscoverClaude(t *testing.T) {
 	got := discoverAll(t, Source{Kind: KindClaudeCode, Path: realClaude})
 	var keys []string
@@ -161,6 +177,29 @@ func TestDiscoverClaude(t *testing.T) {
 	e9 := got["-codemie-incremental/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl"]
 	if len(e9.Related) != 1 || !strings.HasSuffix(e9.Related[0], "subagents/agent-a485154.jsonl") {
 		t.Errorf("new-layout sub-agent not attached: %v", e9.Related)
+	}
+}
+
+// A source given as Claude Code's config folder (~/.claude, what
+// CLAUDE_CONFIG_DIR names) instead of its projects folder found nothing,
+// silently: its sessions are read from projects/ below it.
+func TestDiscoverClaudeFromItsConfigFolder(t *testing.T) {
+	cfgDir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(cfgDir, "projects"), os.DirFS(realClaude)); err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{"todos", "shell-snapshots", "statsig"} {
+		os.MkdirAll(filepath.Join(cfgDir, other), 0o755)
+	}
+	got := discoverAll(t, Source{Kind: KindClaudeCode, Path: cfgDir})
+	want := discoverAll(t, Source{Kind: KindClaudeCode, Path: realClaude})
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("from the config folder: %d sessions, from projects/: %d", len(got), len(want))
+	}
+	for k := range want {
+		if _, ok := got["projects/"+k]; !ok {
+			t.Errorf("missing %s", k)
+		}
 	}
 }
 

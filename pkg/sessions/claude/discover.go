@@ -13,7 +13,15 @@ import (
 	"github.com/memctl/memctl/pkg/sessions/internal/transcript"
 )
 
+// Discover yields the sessions under root: Claude Code's projects folder,
+// one project folder, or Claude Code's config folder (~/.claude, what
+// CLAUDE_CONFIG_DIR names), whose projects/ holds them. A project folder is
+// never itself named projects: Claude Code names it after the absolute
+// working directory, with a leading '-'.
 func Discover(ctx context.Context, root string, fn func(transcript.File) error) error {
+	if fi, err := os.Stat(filepath.Join(root, "projects")); err == nil && fi.IsDir() {
+		root = filepath.Join(root, "projects")
+	}
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil

@@ -76,13 +76,14 @@ func DefaultSources(getenv func(string) string, homeDir string) []Source {
 	return out
 }
 
-// exists reports whether anything is at p, even something that cannot be
-// read: only "no such file" counts as absent.
+// isDir reports whether p is a folder, or a link to one.
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
+// exists reports whether anything is at p, even something that cannot be
+// read: only "no such file" counts as absent.
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)

@@ -103,14 +103,15 @@ func normalise(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// lookalikes are the Cyrillic and Greek letters that look like Latin
-// ones and are used to slip a phrase past a pattern (prevіous with a
-// Cyrillic і); a model reads them as the Latin letter.
-var lookalikes = map[rune]rune{
-	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ӏ': 'l',
-	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X', 'І': 'I',
-	'ο': 'o', 'ι': 'i', 'ν': 'v', 'α': 'a', 'Ο': 'O', 'Ι': 'I', 'Α': 'A', 'Ε': 'E', 'Τ': 'T', 'Κ': 'K', 'Ν': 'N',
-}
+// lookalikeFrom holds the Cyrillic and Greek letters that look like
+// Latin ones and are used to slip a phrase past a pattern (prevіous with a
+// Cyrillic і); a model reads them as the Latin letter of lookalikeTo at
+// the same place. Strings, not a map, so the package builds nothing at
+// start-up: summary loads it on every turn.
+const (
+	lookalikeFrom = "аеорсухіјѕԁӏАВЕКМНОРСТХІοιναΟΙΑΕΤΚΝ"
+	lookalikeTo   = "aeopcyxijsdlABEKMHOPCTXIoivaOIAETKN" // the same letters, in the same order
+)
 
 // fold turns the letters a model reads as plain Latin into plain Latin
 // for matching: compatibility forms (fullwidth ｉｇｎｏｒｅ, mathematical
@@ -129,8 +130,15 @@ func fold(s string) string {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if l, ok := lookalikes[r]; ok {
-			return l
+		if r < utf8.RuneSelf {
+			return r
+		}
+		i := 0
+		for _, l := range lookalikeFrom {
+			if l == r {
+				return rune(lookalikeTo[i])
+			}
+			i++
 		}
 		return r
 	}, norm.NFKC.String(s))

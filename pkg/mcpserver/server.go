@@ -229,9 +229,10 @@ func NewServer(opts Options) *mcp.Server {
 }
 
 // Serve runs the memory tools on transport t until the client disconnects
-// or ctx is done. memctl mcp passes &mcp.StdioTransport{}.
+// or ctx is done, answering every request it has read before it returns.
+// memctl mcp passes &mcp.StdioTransport{}.
 func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
-	return NewServer(opts).Run(ctx, t)
+	return NewServer(opts).Run(ctx, answerBeforeEOF(t))
 }
 
 type handlers struct{ opts Options }

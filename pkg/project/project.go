@@ -201,6 +201,9 @@ func (r *Resolver) detect(cwd, recordedRemote string) Identity {
 		if k := remoteKey(recordedRemote, ""); k != "" {
 			return Identity{Key: k, Name: remoteName(recordedRemote, ""), Source: SourceRecorded}
 		}
+		if checkout, ok := claudeWorktreeCheckout(cwd); ok {
+			return r.detect(checkout, "")
+		}
 		return Identity{Key: prefixPath + cwd, Name: folderName(cwd), Source: SourcePath}
 	}
 	repo, ok := findRepo(cwd)
@@ -218,6 +221,27 @@ func (r *Resolver) detect(cwd, recordedRemote string) Identity {
 		}
 	}
 	return Identity{Key: prefixPath + repo.mainRoot, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourcePath}
+}
+
+// claudeWorktreeCheckout returns the checkout that a Claude Code worktree
+// folder, or a folder inside one, belongs to, read from its path alone:
+// Claude Code puts the worktree of a --worktree session or of an isolated
+// sub-agent at <checkout>/.claude/worktrees/<name>. It offers to remove
+// it when the session ends (and removes a sub-agent's), so the scan often
+// finds the folder gone and its .git link with it, while the path still
+// names the repository. Nothing else is inferred from a parent folder: a
+// deleted folder under a repository may have been a clone of its own.
+func claudeWorktreeCheckout(dir string) (string, bool) {
+	sep := string(filepath.Separator)
+	marker := sep + filepath.Join(".claude", "worktrees") + sep
+	i := strings.LastIndex(dir, marker)
+	if i <= 0 {
+		return "", false
+	}
+	if dir[i+len(marker):] == "" {
+		return "", false
+	}
+	return dir[:i], true
 }
 
 // Upgrade returns the key that replaces old, the key a thread working in
@@ -380,8 +404,9 @@ func slug(name string) string {
 
 // rulesVersion changes when the way keys are computed changes, so that
 // every thread is keyed again on the next scan. p2: keys and names are
-// one line (Printable).
-const rulesVersion = "p2"
+// one line (Printable). p3: a removed Claude Code worktree belongs to its
+// checkout.
+const rulesVersion = "p3"
 
 // RulesFingerprint identifies the rules a key was computed under: the
 // algorithm's version and the [[projects]] overrides. The scan keys a

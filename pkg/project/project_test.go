@@ -165,6 +165,48 @@ func TestResolveGoneFolder(t *testing.T) {
 	}
 }
 
+// A Claude Code worktree (<checkout>/.claude/worktrees/<name>) is often
+// removed by the time its session is scanned; it still belongs to its
+// checkout. A plain deleted folder under a repository does not: it may
+// have been a clone of its own.
+func TestResolveRemovedClaudeWorktree(t *testing.T) {
+	tmp := t.TempDir()
+	app := filepath.Join(tmp, "app")
+	newRepo(t, app, "git@github.com:acme/app.git")
+	wt := filepath.Join(app, ".claude", "worktrees", "fix-parser")
+	git(t, app, "worktree", "add", "-q", "-b", "fix-parser", wt)
+
+	want := Identity{Key: "git:github.com/acme/app", Name: "acme/app", Root: wt, Source: SourceRemote}
+	if got := NewResolver(nil).Resolve(wt, ""); got != want {
+		t.Fatalf("worktree while it exists: %+v, want %+v", got, want)
+	}
+	git(t, app, "worktree", "remove", wt)
+
+	r := NewResolver(nil)
+	want.Root = app
+	for _, cwd := range []string{wt, filepath.Join(wt, "pkg", "parser")} {
+		if got := r.Resolve(cwd, ""); got != want {
+			t.Errorf("removed worktree %s: %+v, want %+v", cwd, got, want)
+		}
+	}
+	// The checkout gone too: both fall back to the checkout's path, so
+	// the worktree's sessions stay with the checkout's.
+	gone := filepath.Join(tmp, "gone")
+	goneWT := filepath.Join(gone, ".claude", "worktrees", "x")
+	if got := r.Resolve(goneWT, ""); got.Key != "path:"+gone || got.Name != "gone" {
+		t.Errorf("worktree of a gone checkout: %+v", got)
+	}
+	for _, cwd := range []string{
+		filepath.Join(app, "vendor", "deleted-clone"),        // not a worktree path
+		filepath.Join(tmp, "other", ".claude", "worktrees"),  // the folder of worktrees itself
+		filepath.Join(tmp, "other", ".claude", "worktreesX"), // a lookalike name
+	} {
+		if got := r.Resolve(cwd, ""); got.Key != "path:"+cwd {
+			t.Errorf("%s: %+v, want its own path key", cwd, got)
+		}
+	}
+}
+
 func TestOverrides(t *testing.T) {
 	tmp := t.TempDir()
 	mono := filepath.Join(tmp, "mono")

@@ -389,6 +389,48 @@ func TestMovedAndReclonedProjectsKeepTheirMemory(t *testing.T) {
 	if out := w.summaryIn(renamed); !strings.Contains(out, prefWeb) {
 		t.Errorf("after a new run, summary in the renamed folder lacks its memory:\n%s", out)
 	}
+	// A session in the renamed folder joins the project, which every
+	// view then names after the folder it has now, not under two names.
+	placeSession(t, filepath.Join(filepath.Dir(w.home), "sessions"), placedSession{
+		fixture: "claude/projects/-home-dev-compaction/624a4a58-b34c-462d-a70d-13421c8125a8.jsonl",
+		oldCwd:  "/Users/user/repo", dest: "claude/-src-webapp-renamed/624a4a58-b34c-462d-a70d-13421c8125a8.jsonl", said: "Thanks."}, renamed)
+	w.memctl("scan")
+	var named []struct {
+		ProjectKey string `json:"project_key"`
+		Project    string `json:"project"`
+	}
+	if err := json.Unmarshal([]byte(w.memctl("threads", "list", "--json", "--all-projects")), &named); err != nil {
+		t.Fatal(err)
+	}
+	webKey, webThreads := "", 0
+	for _, th := range named {
+		if th.Project == "webapp" || th.Project == "webapp-renamed" {
+			webThreads++
+			if webKey == "" {
+				webKey = th.ProjectKey
+			}
+			if th.Project != "webapp-renamed" || th.ProjectKey != webKey {
+				t.Errorf("a thread of the renamed repository: %+v, want project webapp-renamed under %s", th, webKey)
+			}
+		}
+	}
+	if webThreads != 3 {
+		t.Errorf("%d threads of the renamed repository, want 3: %+v", webThreads, named)
+	}
+	var status struct {
+		Projects []struct {
+			Key  string `json:"key"`
+			Name string `json:"name"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(w.memctl("status", "--json")), &status); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range status.Projects {
+		if p.Key == webKey && p.Name != "webapp-renamed" {
+			t.Errorf("status names the renamed repository %q", p.Name)
+		}
+	}
 	// A fresh clone of acme/cli somewhere new gets acme/cli's memory.
 	fresh := filepath.Join(filepath.Dir(w.outside), "new-machine", "cli")
 	makeRepo(t, fresh, "https://github.com/acme/cli.git")

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/memctl/memctl/pkg/project"
 )
 
 // ThreadProject is the project part of a thread row, with what computes it.
@@ -63,7 +65,12 @@ func (s *Store) SetThreadProjects(ctx context.Context, ps []ThreadProject) error
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		requeue := false
+		rootKeys := map[string]bool{}
 		for _, p := range ps {
+			// The one kind of key whose threads may carry several folder names.
+			if project.IsRootKey(p.Key) {
+				rootKeys[p.Key] = true
+			}
 			res, err := tx.ExecContext(ctx, `UPDATE threads SET project_key = ?, project_name = ?, project_root = ?, project_rules = ?
 WHERE id = ? AND (project_key <> ? OR project_name <> ? OR project_root <> ? OR project_rules <> ?)`,
 				p.Key, p.Name, p.Root, p.Rules, p.ID, p.Key, p.Name, p.Root, p.Rules)
@@ -79,6 +86,11 @@ WHERE id = ? AND (project_key <> ? OR project_name <> ? OR project_root <> ? OR 
 				requeue = sel > 0
 			}
 		}
+		for key := range rootKeys {
+			if err := unifyProjectName(ctx, tx, key); err != nil {
+				return err
+			}
+		}
 		if requeue {
 			now := s.now().Unix()
 			// One open request says it, however many scans re-keyed.
@@ -91,6 +103,20 @@ SELECT ?, 0, ? WHERE NOT EXISTS (SELECT 1 FROM consolidation_requests WHERE reas
 		}
 		return nil
 	})
+}
+
+// unifyProjectName gives every thread of a root-commit key the name of
+// the newest thread keyed while its folder was there. That key outlives a
+// move or a rename, and each thread was named after the folder it ran in,
+// so a repository renamed from tool to tool-renamed was listed under both
+// names by status, threads and search. The name is for people and moves
+// no memory, so no consolidation is requested for it.
+func unifyProjectName(ctx context.Context, tx *sql.Tx, key string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE threads SET project_name = newest.name
+FROM (SELECT project_name AS name FROM threads
+      WHERE project_key = ? AND project_root <> '' ORDER BY updated_at_ms DESC, id DESC LIMIT 1) AS newest
+WHERE threads.project_key = ? AND threads.project_name <> newest.name`, key, key)
+	return err
 }
 
 // rekeyRequest is the consolidation request a re-key records.

@@ -32,6 +32,8 @@ type call struct {
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int
+	// commits are the git commits the command reported making.
+	commits []commit
 }
 
 // cmdStat counts the runs of one command line in a task, for References.
@@ -157,6 +159,8 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	if c.status == stOK && c.command != "" {
 		x.scriptOf(t, c.command, e.Output)
+		c.commits = commitsMade(c.command, e.Output)
+		t.addCommits(c.commits)
 	}
 	if c.status == stOK && c.tool == "AskUserQuestion" {
 		x.userChoices(t, e.Output)

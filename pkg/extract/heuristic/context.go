@@ -73,13 +73,21 @@ func (x *Extractor) context(d digest) string {
 		}
 		b.WriteString(")")
 	}
-	if d.files == 0 {
+	switch {
+	case d.files == 0 && d.commits > 0:
+		// Files a commit, a cherry-pick or a revert brought in were
+		// changed by git, not one by one: say what git reported.
+		b.WriteString(" and made " + english.Count(d.commits, "git commit", "git commits") + " (no file edited directly)")
+	case d.files == 0:
 		b.WriteString(" and changed no file")
-	} else {
+	default:
 		b.WriteString(" and changed " + english.Count(d.files, "file", "files"))
 	}
 	if d.undone > 0 {
 		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
+	}
+	if d.files > 0 && d.commits > 0 {
+		b.WriteString("; it made " + english.Count(d.commits, "git commit", "git commits"))
 	}
 	b.WriteString(".")
 	if d.refused > 0 {

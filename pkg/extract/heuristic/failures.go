@@ -231,7 +231,9 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	if f.missing {
 		line = code(firstWord(run.command)) + " is not installed" + errPart(run)
 	}
-	if outcome == "success" {
+	// The task reported done (by a check, or by the final answer alone
+	// while this failure stood): say what the answer claims about it.
+	if outcome == "success" || reportsCompletion(final) {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}

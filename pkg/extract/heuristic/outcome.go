@@ -46,6 +46,15 @@ func (t *task) outcome() (string, string) {
 	case t.lastCmd != nil && t.lastCmd.status == stFailed:
 		return "partial", "the last command " + code(textcut.Line(t.lastCmd.command, 80)) + " failed"
 	case reportsCompletion(t.final):
+		if f := unresolvedFailure(t); f != nil {
+			// Only the agent's word says it worked, and the transcript
+			// says something did not: a claim, not a result.
+			what := f.failRun.describe()
+			if f.failRun.command != "" {
+				what = code(textcut.Line(f.failRun.command, 80))
+			}
+			return "uncertain", "the final answer reports the work as done, but " + what + " failed and no later run passed"
+		}
 		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":
 		return "uncertain", "the assistant answered but nothing confirms the result"
@@ -58,6 +67,17 @@ func (t *task) refusedEdit() *call {
 	for _, c := range t.refused {
 		if c.action == sessions.ActionEdit {
 			return c
+		}
+	}
+	return nil
+}
+
+// unresolvedFailure returns the first command family still failing at the
+// task's end that no passing check of the same purpose stood in for.
+func unresolvedFailure(t *task) *family {
+	for _, f := range openFailures(t) {
+		if len(f.replacedBy) == 0 {
+			return f
 		}
 	}
 	return nil

@@ -50,6 +50,7 @@ type digest struct {
 	failed   int
 	unknown  int
 	files    int
+	commits  int
 	undone   int
 	refused  int
 	calls    int
@@ -73,6 +74,7 @@ func (x *Extractor) digest() digest {
 		d.failed += t.failed
 		d.unknown += t.unknown
 		d.files += len(td.live)
+		d.commits += len(t.commits)
 		d.undone += len(t.files.undoneFiles())
 		d.refused += len(t.refused)
 		d.calls += t.calls

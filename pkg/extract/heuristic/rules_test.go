@@ -77,7 +77,7 @@ var ruleCases = []ruleCase{
 		must: []string{
 			"the agent ran 2 commands \\(1 failed\\) and changed 1 file",
 			"Fix: `git commit -am 'Add exporter'` failed \\(`exporter/csv\\.go:41:2: ineffectual assignment to err \\(ineffassign\\)`\\) and passed after changes to exporter/csv\\.go",
-			"Ran `git commit -am 'Add exporter'`: ok\\.",
+			"Ran `git commit -am 'Add exporter'`: ok; made commit `64f1b9a` “Add exporter”\\.",
 		},
 		mustNot: []string{`never rerun`, `no later run passed`, `\(0 failed\)`, `Check: [^\n]*git commit`},
 	},
@@ -141,6 +141,28 @@ var ruleCases = []ruleCase{
 			"`npm run e2e` failed once \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\), then passed on an identical rerun with nothing changed in between \\(possibly flaky\\)",
 		},
 		mustNot: []string{`Check: [^\n]*(ps aux|git add|rm -f)`, `(ps aux|git add)[^\n]*the check`, `Fix: [^\n]*npm run e2e`},
+	},
+	{
+		name: "a failure the final answer talks over leaves the outcome uncertain",
+		file: "claimed-done-after-failure.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: uncertain",
+			"Outcome: uncertain \\(the final answer reports the work as done, but `\\./scripts/deploy\\.sh staging` failed and no later run passed\\)",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and no later run passed; the task was still reported done\\.",
+		},
+		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
+	},
+	{
+		name: "git commits are changes, npm run ci is a check and npm ci is not",
+		file: "git-commits-npm-ci.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 4 commands \\(0 failed\\) and made 2 git commits \\(no file edited directly\\)",
+			"Ran `git cherry-pick 9f1c2ab 4e77d10`: ok, exit 0; made commits `3b8e0f1` “parser: keep the last field”, `c0d4a92` “parser: accept CRLF line endings”\\.",
+			"Ran `npm run ci`: passed, exit 0",
+			"task_outcome: success",
+			"the last check `npm run ci` passed",
+		},
+		mustNot: []string{`changed no file`, `Ran .npm ci.: passed`, `(?i)check[^\n]*.npm ci.`, `made commits? .1e2d3c4`},
 	},
 }
 

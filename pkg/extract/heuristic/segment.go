@@ -37,6 +37,7 @@ type task struct {
 	words       map[string]bool
 
 	files    files
+	commits  []commit // git commits the task's commands made, in order
 	cmds     map[string]*cmdStat
 	cmdOrder int
 	ran      int // shell commands that ran

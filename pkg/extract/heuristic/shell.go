@@ -179,8 +179,24 @@ func isCheck(cmd string) bool {
 			return true
 		}
 	}
+	if runsCITarget(name, f[1:]) {
+		return true
+	}
 	words := checkWords()
 	return slices.ContainsFunc(checkParts(cmd), func(p string) bool { return words[p] })
+}
+
+// runsCITarget reports a package script or build target named "ci", the
+// project's own "everything CI checks" entry point: npm run ci, make ci,
+// just ci. "ci" is no check word of its own: npm ci installs packages.
+func runsCITarget(name string, args []string) bool {
+	switch name {
+	case "npm", "pnpm", "yarn", "bun":
+		return len(args) >= 2 && args[0] == "run" && args[1] == "ci"
+	case "make", "just", "task", "mage":
+		return slices.Contains(args, "ci")
+	}
+	return false
 }
 
 // purposeWords sort check commands by what they verify, so that two

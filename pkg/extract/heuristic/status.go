@@ -3,6 +3,7 @@ package heuristic
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
 )
@@ -86,6 +87,9 @@ func (c *call) statusText() string {
 		}
 		if c.exit != nil {
 			s += ", exit " + itoa(*c.exit)
+		}
+		if len(c.commits) > 0 {
+			s += "; made " + english.Noun(len(c.commits), "commit", "commits") + " " + commitsText(c.commits)
 		}
 		return s
 	case stFailed:

@@ -251,6 +251,7 @@ human "/review pr 12"
 context "Expanded review prompt"
 context "<system-reminder>CLAUDE.md says hi</system-reminder>"
 human "please add tests"
+reasoning "hmm"
 assistant "I'll look."
 tool_call "Bash" "go test ./..." "t1"
 tool_result "t1" error

@@ -54,6 +54,7 @@ const (
 	EventCompaction = transcript.EventCompaction
 	EventOtherAgent = transcript.EventOtherAgent
 	EventInterrupt  = transcript.EventInterrupt
+	EventReasoning  = transcript.EventReasoning
 )
 
 // Tool call actions.

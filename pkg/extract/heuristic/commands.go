@@ -26,8 +26,10 @@ type call struct {
 	exit      *int
 	errLine   string
 	tests     []string // failing tests the output names
-	// explanation is what the agent said about the failure right after it.
+	// explanation is what the agent said about the failure right after it;
+	// reasoning is what it thought, when it said nothing.
 	explanation string
+	reasoning   string
 	masked      bool // the pipeline exited 0 but the output says the command failed
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.

@@ -148,10 +148,14 @@ func errPart(c *call) string {
 // explained adds the agent's own explanation of a failure, when it gave
 // one right after it.
 func explained(line string, c *call) string {
-	if c.explanation == "" {
-		return line
+	switch {
+	case c.explanation != "":
+		return strings.TrimSuffix(line, ".") + "; the agent's explanation: " + quote(c.explanation)
+	case c.reasoning != "":
+		// Its thinking, not a statement to the user: quoted as such.
+		return strings.TrimSuffix(line, ".") + "; the agent's reasoning at the time: " + quote(c.reasoning)
 	}
-	return strings.TrimSuffix(line, ".") + "; the agent's explanation: " + quote(c.explanation)
+	return line
 }
 
 // how joins the change and what came in between.

@@ -134,6 +134,8 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.refusal = false
 	case sessions.EventAssistant:
 		x.assistant(e)
+	case sessions.EventReasoning:
+		x.reasoning(e)
 	case sessions.EventToolCall:
 		x.toolCall(e)
 	case sessions.EventToolResult:
@@ -191,6 +193,18 @@ func (x *Extractor) assistant(e sessions.Event) {
 		}
 		t.final = oneLine(stripMarkdown(text))
 	}
+}
+
+// reasoning takes the agent's private reasoning, which the user never saw.
+// It is not a finding and not an answer; right after a failure it is the
+// agent's own account of the cause, kept beside (never instead of) what
+// it then said aloud, and quoted as its reasoning.
+func (x *Extractor) reasoning(e sessions.Event) {
+	c := x.explainNext
+	if c == nil || c.task != x.current() || c.reasoning != "" {
+		return
+	}
+	c.reasoning = explanationOf(sessions.StripCitations(e.Text))
 }
 
 // otherAgent takes what a sub-agent said in the thread's own file: its

@@ -164,6 +164,14 @@ var ruleCases = []ruleCase{
 		},
 		mustNot: []string{`changed no file`, `Ran .npm ci.: passed`, `(?i)check[^\n]*.npm ci.`, `made commits? .1e2d3c4`},
 	},
+	{
+		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
+		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Fix: `go test \\./worker/\\.\\.\\.` failed \\(`panic: test timed out after 30s`\\) and passed after changes to worker/worker\\.go; the agent's reasoning at the time: “The drain loop never returns because the results channel is never closed when the last job finishes\\.”",
+		},
+		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
+	},
 }
 
 func TestRules(t *testing.T) {

@@ -39,6 +39,7 @@ type claudeLine struct {
 type claudeBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
@@ -203,6 +204,14 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 					p.cmdName = cmd
 					out = append(out, p)
 				}
+			}
+		case "thinking":
+			// Older Claude Code versions keep the text of a thinking block;
+			// newer ones keep only its signature.
+			if cl.Type == "assistant" && !cl.IsSidechain && strings.TrimSpace(b.Thinking) != "" {
+				p := mk(transcript.EventReasoning)
+				p.Text = b.Thinking
+				out = append(out, p)
 			}
 		case "image":
 			if cl.Type == "user" && !cl.IsMeta && !cl.IsSidechain {

@@ -77,6 +77,10 @@ const (
 	EventCompaction EventKind = "compaction"  // a context compaction boundary or summary
 	EventOtherAgent EventKind = "other_agent" // messages from/to sub-agents
 	EventInterrupt  EventKind = "interrupt"   // the human stopped the agent mid-turn
+	// EventReasoning is the agent's own reasoning, not shown as its answer
+	// (a Claude thinking block). It is never part of the model input; the
+	// offline extractor quotes it only as the agent's reasoning.
+	EventReasoning EventKind = "reasoning"
 )
 
 // Action says what a tool call does. Readers decode it from the agent's

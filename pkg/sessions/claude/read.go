@@ -206,8 +206,8 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				}
 			}
 		case "thinking":
-			// Older Claude Code versions keep the text of a thinking block;
-			// newer ones keep only its signature.
+			// The block's text, when the transcript kept it (a
+			// redacted_thinking block carries none).
 			if cl.Type == "assistant" && !cl.IsSidechain && strings.TrimSpace(b.Thinking) != "" {
 				p := mk(transcript.EventReasoning)
 				p.Text = b.Thinking

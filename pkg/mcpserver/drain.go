@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ type drainingConn struct {
 
 func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		c.waitAnswered(ctx)
 		return nil, err
 	}

@@ -67,6 +67,7 @@ const codexEnvelopeCase = `{"timestamp":"2026-01-01T10:00:00.000Z","type":"sessi
 {"timestamp":"2026-01-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","phase":"commentary","content":[{"type":"output_text","text":"Looking."}]}}
 {"timestamp":"2026-01-01T10:00:06.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"make\"]}","call_id":"c1"}}
 {"timestamp":"2026-01-01T10:00:07.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"boom\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}}
+{"timestamp":"2026-01-01T10:00:07.500Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"**Reading the failure**"},{"type":"summary_text","text":"make fails because the generated file is stale."}],"encrypted_content":"gAAAA"}}
 {"timestamp":"2026-01-01T10:00:08.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go test ./...\"}","call_id":"c2"}}
 {"timestamp":"2026-01-01T10:00:09.000Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"c2","exit_code":0,"aggregated_output":"ok"}}
 {"timestamp":"2026-01-01T10:00:10.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Chunk ID: 1\nProcess exited with code 0\nOutput:\nok"}}
@@ -109,6 +110,7 @@ human "fix the build"
 assistant "Looking."
 tool_call "shell" "make" "c1"
 tool_result "c1" exit=2 error
+reasoning "**Reading the failure**\n\nmake fails because the generated file is stale."
 tool_call "exec_command" "go test ./..." "c2"
 tool_result "exec_command" "c2" exit=0
 tool_call "local_shell_call" "ls -la" "c3"
@@ -122,6 +124,14 @@ assistant(final) "Done."
 `
 	if got := describe(evs); got != want {
 		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+	// The reasoning summary is read for the offline extractor only.
+	in, err := PrepareInput(f, InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(in, "generated file is stale") {
+		t.Errorf("the model input keeps the reasoning summary:\n%s", in)
 	}
 }
 

@@ -204,8 +204,13 @@ func (x *Extractor) reasoning(e sessions.Event) {
 	if c == nil || c.task != x.current() || c.reasoning != "" {
 		return
 	}
-	c.reasoning = explanationOf(sessions.StripCitations(e.Text))
+	// A Codex reasoning summary opens with a "**Heading**" line: a title,
+	// not a sentence of the account.
+	text := reasoningTitleRE().ReplaceAllString(sessions.StripCitations(e.Text), "")
+	c.reasoning = explanationOf(text)
 }
+
+var reasoningTitleRE = lazyRE(`(?m)^\s*\*\*[^*\n]+\*\*\s*$`)
 
 // otherAgent takes what a sub-agent said in the thread's own file: its
 // findings count as the sub-agent's, and its words right after a failure

@@ -172,6 +172,14 @@ var ruleCases = []ruleCase{
 		},
 		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
 	},
+	{
+		name: "a Codex reasoning summary after a failure is quoted without its title",
+		file: "rollout-2026-10-06T12-00-00-0199a012-0000-7000-8000-000000000012.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"Fix: `go test \\./\\.\\.\\.` failed \\(`totals_test\\.go:22: total for 2026-03 = 1199, want 1200`; failing: TestMonthlyTotals\\) and passed after changes to totals\\.go; the agent's reasoning at the time: “The total is off by one cent because amounts are summed as float64 and truncated\\.",
+		},
+		mustNot: []string{`Tracing the rounding error`, `Finding: [^\n]*float64`},
+	},
 }
 
 func TestRules(t *testing.T) {

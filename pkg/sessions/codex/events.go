@@ -229,6 +229,23 @@ func (st *codexState) responseItem(base transcript.Event, p []byte) error {
 				}
 			}
 		}
+	case "reasoning":
+		// The summary Codex keeps of the model's reasoning (its content is
+		// usually encrypted); "**Heading**" lines are the summary's titles.
+		var parts []string
+		_ = transcript.EachElem(transcript.Field(p, "summary"), func(v []byte) bool {
+			if t := strings.TrimSpace(transcript.FieldString(v, "text")); t != "" {
+				parts = append(parts, t)
+			}
+			return true
+		})
+		if len(parts) == 0 {
+			return nil
+		}
+		ev := base
+		ev.Kind = transcript.EventReasoning
+		ev.Text = strings.Join(parts, "\n\n")
+		return em.Emit(ev)
 	case "agent_message":
 		ev := base
 		ev.Kind = transcript.EventOtherAgent

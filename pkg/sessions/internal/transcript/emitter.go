@@ -19,6 +19,12 @@ func (e *Emitter) Emit(ev Event) error {
 	if e.err != nil {
 		return e.err
 	}
+	if ev.Kind == EventReasoning {
+		// Reasoning is no turn boundary: the answer held back may still be
+		// the turn's final one.
+		e.err = e.fn(ev)
+		return e.err
+	}
 	if e.pending != nil {
 		p := *e.pending
 		e.pending = nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/memctl/memctl/pkg/memdir"
@@ -93,5 +94,25 @@ func TestPrepareLayoutNeverOverwritesInstructions(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(fresh, "extensions", "ad_hoc", "instructions.md")); got != "override" {
 		t.Errorf("template override not used: %q", got)
+	}
+}
+
+// The index is what turns summary to the scoped view, so it is written
+// after every file it names; before, map order could publish it first and
+// a summary read in between missed the personal layer.
+func TestProjectLayerIndexIsWrittenLast(t *testing.T) {
+	layer := projectLayer{
+		memdir.ProjectIndexFile:            []byte("{}"),
+		memdir.PersonalFile:                []byte("## Personal layer\n"),
+		"projects/api-1a2b3c4d/summary.md": []byte("## Project: api\n"),
+		"projects/web-5e6f7a8b/summary.md": []byte("## Project: web\n"),
+		"projects/cli-9c0d1e2f/summary.md": []byte("## Project: cli\n"),
+	}
+	want := []string{"projects/api-1a2b3c4d/summary.md", "projects/cli-9c0d1e2f/summary.md", "projects/web-5e6f7a8b/summary.md",
+		memdir.PersonalFile, memdir.ProjectIndexFile}
+	for i := 0; i < 20; i++ { // map order varies from run to run
+		if got := layerWriteOrder(layer); !slices.Equal(got, want) {
+			t.Fatalf("write order %v, want %v", got, want)
+		}
 	}
 }

@@ -476,7 +476,8 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 	if err := memdir.EnsureDir(root, memdir.ProjectsDir); err != nil {
 		return err
 	}
-	for rel, data := range layer {
+	for _, rel := range layerWriteOrder(layer) {
+		data := layer[rel]
 		dir := filepath.Dir(filepath.FromSlash(rel))
 		if err := memdir.EnsureDir(root, filepath.ToSlash(dir)); err != nil {
 			return err
@@ -490,6 +491,36 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 		}
 	}
 	return pruneProjectLayer(root, layer)
+}
+
+// layerWriteOrder is the order the layer's files are written in: the
+// project summaries, then the personal layer, then the index. summary
+// switches to the scoped view when it finds the index and then reads the
+// files it names, so the index must be the last to appear: written in map
+// order, a first consolidation could publish the index before the
+// personal layer, and a summary read in between left the personal layer
+// out (the concurrent soak caught it).
+func layerWriteOrder(layer projectLayer) []string {
+	rank := func(rel string) int {
+		switch rel {
+		case memdir.ProjectIndexFile:
+			return 2
+		case memdir.PersonalFile:
+			return 1
+		}
+		return 0
+	}
+	out := make([]string, 0, len(layer))
+	for rel := range layer {
+		out = append(out, rel)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
 }
 
 // pruneProjectLayer removes files and folders under projects/ that the

@@ -165,6 +165,21 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`changed no file`, `Ran .npm ci.: passed`, `(?i)check[^\n]*.npm ci.`, `made commits? .1e2d3c4`},
 	},
 	{
+		name: "package scripts and runner targets that verify are checks, make clean and a formatter's rewrite are not",
+		file: "check-scripts.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"Fix: `pnpm run typecheck` failed \\(`src/export\\.ts\\(14,7\\): error TS2322: [^`]*`\\) and passed after changes to src/export\\.ts",
+			"Ran `npm run check`: passed, exit 0",
+			"Ran `just test`: passed, exit 0",
+			"Ran `make check`: passed, exit 0",
+			"Ran `make clean`: ok, exit 0",
+			"Ran `prettier --write src`: ok, exit 0",
+			"task_outcome: success",
+			"the last check `make check` passed",
+		},
+		mustNot: []string{"Check: `(make clean|prettier)", "the last check `(make clean|prettier)", "Ran `(make clean|prettier --write src)`: passed"},
+	},
+	{
 		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{

@@ -163,6 +163,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.scriptOf(t, c.command, e.Output)
 		c.commits = commitsMade(c.command, e.Output)
 		t.addCommits(c.commits)
+		if len(c.commits) == 0 && changesThroughGit(c.command, e.Output) {
+			t.addGitChange(c.command)
+		}
 	}
 	if c.status == stOK && c.tool == "AskUserQuestion" {
 		x.userChoices(t, e.Output)

@@ -215,6 +215,17 @@ func TestCommandClassification(t *testing.T) {
 		{"make", "make", false, true},
 		// A runner target or package script is a check when its name
 		// says it verifies; cleaning, deploying or rewriting files is not.
+		// git branch, config and remote look around only in their
+		// listing and reading forms.
+		{"git branch -a", "git branch", true, false},
+		{"git branch --show-current", "git branch", true, false},
+		{"git branch -D stale", "git branch", false, false},
+		{"git branch feature-x", "git branch", false, false},
+		{"git config --get user.email", "git config", true, false},
+		{"git config user.name", "git config", true, false},
+		{"git config user.name Dev", "git config", false, false},
+		{"git remote -v", "git remote", true, false},
+		{"git remote add upstream git@example.com:a/b.git", "git remote", false, false},
 		{"make check", "make check", false, true},
 		{"make -j4 test-unit", "make", false, true},
 		{"make clean", "make clean", false, false},

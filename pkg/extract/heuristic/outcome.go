@@ -27,7 +27,7 @@ func (t *task) outcome() (string, string) {
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a call the user rejected or interrupted"
-	case t.refusedEdit() != nil && len(t.files.live()) == 0:
+	case t.refusedEdit() != nil && t.changedNothing():
 		c := t.refusedEdit()
 		why := c.describe() + " was " + map[status]string{stRejected: "rejected by the user", stDenied: "not permitted",
 			stInterrupted: "interrupted by the user"}[c.status] + " and no file changed"

@@ -180,6 +180,17 @@ var ruleCases = []ruleCase{
 		mustNot: []string{"Check: `(make clean|prettier)", "the last check `(make clean|prettier)", "Ran `(make clean|prettier --write src)`: passed"},
 	},
 	{
+		name: "git apply and a fast-forward merge change the repository; a refused rebase, apply --check and an up-to-date merge do not",
+		file: "git-only-changes.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 8 commands \\(1 failed\\) and edited no file directly; git changed the repository \\(`git apply fix-timeout\\.patch`, `git merge --ff-only origin/main`\\)\\.",
+			"Ran `git rebase main`: failed, exit 1 — `error: cannot rebase: You have unstaged changes\\.`",
+			// Deleting a branch is no look around: it is listed as run.
+			"Ran `git branch -D stale-experiment`: ok, exit 0",
+		},
+		mustNot: []string{`changed no file`, "git changed the repository \\([^)\\n]*(git apply --check|git merge main`|git rebase)"},
+	},
+	{
 		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{

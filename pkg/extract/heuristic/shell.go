@@ -127,13 +127,65 @@ func isExploration(cmd string) bool {
 		return false // cat > f <<EOF, echo x >> f, … | tee f
 	}
 	if name == "git" {
-		args := f[1:]
-		for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
-			args = args[2:]
-		}
-		return len(args) > 0 && readOnlyGit()[args[0]]
+		return gitReadOnly(gitArgs(f))
 	}
 	return readOnly()[name]
+}
+
+// gitListFlags make git branch list branches whatever else it names.
+var gitListFlags = wordSet(`-l --list -a --all -r --remotes -v -vv --verbose --contains --no-contains --merged
+--no-merged --points-at --show-current --format --sort --column`)
+
+// gitReadOnly reports a git command that only looks: status, log, diff,
+// show … always; branch, config and remote only in their listing and
+// reading forms, since "git branch -D x", "git config user.name x" and
+// "git remote add …" change the repository, and a look around's failure
+// is never reported.
+func gitReadOnly(args []string) bool {
+	if len(args) == 0 || !readOnlyGit()[args[0]] {
+		return false
+	}
+	var flags, operands []string
+	for _, a := range args[1:] {
+		if strings.ContainsAny(a, "|;&<>") {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+		} else {
+			operands = append(operands, a)
+		}
+	}
+	switch args[0] {
+	case "branch":
+		for _, a := range flags {
+			if gitListFlags()[strings.SplitN(a, "=", 2)[0]] {
+				return true
+			}
+		}
+		// Without a listing flag, a named branch is one to create, and
+		// -d, -m, -c, -u … delete, move, copy or set it.
+		return len(operands) == 0 && len(flags) == 0
+	case "config":
+		if slices.ContainsFunc(flags, func(a string) bool {
+			return strings.HasPrefix(a, "--get") || a == "--list" || a == "-l"
+		}) {
+			return true
+		}
+		if len(operands) > 0 && (operands[0] == "get" || operands[0] == "list") {
+			return true
+		}
+		// "git config key" reads, "git config key value" (or --unset,
+		// --add, "config set") writes; --file/--type values are counted
+		// as operands here, which errs toward a change.
+		return len(operands) == 1 && !slices.ContainsFunc(flags, func(a string) bool {
+			return a == "--unset" || a == "--unset-all" || a == "--add" || a == "--replace-all" ||
+				a == "--remove-section" || a == "--rename-section" || a == "-e" || a == "--edit"
+		}) && operands[0] != "set" && operands[0] != "unset"
+	case "remote":
+		return len(operands) == 0 || operands[0] == "show" || operands[0] == "get-url"
+	}
+	return true
 }
 
 var checkWords = wordSet(`test tests pytest jest vitest mocha build compile vet lint check typecheck tsc mypy

@@ -36,6 +36,9 @@ type call struct {
 	editsBefore int
 	// commits are the git commits the command reported making.
 	commits []commit
+	// seq orders the task's calls: a failure after the last passing check
+	// is one that check did not cover.
+	seq int
 }
 
 // cmdStat counts the runs of one command line in a task, for References.
@@ -76,7 +79,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		tool = "tool"
 	}
 	t.tools[tool]++
-	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, editsBefore: t.files.changes}
+	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, editsBefore: t.files.changes, seq: t.calls}
 	if e.FilePath != "" {
 		c.target = x.relPath(x.absPath(e.FilePath))
 		if c.action == sessions.ActionRead {

@@ -128,6 +128,18 @@ func TestOutcome(t *testing.T) {
 		{"last check failed", func(s *seq) {
 			s.human("fix the build").run("a", "go build ./...", "main.go:3:1: syntax error near x", 1).final("Done.")
 		}, "fail"},
+		{"tests pass, lint of another purpose still failing", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "golangci-lint run", "parse.go:9:2: ineffectual assignment to n (ineffassign)", 1).
+				run("b", "go test ./...", "ok  x 0.1s", 0).final("Done, tests pass.")
+		}, "partial"},
+		{"lint failure replaced by a passing lint of the same purpose", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "golangci-lint run", "golangci-lint: command not found", 127).
+				run("b", "go vet ./...", "", 0).run("c", "go test ./...", "ok  x 0.1s", 0).final("Done, tests pass.")
+		}, "success"},
+		{"commit after the passing check", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "go test ./...", "ok  x 0.1s", 0).
+				run("b", "git commit -am fix", "[main 1a2b3c4] fix", 0).final("Done.")
+		}, "success"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

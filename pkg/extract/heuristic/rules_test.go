@@ -191,6 +191,17 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`changed no file`, "git changed the repository \\([^)\\n]*(git apply --check|git merge main`|git rebase)"},
 	},
 	{
+		name: "a passing check answers neither for a push that failed after it nor for a lint run still failing",
+		file: "failure-after-check.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: partial",
+			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `git push origin main` failed after it and no later run passed\\)",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and no later run passed",
+			"`git push origin main` failed once \\([^\\n]*\\) and no later run passed",
+		},
+		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
+	},
+	{
 		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{

@@ -30,7 +30,10 @@ type call struct {
 	// reasoning is what it thought, when it said nothing.
 	explanation string
 	reasoning   string
-	masked      bool // the pipeline exited 0 but the output says the command failed
+	// reasoningLater is set when the reasoning came after the agent had
+	// moved on to other calls, not right after the failure.
+	reasoningLater bool
+	masked         bool // the pipeline exited 0 but the output says the command failed
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int

@@ -210,6 +210,14 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
 	},
 	{
+		name: "a cause found in thinking after more looking is quoted as the agent's later reasoning; a design 'because' is not",
+		file: "thinking-later-cause.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Fix: `npm run build` failed \\(`src/api/client\\.ts\\(3,24\\): error TS2307: [^`]*`\\) and passed after changes to tsconfig\\.json; the agent's later reasoning: “So the build fails because the @acme/shared path alias still points at packages/shared/src, which the rename turned into packages/common/src\\.”",
+		},
+		mustNot: []string{`keeps the rename`, `Finding: [^\n]*path alias`, `the agent's explanation: [^\n]*TypeScript configuration`},
+	},
+	{
 		name: "a Codex reasoning summary after a failure is quoted without its title",
 		file: "rollout-2026-10-06T12-00-00-0199a012-0000-7000-8000-000000000012.jsonl", kind: sessions.KindCodex,
 		must: []string{

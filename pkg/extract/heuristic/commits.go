@@ -67,7 +67,7 @@ func commitsText(cs []commit) string {
 var gitChangeSubs = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
 
 // gitNoChangeRE is what git prints when such a command had nothing to do.
-var gitNoChangeRE = lazyRE(`(?i)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
+var gitNoChangeRE = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
 
 // gitNoChangeFlags make those subcommands look, undo or stop instead of
 // changing anything (git apply --check, git rebase --abort).

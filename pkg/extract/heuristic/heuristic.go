@@ -247,7 +247,8 @@ var causeRE = lazyRE(`(?i)\b(because|the (problem|issue|reason|cause) (is|was)|c
 
 // tieStop are error-line words too common to tie a sentence to a failure.
 var tieStop = wordSet(`error errors failed failure fatal cannot could would should while there which found
-command exited status false true undefined expected unable`)
+command exited status false true undefined expected unable module modules value values object objects
+files option options argument arguments`)
 
 // failureTies are the words a sentence about a failed run would use: the
 // failing program, and the longer words of its error line.

@@ -30,12 +30,18 @@ type call struct {
 	// reasoning is what it thought, when it said nothing.
 	explanation string
 	reasoning   string
-	masked      bool // the pipeline exited 0 but the output says the command failed
+	// reasoningLater is set when the reasoning came after the agent had
+	// moved on to other calls, not right after the failure.
+	reasoningLater bool
+	masked         bool // the pipeline exited 0 but the output says the command failed
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int
 	// commits are the git commits the command reported making.
 	commits []commit
+	// seq orders the task's calls: a failure after the last passing check
+	// is one that check did not cover.
+	seq int
 }
 
 // cmdStat counts the runs of one command line in a task, for References.
@@ -76,7 +82,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		tool = "tool"
 	}
 	t.tools[tool]++
-	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, editsBefore: t.files.changes}
+	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, editsBefore: t.files.changes, seq: t.calls}
 	if e.FilePath != "" {
 		c.target = x.relPath(x.absPath(e.FilePath))
 		if c.action == sessions.ActionRead {
@@ -163,6 +169,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.scriptOf(t, c.command, e.Output)
 		c.commits = commitsMade(c.command, e.Output)
 		t.addCommits(c.commits)
+		if len(c.commits) == 0 && changesThroughGit(c.command, e.Output) {
+			t.addGitChange(c.command)
+		}
 	}
 	if c.status == stOK && c.tool == "AskUserQuestion" {
 		x.userChoices(t, e.Output)

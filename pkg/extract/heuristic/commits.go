@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/textcut"
@@ -57,4 +59,70 @@ func commitsText(cs []commit) string {
 		parts[i] = code(c.sha) + " " + quote(c.subject)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// gitChangeSubs are the git subcommands that change the checkout or its
+// history when they succeed. Most print no commit line of their own: a
+// fast-forward merge, a rebase, git am, git apply, git commit -q.
+var gitChangeSubs = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
+
+// gitNoChangeRE is what git prints when such a command had nothing to do.
+var gitNoChangeRE = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
+
+// gitNoChangeFlags make those subcommands look, undo or stop instead of
+// changing anything (git apply --check, git rebase --abort).
+var gitNoChangeFlags = wordSet(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
+
+// changesThroughGit reports a command line, already known to have
+// succeeded, that changed the repository through git: a session whose
+// only change was "git apply fix.patch" or "git merge feature" did
+// change the repository, though no tool edited a file. Each command of a
+// chain counts ("git add -A && git commit -qm …").
+func changesThroughGit(cmd, out string) bool {
+	if gitNoChangeRE().MatchString(out) {
+		return false
+	}
+	for _, part := range splitChain(cmd) {
+		args := gitArgs(commandCore(part))
+		if len(args) == 0 || !gitChangeSubs()[args[0]] {
+			continue
+		}
+		if args[0] == "apply" && slices.Contains(args, "--apply") {
+			return true // --apply overrides --check and --stat
+		}
+		if !slices.ContainsFunc(args[1:], func(a string) bool { return gitNoChangeFlags()[a] }) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitArgs returns a git command's words after "git" and its -C/-c global
+// options, nil when the words are not a git command.
+func gitArgs(f []string) []string {
+	if len(f) == 0 || path.Base(f[0]) != "git" {
+		return nil
+	}
+	args := f[1:]
+	for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+		args = args[2:]
+	}
+	return args
+}
+
+// maxGitChanges bounds the git command lines kept per task.
+const maxGitChanges = 4
+
+// addGitChange records a command line that changed the repository
+// through git without reporting a commit, once.
+func (t *task) addGitChange(cmd string) {
+	if !slices.Contains(t.gitChanges, cmd) && len(t.gitChanges) < maxGitChanges {
+		t.gitChanges = append(t.gitChanges, cmd)
+	}
+}
+
+// changedNothing reports a task that changed no file, made no commit and
+// changed nothing through git.
+func (t *task) changedNothing() bool {
+	return len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0
 }

@@ -73,11 +73,20 @@ func (x *Extractor) context(d digest) string {
 		}
 		b.WriteString(")")
 	}
+	gitRan := ""
+	if len(d.gitChanges) > 0 {
+		gitRan = "`" + strings.Join(cutLines(d.gitChanges, 80), "`, `") + "`"
+	}
 	switch {
 	case d.files == 0 && d.commits > 0:
 		// Files a commit, a cherry-pick or a revert brought in were
 		// changed by git, not one by one: say what git reported.
 		b.WriteString(" and made " + english.Count(d.commits, "git commit", "git commits") + " (no file edited directly)")
+	case d.files == 0 && gitRan != "":
+		// git apply, a merge or a rebase changed files that no tool
+		// edited, and reported no commit to count: name the commands.
+		b.WriteString(" and edited no file directly; git changed the repository (" + gitRan + ")")
+		gitRan = ""
 	case d.files == 0:
 		b.WriteString(" and changed no file")
 	default:
@@ -88,6 +97,9 @@ func (x *Extractor) context(d digest) string {
 	}
 	if d.files > 0 && d.commits > 0 {
 		b.WriteString("; it made " + english.Count(d.commits, "git commit", "git commits"))
+	}
+	if gitRan != "" {
+		b.WriteString("; git also changed the repository (" + gitRan + ")")
 	}
 	b.WriteString(".")
 	if d.refused > 0 {

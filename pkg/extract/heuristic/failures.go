@@ -151,6 +151,8 @@ func explained(line string, c *call) string {
 	switch {
 	case c.explanation != "":
 		return strings.TrimSuffix(line, ".") + "; the agent's explanation: " + quote(c.explanation)
+	case c.reasoning != "" && c.reasoningLater:
+		return strings.TrimSuffix(line, ".") + "; the agent's later reasoning: " + quote(c.reasoning)
 	case c.reasoning != "":
 		// Its thinking, not a statement to the user: quoted as such.
 		return strings.TrimSuffix(line, ".") + "; the agent's reasoning at the time: " + quote(c.reasoning)

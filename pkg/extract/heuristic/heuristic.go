@@ -25,7 +25,9 @@
 package heuristic
 
 import (
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/pkg/sessions"
@@ -200,14 +202,81 @@ func (x *Extractor) assistant(e sessions.Event) {
 // agent's own account of the cause, kept beside (never instead of) what
 // it then said aloud, and quoted as its reasoning.
 func (x *Extractor) reasoning(e sessions.Event) {
-	c := x.explainNext
-	if c == nil || c.task != x.current() || c.reasoning != "" {
-		return
-	}
 	// A Codex reasoning summary opens with a "**Heading**" line: a title,
 	// not a sentence of the account.
 	text := reasoningTitleRE().ReplaceAllString(sessions.StripCitations(e.Text), "")
+	c := x.explainNext
+	if c == nil {
+		x.laterReasoning(text)
+		return
+	}
+	if c.task != x.current() || c.reasoning != "" {
+		return
+	}
 	c.reasoning = explanationOf(text)
+}
+
+// laterReasoning keeps a cause the agent found while a failure was still
+// open, after it had looked at other things: "the problem is …" several
+// reads after the failing run. Only a sentence that gives a cause and
+// names the failing command or a distinctive word of its error is taken,
+// since thinking is full of "because" about design; it is quoted as the
+// agent's later reasoning, never as a finding.
+func (x *Extractor) laterReasoning(text string) {
+	t := x.current()
+	if t == nil || !causeRE().MatchString(text) {
+		return
+	}
+	for _, f := range openFailures(t) {
+		c := f.failRun
+		if c.explanation != "" || c.reasoning != "" {
+			continue
+		}
+		ties := failureTies(c)
+		for _, s := range sentences(stripMarkdown(text), 12) {
+			if causeRE().MatchString(s) && mentionsAny(s, ties) {
+				c.reasoning, c.reasoningLater = textcut.Line(s, 260), true
+				return
+			}
+		}
+	}
+}
+
+// causeRE is how a sentence gives a cause.
+var causeRE = lazyRE(`(?i)\b(because|the (problem|issue|reason|cause) (is|was)|caused by|root cause|due to|fails? since)\b`)
+
+// tieStop are error-line words too common to tie a sentence to a failure.
+var tieStop = wordSet(`error errors failed failure fatal cannot could would should while there which found
+command exited status false true undefined expected unable module modules value values object objects
+files option options argument arguments`)
+
+// failureTies are the words a sentence about a failed run would use: the
+// failing program, and the longer words of its error line.
+func failureTies(c *call) []string {
+	var out []string
+	if n := toolNeedle(c.command); len(n) >= 3 {
+		out = append(out, strings.ToLower(n))
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(c.errLine), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '-')
+	}) {
+		w = strings.Trim(w, ".-")
+		if len(w) >= 5 && !tieStop()[w] && !isNumber(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// mentionsAny reports a sentence that holds one of words as a word of its
+// own.
+func mentionsAny(s string, words []string) bool {
+	for _, w := range words {
+		if sentenceNaming(s, w) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 var reasoningTitleRE = lazyRE(`(?m)^\s*\*\*[^*\n]+\*\*\s*$`)

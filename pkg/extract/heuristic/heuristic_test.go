@@ -128,6 +128,18 @@ func TestOutcome(t *testing.T) {
 		{"last check failed", func(s *seq) {
 			s.human("fix the build").run("a", "go build ./...", "main.go:3:1: syntax error near x", 1).final("Done.")
 		}, "fail"},
+		{"tests pass, lint of another purpose still failing", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "golangci-lint run", "parse.go:9:2: ineffectual assignment to n (ineffassign)", 1).
+				run("b", "go test ./...", "ok  x 0.1s", 0).final("Done, tests pass.")
+		}, "partial"},
+		{"lint failure replaced by a passing lint of the same purpose", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "golangci-lint run", "golangci-lint: command not found", 127).
+				run("b", "go vet ./...", "", 0).run("c", "go test ./...", "ok  x 0.1s", 0).final("Done, tests pass.")
+		}, "success"},
+		{"commit after the passing check", func(s *seq) {
+			s.human("fix the parser").edit("e", "/x/parse.go").run("a", "go test ./...", "ok  x 0.1s", 0).
+				run("b", "git commit -am fix", "[main 1a2b3c4] fix", 0).final("Done.")
+		}, "success"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,6 +225,38 @@ func TestCommandClassification(t *testing.T) {
 		{"sudo logrotate -d /etc/logrotate.d/nginx", "logrotate", false, true},
 		{"nginx -t", "nginx", false, true},
 		{"make", "make", false, true},
+		// A runner target or package script is a check when its name
+		// says it verifies; cleaning, deploying or rewriting files is not.
+		// git branch, config and remote look around only in their
+		// listing and reading forms.
+		{"git branch -a", "git branch", true, false},
+		{"git branch --show-current", "git branch", true, false},
+		{"git branch -D stale", "git branch", false, false},
+		{"git branch feature-x", "git branch", false, false},
+		{"git config --get user.email", "git config", true, false},
+		{"git config user.name", "git config", true, false},
+		{"git config user.name Dev", "git config", false, false},
+		{"git remote -v", "git remote", true, false},
+		{"git remote add upstream git@example.com:a/b.git", "git remote", false, false},
+		{"make check", "make check", false, true},
+		{"make -j4 test-unit", "make", false, true},
+		{"make clean", "make clean", false, false},
+		{"make deploy ENV=staging", "make deploy", false, false},
+		{"npm run check", "npm run check", false, true},
+		{"npm run ci", "npm run ci", false, true},
+		{"npm ci", "npm ci", false, false},
+		{"pnpm run lint", "pnpm run lint", false, true},
+		{"yarn typecheck", "yarn typecheck", false, true},
+		{"just test", "just test", false, true},
+		{"just qa", "just qa", false, true},
+		{"just deploy", "just deploy", false, false},
+		{"npm run precommit", "npm run precommit", false, true},
+		{"pre-commit run --all-files", "pre-commit", false, true},
+		{"prettier --write src", "prettier", false, false},
+		{"prettier --check src", "prettier", false, true},
+		{"gofmt -w main.go", "gofmt", false, false},
+		{"ruff format .", "ruff", false, false},
+		{"ruff format --check .", "ruff", false, true},
 		// Output sent to a file is a change, not a look around.
 		{"cat > /tmp/t.js << 'EOF'\nconsole.log(a => a > 1)\nEOF\nnode /tmp/t.js", "cat", false, false},
 		{"echo done >> notes.txt", "echo", false, false},
@@ -249,6 +293,36 @@ func TestCommandClassification(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("revertsFiles(%q) = %s, want %s", cmd, got, want)
+		}
+	}
+}
+
+// A successful git command changed the repository unless it only
+// checked, stopped, or had nothing to do.
+func TestChangesThroughGit(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, out string
+		want     bool
+	}{
+		{"git apply fix.patch", "", true},
+		{"git apply --check fix.patch", "", false},
+		{"git apply --stat --apply fix.patch", "", true},
+		{"git merge --ff-only origin/main", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n a.go | 2 +-\n", true},
+		{"git merge main", "Already up to date.\n", false},
+		{"git rebase main", "Successfully rebased and updated refs/heads/fix.\n", true},
+		{"git rebase main", "Current branch fix is up to date.\n", false},
+		{"git rebase --abort", "", false},
+		{"git am 0001-fix.patch", "Applying: fix the parser\n", true},
+		{"git add -A && git commit -qm 'fix'", "", true},
+		{"git commit -m 'fix'", "On branch main\nnothing to commit, working tree clean\n", false},
+		{"git -C repo pull", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n", true},
+		{"git status && git diff", "", false},
+		{"git log --oneline -3", "", false},
+		{"git show HEAD", "", false},
+		{"go test ./...", "ok  x 0.1s", false},
+	} {
+		if got := changesThroughGit(tt.cmd, tt.out); got != tt.want {
+			t.Errorf("changesThroughGit(%q, %q) = %v, want %v", tt.cmd, tt.out, got, tt.want)
 		}
 	}
 }

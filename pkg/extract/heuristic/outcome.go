@@ -22,12 +22,22 @@ func (t *task) outcome() (string, string) {
 	case t.lastCheck != nil && t.lastCheck.status == stFailed:
 		return "fail", "the last check " + code(textcut.Line(t.lastCheck.command, 80)) + " failed"
 	case t.lastCheck != nil && !t.negAfter && t.lastCheck.status == stOK && !t.endedRefused:
-		return "success", "the last check " + code(textcut.Line(t.lastCheck.command, 80)) + " passed"
+		last := code(textcut.Line(t.lastCheck.command, 80))
+		if f := uncoveredFailure(t); f != nil {
+			// The passing check speaks for what it verifies, not for a
+			// push that failed after it or a lint run that still fails.
+			when := ""
+			if f.failRun.seq > t.lastCheck.seq {
+				when = " after it"
+			}
+			return "partial", "the last check " + last + " passed, but " + failedWhat(f) + " failed" + when + " and no later run passed"
+		}
+		return "success", "the last check " + last + " passed"
 	case t.negative && !t.finalSince:
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a call the user rejected or interrupted"
-	case t.refusedEdit() != nil && len(t.files.live()) == 0:
+	case t.refusedEdit() != nil && t.changedNothing():
 		c := t.refusedEdit()
 		why := c.describe() + " was " + map[status]string{stRejected: "rejected by the user", stDenied: "not permitted",
 			stInterrupted: "interrupted by the user"}[c.status] + " and no file changed"
@@ -49,11 +59,7 @@ func (t *task) outcome() (string, string) {
 		if f := unresolvedFailure(t); f != nil {
 			// Only the agent's word says it worked, and the transcript
 			// says something did not: a claim, not a result.
-			what := f.failRun.describe()
-			if f.failRun.command != "" {
-				what = code(textcut.Line(f.failRun.command, 80))
-			}
-			return "uncertain", "the final answer reports the work as done, but " + what + " failed and no later run passed"
+			return "uncertain", "the final answer reports the work as done, but " + failedWhat(f) + " failed and no later run passed"
 		}
 		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":
@@ -81,4 +87,25 @@ func unresolvedFailure(t *task) *family {
 		}
 	}
 	return nil
+}
+
+// uncoveredFailure returns an unresolved failure that the last passing
+// check does not answer for: one that came after it, or a failed check of
+// another purpose (lint still failing when the tests passed).
+func uncoveredFailure(t *task) *family {
+	for _, f := range openFailures(t) {
+		if len(f.replacedBy) == 0 && (f.failRun.seq > t.lastCheck.seq || f.failRun.check) {
+			return f
+		}
+	}
+	return nil
+}
+
+// failedWhat names a failed run for an outcome reason: its command line,
+// or the tool call it was.
+func failedWhat(f *family) string {
+	if f.failRun.command != "" {
+		return code(textcut.Line(f.failRun.command, 80))
+	}
+	return f.failRun.describe()
 }

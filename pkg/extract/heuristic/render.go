@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -54,6 +55,10 @@ type digest struct {
 	undone   int
 	refused  int
 	calls    int
+
+	// gitChanges are command lines that changed the repository through
+	// git without reporting a commit, across tasks, once each.
+	gitChanges []string
 }
 
 func (x *Extractor) digest() digest {
@@ -75,6 +80,11 @@ func (x *Extractor) digest() digest {
 		d.unknown += t.unknown
 		d.files += len(td.live)
 		d.commits += len(t.commits)
+		for _, g := range t.gitChanges {
+			if !slices.Contains(d.gitChanges, g) && len(d.gitChanges) < maxGitChanges {
+				d.gitChanges = append(d.gitChanges, g)
+			}
+		}
 		d.undone += len(t.files.undoneFiles())
 		d.refused += len(t.refused)
 		d.calls += t.calls

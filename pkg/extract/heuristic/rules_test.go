@@ -165,12 +165,57 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`changed no file`, `Ran .npm ci.: passed`, `(?i)check[^\n]*.npm ci.`, `made commits? .1e2d3c4`},
 	},
 	{
+		name: "package scripts and runner targets that verify are checks, make clean and a formatter's rewrite are not",
+		file: "check-scripts.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"Fix: `pnpm run typecheck` failed \\(`src/export\\.ts\\(14,7\\): error TS2322: [^`]*`\\) and passed after changes to src/export\\.ts",
+			"Ran `npm run check`: passed, exit 0",
+			"Ran `just test`: passed, exit 0",
+			"Ran `make check`: passed, exit 0",
+			"Ran `make clean`: ok, exit 0",
+			"Ran `prettier --write src`: ok, exit 0",
+			"task_outcome: success",
+			"the last check `make check` passed",
+		},
+		mustNot: []string{"Check: `(make clean|prettier)", "the last check `(make clean|prettier)", "Ran `(make clean|prettier --write src)`: passed"},
+	},
+	{
+		name: "git apply and a fast-forward merge change the repository; a refused rebase, apply --check and an up-to-date merge do not",
+		file: "git-only-changes.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 8 commands \\(1 failed\\) and edited no file directly; git changed the repository \\(`git apply fix-timeout\\.patch`, `git merge --ff-only origin/main`\\)\\.",
+			"Ran `git rebase main`: failed, exit 1 — `error: cannot rebase: You have unstaged changes\\.`",
+			// Deleting a branch is no look around: it is listed as run.
+			"Ran `git branch -D stale-experiment`: ok, exit 0",
+		},
+		mustNot: []string{`changed no file`, "git changed the repository \\([^)\\n]*(git apply --check|git merge main`|git rebase)"},
+	},
+	{
+		name: "a passing check answers neither for a push that failed after it nor for a lint run still failing",
+		file: "failure-after-check.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: partial",
+			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `git push origin main` failed after it and no later run passed\\)",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and no later run passed",
+			"`git push origin main` failed once \\([^\\n]*\\) and no later run passed",
+		},
+		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
+	},
+	{
 		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
 			"Fix: `go test \\./worker/\\.\\.\\.` failed \\(`panic: test timed out after 30s`\\) and passed after changes to worker/worker\\.go; the agent's reasoning at the time: “The drain loop never returns because the results channel is never closed when the last job finishes\\.”",
 		},
 		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
+	},
+	{
+		name: "a cause found in thinking after more looking is quoted as the agent's later reasoning; a design 'because' is not",
+		file: "thinking-later-cause.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Fix: `npm run build` failed \\(`src/api/client\\.ts\\(3,24\\): error TS2307: [^`]*`\\) and passed after changes to tsconfig\\.json; the agent's later reasoning: “So the build fails because the @acme/shared path alias still points at packages/shared/src, which the rename turned into packages/common/src\\.”",
+		},
+		mustNot: []string{`keeps the rename`, `Finding: [^\n]*path alias`, `the agent's explanation: [^\n]*TypeScript configuration`},
 	},
 	{
 		name: "a Codex reasoning summary after a failure is quoted without its title",

@@ -36,8 +36,13 @@ type task struct {
 	negAfter    bool // a complaint came after the last passing check
 	words       map[string]bool
 
-	files    files
-	commits  []commit // git commits the task's commands made, in order
+	files   files
+	commits []commit // git commits the task's commands made, in order
+
+	// gitChanges are git command lines that changed the repository and
+	// reported no commit (git apply, a fast-forward merge, a rebase).
+	gitChanges []string
+
 	cmds     map[string]*cmdStat
 	cmdOrder int
 	ran      int // shell commands that ran

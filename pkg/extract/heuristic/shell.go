@@ -127,13 +127,65 @@ func isExploration(cmd string) bool {
 		return false // cat > f <<EOF, echo x >> f, … | tee f
 	}
 	if name == "git" {
-		args := f[1:]
-		for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
-			args = args[2:]
-		}
-		return len(args) > 0 && readOnlyGit()[args[0]]
+		return gitReadOnly(gitArgs(f))
 	}
 	return readOnly()[name]
+}
+
+// gitListFlags make git branch list branches whatever else it names.
+var gitListFlags = wordSet(`-l --list -a --all -r --remotes -v -vv --verbose --contains --no-contains --merged
+--no-merged --points-at --show-current --format --sort --column`)
+
+// gitReadOnly reports a git command that only looks: status, log, diff,
+// show … always; branch, config and remote only in their listing and
+// reading forms, since "git branch -D x", "git config user.name x" and
+// "git remote add …" change the repository, and a look around's failure
+// is never reported.
+func gitReadOnly(args []string) bool {
+	if len(args) == 0 || !readOnlyGit()[args[0]] {
+		return false
+	}
+	var flags, operands []string
+	for _, a := range args[1:] {
+		if strings.ContainsAny(a, "|;&<>") {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+		} else {
+			operands = append(operands, a)
+		}
+	}
+	switch args[0] {
+	case "branch":
+		for _, a := range flags {
+			if gitListFlags()[strings.SplitN(a, "=", 2)[0]] {
+				return true
+			}
+		}
+		// Without a listing flag, a named branch is one to create, and
+		// -d, -m, -c, -u … delete, move, copy or set it.
+		return len(operands) == 0 && len(flags) == 0
+	case "config":
+		if slices.ContainsFunc(flags, func(a string) bool {
+			return strings.HasPrefix(a, "--get") || a == "--list" || a == "-l"
+		}) {
+			return true
+		}
+		if len(operands) > 0 && (operands[0] == "get" || operands[0] == "list") {
+			return true
+		}
+		// "git config key" reads, "git config key value" (or --unset,
+		// --add, "config set") writes; --file/--type values are counted
+		// as operands here, which errs toward a change.
+		return len(operands) == 1 && !slices.ContainsFunc(flags, func(a string) bool {
+			return a == "--unset" || a == "--unset-all" || a == "--add" || a == "--replace-all" ||
+				a == "--remove-section" || a == "--rename-section" || a == "-e" || a == "--edit"
+		}) && operands[0] != "set" && operands[0] != "unset"
+	case "remote":
+		return len(operands) == 0 || operands[0] == "show" || operands[0] == "get-url"
+	}
+	return true
 }
 
 var checkWords = wordSet(`test tests pytest jest vitest mocha build compile vet lint check typecheck tsc mypy
@@ -161,7 +213,7 @@ func isCheck(cmd string) bool {
 		return false
 	}
 	name := path.Base(f[0])
-	if notChecks()[name] {
+	if notChecks()[name] || rewritesFiles(name, f[1:]) {
 		return false
 	}
 	if flags, ok := verifyFlags[name]; ok {
@@ -179,22 +231,93 @@ func isCheck(cmd string) bool {
 			return true
 		}
 	}
-	if runsCITarget(name, f[1:]) {
+	if name == "make" {
+		// make is a multiplexer like npm run: "make test" checks, "make
+		// clean" or "make deploy" does not, and a pass of either must not
+		// become "the last check passed". A bare make builds.
+		targets := makeTargets(f[1:])
+		return len(targets) == 0 || slices.ContainsFunc(targets, isCheckTarget)
+	}
+	if runsCheckTarget(name, f[1:]) {
 		return true
+	}
+	if name == "pre-commit" && len(f) > 1 && f[1] == "run" {
+		return true // runs the repository's configured hooks: linters, formatters in check mode
 	}
 	words := checkWords()
 	return slices.ContainsFunc(checkParts(cmd), func(p string) bool { return words[p] })
 }
 
-// runsCITarget reports a package script or build target named "ci", the
-// project's own "everything CI checks" entry point: npm run ci, make ci,
-// just ci. "ci" is no check word of its own: npm ci installs packages.
-func runsCITarget(name string, args []string) bool {
+// checkTargets are package scripts and runner targets that name the
+// project's own "everything CI checks" entry point without a check word:
+// npm run ci, make qa, just precommit. None is a check word of its own:
+// "npm ci" installs packages.
+var checkTargets = wordSet(`ci qa precommit pre-commit`)
+
+// runsCheckTarget reports a package script or runner target from
+// checkTargets.
+func runsCheckTarget(name string, args []string) bool {
 	switch name {
 	case "npm", "pnpm", "yarn", "bun":
-		return len(args) >= 2 && args[0] == "run" && args[1] == "ci"
-	case "make", "just", "task", "mage":
-		return slices.Contains(args, "ci")
+		return len(args) >= 2 && args[0] == "run" && checkTargets()[args[1]]
+	case "just", "task", "mage":
+		return slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] })
+	}
+	return false
+}
+
+// isCheckTarget reports a make target that verifies: one of checkTargets,
+// "all" (the default build), or one whose parts hold a check word
+// ("test-unit", "lint", "check"). "make" itself is not such a part.
+func isCheckTarget(target string) bool {
+	if target == "all" || checkTargets()[target] {
+		return true
+	}
+	words := checkWords()
+	return slices.ContainsFunc(strings.FieldsFunc(strings.ToLower(target), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	}), func(p string) bool { return p != "make" && words[p] })
+}
+
+// makeOptsWithValue are make options whose value is the next word.
+var makeOptsWithValue = wordSet(`-C -f -I -o -W --file --directory --include-dir --old-file --what-if`)
+
+// makeTargets returns the targets a make command line names, skipping its
+// options and variable assignments, up to the end of the first command.
+func makeTargets(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.ContainsAny(a, "|;&<>"):
+			return out
+		case makeOptsWithValue()[a]:
+			i++
+		case a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
+			i++
+		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// rewritesFiles reports a formatter run that rewrites files in place
+// (prettier --write, gofmt -w, ruff format): it exits 0 whenever
+// the code parses, so its pass verifies nothing. Their check modes
+// (prettier --check, gofmt -l, ruff format --check) stay checks.
+func rewritesFiles(name string, args []string) bool {
+	has := func(flags ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(flags, a) })
+	}
+	switch name {
+	case "prettier", "gofmt", "goimports", "gofumpt":
+		return has("--write", "-w")
+	case "biome":
+		return has("--write", "--apply", "--fix")
+	case "ruff":
+		return len(args) > 0 && args[0] == "format" && !has("--check", "--diff")
 	}
 	return false
 }
@@ -211,7 +334,7 @@ var purposeWords = sync.OnceValue(func() map[string]string {
 		"staticcheck": "lint", "flake8": "lint", "pylint": "lint", "shellcheck": "lint", "rubocop": "lint",
 		"biome": "lint", "prettier": "lint", "gofmt": "lint",
 		"tsc": "type-check", "mypy": "type-check", "pyright": "type-check", "typecheck": "type-check",
-		"build": "build", "compile": "build", "make": "build",
+		"build": "build", "compile": "build",
 	}
 })
 
@@ -220,7 +343,8 @@ var purposeOrder = []string{"test", "lint", "type-check", "build", "check"}
 
 // checkPurpose names what a check command verifies (test, lint,
 // type-check, build), "check" when its words say nothing more. The most
-// specific purpose wins: "make lint" is lint, a bare "make" is build.
+// specific purpose wins: "make lint" is lint, a bare "make" is build,
+// "make check" is check.
 func checkPurpose(cmd string) string {
 	words := purposeWords()
 	found := map[string]bool{}
@@ -232,6 +356,12 @@ func checkPurpose(cmd string) string {
 	for _, p := range purposeOrder {
 		if found[p] {
 			return p
+		}
+	}
+	if f := commandCore(cmd); len(f) > 0 && path.Base(f[0]) == "make" {
+		// A bare make, or make all, builds the default target.
+		if ts := makeTargets(f[1:]); len(ts) == 0 || (len(ts) == 1 && ts[0] == "all") {
+			return "build"
 		}
 	}
 	return "check"

@@ -274,9 +274,7 @@ func isCheckTarget(target string) bool {
 		return true
 	}
 	words := checkWords()
-	return slices.ContainsFunc(strings.FieldsFunc(strings.ToLower(target), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r))
-	}), func(p string) bool { return p != "make" && words[p] })
+	return slices.ContainsFunc(alnumRuns(target), func(p string) bool { return p != "make" && words[p] })
 }
 
 // makeOptsWithValue are make options whose value is the next word.
@@ -376,11 +374,17 @@ func checkParts(cmd string) []string {
 		if i > 3 || strings.ContainsAny(w, "|;&") {
 			break
 		}
-		out = append(out, strings.FieldsFunc(strings.ToLower(path.Base(w)), func(r rune) bool {
-			return !(unicode.IsLetter(r) || unicode.IsDigit(r))
-		})...)
+		out = append(out, alnumRuns(path.Base(w))...)
 	}
 	return out
+}
+
+// alnumRuns splits a program, script or target name into its lower-case
+// runs of letters and digits: "golangci-lint" is golangci and lint.
+func alnumRuns(name string) []string {
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
 }
 
 // targetedFlags select part of a test suite by name.

@@ -234,11 +234,9 @@ func (r *Resolver) detect(cwd, recordedRemote string) Identity {
 func claudeWorktreeCheckout(dir string) (string, bool) {
 	sep := string(filepath.Separator)
 	marker := sep + filepath.Join(".claude", "worktrees") + sep
+	// dir is clean, so a match is followed by the worktree's name.
 	i := strings.LastIndex(dir, marker)
 	if i <= 0 {
-		return "", false
-	}
-	if dir[i+len(marker):] == "" {
 		return "", false
 	}
 	return dir[:i], true

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

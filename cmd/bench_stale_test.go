@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/evidence"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Shape of the stale-check benchmark home: 10,000 raw memories over 40

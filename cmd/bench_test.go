@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/inject"
-	"github.com/memctl/memctl/pkg/redact"
+	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/redact"
 )
 
 // benchSummary is a v1 memory_summary.md of about 10 KB: the shape

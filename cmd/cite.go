@@ -14,10 +14,10 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/inject"
-	"github.com/memctl/memctl/pkg/sessions"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

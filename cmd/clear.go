@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memctl/memctl/pkg/reset"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/reset"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
 )
 

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/model"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/golden"
-	"github.com/memctl/memctl/pkg/consolidate"
 )
 
 func TestNewConsolidateCmd(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/testenv"
-	"github.com/memctl/memctl/pkg/store"
 )
 
 // crashProviderScript answers every extraction after a pause long enough

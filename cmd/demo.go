@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/examples"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/inject"
 	"github.com/spf13/cobra"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // docBlock returns the fenced code block that follows the line marker in a

@@ -12,14 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/doctor"
-	"github.com/memctl/memctl/pkg/inject"
-	"github.com/memctl/memctl/pkg/memfs"
-	"github.com/memctl/memctl/pkg/model"
-	"github.com/memctl/memctl/pkg/setup"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/setup"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/doctor"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/doctor"
+	"github.com/memctl/memctl/internal/store"
 )
 
 func TestNewDoctorCmd(t *testing.T) {

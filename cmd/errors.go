@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/doctor"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/doctor"
 )
 
 // Exit codes: a small, stable, documented table (docs/exit-codes.md).

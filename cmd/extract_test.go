@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/extract"
-	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/model"
 )
 
 func TestNewExtractCmd(t *testing.T) {

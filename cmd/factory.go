@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/sessions"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Factory holds the global flags and lazy loaders every command shares.

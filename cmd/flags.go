@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memctl/memctl/pkg/config"
+	"github.com/memctl/memctl/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

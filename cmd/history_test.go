@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // generationsFactory is a home with two consolidations: generation 1 from

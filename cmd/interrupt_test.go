@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // TestInterruptReleasesClaims sends SIGINT to an extract that is waiting on

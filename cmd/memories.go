@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/rawmemory"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/rawmemory"
-	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 

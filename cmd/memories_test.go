@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

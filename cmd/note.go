@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/memfs"
-	"github.com/memctl/memctl/pkg/project"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/project"
 	"github.com/spf13/cobra"
 )
 

@@ -3,8 +3,8 @@ package cmd
 import (
 	"context"
 
-	"github.com/memctl/memctl/pkg/evidence"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/store"
 )
 
 var _ interface {
@@ -33,7 +33,7 @@ func (j phase2Store) RecordVerdicts(ctx context.Context, threadID string, items 
 	return j.st.SetEvidenceStates(ctx, threadID, states)
 }
 
-// evidenceRecord converts the store's rows to what pkg/evidence checks.
+// evidenceRecord converts the store's rows to what internal/evidence checks.
 func evidenceRecord(s store.EvidenceSet) evidence.Record {
 	rec := evidence.Record{ThreadID: s.ThreadID, Commit: s.Commit, RecordedAt: s.RecordedAt}
 	for _, it := range s.Items {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // phase2Store adapts the store to what Phase 2 and its generations need
-// (consolidate.Jobs and consolidate.History): pkg/consolidate declares the
+// (consolidate.Jobs and consolidate.History): internal/consolidate declares the
 // interfaces with its own types, so it stays free of SQL.
 type phase2Store struct{ st *store.Store }
 

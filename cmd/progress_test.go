@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/internal/model"
 )
 
 // syncBuffer is a buffer the progress goroutine and the test share.

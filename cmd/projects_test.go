@@ -20,7 +20,7 @@ import (
 // standing instruction of the user per project into one home, then check
 // what `memctl summary` injects in each folder.
 
-const realFixtures = "../pkg/sessions/testdata/real"
+const realFixtures = "../internal/sessions/testdata/real"
 
 // placedSession is a real transcript moved into a project folder.
 type placedSession struct {

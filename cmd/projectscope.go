@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/project"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

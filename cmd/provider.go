@@ -7,8 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/model"
 )
 
 // resolvedProvider is the provider a stage uses: nil Provider means the

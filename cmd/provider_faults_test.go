@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // TestAutoHonoursBaseURLAndFailedConsolidationSaysWhy is the path a

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/prune"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/prune"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/redact"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/redact"
 	"github.com/spf13/cobra"
 )
 

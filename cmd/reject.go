@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

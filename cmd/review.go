@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

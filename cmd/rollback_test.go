@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/consolidate"
+	"github.com/memctl/memctl/internal/consolidate"
 )
 
 func TestNewRollbackCmd(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
 )
 
 // runMemctl runs memctl in-process over test streams and a temporary home.

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/extract"
-	"github.com/memctl/memctl/pkg/model"
-	"github.com/memctl/memctl/pkg/prune"
-	"github.com/memctl/memctl/pkg/scan"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/prune"
+	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/model"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 )
 
 func TestNewRunCmd(t *testing.T) {

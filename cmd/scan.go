@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/scan"
-	"github.com/memctl/memctl/pkg/sessions"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

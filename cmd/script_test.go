@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/golden"
-	"github.com/memctl/memctl/pkg/model"
+	"github.com/memctl/memctl/internal/model"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -60,7 +60,7 @@ func echoModel() {
 // TestScripts runs the end-to-end scripts in testdata/script. Set
 // MEMCTL_UPDATE=1 to rewrite their expected output.
 func TestScripts(t *testing.T) {
-	fixtures, err := filepath.Abs("../pkg/sessions/testdata/real")
+	fixtures, err := filepath.Abs("../internal/sessions/testdata/real")
 	if err != nil {
 		t.Fatal(err)
 	}

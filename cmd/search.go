@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/project"
-	"github.com/memctl/memctl/pkg/store"
 	"github.com/spf13/cobra"
 )
 

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/setup"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/setup"
 	"github.com/spf13/cobra"
 )
 

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/redact"
-	"github.com/memctl/memctl/pkg/scan"
-	"github.com/memctl/memctl/pkg/sessions"
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Sources returns the transcript sources of the config: its [[sources]]

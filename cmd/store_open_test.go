@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // A database written by a newer memctl is refused (nothing migrated

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memctl/memctl/pkg/config"
-	"github.com/memctl/memctl/pkg/inject"
-	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/inject"
+	"github.com/memctl/memctl/internal/inject"
 )
 
 func TestNewSummaryCmd(t *testing.T) {

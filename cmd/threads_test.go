@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 )
 
 const (

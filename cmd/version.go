@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/memctl/memctl/pkg/store"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/memctl/memctl/pkg/extract"
-	"github.com/memctl/memctl/pkg/redact"
-	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/sessions"
 )
 
 // fakeSecret is the obviously fake key planted in the first Codex session

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memctl/memctl/pkg/consolidate"
-	"github.com/memctl/memctl/pkg/extract"
-	"github.com/memctl/memctl/pkg/memdir"
-	"github.com/memctl/memctl/pkg/redact"
-	"github.com/memctl/memctl/pkg/sessions"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/sessions"
 )
 
 // TestSummaryFromExamplesAndRealFixtures is issue 11's bar for the offline
@@ -24,10 +24,10 @@ import (
 func TestSummaryFromExamplesAndRealFixtures(t *testing.T) {
 	srcs := append([]sessions.Source{}, sources...)
 	srcs = append(srcs,
-		sessions.Source{Kind: sessions.KindCodex, Path: "../pkg/sessions/testdata/real/codex/sessions"},
-		sessions.Source{Kind: sessions.KindClaudeCode, Path: "../pkg/sessions/testdata/real/claude/projects"},
-		sessions.Source{Kind: sessions.KindCodex, Path: "../pkg/sessions/testdata/real/eval/codex/sessions"},
-		sessions.Source{Kind: sessions.KindClaudeCode, Path: "../pkg/sessions/testdata/real/eval/claude/projects"},
+		sessions.Source{Kind: sessions.KindCodex, Path: "../internal/sessions/testdata/real/codex/sessions"},
+		sessions.Source{Kind: sessions.KindClaudeCode, Path: "../internal/sessions/testdata/real/claude/projects"},
+		sessions.Source{Kind: sessions.KindCodex, Path: "../internal/sessions/testdata/real/eval/codex/sessions"},
+		sessions.Source{Kind: sessions.KindClaudeCode, Path: "../internal/sessions/testdata/real/eval/claude/projects"},
 	)
 	red := redact.Default().String
 	var human strings.Builder
@@ -158,7 +158,7 @@ func foldText(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// commandPrefix reports a shortened command ("go test ./pkg/…") that
+// commandPrefix reports a shortened command ("go test ./internal/…") that
 // starts some command the transcripts show.
 func commandPrefix(commands map[string]bool, prefix string) bool {
 	if len(prefix) < 8 {

@@ -19,8 +19,8 @@ for tool in go rg hyperfine; do
 done
 
 cd "$root"
-go build -o "$work/gencorpus" ./pkg/redact/internal/gencorpus
-go build -o "$work/redactcat" ./pkg/redact/internal/redactcat
+go build -o "$work/gencorpus" ./internal/redact/internal/gencorpus
+go build -o "$work/redactcat" ./internal/redact/internal/redactcat
 "$work/gencorpus" -size "$size" -o "$work/corpus.txt" -secrets "$work/secrets.txt"
 
 # Codex's four patterns (codex-memories.md 6.6), one per line for rg -f. rg's default

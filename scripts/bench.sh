@@ -193,7 +193,7 @@ fi
 if want redact; then
 	log "2. redact vs rg"
 	C="$W/corpus-60mb.txt"
-	[ -s "$C" ] || go run ./pkg/redact/internal/gencorpus -size 60000000 -o "$C"
+	[ -s "$C" ] || go run ./internal/redact/internal/gencorpus -size 60000000 -o "$C"
 	P="$W/codex-patterns.txt"
 	cat >"$P" <<'EOF'
 (?i:\bBearer)[ \t]+[A-Za-z0-9._~+/-]{16,}=*
@@ -214,12 +214,12 @@ if want input; then
 	D="$W/codex/sessions/2026/05/11"
 	F="$D/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 	mkdir -p "$D"
-	[ -s "$F" ] || go run ./pkg/sessions/internal/gen/gencodex -size 150 -o "$F"
+	[ -s "$F" ] || go run ./internal/sessions/internal/gen/gencodex -size 150 -o "$F"
 	H="$W/input-home"
 	mkdir -p "$H"
 	printf '[[sources]]\nkind = "codex"\npath = "%s"\n' "$W/codex/sessions" >"$H/config.toml"
 	MEMCTL_HOME="$H" "$M" scan -q
-	go build -o "$W/prepinput" ./pkg/sessions/internal/gen/prepinput
+	go build -o "$W/prepinput" ./internal/sessions/internal/gen/prepinput
 	MEMCTL_HOME="$H" "${HF[@]}" --warmup 1 --runs 5 --export-json "$W/input.json" \
 		"$M threads input 019e1625" "jq -c 'select(.type==\"response_item\")' $F" "$W/prepinput -kind codex -v v1 $F" >&2
 	m=$(median "$W/input.json" 0) j=$(median "$W/input.json" 1) p=$(median "$W/input.json" 2)
@@ -237,7 +237,7 @@ fi
 if want extract; then
 	log "4. extract 200 threads at concurrency 8 (ideal 5 s)"
 	T="$W/extract-transcripts"
-	MEMCTL_BENCH_EXTRACT_DIR="$T" go test -run '^$' -bench '^BenchmarkExtract200Loopback$' -count 3 ./pkg/extract | tee "$W/extract.txt" >&2
+	MEMCTL_BENCH_EXTRACT_DIR="$T" go test -run '^$' -bench '^BenchmarkExtract200Loopback$' -count 3 ./internal/extract | tee "$W/extract.txt" >&2
 	e=$(metric "$W/extract.txt" elapsed-s)
 	r=$(calc "$e / 5")
 	row "4. extract.Run, 200 threads × 200 ms, concurrency 8 (go test, median of 3)" "$(fmt 2 "$e") s" "ideal 5.00 s" "${r}× ideal" "≤ 1.15× ideal" "$(verdict "$r <= 1.15")"
@@ -281,7 +281,7 @@ if want search; then
 	log "5. search over 10,000 raw memories"
 	H="$W/search-home"
 	mkdir -p "$H"
-	MEMCTL_BENCH_SEARCH_HOME="$H" go test -run '^$' -bench '^BenchmarkSearch10k$' ./pkg/store | tee "$W/search.txt" >&2
+	MEMCTL_BENCH_SEARCH_HOME="$H" go test -run '^$' -bench '^BenchmarkSearch10k$' ./internal/store | tee "$W/search.txt" >&2
 	p50=$(metric "$W/search.txt" p50-ms) p95=$(metric "$W/search.txt" p95-ms)
 	mean=$(calc "$(metric "$W/search.txt" ns/op) / 1000000")
 	row "5. \`Store.Search\` over 10,000 raw memories (go test, 600 queries)" "p50 $(fmt 2 "$p50") ms, p95 $(fmt 2 "$p95") ms, mean $mean ms" "—" "—" "p50 < 20 ms" "$(verdict "$p50 < 20")"
@@ -299,7 +299,7 @@ fi
 if want scan; then
 	log "6. rescan of 10,000 unchanged transcripts"
 	T="$W/scan-transcripts"
-	MEMCTL_BENCH_SCAN_DIR="$T" go test -run '^$' -bench '^BenchmarkRescan10k$' ./pkg/scan | tee "$W/scan.txt" >&2
+	MEMCTL_BENCH_SCAN_DIR="$T" go test -run '^$' -bench '^BenchmarkRescan10k$' ./internal/scan | tee "$W/scan.txt" >&2
 	s=$(metric "$W/scan.txt" ms/rescan)
 	row "6. \`scan.Run\` rescan, 10,000 unchanged (go test)" "$(fmt 1 "$s") ms" "—" "—" "< 300 ms" "$(verdict "$s < 300")"
 	H="$W/scan-home"

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
-	"github.com/memctl/memctl/pkg/store"
 )
 
 // turnCount is the citation tally of one agent and mode.

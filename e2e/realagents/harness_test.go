@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/testenv"
 	"github.com/memctl/memctl/internal/textcut"
-	"github.com/memctl/memctl/pkg/store"
 )
 
 // The pinned CLI versions (e2e/realagents/agents/package.json pins the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/memctl/memctl/pkg/redact"
+	"github.com/memctl/memctl/internal/redact"
 )
 
 func TestApproxTokens(t *testing.T) {

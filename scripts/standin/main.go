@@ -85,7 +85,7 @@ task_outcome: success
 
 Reusable knowledge:
 - A PRAGMA run through db.Exec configures one pooled connection only; put busy_timeout in the DSN.
-- go test ./pkg/store/... runs in about a second once the lock wait is gone.
+- go test ./internal/store/... runs in about a second once the lock wait is gone.
 `, n, n)
 	b, _ := json.Marshal(map[string]any{
 		"rollout_summary": fmt.Sprintf("# Store test timeout %d\n\nbusy_timeout moved into the DSN; TestLease passes.\n", n),

@@ -1,0 +1,560 @@
+package consolidate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/textcut"
+)
+
+// The project layer (docs/projects.md) is what `memctl summary` injects:
+// the personal layer plus the summary of the session's own project. It is
+// built by memctl from the store's record of which project each raw
+// memory came from, after every consolidation and whatever the mode, so
+// that no model decides what one project may learn of another.
+
+// Size bounds of the project layer: the personal layer, the project's
+// summary and the pointers to other projects together stay inside the
+// 2,500-token injection budget (about 10,000 bytes).
+const (
+	personalTarget      = 2400
+	projectTarget       = 6400
+	maxPersonalItems    = 10
+	maxProjectPrefs     = 12
+	maxProjectTips      = 12
+	maxProjectRecent    = 15
+	maxProjectOlder     = 20
+	notePrefix          = "project:"
+	unscopedProjectName = "sessions with no recorded folder"
+)
+
+// generalRe finds a preference or tip the user stated for every project.
+var generalRe = lazyRegexp(`(?i)\b(in|across|for) (all|every|each) (of )?(my )?(projects?|repos|repositories|codebases?)\b|\b(in|for) every (project|repo|repository|codebase)\b|\beverywhere\b|\bglobally\b|\bas a (general )?rule\b|\bI (always|never)\b|\bin general\b`)
+
+// scopedItem is one preference or tip and the projects it was seen in.
+type scopedItem struct {
+	text     string
+	projects map[string]bool
+	general  bool
+	count    int
+	order    int
+}
+
+type itemSet struct {
+	byKey map[string]*scopedItem
+	n     int
+}
+
+func newItemSet() *itemSet { return &itemSet{byKey: map[string]*scopedItem{}} }
+
+func (s *itemSet) add(text, projectKey string) {
+	k := normKey(text)
+	if k == "" {
+		return
+	}
+	it, ok := s.byKey[k]
+	if !ok {
+		it = &scopedItem{text: text, projects: map[string]bool{}, order: s.n}
+		s.n++
+		s.byKey[k] = it
+	}
+	it.count++
+	if projectKey != "" {
+		it.projects[projectKey] = true
+	}
+	if generalRe().MatchString(text) {
+		it.general = true
+	}
+}
+
+// personal reports whether an item belongs to the personal layer: stated
+// as general, or met in more than one project.
+func (it *scopedItem) personal() bool { return it.general || len(it.projects) > 1 }
+
+// ranked returns the items kept by keep, most frequent first, then in
+// order of first appearance (newest memory first).
+func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
+	var items []*scopedItem
+	for _, it := range s.byKey {
+		if keep(it) {
+			items = append(items, it)
+		}
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].count != items[j].count {
+			return items[i].count > items[j].count
+		}
+		return items[i].order < items[j].order
+	})
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = textcut.Words(it.text, maxSummaryItem)
+	}
+	return out
+}
+
+// projectGroup is the memories of one project.
+type projectGroup struct {
+	id    project.Identity
+	dir   string
+	mems  []memory
+	roots []string
+}
+
+// groupByProject groups memories by project key, the project with the
+// newest memory first; memories of threads with no key are grouped by
+// their folder, under a path key, as the scan would have keyed them.
+func groupByProject(mems []memory) []*projectGroup {
+	idx := map[string]*projectGroup{}
+	var out []*projectGroup
+	for _, m := range mems {
+		id := m.projectID()
+		g, ok := idx[id.Key]
+		if !ok {
+			g = &projectGroup{id: id, dir: project.DirName(id)}
+			idx[id.Key] = g
+			out = append(out, g)
+		}
+		g.mems = append(g.mems, m)
+		root := firstNonEmpty(m.sel.ProjectRoot, known(m.sel.Cwd))
+		if root != "" && !contains(g.roots, root) {
+			g.roots = append(g.roots, root)
+		}
+	}
+	for _, g := range out {
+		sort.Strings(g.roots)
+	}
+	return out
+}
+
+// placeNotes finds each project note its project, returning the groups
+// with one added for every project that has notes and no memory yet. A
+// note is keyed by what its project was called when it was written: a
+// repository's folder before its first commit, its root commit before it
+// had a remote. Such a note goes to the project its folder or its history
+// is part of now (notes is changed in place), or it would vanish when the
+// repository grows. A project with notes and no consolidated memory gets
+// a summary of its own, so a note written in a repository is injected
+// there from the next consolidation on, before any session of it is.
+func placeNotes(notes []note, groups []*projectGroup) []*projectGroup {
+	byKey := map[string]*projectGroup{}
+	for _, g := range groups {
+		byKey[g.id.Key] = g
+	}
+	var r *project.Resolver // made only for a note no project holds
+	for i := range notes {
+		n := &notes[i]
+		if n.project == "" || byKey[n.project] != nil {
+			continue
+		}
+		if g := grownInto(n.project, groups, &r); g != nil {
+			n.project = g.id.Key
+			continue
+		}
+		id := project.Printable(project.Identity{Key: n.project, Name: project.NameOfKey(n.project)})
+		g := &projectGroup{id: id, dir: project.DirName(id)}
+		byKey[n.project] = g
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// grownInto is the project that holds what the weak key of a note (a
+// path or a root commit) has become: the project whose sessions ran in
+// that folder, or whose repository's history starts at that commit and
+// has a remote now (project.Resolver.Upgrade asks git, once per folder).
+func grownInto(key string, groups []*projectGroup, r **project.Resolver) *projectGroup {
+	dir, isPath := strings.CutPrefix(key, "path:")
+	if !isPath && !project.IsRootKey(key) {
+		return nil
+	}
+	for _, g := range groups {
+		if project.IsPathKey(g.id.Key) {
+			continue // a path never replaces a path or a root commit
+		}
+		for _, root := range g.roots {
+			if isPath {
+				if root == dir {
+					return g
+				}
+				continue
+			}
+			if *r == nil {
+				*r = project.NewResolver(nil)
+			}
+			if up, ok := (*r).Upgrade(root, "", key); ok && up.Key == g.id.Key {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// latest is the day of the project's newest session, or of its newest
+// note when it has notes only (a note file's name starts with its day).
+func (g *projectGroup) latest(notes []note) string {
+	if len(g.mems) > 0 {
+		return g.mems[0].day
+	}
+	day := ""
+	for _, n := range notes {
+		base := path.Base(n.file)
+		if n.project == g.id.Key && len(base) >= 10 && base[:10] > day {
+			if _, err := time.Parse(time.DateOnly, base[:10]); err == nil {
+				day = base[:10]
+			}
+		}
+	}
+	return day
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// projectID is the memory's project as the store recorded it.
+func (m memory) projectID() project.Identity {
+	if m.sel.ProjectKey != "" {
+		// Printable: a key or name stored before they were made one line
+		// is until the next scan keys the thread again.
+		return project.Printable(project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot})
+	}
+	if m.cwd == unknownCwd {
+		return project.Identity{Key: "path:", Name: unscopedProjectName}
+	}
+	return project.Identity{Key: "path:" + m.cwd, Name: filepath.Base(m.cwd), Root: m.cwd}
+}
+
+// tipsOf are the memory's items a summary may state as tips: for
+// memctl's offline memories only checks and fixes, for a model's every
+// learning and failure (as summaryLists does).
+func tipsOf(m memory, t memTask) []string {
+	if m.offline {
+		return tipItems(t.Knowledge)
+	}
+	return append(append([]string{}, t.Knowledge...), t.Failures...)
+}
+
+// projectLayer is the rendered layer: files by path relative to the
+// memory folder.
+type projectLayer map[string][]byte
+
+// buildProjectLayer renders the index, the personal layer and a summary
+// per project.
+func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
+	// A memory whose evidence is all gone leaves the layer; a stale one
+	// keeps its preferences but not its tips (docs/stale.md). A newer fact
+	// about the same command replaces an older one, dated.
+	mems := current(all)
+	groups := groupByProject(mems)
+	prefs, tips := newItemSet(), newItemSet()
+	latest := newerFacts{}
+	for _, m := range mems {
+		key := m.projectID().Key
+		for _, t := range m.tasks {
+			for _, p := range t.Prefs {
+				prefs.add(p, key)
+			}
+			if m.stale != nil {
+				continue
+			}
+			for _, k := range tipsOf(m, t) {
+				if m.offline && subjectOf(k) != "" {
+					if latest.claim(m, k, 0) != "" {
+						continue
+					}
+					k += " (as of " + m.day + ")"
+				}
+				tips.add(k, key)
+			}
+		}
+	}
+	notes = append([]note(nil), notes...)
+	groups = placeNotes(notes, groups)
+	layer := projectLayer{}
+	layer[memdir.PersonalFile] = []byte(renderPersonal(prefs, tips, notes, groups))
+	ix := project.Index{Version: project.IndexVersion, Projects: []project.IndexEntry{}}
+	for _, g := range groups {
+		files := make([]string, 0, len(g.mems))
+		for _, m := range g.mems {
+			files = append(files, m.file)
+		}
+		sort.Strings(files)
+		ix.Projects = append(ix.Projects, project.IndexEntry{
+			Key: g.id.Key, Name: g.id.Name, Dir: g.dir, Roots: nonNilStrings(g.roots),
+			Sessions: len(g.mems), Latest: g.latest(notes), Files: files,
+		})
+		layer[memdir.ProjectsDir+"/"+g.dir+"/"+memdir.ProjectSummaryFile] = []byte(renderProjectSummary(g, prefs, tips, notes))
+	}
+	b, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	layer[memdir.ProjectIndexFile] = append(b, '\n')
+	return layer, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// renderPersonal writes the personal layer, shrinking its lists until it
+// fits personalTarget bytes.
+func renderPersonal(prefs, tips *itemSet, notes []note, groups []*projectGroup) string {
+	p := prefs.ranked((*scopedItem).personal)
+	t := tips.ranked((*scopedItem).personal)
+	var notePrefs, noteTips []string
+	for _, n := range notes {
+		if n.project != "" {
+			continue
+		}
+		if n.pref {
+			notePrefs = append(notePrefs, noteMarker+" "+n.text)
+		} else {
+			noteTips = append(noteTips, noteMarker+" "+n.text)
+		}
+	}
+	p = append(notePrefs, p...)
+	t = append(noteTips, t...)
+	np, nt := min(len(p), maxPersonalItems), min(len(t), maxPersonalItems)
+	for {
+		var sb strings.Builder
+		sb.WriteString("## Personal layer\n\n")
+		sb.WriteString("Preferences and tips that hold in every project: stated as general by the user, or seen in more than one project.\n")
+		sb.WriteString("\n### Preferences\n\n")
+		writeList(&sb, p[:np], "none recorded yet")
+		sb.WriteString("\n### Tips\n\n")
+		writeList(&sb, t[:nt], "none recorded yet")
+		s := sb.String()
+		switch {
+		case len(s) <= personalTarget:
+			return s
+		case nt > np && nt > 0:
+			nt--
+		case np > 0:
+			np--
+		default:
+			return s[:textcut.PrefixEnd(s, personalTarget)]
+		}
+	}
+}
+
+// renderProjectSummary writes one project's summary: what its own
+// sessions taught, not what belongs to the personal layer.
+func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) string {
+	own := func(it *scopedItem) bool { return !it.personal() && it.projects[g.id.Key] }
+	p := prefs.ranked(own)
+	t := tips.ranked(own)
+	for _, n := range notes {
+		if n.project != g.id.Key {
+			continue
+		}
+		if n.pref {
+			p = append([]string{noteMarker + " " + n.text}, p...)
+		} else {
+			t = append([]string{noteMarker + " " + n.text}, t...)
+		}
+	}
+	recent := recentDays(g.mems, recentMemoryDays)
+	var rec, old []memory
+	for _, m := range g.mems {
+		if recent[m.day] {
+			rec = append(rec, m)
+		} else {
+			old = append(old, m)
+		}
+	}
+	lim := v2Limits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
+		recent: min(len(rec), maxProjectRecent), older: min(len(old), maxProjectOlder)}
+	for {
+		s := renderProjectSummaryWith(g, p, t, rec, old, lim)
+		if len(s) <= projectTarget {
+			return s
+		}
+		switch {
+		case lim.older > 0:
+			lim.older--
+		case lim.recent > 3:
+			lim.recent--
+		case lim.tips > 3:
+			lim.tips--
+		case lim.prefs > 3:
+			lim.prefs--
+		case lim.recent > 0:
+			lim.recent--
+		case lim.tips > 0:
+			lim.tips--
+		case lim.prefs > 0:
+			lim.prefs--
+		default:
+			return s[:textcut.PrefixEnd(s, projectTarget)]
+		}
+	}
+}
+
+func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memory, lim v2Limits) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
+	if len(g.mems) == 0 {
+		fmt.Fprintf(&sb, "key: %s; no session consolidated yet", g.id.Key) // notes only
+	} else {
+		fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].day)
+	}
+	if len(g.roots) > 0 {
+		// The folders are the transcripts' cwd, which may hold newlines.
+		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
+	}
+	sb.WriteString("\n\n### Preferences in this project\n\n")
+	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
+	sb.WriteString("\n### Tips for this project\n\n")
+	writeList(&sb, tips[:lim.tips], "none recorded yet")
+	sb.WriteString("\n### What's in memory for this project\n")
+	day := ""
+	for i, m := range rec {
+		if i == lim.recent {
+			fmt.Fprintf(&sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
+			break
+		}
+		if m.day != day {
+			day = m.day
+			fmt.Fprintf(&sb, "\n#### %s\n\n", day)
+		}
+		fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
+		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
+		if l := firstLearning(m); l != "" && m.stale == nil {
+			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
+		}
+	}
+	if len(rec) == 0 {
+		sb.WriteString("\n- no recent sessions\n")
+	}
+	if lim.older > 0 {
+		sb.WriteString("\n#### Older topics\n\n")
+		for i, m := range old {
+			if i == lim.older {
+				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
+				break
+			}
+			fmt.Fprintf(&sb, "- %s: %s (%s)%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.staleNote())
+		}
+	}
+	return sb.String()
+}
+
+// writeProjectLayer rebuilds the memory folder's projects/ from the
+// selected raw memories and the ad hoc notes, the run's stale memories
+// demoted or dropped: every file atomically, then whatever the previous
+// layer had that this one has not is removed.
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory) error {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	mems := parseSelected(selected)
+	markStale(mems, stale)
+	layer, err := buildProjectLayer(mems, readNotes(root, redact))
+	if err != nil {
+		return err
+	}
+	if err := memdir.EnsureDir(root, memdir.ProjectsDir); err != nil {
+		return err
+	}
+	for _, rel := range layerWriteOrder(layer) {
+		data := layer[rel]
+		dir := filepath.Dir(filepath.FromSlash(rel))
+		if err := memdir.EnsureDir(root, filepath.ToSlash(dir)); err != nil {
+			return err
+		}
+		content := data
+		if !strings.HasSuffix(rel, ".json") {
+			content = []byte(redact(string(data)))
+		}
+		if err := memdir.WriteAtomic(filepath.Join(root, filepath.FromSlash(rel)), content, 0o600); err != nil {
+			return err
+		}
+	}
+	return pruneProjectLayer(root, layer)
+}
+
+// layerWriteOrder is the order the layer's files are written in: the
+// project summaries, then the personal layer, then the index. summary
+// switches to the scoped view when it finds the index and then reads the
+// files it names, so the index must be the last to appear: written in map
+// order, a first consolidation could publish the index before the
+// personal layer, and a summary read in between left the personal layer
+// out (the concurrent soak caught it).
+func layerWriteOrder(layer projectLayer) []string {
+	rank := func(rel string) int {
+		switch rel {
+		case memdir.ProjectIndexFile:
+			return 2
+		case memdir.PersonalFile:
+			return 1
+		}
+		return 0
+	}
+	out := make([]string, 0, len(layer))
+	for rel := range layer {
+		out = append(out, rel)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// pruneProjectLayer removes files and folders under projects/ that the
+// new layer does not have (a project whose memories all aged out).
+func pruneProjectLayer(root string, keep projectLayer) error {
+	base := filepath.Join(root, memdir.ProjectsDir)
+	var stale []string
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() || memdir.IsTemp(d.Name()) {
+			return nil
+		}
+		if _, ok := keep[rel]; !ok {
+			stale = append(stale, p)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		if e.IsDir() {
+			_ = os.Remove(filepath.Join(base, e.Name())) // only when empty
+		}
+	}
+	return nil
+}

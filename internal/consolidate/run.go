@@ -1,0 +1,714 @@
+package consolidate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/model"
+)
+
+// ErrLostOwnership is reported when the global lock was taken over while a
+// consolidation ran (the lease expired and another process claimed it).
+var ErrLostOwnership = errors.New("lost ownership of the consolidation lock")
+
+// FailedError is the error [Run] returns with a failed… Result: the status
+// and the cause.
+type FailedError struct {
+	Status Status
+	Err    error
+}
+
+func (e *FailedError) Error() string { return fmt.Sprintf("consolidate: %s: %v", e.Status, e.Err) }
+func (e *FailedError) Unwrap() error { return e.Err }
+
+// DefaultHeartbeat is the lease renewal interval Codex uses.
+const DefaultHeartbeat = 90 * time.Second
+
+// Run performs one Phase 2 consolidation in Codex's newest order: claim
+// the global lock, prepare the folder, load the selection, sync the
+// inputs, diff against the baseline, and either finish at once (nothing
+// changed and the artifacts are valid) or write the diff file, run the
+// consolidator under a heartbeat, validate and commit the new baseline.
+//
+// Skips (lock held, backoff, cooldown) return a Result whose Status names
+// the reason and a nil error. Failures return a Result whose Status is the
+// failed_… reason together with a non-nil error; the job is marked failed
+// (1 h backoff) where Codex does so, the diff file is kept and the
+// baseline is left alone.
+func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
+	r := &runner{jobs: jobs, opts: opts}
+	r.defaults()
+	if opts.DryRun {
+		return r.dryRun(ctx)
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	jobs Jobs
+	opts Options
+	// root is the folder the run works in: the memory folder, or with
+	// review on (and for a dry run's plan) a staging copy of it.
+	root  string
+	log   io.Writer
+	now   time.Time
+	token string
+	res   Result
+}
+
+func (r *runner) defaults() {
+	r.log = r.opts.Log
+	if r.log == nil {
+		r.log = io.Discard
+	}
+	if r.opts.Now == nil {
+		r.opts.Now = time.Now
+	}
+	if r.opts.Heartbeat <= 0 {
+		r.opts.Heartbeat = DefaultHeartbeat
+	}
+	if r.opts.Version == "" {
+		r.opts.Version = "v1"
+	}
+	if r.opts.Consolidator == nil {
+		r.opts.Consolidator = NewHeuristic()
+	}
+	// The prompt names the root and agents run inside it: make it absolute.
+	if abs, err := filepath.Abs(r.opts.Root); err == nil {
+		r.opts.Root = abs
+	}
+	r.now = r.opts.Now()
+	r.res.Consolidator = r.opts.Consolidator.Name()
+}
+
+// fail records a failure: the job is marked failed when mark is set
+// (Codex does not mark a job it never claimed), with the status and the
+// error as reason, so a later skip can say what went wrong.
+//
+// When ctx was cancelled (Ctrl-C, SIGTERM) the run did not fail, the user
+// stopped it: the lock is given back (no backoff, no retry spent) and the
+// error wraps ctx's, so the command exits 130.
+func (r *runner) fail(ctx context.Context, status Status, err error, mark bool) (Result, error) {
+	if ctx.Err() != nil {
+		return r.interrupted(ctx, err)
+	}
+	r.res.Status = status
+	r.res.Error = err.Error()
+	if mark && r.token != "" {
+		// A cancelled run context must not keep the failure from being recorded.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		reason := string(status) + ": " + err.Error()
+		if len(reason) > 500 {
+			reason = reason[:500] + "…"
+		}
+		if ferr := r.jobs.FailGlobal(fctx, r.token, reason); ferr != nil {
+			fmt.Fprintf(r.log, "memctl: warning: record consolidation failure: %v\n", ferr)
+		}
+	}
+	return r.res, &FailedError{Status: status, Err: err}
+}
+
+// interrupted gives the lock back and drops the run's diff file; the
+// caller has already put the previous memory files back. (Without a
+// History store there is no release: the lease runs out in an hour.)
+func (r *runner) interrupted(ctx context.Context, cause error) (Result, error) {
+	r.res.Status = StatusInterrupted
+	r.res.Error = ""
+	if r.token != "" {
+		r.release(ctx)
+		if r.root != "" {
+			_ = os.Remove(filepath.Join(r.root, memdir.DiffFile)) // best effort: the next run rewrites it
+		}
+	}
+	if !errors.Is(cause, ctx.Err()) {
+		cause = fmt.Errorf("%w (%v)", ctx.Err(), cause)
+	}
+	return r.res, fmt.Errorf("consolidation interrupted: %w", cause)
+}
+
+func (r *runner) setChanges(changes []Change) {
+	r.res.Changes = changes
+	r.res.ChangeLines = nil
+	for _, c := range changes {
+		r.res.ChangeLines = append(r.res.ChangeLines, c.String())
+	}
+}
+
+func (r *runner) run(ctx context.Context) (Result, error) {
+	opts := r.opts
+	claim, err := r.jobs.ClaimGlobal(ctx, opts.WorkerID, opts.Force)
+	if err != nil {
+		return r.fail(ctx, StatusFailedClaim, err, false)
+	}
+	if claim.Status != ClaimClaimed {
+		r.res.Status = claim.Status
+		// Say how many raw memories wait, not 0: a skip selects nothing,
+		// but the user needs to know whether anything is pending.
+		if sel, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays); err == nil {
+			r.res.Selected = len(retained(sel, opts.MaxRaw))
+		}
+		return r.res, nil
+	}
+	r.token = claim.Token
+	r.res.Requests = claim.Requests
+	r.root = opts.Root
+	hist, _ := r.jobs.(History)
+	if opts.Review && hist == nil {
+		return r.fail(ctx, StatusFailedPrepare, errors.New("review needs a store that keeps generations"), true)
+	}
+	if hist != nil {
+		// An approve or rollback killed mid-way is finished before anything
+		// else touches the folder; that landing is this run's success.
+		l, ok, err := finishLanding(ctx, hist, LandOptions{Root: opts.Root, Keep: opts.Keep, Now: opts.Now}, r.token)
+		if err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+		if ok {
+			fmt.Fprintf(r.log, "memctl: finished the interrupted %s of generation %d; run consolidate again to consolidate\n", l.Action, l.GenerationID)
+			r.res.Status = StatusSucceeded
+			return r.res, nil
+		}
+	}
+	// A review run and a rebuild work on a copy: the memory folder is
+	// written when the review is approved, or when the rebuild is done, so
+	// readers never meet a folder without its files meanwhile.
+	staged := opts.Review || claim.Regenerate
+	if opts.Review {
+		if p, ok, err := hist.PendingGeneration(ctx); err != nil {
+			return r.fail(ctx, StatusFailedLoad, err, true)
+		} else if ok {
+			r.release(ctx)
+			r.res.Status = StatusSkippedPendingReview
+			r.res.Generation = p.ID
+			if sel, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays); err == nil {
+				r.res.Selected = len(retained(sel, opts.MaxRaw))
+			}
+			return r.res, nil
+		}
+	}
+	if staged {
+		staging, err := newStaging(opts.Root, "run", r.now)
+		if err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+		defer removeStaging(staging)
+		r.root = staging
+	}
+	root := r.root
+
+	if err := PrepareLayout(root, opts.TemplateDir, r.now); err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, true)
+	}
+	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r.fail(ctx, StatusFailedPrepare, err, true)
+	}
+
+	selected, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays)
+	if err != nil {
+		return r.fail(ctx, StatusFailedLoad, err, true)
+	}
+	selected = retained(selected, opts.MaxRaw)
+	r.res.Selected = len(selected)
+	watermark := claim.InputWatermark
+	for _, s := range selected {
+		watermark = max(watermark, s.SourceUpdatedAt)
+	}
+	r.res.Watermark = watermark
+
+	evid := r.checkEvidence(ctx, selected)
+	if err := syncInputs(root, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
+		return r.fail(ctx, StatusFailedSync, err, true)
+	}
+
+	base, _, err := r.jobs.Baseline(ctx)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, true)
+	}
+	cur, err := Snapshot(root)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, true)
+	}
+	changes := Diff(base, cur)
+	r.setChanges(changes)
+
+	commit := Commit{Token: r.token, Watermark: watermark, Selected: selected, RequestsUpTo: claim.RequestsUpTo, Keep: opts.Keep}
+	if len(changes) == 0 && !claim.Regenerate {
+		if verr := Validate(root, opts.Version); verr == nil {
+			if staged {
+				// Nothing to review; the folder gets back any input a
+				// hand edit changed since the baseline, as a plain run's
+				// sync would do.
+				if err := ApplyFiles(opts.Root, cur, r.now); err != nil {
+					return r.fail(ctx, StatusFailedCommit, err, true)
+				}
+			}
+			owned, _, err := r.jobs.Commit(ctx, commit)
+			if err != nil {
+				return r.fail(ctx, StatusFailedCommit, err, true)
+			}
+			if !owned {
+				return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+			}
+			r.res.Status = StatusSucceededNoChanges
+			r.writeEvidenceIndex(selected, evid)
+			r.res.StorageBytes, _ = memdir.Size(opts.Root)
+			return r.res, nil
+		} else {
+			fmt.Fprintf(r.log, "memctl: workspace unchanged but artifacts need work: %v\n", verr)
+		}
+		// Validation may have removed symlinks; the diff must show that.
+		if cur, err = Snapshot(root); err != nil {
+			return r.fail(ctx, StatusFailedStatus, err, true)
+		}
+		changes = Diff(base, cur)
+		r.setChanges(changes)
+	}
+
+	diffText := RenderDiffFile(changes, base, cur)
+	if opts.Review && !opts.Force {
+		// The same inputs on the same folder would propose what the user
+		// rejected: say so instead of spending a consolidator run on it.
+		id, ok, err := hist.RejectedProposal(ctx, diffText)
+		if err != nil {
+			return r.fail(ctx, StatusFailedLoad, err, true)
+		}
+		if ok {
+			r.release(ctx)
+			r.res.Status = StatusSkippedRejected
+			r.res.Generation = id
+			return r.res, nil
+		}
+	}
+	if err := memdir.WriteAtomic(filepath.Join(root, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
+		return r.fail(ctx, StatusFailedDiffFile, err, true)
+	}
+	prompt, perr := RenderPrompt(root, opts.Version, opts.TemplateDir)
+	if perr != nil {
+		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", perr)
+	}
+
+	backup, err := backupArtifacts(root)
+	if err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, true)
+	}
+	if claim.Regenerate {
+		// A forgotten memory may live on in what the consolidator wrote
+		// before: rebuild the files from the inputs alone.
+		fmt.Fprintf(r.log, "memctl: rebuilding the memory files from their inputs (%s)\n", strings.Join(claim.Requests, ", "))
+		if err := removeArtifacts(root); err != nil {
+			return r.fail(ctx, StatusFailedPrepare, err, true)
+		}
+	}
+	ws := &Workspace{
+		Root: root, Version: opts.Version, Selected: selected, Changes: changes,
+		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
+		Redact: opts.Redact, Log: r.log, Stale: evid.stale,
+	}
+	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, ws)
+	r.res.Usage = usage
+	if errors.Is(lost, ErrLostOwnership) {
+		// Another process owns the folder now; its files are its business.
+		// The sweep is best effort: the run is failing either way.
+		_, _ = memdir.RemoveSymlinks(root)
+		return r.fail(ctx, StatusFailedLostOwnership, lost, true)
+	}
+	if lost != nil { // the heartbeat itself failed: treat as a failed agent
+		cerr = errors.Join(lost, cerr)
+	}
+	if cerr != nil {
+		_, _ = memdir.RemoveSymlinks(root) // best effort, as above
+		r.restore(backup)
+		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true)
+	}
+	// The consolidator finished: validate and commit its work even if a
+	// signal arrives now (a few store writes), so an interruption never
+	// leaves new files without their baseline.
+	ctx = context.WithoutCancel(ctx)
+	// The project layer comes from the store, not from the consolidator:
+	// whatever the mode, one project's memory reaches another's sessions
+	// only through the personal layer (docs/projects.md).
+	if err := writeProjectLayer(root, selected, ws.redact, evid.stale); err != nil {
+		r.restore(backup)
+		return r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true)
+	}
+	if err := Validate(root, opts.Version); err != nil {
+		r.restore(backup)
+		return r.fail(ctx, StatusFailedInvalid, err, true)
+	}
+	owned, err := r.jobs.HeartbeatGlobal(ctx, r.token)
+	if err != nil {
+		return r.fail(ctx, StatusFailedConfirm, err, true)
+	}
+	if !owned {
+		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+	}
+	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r.fail(ctx, StatusFailedCommit, err, true)
+	}
+	final, err := Snapshot(root)
+	if err != nil {
+		return r.fail(ctx, StatusFailedCommit, err, true)
+	}
+	gen := r.generation(final, selected, diffText, usage, watermark)
+	if opts.Review && len(Diff(base, final)) > 0 {
+		owned, id, err := hist.Pend(ctx, Pend{Token: r.token, Generation: gen, RequestsUpTo: claim.RequestsUpTo, Keep: opts.Keep})
+		if err != nil {
+			return r.fail(ctx, StatusFailedCommit, err, true)
+		}
+		if !owned {
+			return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+		}
+		r.res.Status = StatusPendingReview
+		r.res.Generation = id
+		r.res.StorageBytes, _ = memdir.Size(opts.Root)
+		return r.res, nil
+	}
+	if staged {
+		// A rebuild lands here (a review whose rebuild changed nothing
+		// too): the folder first, then the store, so a crash in between
+		// leaves a folder the next run's diff sees and redoes.
+		if err := ApplyFiles(opts.Root, final, r.now); err != nil {
+			return r.fail(ctx, StatusFailedCommit, err, true)
+		}
+	}
+	commit.Baseline = final
+	if len(Diff(base, final)) > 0 {
+		commit.Generation = &gen
+	}
+	owned, id, err := r.jobs.Commit(ctx, commit)
+	if err != nil {
+		return r.fail(ctx, StatusFailedCommit, err, true)
+	}
+	if !owned {
+		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+	}
+	r.res.Status = StatusSucceeded
+	r.res.Generation = id
+	r.writeEvidenceIndex(selected, evid)
+	r.res.StorageBytes, _ = memdir.Size(opts.Root)
+	return r.res, nil
+}
+
+// generation describes what this run produced, for the history.
+func (r *runner) generation(files []BaselineFile, selected []Selected, diffText string, usage model.Usage, watermark int64) NewGeneration {
+	g := NewGeneration{
+		Generation: Generation{Kind: KindConsolidation, Mode: r.opts.Consolidator.Name(), Provider: r.opts.Provider,
+			Model: r.opts.Model, Selected: len(selected), InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+			TotalTokens: usage.TotalTokens, Watermark: watermark},
+		Files:         files,
+		WorkspaceDiff: diffText,
+	}
+	for _, s := range selected {
+		g.Inputs = append(g.Inputs, GenerationInput{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt,
+			RawMemory: s.RawMemory, RolloutSummary: s.RolloutSummary, Pinned: s.Pinned, UserAsserted: s.UserAsserted})
+	}
+	return g
+}
+
+// release gives the lock back without marking success or failure.
+func (r *runner) release(ctx context.Context) {
+	if h, ok := r.jobs.(History); ok && r.token != "" {
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := h.ReleaseGlobal(bg, r.token); err != nil {
+			fmt.Fprintf(r.log, "memctl: warning: release the consolidation lock: %v\n", err)
+		}
+	}
+}
+
+// removeArtifacts deletes the consolidator's outputs (MEMORY.md,
+// memory_summary.md, skills/) so that the next consolidator run starts
+// from the inputs alone; backupArtifacts has saved them first.
+func removeArtifacts(root string) error {
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile, memdir.SkillsDir} {
+		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consolidateWithHeartbeat runs the consolidator while a goroutine renews
+// the lease every opts.Heartbeat. When the lease is lost (or the heartbeat
+// fails) the consolidator's context is cancelled and lost reports why.
+func (r *runner) consolidateWithHeartbeat(ctx context.Context, ws *Workspace) (usage model.Usage, lost, err error) {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		hbErr   error
+		stopped = make(chan struct{})
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		t := time.NewTicker(r.opts.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopped:
+				return
+			case <-cctx.Done():
+				return
+			case <-t.C:
+				owned, err := r.jobs.HeartbeatGlobal(cctx, r.token)
+				if err == nil && owned {
+					continue
+				}
+				mu.Lock()
+				if err != nil {
+					hbErr = fmt.Errorf("heartbeat: %w", err)
+				} else {
+					hbErr = ErrLostOwnership
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+		}
+	}()
+	usage, err = r.opts.Consolidator.Consolidate(cctx, ws)
+	close(stopped)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if hbErr != nil && ctx.Err() == nil {
+		return usage, hbErr, err
+	}
+	return usage, nil, err
+}
+
+// artifactBackup holds the consolidator's outputs as they were before it
+// ran, so a rejected run leaves the previous good memory in place.
+type artifactBackup struct {
+	files []BaselineFile
+}
+
+func backupArtifacts(root string) (*artifactBackup, error) {
+	// Read only the artifacts, not the whole folder: resources under
+	// extensions/ can be large and need no backup.
+	b := &artifactBackup{}
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile} {
+		fi, err := os.Lstat(filepath.Join(root, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return nil, err
+		}
+		mode := ModeRegular
+		if fi.Mode().Perm()&0o111 != 0 {
+			mode = ModeExecutable
+		}
+		b.files = append(b.files, BaselineFile{Path: name, Mode: mode, Content: data})
+	}
+	for _, dir := range []string{memdir.SkillsDir, memdir.ProjectsDir} {
+		fi, err := os.Lstat(filepath.Join(root, dir))
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		files, err := Snapshot(filepath.Join(root, dir))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if f.Mode != ModeSymlink {
+				f.Path = dir + "/" + f.Path
+				b.files = append(b.files, f)
+			}
+		}
+	}
+	return b, nil
+}
+
+// restore puts the backed-up artifacts back: MEMORY.md and
+// memory_summary.md are rewritten or removed, skills/ is replaced.
+func (r *runner) restore(b *artifactBackup) {
+	root := r.root
+	warn := func(err error) {
+		if err != nil {
+			fmt.Fprintf(r.log, "memctl: warning: restore previous memory: %v\n", err)
+		}
+	}
+	have := indexFiles(b.files)
+	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile} {
+		p := filepath.Join(root, name)
+		if f, ok := have[name]; ok {
+			warn(memdir.WriteAtomic(p, f.Content, fileMode(f.Mode)))
+		} else if err := os.RemoveAll(p); err != nil {
+			warn(err)
+		}
+	}
+	for _, dir := range []string{memdir.SkillsDir, memdir.ProjectsDir} {
+		r.restoreDir(have, dir, warn)
+	}
+}
+
+// restoreDir puts a folder of artifacts (skills/, projects/) back as the
+// backup holds it.
+func (r *runner) restoreDir(have map[string]BaselineFile, dir string, warn func(error)) {
+	root := r.root
+	top := filepath.Join(root, dir)
+	if fi, err := os.Lstat(top); err == nil && !fi.IsDir() {
+		warn(os.Remove(top))
+	} else if err == nil {
+		// Remove what the run added or changed, then write the old files back.
+		cur, err := Snapshot(top)
+		warn(err)
+		for _, f := range cur {
+			f.Path = dir + "/" + f.Path
+			if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
+				warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
+			}
+		}
+	}
+	defer removeEmptyDirs(top)
+	var paths []string
+	for p := range have {
+		if strings.HasPrefix(p, dir+"/") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		f := have[p]
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if cur, err := os.ReadFile(full); err == nil && string(cur) == string(f.Content) {
+			continue
+		}
+		if err := memdir.EnsureDir(root, path.Dir(p)); err != nil {
+			warn(err)
+			continue
+		}
+		warn(memdir.WriteAtomic(full, f.Content, fileMode(f.Mode)))
+	}
+}
+
+// removeEmptyDirs deletes the empty folders below dir (a failed run's new
+// skill folders), deepest first; dir itself stays.
+func removeEmptyDirs(dir string) {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // fails, as it should, when not empty
+	}
+}
+
+func fileMode(m uint32) os.FileMode {
+	if m == ModeExecutable {
+		return 0o700
+	}
+	return 0o600
+}
+
+// dryRun reports what a run would do without claiming the lock or
+// writing to the memory folder or the store: the selection count, the
+// status lines of the workspace diff (baseline → folder as the sync would
+// leave it) and, in Plan, the diff of every artifact the consolidator
+// would write. The plan is real: the consolidator runs in a scratch copy
+// of the folder beside it, which is deleted afterwards (so a model or an
+// agent consolidator spends what a run would). When the inputs did not
+// change and the artifacts are valid, a run would not call it, and the
+// plan is empty.
+func (r *runner) dryRun(ctx context.Context) (Result, error) {
+	opts := r.opts
+	r.res.Status = StatusDryRun
+	if fi, err := os.Lstat(opts.Root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return r.fail(ctx, StatusFailedPrepare, fmt.Errorf("%w: %s", memdir.ErrSymlinkedRoot, opts.Root), false)
+	}
+	selected, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays)
+	if err != nil {
+		return r.fail(ctx, StatusFailedLoad, err, false)
+	}
+	selected = retained(selected, opts.MaxRaw)
+	r.res.Selected = len(selected)
+	base, _, err := r.jobs.Baseline(ctx)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	current, err := snapshotIfExists(opts.Root)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	scratch, err := newStaging(opts.Root, "plan", r.now)
+	if err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, false)
+	}
+	defer removeStaging(scratch)
+	r.root = scratch
+	if err := PrepareLayout(scratch, opts.TemplateDir, r.now); err != nil {
+		return r.fail(ctx, StatusFailedPrepare, err, false)
+	}
+	evid := r.checkEvidence(ctx, selected) // a dry run records no verdict
+	if err := syncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
+		return r.fail(ctx, StatusFailedSync, err, false)
+	}
+	cur, err := Snapshot(scratch)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	changes := Diff(base, cur)
+	r.setChanges(changes)
+	r.res.Plan = []FileDiff{}
+	if len(changes) == 0 && Validate(scratch, opts.Version) == nil {
+		return r.res, nil
+	}
+	diffText := RenderDiffFile(changes, base, cur)
+	if err := memdir.WriteAtomic(filepath.Join(scratch, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
+		return r.fail(ctx, StatusFailedDiffFile, err, false)
+	}
+	prompt, perr := RenderPrompt(scratch, opts.Version, opts.TemplateDir)
+	if perr != nil {
+		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", perr)
+	}
+	ws := &Workspace{
+		Root: scratch, Version: opts.Version, Selected: selected, Changes: changes,
+		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
+		Redact: opts.Redact, Log: r.log, Stale: evid.stale,
+	}
+	usage, err := opts.Consolidator.Consolidate(ctx, ws)
+	r.res.Usage = usage
+	if err != nil {
+		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), err, false)
+	}
+	if err := Validate(scratch, opts.Version); err != nil {
+		return r.fail(ctx, StatusFailedInvalid, err, false)
+	}
+	planned, err := Snapshot(scratch)
+	if err != nil {
+		return r.fail(ctx, StatusFailedStatus, err, false)
+	}
+	var now []BaselineFile
+	for _, f := range current {
+		if f.Mode != ModeSymlink { // the layout step would remove links
+			now = append(now, f)
+		}
+	}
+	r.res.Plan = DiffFiles(now, planned, IsArtifact)
+	return r.res, nil
+}
+
+// removeStaging deletes a staging folder, and the staging root with it
+// when nothing else is left there.
+func removeStaging(dir string) {
+	_ = os.RemoveAll(dir)
+	_ = os.Remove(filepath.Dir(dir))
+}

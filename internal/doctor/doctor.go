@@ -1,0 +1,533 @@
+// Package doctor reports the health of a memctl home: memory that
+// repeats itself or is never used, memory whose evidence changed, lines
+// held back as instruction-shaped, files too large for the budgets they
+// are read under, and whether the agents and the provider are wired up.
+// Each finding names the command that fixes it (docs/doctor.md).
+//
+// The package only reads: it opens no file for writing and changes
+// nothing in the store. The command layer gathers what only it can know
+// (the agents' setup, the provider's resolution) and passes it in.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/textcut"
+)
+
+// Severity says whether a finding makes the home unhealthy.
+type Severity string
+
+// Severities.
+const (
+	// Warning: something is wrong or wasteful; doctor exits non-zero.
+	Warning Severity = "warning"
+	// Info: worth knowing, nothing to fix now.
+	Info Severity = "info"
+)
+
+// Checks, in the order they run and are reported.
+const (
+	CheckDuplicates     = "duplicates"
+	CheckNearDuplicates = "near_duplicates"
+	CheckUncited        = "uncited"
+	CheckStale          = "stale_evidence"
+	CheckQuarantined    = "quarantined"
+	CheckOversized      = "oversized_file"
+	CheckSummarySize    = "summary_size"
+	CheckAgents         = "agent_setup"
+	CheckProvider       = "provider"
+)
+
+// AllChecks lists every check.
+var AllChecks = []string{CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
+	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider}
+
+// Finding is one problem, with the command that fixes it.
+type Finding struct {
+	Check    string   `json:"check"`
+	Severity Severity `json:"severity"`
+	// Subject is what the finding is about: a thread id, a file relative
+	// to the memory folder, an agent, the provider.
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+	// Fix is a command to run (or a setting to change) that clears it;
+	// empty for a finding that needs nothing done.
+	Fix string `json:"fix,omitempty"`
+	// ThreadIDs are the raw memories involved, when there are several.
+	ThreadIDs []string `json:"thread_ids,omitempty"`
+}
+
+// CheckResult says how one check went.
+type CheckResult struct {
+	Name     string `json:"name"`
+	Findings int    `json:"findings"`
+	// Skipped says why the check did not run ("" when it ran).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Report is what doctor found.
+type Report struct {
+	// Healthy is false when any finding is a warning.
+	Healthy       bool          `json:"healthy"`
+	MemoryVersion string        `json:"memory_version"`
+	MemoryRoot    string        `json:"memory_root"`
+	RawMemories   int           `json:"raw_memories"`
+	Checks        []CheckResult `json:"checks"`
+	Findings      []Finding     `json:"findings"`
+}
+
+// Warnings counts the findings that make the home unhealthy.
+func (r Report) Warnings() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// UnhealthyError is returned by Run when a finding is a warning; the
+// command layer maps it to its exit code (docs/exit-codes.md).
+type UnhealthyError struct{ Warnings int }
+
+func (e *UnhealthyError) Error() string {
+	if e.Warnings == 1 {
+		return "doctor found 1 problem"
+	}
+	return fmt.Sprintf("doctor found %d problems", e.Warnings)
+}
+
+// Store is what doctor reads from the store.
+type Store interface {
+	AllOutputs(ctx context.Context) ([]store.Output, error)
+	Quarantined(ctx context.Context) ([]store.QuarantineItem, error)
+	Uncited(ctx context.Context, n int) ([]store.UncitedMemory, error)
+}
+
+// AgentState is an agent's integration, as internal/setup sees it.
+type AgentState struct {
+	Agent string
+	// Installed: the agent's config folder exists.
+	Installed bool
+	// SetUp: memctl setup was applied (and not undone) for the agent.
+	SetUp bool
+	// Pending lists the files memctl setup would still change: its hooks,
+	// MCP entry or permissions are missing or differ.
+	Pending []string
+	// Err is why the agent's config could not be read.
+	Err string
+}
+
+// ProviderState is the provider setup, as the command layer resolved it.
+type ProviderState struct {
+	Configured string // provider.kind
+	Resolved   string // what it resolves to
+	// Problem says why extraction or consolidation cannot work as
+	// configured; Fix what to do.
+	Problem, Fix string
+	// Note is worth saying without being a problem (auto fell back to
+	// the offline heuristic).
+	Note, NoteFix string
+}
+
+// Options configure Run.
+type Options struct {
+	Version string
+	Root    string // the memory folder
+	// Store is nil when the home has no database yet: the store checks
+	// are skipped.
+	Store         Store
+	UncitedAfter  int     // consolidations (health.uncited_after)
+	NearDuplicate float64 // similarity 0.5..1 (health.near_duplicate / 100)
+	// RewriteThreshold is the stale checks' (health.rewrite_threshold / 100).
+	RewriteThreshold float64
+	// SummaryTokens is summary's cut (inject.DefaultSummaryTokens).
+	SummaryTokens int
+	// ReadTokens is what one MCP read returns at most (memfs.DefaultReadTokens).
+	ReadTokens int
+	Agents     []AgentState
+	Provider   ProviderState
+	// StaleBudget bounds the stale checks (0: 10 s): doctor is not on the
+	// hot path and checks everything it can.
+	StaleBudget time.Duration
+}
+
+// maxListed bounds the findings of one check that list single memories;
+// the rest are counted in a last finding.
+const maxListed = 20
+
+// Run checks the home and returns the report; with any warning it also
+// returns an *UnhealthyError. Other errors (the store cannot be read) are
+// returned as they are.
+func Run(ctx context.Context, opts Options) (Report, error) {
+	r := Report{MemoryVersion: opts.Version, MemoryRoot: opts.Root, Checks: []CheckResult{}, Findings: []Finding{}}
+	if opts.SummaryTokens <= 0 {
+		opts.SummaryTokens = 2500
+	}
+	if opts.ReadTokens <= 0 {
+		opts.ReadTokens = 20000
+	}
+	if opts.NearDuplicate <= 0 || opts.NearDuplicate > 1 {
+		opts.NearDuplicate = 0.8
+	}
+	if opts.UncitedAfter <= 0 {
+		opts.UncitedAfter = 5
+	}
+	run := func(name string, fn func() ([]Finding, string, error)) error {
+		fs, skipped, err := fn()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		r.Checks = append(r.Checks, CheckResult{Name: name, Findings: len(fs), Skipped: skipped})
+		r.Findings = append(r.Findings, fs...)
+		return nil
+	}
+	var outs []store.Output
+	if opts.Store != nil {
+		var err error
+		if outs, err = opts.Store.AllOutputs(ctx); err != nil {
+			return r, fmt.Errorf("read raw memories: %w", err)
+		}
+		r.RawMemories = len(outs)
+	}
+	noStore := func(fn func() []Finding) func() ([]Finding, string, error) {
+		return func() ([]Finding, string, error) {
+			if opts.Store == nil {
+				return nil, "no database yet", nil
+			}
+			return fn(), "", nil
+		}
+	}
+	exact, near := duplicates(outs, opts.NearDuplicate)
+	steps := []struct {
+		name string
+		fn   func() ([]Finding, string, error)
+	}{
+		{CheckDuplicates, noStore(func() []Finding { return exact })},
+		{CheckNearDuplicates, noStore(func() []Finding { return near })},
+		{CheckUncited, func() ([]Finding, string, error) {
+			if opts.Store == nil {
+				return nil, "no database yet", nil
+			}
+			fs, err := uncited(ctx, opts.Store, opts.UncitedAfter)
+			return fs, "", err
+		}},
+		{CheckStale, func() ([]Finding, string, error) { return stale(opts) }},
+		{CheckQuarantined, func() ([]Finding, string, error) {
+			var fs []Finding
+			if opts.Store != nil {
+				var err error
+				if fs, err = quarantined(ctx, opts.Store); err != nil {
+					return nil, "", err
+				}
+			}
+			return append(fs, heldInFolder(opts.Root)...), "", nil
+		}},
+		{CheckOversized, func() ([]Finding, string, error) { return oversized(opts) }},
+		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
+		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
+		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		if err := run(s.name, s.fn); err != nil {
+			return r, err
+		}
+	}
+	r.Healthy = r.Warnings() == 0
+	if !r.Healthy {
+		return r, &UnhealthyError{Warnings: r.Warnings()}
+	}
+	return r, nil
+}
+
+// capped keeps maxListed findings and counts the rest in one more.
+func capped(fs []Finding, check string, sev Severity, what string) []Finding {
+	if len(fs) <= maxListed {
+		return fs
+	}
+	rest := fs[maxListed:]
+	ids := make([]string, 0, len(rest))
+	for _, f := range rest {
+		ids = append(ids, f.Subject)
+	}
+	out := append(fs[:maxListed:maxListed], Finding{Check: check, Severity: sev, Subject: fmt.Sprintf("%d more", len(rest)),
+		Message: fmt.Sprintf("and %d more %s", len(rest), what), ThreadIDs: ids})
+	return out
+}
+
+func uncited(ctx context.Context, st Store, n int) ([]Finding, error) {
+	us, err := st.Uncited(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	var fs []Finding
+	for _, u := range us {
+		fs = append(fs, Finding{Check: CheckUncited, Severity: Info, Subject: u.ThreadID,
+			Message: fmt.Sprintf("selected by %s and never cited by an agent", english.Count(u.Consolidations, "consolidation", "consolidations")),
+			Fix:     "memctl memories forget " + u.ThreadID})
+	}
+	return capped(fs, CheckUncited, Info, "memories never cited"), nil
+}
+
+// stale checks the evidence index of the folder, as summary does but
+// with a budget meant to finish.
+func stale(opts Options) ([]Finding, string, error) {
+	budget := opts.StaleBudget
+	if budget <= 0 {
+		budget = 10 * time.Second
+	}
+	c := &evidence.Checker{Deadline: time.Now().Add(budget), RewriteThreshold: opts.RewriteThreshold}
+	scan, err := evidence.CheckIndex(filepath.Join(opts.Root, memdir.EvidenceIndexFile), "", c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "no evidence index yet", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	var out []Finding
+	for _, n := range scan.Stale {
+		f := Finding{Check: CheckStale, Severity: Warning, Subject: n.ThreadID,
+			Message: fmt.Sprintf("%s (%s): %s", textcut.Words(n.Description, 100), n.RolloutFile, n.Summary()),
+			Fix:     "memctl consolidate --force"}
+		if n.Handled != "" {
+			// The last consolidation already demoted or dropped it: only
+			// the user can tell whether it is obsolete.
+			f.Severity = Info
+			f.Message += "; the last consolidation " + n.Handled + " it"
+			f.Fix = "memctl memories forget " + n.ThreadID
+		}
+		out = append(out, f)
+	}
+	if scan.Unchecked > 0 {
+		out = append(out, Finding{Check: CheckStale, Severity: Info, Subject: memdir.EvidenceIndexFile,
+			Message: fmt.Sprintf("%d piece(s) of evidence could not be checked (too large to hash, unreadable, or out of time)", scan.Unchecked)})
+	}
+	return capped(out, CheckStale, Warning, "stale memories"), "", nil
+}
+
+func quarantined(ctx context.Context, st Store) ([]Finding, error) {
+	items, err := st.Quarantined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// One finding per raw memory: a planted order tends to be quoted in
+	// several sections of the same memory.
+	var out []Finding
+	for i := 0; i < len(items); {
+		j := i
+		reasons := map[string]bool{}
+		for j < len(items) && items[j].ThreadID == items[i].ThreadID {
+			reasons[items[j].Reason] = true
+			j++
+		}
+		q := items[i]
+		sev := Info
+		if reasons[quarantine.ReasonInjection] || reasons[quarantine.ReasonExfiltration] {
+			sev = Warning // someone planted it: the session deserves a look
+		}
+		var rs []string
+		for r := range reasons {
+			rs = append(rs, r)
+		}
+		sort.Strings(rs)
+		out = append(out, Finding{Check: CheckQuarantined, Severity: sev, Subject: q.ThreadID,
+			Message: fmt.Sprintf("%d line(s) held back from this memory (%s), first %s line %d: %s; if the session was hostile, forget it (memctl memories forget %s)",
+				j-i, strings.Join(rs, ", "), q.Field, q.Line, textcut.Words(q.Text, 200), q.ThreadID),
+			Fix: "memctl memories show " + q.ThreadID})
+		i = j
+	}
+	return capped(out, CheckQuarantined, Info, "memories with held-back lines"), nil
+}
+
+// heldInFolder finds instruction-shaped lines in the files injected or
+// read by agents: what a model consolidator or a note let through. summary
+// drops them on the way out; the files still hold them.
+func heldInFolder(root string) []Finding {
+	var out []Finding
+	for _, rel := range injectedFiles(root) {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if r := quarantine.Strong(line); r != "" {
+				out = append(out, Finding{Check: CheckQuarantined, Severity: Warning, Subject: rel,
+					Message: fmt.Sprintf("line %d reads like an order to the agent (%s), which summary leaves out but the file still holds: %s; if it came from a note under %s, remove the note",
+						i+1, r, textcut.Words(strings.TrimSpace(line), 200), memdir.NotesDir),
+					Fix: "memctl consolidate --force"})
+			}
+		}
+	}
+	return out
+}
+
+// injectedFiles are the files whose text reaches agents as memory: the
+// summary, the handbook, skills and notes.
+func injectedFiles(root string) []string {
+	files := []string{memdir.SummaryFile, memdir.MemoryFile}
+	for _, dir := range []string{memdir.SkillsDir, memdir.NotesDir} {
+		_ = filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".md") {
+				if rel, err := filepath.Rel(root, p); err == nil {
+					files = append(files, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+	}
+	return files
+}
+
+// oversized finds memory files an agent cannot read in one MCP read.
+func oversized(opts Options) ([]Finding, string, error) {
+	if _, err := os.Stat(opts.Root); errors.Is(err, fs.ErrNotExist) {
+		return nil, "no memory folder yet", nil
+	}
+	var out []Finding
+	err := filepath.WalkDir(opts.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == memdir.GitDir || strings.HasPrefix(d.Name(), ".") && p != opts.Root) {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".md") {
+			return nil
+		}
+		rel, _ := filepath.Rel(opts.Root, p)
+		rel = filepath.ToSlash(rel)
+		// raw_memories.md and the diff are Phase 2's inputs, not memory
+		// an agent reads.
+		if rel == memdir.RawMemoriesFile || rel == memdir.DiffFile {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		tokens := int((fi.Size() + 3) / 4)
+		if tokens <= opts.ReadTokens {
+			return nil
+		}
+		out = append(out, Finding{Check: CheckOversized, Severity: Warning, Subject: rel,
+			Message: fmt.Sprintf("about %d tokens: one MCP read returns %d, so agents see it cut in the middle", tokens, opts.ReadTokens),
+			Fix:     oversizedFix(opts.Root, rel)})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Subject < out[j].Subject })
+	return out, "", err
+}
+
+func oversizedFix(root, rel string) string {
+	switch {
+	case rel == memdir.MemoryFile:
+		return "MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=128 memctl consolidate --force"
+	case strings.HasPrefix(rel, memdir.NotesDir+"/"):
+		// The full path: the user runs the fix from anywhere, not from
+		// inside the memory folder.
+		return "rm " + shellQuote(filepath.Join(root, filepath.FromSlash(rel))) + " && memctl consolidate --force"
+	case strings.HasPrefix(rel, memdir.RolloutSummariesDir+"/"):
+		if id := threadOfSummary(root, rel); id != "" {
+			return "memctl memories forget " + id
+		}
+	}
+	return "memctl consolidate --force"
+}
+
+// summarySize compares the summary with summary's cut.
+func summarySize(opts Options) ([]Finding, string, error) {
+	b, err := os.ReadFile(filepath.Join(opts.Root, memdir.SummaryFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "no " + memdir.SummaryFile + " yet", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	tokens := textcut.ApproxTokens(strings.TrimSpace(string(b)))
+	if tokens <= opts.SummaryTokens {
+		return nil, "", nil
+	}
+	return []Finding{{Check: CheckSummarySize, Severity: Warning, Subject: memdir.SummaryFile,
+		Message: fmt.Sprintf("about %d tokens; summary injects %d, so about %d tokens from its middle never reach the agent",
+			tokens, opts.SummaryTokens, tokens-opts.SummaryTokens),
+		Fix: "MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=128 memctl consolidate --force"}}, "", nil
+}
+
+func agents(states []AgentState) []Finding {
+	var out []Finding
+	for _, a := range states {
+		switch {
+		case a.Err != "":
+			out = append(out, Finding{Check: CheckAgents, Severity: Warning, Subject: a.Agent,
+				Message: "cannot read its config: " + a.Err, Fix: "memctl setup " + a.Agent + " --dry-run"})
+		case !a.Installed:
+			// Not installed: nothing to wire up, nothing to report.
+		case len(a.Pending) == 0:
+		case a.SetUp:
+			out = append(out, Finding{Check: CheckAgents, Severity: Warning, Subject: a.Agent,
+				Message: "memctl's hooks, MCP entry or permissions changed since memctl setup: " + strings.Join(a.Pending, ", ") + " would be rewritten",
+				Fix:     "memctl setup " + a.Agent})
+		default:
+			out = append(out, Finding{Check: CheckAgents, Severity: Info, Subject: a.Agent,
+				Message: "installed, but memctl is not wired in: no summary hook, no citation hook, no MCP server",
+				Fix:     "memctl setup " + a.Agent})
+		}
+	}
+	return out
+}
+
+func provider(p ProviderState) []Finding {
+	var out []Finding
+	if p.Problem != "" {
+		out = append(out, Finding{Check: CheckProvider, Severity: Warning, Subject: p.Resolved, Message: p.Problem, Fix: p.Fix})
+	}
+	if p.Note != "" {
+		out = append(out, Finding{Check: CheckProvider, Severity: Info, Subject: p.Resolved, Message: p.Note, Fix: p.NoteFix})
+	}
+	return out
+}
+
+// threadOfSummary reads the thread id a rollout summary names in its
+// header ("" when it names none).
+func threadOfSummary(root, rel string) string {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	for _, line := range strings.Split(string(head[:n]), "\n") {
+		if id, ok := strings.CutPrefix(line, "thread_id: "); ok {
+			return strings.TrimSpace(id)
+		}
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// path characters, so a fix with a path is copied and run as printed.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,193 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/store"
+)
+
+// writeBenchTranscripts writes n transcripts of a few KB each in memctl's
+// JSONL format: a question, commentary, two tool calls with output, a file
+// change and a final answer, so PrepareInput has real work to do.
+func writeBenchTranscripts(tb testing.TB, root string, n int) {
+	tb.Helper()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range n {
+		at := func(sec int) string {
+			return base.Add(time.Duration(i)*time.Hour + time.Duration(sec)*time.Second).Format(time.RFC3339)
+		}
+		log := strings.Repeat(fmt.Sprintf("=== RUN   TestCase%d\n--- PASS: TestCase%d (0.01s)\n", i, i), 40)
+		lines := []any{
+			map[string]any{"type": "session", "id": fmt.Sprintf("bench-extract-%03d", i), "cwd": fmt.Sprintf("/home/dev/src/service-%d", i%23),
+				"source": "cli", "timestamp": at(0), "git_branch": "main", "model": "bench-model"},
+			map[string]any{"type": "message", "role": "context", "text": "Repository rules: run make check before committing.", "timestamp": at(1)},
+			map[string]any{"type": "message", "role": "user", "text": fmt.Sprintf("The nightly job %d fails with a timeout in the store tests; find out why and fix it.", i), "timestamp": at(2)},
+			map[string]any{"type": "message", "role": "assistant", "text": "Let me run the failing package first.", "timestamp": at(4)},
+			map[string]any{"type": "tool_call", "id": "c1", "name": "shell", "command": "go test ./internal/store/...", "timestamp": at(5)},
+			map[string]any{"type": "tool_result", "id": "c1", "output": log + "FAIL: TestLease (60.00s) timeout waiting for lock\n", "exit_code": 1, "timestamp": at(70)},
+			map[string]any{"type": "tool_call", "id": "c2", "name": "edit", "input": map[string]any{"path": "internal/store/store.go"}, "timestamp": at(80)},
+			map[string]any{"type": "file_change", "id": "c2", "path": "internal/store/store.go", "op": "update", "timestamp": at(81)},
+			map[string]any{"type": "tool_result", "id": "c2", "output": "ok", "timestamp": at(81)},
+			map[string]any{"type": "tool_call", "id": "c3", "name": "shell", "command": "go test ./internal/store/...", "timestamp": at(90)},
+			map[string]any{"type": "tool_result", "id": "c3", "output": log + "ok  \tpkg/store\t1.2s\n", "exit_code": 0, "timestamp": at(95)},
+			map[string]any{"type": "message", "role": "assistant", "final": true, "timestamp": at(100),
+				"text": "busy_timeout was set with db.Exec, which configures one pooled connection only; it is now in the DSN and the test passes."},
+		}
+		var b strings.Builder
+		for _, l := range lines {
+			j, err := json.Marshal(l)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("bench-extract-%03d.jsonl", i)), []byte(b.String()), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// standInAnswer is a valid v1 Phase 1 answer, different for each call.
+func standInAnswer(n int64) string {
+	raw := fmt.Sprintf(`---
+description: Fixed a store test timeout by moving busy_timeout into the DSN (call %d)
+task: fix-store-timeout-%d
+task_group: /home/dev/src/service
+task_outcome: success
+keywords: sqlite, busy_timeout, dsn, database/sql, flaky test
+---
+
+### Task 1: Fix the nightly store test timeout
+
+task: find why TestLease times out and fix it
+task_outcome: success
+
+Reusable knowledge:
+- A PRAGMA run through db.Exec configures one pooled connection only; put busy_timeout in the DSN.
+- go test ./internal/store/... runs in about a second once the lock wait is gone.
+`, n, n)
+	ans, _ := json.Marshal(map[string]any{
+		"rollout_summary": fmt.Sprintf("# Store test timeout %d\n\nbusy_timeout moved into the DSN; TestLease passes.\n", n),
+		"rollout_slug":    fmt.Sprintf("store-timeout-%d", n),
+		"raw_memory":      raw,
+	})
+	return string(ans)
+}
+
+// newStandIn serves the Chat Completions wire format: it reads the
+// request, waits delay (the model's latency), then answers.
+func newStandIn(delay time.Duration) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := calls.Add(1)
+		time.Sleep(delay)
+		content, _ := json.Marshal(standInAnswer(n))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"chatcmpl-%d","object":"chat.completion","created":1,"model":"bench-model",`+
+			`"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],`+
+			`"usage":{"prompt_tokens":900,"completion_tokens":200,"total_tokens":1100}}`, n, content)
+	}))
+	return srv, &calls
+}
+
+// BenchmarkExtract200Loopback runs Phase 1 over 200 threads against a
+// loopback stand-in that answers each call after 200 ms, at concurrency 8.
+// The ideal is 200/8 × 0.2 s = 5 s; elapsed-s is the mean wall time of
+// extract.Run and ratio-to-ideal is elapsed-s / 5 (target ≤ 1.15). Each
+// iteration starts from a fresh store indexed outside the timer.
+//
+// With MEMCTL_BENCH_EXTRACT_DIR set, the transcripts are written there and
+// kept, so scripts/bench.sh can run `memctl extract` on the same files.
+func BenchmarkExtract200Loopback(b *testing.B) {
+	const (
+		threads     = 200
+		concurrency = 8
+		delay       = 200 * time.Millisecond
+	)
+	ideal := time.Duration(threads/concurrency) * delay
+	ctx := context.Background()
+	root := filepath.Join(b.TempDir(), "transcripts")
+	if dir := os.Getenv("MEMCTL_BENCH_EXTRACT_DIR"); dir != "" {
+		root = dir
+	}
+	writeBenchTranscripts(b, root, threads)
+	srv, calls := newStandIn(delay)
+	defer srv.Close()
+	prov, err := model.New(model.Options{Kind: model.KindOpenAICompatible, BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	red := redact.Default().String
+
+	var elapsed time.Duration
+	runs := 0
+	for b.Loop() {
+		b.StopTimer()
+		st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName(V1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sres, err := scan.Run(ctx, st, scan.Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: root}},
+			Policy: store.UpsertPolicy{GenerateMemories: true}})
+		if err != nil || sres.Added != threads {
+			b.Fatalf("scan: %+v, %v", sres, err)
+		}
+		calls.Store(0)
+		b.StartTimer()
+
+		start := time.Now()
+		res, err := Run(ctx, st, RunOptions{
+			Version: V1, Provider: prov, ProviderName: model.KindOpenAICompatible, Model: "bench-model",
+			Filter:    store.CandidateFilter{AllWindows: true, InteractiveOnly: true},
+			MaxClaims: threads, Concurrency: concurrency, Redact: red, WorkerID: "bench",
+		})
+		elapsed += time.Since(start)
+		runs++
+
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Succeeded != threads || calls.Load() != threads {
+			b.Fatalf("succeeded %d of %d with %d calls (failed %d: %+v)", res.Succeeded, threads, calls.Load(), res.Failed, firstError(res))
+		}
+		st.Close()
+		b.StartTimer()
+	}
+	mean := elapsed / time.Duration(runs)
+	b.ReportMetric(mean.Seconds(), "elapsed-s")
+	b.ReportMetric(mean.Seconds()/ideal.Seconds(), "ratio-to-ideal")
+}
+
+func firstError(res RunResult) string {
+	for _, j := range res.Jobs {
+		if j.Error != "" {
+			return j.Error
+		}
+	}
+	return ""
+}

@@ -1,0 +1,265 @@
+package heuristic_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/golden"
+	"github.com/memctl/memctl/internal/sessions"
+)
+
+// Each precision rule of the extractor has a transcript in testdata/rules
+// that shows it, written in the agent's own format (Codex rollout, Claude
+// Code project file, memctl JSONL). The test extracts it the way "memctl
+// extract --provider heuristic" does and reads the memory as text: what
+// it must say, what it must never say.
+
+type ruleCase struct {
+	name    string
+	file    string
+	kind    sessions.Kind
+	must    []string // regexps the memory must match
+	mustNot []string // regexps it must not match
+}
+
+var ruleCases = []ruleCase{
+	{
+		name: "a changed flag is a fix, not flakiness",
+		file: "rollout-2026-10-05T10-00-00-0199a001-0000-7000-8000-000000000001.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"Fix: `git push` failed \\(`fatal: The current branch feature-x has no upstream branch\\.`\\) and passed with `--set-upstream origin feature-x` added",
+			"Ran `git push`: failed, exit 128",
+		},
+		mustNot: []string{`flaky`, `nothing changed`, `Check: [^\n]*git (push|add|commit)`, `hint:|To have this happen`},
+	},
+	{
+		name: "an escalated rerun is a fix, not flakiness",
+		file: "rollout-2026-10-05T11-00-00-0199a002-0000-7000-8000-000000000002.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"Fix: `pnpm install` failed \\(`ERR_PNPM_META_FETCH_FAIL[^`]*EAI_AGAIN[^`]*`\\) and passed when rerun with escalated permissions",
+			"Check: `pnpm test` passed",
+		},
+		mustNot: []string{`flaky`, `nothing changed`},
+	},
+	{
+		name: "a rejected write, an interrupt and a denied edit change nothing and are no success",
+		file: "rejected-write.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"The user rejected the edit of available-tools\\.md; it did not run: the file was not written",
+			"Permission for the edit of README\\.md was not granted; it did not run: the file was not written",
+			"The user interrupted the agent",
+			"changed no file",
+			"task_outcome: (fail|uncertain)",
+			"Preference signals:\n- “put it in README\\.md instead of a new file”",
+		},
+		mustNot: []string{`Created available-tools\.md`, `available-tools\.md \((add|update)`, `README\.md \(update`,
+			`task_outcome: success`, `Edited README`},
+	},
+	{
+		name: "an edit reverted with git checkout is no change",
+		file: "reverted-edit.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"changed no file \\(1 more changed and then undone\\)",
+			"The changes to server\\.go were undone \\(restored from git\\)",
+			"Threw away the changes to server\\.go with `git checkout -- server\\.go`",
+			"`go test ./\\.\\.\\.` failed once \\(`server_test\\.go:57: body mismatch for /search\\?q=a<b: got \"a<b\", want \"a\\\\u003cb\"`; failing: TestGoldenResponses\\)",
+			"the agent's explanation: “The golden files expect HTML-escaped output, so the change breaks them\\.",
+		},
+		mustNot: []string{`server\.go \(update`, `start the next attempt`, `flaky`, `Check: [^\n]*git checkout`},
+	},
+	{
+		name: "a commit that printed its hash passed; failures are counted",
+		file: "commit-no-exit-code.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 2 commands \\(1 failed\\) and changed 1 file",
+			"Fix: `git commit -am 'Add exporter'` failed \\(`exporter/csv\\.go:41:2: ineffectual assignment to err \\(ineffassign\\)`\\) and passed after changes to exporter/csv\\.go",
+			"Ran `git commit -am 'Add exporter'`: ok; made commit `64f1b9a` “Add exporter”\\.",
+		},
+		mustNot: []string{`never rerun`, `no later run passed`, `\(0 failed\)`, `Check: [^\n]*git commit`},
+	},
+	{
+		name: "go test output says FAIL: no pass, no success",
+		file: "go-test-no-exit-code.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: fail",
+			"`go test ./\\.\\.\\.` failed once \\(`balance_test\\.go:19: Balance\\(\\) = 90, want 100`; failing: TestBalance\\) and no later run passed",
+			"ran 1 command \\(1 failed\\)",
+		},
+		mustNot: []string{"`go test ./\\.\\.\\.` passe", `task_outcome: success`, `project's test command`},
+	},
+	{
+		name: "the error line states the problem, not a hint, an option or a location",
+		file: "error-lines.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"`git add dist/app\\.js` failed once \\(`The following paths are ignored by one of your \\.gitignore files: dist`\\)",
+			"`codex exec --model gpt-4o 'say hi'` failed once \\(`Error: model gpt-4o is not supported: Codex requires compatible models\\.`\\)",
+			"`node --test test/slug\\.test\\.js` failed once \\(`'hello world' !== 'hello-world'`; failing: slugify\\)",
+		},
+		mustNot: []string{"`hint:", "`3\\. Override", "`location:", "`stack:"},
+	},
+	{
+		name: "standing instructions are kept word for word; a one-off request is not",
+		file: "standing-instructions.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"- “Use pnpm, never npm\\.”",
+			"- “It is important not to commit changes until the final step\\.”",
+			"- “TODO is not acceptable, implementation must be full\\.”",
+			"- “The importer must not be agent specific: read every agent's sessions through the adapter interface\\.”",
+		},
+		mustNot: []string{`(?m)^- “[^\n]*(for now|push yet|Implement the session importer)`, `avoid this in similar work`,
+			`-> `},
+	},
+	{
+		name: "the agent's findings are kept, in its words",
+		file: "rollout-2026-10-05T12-00-00-0199a010-0000-7000-8000-000000000010.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"Finding: the agent said “Found it: the cutoff was inclusive, so records at exactly 30 days were kept for another run\\.”",
+			"Check: `go test ./internal/retain/\\.\\.\\.` passed after the changes to internal/retain/prune\\.go",
+			"internal/retain/prune\\.go \\(update\\)",
+		},
+	},
+	{
+		name: "citations and the agent's reads of its memory are not memory",
+		file: "rollout-2026-10-05T13-00-00-0199a011-0000-7000-8000-000000000011.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"the agent ran 1 command \\(0 failed\\)",
+			"The agent's 2 reads of its own memory are left out",
+			"Files read: package\\.json",
+		},
+		mustNot: []string{`oai-mem-citation`, `citation_entries`, `MEMORY\.md`, `memory_summary`, `\.codex/memories`, `\.memctl`,
+			`0199a002-0000-7000-8000-000000000002`},
+	},
+	{
+		name: "listings and git add are never the check; an identical rerun may be flaky",
+		file: "not-checks.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"Fix: `git add config/server\\.json` failed \\(`fatal: Unable to create '/home/dev/src/site/\\.git/index\\.lock': File exists\\.`\\) and passed after running `rm -f \\.git/index\\.lock`",
+			"`npm run e2e` failed once \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\), then passed on an identical rerun with nothing changed in between \\(possibly flaky\\)",
+		},
+		mustNot: []string{`Check: [^\n]*(ps aux|git add|rm -f)`, `(ps aux|git add)[^\n]*the check`, `Fix: [^\n]*npm run e2e`},
+	},
+	{
+		name: "a failure the final answer talks over leaves the outcome uncertain",
+		file: "claimed-done-after-failure.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: uncertain",
+			"Outcome: uncertain \\(the final answer reports the work as done, but `\\./scripts/deploy\\.sh staging` failed and no later run passed\\)",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and no later run passed; the task was still reported done\\.",
+		},
+		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
+	},
+	{
+		name: "git commits are changes, npm run ci is a check and npm ci is not",
+		file: "git-commits-npm-ci.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 4 commands \\(0 failed\\) and made 2 git commits \\(no file edited directly\\)",
+			"Ran `git cherry-pick 9f1c2ab 4e77d10`: ok, exit 0; made commits `3b8e0f1` “parser: keep the last field”, `c0d4a92` “parser: accept CRLF line endings”\\.",
+			"Ran `npm run ci`: passed, exit 0",
+			"task_outcome: success",
+			"the last check `npm run ci` passed",
+		},
+		mustNot: []string{`changed no file`, `Ran .npm ci.: passed`, `(?i)check[^\n]*.npm ci.`, `made commits? .1e2d3c4`},
+	},
+	{
+		name: "package scripts and runner targets that verify are checks, make clean and a formatter's rewrite are not",
+		file: "check-scripts.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"Fix: `pnpm run typecheck` failed \\(`src/export\\.ts\\(14,7\\): error TS2322: [^`]*`\\) and passed after changes to src/export\\.ts",
+			"Ran `npm run check`: passed, exit 0",
+			"Ran `just test`: passed, exit 0",
+			"Ran `make check`: passed, exit 0",
+			"Ran `make clean`: ok, exit 0",
+			"Ran `prettier --write src`: ok, exit 0",
+			"task_outcome: success",
+			"the last check `make check` passed",
+		},
+		mustNot: []string{"Check: `(make clean|prettier)", "the last check `(make clean|prettier)", "Ran `(make clean|prettier --write src)`: passed"},
+	},
+	{
+		name: "git apply and a fast-forward merge change the repository; a refused rebase, apply --check and an up-to-date merge do not",
+		file: "git-only-changes.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"the agent ran 8 commands \\(1 failed\\) and edited no file directly; git changed the repository \\(`git apply fix-timeout\\.patch`, `git merge --ff-only origin/main`\\)\\.",
+			"Ran `git rebase main`: failed, exit 1 — `error: cannot rebase: You have unstaged changes\\.`",
+			// Deleting a branch is no look around: it is listed as run.
+			"Ran `git branch -D stale-experiment`: ok, exit 0",
+		},
+		mustNot: []string{`changed no file`, "git changed the repository \\([^)\\n]*(git apply --check|git merge main`|git rebase)"},
+	},
+	{
+		name: "a passing check answers neither for a push that failed after it nor for a lint run still failing",
+		file: "failure-after-check.jsonl", kind: sessions.KindJSONL,
+		must: []string{
+			"task_outcome: partial",
+			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `git push origin main` failed after it and no later run passed\\)",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and no later run passed",
+			"`git push origin main` failed once \\([^\\n]*\\) and no later run passed",
+		},
+		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
+	},
+	{
+		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
+		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Fix: `go test \\./worker/\\.\\.\\.` failed \\(`panic: test timed out after 30s`\\) and passed after changes to worker/worker\\.go; the agent's reasoning at the time: “The drain loop never returns because the results channel is never closed when the last job finishes\\.”",
+		},
+		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
+	},
+	{
+		name: "a cause found in thinking after more looking is quoted as the agent's later reasoning; a design 'because' is not",
+		file: "thinking-later-cause.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Fix: `npm run build` failed \\(`src/api/client\\.ts\\(3,24\\): error TS2307: [^`]*`\\) and passed after changes to tsconfig\\.json; the agent's later reasoning: “So the build fails because the @acme/shared path alias still points at packages/shared/src, which the rename turned into packages/common/src\\.”",
+		},
+		mustNot: []string{`keeps the rename`, `Finding: [^\n]*path alias`, `the agent's explanation: [^\n]*TypeScript configuration`},
+	},
+	{
+		name: "a Codex reasoning summary after a failure is quoted without its title",
+		file: "rollout-2026-10-06T12-00-00-0199a012-0000-7000-8000-000000000012.jsonl", kind: sessions.KindCodex,
+		must: []string{
+			"Fix: `go test \\./\\.\\.\\.` failed \\(`totals_test\\.go:22: total for 2026-03 = 1199, want 1200`; failing: TestMonthlyTotals\\) and passed after changes to totals\\.go; the agent's reasoning at the time: “The total is off by one cent because amounts are summed as float64 and truncated\\.",
+		},
+		mustNot: []string{`Tracing the rounding error`, `Finding: [^\n]*float64`},
+	},
+}
+
+func TestRules(t *testing.T) {
+	for _, tc := range ruleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := memoryOf(t, tc.kind, filepath.Join("testdata", "rules", tc.file))
+			if os.Getenv("MEMCTL_RULES_DUMP") != "" {
+				t.Logf("%s", text)
+			}
+			for _, p := range tc.must {
+				if !regexp.MustCompile(p).MatchString(text) {
+					t.Errorf("the memory lacks %s", p)
+				}
+			}
+			for _, p := range tc.mustNot {
+				if m := regexp.MustCompile(p).FindString(text); m != "" {
+					t.Errorf("the memory says %q (%s)", m, p)
+				}
+			}
+			if t.Failed() {
+				t.Logf("memory:\n%s", indent(text))
+			}
+			goldenFile(t, strings.TrimSuffix(tc.file, ".jsonl")+".v1", text)
+			v2 := memoryOfVersion(t, tc.kind, filepath.Join("testdata", "rules", tc.file), extract.V2)
+			goldenFile(t, strings.TrimSuffix(tc.file, ".jsonl")+".v2", v2)
+		})
+	}
+}
+
+// goldenFile compares got with testdata/golden/<name>.golden, rewriting
+// the file instead when MEMCTL_UPDATE is set: the goldens show, for
+// review, the whole memory each rule transcript gives.
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	golden.File(t, filepath.Join("testdata", "golden", name+".golden"), got)
+}
+
+func indent(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }

@@ -1,0 +1,147 @@
+package inject
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/textcut"
+	"github.com/memctl/memctl/templates"
+)
+
+// maxProjectPointers bounds the list of other projects in a scoped summary.
+const maxProjectPointers = 12
+
+// Request says what summary to render.
+type Request struct {
+	Root        string // the memory folder
+	Version     string // "v1" or "v2"
+	MaxTokens   int    // 0: DefaultSummaryTokens
+	Raw         bool   // the summary alone, without the instructions
+	TemplateDir string
+	Agent       string // see CitationNote
+	// Project is the working directory (absolute) or the project key or
+	// name whose memory is injected; AllProjects injects the global
+	// memory_summary.md instead.
+	Project     string
+	AllProjects bool
+	// Overrides are the config's [[projects]] entries.
+	Overrides []project.Override
+	// Checks are the health checks run on the summary before it is
+	// injected (nil: only the scrub of instruction-shaped lines); a scoped
+	// summary checks the memories of its project only.
+	Checks *Checks
+}
+
+// Scope is the project a scoped summary was rendered for.
+type Scope struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// HasMemory is false when no consolidated memory belongs to the project
+	// yet: only the personal layer and the pointers were injected.
+	HasMemory bool `json:"has_memory"`
+	// Layer is the project's summary file, relative to the memory folder.
+	File string `json:"file,omitempty"`
+}
+
+// Scoped returns the summary a session should be given: with a project,
+// the personal layer, that project's summary and one line for each other
+// project; with AllProjects (or a memory folder consolidated before
+// projects existed) the global memory_summary.md, as Summary does. Nothing
+// of another project is injected except through the personal layer.
+func Scoped(req Request) (SummaryResult, error) {
+	if req.AllProjects {
+		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+	}
+	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	if err != nil || ix == nil {
+		// No project layer yet (or a damaged one): the global summary, as
+		// before projects; the next consolidation writes the layer.
+		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+	}
+	name, err := TemplateName(req.Version)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	note, err := CitationNote(req.Agent)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = DefaultSummaryTokens
+	}
+	id, entry, found := ix.Locate(req.Project, req.Overrides)
+	scope := &Scope{Key: id.Key, Name: id.Name, HasMemory: found}
+	var parts []string
+	if b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(memdir.PersonalFile))); err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if found {
+		scope.Key, scope.Name = entry.Key, entry.Name
+		scope.File = memdir.ProjectsDir + "/" + entry.Dir + "/" + memdir.ProjectSummaryFile
+		b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(scope.File)))
+		if err != nil || strings.TrimSpace(string(b)) == "" {
+			scope.HasMemory = false
+		} else {
+			parts = append(parts, strings.TrimSpace(string(b)))
+		}
+	}
+	if !scope.HasMemory {
+		label := id.Name
+		if label == "" {
+			label = "the current folder"
+		}
+		parts = append(parts, fmt.Sprintf("## Project: %s\n\nNo memory of this project has been consolidated yet.", label))
+	}
+	if others := otherProjects(ix, scope.Key); others != "" {
+		parts = append(parts, others)
+	}
+	summary := strings.Join(parts, "\n\n")
+	res := SummaryResult{Project: scope}
+	var checks *Checks
+	if req.Checks != nil {
+		c := *req.Checks
+		c.Scope = scope.Key // the memories this summary shows
+		checks = &c
+	}
+	summary = applyChecks(req.Root, summary, maxTokens, checks, &res)
+	text := summary
+	if !req.Raw {
+		tmpl, err := templates.Get(name, req.TemplateDir)
+		if err != nil {
+			return SummaryResult{}, err
+		}
+		text = render(tmpl, req.Root, summary, note)
+	}
+	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
+	return res, nil
+}
+
+// otherProjects lists the projects other than key: a name and where its
+// summary is, never its content.
+func otherProjects(ix *project.Index, key string) string {
+	var lines []string
+	for _, e := range ix.Projects {
+		if e.Key != key {
+			// One line whatever the name: an index written before names
+			// were made printable may hold a folder name with newlines.
+			lines = append(lines, fmt.Sprintf("- %s: %d session(s), latest %s; %s/%s/%s", project.OneLine(e.Name), e.Sessions, e.Latest,
+				memdir.ProjectsDir, e.Dir, memdir.ProjectSummaryFile))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	if len(lines) > maxProjectPointers {
+		more := len(lines) - maxProjectPointers
+		lines = append(lines[:maxProjectPointers], fmt.Sprintf("- and %d more; see %s", more, memdir.ProjectIndexFile))
+	}
+	return "## Other projects in memory\n\nOpen one of these only when the task concerns that project; what they hold does not apply here.\n\n" +
+		strings.Join(lines, "\n")
+}

@@ -1,0 +1,193 @@
+package inject
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/textcut"
+	"github.com/memctl/memctl/templates"
+)
+
+// DefaultSummaryTokens is the token budget the summary is cut to before it
+// is injected.
+const DefaultSummaryTokens = 2500
+
+// Placeholders replaced in the read-path templates.
+const (
+	basePathPlaceholder   = "{{ base_path }}"
+	summaryPlaceholder    = "{{ memory_summary }}"
+	visibilityPlaceholder = "{{ citation_visibility }}"
+)
+
+// Agents the read path can be rendered for (summary --agent).
+const (
+	AgentGeneric    = ""            // the reply goes through `memctl cite`, which strips the block
+	AgentClaudeCode = "claude-code" // Stop hook: the reply is already on screen
+	AgentCodex      = "codex"       // Codex strips the block itself; notify + rollout count it
+)
+
+// CitationNote is what the instructions say about the citation block's
+// visibility for an agent. Where memctl reads the reply after the agent
+// has shown it (Claude Code's Stop hook), nothing can remove the block, so
+// the model is told so and asked for the shortest form that still counts
+// (the rollout ids alone), instead of being told a comforting untruth.
+func CitationNote(agent string) (string, error) {
+	switch agent {
+	case AgentGeneric:
+		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
+	case AgentCodex:
+		// Codex 0.169 parses the block itself and removes it from the
+		// answer it shows (memctl reads it back from the rollout).
+		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
+	case AgentClaudeCode:
+		return "The user sees this block: this agent shows your answer as you write it and\n" +
+			"  nothing removes it afterwards. Keep it short: a block with only the\n" +
+			"  `<rollout_ids>` section is enough for memctl to count the use, so leave out\n" +
+			"  `<citation_entries>` unless the user asks where an answer came from.", nil
+	default:
+		return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", agent)
+	}
+}
+
+// SummaryResult is what Summary produced. Injected is false when there is
+// nothing to inject; Text is then empty.
+type SummaryResult struct {
+	Text         string `json:"text"`
+	Injected     bool   `json:"injected"`
+	ApproxTokens int    `json:"approx_tokens"`
+	Truncated    bool   `json:"truncated"`
+	// Project is the project the summary was scoped to; nil for the
+	// global summary (--all-projects, or a folder without a project layer).
+	Project *Scope `json:"project,omitempty"`
+	// Stale lists the memories whose evidence changed since they were
+	// written (docs/stale.md); the text flags them too.
+	Stale []evidence.Notice `json:"stale,omitempty"`
+	// StaleUnchecked counts evidence the time budget left unchecked.
+	StaleUnchecked int `json:"stale_unchecked,omitempty"`
+	// QuarantinedLines counts instruction-shaped lines held back from
+	// the injected text.
+	QuarantinedLines int `json:"quarantined_lines,omitempty"`
+}
+
+// TemplateName returns the read-path template file used for a memory
+// version ("v1" or "" → read_path.md, "v2" → read_path_v2.md).
+func TemplateName(version string) (string, error) {
+	switch version {
+	case "", "v1":
+		return "read_path.md", nil
+	case "v2":
+		return "read_path_v2.md", nil
+	default:
+		return "", fmt.Errorf("unknown memory version %q (want v1 or v2)", version)
+	}
+}
+
+// Summary reads <root>/memory_summary.md, trims it, cuts it to maxTokens
+// (DefaultSummaryTokens when maxTokens is 0) and renders the read-path
+// template of version around it, with root as the base path. With raw set
+// it returns the cut summary alone. A missing or blank summary yields
+// Injected=false and no error, so a caller prints nothing; other read
+// failures are returned. The root of the given version only is read: v2
+// never falls back to the v1 folder.
+func Summary(root, version string, maxTokens int, raw bool, templateDir string) (SummaryResult, error) {
+	return SummaryFor(root, version, maxTokens, raw, templateDir, AgentGeneric)
+}
+
+// SummaryFor is Summary with the instructions rendered for agent (see
+// CitationNote).
+func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agent string) (SummaryResult, error) {
+	return SummaryChecked(root, version, maxTokens, raw, templateDir, agent, nil)
+}
+
+// SummaryChecked is SummaryFor with the health checks of c run on the
+// summary before it is injected (nil: only the scrub of
+// instruction-shaped lines): stale memory is flagged within c's time
+// budget, and the notice survives the cut to maxTokens.
+func SummaryChecked(root, version string, maxTokens int, raw bool, templateDir, agent string, c *Checks) (SummaryResult, error) {
+	name, err := TemplateName(version)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	note, err := CitationNote(agent)
+	if err != nil {
+		return SummaryResult{}, err
+	}
+	if maxTokens == 0 {
+		maxTokens = DefaultSummaryTokens
+	}
+	b, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
+	if err != nil {
+		// Missing or unreadable: nothing to inject (Codex 8.1). A hook
+		// that runs before every turn must not fail the agent over it.
+		return SummaryResult{}, nil
+	}
+	summary := strings.TrimSpace(string(b))
+	if summary == "" {
+		return SummaryResult{}, nil
+	}
+	var res SummaryResult
+	summary = applyChecks(root, summary, maxTokens, c, &res)
+	text := summary
+	if !raw {
+		tmpl, err := templates.Get(name, templateDir)
+		if err != nil {
+			return SummaryResult{}, err
+		}
+		text = render(tmpl, root, summary, note)
+	}
+	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
+	return res, nil
+}
+
+// Render fills a read-path template for the generic agent. The
+// placeholders are replaced in a single left-to-right pass, so
+// placeholder-like text inside the summary or the path is left alone.
+func Render(tmpl, basePath, summary string) string {
+	note, _ := CitationNote(AgentGeneric)
+	return render(tmpl, basePath, summary, note)
+}
+
+func render(tmpl, basePath, summary, note string) string {
+	return strings.NewReplacer(basePathPlaceholder, basePath, summaryPlaceholder, summary, visibilityPlaceholder, note).Replace(tmpl)
+}
+
+// Fragments splits text into pieces of at most maxBytes bytes on UTF-8
+// boundaries, preferring to cut after a newline. Hosts that limit the size
+// of one instruction block (Codex sends v2 instructions as ≤ 8,900-byte
+// fragments) can send the pieces in order.
+func Fragments(text string, maxBytes int) []string {
+	if maxBytes <= 0 || len(text) <= maxBytes {
+		if text == "" {
+			return nil
+		}
+		return []string{text}
+	}
+	var out []string
+	for len(text) > maxBytes {
+		cut := strings.LastIndexByte(text[:maxBytes], '\n') + 1
+		if cut == 0 {
+			cut = maxBytes
+			for cut > 0 && !isRuneStart(text[cut]) {
+				cut--
+			}
+			if cut == 0 { // a single rune wider than maxBytes
+				cut = maxBytes
+				for cut < len(text) && !isRuneStart(text[cut]) {
+					cut++
+				}
+			}
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,505 @@
+// Package mcpserver serves a memory folder to any MCP client (Codex, Claude
+// Code, editors) as the tools list, read, search and add_ad_hoc_note, with
+// the semantics of internal/memfs. Mistakes in a request (a path outside the
+// folder, a missing file, a bad cursor) come back as tool errors the model
+// can read and correct; only I/O failures are protocol errors.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/project"
+)
+
+// Options configures a memory tool server.
+type Options struct {
+	// Root is the memory folder of the configured memory version.
+	Root string
+	// Version is memctl's build version, reported as the server version.
+	Version string
+	// Ranked runs a ranked full-text search (memctl search); nil leaves
+	// the search tool's ranked mode unavailable.
+	Ranked func(ctx context.Context, req RankedRequest) ([]RankedHit, error)
+	// Cwd is the folder the server was started in: its project is the
+	// default scope of every tool (docs/projects.md).
+	Cwd string
+	// Overrides are the config's [[projects]] entries.
+	Overrides []project.Override
+	// Redact is applied to every file text and snippet returned; nil
+	// returns text unchanged.
+	Redact func(string) string
+	// ReadOnly hides add_ad_hoc_note.
+	ReadOnly bool
+	// Now stamps note filenames built from a slug; nil means time.Now.
+	Now func() time.Time
+	// StaleChecks flags, in read and search results, the memories whose
+	// files or commands changed since they were written (docs/stale.md),
+	// spending at most StaleBudget per call (0: evidence.DefaultBudget).
+	StaleChecks      bool
+	StaleBudget      time.Duration
+	RewriteThreshold float64
+}
+
+// RankedRequest is a ranked search: the query, how many hits, and the
+// project whose memory comes first ("" ranks every project alike).
+type RankedRequest struct {
+	Query        string
+	Limit        int
+	ProjectKey   string
+	ProjectFiles string   // the project's folder in the memory folder, "projects/<dir>/"
+	ProjectPaths []string // the project's rollout summaries
+}
+
+// RankedHit is one result of a ranked search.
+type RankedHit struct {
+	Kind     string  `json:"kind"`
+	ThreadID string  `json:"thread_id,omitempty"`
+	Path     string  `json:"path,omitempty"`
+	Snippet  string  `json:"snippet"`
+	Score    float64 `json:"score"`
+	// Scope is project, shared or other; Project names the project a hit
+	// of another (or this) project came from.
+	Scope      string `json:"scope,omitempty"`
+	Project    string `json:"project,omitempty"`
+	ProjectKey string `json:"project_key,omitempty"`
+}
+
+// ScopeInfo is the project a tool call was answered for.
+type ScopeInfo struct {
+	Key  string `json:"key,omitempty"`
+	Name string `json:"name,omitempty"`
+	// All is set when the call asked for every project ("*").
+	All bool `json:"all,omitempty"`
+}
+
+// allProjects is the project argument that lifts the scope.
+const allProjects = "*"
+
+// Defaults of the ranked search mode.
+const (
+	defaultRankedLimit = 20
+	maxRankedLimit     = 200
+)
+
+const instructions = `These tools read the memory folder that memctl builds from past agent sessions.
+Start from memory_summary.md and MEMORY.md; use search to find keywords, then read the lines it points to.
+Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.
+Memory is scoped to the project of the folder the server runs in: results say their scope (project, shared or other);
+other projects' memory is left out of list and search unless you pass project "*".`
+
+// ListInput is the list tool's arguments.
+type ListInput struct {
+	Path       string `json:"path,omitempty" jsonschema:"directory or file to list, relative to the memory folder; default the folder itself"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"entries per page, 1 to 2000; default 2000"`
+	Project    string `json:"project,omitempty" jsonschema:"project whose files to list: a project key or name; default the project of the folder the server runs in; \"*\" for every project"`
+}
+
+// ListOutput is the list tool's result.
+type ListOutput struct {
+	memfs.ListResult
+	Scope ScopeInfo `json:"scope"`
+}
+
+// ReadInput is the read tool's arguments.
+type ReadInput struct {
+	Path       string `json:"path" jsonschema:"file to read, relative to the memory folder"`
+	LineOffset *int   `json:"line_offset,omitempty" jsonschema:"first line to return, counting from 1; default 1"`
+	MaxLines   *int   `json:"max_lines,omitempty" jsonschema:"how many lines to return (at least 1); default all"`
+	Project    string `json:"project,omitempty" jsonschema:"project the reader works in: a project key or name; default the project of the folder the server runs in"`
+}
+
+// ReadOutput is the read tool's result: the file and where it stands.
+type ReadOutput struct {
+	memfs.ReadResult
+	// Scope is project, shared or other; Project names the file's project.
+	Scope   string    `json:"scope"`
+	Project string    `json:"project,omitempty"`
+	For     ScopeInfo `json:"for"`
+	// Stale lists the stale memories the lines concern: the file is one's
+	// rollout summary, or the lines name one or what changed under it.
+	Stale []evidence.Notice `json:"stale,omitempty"`
+}
+
+// SearchInput is the search tool's arguments: a grep over the folder, or
+// with mode "ranked" a ranked full-text search of everything memctl stored.
+type SearchInput struct {
+	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for (grep mode); at least one, none blank"`
+	MatchMode     memfs.MatchMode `json:"match_mode,omitzero" jsonschema:"how the queries combine: {\"type\":\"any\"} (default), {\"type\":\"all_on_same_line\"} or {\"type\":\"all_within_lines\",\"line_count\":n}"`
+	Path          string          `json:"path,omitempty" jsonschema:"file or directory to search, relative to the memory folder; default the whole folder"`
+	Cursor        string          `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+	ContextLines  int             `json:"context_lines,omitempty" jsonschema:"lines of context before and after each match; default 0"`
+	CaseSensitive *bool           `json:"case_sensitive,omitempty" jsonschema:"match case exactly; default true"`
+	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
+	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
+	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces"`
+	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
+}
+
+// SearchOutput is the search tool's result: memfs's fields for a grep, or
+// mode, query and hits for a ranked search.
+type SearchOutput struct {
+	memfs.SearchResult
+	Mode  string      `json:"mode,omitempty"`
+	Query string      `json:"query,omitempty"`
+	Hits  []RankedHit `json:"hits,omitempty"`
+	Scope ScopeInfo   `json:"scope"`
+	// Stale lists the stale memories any result concerns.
+	Stale []evidence.Notice `json:"stale,omitempty"`
+}
+
+// NoteInput is the add_ad_hoc_note tool's arguments.
+type NoteInput struct {
+	Filename string `json:"filename,omitempty" jsonschema:"note file name: YYYY-MM-DDTHH-MM-SS-slug.md in UTC, slug of lowercase letters, digits and '-'; give this or slug"`
+	Slug     string `json:"slug,omitempty" jsonschema:"short slug (lowercase letters, digits, '-'); the server adds the current UTC time; give this or filename"`
+	Note     string `json:"note" jsonschema:"what to remember, correct or forget, in a few sentences"`
+	Project  string `json:"project,omitempty" jsonschema:"project the note is for: the key or name of a project in memory; default the project of the folder the server runs in (when it is a repository); \"*\" for a note that holds in every project"`
+}
+
+// NoteOutput is the add_ad_hoc_note tool's result.
+type NoteOutput struct {
+	Path string `json:"path"`
+	// Project is the key of the project the note is for; "" when it holds
+	// in every project.
+	Project string `json:"project"`
+}
+
+// NewServer returns an MCP server with the memory tools over opts.Root.
+func NewServer(opts Options) *mcp.Server {
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "memctl", Title: "memctl memories", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	h := &handlers{opts: opts}
+	closed := false
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "list",
+		Title:       "List memory files",
+		Description: "List the files and folders directly inside a folder of the memory (hidden entries and symlinks are not shown). Page with next_cursor.",
+		Annotations: readOnly,
+	}, h.list)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "read",
+		Title:       "Read a memory file",
+		Description: "Read a memory file, optionally from line_offset for max_lines lines. Long content is cut in the middle to about 20,000 tokens; truncated says more remains.",
+		Annotations: readOnly,
+	}, h.read)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "search",
+		Title: "Search the memory",
+		Description: "Find lines of the memory files containing substrings (queries), optionally ignoring case (case_sensitive=false), " +
+			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode). " +
+			"Results are sorted by path and line; page with next_cursor. With mode \"ranked\" and a query, runs a relevance-ranked search over all stored memories instead, when available.",
+		Annotations: readOnly,
+	}, h.search)
+	if !opts.ReadOnly {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:  "add_ad_hoc_note",
+			Title: "Add a memory note",
+			Description: "Only when the user explicitly asks to remember, correct or forget something: save a short note under extensions/ad_hoc/notes/. " +
+				"The next consolidation applies it. Existing notes are never overwritten. The note is for the current project unless project is \"*\" " +
+				"(the user says it holds in all their projects).",
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: &closed, OpenWorldHint: &closed},
+		}, h.addNote)
+	}
+	return s
+}
+
+// Serve runs the memory tools on transport t until the client disconnects
+// or ctx is done, answering every request it has read before it returns.
+// memctl mcp passes &mcp.StdioTransport{}.
+func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
+	return NewServer(opts).Run(ctx, answerBeforeEOF(t))
+}
+
+type handlers struct{ opts Options }
+
+// toolError turns an error into what the SDK sends: request errors become
+// tool results with IsError set, anything else a JSON-RPC internal error.
+func (h *handlers) toolError(err error) error {
+	if memfs.IsRequestError(err) || errors.Is(err, errRequest) {
+		return errors.New(h.opts.Redact(err.Error()))
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: h.opts.Redact(err.Error())}
+}
+
+// errRequest marks request errors found by this package itself.
+var errRequest = errors.New("invalid request")
+
+func requestErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errRequest}, args...)...)
+}
+
+// scoped is the project a call is answered for, with the memory folder's
+// project index to place files by.
+type scoped struct {
+	info ScopeInfo
+	ix   *project.Index
+	dir  string // the project's folder under projects/, "" when it has none
+}
+
+func (h *handlers) scope(arg string) scoped {
+	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	arg = strings.TrimSpace(arg)
+	if arg == allProjects || (arg == "" && h.opts.Cwd == "") {
+		return scoped{info: ScopeInfo{All: true}, ix: ix}
+	}
+	if arg == "" {
+		arg = h.opts.Cwd
+	}
+	id, e, found := ix.Locate(arg, h.opts.Overrides)
+	sc := scoped{info: ScopeInfo{Key: id.Key, Name: id.Name}, ix: ix}
+	if found {
+		sc.info = ScopeInfo{Key: e.Key, Name: e.Name}
+		sc.dir = e.Dir
+	}
+	return sc
+}
+
+// place ranks a file for the scope: the project's own first, shared
+// files next, other projects' last (and left out unless every project
+// was asked for).
+func (sc scoped) place(path string) (int, string, bool) {
+	if sc.info.All {
+		return 0, "", true
+	}
+	scope, _ := sc.ix.ScopeOf(sc.info.Key, path, "", "")
+	switch scope {
+	case project.ScopeProject:
+		return 0, scope, true
+	case project.ScopeShared:
+		return 1, scope, true
+	default:
+		return 2, scope, false
+	}
+}
+
+func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	sc := h.scope(in.Project)
+	res, err := memfs.ListPlaced(h.opts.Root, in.Path, in.Cursor, in.MaxResults, sc.place)
+	if err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
+	return nil, ListOutput{ListResult: res, Scope: sc.info}, nil
+}
+
+func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
+	offset, maxLines := 1, 0
+	if in.LineOffset != nil {
+		offset = *in.LineOffset
+	}
+	if in.MaxLines != nil {
+		if *in.MaxLines < 1 {
+			return nil, ReadOutput{}, h.toolError(memfs.ErrInvalidMaxLines)
+		}
+		maxLines = *in.MaxLines
+	}
+	res, err := memfs.Read(h.opts.Root, in.Path, offset, maxLines)
+	if err != nil {
+		return nil, ReadOutput{}, h.toolError(err)
+	}
+	res.Content = h.opts.Redact(res.Content)
+	// A file of another project can be read (the summary points to them),
+	// but it says whose it is.
+	sc := h.scope(in.Project)
+	out := ReadOutput{ReadResult: res, Scope: project.ScopeShared, For: sc.info}
+	if !sc.info.All {
+		out.Scope, out.Project = sc.ix.ScopeOf(sc.info.Key, res.Path, "", "")
+	} else if e, ok := sc.ix.Owner(res.Path); ok {
+		out.Project = e.Name
+	}
+	for _, n := range h.stale() {
+		if n.RolloutFile == res.Path || n.Mentions(res.Content) {
+			out.Stale = append(out.Stale, n)
+		}
+	}
+	return nil, out, nil
+}
+
+// stale checks the folder's evidence index within the budget; nil when
+// the checks are off or there is no index.
+func (h *handlers) stale() []evidence.Notice {
+	if !h.opts.StaleChecks {
+		return nil
+	}
+	budget := h.opts.StaleBudget
+	if budget <= 0 {
+		budget = evidence.DefaultBudget
+	}
+	// The budget is real elapsed time: the wall clock, not opts.Now.
+	c := &evidence.Checker{Deadline: time.Now().Add(budget), RewriteThreshold: h.opts.RewriteThreshold}
+	scan, _ := evidence.CheckIndex(filepath.Join(h.opts.Root, memdir.EvidenceIndexFile), "", c)
+	return scan.Stale
+}
+
+func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	sc := h.scope(in.Project)
+	switch in.Mode {
+	case "", "grep":
+		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
+			Queries: in.Queries, MatchMode: in.MatchMode, Path: in.Path, Cursor: in.Cursor,
+			ContextLines: in.ContextLines, CaseSensitive: in.CaseSensitive, Normalized: in.Normalized, MaxResults: in.MaxResults,
+			Place: sc.place,
+		})
+		if err != nil {
+			return nil, SearchOutput{}, h.toolError(err)
+		}
+		for i := range res.Matches {
+			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
+		}
+		out := SearchOutput{SearchResult: res, Scope: sc.info}
+		if len(res.Matches) > 0 {
+			for _, n := range h.stale() {
+				for _, m := range res.Matches {
+					if n.RolloutFile == m.Path || n.Mentions(m.Content) {
+						out.Stale = append(out.Stale, n)
+						break
+					}
+				}
+			}
+		}
+		return nil, out, nil
+	case "ranked":
+		return h.ranked(ctx, in, sc)
+	default:
+		return nil, SearchOutput{}, h.toolError(requestErrorf("mode must be grep or ranked, got %q", in.Mode))
+	}
+}
+
+func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.CallToolResult, SearchOutput, error) {
+	if h.opts.Ranked == nil {
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; use the default grep mode"))
+	}
+	query := strings.TrimSpace(in.Query)
+	if query == "" {
+		query = strings.TrimSpace(strings.Join(in.Queries, " "))
+	}
+	if query == "" {
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search needs a query"))
+	}
+	limit := in.MaxResults
+	if limit == 0 {
+		limit = defaultRankedLimit
+	}
+	limit = max(1, min(limit, maxRankedLimit))
+	req := RankedRequest{Query: query, Limit: limit}
+	if !sc.info.All {
+		req.ProjectKey = sc.info.Key
+		if e, ok := sc.ix.ByKey(sc.info.Key); ok {
+			req.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"
+			req.ProjectPaths = e.Files
+		}
+	}
+	hits, err := h.opts.Ranked(ctx, req)
+	if err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
+	for i := range hits {
+		hits[i].Snippet = h.opts.Redact(hits[i].Snippet)
+		if !sc.info.All {
+			hits[i].Scope, hits[i].Project = sc.ix.ScopeOf(sc.info.Key, hits[i].Path, hits[i].ProjectKey, hits[i].Project)
+		}
+	}
+	if !sc.info.All {
+		sort.SliceStable(hits, func(i, j int) bool { return project.ScopeRank(hits[i].Scope) < project.ScopeRank(hits[j].Scope) })
+	}
+	if hits == nil {
+		hits = []RankedHit{}
+	}
+	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	if len(hits) > 0 {
+		for _, n := range h.stale() {
+			for _, hit := range hits {
+				if hit.ThreadID == n.ThreadID || n.RolloutFile == hit.Path || n.Mentions(hit.Snippet) {
+					out.Stale = append(out.Stale, n)
+					break
+				}
+			}
+		}
+	}
+	return nil, out, nil
+}
+
+func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {
+	filename := in.Filename
+	switch {
+	case in.Filename != "" && in.Slug != "":
+		return nil, NoteOutput{}, h.toolError(requestErrorf("give filename or slug, not both"))
+	case in.Slug != "":
+		name, err := memfs.NoteFilename(h.opts.Now(), in.Slug)
+		if err != nil {
+			return nil, NoteOutput{}, h.toolError(err)
+		}
+		filename = name
+	case in.Filename == "":
+		return nil, NoteOutput{}, h.toolError(requestErrorf("filename or slug is required"))
+	}
+	key, err := h.noteProject(in.Project)
+	if err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
+	text := in.Note
+	if key != "" && strings.TrimSpace(text) != "" {
+		text = project.NoteHeader(key) + text
+	}
+	rel, err := memfs.AddNote(h.opts.Root, filename, text)
+	if err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
+	return nil, NoteOutput{Path: rel, Project: key}, nil
+}
+
+// noteProject is the project a note is for: the one named, none for "*",
+// else the server's folder's when that is a repository. A named project
+// must be in memory or be the server's own: a key made up in a tool call
+// would become a project whose name (the caller's words) every other
+// project's summary lists.
+func (h *handlers) noteProject(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	own := h.ownProject()
+	switch {
+	case arg == allProjects:
+		return "", nil
+	case arg == "":
+		return own.Key, nil
+	case own.Key != "" && (arg == own.Key || arg == own.Name):
+		return own.Key, nil
+	}
+	if sc := h.scope(arg); sc.dir != "" {
+		return sc.info.Key, nil
+	}
+	return "", requestErrorf("no project %q in memory; give the key or name of a project in memory (list shows projects/index.json), or \"*\"", arg)
+}
+
+// ownProject is the project of the folder the server runs in, when that
+// is a repository; the zero Identity otherwise.
+func (h *handlers) ownProject() project.Identity {
+	r := project.NewResolver(h.opts.Overrides)
+	if h.opts.Cwd == "" || !r.InRepository(h.opts.Cwd) {
+		return project.Identity{}
+	}
+	return r.Resolve(h.opts.Cwd, "")
+}

@@ -1,0 +1,83 @@
+package sessions
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The real transcripts under testdata/real/eval/ feed the extractor's
+// evaluation set (internal/extract/heuristic/testdata/eval). They sit outside the
+// two roots the other fixture tests and the cmd scripts scan, so adding them
+// changes no existing expectation; this test makes sure memctl's own readers
+// discover and parse every one of them as the agent wrote it.
+func TestEvalFixturesRead(t *testing.T) {
+	want := map[string]Meta{
+		"codex/2026/05/11/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl": {
+			ID: "019e1695-0522-7c83-8b39-0dd379793f80", Source: "vscode", Cwd: "/Users/Sample_User/naya"},
+		"claude/-Users-user-repo/196820da-1026-4b6f-a513-a6aae42da1a6.jsonl": {
+			ID: "196820da-1026-4b6f-a513-a6aae42da1a6", Source: "cli", Cwd: "/Users/user/repo", GitBranch: "conversations"},
+		"claude/-Users-user-repo/3fe1b6bc-dbd0-4320-b980-4f147befa187.jsonl": {
+			ID: "3fe1b6bc-dbd0-4320-b980-4f147befa187", Source: "cli", Cwd: "/Users/user/repo", GitBranch: "codex"},
+		"claude/-Users-user-repo/9eda1058-9706-484a-b992-d03f9cfa2546.jsonl": {
+			ID: "9eda1058-9706-484a-b992-d03f9cfa2546", Source: "cli", Cwd: "/Users/user/repo", GitBranch: "conversations"},
+		"claude/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": {
+			ID: "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", Source: "cli", Cwd: "/path/to/Demo", GitBranch: "main"},
+		"claude/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": {
+			ID: "fe5e1c67-53e7-4862-81ae-d0e013e3270b", Source: "cli", Cwd: "/path/to/Demo"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/5c187f31-7d9e-49c6-86b2-206d3023f675.jsonl": {
+			ID: "5c187f31-7d9e-49c6-86b2-206d3023f675", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "main"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/a1f75e0f-ecc5-4f62-be3d-336b8f0b3928.jsonl": {
+			ID: "a1f75e0f-ecc5-4f62-be3d-336b8f0b3928", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "codex"},
+		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/b68cb16e-c614-42d1-86fc-f0875d42724d.jsonl": {
+			ID: "b68cb16e-c614-42d1-86fc-f0875d42724d", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "fix-multiplatform"},
+	}
+	got := map[string]File{}
+	for _, src := range []struct {
+		prefix string
+		src    Source
+	}{
+		{"codex/", Source{Kind: KindCodex, Path: "testdata/real/eval/codex/sessions"}},
+		{"claude/", Source{Kind: KindClaudeCode, Path: "testdata/real/eval/claude/projects"}},
+	} {
+		for rel, f := range discoverAll(t, src.src) {
+			got[src.prefix+rel] = f
+		}
+	}
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) != len(want) {
+		t.Fatalf("discovered %d sessions, want %d:\n%s", len(keys), len(want), strings.Join(keys, "\n"))
+	}
+	for rel, w := range want {
+		f, ok := got[rel]
+		if !ok {
+			t.Errorf("%s not discovered", rel)
+			continue
+		}
+		m, probs, err := ReadMeta(f)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		if len(probs) != 0 {
+			t.Errorf("%s: problems %v", rel, probs)
+		}
+		if m.ID != w.ID || m.Source != w.Source || m.Cwd != w.Cwd || m.GitBranch != w.GitBranch || !m.Interactive || m.Subagent {
+			t.Errorf("%s: got id=%s source=%s cwd=%s branch=%s interactive=%v subagent=%v, want %+v",
+				rel, m.ID, m.Source, m.Cwd, m.GitBranch, m.Interactive, m.Subagent, w)
+		}
+		if m.Preview == "" || m.CreatedAt.IsZero() || m.UpdatedAt.Before(m.CreatedAt) {
+			t.Errorf("%s: preview %q, created %v, updated %v", rel, m.Preview, m.CreatedAt, m.UpdatedAt)
+		}
+		s, err := PrepareInput(f, InputOptions{Version: "v2", TokenLimit: 20000})
+		if err != nil {
+			t.Errorf("%s: PrepareInput: %v", rel, err)
+		} else if len(s) == 0 {
+			t.Errorf("%s: empty extractor input", rel)
+		}
+	}
+}

@@ -53,6 +53,25 @@ func TestEvalFixturesRead(t *testing.T) {
 			ID: "55604662-cf2a-4331-851a-ec234028f8ca", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
 		"claude/-home-marco-projects-spotter/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl": {
 			ID: "d6e0bada-1959-4eec-a9d2-0bfade768d8f", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
+		// Issue 25, second round: Go (entireio/cli) and TypeScript (FSM1/cipher-box)
+		// sessions published by Entire, and two long marot/spotter sessions with
+		// their sub-agent files (which discovery attaches, not lists).
+		"claude/-Users-gtrrz-victor-wks-cli/d64b50bb-125b-4b54-867a-e59841e553d8.jsonl": {
+			ID: "d64b50bb-125b-4b54-867a-e59841e553d8", Source: "cli", Cwd: "/Users/gtrrz-victor/wks/cli", GitBranch: "gtrrz-victor/do-not-show-suggestions-if-cmd-fails"},
+		"claude/-Users-soph-Work-entire-devenv-cli/1c38adc0-5071-4382-9e53-de8c30e2265f.jsonl": {
+			ID: "1c38adc0-5071-4382-9e53-de8c30e2265f", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/cli", GitBranch: "main"},
+		"claude/-Users-soph-Work-entire-devenv-cli/e5fcdc73-b9fc-4991-b532-6bf8440fd12d.jsonl": {
+			ID: "e5fcdc73-b9fc-4991-b532-6bf8440fd12d", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/cli", GitBranch: "soph/allow-dogfood-local-dev"},
+		"claude/-Users-alex-workspace-cli--worktrees-3/e0cf01c8-a5c1-4d96-8137-81b8c2be9359.jsonl": {
+			ID: "e0cf01c8-a5c1-4d96-8137-81b8c2be9359", Source: "cli", Cwd: "/Users/alex/workspace/cli/.worktrees/3", GitBranch: "alex/ent-221-phase-aware-git-hooks"},
+		"claude/-Users-michael-Code-cipher-box/14255944-5b59-48f2-a75c-0025d518c7ea.jsonl": {
+			ID: "14255944-5b59-48f2-a75c-0025d518c7ea", Source: "cli", Cwd: "/Users/michael/Code/cipher-box", GitBranch: "fix/staging-shares-migration"},
+		"claude/-Users-michael-Code-cipher-box/1cd4e81e-c965-4804-bcb3-528cd9728724.jsonl": {
+			ID: "1cd4e81e-c965-4804-bcb3-528cd9728724", Source: "cli", Cwd: "/Users/michael/Code/cipher-box", GitBranch: "feat/phase-14-user-to-user-sharing"},
+		"claude/-home-USER-projects-spotter-worktrees-spotter-fum/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": {
+			ID: "8463c716-a2ea-4c14-9efa-87158ebd9f20", Source: "cli", Cwd: "/home/USER/projects/spotter-worktrees/spotter-fum", GitBranch: "spotter-fum"},
+		"claude/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl": {
+			ID: "ae4a77f8-aedd-4bc1-888f-c94edc91af04", Source: "cli", Cwd: "/home/USER/projects/spotter-worktrees/spotter-4te", GitBranch: "spotter-4te"},
 	}
 	got := map[string]File{}
 	for _, src := range []struct {

@@ -46,13 +46,49 @@ const DefaultHeartbeat = 90 * time.Second
 // failed_… reason together with a non-nil error; the job is marked failed
 // (1 h backoff) where Codex does so, the diff file is kept and the
 // baseline is left alone.
+//
+// When a request came in while a run worked (a raw memory that landed
+// after the run selected its inputs: [RequestWatcher]), the run that
+// succeeded starts over, up to MaxPasses in all, so that parallel runs
+// end with a folder that holds what each of them extracted (issue 24).
 func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 	r := &runner{jobs: jobs, opts: opts}
 	r.defaults()
 	if opts.DryRun {
 		return r.dryRun(ctx)
 	}
-	return r.run(ctx)
+	res, err := r.run(ctx)
+	watcher, ok := jobs.(RequestWatcher)
+	for pass := 2; ok && err == nil && res.Status.Succeeded() && pass <= MaxPasses; pass++ {
+		n, werr := watcher.RequestsAfter(ctx, r.requestsUpTo)
+		if werr != nil || n == 0 {
+			break
+		}
+		fmt.Fprintf(r.log, "memctl: new raw memories landed while consolidating; consolidating again (pass %d of at most %d)\n", pass, MaxPasses)
+		next := &runner{jobs: jobs, opts: opts}
+		next.defaults()
+		nres, nerr := next.run(ctx)
+		if nerr == nil && !nres.Status.Succeeded() {
+			// Another process took the lock (it includes them) or the
+			// cooldown holds after all: the first pass's result stands.
+			break
+		}
+		nres.Passes = pass
+		r, res, err = next, nres, nerr
+	}
+	return res, err
+}
+
+// MaxPasses bounds how often one Run consolidates when raw memories keep
+// landing while it works; what lands during the last pass waits for the
+// next run, which its request lets through the cooldown.
+const MaxPasses = 3
+
+// RequestWatcher is implemented by stores that record consolidation
+// requests (the store's ConsolidationRequests): RequestsAfter counts the
+// open requests newer than id, the newest a claim saw.
+type RequestWatcher interface {
+	RequestsAfter(ctx context.Context, id int64) (int, error)
 }
 
 type runner struct {
@@ -65,6 +101,8 @@ type runner struct {
 	now   time.Time
 	token string
 	res   Result
+	// requestsUpTo is the newest consolidation request the claim saw.
+	requestsUpTo int64
 }
 
 func (r *runner) defaults() {
@@ -162,6 +200,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return r.res, nil
 	}
 	r.token = claim.Token
+	r.requestsUpTo = claim.RequestsUpTo
 	r.res.Requests = claim.Requests
 	r.root = opts.Root
 	hist, _ := r.jobs.(History)

@@ -641,8 +641,8 @@ func (r *runner) restore(b *artifactBackup) {
 		cur, err := Snapshot(top)
 		warn(err)
 		for _, f := range cur {
-			if p := dir + "/" + f.Path; have[p].Path == "" {
-				added = append(added, p)
+			if _, kept := have[dir+"/"+f.Path]; !kept {
+				added = append(added, dir+"/"+f.Path)
 			}
 		}
 	}

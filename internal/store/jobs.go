@@ -254,8 +254,10 @@ const MissedRequest = "raw memories extracted while a consolidation ran"
 // consolidation that finds one open when it finishes runs again (issue
 // 24: of two parallel runs, the first consolidated none of the memories
 // the second was extracting, and the cooldown then kept them out for six
-// hours). A job claimed after the last consolidation finished is new work
-// and waits for the cooldown, as in Codex.
+// hours). Times are whole seconds, so a job claimed in the second the
+// consolidation finished counts as overlapping it. A job claimed after the
+// last consolidation finished is new work and waits for the cooldown, as
+// in Codex.
 func requestIfMissedTx(ctx context.Context, tx *sql.Tx, threadID string, now int64) error {
 	var status string
 	var finished, claimed sql.NullInt64

@@ -87,7 +87,10 @@ takes a lock another process holds.
 When nothing changed since the last run and the files are valid, it succeeds
 without calling a consolidator. A pin, edit or forget of a memory since the
 last run lets the next one through the cooldown (a forget also rebuilds the
-files from the inputs).
+files from the inputs), and so does a raw memory whose extraction overlapped
+the last consolidation (another process extracted it meanwhile); a run that
+finds such memories landed while it worked consolidates again, up to three
+passes. A lock held by a memctl process that has exited is taken back at once.
 
 Every run that changes the folder is recorded as a generation (memctl history,
 memctl rollback). With consolidation.review = true it works on a copy and stops

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/testenv"
 )
@@ -522,6 +523,127 @@ func TestConsolidationClearsCrashLeftovers(t *testing.T) {
 	}
 	if _, err := os.Lstat(fresh); err != nil {
 		t.Errorf("a fresh temp file (a live writer's) was deleted: %v", err)
+	}
+}
+
+// writeThenWaitAgentScript writes the artifacts as a consolidation agent
+// does, says so, and then waits: the test kills memctl right after the
+// agent wrote memory_summary.md, before memctl's own work after it.
+const writeThenWaitAgentScript = `#!/bin/sh
+cat >/dev/null
+{ printf '# Memory\n\n'; cat raw_memories.md; } > "$BARRIER/m.$$" && mv "$BARRIER/m.$$" MEMORY.md
+printf "v1\n\n## What's in Memory\n\n- see projects/personal.md and each project's summary\n" > "$BARRIER/s.$$" && mv "$BARRIER/s.$$" memory_summary.md
+: > "$BARRIER/agent-wrote"
+while [ ! -e "$BARRIER/agent-go" ]; do sleep 0.02; done
+`
+
+// issue 24: kill -9 of consolidate left a memory_summary.md whose read
+// path names projects/ files that were not written yet (3 of 20 kills).
+// Here the kill lands right after the consolidator wrote the summary; the
+// project layer it points at must already be whole.
+func TestKilledConsolidationLeavesNoDanglingPointers(t *testing.T) {
+	h := newParallelHome(t, 4, "agent")
+	h.open(t, "go")
+	agent := filepath.Join(h.dir, "agent.sh")
+	if err := os.WriteFile(agent, []byte(writeThenWaitAgentScript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := cliProcess(h.env, "extract").CombinedOutput(); err != nil {
+		t.Fatalf("extract: %v\n%s", err, b)
+	}
+	a := startRun(t, h.env, "consolidate")
+	h.waitFor(t, "agent-wrote", a.done, "the agent wrote the summary")
+	killRun(t, a)
+	t.Cleanup(func() { h.open(t, "agent-go") })
+
+	root := filepath.Join(h.home, "memories")
+	if _, err := os.Stat(filepath.Join(root, "memory_summary.md")); err != nil {
+		t.Fatalf("the agent's summary is not there: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "projects", "index.json"))
+	if err != nil {
+		t.Fatalf("memory_summary.md is there but the project layer it points at is not: %v", err)
+	}
+	var ix struct {
+		Projects []struct {
+			Dir   string   `json:"dir"`
+			Files []string `json:"files"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal(b, &ix); err != nil {
+		t.Fatalf("projects/index.json: %v", err)
+	}
+	if len(ix.Projects) != 3 {
+		t.Errorf("the index lists %d projects, want 3", len(ix.Projects))
+	}
+	want := []string{"projects/personal.md"}
+	for _, p := range ix.Projects {
+		want = append(want, "projects/"+p.Dir+"/summary.md")
+		want = append(want, p.Files...)
+	}
+	for _, rel := range want {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+			t.Errorf("the index points at %s, which is missing", rel)
+		}
+	}
+	// The next run finishes the work.
+	h.open(t, "agent-go")
+	if b, err := cliProcess(h.env, "consolidate", "--force", "--mode", "heuristic").CombinedOutput(); err != nil {
+		t.Fatalf("consolidate after the kill: %v\n%s", err, b)
+	}
+	checkFolderHolds(t, h.home, h.ids)
+}
+
+// issue 24: a killed rollback left .memctl-tmp-* files that stayed until
+// they were an hour old, and only a consolidation that got the lock
+// removed them. Every command that writes the memory folder clears a dead
+// writer's temporary files when it starts, even when it then skips.
+func TestWritingCommandsClearADeadWritersTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	src := filepath.Join(dir, "transcripts")
+	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
+	cfgPath := filepath.Join(dir, "config.toml")
+	cfg := fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", src)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
+	if b, err := cliProcess(env, "run", "--all").CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	root := filepath.Join(home, "memories")
+	dead := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// The name a writer gives its temporary file: its host's tag and pid.
+	hash, _, _ := strings.Cut(owner.TempTag(), "-")
+	tag := hash + "-" + strconv.Itoa(dead.Process.Pid)
+	for _, args := range [][]string{
+		{"note", "add", "--slug", "deploy", "Deploys go through the staging cluster first."},
+		{"consolidate"},   // skipped: the cooldown holds
+		{"rollback", "1"}, // the folder already holds it: nothing to write
+		{"run"},
+	} {
+		leftovers := []string{
+			filepath.Join(root, ".memctl-tmp-"+tag+"-1234567"),
+			filepath.Join(root, "rollout_summaries", ".memctl-tmp-"+tag+"-7654321"),
+			filepath.Join(root, "projects", ".memctl-tmp-"+tag+"-1111111"),
+		}
+		for _, p := range leftovers {
+			if err := os.WriteFile(p, []byte("thread_id: half a fi"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, err := cliProcess(env, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		for _, p := range leftovers {
+			if _, err := os.Lstat(p); err == nil {
+				t.Errorf("memctl %s: %s, left by a writer that has exited, is still there", strings.Join(args, " "), p)
+			}
+		}
 	}
 }
 

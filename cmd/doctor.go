@@ -65,6 +65,9 @@ each finding with the command that fixes it (docs/doctor.md):
   summary_size      memory_summary.md against the cut summary applies
   agent_setup       the hooks, MCP entry and permissions memctl setup writes
   provider          the provider configured for extraction and consolidation
+  leases            the consolidation lock and the threads claimed for
+                    extraction, and whether the process holding them has
+                    exited (then the next run takes them back at once)
 
 It only reads: nothing is changed.
 

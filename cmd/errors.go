@@ -10,6 +10,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Exit codes: a small, stable, documented table (docs/exit-codes.md).
@@ -133,6 +134,8 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", h.hint)
 	case errors.As(err, &flagErr) && !strings.Contains(msg, "--help"):
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
+	case errors.Is(err, store.ErrDiskFull):
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: free some space on that disk and run again; the next run takes back the threads this one held")
 	}
 	return code
 }

@@ -4,18 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -322,10 +321,7 @@ func memoryRoots(memoryRoot func(string) (string, error)) []string {
 }
 
 // workerID names this process in the jobs table.
-func workerID() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("memctl/%s/%d/%s", host, os.Getpid(), uuid.NewString()[:8])
-}
+func workerID() string { return owner.ID() }
 
 func printExtract(ios *IOStreams, res extract.RunResult) {
 	if res.DryRun {

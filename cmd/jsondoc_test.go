@@ -95,7 +95,9 @@ func TestJSONDocs(t *testing.T) {
 		{id: "extract", args: []string{"extract", "--all", "--max", "1", "--concurrency", "1", "--json"}},
 		{id: "prune", later: 40 * 24 * time.Hour, args: []string{"prune", "--max-unused-days", "30", "--dry-run", "--json"}},
 		{id: "consolidate", args: []string{"consolidate", "--json"}},
-		{id: "run", args: []string{"run", "--all", "--concurrency", "1", "--json"}},
+		// A second later than the consolidation: an extraction claimed in
+		// the same second may have overlapped it and would skip the cooldown.
+		{id: "run", later: time.Second, args: []string{"run", "--all", "--concurrency", "1", "--json"}},
 		{id: "summary", args: []string{"summary", "--raw", "--max-tokens", "60", "--json", "--project", "/src/project-1"}},
 		{id: "cite", stdin: reply, args: []string{"cite", "--json"}},
 		{id: "search", args: []string{"search", "flaky", "--limit", "2", "--json"}},

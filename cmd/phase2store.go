@@ -15,7 +15,10 @@ import (
 // interfaces with its own types, so it stays free of SQL.
 type phase2Store struct{ st *store.Store }
 
-var _ consolidate.History = phase2Store{}
+var (
+	_ consolidate.History        = phase2Store{}
+	_ consolidate.RequestWatcher = phase2Store{}
+)
 
 func (j phase2Store) ClaimGlobal(ctx context.Context, worker string, force bool) (consolidate.Claim, error) {
 	c, err := j.st.ClaimGlobal(ctx, worker, force)
@@ -146,6 +149,17 @@ func (j phase2Store) LandGeneration(ctx context.Context, l consolidate.Land) (bo
 
 func (j phase2Store) RejectedProposal(ctx context.Context, workspaceDiff string) (int64, bool, error) {
 	return j.st.RejectedProposal(ctx, workspaceDiff)
+}
+
+func (j phase2Store) RequestsAfter(ctx context.Context, id int64) (int, error) {
+	reqs, err := j.st.ConsolidationRequests(ctx)
+	n := 0
+	for _, r := range reqs {
+		if r.ID > id {
+			n++
+		}
+	}
+	return n, err
 }
 
 func (j phase2Store) RequestConsolidation(ctx context.Context, reason string, regenerate bool) error {

@@ -29,6 +29,8 @@ type walk struct {
 	// prefix runs memctl under another program (setpriv, to take root's
 	// power to read any folder away); nil: directly.
 	prefix []string
+	// now, when set, moves the pinned clock (RFC 3339).
+	now string
 }
 
 func (w *walk) env(extra ...string) []string {
@@ -37,6 +39,9 @@ func (w *walk) env(extra ...string) []string {
 		// The example sessions are dated 20–26 November 2026; the clock is
 		// pinned a day after the last, so the age and idle windows hold.
 		"MEMCTL_NOW=2026-11-27T12:00:00Z"}
+	if w.now != "" {
+		env = append(env, "MEMCTL_NOW="+w.now) // the last value wins
+	}
 	return append(env, extra...)
 }
 
@@ -110,12 +115,17 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 
-	// A second run: the third thread is extracted, the consolidation waits
-	// for its cooldown and says so with the real counts and the override.
+	// A second run, a minute later: the third thread is extracted, the
+	// consolidation waits for its cooldown and says so with the real counts
+	// and the override. (In the same second as the first run's
+	// consolidation, the extraction could have overlapped it, and the
+	// consolidation would run: docs/concurrency.md.)
+	w.now = "2026-11-27T12:01:00Z"
 	w.expect(0, []string{"run"},
 		"extracted 1 thread: 1 with a memory",
 		"v1: consolidation skipped cooldown: the last run succeeded at 2026-11-27T12:00:00Z and the next is due at 2026-11-27T18:00:00Z; "+
 			"3 raw memories stored, 2 of them in the last consolidation; `memctl consolidate --force` runs it now\n")
+	w.now = ""
 
 	// Ctrl-C during a model consolidation: exit 130, the previous memory
 	// stays, and nothing is left failed or backing off.

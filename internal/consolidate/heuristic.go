@@ -121,12 +121,12 @@ func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, e
 		return model.Usage{}, err
 	}
 	if ws.Version == "v2" {
-		return model.Usage{}, memdir.WriteAtomic(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
+		return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
 	}
-	if err := memdir.WriteAtomic(filepath.Join(ws.Root, memdir.MemoryFile), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
+	if err := putFile(filepath.Join(ws.Root, memdir.MemoryFile), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
 		return model.Usage{}, err
 	}
-	return model.Usage{}, memdir.WriteAtomic(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
+	return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
 }
 
 // parseSelected parses every selected row, newest first (ties by thread id).

@@ -248,6 +248,9 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 	if _, err := memdir.RemoveSymlinks(root); err != nil {
 		return err
 	}
+	// What a writer killed earlier left behind goes first (issue 24: a
+	// killed rollback left .memctl-tmp-* files that nothing removed).
+	memdir.RemoveAbandonedTemps(root, now)
 	cur, err := Snapshot(root)
 	if err != nil {
 		return err
@@ -257,13 +260,9 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 	for p := range want {
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool {
-		// The summary last: a reader that sees it new sees the rest new.
-		if (paths[i] == memdir.SummaryFile) != (paths[j] == memdir.SummaryFile) {
-			return paths[j] == memdir.SummaryFile
-		}
-		return paths[i] < paths[j]
-	})
+	// Crash order (order.go): the files pointed at first, the index,
+	// MEMORY.md and memory_summary.md after them, removals last.
+	sortForWrite(paths)
 	for _, p := range paths {
 		f := want[p]
 		if h, ok := have[p]; ok && h.Mode == f.Mode && string(h.Content) == string(f.Content) {
@@ -276,11 +275,11 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 			}
 		}
 		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-			if err := os.RemoveAll(full); err != nil {
+			if err := dropTree(full); err != nil {
 				return err
 			}
 		}
-		if err := memdir.WriteAtomic(full, f.Content, fileMode(f.Mode)); err != nil {
+		if err := putFile(full, f.Content, fileMode(f.Mode)); err != nil {
 			return err
 		}
 	}
@@ -289,7 +288,7 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 		if _, ok := want[h.Path]; ok || !Landed(h.Path) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(root, filepath.FromSlash(h.Path))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dropFile(filepath.Join(root, filepath.FromSlash(h.Path))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if d := path.Dir(h.Path); d != "." && d != memdir.RolloutSummariesDir {
@@ -457,6 +456,9 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	res := LandResult{Action: action, Changes: []string{}}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if fi, err := os.Lstat(opts.Root); err == nil && fi.IsDir() {
+		memdir.RemoveAbandonedTemps(opts.Root, opts.Now()) // issue 24
 	}
 	// Say what is wrong before taking the lock, and check again under it:
 	// taking the lock and giving it back clears the job's cooldown and

@@ -393,36 +393,38 @@ func chunkMaterial(pieces []string, budget int) []string {
 }
 
 // writeArtifacts writes the final answer atomically, only under root, and
-// removes skills the answer dropped.
+// removes skills the answer dropped: the skills first, then MEMORY.md and
+// memory_summary.md that name them, and the dropped skills last, so a
+// kill in between never leaves a pointer to a missing skill.
 func writeArtifacts(root, version string, a artifacts) error {
 	if version != "v2" {
-		if err := memdir.WriteAtomic(filepath.Join(root, memdir.MemoryFile), []byte(a.memory), 0o600); err != nil {
+		names := make([]string, 0, len(a.skills))
+		for n := range a.skills {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rel := path.Join(memdir.SkillsDir, n)
+			full := filepath.Join(root, filepath.FromSlash(rel), memdir.SkillFile)
+			if !within(root, full) {
+				return fmt.Errorf("%w: %q", ErrUnsafeSkillName, n)
+			}
+			if err := memdir.EnsureDir(root, rel); err != nil {
+				return err
+			}
+			if err := putFile(full, []byte(a.skills[n]), 0o600); err != nil {
+				return err
+			}
+		}
+		if err := putFile(filepath.Join(root, memdir.MemoryFile), []byte(a.memory), 0o600); err != nil {
 			return err
 		}
 	}
-	if err := memdir.WriteAtomic(filepath.Join(root, memdir.SummaryFile), []byte(a.summary), 0o600); err != nil {
+	if err := putFile(filepath.Join(root, memdir.SummaryFile), []byte(a.summary), 0o600); err != nil {
 		return err
 	}
 	if version == "v2" {
 		return nil
-	}
-	names := make([]string, 0, len(a.skills))
-	for n := range a.skills {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		rel := path.Join(memdir.SkillsDir, n)
-		full := filepath.Join(root, filepath.FromSlash(rel), memdir.SkillFile)
-		if !within(root, full) {
-			return fmt.Errorf("%w: %q", ErrUnsafeSkillName, n)
-		}
-		if err := memdir.EnsureDir(root, rel); err != nil {
-			return err
-		}
-		if err := memdir.WriteAtomic(full, []byte(a.skills[n]), 0o600); err != nil {
-			return err
-		}
 	}
 	// The answer lists every skill to keep, so a skill the model dropped is
 	// deleted — but only one the model was shown (a folder whose name is
@@ -440,7 +442,7 @@ func writeArtifacts(root, version string, a artifacts) error {
 		if _, err := os.Lstat(filepath.Join(root, memdir.SkillsDir, e.Name(), memdir.SkillFile)); err != nil {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(root, memdir.SkillsDir, e.Name())); err != nil {
+		if err := dropTree(filepath.Join(root, memdir.SkillsDir, e.Name())); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -461,9 +462,15 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 
 // writeProjectLayer rebuilds the memory folder's projects/ from the
 // selected raw memories and the ad hoc notes, the run's stale memories
-// demoted or dropped: every file atomically, then whatever the previous
-// layer had that this one has not is removed.
-func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory) error {
+// demoted or dropped: every file atomically, the project summaries before
+// the personal layer and the index that lead to them. With prune, whatever
+// the previous layer had that this one has not is removed after.
+//
+// A consolidation writes the layer twice: before the consolidator writes
+// the summary, without pruning (so a summary never names a project whose
+// files are not there yet, and the old summary's projects stay), and after
+// it, pruning (undoing anything the consolidator changed there).
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory, prune bool) error {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
@@ -476,7 +483,16 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 	if err := memdir.EnsureDir(root, memdir.ProjectsDir); err != nil {
 		return err
 	}
-	for _, rel := range layerWriteOrder(layer) {
+	rels := make([]string, 0, len(layer))
+	for rel := range layer {
+		rels = append(rels, rel)
+	}
+	// summary switches to the scoped view when it finds the index and then
+	// reads the files it names: the index comes last (the concurrent soak
+	// caught a first consolidation that published it before the personal
+	// layer).
+	sortForWrite(rels)
+	for _, rel := range rels {
 		data := layer[rel]
 		dir := filepath.Dir(filepath.FromSlash(rel))
 		if err := memdir.EnsureDir(root, filepath.ToSlash(dir)); err != nil {
@@ -486,41 +502,20 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 		if !strings.HasSuffix(rel, ".json") {
 			content = []byte(redact(string(data)))
 		}
-		if err := memdir.WriteAtomic(filepath.Join(root, filepath.FromSlash(rel)), content, 0o600); err != nil {
+		full := filepath.Join(root, filepath.FromSlash(rel))
+		if old, err := os.ReadFile(full); err == nil && bytes.Equal(old, content) {
+			if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600 {
+				continue
+			}
+		}
+		if err := putFile(full, content, 0o600); err != nil {
 			return err
 		}
 	}
+	if !prune {
+		return nil
+	}
 	return pruneProjectLayer(root, layer)
-}
-
-// layerWriteOrder is the order the layer's files are written in: the
-// project summaries, then the personal layer, then the index. summary
-// switches to the scoped view when it finds the index and then reads the
-// files it names, so the index must be the last to appear: written in map
-// order, a first consolidation could publish the index before the
-// personal layer, and a summary read in between left the personal layer
-// out (the concurrent soak caught it).
-func layerWriteOrder(layer projectLayer) []string {
-	rank := func(rel string) int {
-		switch rel {
-		case memdir.ProjectIndexFile:
-			return 2
-		case memdir.PersonalFile:
-			return 1
-		}
-		return 0
-	}
-	out := make([]string, 0, len(layer))
-	for rel := range layer {
-		out = append(out, rel)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
-			return ri < rj
-		}
-		return out[i] < out[j]
-	})
-	return out
 }
 
 // pruneProjectLayer removes files and folders under projects/ that the
@@ -546,7 +541,7 @@ func pruneProjectLayer(root string, keep projectLayer) error {
 		return err
 	}
 	for _, p := range stale {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dropFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

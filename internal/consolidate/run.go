@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -46,13 +45,54 @@ const DefaultHeartbeat = 90 * time.Second
 // failed_… reason together with a non-nil error; the job is marked failed
 // (1 h backoff) where Codex does so, the diff file is kept and the
 // baseline is left alone.
+//
+// When a request came in while a run worked (a raw memory that landed
+// after the run selected its inputs: [RequestWatcher]), the run that
+// succeeded starts over, up to MaxPasses in all, so that parallel runs
+// end with a folder that holds what each of them extracted (issue 24).
 func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 	r := &runner{jobs: jobs, opts: opts}
 	r.defaults()
 	if opts.DryRun {
 		return r.dryRun(ctx)
 	}
-	return r.run(ctx)
+	// A run that then skips still clears what a killed writer left in the
+	// folder (issue 24); one that works does it again in PrepareLayout.
+	if fi, err := os.Lstat(r.opts.Root); err == nil && fi.IsDir() {
+		memdir.RemoveAbandonedTemps(r.opts.Root, r.now)
+	}
+	res, err := r.run(ctx)
+	watcher, ok := jobs.(RequestWatcher)
+	for pass := 2; ok && err == nil && res.Status.Succeeded() && pass <= MaxPasses; pass++ {
+		n, werr := watcher.RequestsAfter(ctx, r.requestsUpTo)
+		if werr != nil || n == 0 {
+			break
+		}
+		fmt.Fprintf(r.log, "memctl: new raw memories landed while consolidating; consolidating again (pass %d of at most %d)\n", pass, MaxPasses)
+		next := &runner{jobs: jobs, opts: opts}
+		next.defaults()
+		nres, nerr := next.run(ctx)
+		if nerr == nil && !nres.Status.Succeeded() {
+			// Another process took the lock (it includes them) or the
+			// cooldown holds after all: the first pass's result stands.
+			break
+		}
+		nres.Passes = pass
+		r, res, err = next, nres, nerr
+	}
+	return res, err
+}
+
+// MaxPasses bounds how often one Run consolidates when raw memories keep
+// landing while it works; what lands during the last pass waits for the
+// next run, which its request lets through the cooldown.
+const MaxPasses = 3
+
+// RequestWatcher is implemented by stores that record consolidation
+// requests (the store's ConsolidationRequests): RequestsAfter counts the
+// open requests newer than id, the newest a claim saw.
+type RequestWatcher interface {
+	RequestsAfter(ctx context.Context, id int64) (int, error)
 }
 
 type runner struct {
@@ -65,6 +105,8 @@ type runner struct {
 	now   time.Time
 	token string
 	res   Result
+	// requestsUpTo is the newest consolidation request the claim saw.
+	requestsUpTo int64
 }
 
 func (r *runner) defaults() {
@@ -162,6 +204,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		return r.res, nil
 	}
 	r.token = claim.Token
+	r.requestsUpTo = claim.RequestsUpTo
 	r.res.Requests = claim.Requests
 	r.root = opts.Root
 	hist, _ := r.jobs.(History)
@@ -311,6 +354,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			return r.fail(ctx, StatusFailedPrepare, err, true)
 		}
 	}
+	// The project layer the new summary may name is in place before the
+	// consolidator writes the summary (crash order, order.go); the old
+	// layer's files stay until the summary is new.
+	if err := writeProjectLayer(root, selected, opts.Redact, evid.stale, false); err != nil {
+		r.restore(backup)
+		return r.fail(ctx, StatusFailedPrepare, fmt.Errorf("project layer: %w", err), true)
+	}
 	ws := &Workspace{
 		Root: root, Version: opts.Version, Selected: selected, Changes: changes,
 		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
@@ -339,7 +389,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	// The project layer comes from the store, not from the consolidator:
 	// whatever the mode, one project's memory reaches another's sessions
 	// only through the personal layer (docs/projects.md).
-	if err := writeProjectLayer(root, selected, ws.redact, evid.stale); err != nil {
+	if err := writeProjectLayer(root, selected, ws.redact, evid.stale, true); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true)
 	}
@@ -432,8 +482,8 @@ func (r *runner) release(ctx context.Context) {
 // memory_summary.md, skills/) so that the next consolidator run starts
 // from the inputs alone; backupArtifacts has saved them first.
 func removeArtifacts(root string) error {
-	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile, memdir.SkillsDir} {
-		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+	for _, name := range []string{memdir.SummaryFile, memdir.MemoryFile, memdir.SkillsDir} {
+		if err := dropTree(filepath.Join(root, name)); err != nil {
 			return err
 		}
 	}
@@ -534,66 +584,74 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 	return b, nil
 }
 
-// restore puts the backed-up artifacts back: MEMORY.md and
-// memory_summary.md are rewritten or removed, skills/ is replaced.
+// restore puts the backed-up artifacts back in crash order (order.go):
+// the files of skills/ and projects/ first, then MEMORY.md and
+// memory_summary.md (or, when there were none, their removal), and what
+// the run added under skills/ and projects/ last, the index before the
+// files it names.
 func (r *runner) restore(b *artifactBackup) {
 	root := r.root
 	warn := func(err error) {
-		if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(r.log, "memctl: warning: restore previous memory: %v\n", err)
 		}
 	}
+	dirs := []string{memdir.SkillsDir, memdir.ProjectsDir}
+	for _, dir := range dirs {
+		// A file where the folder belongs (the consolidator's doing).
+		if fi, err := os.Lstat(filepath.Join(root, dir)); err == nil && !fi.IsDir() {
+			warn(dropFile(filepath.Join(root, dir)))
+		}
+	}
 	have := indexFiles(b.files)
-	for _, name := range []string{memdir.MemoryFile, memdir.SummaryFile} {
-		p := filepath.Join(root, name)
-		if f, ok := have[name]; ok {
-			warn(memdir.WriteAtomic(p, f.Content, fileMode(f.Mode)))
-		} else if err := os.RemoveAll(p); err != nil {
-			warn(err)
-		}
-	}
-	for _, dir := range []string{memdir.SkillsDir, memdir.ProjectsDir} {
-		r.restoreDir(have, dir, warn)
-	}
-}
-
-// restoreDir puts a folder of artifacts (skills/, projects/) back as the
-// backup holds it.
-func (r *runner) restoreDir(have map[string]BaselineFile, dir string, warn func(error)) {
-	root := r.root
-	top := filepath.Join(root, dir)
-	if fi, err := os.Lstat(top); err == nil && !fi.IsDir() {
-		warn(os.Remove(top))
-	} else if err == nil {
-		// Remove what the run added or changed, then write the old files back.
-		cur, err := Snapshot(top)
-		warn(err)
-		for _, f := range cur {
-			f.Path = dir + "/" + f.Path
-			if old, ok := have[f.Path]; !ok || old.Mode != f.Mode || string(old.Content) != string(f.Content) {
-				warn(os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))))
-			}
-		}
-	}
-	defer removeEmptyDirs(top)
-	var paths []string
+	paths := make([]string, 0, len(have))
 	for p := range have {
-		if strings.HasPrefix(p, dir+"/") {
-			paths = append(paths, p)
-		}
+		paths = append(paths, p)
 	}
-	sort.Strings(paths)
+	sortForWrite(paths)
 	for _, p := range paths {
 		f := have[p]
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if cur, err := os.ReadFile(full); err == nil && string(cur) == string(f.Content) {
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() && fileMode(f.Mode) == fi.Mode().Perm() {
+			if cur, err := os.ReadFile(full); err == nil && string(cur) == string(f.Content) {
+				continue
+			}
+		} else if err == nil && fi.IsDir() {
+			warn(dropTree(full))
+		}
+		if d := path.Dir(p); d != "." {
+			if err := memdir.EnsureDir(root, d); err != nil {
+				warn(err)
+				continue
+			}
+		}
+		warn(putFile(full, f.Content, fileMode(f.Mode)))
+	}
+	for _, name := range []string{memdir.SummaryFile, memdir.MemoryFile} {
+		if _, ok := have[name]; !ok {
+			warn(dropTree(filepath.Join(root, name)))
+		}
+	}
+	var added []string
+	for _, dir := range dirs {
+		top := filepath.Join(root, dir)
+		if fi, err := os.Lstat(top); err != nil || !fi.IsDir() {
 			continue
 		}
-		if err := memdir.EnsureDir(root, path.Dir(p)); err != nil {
-			warn(err)
-			continue
+		cur, err := Snapshot(top)
+		warn(err)
+		for _, f := range cur {
+			if _, kept := have[dir+"/"+f.Path]; !kept {
+				added = append(added, dir+"/"+f.Path)
+			}
 		}
-		warn(memdir.WriteAtomic(full, f.Content, fileMode(f.Mode)))
+	}
+	sortForWrite(added)
+	for i := len(added) - 1; i >= 0; i-- {
+		warn(dropFile(filepath.Join(root, filepath.FromSlash(added[i]))))
+	}
+	for _, dir := range dirs {
+		removeEmptyDirs(filepath.Join(root, dir))
 	}
 }
 

@@ -228,17 +228,13 @@ func syncInputs(root, version string, selected []Selected, maxN int, now time.Ti
 	if err != nil {
 		return fmt.Errorf("plan inputs: %w", err)
 	}
-	var errs []error
-	for _, rel := range plan.removes {
-		if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
+	// The rollout summaries first, raw_memories.md that names them after,
+	// the ones no longer selected last (crash order, order.go).
 	paths := make([]string, 0, len(plan.writes))
 	for p := range plan.writes {
 		paths = append(paths, p)
 	}
-	sort.Strings(paths)
+	sortForWrite(paths)
 	for _, rel := range paths {
 		if dir := path.Dir(rel); dir != "." {
 			if err := memdir.EnsureDir(root, dir); err != nil {
@@ -251,8 +247,14 @@ func syncInputs(root, version string, selected []Selected, maxN int, now time.Ti
 				continue
 			}
 		}
-		if err := memdir.WriteAtomic(full, plan.writes[rel], 0o600); err != nil {
+		if err := putFile(full, plan.writes[rel], 0o600); err != nil {
 			return err
+		}
+	}
+	var errs []error
+	for _, rel := range plan.removes {
+		if err := dropFile(filepath.Join(root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

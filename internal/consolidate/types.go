@@ -265,8 +265,12 @@ type Result struct {
 	// Generation is the generation recorded (succeeded) or waiting for
 	// review (pending_review); 0 when none was.
 	Generation int64 `json:"generation,omitempty"`
-	// Requests are the user's reasons this run answered (pin, edit, forget).
+	// Requests are the reasons this run answered: the user's (pin, edit,
+	// forget) and raw memories that an earlier consolidation missed.
 	Requests []string `json:"requests,omitempty"`
+	// Passes is how many consolidations the run made when raw memories
+	// landed while it worked (absent: one).
+	Passes int `json:"passes,omitempty"`
 	// Plan is the dry run's diff of every artifact against the folder.
 	Plan []FileDiff `json:"plan,omitempty"`
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -50,11 +51,12 @@ const (
 	CheckSummarySize    = "summary_size"
 	CheckAgents         = "agent_setup"
 	CheckProvider       = "provider"
+	CheckLeases         = "leases"
 )
 
 // AllChecks lists every check.
 var AllChecks = []string{CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
-	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider}
+	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider, CheckLeases}
 
 // Finding is one problem, with the command that fixes it.
 type Finding struct {
@@ -117,6 +119,7 @@ type Store interface {
 	AllOutputs(ctx context.Context) ([]store.Output, error)
 	Quarantined(ctx context.Context) ([]store.QuarantineItem, error)
 	Uncited(ctx context.Context, n int) ([]store.UncitedMemory, error)
+	HeldLeases(ctx context.Context) ([]store.HeldLease, error)
 }
 
 // AgentState is an agent's integration, as internal/setup sees it.
@@ -242,6 +245,13 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
 		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
 		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
+		{CheckLeases, func() ([]Finding, string, error) {
+			if opts.Store == nil {
+				return nil, "no database yet", nil
+			}
+			fs, err := leases(ctx, opts.Store)
+			return fs, "", err
+		}},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -285,6 +295,64 @@ func uncited(ctx context.Context, st Store, n int) ([]Finding, error) {
 			Fix:     "memctl memories forget " + u.ThreadID})
 	}
 	return capped(fs, CheckUncited, Info, "memories never cited"), nil
+}
+
+// leases reports the jobs whose lease has not run out: the consolidation
+// lock and the threads claimed for extraction, one finding per holder. A
+// holder that has exited on this host is a warning (the next run takes
+// the jobs back at once; until then summary reads memory that misses
+// them); a live one is a run in progress.
+func leases(ctx context.Context, st Store) ([]Finding, error) {
+	held, err := st.HeldLeases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		lock    bool
+		worker  string
+		gone    bool
+		until   int64
+		threads []string
+	}
+	var groups []*group
+	byHolder := map[string]*group{}
+	for _, h := range held {
+		if h.Kind == store.KindConsolidate {
+			groups = append(groups, &group{lock: true, worker: h.WorkerID, gone: h.Gone, until: h.Until})
+			continue
+		}
+		g, ok := byHolder[h.WorkerID]
+		if !ok {
+			g = &group{worker: h.WorkerID, gone: h.Gone}
+			byHolder[h.WorkerID] = g
+			groups = append(groups, g)
+		}
+		g.until = max(g.until, h.Until)
+		g.threads = append(g.threads, h.Key)
+	}
+	var out []Finding
+	for _, g := range groups {
+		until := time.Unix(g.until, 0).UTC().Format(time.RFC3339)
+		who := owner.Describe(g.worker)
+		f := Finding{Check: CheckLeases, Severity: Info, Subject: "consolidation lock"}
+		what, n := "the consolidation lock is", 1
+		if !g.lock {
+			n = len(g.threads)
+			f.Subject = english.Count(len(g.threads), "extraction claim", "extraction claims")
+			what = f.Subject + " " + english.Noun(len(g.threads), "is", "are")
+			f.ThreadIDs = g.threads
+		}
+		if g.gone {
+			f.Severity = Warning
+			f.Message = fmt.Sprintf("%s held by %s, which has exited without giving %s back (the lease runs until %s)",
+				what, who, english.Noun(n, "it", "them"), until)
+			f.Fix = "memctl run (it takes " + english.Noun(n, "it", "them") + " back at once)"
+		} else {
+			f.Message = fmt.Sprintf("%s held by %s until %s: a run in progress", what, who, until)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // stale checks the evidence index of the folder, as summary does but

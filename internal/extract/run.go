@@ -22,6 +22,7 @@ type Store interface {
 	MarkStage1NoOutput(ctx context.Context, threadID, token string) (bool, error)
 	MarkStage1Failed(ctx context.Context, threadID, token, reason string) error
 	ReleaseStage1(ctx context.Context, threadID, token string) error
+	ReapAbandoned(ctx context.Context) (int, error)
 	AddTokenUsage(ctx context.Context, u store.TokenUsage) error
 	SaveRateLimit(ctx context.Context, r store.RateLimitState) error
 }
@@ -122,6 +123,11 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 	}
 	if opts.DryRun {
 		return dryRun(ctx, st, opts, cands)
+	}
+	// Claims whose process has exited (killed, or failed without saying
+	// so, as on a full disk) are free at once, not after their lease.
+	if _, err := st.ReapAbandoned(ctx); err != nil {
+		return res, fmt.Errorf("reclaim abandoned jobs: %w", err)
 	}
 	var claims []claimed
 	var claimErr error
@@ -265,6 +271,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 		r.Status, r.Error = StatusFailed, err.Error()
 		if ferr := st.MarkStage1Failed(bg, c.thread.ID, c.token, err.Error()); ferr != nil {
 			r.Error += "; recording the failure: " + ferr.Error()
+			giveBack(bg, st, c)
 		}
 		return r
 	}
@@ -284,10 +291,24 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	switch {
 	case err != nil:
 		r.Status, r.Error = StatusFailed, "store the result: "+err.Error()
+		// Record the failure, or at least give the claim back, so the
+		// thread is not held for the lease's hour (issue 24: a full disk
+		// left every claim running).
+		if ferr := st.MarkStage1Failed(bg, c.thread.ID, c.token, r.Error); ferr != nil {
+			giveBack(bg, st, c)
+		}
 	case !owned:
 		r.Status, r.Error = StatusFailed, "lost the claim (another process took over the expired lease)"
 	}
 	return r
+}
+
+// giveBack releases a claim whose outcome could not be recorded. When
+// even that fails (the database cannot be written at all) the claim stays
+// until this process exits; the next run takes it back then
+// (ReapAbandoned).
+func giveBack(ctx context.Context, st Store, c claimed) {
+	_ = st.ReleaseStage1(ctx, c.thread.ID, c.token)
 }
 
 // extractOne answers for one thread, with the provenance of the session

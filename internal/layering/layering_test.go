@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,25 +67,33 @@ func TestInternalLayering(t *testing.T) {
 
 // TestMemdirStaysLight keeps internal/memdir, which `memctl summary` loads on
 // every agent turn, free of databases, SDKs and anything with start-up
-// work: the standard library and UUID parsing only.
+// work: the standard library, UUID parsing and internal/owner (which names
+// the writer of a temporary file), which in turn takes only the standard
+// library, UUIDs and the Windows system calls.
 func TestMemdirStaysLight(t *testing.T) {
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("../../internal/memdir/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no internal/memdir sources: %v", err)
+	allowed := map[string][]string{
+		"memdir": {"github.com/google/uuid", "github.com/memctl/memctl/internal/owner"},
+		"owner":  {"github.com/google/uuid", "golang.org/x/sys/windows"},
 	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
+	fset := token.NewFileSet()
+	for pkg, ok := range allowed {
+		files, err := filepath.Glob("../../internal/" + pkg + "/*.go")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no internal/%s sources: %v", pkg, err)
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.Contains(strings.Split(p, "/")[0], ".") && p != "github.com/google/uuid" {
-				t.Errorf("%s imports %s; internal/memdir takes only the standard library and github.com/google/uuid", filepath.Base(path), p)
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if strings.Contains(strings.Split(p, "/")[0], ".") && !slices.Contains(ok, p) {
+					t.Errorf("internal/%s/%s imports %s; it may take only the standard library and %s", pkg, filepath.Base(path), p, strings.Join(ok, ", "))
+				}
 			}
 		}
 	}

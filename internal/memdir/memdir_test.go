@@ -4,9 +4,14 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/owner"
 )
 
 func readFile(t *testing.T, path string) string {
@@ -175,5 +180,63 @@ func TestRoot(t *testing.T) {
 	}
 	if got := Root("/h", "v1"); got != filepath.Join("/h", "memories") {
 		t.Errorf("v1 root = %s", got)
+	}
+}
+
+// issue 24: a killed writer's .memctl-tmp-* files stayed until they were
+// an hour old. The name says who wrote it; a dead writer's file goes at
+// once, a live writer's stays, an untagged one goes once it is old.
+func TestRemoveAbandonedTemps(t *testing.T) {
+	root := t.TempDir()
+	c := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := c.Run(); err != nil {
+		t.Skipf("no shell to make a dead process: %v", err)
+	}
+	hash, _, _ := strings.Cut(owner.TempTag(), "-")
+	now := time.Now()
+	files := map[string]struct {
+		age  time.Duration
+		kept bool
+	}{
+		tempPrefix + hash + "-" + strconv.Itoa(c.Process.Pid) + "-123": {0, false},             // its writer has exited
+		tempPrefix + owner.TempTag() + "-456":                          {0, true},              // this process, writing
+		tempPrefix + hash + "-" + strconv.Itoa(os.Getppid()) + "-789":  {0, true},              // a live process
+		tempPrefix + "1234567":                                         {0, true},              // untagged, fresh
+		tempPrefix + "7654321":                                         {2 * time.Hour, false}, // untagged, old
+		"notes.md":                                                     {2 * time.Hour, true},
+	}
+	for name, f := range files {
+		p := filepath.Join(root, "rollout_summaries", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("half a fi"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(-f.age)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := RemoveAbandonedTemps(root, now); n != 2 {
+		t.Errorf("RemoveAbandonedTemps removed %d files, want 2", n)
+	}
+	for name, f := range files {
+		_, err := os.Lstat(filepath.Join(root, "rollout_summaries", name))
+		if kept := err == nil; kept != f.kept {
+			t.Errorf("%s kept = %v, want %v", name, kept, f.kept)
+		}
+	}
+	// Names written now carry this process's tag.
+	if err := WriteAtomic(filepath.Join(root, "x.md"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := writeTemp(root, []byte("y"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(tmp)
+	if !strings.HasPrefix(filepath.Base(tmp), tempPrefix+owner.TempTag()+"-") {
+		t.Errorf("temporary file %s does not carry the writer's tag %s", filepath.Base(tmp), owner.TempTag())
 	}
 }

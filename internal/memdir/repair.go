@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/owner"
 )
 
 // ErrSymlinkedRoot is returned (wrapped in a *DirError) when a memory
@@ -41,15 +43,17 @@ func (e *DirError) Is(target error) bool {
 	return target == ErrSymlinkedRoot && e.Rel == "." && e.Symlink
 }
 
-// staleTempAge is how old a temporary file must be before Repair treats it
-// as abandoned: a live writer renames its file within moments.
+// staleTempAge is how old a temporary file must be before it is taken for
+// abandoned when its name does not say whether its writer is alive (one
+// written by an older memctl, or on another host): a live writer renames
+// its file within moments.
 const staleTempAge = time.Hour
 
 // Repair makes root usable for Phase 2, as Codex's ensure_layout does: it
 // creates root (mode 0700, parents too), refuses a root that is a symbolic
 // link before writing anything, removes every symbolic link inside root
-// without following it, deletes temporary files abandoned more than an hour
-// before now, creates rollout_summaries/ and extensions/ad_hoc/, and writes
+// without following it, deletes abandoned temporary files
+// (RemoveAbandonedTemps), creates rollout_summaries/ and extensions/ad_hoc/, and writes
 // instructions as extensions/ad_hoc/instructions.md unless a file is there
 // already (a user's edited copy is never overwritten). Every directory on
 // those paths must be a real directory; a linked one has been removed by
@@ -65,7 +69,7 @@ func Repair(root string, instructions []byte, now time.Time) error {
 	if _, err := RemoveSymlinks(root); err != nil {
 		return err
 	}
-	removeStaleTemps(root, now.Add(-staleTempAge))
+	RemoveAbandonedTemps(root, now)
 	for _, dir := range []string{RolloutSummariesDir, AdHocDir} {
 		if err := EnsureDir(root, dir); err != nil {
 			return err
@@ -157,17 +161,30 @@ func RemoveSymlinks(root string) (int, error) {
 	return n, err
 }
 
-// removeStaleTemps deletes abandoned temporary files older than cutoff.
-func removeStaleTemps(root string, cutoff time.Time) {
+// RemoveAbandonedTemps deletes the temporary files under root that a
+// writer left behind: those whose writer, named in the file name, has
+// exited on this host, and any that is more than an hour older than now
+// (now is the caller's clock, so a clock pinned with MEMCTL_NOW moves that
+// judgement too). A live writer's file is left alone. It returns how many
+// it deleted; it never fails (a file it cannot delete is left for later).
+func RemoveAbandonedTemps(root string, now time.Time) int {
+	cutoff := now.Add(-staleTempAge)
+	n := 0
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() || !IsTemp(d.Name()) {
 			return nil
 		}
-		if fi, err := d.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			_ = os.Remove(p)
+		gone := owner.TempGone(strings.TrimPrefix(d.Name(), tempPrefix))
+		if !gone {
+			fi, err := d.Info()
+			gone = err == nil && fi.ModTime().Before(cutoff)
+		}
+		if gone && os.Remove(p) == nil {
+			n++
 		}
 		return nil
 	})
+	return n
 }
 
 // Size sums the sizes of the regular files under root, ignoring symbolic

@@ -7,13 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memctl/memctl/internal/owner"
 )
 
 // Every write into a memory folder goes to a temporary file next to its
 // target and is then renamed (or hard-linked) into place, so a reader or a
 // crash never sees half a file. A writer killed in between leaves its
-// temporary file behind: Snapshot-style walks skip it (IsTemp) and Repair
-// deletes it once it is clearly abandoned.
+// temporary file behind: Snapshot-style walks skip it (IsTemp), and the
+// next command that writes the folder deletes it (RemoveAbandonedTemps).
+// The name carries the writer's host and pid (owner.TempTag), so a file
+// whose writer has exited goes at once, not an hour later.
 const (
 	tempPrefix = ".memctl-tmp-"
 	// oldNoteTempPrefix is what notes were written through before every
@@ -98,7 +102,7 @@ func CreateNew(path string, data []byte, perm os.FileMode) error {
 }
 
 func writeTemp(dir string, data []byte, perm os.FileMode) (string, error) {
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	f, err := os.CreateTemp(dir, tempPrefix+owner.TempTag()+"-*")
 	if err != nil {
 		return "", err
 	}

@@ -93,6 +93,9 @@ func AddNote(root, filename, note string) (string, error) {
 	if err := dirError(memdir.EnsureRoot(root)); err != nil {
 		return "", err
 	}
+	// Every command that writes the folder first clears what a killed
+	// writer left there (issue 24).
+	memdir.RemoveAbandonedTemps(root, time.Now())
 	if err := dirError(memdir.EnsureDir(root, memdir.NotesDir)); err != nil {
 		return "", err
 	}

@@ -85,6 +85,9 @@ WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at
 			if err := replaceQuarantineTx(ctx, tx, threadID, r.Quarantine, now); err != nil {
 				return err
 			}
+			if err := requestIfMissedTx(ctx, tx, threadID, now); err != nil {
+				return err
+			}
 		}
 		if err := indexOutputTx(ctx, tx, threadID); err != nil {
 			return err

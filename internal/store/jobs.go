@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/memctl/memctl/internal/owner"
 )
 
 // Job kinds and their singleton key, as Codex names them.
@@ -172,6 +173,9 @@ func (s *Store) MarkStage1NoOutput(ctx context.Context, threadID, token string) 
 			if err := unindexThreadTx(ctx, tx, threadID); err != nil {
 				return err
 			}
+			if err := requestIfMissedTx(ctx, tx, threadID, s.now().Unix()); err != nil {
+				return err
+			}
 			return enqueueGlobalTx(ctx, tx, watermark)
 		}
 		return nil
@@ -238,6 +242,47 @@ ON CONFLICT (kind, job_key) DO UPDATE SET
 	return err
 }
 
+// MissedRequest is the consolidation request (ConsolidationRequests)
+// recorded when a raw memory lands that a consolidation could not include.
+const MissedRequest = "raw memories extracted while a consolidation ran"
+
+// requestIfMissedTx records MissedRequest (once) when the Phase 1 job of
+// threadID overlapped a consolidation: one holds the lock now (it may have
+// selected its inputs before this output landed), or the last one finished
+// after this job was claimed (it ran while the job was in flight). The
+// request lets the next consolidation through the cooldown, and a
+// consolidation that finds one open when it finishes runs again (issue
+// 24: of two parallel runs, the first consolidated none of the memories
+// the second was extracting, and the cooldown then kept them out for six
+// hours). Times are whole seconds, so a job claimed in the second the
+// consolidation finished counts as overlapping it. A job claimed after the
+// last consolidation finished is new work and waits for the cooldown, as
+// in Codex.
+func requestIfMissedTx(ctx context.Context, tx *sql.Tx, threadID string, now int64) error {
+	var status string
+	var finished, claimed sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT g.status, g.finished_at, s.started_at FROM jobs g
+LEFT JOIN jobs s ON s.kind = ? AND s.job_key = ?
+WHERE g.kind = ? AND g.job_key = ?`, KindStage1, threadID, KindConsolidate, GlobalKey).Scan(&status, &finished, &claimed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // no consolidation ever ran
+	}
+	if err != nil {
+		return err
+	}
+	overlapped := status == "running" || (finished.Valid && claimed.Valid && claimed.Int64 <= finished.Int64)
+	if !overlapped {
+		return nil
+	}
+	// One open request is enough, but it must be newer than any a running
+	// consolidation saw when it claimed: that one's success answers only
+	// the requests it saw.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM consolidation_requests WHERE reason = ?`, MissedRequest); err != nil {
+		return err
+	}
+	return requestTx(ctx, tx, MissedRequest, false, now)
+}
+
 // GlobalClaim is the result of a Phase 2 lock attempt.
 type GlobalClaim struct {
 	Status         string // GlobalClaimed or a skip reason
@@ -284,6 +329,9 @@ func (s *Store) ClaimGlobal(ctx context.Context, workerID string, force bool) (G
 		}
 		ignoreCooldown := force || len(requests) > 0
 		now := s.now().Unix()
+		if err := s.reapGlobalTx(ctx, tx, now); err != nil {
+			return err
+		}
 		token := uuid.NewString()
 		lease := now + int64(Lease/time.Second)
 		var status string
@@ -335,6 +383,110 @@ WHERE kind = ? AND job_key = ?
 		return nil
 	})
 	return out, err
+}
+
+// abandonedReason is the last_error of a job whose holder exited without
+// finishing or giving it back.
+func abandonedReason(workerID string) string {
+	return "abandoned: " + owner.Describe(workerID) + " exited while holding it"
+}
+
+// reapGlobalTx gives back the consolidation lock when the process holding
+// it has exited (killed, or failed without releasing it): the job becomes
+// pending, as ReleaseGlobal leaves it, so the next claim needs no hour of
+// waiting and meets no cooldown. A live holder, or one this host cannot
+// judge, keeps it until its lease runs out.
+func (s *Store) reapGlobalTx(ctx context.Context, tx *sql.Tx, now int64) error {
+	var worker, token sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT worker_id, ownership_token FROM jobs
+WHERE kind = ? AND job_key = ? AND status = 'running' AND lease_until > ?`, KindConsolidate, GlobalKey, now).Scan(&worker, &token)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !s.ownerGone(worker.String)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = 'pending', lease_until = NULL, finished_at = NULL, last_error = ?
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token IS ?`,
+		abandonedReason(worker.String), KindConsolidate, GlobalKey, token)
+	return err
+}
+
+// ReapAbandoned gives back the Phase 1 claims whose holder has exited on
+// this host (killed, or failed without recording the outcome, as when the
+// disk was full): each becomes pending with its retry budget intact and
+// last_error saying what happened, so it can be claimed at once instead of
+// after the hour of its lease. It returns how many it gave back.
+func (s *Store) ReapAbandoned(ctx context.Context) (int, error) {
+	n := 0
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		now := s.now().Unix()
+		rows, err := tx.QueryContext(ctx, `SELECT job_key, COALESCE(worker_id, ''), COALESCE(ownership_token, '') FROM jobs
+WHERE kind = ? AND status = 'running' AND lease_until > ?`, KindStage1, now)
+		if err != nil {
+			return err
+		}
+		type held struct{ key, worker, token string }
+		var gone []held
+		for rows.Next() {
+			var h held
+			if err := rows.Scan(&h.key, &h.worker, &h.token); err != nil {
+				rows.Close()
+				return err
+			}
+			if s.ownerGone(h.worker) {
+				gone = append(gone, h)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, h := range gone {
+			res, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'pending', lease_until = NULL, last_error = ?
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, abandonedReason(h.worker), KindStage1, h.key, h.token)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k > 0 {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// HeldLease is a job whose lease has not run out.
+type HeldLease struct {
+	Kind, Key string
+	WorkerID  string
+	Until     int64 // unix seconds
+	// Gone is set when the holder has exited on this host: the next claim
+	// takes the job back (ReapAbandoned, ClaimGlobal).
+	Gone bool
+}
+
+// HeldLeases lists the running jobs whose lease has not run out, the
+// consolidation lock first, then the Phase 1 claims by thread id.
+func (s *Store) HeldLeases(ctx context.Context) ([]HeldLease, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, job_key, COALESCE(worker_id, ''), lease_until FROM jobs
+WHERE status = 'running' AND lease_until > ? ORDER BY kind = ? DESC, kind, job_key`, s.now().Unix(), KindConsolidate)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HeldLease
+	for rows.Next() {
+		var h HeldLease
+		if err := rows.Scan(&h.Kind, &h.Key, &h.WorkerID, &h.Until); err != nil {
+			return nil, err
+		}
+		h.Gone = s.ownerGone(h.WorkerID)
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // HeartbeatGlobal renews the Phase 2 lease; false means the lock was lost.

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/filelock"
+	"github.com/memctl/memctl/internal/owner"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -46,6 +47,12 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// ownerGone says whether the process a lease's worker id names has
+	// exited (owner.Gone); such a lease is taken back at once.
+	ownerGone func(workerID string) bool
+	// freeBytes reports the space left on the disk holding a path, to tell
+	// a full disk from another I/O error (diskfull.go).
+	freeBytes func(path string) (uint64, bool)
 }
 
 // Option configures Open.
@@ -90,13 +97,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	s := &Store{db: db, path: path, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now, ownerGone: owner.Gone, freeBytes: freeBytes}
 	for _, o := range opts {
 		o(s)
 	}
 	if err := s.prepare(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, s.diskFull(err)
 	}
 	// WAL and SHM files are created by SQLite with the umask; tighten them.
 	for _, suffix := range []string{"-wal", "-shm"} {
@@ -239,16 +246,17 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // tx runs fn in a write transaction (BEGIN IMMEDIATE through _txlock).
+// A write that failed because the disk is full says so (ErrDiskFull).
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.diskFull(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return s.diskFull(err)
 	}
-	return tx.Commit()
+	return s.diskFull(tx.Commit())
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok").

@@ -230,7 +230,7 @@ func NewServer(opts Options) *mcp.Server {
 
 // Serve runs the memory tools on transport t until the client disconnects
 // or ctx is done, answering every request it has read before it returns.
-// memctl mcp passes &mcp.StdioTransport{}.
+// memctl mcp passes Stdio(os.Stdin, os.Stdout).
 func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
 	return NewServer(opts).Run(ctx, answerBeforeEOF(t))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Options configures a memory tool server.
@@ -145,7 +146,7 @@ type SearchInput struct {
 	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
 	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
 	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
-	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
 	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
 }
 
@@ -159,6 +160,9 @@ type SearchOutput struct {
 	Scope ScopeInfo   `json:"scope"`
 	// Stale lists the stale memories any result concerns.
 	Stale []evidence.Notice `json:"stale,omitempty"`
+	// Note says what a ranked search left out of a long query; Query is
+	// then what it searched for.
+	Note string `json:"note,omitempty"`
 }
 
 // NoteInput is the add_ad_hoc_note tool's arguments.
@@ -430,6 +434,9 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 		hits = []RankedHit{}
 	}
 	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	if qt := store.SearchTerms(query); qt.Cut {
+		out.Query, out.Note = qt.Query(), qt.Note()
+	}
 	if len(hits) > 0 {
 		for _, n := range h.stale() {
 			for _, hit := range hits {

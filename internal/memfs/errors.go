@@ -34,6 +34,9 @@ var (
 	// ErrEmptyQuery: Search got no query, a blank one, or one that is empty
 	// once normalized.
 	ErrEmptyQuery = errors.New("queries must be non-empty strings")
+	// ErrTooManyQueries: Search got more than MaxQueries queries, or more
+	// than MaxQueryBytes bytes of them.
+	ErrTooManyQueries = fmt.Errorf("queries: at most %d, of at most %d bytes in all", MaxQueries, MaxQueryBytes)
 	// ErrInvalidMatchWindow: all_within_lines with line_count below 1.
 	ErrInvalidMatchWindow = errors.New("all_within_lines.line_count must be a positive integer")
 	// ErrInvalidMatchMode: an unknown match_mode type.
@@ -50,7 +53,7 @@ var (
 var requestErrors = []error{
 	ErrInvalidPath, ErrNotFound, ErrNotFile, ErrNotText, ErrInvalidCursor,
 	ErrInvalidLineOffset, ErrInvalidMaxLines, ErrLineOffsetExceedsFileLength,
-	ErrEmptyQuery, ErrInvalidMatchWindow, ErrInvalidMatchMode,
+	ErrEmptyQuery, ErrTooManyQueries, ErrInvalidMatchWindow, ErrInvalidMatchMode,
 	ErrInvalidFilename, ErrEmptyNote, ErrAlreadyExists,
 }
 

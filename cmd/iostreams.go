@@ -10,7 +10,11 @@ package cmd
 //   - colour only when the stream is a terminal, NO_COLOR is unset,
 //     TERM is not "dumb" and --no-color was not given;
 //   - progress bars only when stderr is a terminal and --quiet is off;
-//   - prompts only when stdin and stdout are both terminals.
+//   - prompts only when stdin and stdout are both terminals;
+//   - text memctl did not write (transcripts, memories, memory files, paths
+//     found on disk) goes through Text (ErrText on stderr) before it is
+//     printed, so its control characters cannot drive the terminal; tables
+//     and printJSON do it for every value.
 
 import (
 	"fmt"
@@ -19,6 +23,7 @@ import (
 	"strconv"
 
 	"github.com/fatih/color"
+	"github.com/memctl/memctl/internal/termtext"
 	"golang.org/x/term"
 )
 
@@ -99,6 +104,15 @@ func (s *IOStreams) Faint(t string) string { return s.paint(s.colorOut, color.Fa
 func (s *IOStreams) errPaint(attr color.Attribute, t string) string {
 	return s.paint(s.colorErr, attr, t)
 }
+
+// Text makes text memctl did not write safe to print on stdout: on a
+// terminal every control character (C0, C1, DEL, bidi controls, bytes
+// that are not UTF-8) is written as a visible escape, otherwise the C0
+// controls other than newline and tab (internal/termtext).
+func (s *IOStreams) Text(v string) string { return termtext.Escape(v, s.StdoutTTY) }
+
+// ErrText is Text for stderr.
+func (s *IOStreams) ErrText(v string) string { return termtext.Escape(v, s.StderrTTY) }
 
 // Infof prints a progress or confirmation line to stderr unless --quiet.
 func (s *IOStreams) Infof(format string, args ...any) {

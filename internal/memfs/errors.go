@@ -36,7 +36,8 @@ var (
 	ErrEmptyQuery = errors.New("queries must be non-empty strings")
 	// ErrTooManyQueries: Search got more than MaxQueries queries, or more
 	// than MaxQueryBytes bytes of them.
-	ErrTooManyQueries = fmt.Errorf("queries: at most %d, of at most %d bytes in all", MaxQueries, MaxQueryBytes)
+	// (The text spells the bounds out: no fmt.Errorf at start-up.)
+	ErrTooManyQueries = errors.New("queries: at most 64, of at most 4096 bytes in all")
 	// ErrInvalidMatchWindow: all_within_lines with line_count below 1.
 	ErrInvalidMatchWindow = errors.New("all_within_lines.line_count must be a positive integer")
 	// ErrInvalidMatchMode: an unknown match_mode type.

@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -208,6 +209,9 @@ func TestSearchRequestErrors(t *testing.T) {
 			_, err := Search(root, tt.req)
 			wantErr(t, err, tt.kind)
 		})
+	}
+	if msg := ErrTooManyQueries.Error(); !strings.Contains(msg, fmt.Sprintf("at most %d, of at most %d bytes", MaxQueries, MaxQueryBytes)) {
+		t.Errorf("ErrTooManyQueries says %q, not the bounds", msg)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -241,6 +242,15 @@ func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
 
 type handlers struct{ opts Options }
 
+// clean is what every text returned goes through: the redactor, then the
+// quarantine's strong rules, which replace a line that reads like an
+// order to the agent (a note or a hand edit may hold one) with a marker,
+// keeping the line numbers (issue 24, point 8).
+func (h *handlers) clean(text string) string {
+	text, _ = quarantine.Mask(h.opts.Redact(text))
+	return text
+}
+
 // toolError turns an error into what the SDK sends: request errors become
 // tool results with IsError set, anything else a JSON-RPC internal error.
 func (h *handlers) toolError(err error) error {
@@ -325,7 +335,7 @@ func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput)
 	if err != nil {
 		return nil, ReadOutput{}, h.toolError(err)
 	}
-	res.Content = h.opts.Redact(res.Content)
+	res.Content = h.clean(res.Content)
 	// A file of another project can be read (the summary points to them),
 	// but it says whose it is.
 	sc := h.scope(in.Project)
@@ -372,7 +382,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 			return nil, SearchOutput{}, h.toolError(err)
 		}
 		for i := range res.Matches {
-			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
+			res.Matches[i].Content = h.clean(res.Matches[i].Content)
 		}
 		out := SearchOutput{SearchResult: res, Scope: sc.info}
 		if len(res.Matches) > 0 {
@@ -422,7 +432,7 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 		return nil, SearchOutput{}, h.toolError(err)
 	}
 	for i := range hits {
-		hits[i].Snippet = h.opts.Redact(hits[i].Snippet)
+		hits[i].Snippet = h.clean(hits[i].Snippet)
 		if !sc.info.All {
 			hits[i].Scope, hits[i].Project = sc.ix.ScopeOf(sc.info.Key, hits[i].Path, hits[i].ProjectKey, hits[i].Project)
 		}

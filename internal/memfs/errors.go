@@ -48,6 +48,10 @@ var (
 	ErrEmptyNote = errors.New("note must not be empty")
 	// ErrAlreadyExists: a note with that filename exists.
 	ErrAlreadyExists = errors.New("already exists")
+	// ErrInstructionShaped: AddNote was given a line that reads like an
+	// order to an agent (internal/quarantine's strong rules): injected
+	// text or a command that sends secrets away.
+	ErrInstructionShaped = errors.New("a note records facts, not orders to an agent")
 )
 
 // requestErrors lists the sentinels IsRequestError recognises.
@@ -55,7 +59,7 @@ var requestErrors = []error{
 	ErrInvalidPath, ErrNotFound, ErrNotFile, ErrNotText, ErrInvalidCursor,
 	ErrInvalidLineOffset, ErrInvalidMaxLines, ErrLineOffsetExceedsFileLength,
 	ErrEmptyQuery, ErrTooManyQueries, ErrInvalidMatchWindow, ErrInvalidMatchMode,
-	ErrInvalidFilename, ErrEmptyNote, ErrAlreadyExists,
+	ErrInvalidFilename, ErrEmptyNote, ErrAlreadyExists, ErrInstructionShaped,
 }
 
 // IsRequestError reports whether err is one of this package's request

@@ -165,19 +165,24 @@ func fold(s string) string {
 // session says (an injection phrase, an exfiltration shape), or "".
 func Strong(line string) string {
 	l := fold(normalise(line))
-	if l == "" || !mayBeStrong(l) {
+	if l == "" {
 		return ""
 	}
-	if injectionRe().MatchString(l) {
+	// Each rule runs only on a line holding one of its words: the
+	// expressions are large, and summary runs this on every line of every
+	// turn.
+	low := strings.ToLower(l)
+	if containsAny(low, injectionWords) && injectionRe().MatchString(l) {
 		return ReasonInjection
 	}
-	if pipeToShellRe().MatchString(l) {
+	if containsAny(low, downloadWords) && pipeToShellRe().MatchString(l) {
 		return ReasonExfiltration
 	}
-	if (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
+	if containsAny(low, networkWords) && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
 		return ReasonExfiltration
 	}
-	if verbSinkRe().MatchString(l) && (remoteURL(l) || emailRe().MatchString(l)) {
+	if (strings.Contains(low, "http") || strings.Contains(low, "@")) && containsAny(low, sinkVerbs) &&
+		verbSinkRe().MatchString(l) && (remoteURL(l) || emailRe().MatchString(l)) {
 		// A public key is meant to be shared.
 		if sensitiveRe().MatchString(publicKeyRe().ReplaceAllString(l, "")) {
 			return ReasonExfiltration
@@ -212,21 +217,21 @@ func remoteTarget(l string) bool {
 	return !loopbackRe().MatchString(l)
 }
 
-// strongWords: every pattern Strong uses needs one of these (lowercase)
-// in the line. Checking for them first keeps the expressions off most
-// lines, which matters on summary's hot path.
-var strongWords = []string{
-	"ignore", "disregard", "forget", "override", "bypass", "instruction", "prompt", "from now on", "you are now",
-	"note", "message", "notice", "attention", "tell", "inform", "alert", "notify", "mention", "show", "without",
-	"secret", "hidden", "system", "admin", "developer", "[inst", "[/inst", "<<",
-	"curl", "wget", "fetch", "iwr", "invoke-webrequest", "iex", "http", "scp", "rsync", "ftp", "telnet", "socat",
-	"/dev/tcp", "netcat", "ncat", "nc ",
-	"send", "post", "upload", "mail", "forward", "transmit", "exfiltrate", "leak", "share", "paste", "copy", "submit", "beam",
-}
+// The words each of Strong's rules needs (lowercase): every expression of
+// the rule requires one of them in the line.
+var (
+	injectionWords = []string{
+		"ignore", "disregard", "forget", "override", "bypass", "instruction", "prompt", "from now on", "you are now",
+		"note", "message", "notice", "attention", "tell", "inform", "alert", "notify", "mention", "show", "without",
+		"secret", "hidden", "system", "admin", "developer", "[inst", "[/inst", "<<",
+	}
+	downloadWords = []string{"curl", "wget", "fetch", "iwr", "invoke-webrequest", "iex"}
+	networkWords  = []string{"curl", "wget", "http", "xh", "scp", "rsync", "ftp", "telnet", "socat", "/dev/tcp", "netcat", "ncat", "nc "}
+	sinkVerbs     = []string{"send", "post", "upload", "mail", "forward", "transmit", "exfiltrate", "leak", "share", "paste", "copy", "submit", "beam"}
+)
 
-func mayBeStrong(l string) bool {
-	low := strings.ToLower(l)
-	for _, w := range strongWords {
+func containsAny(low string, words []string) bool {
+	for _, w := range words {
 		if strings.Contains(low, w) {
 			return true
 		}

@@ -86,6 +86,24 @@ func TestStoredTextIsEscaped(t *testing.T) {
 		}
 	}
 
+	// Warnings and errors on stderr too: a file name found on disk can
+	// hold an escape.
+	for _, tty := range []bool{true, false} {
+		name := fmt.Sprintf("bad-%v\x1b]0;pwned\x07.jsonl", tty)
+		if err := os.WriteFile(filepath.Join(src, name), []byte("not json\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ios := newTestIO(tty)
+		run([]string{"scan"}, ios.IOStreams, time.Now, getenv)
+		errOut := ios.errOut.String()
+		if !strings.Contains(errOut, fmt.Sprintf(`bad-%v\x1b]0;pwned\x07.jsonl`, tty)) {
+			t.Errorf("scan (tty %v) does not name the broken file, escaped:\n%q", tty, errOut)
+		}
+		if strings.ContainsAny(ansiEscape().ReplaceAllString(errOut, ""), "\x1b\x07") {
+			t.Errorf("scan (tty %v) printed a control raw on stderr: %q", tty, errOut)
+		}
+	}
+
 	// --json carries the text as it was, in JSON's own escapes.
 	ios := newTestIO(true)
 	run([]string{"memories", "show", id, "--json"}, ios.IOStreams, time.Now, getenv)

@@ -115,11 +115,13 @@ func (s *IOStreams) Text(v string) string { return termtext.Escape(v, s.StdoutTT
 func (s *IOStreams) ErrText(v string) string { return termtext.Escape(v, s.StderrTTY) }
 
 // Infof prints a progress or confirmation line to stderr unless --quiet.
+// Like Debugf and Warnf, it escapes the line (ErrText): the arguments may
+// be thread ids, paths or words of a transcript.
 func (s *IOStreams) Infof(format string, args ...any) {
 	if s.Quiet {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf(format, args...)))
 }
 
 // Debugf prints a detail line to stderr with --verbose.
@@ -127,10 +129,10 @@ func (s *IOStreams) Debugf(format string, args ...any) {
 	if !s.Verbose {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, "memctl: "+format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf("memctl: "+format, args...)))
 }
 
 // Warnf prints a warning to stderr, even with --quiet.
 func (s *IOStreams) Warnf(format string, args ...any) {
-	fmt.Fprintf(s.ErrOut, "memctl: warning: "+format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf("memctl: warning: "+format, args...)))
 }

@@ -100,7 +100,7 @@ func reportScan(ios *IOStreams, res scan.Result) {
 		if e.Line > 0 {
 			loc = fmt.Sprintf("%s:%d", e.Path, e.Line)
 		}
-		ios.Warnf("%s: %s", ios.ErrText(loc), ios.ErrText(e.Error))
+		ios.Warnf("%s: %s", loc, e.Error)
 	}
 }
 

@@ -280,11 +280,11 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 // the planned diff of every artifact, on stdout; the count on stderr.
 func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 	for _, l := range res.ChangeLines {
-		fmt.Fprintln(ios.Out, l)
+		fmt.Fprintln(ios.Out, ios.Text(l))
 	}
 	for _, p := range res.Plan {
 		fmt.Fprintln(ios.Out)
-		fmt.Fprint(ios.Out, p.Diff)
+		fmt.Fprint(ios.Out, ios.Text(p.Diff)) // memory files hold a transcript's words
 	}
 	var names []string
 	for _, p := range res.Plan {

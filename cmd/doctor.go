@@ -156,14 +156,15 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 	w := ios.Out
 	for _, f := range rep.Findings {
 		label := string(f.Severity)
+		// Subjects, messages and fixes quote paths and held-back lines.
 		if ios.StdoutTTY {
-			fmt.Fprintf(w, "%s %s: %s\n", ios.Bold(label), f.Check, f.Subject)
+			fmt.Fprintf(w, "%s %s: %s\n", ios.Bold(label), f.Check, ios.Text(f.Subject))
 		} else {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", label, f.Check, f.Subject)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", label, f.Check, ios.Text(f.Subject))
 		}
-		fmt.Fprintf(w, "  %s\n", f.Message)
+		fmt.Fprintf(w, "  %s\n", ios.Text(f.Message))
 		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
+			fmt.Fprintf(w, "  fix: %s\n", ios.Text(f.Fix))
 		}
 	}
 	var skipped []string

@@ -11,6 +11,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/termtext"
 )
 
 // Exit codes: a small, stable, documented table (docs/exit-codes.md).
@@ -117,7 +118,7 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	}
 	if jsonMode {
 		b, _ := json.Marshal(errorJSON{Error: msg, Code: code})
-		fmt.Fprintln(ios.ErrOut, string(b))
+		fmt.Fprintln(ios.ErrOut, string(termtext.JSON(b)))
 		return code
 	}
 	label := "error"
@@ -126,12 +127,13 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	if errors.As(err, &partial) || errors.As(err, &unhealthy) {
 		label = "warning"
 	}
-	fmt.Fprintf(ios.ErrOut, "memctl: %s: %s\n", ios.errPaint(color.FgRed, label), msg)
+	// An error may quote a path found on disk or words of a transcript.
+	fmt.Fprintf(ios.ErrOut, "memctl: %s: %s\n", ios.errPaint(color.FgRed, label), ios.ErrText(msg))
 	var h *hintError
 	var flagErr *FlagError
 	switch {
 	case errors.As(err, &h) && h.hint != "":
-		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", h.hint)
+		fmt.Fprintf(ios.ErrOut, "memctl: hint: %s\n", ios.ErrText(h.hint))
 	case errors.As(err, &flagErr) && !strings.Contains(msg, "--help"):
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
 	case errors.Is(err, store.ErrDiskFull):

@@ -16,6 +16,7 @@ import (
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/spf13/cobra"
@@ -267,6 +268,7 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 			AllWindows: opts.All, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: roots},
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
+		Sources: append([]sessions.Source{}, opts.Sources(cfg)...), // never nil: links are checked
 	}
 	var prog *progress
 	if !opts.DryRun {

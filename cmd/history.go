@@ -241,7 +241,7 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 				opts.IO.Infof("%s: generation %d is a rollback; no consolidator ran, so there is no workspace diff", version, g.ID)
 				return nil
 			}
-			_, err := fmt.Fprint(opts.IO.Out, doc.WorkspaceDiff)
+			_, err := fmt.Fprint(opts.IO.Out, opts.IO.Text(doc.WorkspaceDiff))
 			return err
 		}
 	}
@@ -287,7 +287,7 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 	}
 	fmt.Fprintf(w, "  mode      %s\n", orDash(g.Mode))
 	if m := modelName(g.Provider, g.Model); m != "" {
-		fmt.Fprintf(w, "  model     %s\n", m)
+		fmt.Fprintf(w, "  model     %s\n", ios.Text(m))
 	}
 	fmt.Fprintf(w, "  inputs    %s\n  tokens    %d (%d in, %d out)\n", english.Count(g.Selected, "raw memory", "raw memories"), g.TotalTokens, g.InputTokens, g.OutputTokens)
 	switch {
@@ -304,14 +304,14 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 		return nil
 	}
 	for _, fd := range doc.Files {
-		fmt.Fprintf(w, "%s %s\n", fd.Status, fd.Path)
+		fmt.Fprintf(w, "%s %s\n", fd.Status, ios.Text(fd.Path))
 	}
 	if opts.Stat {
 		return nil
 	}
 	for _, fd := range doc.Files {
 		fmt.Fprintln(w)
-		fmt.Fprint(w, fd.Diff)
+		fmt.Fprint(w, ios.Text(fd.Diff)) // memory files hold a transcript's words
 	}
 	return nil
 }

@@ -10,7 +10,11 @@ package cmd
 //   - colour only when the stream is a terminal, NO_COLOR is unset,
 //     TERM is not "dumb" and --no-color was not given;
 //   - progress bars only when stderr is a terminal and --quiet is off;
-//   - prompts only when stdin and stdout are both terminals.
+//   - prompts only when stdin and stdout are both terminals;
+//   - text memctl did not write (transcripts, memories, memory files, paths
+//     found on disk) goes through Text (ErrText on stderr) before it is
+//     printed, so its control characters cannot drive the terminal; tables
+//     and printJSON do it for every value.
 
 import (
 	"fmt"
@@ -19,6 +23,7 @@ import (
 	"strconv"
 
 	"github.com/fatih/color"
+	"github.com/memctl/memctl/internal/termtext"
 	"golang.org/x/term"
 )
 
@@ -100,12 +105,23 @@ func (s *IOStreams) errPaint(attr color.Attribute, t string) string {
 	return s.paint(s.colorErr, attr, t)
 }
 
+// Text makes text memctl did not write safe to print on stdout: on a
+// terminal every control character (C0, C1, DEL, bidi controls, bytes
+// that are not UTF-8) is written as a visible escape, otherwise the C0
+// controls other than newline and tab (internal/termtext).
+func (s *IOStreams) Text(v string) string { return termtext.Escape(v, s.StdoutTTY) }
+
+// ErrText is Text for stderr.
+func (s *IOStreams) ErrText(v string) string { return termtext.Escape(v, s.StderrTTY) }
+
 // Infof prints a progress or confirmation line to stderr unless --quiet.
+// Like Debugf and Warnf, it escapes the line (ErrText): the arguments may
+// be thread ids, paths or words of a transcript.
 func (s *IOStreams) Infof(format string, args ...any) {
 	if s.Quiet {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf(format, args...)))
 }
 
 // Debugf prints a detail line to stderr with --verbose.
@@ -113,10 +129,10 @@ func (s *IOStreams) Debugf(format string, args ...any) {
 	if !s.Verbose {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, "memctl: "+format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf("memctl: "+format, args...)))
 }
 
 // Warnf prints a warning to stderr, even with --quiet.
 func (s *IOStreams) Warnf(format string, args ...any) {
-	fmt.Fprintf(s.ErrOut, "memctl: warning: "+format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, s.ErrText(fmt.Sprintf("memctl: warning: "+format, args...)))
 }

@@ -105,7 +105,7 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	cwd, _ := getwd()
 	transport := opts.Transport
 	if transport == nil {
-		transport = &mcp.StdioTransport{}
+		transport = mcpserver.Stdio(opts.IO.In, opts.IO.Out)
 	}
 	return mcpserver.Serve(ctx, mcpserver.Options{
 		Root: root, Version: version(), Ranked: ranked, Redact: red, ReadOnly: opts.ReadOnly, Now: opts.Now,

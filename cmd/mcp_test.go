@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,4 +81,42 @@ func TestRunMCP(t *testing.T) {
 		err := runMCP(context.Background(), &MCPOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot})
 		wantError(t, err, "memories.use_memories is false")
 	})
+}
+
+// TestMCPRankedSearchCutsALongQuery is issue 24, point 4 over MCP: a
+// pasted query of 2,000 words is searched for by its first distinct
+// words, and the result says so in its note.
+func TestMCPRankedSearchCutsALongQuery(t *testing.T) {
+	ios := newTestIO(false)
+	f, _ := extractedFactory(t, ios)
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	opts := &MCPOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, Transport: serverT}
+	go func() { done <- runMCP(ctx, opts) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memctl-test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); <-done }()
+	query := strings.Repeat("parser flaky ", 1000)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"mode": "ranked", "query": query, "project": "*"}})
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	var out struct {
+		Query string `json:"query"`
+		Note  string `json:"note"`
+		Hits  []struct {
+			Snippet string `json:"snippet"`
+		} `json:"hits"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Query != "parser flaky" || !strings.Contains(out.Note, "first 2 distinct words of a query of 2000 words") || len(out.Hits) == 0 {
+		t.Errorf("query %q, note %q, %d hits", out.Query, out.Note, len(out.Hits))
+	}
 }

@@ -284,7 +284,8 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 		return printJSON(opts.IO.Out, toMemoryJSON(m, true))
 	}
 	w, ios := opts.IO.Out, opts.IO
-	fmt.Fprintf(w, "%s %s\n", ios.Bold("memory"), m.ThreadID)
+	tx := ios.Text // the memory's fields come from a transcript or a model
+	fmt.Fprintf(w, "%s %s\n", ios.Bold("memory"), tx(m.ThreadID))
 	fmt.Fprintf(w, "  flags     %s\n  uses      %d\n", memoryFlags(m), m.UsageCount)
 	if m.LastUsage != nil {
 		fmt.Fprintf(w, "  last use  %s\n", rfc3339(*m.LastUsage))
@@ -293,12 +294,12 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 	if m.EditedAt != nil {
 		fmt.Fprintf(w, "  edited    %s (user-asserted)\n", rfc3339(*m.EditedAt))
 	}
-	fmt.Fprintf(w, "  cwd       %s\n  thread    %s (memctl threads show %s)\n", orDash(m.Cwd), orDash(m.MemoryMode), m.ThreadID)
+	fmt.Fprintf(w, "  cwd       %s\n  thread    %s (memctl threads show %s)\n", tx(orDash(m.Cwd)), tx(orDash(m.MemoryMode)), tx(m.ThreadID))
 	if strings.TrimSpace(m.RawMemory) != "" {
-		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("raw memory"), strings.TrimSpace(m.RawMemory))
+		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("raw memory"), tx(strings.TrimSpace(m.RawMemory)))
 	}
 	if strings.TrimSpace(m.RolloutSummary) != "" {
-		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("rollout summary"), strings.TrimSpace(m.RolloutSummary))
+		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("rollout summary"), tx(strings.TrimSpace(m.RolloutSummary)))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,14 +12,23 @@ import (
 
 	"github.com/mattn/go-runewidth"
 	"github.com/memctl/memctl/internal/humantime"
+	"github.com/memctl/memctl/internal/termtext"
 )
 
-// printJSON writes one indented JSON document.
+// printJSON writes one indented JSON document. encoding/json escapes the
+// C0 controls; the C1 and bidi controls, which it leaves raw, are written
+// as \u escapes too (the same strings to a JSON reader), so a document
+// printed on a terminal cannot drive it.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(buf.Bytes()))
+	return err
 }
 
 // table prints rows. Piped: tab-separated, no header, every cell whole,
@@ -38,7 +48,14 @@ func newTable(ios *IOStreams, header ...string) *table {
 	return &table{ios: ios, header: header, flex: len(header) - 1}
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// add appends a row. Every cell is data, escaped as IOStreams.Text says:
+// a cell may hold a transcript's words or a path found on disk.
+func (t *table) add(cells ...string) {
+	for i, c := range cells {
+		cells[i] = t.ios.Text(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 // tableGap is the space between two columns on a terminal.
 const tableGap = 2

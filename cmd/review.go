@@ -103,7 +103,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		fmt.Fprintf(w, "%s %d (%s, pending review)\n", ios.Bold("generation"), g.ID, p.Version)
 		fmt.Fprintf(w, "  created   %s\n  mode      %s\n", rfc3339(g.CreatedAt), orDash(g.Mode))
 		if m := modelName(g.Provider, g.Model); m != "" {
-			fmt.Fprintf(w, "  model     %s\n", m)
+			fmt.Fprintf(w, "  model     %s\n", ios.Text(m))
 		}
 		fmt.Fprintf(w, "  tokens    %d\n  inputs    %s\n", g.TotalTokens, english.Count(g.Selected, "raw memory", "raw memories"))
 		for _, in := range p.Inputs {
@@ -118,7 +118,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			if len(marks) > 0 {
 				mark = " (" + strings.Join(marks, ", ") + ")"
 			}
-			fmt.Fprintf(w, "    %s%s\n", in.ThreadID, mark)
+			fmt.Fprintf(w, "    %s%s\n", ios.Text(in.ThreadID), mark)
 		}
 		fmt.Fprintln(w)
 		if len(p.Files) == 0 {
@@ -126,14 +126,14 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			continue
 		}
 		for _, fd := range p.Files {
-			fmt.Fprintf(w, "%s %s\n", fd.Status, fd.Path)
+			fmt.Fprintf(w, "%s %s\n", fd.Status, ios.Text(fd.Path))
 		}
 		if opts.Stat {
 			continue
 		}
 		for _, fd := range p.Files {
 			fmt.Fprintln(w)
-			fmt.Fprint(w, fd.Diff)
+			fmt.Fprint(w, ios.Text(fd.Diff)) // memory files hold a transcript's words
 		}
 	}
 	ios.Infof("`memctl approve` lands it, `memctl reject` drops it")

@@ -53,6 +53,9 @@ configured memory version, best match first (SQLite FTS5, bm25). Every word of
 the query must match; the last word also matches as a prefix. The index follows
 extract, consolidate, forget, prune and clear.
 
+A query counts at most 64 distinct words within its first 4,096 bytes; the
+rest of a longer one (pasted text) is left out, with a warning.
+
 Results of the working directory's project come first, then the personal
 layer and folder-wide files, then other projects; each says which (--json:
 scope). --project searches from another project's point of view and
@@ -111,6 +114,9 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	if e, ok := ix.ByKey(scope.Key); ok {
 		so.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"
 		so.ProjectPaths = e.Files
+	}
+	if qt := store.SearchTerms(opts.Query); qt.Cut {
+		opts.IO.Warnf("%s", qt.Note())
 	}
 	hits, err := st.SearchWith(ctx, opts.Query, so)
 	if err != nil {

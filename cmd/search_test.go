@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -58,6 +59,10 @@ func TestRunSearch(t *testing.T) {
 				"97%    rollout_summary  " + thread1 + "  …number 1 in the [parser] in project-1 Rollout con…  -\n"},
 		{name: "no match", opts: SearchOptions{Query: "kubernetes", Limit: 20}, wantErrOut: "no matches\n"},
 		{name: "no match, json: an empty array", opts: SearchOptions{Query: "kubernetes", Limit: 20, JSON: true}, wantOut: "[]"},
+		// issue 24, point 4: a pasted query is cut, and says so
+		{name: "issue_24: a long query is cut, with a warning", opts: SearchOptions{Query: strings.Repeat("parser ", 2000), Limit: 1},
+			wantOut:    "1.94e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\n",
+			wantErrOut: "memctl: warning: searched for the first 1 distinct words of a query of 2000 words (14000 bytes): a query counts at most 64 distinct words within its first 4096 bytes\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)

@@ -202,7 +202,7 @@ func printSources(ios *IOStreams, sources []sourceStatus) {
 		case s.Default:
 			line += " (default)"
 		}
-		fmt.Fprintln(ios.Out, line)
+		fmt.Fprintln(ios.Out, ios.Text(line))
 	}
 }
 
@@ -285,9 +285,10 @@ const maxStatusProjects = 10
 
 func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	out := ios.Out
+	tx := ios.Text // paths, project names, job keys and errors are not memctl's words
 	fmt.Fprintf(out, "%s %s\n", ios.Bold("memory version"), vs.Version)
-	fmt.Fprintf(out, "  database      %s\n", vs.Database)
-	fmt.Fprintf(out, "  memory folder %s (%s)\n", vs.MemoryRoot, humanBytes(vs.MemoryFolderBytes))
+	fmt.Fprintf(out, "  database      %s\n", tx(vs.Database))
+	fmt.Fprintf(out, "  memory folder %s (%s)\n", tx(vs.MemoryRoot), humanBytes(vs.MemoryFolderBytes))
 	fmt.Fprintf(out, "  threads       %d (enabled %d, disabled %d, polluted %d)\n", vs.Threads,
 		vs.ThreadsByMode["enabled"], vs.ThreadsByMode["disabled"], vs.ThreadsByMode["polluted"])
 	pinned := ""
@@ -304,7 +305,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		if p.Key == "" {
 			name = "(no project)"
 		}
-		fmt.Fprintf(out, "  project       %s: %s, %s\n", name, english.Count(p.RawMemories, "raw memory", "raw memories"), english.Count(p.Threads, "thread", "threads"))
+		fmt.Fprintf(out, "  project       %s: %s, %s\n", tx(name), english.Count(p.RawMemories, "raw memory", "raw memories"), english.Count(p.Threads, "thread", "threads"))
 	}
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {
@@ -320,13 +321,13 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintf(out, "  jobs %-24s %s\n", k, strings.Join(parts, ", "))
 	}
 	for _, j := range vs.Running {
-		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, j.Key, timeCell(ios, *j.LeaseUntil, now))
+		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, tx(j.Key), timeCell(ios, *j.LeaseUntil, now))
 	}
 	for _, j := range vs.Backoff {
-		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, j.Key, timeCell(ios, *j.RetryAt, now), j.RetryRemaining)
+		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, tx(j.Key), timeCell(ios, *j.RetryAt, now), j.RetryRemaining)
 	}
 	for _, j := range vs.Failures {
-		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, j.Key, textcut.LineRunes(j.LastError, 120))
+		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, tx(j.Key), tx(textcut.LineRunes(j.LastError, 120)))
 	}
 	if g := vs.LastConsolidation; g != nil {
 		when := "never finished"
@@ -346,7 +347,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	for _, r := range vs.StageRuns {
 		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(ios, r.FinishedAt, now))
 		if r.Detail != "" {
-			fmt.Fprintf(out, " (%s)", textcut.LineRunes(r.Detail, 80))
+			fmt.Fprintf(out, " (%s)", tx(textcut.LineRunes(r.Detail, 80)))
 		}
 		fmt.Fprintln(out)
 	}

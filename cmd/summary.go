@@ -175,7 +175,7 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 	if !res.Injected {
 		return nil
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, res.Text)
+	_, err = fmt.Fprintln(opts.IO.Out, opts.IO.Text(res.Text))
 	return err
 }
 

@@ -275,15 +275,16 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	}
 	ios := opts.IO
 	w := ios.Out
-	fmt.Fprintf(w, "%s %s\n", ios.Bold("thread"), t.ID)
-	fmt.Fprintf(w, "  source    %s (%s)\n  path      %s\n  cwd       %s\n", t.Source, t.SourceKind, t.Path, t.Cwd)
+	tx := ios.Text // every field below comes from a transcript or a model
+	fmt.Fprintf(w, "%s %s\n", ios.Bold("thread"), tx(t.ID))
+	fmt.Fprintf(w, "  source    %s (%s)\n  path      %s\n  cwd       %s\n", tx(t.Source), tx(t.SourceKind), tx(t.Path), tx(t.Cwd))
 	if t.ProjectKey != "" {
-		fmt.Fprintf(w, "  project   %s (%s)\n", t.ProjectName, t.ProjectKey)
+		fmt.Fprintf(w, "  project   %s (%s)\n", tx(t.ProjectName), tx(t.ProjectKey))
 	}
 	if t.GitBranch != "" {
-		fmt.Fprintf(w, "  branch    %s\n", t.GitBranch)
+		fmt.Fprintf(w, "  branch    %s\n", tx(t.GitBranch))
 	}
-	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, textcut.LineRunes(t.Preview, 100))
+	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), tx(t.MemoryMode), tx(textcut.LineRunes(t.Preview, 100)))
 	if t.Problems > 0 {
 		fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
 	}
@@ -297,14 +298,14 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 		if !c.OK {
 			mark = "NO "
 		}
-		fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, c.Detail)
+		fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, tx(c.Detail))
 	}
 	if out != nil {
 		fmt.Fprintf(w, "\n%s (used %d times)\n", ios.Bold("raw memory"), out.UsageCount)
 		if out.RawMemory != "" {
-			fmt.Fprintln(w, strings.TrimSpace(out.RawMemory))
+			fmt.Fprintln(w, tx(strings.TrimSpace(out.RawMemory)))
 		}
-		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("rollout summary"), strings.TrimSpace(out.RolloutSummary))
+		fmt.Fprintf(w, "\n%s\n%s\n", ios.Bold("rollout summary"), tx(strings.TrimSpace(out.RolloutSummary)))
 	}
 	return nil
 }
@@ -379,7 +380,7 @@ func runThreadsInput(ctx context.Context, opts *ThreadsInputOptions) error {
 		fmt.Fprintln(opts.IO.Out, system)
 		fmt.Fprintln(opts.IO.Out, "-----")
 	}
-	_, err = fmt.Fprint(opts.IO.Out, strings.Join(input, "\n-----\n"))
+	_, err = fmt.Fprint(opts.IO.Out, opts.IO.Text(strings.Join(input, "\n-----\n")))
 	return err
 }
 

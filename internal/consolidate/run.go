@@ -274,6 +274,11 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if err := syncInputs(root, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
 		return r.fail(ctx, StatusFailedSync, err, true)
 	}
+	// The consolidator reads the inputs (an agent consolidator is an agent):
+	// no order planted in them may reach it.
+	if err := r.holdBack(root, "from the consolidator's inputs"); err != nil {
+		return r.fail(ctx, StatusFailedSync, err, true)
+	}
 
 	base, _, err := r.jobs.Baseline(ctx)
 	if err != nil {
@@ -393,6 +398,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true)
 	}
+	if err := r.holdBack(root, "from what the "+opts.Consolidator.Name()+" consolidator wrote"); err != nil {
+		r.restore(backup)
+		return r.fail(ctx, StatusFailedInvalid, err, true)
+	}
 	if err := Validate(root, opts.Version); err != nil {
 		r.restore(backup)
 		return r.fail(ctx, StatusFailedInvalid, err, true)
@@ -449,6 +458,20 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.writeEvidenceIndex(selected, evid)
 	r.res.StorageBytes, _ = memdir.Size(opts.Root)
 	return r.res, nil
+}
+
+// holdBack sweeps the folder (holdBackInFolder), records what it removed
+// and says so on the log.
+func (r *runner) holdBack(root, stage string) error {
+	held, err := holdBackInFolder(root)
+	if err != nil {
+		return fmt.Errorf("quarantine: %w", err)
+	}
+	if len(held) > 0 {
+		r.res.Held = append(r.res.Held, held...)
+		fmt.Fprintln(r.log, describeHeld(stage, held))
+	}
+	return nil
 }
 
 // generation describes what this run produced, for the history.

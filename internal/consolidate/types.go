@@ -273,4 +273,8 @@ type Result struct {
 	Passes int `json:"passes,omitempty"`
 	// Plan is the dry run's diff of every artifact against the folder.
 	Plan []FileDiff `json:"plan,omitempty"`
+	// Held are the lines removed from the folder's files because they read
+	// like orders to the agent (internal/quarantine's strong rules), from
+	// the inputs before the consolidator ran and from its output.
+	Held []HeldLine `json:"held_back,omitempty"`
 }

@@ -59,6 +59,10 @@ type RunOptions struct {
 	Progress func(done, total int)
 	// Now is the clock (the store has the same one); nil is time.Now.
 	Now func() time.Time
+	// Sources are the transcript folders: a transcript whose path goes
+	// through a symbolic link is read only if it resolves inside one of
+	// them (sessions.CheckLinks). nil leaves links unchecked.
+	Sources []sessions.Source
 }
 
 // JobResult is the outcome of one thread.
@@ -224,7 +228,10 @@ func dryRun(ctx context.Context, st Store, opts RunOptions, cands []store.Thread
 			continue
 		}
 		j := JobResult{ThreadID: t.ID, Status: StatusWouldClaim, Preview: t.Preview}
-		contents, err := sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+		contents, err := "", checkLinks(fileOf(t), opts)
+		if err == nil {
+			contents, err = sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+		}
 		if err != nil {
 			j.Error = err.Error()
 		} else {
@@ -318,6 +325,9 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 	f := fileOf(t)
 	meta := metaOf(t)
 	prov := newProvenance()
+	if err := checkLinks(f, opts); err != nil {
+		return Output{}, nil, model.Usage{}, fmt.Errorf("read: %w", err)
+	}
 	if opts.Provider == nil {
 		out, err := offline(opts.Version, f, meta, opts.Redact, prov.add)
 		return out, prov, model.Usage{}, err
@@ -375,6 +385,15 @@ func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.Rat
 		state.ResetAt = &reset
 	}
 	_ = st.SaveRateLimit(context.WithoutCancel(ctx), state)
+}
+
+// checkLinks refuses a transcript swapped for a link out of the sources
+// since the scan (issue 24, point 7).
+func checkLinks(f sessions.File, opts RunOptions) error {
+	if opts.Sources == nil {
+		return nil
+	}
+	return sessions.CheckLinks(f, sessions.SourceRoots(opts.Sources))
 }
 
 func fileOf(t store.Thread) sessions.File {

@@ -25,9 +25,8 @@ const drainTimeout = 30 * time.Second
 // is answered, then lets the session end as before.
 //
 // The wrapped connection no longer tells the SDK the negotiated protocol
-// version (that hook is unexported), so the stdio connection accepts a
-// JSON-RPC batch from a client of protocol 2025-06-18 or later instead of
-// refusing it; each request in it is still answered on its own terms.
+// version (that hook is unexported). On stdio that changes nothing: the
+// framer (frames.go) takes batches apart before the SDK sees them.
 func answerBeforeEOF(t mcp.Transport) mcp.Transport { return drainingTransport{t} }
 
 type drainingTransport struct{ inner mcp.Transport }

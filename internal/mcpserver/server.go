@@ -21,6 +21,8 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Options configures a memory tool server.
@@ -145,7 +147,7 @@ type SearchInput struct {
 	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
 	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
 	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
-	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
 	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
 }
 
@@ -159,6 +161,9 @@ type SearchOutput struct {
 	Scope ScopeInfo   `json:"scope"`
 	// Stale lists the stale memories any result concerns.
 	Stale []evidence.Notice `json:"stale,omitempty"`
+	// Note says what a ranked search left out of a long query; Query is
+	// then what it searched for.
+	Note string `json:"note,omitempty"`
 }
 
 // NoteInput is the add_ad_hoc_note tool's arguments.
@@ -230,12 +235,21 @@ func NewServer(opts Options) *mcp.Server {
 
 // Serve runs the memory tools on transport t until the client disconnects
 // or ctx is done, answering every request it has read before it returns.
-// memctl mcp passes &mcp.StdioTransport{}.
+// memctl mcp passes Stdio(os.Stdin, os.Stdout).
 func Serve(ctx context.Context, opts Options, t mcp.Transport) error {
 	return NewServer(opts).Run(ctx, answerBeforeEOF(t))
 }
 
 type handlers struct{ opts Options }
+
+// clean is what every text returned goes through: the redactor, then the
+// quarantine's strong rules, which replace a line that reads like an
+// order to the agent (a note or a hand edit may hold one) with a marker,
+// keeping the line numbers (issue 24, point 8).
+func (h *handlers) clean(text string) string {
+	text, _ = quarantine.Mask(h.opts.Redact(text))
+	return text
+}
 
 // toolError turns an error into what the SDK sends: request errors become
 // tool results with IsError set, anything else a JSON-RPC internal error.
@@ -321,7 +335,7 @@ func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput)
 	if err != nil {
 		return nil, ReadOutput{}, h.toolError(err)
 	}
-	res.Content = h.opts.Redact(res.Content)
+	res.Content = h.clean(res.Content)
 	// A file of another project can be read (the summary points to them),
 	// but it says whose it is.
 	sc := h.scope(in.Project)
@@ -368,7 +382,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 			return nil, SearchOutput{}, h.toolError(err)
 		}
 		for i := range res.Matches {
-			res.Matches[i].Content = h.opts.Redact(res.Matches[i].Content)
+			res.Matches[i].Content = h.clean(res.Matches[i].Content)
 		}
 		out := SearchOutput{SearchResult: res, Scope: sc.info}
 		if len(res.Matches) > 0 {
@@ -418,7 +432,7 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 		return nil, SearchOutput{}, h.toolError(err)
 	}
 	for i := range hits {
-		hits[i].Snippet = h.opts.Redact(hits[i].Snippet)
+		hits[i].Snippet = h.clean(hits[i].Snippet)
 		if !sc.info.All {
 			hits[i].Scope, hits[i].Project = sc.ix.ScopeOf(sc.info.Key, hits[i].Path, hits[i].ProjectKey, hits[i].Project)
 		}
@@ -430,6 +444,9 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 		hits = []RankedHit{}
 	}
 	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	if qt := store.SearchTerms(query); qt.Cut {
+		out.Query, out.Note = qt.Query(), qt.Note()
+	}
 	if len(hits) > 0 {
 		for _, n := range h.stale() {
 			for _, hit := range hits {

@@ -34,6 +34,10 @@ var (
 	// ErrEmptyQuery: Search got no query, a blank one, or one that is empty
 	// once normalized.
 	ErrEmptyQuery = errors.New("queries must be non-empty strings")
+	// ErrTooManyQueries: Search got more than MaxQueries queries, or more
+	// than MaxQueryBytes bytes of them.
+	// (The text spells the bounds out: no fmt.Errorf at start-up.)
+	ErrTooManyQueries = errors.New("queries: at most 64, of at most 4096 bytes in all")
 	// ErrInvalidMatchWindow: all_within_lines with line_count below 1.
 	ErrInvalidMatchWindow = errors.New("all_within_lines.line_count must be a positive integer")
 	// ErrInvalidMatchMode: an unknown match_mode type.
@@ -44,14 +48,18 @@ var (
 	ErrEmptyNote = errors.New("note must not be empty")
 	// ErrAlreadyExists: a note with that filename exists.
 	ErrAlreadyExists = errors.New("already exists")
+	// ErrInstructionShaped: AddNote was given a line that reads like an
+	// order to an agent (internal/quarantine's strong rules): injected
+	// text or a command that sends secrets away.
+	ErrInstructionShaped = errors.New("a note records facts, not orders to an agent")
 )
 
 // requestErrors lists the sentinels IsRequestError recognises.
 var requestErrors = []error{
 	ErrInvalidPath, ErrNotFound, ErrNotFile, ErrNotText, ErrInvalidCursor,
 	ErrInvalidLineOffset, ErrInvalidMaxLines, ErrLineOffsetExceedsFileLength,
-	ErrEmptyQuery, ErrInvalidMatchWindow, ErrInvalidMatchMode,
-	ErrInvalidFilename, ErrEmptyNote, ErrAlreadyExists,
+	ErrEmptyQuery, ErrTooManyQueries, ErrInvalidMatchWindow, ErrInvalidMatchMode,
+	ErrInvalidFilename, ErrEmptyNote, ErrAlreadyExists, ErrInstructionShaped,
 }
 
 // IsRequestError reports whether err is one of this package's request

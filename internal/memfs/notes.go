@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/quarantine"
 )
 
 // Note filename limits (codex-memories.md section 10).
@@ -89,6 +90,13 @@ func AddNote(root, filename, note string) (string, error) {
 	}
 	if strings.TrimSpace(note) == "" {
 		return "", ErrEmptyNote
+	}
+	// Every agent reads the notes (the next consolidation folds them into
+	// memory): a note may not carry an order to them (issue 24, point 8).
+	for i, line := range strings.Split(note, "\n") {
+		if r := quarantine.Strong(line); r != "" {
+			return "", fmt.Errorf("%w: line %d reads like one (%s); say what is true instead", ErrInstructionShaped, i+1, r)
+		}
 	}
 	if err := dirError(memdir.EnsureRoot(root)); err != nil {
 		return "", err

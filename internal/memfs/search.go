@@ -22,6 +22,16 @@ const (
 	maxPageContentBytes  = 80000
 )
 
+// Bounds of the queries of one Search: every line is compared with every
+// query, and each match lists the queries it holds, so the work and the
+// page grow with the queries (issue 24, point 4). A request past them is
+// refused, not cut: dropping a query would change what all_on_same_line
+// and all_within_lines mean.
+const (
+	MaxQueries    = 64
+	MaxQueryBytes = 4096
+)
+
 // Match modes.
 const (
 	MatchAny            = "any"              // a line with at least one query
@@ -85,6 +95,16 @@ type SearchResult struct {
 // memory search does. Matching is case-sensitive unless CaseSensitive is
 // false; Normalized compares only letters and digits.
 func Search(root string, req SearchRequest) (SearchResult, error) {
+	if len(req.Queries) > MaxQueries {
+		return SearchResult{}, fmt.Errorf("%w: got %d queries", ErrTooManyQueries, len(req.Queries))
+	}
+	total := 0
+	for _, q := range req.Queries {
+		total += len(q)
+	}
+	if total > MaxQueryBytes {
+		return SearchResult{}, fmt.Errorf("%w: got %d bytes", ErrTooManyQueries, total)
+	}
 	queries := make([]string, len(req.Queries))
 	for i, q := range req.Queries {
 		queries[i] = strings.TrimSpace(q)

@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -199,12 +200,18 @@ func TestSearchRequestErrors(t *testing.T) {
 		{"escape", SearchRequest{Queries: []string{"x"}, Path: "../x"}, ErrInvalidPath},
 		{"missing path", SearchRequest{Queries: []string{"x"}, Path: "nope"}, ErrNotFound},
 		{"hidden path", SearchRequest{Queries: []string{"x"}, Path: ".git"}, ErrNotFound},
+		// issue 24, point 4: the work grows with the queries
+		{"issue_24: too many queries", SearchRequest{Queries: strings.Fields(strings.Repeat("q ", MaxQueries+1))}, ErrTooManyQueries},
+		{"issue_24: too many query bytes", SearchRequest{Queries: []string{strings.Repeat("q", MaxQueryBytes+1)}}, ErrTooManyQueries},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Search(root, tt.req)
 			wantErr(t, err, tt.kind)
 		})
+	}
+	if msg := ErrTooManyQueries.Error(); !strings.Contains(msg, fmt.Sprintf("at most %d, of at most %d bytes", MaxQueries, MaxQueryBytes)) {
+		t.Errorf("ErrTooManyQueries says %q, not the bounds", msg)
 	}
 }
 

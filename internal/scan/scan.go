@@ -136,6 +136,12 @@ func Run(ctx context.Context, st Store, opts Options) (Result, error) {
 				res.Errors = append(res.Errors, FileError{Path: f.Path, Error: "cannot read this folder: " + reasonOf(f.Unreadable)})
 				return nil
 			}
+			if f.Skipped != nil {
+				// Named, never opened: nothing of its content may reach
+				// an error message, the index or a model.
+				res.Errors = append(res.Errors, FileError{Path: f.Path, Error: "skipped: " + f.Skipped.Error()})
+				return nil
+			}
 			res.Scanned++
 			if err := indexFile(ctx, st, opts, known, f, &res); err != nil {
 				return err

@@ -164,7 +164,10 @@ func reasonOf(err error) string {
 // never yielded on their own. jsonl: every *.jsonl file, recursively.
 //
 // Symbolic links to directories are not followed (no loops); directories
-// that merely look like transcripts are skipped. A folder below the source
+// that merely look like transcripts are skipped. A transcript that is a
+// link is followed only when it resolves inside the source folder; one
+// that leads out is passed to fn as a File with Skipped set
+// (ErrLinkOutside), never opened. A folder below the source
 // that cannot be listed is passed to fn as a File with Unreadable set.
 // Only old-layout Claude agent files are opened (their first line names the
 // parent session). A missing source folder yields nothing and no error.
@@ -202,6 +205,54 @@ func discoverCodex(ctx context.Context, src Source, root string, fn func(File) e
 		arch := filepath.Join(filepath.Dir(filepath.Clean(src.Path)), "archived_sessions")
 		if r, err := filepath.EvalSymlinks(arch); err == nil && r != root {
 			return transcript.WalkFiles(ctx, r, codex.IsRolloutName, codex.PickPlain, src.Kind, true, fn)
+		}
+	}
+	return nil
+}
+
+// ErrLinkOutside is the reason a transcript reached through a symbolic
+// link out of its source folder is skipped (Discover) or refused
+// (CheckLinks); its content is never read.
+var ErrLinkOutside = transcript.ErrLinkOutside
+
+// SourceRoots are the folders of srcs, links resolved, inside which a
+// transcript may be reached through a symbolic link: each source's folder
+// and, for a Codex sessions folder, the archived_sessions beside it.
+func SourceRoots(srcs []Source) []string {
+	var roots []string
+	for _, src := range srcs {
+		roots = append(roots, transcript.RealRoot(src.Path))
+		if src.Kind == KindCodex && filepath.Base(filepath.Clean(src.Path)) == "sessions" {
+			roots = append(roots, transcript.RealRoot(filepath.Join(filepath.Dir(filepath.Clean(src.Path)), "archived_sessions")))
+		}
+	}
+	return roots
+}
+
+// CheckLinks is Discover's link rule at the time a transcript is read, for
+// a file swapped for a link after the scan that indexed it: a file of f
+// (its transcript and related files) whose path goes through a symbolic
+// link must resolve inside one of roots (SourceRoots), or the error wraps
+// ErrLinkOutside and names it. A path with no link in it is not checked.
+func CheckLinks(f File, roots []string) error {
+	for _, p := range append([]string{f.Path}, f.Related...) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil || real == abs {
+			continue // missing (reading says so) or no link on the way
+		}
+		inside := false
+		for _, r := range roots {
+			if transcript.Within(r, real) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return fmt.Errorf("%s: %w", p, ErrLinkOutside)
 		}
 	}
 	return nil

@@ -217,3 +217,38 @@ func BenchmarkSearch10k(b *testing.B) {
 	b.ReportMetric(float64(total)/n, "raw-bytes/memory")
 	b.ReportMetric(float64(hits)/float64(len(queries)), "hits/query")
 }
+
+// BenchmarkSearchQueryLength times one ranked search over 2,000 raw
+// memories for queries of 4 to 50,000 words drawn from the memories'
+// vocabulary (issue 24, point 4: the time grew with the square of the
+// words). Past 64 distinct words, or 4 KiB, the query is cut, so the time
+// stays flat; what is left grows with the bytes counted.
+//
+//	go test -run '^$' -bench BenchmarkSearchQueryLength ./internal/store
+func BenchmarkSearchQueryLength(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), FileName("v1")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	g := newMemoryGen(2)
+	if _, err := seedOutputs(ctx, s, 2_000, g); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{4, 64, 2_000, 8_000, 50_000} {
+		words := make([]string, n)
+		for i := range words {
+			words[i] = g.word()
+		}
+		q := strings.Join(words, " ")
+		b.Run(fmt.Sprintf("words=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Search(ctx, q, 20); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(SearchTerms(q).Terms)), "terms")
+		})
+	}
+}

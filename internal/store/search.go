@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The search index is kept in step with the rows it mirrors: outputs are
@@ -89,9 +91,108 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	return s.SearchWith(ctx, query, SearchOptions{Limit: limit})
 }
 
-// SearchWith is Search with options.
+// Bounds of a ranked query (issue 24, point 4). FTS5's work grows faster
+// than the number of terms (8,000 words took 12 s, 50,000 more than two
+// minutes and 561 MB), and a snippet compares every word of a hit with
+// every term: a query is searched for by its first MaxQueryTerms distinct
+// words within its first MaxQueryBytes bytes, and the rest is left out
+// unread. A person's query is a few words; these bounds only cut pasted
+// text.
+const (
+	MaxQueryTerms = 64
+	MaxQueryBytes = 4096
+)
+
+// QueryTerms is what a ranked search looks for in a query.
+type QueryTerms struct {
+	// Terms are the distinct words searched for, in query order.
+	Terms []string
+	// Prefix: the last term also matches as a prefix (the word being
+	// typed). Never set when the query was cut, whose last kept word is
+	// whole.
+	Prefix bool
+	// Cut is set when words were left out; Words and Bytes then say how
+	// long the query was.
+	Cut   bool
+	Words int
+	Bytes int
+}
+
+// Note says, for a query that was cut, what was searched for.
+func (q QueryTerms) Note() string {
+	if !q.Cut {
+		return ""
+	}
+	return fmt.Sprintf("searched for the first %d distinct words of a query of %d words (%d bytes): a query counts at most %d distinct words within its first %d bytes",
+		len(q.Terms), q.Words, q.Bytes, MaxQueryTerms, MaxQueryBytes)
+}
+
+// Query returns the terms as a query that searches for them again.
+func (q QueryTerms) Query() string { return strings.Join(q.Terms, " ") }
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// SearchTerms splits a query into the terms Search looks for, within the
+// bounds above. Its cost is linear in the query: past MaxQueryBytes, words
+// are only counted.
+func SearchTerms(query string) QueryTerms {
+	q := QueryTerms{Bytes: len(query), Words: countWords(query)}
+	head := query
+	if len(head) > MaxQueryBytes {
+		q.Cut = true
+		cut := MaxQueryBytes
+		for cut > 0 && !utf8.RuneStart(head[cut]) {
+			cut--
+		}
+		// Do not search for half a word: back up to its start, unless it
+		// is the only word.
+		if r, _ := utf8.DecodeRuneInString(head[cut:]); isWordRune(r) {
+			if i := strings.LastIndexFunc(head[:cut], func(r rune) bool { return !isWordRune(r) }); i >= 0 {
+				cut = i
+			}
+		}
+		head = head[:cut]
+	}
+	seen := map[string]bool{}
+	words := strings.FieldsFunc(head, func(r rune) bool { return !isWordRune(r) })
+	lastDup := false
+	for i, w := range words {
+		key := strings.ToLower(w)
+		if seen[key] {
+			lastDup = i == len(words)-1
+			continue
+		}
+		if len(q.Terms) == MaxQueryTerms {
+			q.Cut = true
+			break
+		}
+		seen[key] = true
+		q.Terms = append(q.Terms, w)
+	}
+	// The last word of the query is a prefix; when it repeats an earlier
+	// term, that term alone says the same.
+	q.Prefix = len(q.Terms) > 0 && !q.Cut && !lastDup
+	return q
+}
+
+// countWords counts the words of s without building them.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		w := isWordRune(r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
+// SearchWith is Search with options. The query is bounded as SearchTerms
+// says.
 func (s *Store) SearchWith(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
-	match := ftsQuery(query)
+	qt := SearchTerms(query)
+	match := ftsQuery(qt)
 	if match == "" {
 		return nil, nil
 	}
@@ -147,7 +248,7 @@ ORDER BY CASE WHEN t.project_key = ? THEN 0
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	terms := queryTerms(query)
+	terms := snippetTerms(qt)
 	out := make([]Hit, 0, len(top))
 	for _, r := range top {
 		var h Hit
@@ -194,24 +295,37 @@ func codeSpans(words []string) []int {
 	return out
 }
 
-// queryTerms are the lower-cased words of a query; the last one also
-// matches as a prefix, as in the FTS query.
-func queryTerms(q string) []string {
-	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-	for i, w := range words {
-		words[i] = strings.ToLower(w)
-	}
-	return words
+// snippetTermSet is what a snippet marks: the lower-cased terms, their
+// stems, and whether the last one is a prefix.
+type snippetTermSet struct {
+	terms  []string
+	stems  []string
+	prefix bool
 }
+
+func snippetTerms(q QueryTerms) snippetTermSet {
+	st := snippetTermSet{prefix: q.Prefix}
+	for _, t := range q.Terms {
+		t = strings.ToLower(t)
+		st.terms = append(st.terms, t)
+		st.stems = append(st.stems, stem(t))
+	}
+	return st
+}
+
+// queryTerms are the terms of a query as a snippet marks them.
+func queryTerms(q string) snippetTermSet { return snippetTerms(SearchTerms(q)) }
 
 // snippet returns about n words of body around the first word matching a
 // term, with matches in [brackets] and … where text was left out.
-func snippet(body string, terms []string, n int) string {
+func snippet(body string, ts snippetTermSet, n int) string {
 	words := strings.Fields(body)
+	terms := ts.terms
 	matches := func(w string) bool {
-		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }))
+		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !isWordRune(r) }))
+		sw := stem(lw)
 		for i, t := range terms {
-			if lw == t || (i == len(terms)-1 && strings.HasPrefix(lw, t)) || stem(lw) == stem(t) {
+			if lw == t || (ts.prefix && i == len(terms)-1 && strings.HasPrefix(lw, t)) || sw == ts.stems[i] {
 				return true
 			}
 		}
@@ -284,16 +398,15 @@ func stem(w string) string {
 	return w
 }
 
-// ftsQuery turns free text into an FTS5 query of quoted terms.
-func ftsQuery(q string) string {
-	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-	if len(words) == 0 {
+// ftsQuery turns the terms into an FTS5 query of quoted terms.
+func ftsQuery(q QueryTerms) string {
+	if len(q.Terms) == 0 {
 		return ""
 	}
-	parts := make([]string, len(words))
-	for i, w := range words {
+	parts := make([]string, len(q.Terms))
+	for i, w := range q.Terms {
 		parts[i] = `"` + w + `"`
-		if i == len(words)-1 {
+		if q.Prefix && i == len(q.Terms)-1 {
 			parts[i] += "*"
 		}
 	}

@@ -26,6 +26,8 @@ func Discover(ctx context.Context, root string, fn func(transcript.File) error) 
 	if err != nil {
 		return nil
 	}
+	// Links are followed only inside the folder read (issue 24, point 7).
+	real := transcript.RealRoot(root)
 	rootIsProject := false
 	for _, e := range ents {
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
@@ -33,20 +35,21 @@ func Discover(ctx context.Context, root string, fn func(transcript.File) error) 
 			continue
 		}
 		if e.IsDir() {
-			if err := claudeProject(ctx, filepath.Join(root, e.Name()), fn); err != nil {
+			if err := claudeProject(ctx, filepath.Join(root, e.Name()), real, fn); err != nil {
 				return err
 			}
 		}
 	}
 	if rootIsProject {
-		return claudeProject(ctx, root, fn)
+		return claudeProject(ctx, root, real, fn)
 	}
 	return nil
 }
 
 // claudeProject yields the sessions of one project folder with their
-// sub-agent files attached.
-func claudeProject(ctx context.Context, dir string, fn func(transcript.File) error) error {
+// sub-agent files attached. A file that is a link out of root is
+// reported as skipped, never opened.
+func claudeProject(ctx context.Context, dir, root string, fn func(transcript.File) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -60,6 +63,7 @@ func claudeProject(ctx context.Context, dir string, fn func(transcript.File) err
 	sessions := map[string]*transcript.File{}
 	var order []string
 	var agents []string
+	var skipped []string
 	for _, e := range ents {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
@@ -68,8 +72,12 @@ func claudeProject(ctx context.Context, dir string, fn func(transcript.File) err
 		p := filepath.Join(dir, name)
 		// Only regular files are opened: a FIFO named like a transcript
 		// would block the scan forever.
-		info, ok := transcript.RegularInfo(e, p)
-		if !ok {
+		info, err := transcript.RegularInfo(e, p, root)
+		if errors.Is(err, transcript.ErrLinkOutside) {
+			skipped = append(skipped, p)
+			continue
+		}
+		if err != nil {
 			continue
 		}
 		if strings.HasPrefix(name, "agent-") {
@@ -81,8 +89,12 @@ func claudeProject(ctx context.Context, dir string, fn func(transcript.File) err
 		order = append(order, stem)
 	}
 	attach := func(f *transcript.File, p string) {
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
+		st, err := transcript.LinkedInfo(p, root)
+		if errors.Is(err, transcript.ErrLinkOutside) {
+			skipped = append(skipped, p)
+			return
+		}
+		if err != nil {
 			return
 		}
 		f.Related = append(f.Related, p)
@@ -106,6 +118,11 @@ func claudeProject(ctx context.Context, dir string, fn func(transcript.File) err
 			if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, "agent-") && strings.HasSuffix(n, ".jsonl") {
 				attach(sessions[stem], filepath.Join(sub, n))
 			}
+		}
+	}
+	for _, p := range skipped {
+		if err := fn(transcript.File{Kind: transcript.KindClaudeCode, Path: p, Skipped: transcript.ErrLinkOutside}); err != nil {
+			return err
 		}
 	}
 	for _, stem := range order {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/memctl/memctl/internal/mcpserver"
 )
 
@@ -19,7 +17,7 @@ func main() {
 		os.Exit(2)
 	}
 	opts := mcpserver.Options{Root: os.Args[1], Version: "test"}
-	if err := mcpserver.Serve(context.Background(), opts, &mcp.StdioTransport{}); err != nil {
+	if err := mcpserver.Serve(context.Background(), opts, mcpserver.Stdio(os.Stdin, os.Stdout)); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)
 	}

@@ -6,11 +6,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// walkFiles visits dir recursively with one ReadDir per directory (no
-// per-file stat beyond the matching regular files).
+// ErrLinkOutside is the reason a transcript is skipped when it is a
+// symbolic link to something outside its source folder (issue 24, point
+// 7). An agent, or whatever runs in its sandbox, can write its own session
+// folder; a link there must not make memctl read, index and send to a
+// model a file the agent could not read (/etc/shadow, an SSH key).
+var ErrLinkOutside = errors.New("a symbolic link to a file outside the source folder: not followed")
+
+// Within reports whether path lies in dir (both cleaned, links resolved).
+func Within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// RealRoot is dir with its symbolic links resolved, or dir as it is when
+// it cannot be resolved.
+func RealRoot(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}
+
+// WalkFiles visits dir recursively with one ReadDir per directory (no
+// per-file stat beyond the matching regular files). Links to folders are
+// not followed; a link to a file is followed only inside dir, and one
+// leading out is passed to fn as a File with Skipped set.
 func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick func(string, map[string]bool) bool, kind Kind, archived bool, fn func(File) error) error {
+	return walkFiles(ctx, dir, RealRoot(dir), match, pick, kind, archived, fn)
+}
+
+func walkFiles(ctx context.Context, dir, root string, match func(string) bool, pick func(string, map[string]bool) bool, kind Kind, archived bool, fn func(File) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -35,7 +64,7 @@ func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick fu
 		p := filepath.Join(dir, name)
 		if e.IsDir() {
 			arch := archived || name == "archived_sessions"
-			if err := WalkFiles(ctx, p, match, pick, kind, arch, fn); err != nil {
+			if err := walkFiles(ctx, p, root, match, pick, kind, arch, fn); err != nil {
 				return err
 			}
 			continue
@@ -43,8 +72,14 @@ func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick fu
 		if !match(name) || (pick != nil && !pick(name, names)) {
 			continue
 		}
-		info, ok := RegularInfo(e, p)
-		if !ok {
+		info, err := RegularInfo(e, p, root)
+		if errors.Is(err, ErrLinkOutside) {
+			if err := fn(File{Kind: kind, Path: p, Skipped: err}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
 			continue
 		}
 		if err := fn(File{Kind: kind, Path: p, Size: info.Size(), ModTime: info.ModTime(), Archived: archived}); err != nil {
@@ -54,18 +89,37 @@ func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick fu
 	return nil
 }
 
-// regularInfo stats a directory entry, following a symlink to a regular
-// file; anything else (directories, devices, dangling links) is refused.
-func RegularInfo(e fs.DirEntry, p string) (fs.FileInfo, bool) {
-	var info fs.FileInfo
-	var err error
-	if e.Type()&fs.ModeSymlink != 0 {
-		info, err = os.Stat(p)
-	} else {
-		info, err = e.Info()
+// errNotRegular: a folder, a device, a FIFO, a dangling link.
+var errNotRegular = errors.New("not a regular file")
+
+// RegularInfo stats a directory entry of a folder under root (the source
+// folder, links resolved): a regular file, or a symbolic link to a regular
+// file inside root. A link that leads out of root is ErrLinkOutside, and
+// is not followed further than resolving it; anything else that is not a
+// regular file (folders, devices, dangling links) is errNotRegular.
+func RegularInfo(e fs.DirEntry, p, root string) (fs.FileInfo, error) {
+	if e.Type()&fs.ModeSymlink == 0 {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return nil, errNotRegular
+		}
+		return info, nil
 	}
+	return LinkedInfo(p, root)
+}
+
+// LinkedInfo stats p, which may be a symbolic link, as RegularInfo does.
+func LinkedInfo(p, root string) (fs.FileInfo, error) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, errNotRegular
+	}
+	if !Within(root, target) {
+		return nil, ErrLinkOutside
+	}
+	info, err := os.Stat(target)
 	if err != nil || !info.Mode().IsRegular() {
-		return nil, false
+		return nil, errNotRegular
 	}
-	return info, true
+	return info, nil
 }

@@ -159,4 +159,7 @@ type File struct {
 	// source that could not be listed (Path is the folder; nothing else
 	// is set), so the scan can report it instead of skipping it unseen.
 	Unreadable error
+	// Skipped is set on a transcript that was found but is not read:
+	// ErrLinkOutside (Path is the link; nothing else is set).
+	Skipped error
 }

@@ -221,7 +221,7 @@ func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Confi
 		return extract.RunResult{}, scan.Result{}, err
 	}
 	defer st.Close()
-	scanned, err := scanStore(ctx, opts.IO, opts.Now, opts.Sources(cfg), cfg, st)
+	scanned, err := scanStore(ctx, opts.IO, opts.JSON, opts.Now, opts.Sources(cfg), cfg, st)
 	if err != nil {
 		return extract.RunResult{}, scanned, err
 	}

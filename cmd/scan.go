@@ -72,7 +72,7 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := scanStore(ctx, opts.IO, opts.Now, opts.Sources(cfg), cfg, st)
+		res, err := scanStore(ctx, opts.IO, opts.JSON, opts.Now, opts.Sources(cfg), cfg, st)
 		st.Close()
 		if err != nil {
 			return err

@@ -127,7 +127,7 @@ func redactor(cfg *config.Config) (func(string) string, error) {
 }
 
 // scanStore indexes every source into one version's store.
-func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs []sessions.Source, cfg *config.Config, st *store.Store) (scan.Result, error) {
+func scanStore(ctx context.Context, ios *IOStreams, jsonMode bool, now func() time.Time, srcs []sessions.Source, cfg *config.Config, st *store.Store) (scan.Result, error) {
 	started := now()
 	if len(srcs) == 0 {
 		ios.Debugf("no transcript sources configured and none of ~/.codex/sessions, ~/.claude/projects exists")
@@ -136,7 +136,7 @@ func scanStore(ctx context.Context, ios *IOStreams, now func() time.Time, srcs [
 	if err != nil {
 		return scan.Result{}, err
 	}
-	prog := startProgress(ios, false, "scanning transcripts", "")
+	prog := startProgress(ios, jsonMode, "scanning transcripts", "")
 	res, err := scan.Run(ctx, st, scan.Options{
 		Sources:  srcs,
 		Redact:   red,

@@ -168,6 +168,7 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 		reportScan(opts.IO, scanned)
 		printExtract(opts.IO, res)
 		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+		hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 	}
 	// A source that could not be read is an error (exit 1) even when the
 	// others gave threads to extract.

@@ -226,6 +226,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		printExtract(opts.IO, ex)
 		if first {
 			hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+			hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 		}
 	}
 	if dryRun {

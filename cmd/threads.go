@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"os"
 	"path/filepath"
@@ -285,7 +286,7 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	}
 	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), t.MemoryMode, textcut.LineRunes(t.Preview, 100))
 	if t.Problems > 0 {
-		fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
+		fmt.Fprintf(w, "  problems  %s (see `memctl scan`)\n", english.Count(t.Problems, "unreadable part", "unreadable parts"))
 	}
 	verdict := ios.Red("not eligible")
 	if elig.Eligible {

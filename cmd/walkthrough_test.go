@@ -154,7 +154,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	cfg := readFileString(t, cfgPath)
 	writeFile(t, cfgPath, cfg+"\n[[sources]]\nkind = \"claude-code\"\npath = \"~/.claude/projectz\"\n")
 	w.expect(1, []string{"scan"},
-		"scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problems\n",
+		"scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problem\n",
 		"memctl: hint: HOME/.codex/sessions is not read: [[sources]] in HOME/.memctl/config.toml replaces the default folders (an entry with kind = \"codex\" and no path reads it too)\n",
 		"memctl: hint: HOME/.claude/projects is not read: [[sources]] in HOME/.memctl/config.toml replaces the default folders (an entry with kind = \"claude-code\" and no path reads it too)\n",
 		"memctl: error: cannot read the claude-code source HOME/.claude/projectz: no such folder\n",
@@ -175,7 +175,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	projects := filepath.Join(w.home, ".claude", "projects")
 	reason := w.makeUnreadable(projects)
 	w.expect(1, []string{"scan"},
-		"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problems\n",
+		"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problem\n",
 		"memctl: error: cannot read the claude-code source HOME/.claude/projects: "+reason+"\n",
 		"memctl: hint: memctl reads the agents' default folders when they exist; fix the folder, or list the sources to read in [[sources]] of HOME/.memctl/config.toml (see docs/config.md)\n")
 	w.expect(1, []string{"run"},
@@ -193,7 +193,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		os.Chmod(day, 0)
 		w.expect(0, []string{"scan"},
 			"memctl: warning: HOME/.codex/sessions/2026/11/24: cannot read this folder: permission denied\n",
-			"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problems\n")
+			"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problem\n")
 		os.Chmod(day, 0o700)
 	} else {
 		t.Logf("a folder inside a source cannot be made unreadable here (%s); that case is not exercised", reason)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,12 @@ type ExtractFlags struct {
 	Threads       []string
 	CurrentThread string
 	DryRun        bool
+	// Yes takes a first run's whole backlog with a model provider without
+	// asking (see firstRunPlan).
+	Yes bool
+	// backlog remembers the answer about a first run's backlog, so a
+	// dual-write run asks once.
+	backlog *bool
 }
 
 func (o *ExtractFlags) bind(c *cobra.Command) {
@@ -48,6 +55,7 @@ func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl.StringArrayVar(&o.Threads, "thread", nil, "extract only this thread `ID` (repeatable)")
 	fl.StringVar(&o.CurrentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
+	fl.BoolVar(&o.Yes, "yes", false, "on a first run with a model provider, extract every past session without asking")
 }
 
 // check refuses values no config could hold.
@@ -114,6 +122,12 @@ enabled, it was updated within memories.max_rollout_age_days and has been idle
 for memories.min_rollout_idle_hours (--all ignores both windows), and this
 version of it has not been extracted yet. A failed job backs off for an hour and
 is tried at most three times per version of the thread.
+
+A first run (this memory version holds no raw memory and never extracted) takes
+every past session, as --all would, instead of two: at once with the offline
+heuristic; with a model provider only after the estimated input tokens are
+shown and accepted (--yes, or y at the prompt on a terminal), else with the
+usual limits and a hint. --max, --all and --thread turn this off.
 
 EXIT STATUS
   0  every claimed job succeeded (or nothing was eligible)
@@ -270,6 +284,11 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
 	}
+	if opts.Max == nil && !opts.All && len(threadIDs) == 0 {
+		if err := firstRunPlan(ctx, opts, st, prov, &ro); err != nil {
+			return extract.RunResult{}, err
+		}
+	}
 	var prog *progress
 	if !opts.DryRun {
 		prog = startProgress(opts.IO, opts.JSON, "extracting "+version, "threads")
@@ -306,6 +325,104 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 	return res, err
 }
 
+// firstRunPlan widens a version's first extraction to its whole backlog.
+// Codex's windows (sessions idle six hours and updated within ten days, two
+// claims a run) suit a machine memctl runs on every day; on a first run
+// over months of history they kept 2 sessions of 42 (issue 26). So when
+// this version has no raw memory and never ran an extraction, every past
+// session is taken, as --all with no --max would: at once with the offline
+// heuristic, which costs nothing; with a model provider only after the
+// estimate of the input tokens is shown and accepted (--yes, or a yes at
+// the prompt on a terminal). Without that the run keeps the usual limits
+// and says how to take the rest.
+func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov resolvedProvider, ro *extract.RunOptions) error {
+	s, err := st.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if s.RawMemories > 0 {
+		return nil
+	}
+	for _, c := range s.JobCounts {
+		if c.Kind == store.KindStage1 {
+			return nil
+		}
+	}
+	wide := *ro
+	wide.Filter.AllWindows = true
+	wide.DryRun, wide.Progress = true, nil
+	wide.MaxClaims = s.Threads
+	if wide.MaxClaims <= ro.MaxClaims {
+		return nil
+	}
+	backlog, err := extract.Run(ctx, st, wide)
+	if err != nil {
+		return err
+	}
+	n := len(backlog.Jobs)
+	usual := ro.MaxClaims
+	if !ro.DryRun {
+		// What the usual windows would take: the count to compare with.
+		narrow := *ro
+		narrow.DryRun, narrow.Progress = true, nil
+		if r, err := extract.Run(ctx, st, narrow); err == nil {
+			usual = len(r.Jobs)
+		}
+	}
+	if n <= usual {
+		return nil
+	}
+	take := func() {
+		ro.Filter.AllWindows = true
+		ro.MaxClaims = max(n, ro.MaxClaims)
+	}
+	if prov.Provider == nil {
+		verb := "extracting"
+		if ro.DryRun {
+			verb = "would extract"
+		}
+		opts.IO.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
+			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
+			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
+		take()
+		return nil
+	}
+	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, providerLabel(prov))
+	if ro.DryRun {
+		opts.IO.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
+		take()
+		return nil
+	}
+	if opts.backlog == nil {
+		yes := opts.Yes
+		switch {
+		case yes:
+			opts.IO.Infof("memctl: first run: extracting all %s (--yes)", estimate)
+		case opts.IO.CanPrompt() && !opts.JSON:
+			fmt.Fprintf(opts.IO.ErrOut, "memctl: first run: %s. Extract them all now? [y/N] ", estimate)
+			answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
+			yes = strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
+		}
+		opts.backlog = &yes
+		if !yes {
+			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", min(usual, ro.MaxClaims), estimate)
+			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
+		}
+	}
+	if *opts.backlog {
+		take()
+	}
+	return nil
+}
+
+// providerLabel names a provider and its model for a cost estimate.
+func providerLabel(p resolvedProvider) string {
+	if p.Model == "" {
+		return p.Kind
+	}
+	return p.Kind + " (" + p.Model + ")"
+}
+
 // memoryRoots are the memory folders of every version: sessions run there
 // are agent consolidations and are not extracted.
 func memoryRoots(memoryRoot func(string) (string, error)) []string {
@@ -331,6 +448,7 @@ func workerID() string {
 func printExtract(ios *IOStreams, res extract.RunResult) {
 	if res.DryRun {
 		tb := newTable(ios, "THREAD", "~TOKENS", "PREVIEW")
+		tb.ids("THREAD")
 		for _, j := range res.Jobs {
 			tokens := fmt.Sprint(j.ApproxTokens)
 			if j.Error != "" {
@@ -377,7 +495,11 @@ func notClaimedText(counts map[string]int) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", counts[k], notClaimedLabel[k])
+		label := notClaimedLabel[k]
+		if counts[k] == 1 {
+			label = strings.Replace(label, "sessions", "session", 1) // issue 26: "1 non-interactive (exec) sessions"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {
 			parts[i] = fmt.Sprintf("%d %s", counts[k], strings.ReplaceAll(k, "_", " "))
 		}

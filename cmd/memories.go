@@ -226,6 +226,8 @@ func runMemoriesList(ctx context.Context, opts *MemoriesListOptions) error {
 		return printJSON(opts.IO.Out, out)
 	}
 	tb := newTable(opts.IO, "ID", "FLAGS", "USES", "UPDATED", "CWD", "DESCRIPTION")
+	tb.ids("ID").paths("CWD").shrink("CWD", 24).shrink("DESCRIPTION", 40).drop("CWD").drop("USES").
+		shrink("DESCRIPTION", 24).shrink("FLAGS", 8).drop("UPDATED").shrink("DESCRIPTION", minFlexWidth)
 	for _, m := range mems {
 		tb.add(m.ThreadID, memoryFlags(m), strconv.FormatInt(m.UsageCount, 10), timeCell(opts.IO, time.Unix(m.SourceUpdatedAt, 0), opts.Now()),
 			orDash(m.Cwd), textcut.LineRunes(memoryDescription(m), 70))

@@ -136,6 +136,10 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 	// PROJECT comes last: piped output keeps the columns scripts read.
 	tb := newTable(opts.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW", "PROJECT")
 	tb.flex = 6 // the preview is cut to fit
+	// The project says where a thread ran more briefly than its folder,
+	// and the mode is nearly always "enabled": they go first.
+	tb.ids("ID").paths("CWD").drop("CWD").drop("MODE").shrink("PROJECT", 13).shrink("SOURCE", 11).
+		shrink("PREVIEW", 24).drop("MEMORY").drop("SOURCE").shrink("PREVIEW", minFlexWidth).drop("PROJECT")
 	for _, t := range threads {
 		mem := "-"
 		if t.HasMemory {

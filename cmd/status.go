@@ -370,7 +370,11 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintf(out, "  review        generation %d waits (memctl review, then approve or reject)\n", vs.PendingReview)
 	}
 	for _, r := range vs.StageRuns {
-		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, stagePhrase(r.Status), timeCell(ios, r.FinishedAt, now))
+		phrase := stagePhrase(r.Status)
+		if r.Status == "pending_review" && vs.PendingReview == 0 {
+			phrase = "waited for review, approved or rejected since" // not still waiting
+		}
+		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, phrase, timeCell(ios, r.FinishedAt, now))
 		if r.Detail != "" {
 			fmt.Fprintf(out, " (%s)", textcut.LineRunes(r.Detail, 80))
 		}

@@ -122,7 +122,7 @@ func Scoped(req Request) (SummaryResult, error) {
 		if err != nil {
 			return SummaryResult{}, err
 		}
-		text = render(tmpl, req.Root, summary, note)
+		text = render(withoutMissingSkills(tmpl, req.Root), req.Root, summary, note)
 	}
 	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
 	return res, nil

@@ -41,9 +41,14 @@ type ExtractFlags struct {
 	// asking (see firstRunPlan).
 	Yes bool
 	// backlog remembers the answer about a first run's backlog, so a
-	// dual-write run asks once.
-	backlog *bool
+	// dual-write run asks once (the flags are copied per version; the
+	// answer is shared).
+	backlog *backlogAnswer
 }
+
+// backlogAnswer is whether the user was asked to take a first run's whole
+// backlog, and what they said.
+type backlogAnswer struct{ asked, yes bool }
 
 func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl := c.Flags()
@@ -394,6 +399,9 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 		return nil
 	}
 	if opts.backlog == nil {
+		opts.backlog = &backlogAnswer{}
+	}
+	if !opts.backlog.asked {
 		yes := opts.Yes
 		switch {
 		case yes:
@@ -403,13 +411,13 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 			answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
 			yes = strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
 		}
-		opts.backlog = &yes
+		*opts.backlog = backlogAnswer{asked: true, yes: yes}
 		if !yes {
 			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", min(usual, ro.MaxClaims), estimate)
 			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
 		}
 	}
-	if *opts.backlog {
+	if opts.backlog.yes {
 		take()
 	}
 	return nil

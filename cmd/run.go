@@ -113,6 +113,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := checkStages(opts.StageLoaders, opts.IO, cfg); err != nil {
 		return err
 	}
+	opts.Extract.backlog = &backlogAnswer{} // one question for every version
 	var reports []runReport
 	failedJobs, claimed := 0, 0
 	var stageErr error

@@ -192,14 +192,6 @@ func indexFile(ctx context.Context, st Store, opts Options, known map[string]sto
 		}
 		return nil
 	}
-	if f.Kind != sessions.KindJSONL && len(problems) > 0 && meta.Preview == "" && meta.Cwd == "" && meta.Model == "" {
-		// An empty or junk file named like an agent's session: its id
-		// comes from the file name (memctl's own format names it inside),
-		// but nothing in it was read. It was listed as a
-		// blank thread dated by its mtime (issue 26); its problems are
-		// reported and no thread is made of it.
-		return nil
-	}
 	if opts.Redact != nil {
 		meta.Preview = opts.Redact(meta.Preview)
 	}

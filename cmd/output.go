@@ -113,8 +113,8 @@ func (t *table) print() error {
 		}
 		return nil
 	}
-	widths, shown := t.fit(t.ios.TerminalWidth())
 	limit := t.ios.TerminalWidth()
+	widths, shown := t.fit(limit)
 	line := func(cells []string) string {
 		var b strings.Builder
 		pad := 0

@@ -339,13 +339,15 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	sort.Strings(kinds)
 	var jobs []string
 	for _, k := range kinds {
-		var parts []string
-		for status, n := range vs.Jobs[k] {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(status, "_", " ")))
+		statuses := make([]string, 0, len(vs.Jobs[k]))
+		for status := range vs.Jobs[k] {
+			statuses = append(statuses, status)
 		}
-		sort.Slice(parts, func(i, j int) bool {
-			return parts[i][strings.IndexByte(parts[i], ' '):] < parts[j][strings.IndexByte(parts[j], ' '):]
-		})
+		sort.Strings(statuses)
+		parts := make([]string, len(statuses))
+		for i, status := range statuses {
+			parts[i] = fmt.Sprintf("%d %s", vs.Jobs[k][status], strings.ReplaceAll(status, "_", " "))
+		}
 		jobs = append(jobs, jobKindName(k)+": "+strings.Join(parts, ", "))
 	}
 	if len(jobs) > 0 {

@@ -353,28 +353,20 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 			return nil
 		}
 	}
-	wide := *ro
-	wide.Filter.AllWindows = true
-	wide.DryRun, wide.Progress = true, nil
-	wide.MaxClaims = s.Threads
-	if wide.MaxClaims <= ro.MaxClaims {
-		return nil
-	}
-	backlog, err := extract.Run(ctx, st, wide)
+	// No thread of this version was extracted yet, so none is up to date:
+	// the candidates are what a run would claim.
+	wideFilter := ro.Filter
+	wideFilter.AllWindows = true
+	all, err := st.Candidates(ctx, wideFilter)
 	if err != nil {
 		return err
 	}
-	n := len(backlog.Jobs)
-	usual := ro.MaxClaims
-	if !ro.DryRun {
-		// What the usual windows would take: the count to compare with.
-		narrow := *ro
-		narrow.DryRun, narrow.Progress = true, nil
-		if r, err := extract.Run(ctx, st, narrow); err == nil {
-			usual = len(r.Jobs)
-		}
+	usual, err := st.Candidates(ctx, ro.Filter)
+	if err != nil {
+		return err
 	}
-	if n <= usual {
+	n, taken := len(all), min(len(usual), ro.MaxClaims)
+	if n <= taken {
 		return nil
 	}
 	take := func() {
@@ -391,6 +383,14 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
 		take()
 		return nil
+	}
+	// A model costs money: the input of every session is rendered, as a
+	// dry run does, to say what taking them all would send.
+	wide := *ro
+	wide.Filter, wide.MaxClaims, wide.DryRun, wide.Progress = wideFilter, n, true, nil
+	backlog, err := extract.Run(ctx, st, wide)
+	if err != nil {
+		return err
 	}
 	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, providerLabel(prov))
 	if ro.DryRun {
@@ -413,7 +413,7 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 		}
 		*opts.backlog = backlogAnswer{asked: true, yes: yes}
 		if !yes {
-			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", min(usual, ro.MaxClaims), estimate)
+			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", taken, estimate)
 			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
 		}
 	}

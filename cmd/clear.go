@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/reset"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -87,10 +88,11 @@ func runClear(ctx context.Context, opts *ClearOptions) error {
 		for _, e := range res.Entries {
 			fmt.Fprintln(opts.IO.Out, e)
 		}
-		opts.IO.Infof("would clear %d databases and %d folders (%d entries)", len(res.ClearedDatabases), len(res.ClearedFolders), len(res.Entries))
+		opts.IO.Infof("would clear %s and %s (%s)", english.Count(len(res.ClearedDatabases), "database", "databases"),
+			english.Count(len(res.ClearedFolders), "folder", "folders"), english.Count(len(res.Entries), "entry", "entries"))
 		return nil
 	}
-	opts.IO.Infof("cleared %d databases and %d folders", len(res.ClearedDatabases), len(res.ClearedFolders))
+	opts.IO.Infof("cleared %s and %s", english.Count(len(res.ClearedDatabases), "database", "databases"), english.Count(len(res.ClearedFolders), "folder", "folders"))
 	return nil
 }
 

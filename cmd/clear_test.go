@@ -49,15 +49,15 @@ func TestRunClear(t *testing.T) {
 		cleared    bool
 	}{
 		{name: "terminal: asks, yes", tty: true, stdin: "y\n",
-			wantErrOut: "Delete every memory under HOME? [y/N] cleared 1 databases and 3 folders\n", cleared: true},
+			wantErrOut: "Delete every memory under HOME? [y/N] cleared 1 database and 3 folders\n", cleared: true},
 		{name: "terminal: asks, no", tty: true, stdin: "n\n",
 			wantErrOut: "Delete every memory under HOME? [y/N] nothing deleted\n"},
 		{name: "terminal: asks, end of input", tty: true, stdin: "",
 			wantErrOut: "Delete every memory under HOME? [y/N] nothing deleted\n"},
 		{name: "piped without --yes: refused", wantErr: "pass --yes to confirm when not on a terminal"},
-		{name: "piped with --yes", opts: ClearOptions{Yes: true}, wantErrOut: "cleared 1 databases and 3 folders\n", cleared: true},
+		{name: "piped with --yes", opts: ClearOptions{Yes: true}, wantErrOut: "cleared 1 database and 3 folders\n", cleared: true},
 		{name: "dry run lists, asks nothing", opts: ClearOptions{DryRun: true}, tty: true,
-			wantOut: "HOME/memories/raw_memories.md\n", wantErrOut: "would clear 1 databases and 3 folders (1 entries)\n"},
+			wantOut: "HOME/memories/raw_memories.md\n", wantErrOut: "would clear 1 database and 3 folders (1 entry)\n"},
 		{name: "json", opts: ClearOptions{Yes: true, JSON: true},
 			wantOut: `{"cleared_databases":["HOME/memories_1.sqlite"],"cleared_folders":["HOME/memories","HOME/memories_v2","HOME/memories_extensions"],"entries":["HOME/memories/raw_memories.md"]}`,
 			cleared: true},

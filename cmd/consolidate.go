@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/store"
@@ -271,7 +272,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	}
 	recordStage(bg, st, "consolidate", started, opts.Now(), string(res.Status), detail)
 	if !opts.JSON {
-		opts.IO.Infof("%s", describeConsolidation(bg, st, version, res, opts.Now()))
+		opts.IO.Infof("%s", describeConsolidation(bg, st, version, root, res, opts.Now()))
 	}
 	return res, nil
 }
@@ -304,8 +305,17 @@ func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 // behind it (the last error and when the retry is due, or when the
 // cooldown ends), the raw memories stored and how many the last
 // consolidation took, and the command that overrides the skip.
-func describeConsolidation(ctx context.Context, st *store.Store, version string, res consolidate.Result, now time.Time) string {
-	base := fmt.Sprintf("%s: consolidation %s", version, strings.ReplaceAll(string(res.Status), "_", " "))
+func describeConsolidation(ctx context.Context, st *store.Store, version, root string, res consolidate.Result, now time.Time) string {
+	status := strings.ReplaceAll(string(res.Status), "_", " ")
+	if res.Status == consolidate.StatusSucceededNoChanges {
+		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"
+	}
+	base := fmt.Sprintf("%s: consolidation %s", version, status)
+	if res.Status.Succeeded() && res.Selected == 0 && inject.Empty(root) {
+		// issue 26: "consolidation succeeded (0 raw memories); generation
+		// 1" read as if memory had been made.
+		return fmt.Sprintf("%s: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing", version)
+	}
 	switch res.Status {
 	case consolidate.StatusPendingReview:
 		return fmt.Sprintf("%s: generation %d (%s) waits; `memctl review` shows it, `memctl approve` lands it, `memctl reject` drops it",

@@ -81,7 +81,7 @@ func TestRunConsolidate(t *testing.T) {
 			"and the next is due at 2026-06-10T18:00:00Z; 2 raw memories stored, 2 of them in the last consolidation; " +
 			"`memctl consolidate --force` runs it now\n"},
 		{name: "forced, nothing changed", flags: ConsolidateFlags{Force: true},
-			wantErrOut: "v1: consolidation succeeded no workspace changes (2 raw memories)\n"},
+			wantErrOut: "v1: consolidation succeeded, nothing changed in the memory folder (2 raw memories)\n"},
 		{name: "json", flags: ConsolidateFlags{Force: true}, json: true,
 			wantOut: `{"status":"succeeded_no_workspace_changes","selected":2,"usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"consolidator":"heuristic","storage_bytes":4742,"watermark":1781006400}`},
 	}

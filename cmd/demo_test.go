@@ -32,7 +32,7 @@ func TestRunDemo(t *testing.T) {
 			t.Errorf("stdout is not the summary:\n%s", out)
 		}
 		want := "memctl demo: sessions in DIR/sessions, home in DIR/home\n" +
-			"extracted 4 threads: 4 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) sessions\n" +
+			"extracted 4 threads: 4 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) session\n" +
 			"v1: consolidation succeeded (4 raw memories); generation 1\n" +
 			"\nThe memory folder is DIR/home/memories. Look around:\n" +
 			"  memctl --home DIR/home threads list\n" +

@@ -162,9 +162,19 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 		} else {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", label, f.Check, ios.Text(f.Subject))
 		}
-		fmt.Fprintf(w, "  %s\n", ios.Text(f.Message))
+		if !ios.StdoutTTY {
+			fmt.Fprintf(w, "  %s\n", ios.Text(f.Message))
+			if f.Fix != "" {
+				fmt.Fprintf(w, "  fix: %s\n", ios.Text(f.Fix))
+			}
+			continue
+		}
+		// On a terminal the lines break at spaces within its width, so
+		// a long fix does not wrap mid-word (issue 26).
+		width := ios.TerminalWidth()
+		fmt.Fprint(w, wrapWords(ios.Text(f.Message), width, "  ", "  "))
 		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", ios.Text(f.Fix))
+			fmt.Fprint(w, wrapWords(ios.Text(f.Fix), width, "  fix: ", "       "))
 		}
 	}
 	var skipped []string

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +37,18 @@ type ExtractFlags struct {
 	Threads       []string
 	CurrentThread string
 	DryRun        bool
+	// Yes takes a first run's whole backlog with a model provider without
+	// asking (see firstRunPlan).
+	Yes bool
+	// backlog remembers the answer about a first run's backlog, so a
+	// dual-write run asks once (the flags are copied per version; the
+	// answer is shared).
+	backlog *backlogAnswer
 }
+
+// backlogAnswer is whether the user was asked to take a first run's whole
+// backlog, and what they said.
+type backlogAnswer struct{ asked, yes bool }
 
 func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl := c.Flags()
@@ -48,6 +60,7 @@ func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl.StringArrayVar(&o.Threads, "thread", nil, "extract only this thread `ID` (repeatable)")
 	fl.StringVar(&o.CurrentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
+	fl.BoolVar(&o.Yes, "yes", false, "on a first run with a model provider, extract every past session without asking")
 }
 
 // check refuses values no config could hold.
@@ -115,6 +128,12 @@ for memories.min_rollout_idle_hours (--all ignores both windows), and this
 version of it has not been extracted yet. A failed job backs off for an hour and
 is tried at most three times per version of the thread.
 
+A first run (this memory version holds no raw memory and never extracted) takes
+every past session, as --all would, instead of two: at once with the offline
+heuristic; with a model provider only after the estimated input tokens are
+shown and accepted (--yes, or y at the prompt on a terminal), else with the
+usual limits and a hint. --max, --all and --thread turn this off.
+
 EXIT STATUS
   0  every claimed job succeeded (or nothing was eligible)
   3  some jobs failed; each is recorded with its reason and retried later`,
@@ -168,6 +187,7 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 		reportScan(opts.IO, scanned)
 		printExtract(opts.IO, res)
 		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+		hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 	}
 	// A source that could not be read is an error (exit 1) even when the
 	// others gave threads to extract.
@@ -270,6 +290,11 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
 		Sources: append([]sessions.Source{}, opts.Sources(cfg)...), // never nil: links are checked
 	}
+	if opts.Max == nil && !opts.All && len(threadIDs) == 0 {
+		if err := firstRunPlan(ctx, opts, st, prov, &ro); err != nil {
+			return extract.RunResult{}, err
+		}
+	}
 	var prog *progress
 	if !opts.DryRun {
 		prog = startProgress(opts.IO, opts.JSON, "extracting "+version, "threads")
@@ -306,6 +331,107 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 	return res, err
 }
 
+// firstRunPlan widens a version's first extraction to its whole backlog.
+// Codex's windows (sessions idle six hours and updated within ten days, two
+// claims a run) suit a machine memctl runs on every day; on a first run
+// over months of history they kept 2 sessions of 42 (issue 26). So when
+// this version has no raw memory and never ran an extraction, every past
+// session is taken, as --all with no --max would: at once with the offline
+// heuristic, which costs nothing; with a model provider only after the
+// estimate of the input tokens is shown and accepted (--yes, or a yes at
+// the prompt on a terminal). Without that the run keeps the usual limits
+// and says how to take the rest.
+func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov resolvedProvider, ro *extract.RunOptions) error {
+	s, err := st.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if s.RawMemories > 0 {
+		return nil
+	}
+	for _, c := range s.JobCounts {
+		if c.Kind == store.KindStage1 {
+			return nil
+		}
+	}
+	// No thread of this version was extracted yet, so none is up to date:
+	// the candidates are what a run would claim.
+	wideFilter := ro.Filter
+	wideFilter.AllWindows = true
+	all, err := st.Candidates(ctx, wideFilter)
+	if err != nil {
+		return err
+	}
+	usual, err := st.Candidates(ctx, ro.Filter)
+	if err != nil {
+		return err
+	}
+	n, taken := len(all), min(len(usual), ro.MaxClaims)
+	if n <= taken {
+		return nil
+	}
+	take := func() {
+		ro.Filter.AllWindows = true
+		ro.MaxClaims = max(n, ro.MaxClaims)
+	}
+	if prov.Provider == nil {
+		verb := "extracting"
+		if ro.DryRun {
+			verb = "would extract"
+		}
+		opts.IO.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
+			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
+			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
+		take()
+		return nil
+	}
+	// A model costs money: the input of every session is rendered, as a
+	// dry run does, to say what taking them all would send.
+	wide := *ro
+	wide.Filter, wide.MaxClaims, wide.DryRun, wide.Progress = wideFilter, n, true, nil
+	backlog, err := extract.Run(ctx, st, wide)
+	if err != nil {
+		return err
+	}
+	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, providerLabel(prov))
+	if ro.DryRun {
+		opts.IO.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
+		take()
+		return nil
+	}
+	if opts.backlog == nil {
+		opts.backlog = &backlogAnswer{}
+	}
+	if !opts.backlog.asked {
+		yes := opts.Yes
+		switch {
+		case yes:
+			opts.IO.Infof("memctl: first run: extracting all %s (--yes)", estimate)
+		case opts.IO.CanPrompt() && !opts.JSON:
+			fmt.Fprintf(opts.IO.ErrOut, "memctl: first run: %s. Extract them all now? [y/N] ", estimate)
+			answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
+			yes = strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
+		}
+		*opts.backlog = backlogAnswer{asked: true, yes: yes}
+		if !yes {
+			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", taken, estimate)
+			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
+		}
+	}
+	if opts.backlog.yes {
+		take()
+	}
+	return nil
+}
+
+// providerLabel names a provider and its model for a cost estimate.
+func providerLabel(p resolvedProvider) string {
+	if p.Model == "" {
+		return p.Kind
+	}
+	return p.Kind + " (" + p.Model + ")"
+}
+
 // memoryRoots are the memory folders of every version: sessions run there
 // are agent consolidations and are not extracted.
 func memoryRoots(memoryRoot func(string) (string, error)) []string {
@@ -328,6 +454,7 @@ func workerID() string { return owner.ID() }
 func printExtract(ios *IOStreams, res extract.RunResult) {
 	if res.DryRun {
 		tb := newTable(ios, "THREAD", "~TOKENS", "PREVIEW")
+		tb.ids("THREAD")
 		for _, j := range res.Jobs {
 			tokens := fmt.Sprint(j.ApproxTokens)
 			if j.Error != "" {
@@ -374,7 +501,11 @@ func notClaimedText(counts map[string]int) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", counts[k], notClaimedLabel[k])
+		label := notClaimedLabel[k]
+		if counts[k] == 1 {
+			label = strings.Replace(label, "sessions", "session", 1) // issue 26: "1 non-interactive (exec) sessions"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {
 			parts[i] = fmt.Sprintf("%d %s", counts[k], strings.ReplaceAll(k, "_", " "))
 		}

@@ -177,13 +177,16 @@ type StageLoaders struct {
 	// UnreadDefaults lists the agents' default folders [[sources]] leaves
 	// unread (nil: none).
 	UnreadDefaults func(cfg *config.Config) []sessions.Source
+	// MissingDefaults lists the agents' default folders that do not exist
+	// when no [[sources]] is configured (nil: none).
+	MissingDefaults func(cfg *config.Config) []sessions.Source
 	// MemoryRoot is the memory folder of a version.
 	MemoryRoot func(version string) (string, error)
 	Getenv     func(string) string
 }
 
 func (f *Factory) stageLoaders() StageLoaders {
-	return StageLoaders{Provider: f.Provider, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
+	return StageLoaders{Provider: f.Provider, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
 }
 
 // Provider resolves and builds the provider of a stage (see buildProvider).

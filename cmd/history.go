@@ -95,6 +95,7 @@ func runHistory(ctx context.Context, opts *HistoryOptions) error {
 	}
 	tb := newTable(opts.IO, "ID", "WHEN", "STATE", "KIND", "MODE", "MODEL", "INPUTS", "TOKENS", "FILES")
 	tb.flex = -1 // no free text: nothing to cut
+	tb.shrink("MODEL", 12).drop("MODEL").drop("MODE").drop("KIND").drop("TOKENS")
 	for _, g := range gens {
 		tb.add(strconv.FormatInt(g.ID, 10), timeCell(opts.IO, g.CreatedAt, opts.Now()), generationState(g), generationKind(g),
 			orDash(g.Mode), orDash(modelName(g.Provider, g.Model)), strconv.Itoa(g.Selected), strconv.FormatInt(g.TotalTokens, 10),

@@ -226,6 +226,8 @@ func runMemoriesList(ctx context.Context, opts *MemoriesListOptions) error {
 		return printJSON(opts.IO.Out, out)
 	}
 	tb := newTable(opts.IO, "ID", "FLAGS", "USES", "UPDATED", "CWD", "DESCRIPTION")
+	tb.ids("ID").paths("CWD").shrink("CWD", 24).shrink("DESCRIPTION", 40).drop("CWD").drop("USES").
+		shrink("DESCRIPTION", 24).shrink("FLAGS", 8).drop("UPDATED").shrink("DESCRIPTION", minFlexWidth)
 	for _, m := range mems {
 		tb.add(m.ThreadID, memoryFlags(m), strconv.FormatInt(m.UsageCount, 10), timeCell(opts.IO, time.Unix(m.SourceUpdatedAt, 0), opts.Now()),
 			orDash(m.Cwd), textcut.LineRunes(memoryDescription(m), 70))
@@ -421,11 +423,21 @@ type MemoriesForgetOptions struct {
 	OpenStore func(ctx context.Context, version string) (*store.Store, error)
 
 	JSON bool
-	ID   string
+	// IDs are the memories to forget: ids or unique prefixes.
+	IDs []string
 }
 
-// memoryForgetJSON is the --json document of memories forget.
+// memoryForgetJSON is the --json document of memories forget: the first
+// memory's id and versions (the shape of one), and every memory in
+// Forgotten.
 type memoryForgetJSON struct {
+	ID        string             `json:"id"`
+	Versions  []string           `json:"versions"`
+	Forgotten []memoryForgotJSON `json:"forgotten"`
+}
+
+// memoryForgotJSON is one forgotten memory.
+type memoryForgotJSON struct {
 	ID       string   `json:"id"`
 	Versions []string `json:"versions"`
 }
@@ -433,8 +445,8 @@ type memoryForgetJSON struct {
 func newMemoriesForgetCmd(f *Factory, runF func(context.Context, *MemoriesForgetOptions) error) *cobra.Command {
 	opts := &MemoriesForgetOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore}
 	return &cobra.Command{
-		Use:   "forget ID",
-		Short: "Forget a raw memory: out of the store and the index now, out of the folder at the next consolidation",
+		Use:   "forget ID...",
+		Short: "Forget raw memories: out of the store and the index now, out of the folder at the next consolidation",
 		Long: `Forget a raw memory for good. At once: it is deleted from the store and the search
 index (with the copy of its rollout summary that the index held), and its thread
 is disabled so it is not extracted again (memctl threads enable undoes that
@@ -442,11 +454,15 @@ for future sessions only). At the next consolidation, which runs even inside
 the six-hour cooldown: its rollout summary leaves the memory folder and the
 memory files are rebuilt from the remaining inputs, so nothing derived from it
 survives. An older generation built from it is not restored by rollback unless
-forced.`,
-		Args:    cobra.ExactArgs(1),
-		Example: `  $ memctl memories forget 019e1625 && memctl consolidate`,
+forced.
+
+Several ids forget several memories (doctor's fix for duplicates names them
+all); every id is checked before any memory is forgotten.`,
+		Args: cobra.MinimumNArgs(1),
+		Example: `  $ memctl memories forget 019e1625 && memctl consolidate
+  $ memctl memories forget 019e1625 019e2fa0 019e33c1`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.JSON, opts.ID = f.JSON, args[0]
+			opts.JSON, opts.IDs = f.JSON, args
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -460,19 +476,48 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := memoryForgetJSON{Versions: []string{}}
-	err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, opts.ID, func(st *store.Store, version, id string) error {
-		doc.ID = id
-		doc.Versions = append(doc.Versions, version)
-		return st.ForgetMemory(ctx, id)
-	})
-	if err != nil {
-		return err
+	// Every id must name a memory before any is forgotten: a typo in the
+	// fifth id does not leave four forgotten.
+	for _, id := range opts.IDs {
+		if err := eachVersionWithMemory(ctx, cfg, opts.OpenStore, id, func(*store.Store, string, string) error { return nil }); err != nil {
+			return err
+		}
+	}
+	doc := memoryForgetJSON{Versions: []string{}, Forgotten: []memoryForgotJSON{}}
+	seen := map[string]bool{}
+	for _, arg := range opts.IDs {
+		one := memoryForgotJSON{Versions: []string{}}
+		err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, arg, func(st *store.Store, version, id string) error {
+			one.ID = id
+			one.Versions = append(one.Versions, version)
+			return st.ForgetMemory(ctx, id)
+		})
+		if errors.Is(err, store.ErrNotFound) && seen[one.ID] {
+			continue // the same memory named twice
+		}
+		if err != nil {
+			return err
+		}
+		if seen[one.ID] {
+			continue
+		}
+		seen[one.ID] = true
+		doc.Forgotten = append(doc.Forgotten, one)
+	}
+	if len(doc.Forgotten) > 0 {
+		doc.ID, doc.Versions = doc.Forgotten[0].ID, doc.Forgotten[0].Versions
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
-	opts.IO.Infof("forgot %s; the next consolidation rebuilds the memory folder without it (`memctl consolidate`)", doc.ID)
+	if len(doc.Forgotten) == 1 {
+		opts.IO.Infof("forgot %s; the next consolidation rebuilds the memory folder without it (`memctl consolidate`)", doc.ID)
+		return nil
+	}
+	for _, one := range doc.Forgotten {
+		opts.IO.Infof("forgot %s", one.ID)
+	}
+	opts.IO.Infof("the next consolidation rebuilds the memory folder without these %d memories (`memctl consolidate`)", len(doc.Forgotten))
 	return nil
 }
 

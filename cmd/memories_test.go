@@ -86,7 +86,7 @@ func TestNewMemoriesCmds(t *testing.T) {
 	_, err = parseMemoriesArgs(t, pin(false), "a b")
 	check(t, nil, nil, err, `memctl memories unpin takes one argument (ID), got 2: "a" "b"`)
 	fgot, err := parseMemoriesArgs(t, newMemoriesForgetCmd, "019e")
-	check(t, fgot, MemoriesForgetOptions{ID: "019e"}, err, "")
+	check(t, fgot, MemoriesForgetOptions{IDs: []string{"019e"}}, err, "")
 	for _, tt := range []struct {
 		argv    string
 		want    MemoriesEditOptions
@@ -223,7 +223,7 @@ func TestRunMemoriesPinAndForget(t *testing.T) {
 					"{\n  \"id\": \"thread-a\",\n  \"pinned\": true,\n  \"changed\": false,\n  \"versions\": [\n    \"v1\"\n  ]\n}\n", ""},
 				{func() error { pin.JSON, pin.Pin = false, false; return runMemoriesPin(ctx, pin) }, "", "unpinned thread-a\n"},
 				{func() error {
-					return runMemoriesForget(ctx, &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, ID: "thread-b"})
+					return runMemoriesForget(ctx, &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, IDs: []string{"thread-b"}})
 				}, "", "forgot thread-b; the next consolidation rebuilds the memory folder without it (`memctl consolidate`)\n"},
 			}
 			for i, st := range steps {
@@ -239,7 +239,7 @@ func TestRunMemoriesPinAndForget(t *testing.T) {
 					t.Errorf("step %d stderr:\n%q\nwant:\n%q", i, got, st.wantErrOut)
 				}
 			}
-			err := runMemoriesForget(ctx, &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, ID: "thread-b"})
+			err := runMemoriesForget(ctx, &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, IDs: []string{"thread-b"}})
 			if !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("forgetting twice: %v", err)
 			}
@@ -256,19 +256,19 @@ func TestMemoriesForgetUnderDualWrite(t *testing.T) {
 	seedMemory(t, f, "v1", "thread-a", testNow.Add(-time.Hour))
 	seedMemory(t, f, "v2", "thread-a", testNow.Add(-time.Hour))
 	seedMemory(t, f, "v1", "thread-only-v1", testNow.Add(-time.Hour))
-	opts := &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, ID: "thread-a", JSON: true}
+	opts := &MemoriesForgetOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, IDs: []string{"thread-a"}, JSON: true}
 	if err := runMemoriesForget(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if got := compactJSON(t, ios.out.String()); got != `{"id":"thread-a","versions":["v1","v2"]}` {
+	if got := compactJSON(t, ios.out.String()); got != `{"id":"thread-a","versions":["v1","v2"],"forgotten":[{"id":"thread-a","versions":["v1","v2"]}]}` {
 		t.Errorf("json %s", got)
 	}
 	ios.out.Reset()
-	opts.ID = "thread-only"
+	opts.IDs = []string{"thread-only"}
 	if err := runMemoriesForget(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if got := compactJSON(t, ios.out.String()); got != `{"id":"thread-only-v1","versions":["v1"]}` {
+	if got := compactJSON(t, ios.out.String()); got != `{"id":"thread-only-v1","versions":["v1"],"forgotten":[{"id":"thread-only-v1","versions":["v1"]}]}` {
 		t.Errorf("json %s", got)
 	}
 }

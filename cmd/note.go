@@ -14,6 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 
@@ -36,6 +37,9 @@ type NoteAddOptions struct {
 	Config     func() (*config.Config, error)
 	MemoryRoot func(version string) (string, error)
 	Now        func() time.Time
+	// OpenStore resolves a project name the way status lists it; nil:
+	// by the memory folder's index alone.
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
 
 	// Getwd is the folder whose project a note is for by default.
 	Getwd func() (string, error)
@@ -60,7 +64,7 @@ type noteAddJSON struct {
 }
 
 func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error) *cobra.Command {
-	opts := &NoteAddOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Getwd: os.Getwd}
+	opts := &NoteAddOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Getwd: os.Getwd, OpenStore: f.OpenStore}
 	c := &cobra.Command{
 		Use:   "add --slug SLUG [TEXT|-]",
 		Short: "Add a note under extensions/ad_hoc/notes/",
@@ -103,7 +107,7 @@ project; --personal makes it hold in every project.`,
 
 // noteProject is the key of the project a note is for, "" for the
 // personal layer.
-func noteProject(opts *NoteAddOptions, cfg *config.Config, root string) (string, error) {
+func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, root string) (string, error) {
 	if opts.Personal {
 		return "", nil
 	}
@@ -111,8 +115,30 @@ func noteProject(opts *NoteAddOptions, cfg *config.Config, root string) (string,
 	p := strings.TrimSpace(opts.Project)
 	if p != "" && !looksLikePath(p) {
 		ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-		if _, e, found := ix.Locate(p, nil); found {
+		var counts []store.ProjectCount
+		if opts.OpenStore != nil {
+			// The store knows every project status lists; the index only
+			// what the folder's generation holds (issue 26: refused after
+			// a rollback to a generation from before the project).
+			if st, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {
+				counts, _ = st.ProjectCounts(ctx)
+				st.Close()
+			}
+		}
+		if e, ok := ix.ByKey(p); ok {
 			return e.Key, nil
+		}
+		for _, c := range counts {
+			if c.Key == p && p != "" {
+				return c.Key, nil
+			}
+		}
+		switch named := projectsNamed(p, counts, ix); len(named) {
+		case 1:
+			return named[0].Key, nil
+		case 0:
+		default:
+			return "", ambiguousProject(p, named)
 		}
 		if strings.Contains(p, ":") {
 			return p, nil // a key memory holds nothing of yet
@@ -127,6 +153,8 @@ func noteProject(opts *NoteAddOptions, cfg *config.Config, root string) (string,
 		}
 		wd, err := getwd()
 		if err != nil || !r.InRepository(wd) {
+			// issue 26: such a note went to every project without a word.
+			opts.IO.Infof("memctl: the working directory is in no repository, so the note holds in every project (the personal layer); --project names one")
 			return "", nil
 		}
 		dir = wd
@@ -138,7 +166,7 @@ func noteProject(opts *NoteAddOptions, cfg *config.Config, root string) (string,
 	return r.Resolve(abs, "").Key, nil
 }
 
-func runNoteAdd(_ context.Context, opts *NoteAddOptions) error {
+func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {
 	name, err := memfs.NoteFilename(opts.Now(), opts.Slug)
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--slug: %w", err)}
@@ -162,7 +190,7 @@ func runNoteAdd(_ context.Context, opts *NoteAddOptions) error {
 	if err != nil {
 		return err
 	}
-	key, err := noteProject(opts, cfg, root)
+	key, err := noteProject(ctx, opts, cfg, root)
 	if err != nil {
 		return err
 	}

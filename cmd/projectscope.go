@@ -43,6 +43,42 @@ type scopeResult struct {
 	Fallback bool `json:"fallback,omitempty"`
 }
 
+// projectsNamed lists the projects a name could mean: those of the store
+// (what status lists) and those of the memory folder's index (what the
+// last consolidation wrote, which a rollback may have taken back), one
+// entry per key.
+func projectsNamed(name string, counts []store.ProjectCount, ix *project.Index) []store.ProjectCount {
+	var out []store.ProjectCount
+	seen := map[string]bool{}
+	add := func(key, n string) {
+		if key != "" && n == name && !seen[key] {
+			seen[key] = true
+			out = append(out, store.ProjectCount{Key: key, Name: n})
+		}
+	}
+	for _, c := range counts {
+		add(c.Key, c.Name)
+	}
+	if ix != nil {
+		for _, e := range ix.Projects {
+			add(e.Key, e.Name)
+		}
+	}
+	return out
+}
+
+// ambiguousProject refuses a name several projects share (two checkouts
+// both called "workspace"), listing their keys: picking one silently put
+// notes and views on the wrong project (issue 26).
+func ambiguousProject(name string, named []store.ProjectCount) error {
+	keys := make([]string, len(named))
+	for i, c := range named {
+		keys[i] = c.Key
+	}
+	return withHint(FlagErrorf("--project: %d projects are named %q", len(named), name),
+		"give one of their keys: "+strings.Join(keys, ", "))
+}
+
 // resolve turns the scope into a project key the store filters on. An
 // explicit --project that names nothing known is an error; the working
 // directory's project with no threads falls back to every project, so a
@@ -70,12 +106,16 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		}
 		var names []string
 		for _, c := range counts {
-			if c.Name == p {
-				return scopeResult{Key: c.Key, Name: c.Name}, nil
-			}
 			if c.Key != "" {
 				names = append(names, c.Name)
 			}
+		}
+		switch named := projectsNamed(p, counts, nil); len(named) {
+		case 1:
+			return scopeResult{Key: named[0].Key, Name: named[0].Name}, nil
+		case 0:
+		default:
+			return scopeResult{}, ambiguousProject(p, named)
 		}
 		hint := "no project is in memory yet; give a folder"
 		if len(names) > 0 {

@@ -146,7 +146,9 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 		Claimed    int            `json:"claimed"`
 		NotClaimed map[string]int `json:"not_claimed"`
 	}
-	stdout, stderr, code := runCLI(t, env, "", "--json", "extract")
+	// --max keeps Codex's windows on this first run (issue 26 widens a
+	// first run to every past session).
+	stdout, stderr, code := runCLI(t, env, "", "--json", "extract", "--max", "2")
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
 	}
@@ -156,7 +158,7 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 	}
 	_, stderr, _ = runCLI(t, env, "", "extract", "--dry-run")
 	// issue 17: a reason a flag overrides names the flag.
-	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) sessions",
+	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) session",
 		"1 not idle for memories.min_rollout_idle_hours yet (--all ignores it)", "1 older than memories.max_rollout_age_days (--all ignores it)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("dry run does not say %q:\n%s", want, stderr)

@@ -113,6 +113,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := checkStages(opts.StageLoaders, opts.IO, cfg); err != nil {
 		return err
 	}
+	opts.Extract.backlog = &backlogAnswer{} // one question for every version
 	var reports []runReport
 	failedJobs, claimed := 0, 0
 	var stageErr error
@@ -226,6 +227,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		printExtract(opts.IO, ex)
 		if first {
 			hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+			hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 		}
 	}
 	if dryRun {

@@ -128,7 +128,7 @@ func TestRunRun(t *testing.T) {
 		want := "memctl: warning: 00000000-0000-4000-8000-000000000000 failed: HTTP 500 from the stand-in\n" +
 			"memctl: warning: 00000000-0000-4000-8000-000000000001 failed: HTTP 500 from the stand-in\n" +
 			"extracted 2 threads: 0 with a memory, 0 with nothing worth keeping, 2 failed\n" +
-			"v1: consolidation succeeded (0 raw memories); generation 1\n"
+			"v1: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing\n"
 		if got := ios.errOut.String(); got != want {
 			t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 		}
@@ -225,7 +225,7 @@ func TestRunReportsScanProblems(t *testing.T) {
 		t.Fatalf("err %v (exit %d), want the typo'd source named, exit 1", err, code)
 	}
 	want := "memctl: warning: " + src + "/broken.jsonl:2: malformed JSON line skipped: unexpected end of JSON input\n" +
-		"extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) sessions\n" +
+		"extracted 2 threads: 2 with a memory, 0 with nothing worth keeping, 0 failed; not claimed: 1 non-interactive (exec) session\n" +
 		"v1: consolidation succeeded (2 raw memories); generation 1\n"
 	if got := ios.errOut.String(); got != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)

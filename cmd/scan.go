@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -23,12 +24,15 @@ type ScanOptions struct {
 	// UnreadDefaults lists the agents' default folders [[sources]] leaves
 	// unread (nil: none).
 	UnreadDefaults func(cfg *config.Config) []sessions.Source
+	// MissingDefaults lists the default folders that do not exist (nil:
+	// none).
+	MissingDefaults func(cfg *config.Config) []sessions.Source
 
 	JSON bool
 }
 
 func newScanCmd(f *Factory, runF func(context.Context, *ScanOptions) error) *cobra.Command {
-	opts := &ScanOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
+	opts := &ScanOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults}
 	return &cobra.Command{
 		Use:   "scan",
 		Short: "Index the configured transcript sources into threads",
@@ -88,9 +92,10 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		return sourcesError(total, cfg)
 	}
 	reportScan(opts.IO, total)
-	opts.IO.Infof("scanned %d transcripts: %d added, %d updated, %d unchanged, %d problems",
-		total.Scanned, total.Added, total.Updated, total.Unchanged, len(total.Errors))
+	opts.IO.Infof("scanned %s: %d added, %d updated, %d unchanged, %s",
+		english.Count(total.Scanned, "transcript", "transcripts"), total.Added, total.Updated, total.Unchanged, english.Count(len(total.Errors), "problem", "problems"))
 	hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+	hintNothingFound(opts.IO, total, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 	return sourcesError(total, cfg)
 }
 

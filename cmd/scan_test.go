@@ -41,9 +41,9 @@ func TestRunScan(t *testing.T) {
 		wantErrOut string
 	}{
 		{name: "piped", wantErrOut: "memctl: warning: SRC/broken.jsonl:2: malformed JSON line skipped: unexpected end of JSON input\n" +
-			"scanned 3 transcripts: 3 added, 0 updated, 0 unchanged, 1 problems\n"},
+			"scanned 3 transcripts: 3 added, 0 updated, 0 unchanged, 1 problem\n"},
 		{name: "terminal: the same", tty: true, wantErrOut: "memctl: warning: SRC/broken.jsonl:2: malformed JSON line skipped: unexpected end of JSON input\n" +
-			"scanned 3 transcripts: 3 added, 0 updated, 0 unchanged, 1 problems\n"},
+			"scanned 3 transcripts: 3 added, 0 updated, 0 unchanged, 1 problem\n"},
 		{name: "json", json: true,
 			wantOut: `{"scanned":3,"added":3,"updated":0,"unchanged":0,"errors":[{"path":"SRC/broken.jsonl","line":2,"error":"malformed JSON line skipped: unexpected end of JSON input"}],` +
 				`"sources":[{"kind":"jsonl","path":"SRC","default":false,"transcripts":3}]}`},
@@ -94,7 +94,7 @@ func TestRunScanSources(t *testing.T) {
 			},
 			wantErr:    "cannot read the claude-code source HOME/.claude/projectz: no such folder",
 			wantHint:   "fix the path of that [[sources]] entry in CFG, or remove the entry",
-			wantErrOut: "scanned 1 transcripts: 1 added, 0 updated, 0 unchanged, 1 problems\n"},
+			wantErrOut: "scanned 1 transcript: 1 added, 0 updated, 0 unchanged, 1 problem\n"},
 		{name: "no config, the default folder is a file",
 			setup: func(t *testing.T, home string) string {
 				writeFile(t, filepath.Join(home, ".claude", "projects"), "not a folder")
@@ -103,7 +103,7 @@ func TestRunScanSources(t *testing.T) {
 			wantErr: "cannot read the claude-code source HOME/.claude/projects: not a folder",
 			wantHint: "memctl reads the agents' default folders when they exist; fix the folder, or list the sources to read in [[sources]] of " +
 				"a config file (`memctl config init` writes one; see docs/config.md)",
-			wantErrOut: "scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problems\n"},
+			wantErrOut: "scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problem\n"},
 		{name: "json: the source in errors and sources",
 			setup: func(t *testing.T, home string) string {
 				return "[[sources]]\nkind = \"jsonl\"\npath = \"~/nope\"\n"
@@ -118,7 +118,7 @@ func TestRunScanSources(t *testing.T) {
 				writeFile(t, filepath.Join(home, "logs", "a.jsonl"), transcript)
 				return "[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n"
 			},
-			wantErrOut: "scanned 1 transcripts: 1 added, 0 updated, 0 unchanged, 0 problems\n" +
+			wantErrOut: "scanned 1 transcript: 1 added, 0 updated, 0 unchanged, 0 problems\n" +
 				"memctl: hint: HOME/.codex/sessions is not read: [[sources]] in CFG replaces the default folders " +
 				"(an entry with kind = \"codex\" and no path reads it too)\n"},
 		{name: "a kind without a path reads the default folder",

@@ -146,6 +146,8 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	// SCOPE comes last: piped output keeps the columns scripts read.
 	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET", "SCOPE")
 	tb.flex = 3 // the snippet is cut to fit
+	tb.paths("WHERE").shrink("SNIPPET", 40).shrink("SCOPE", 12).shrink("WHERE", 24).drop("SCOPE").drop("KIND").
+		shrink("SNIPPET", 24).shrink("WHERE", minIDWidth).shrink("SNIPPET", minFlexWidth)
 	for _, h := range out {
 		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
 	}

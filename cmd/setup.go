@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -65,9 +66,12 @@ codex        $CODEX_HOME (else ~/.codex)/config.toml: notify = memctl cite
              Codex needs before it runs a user hook
 
 The hooks run this memctl binary by its absolute path (--memctl overrides it)
-with --home/--config when those are not the defaults. --undo restores a file
-byte for byte when nobody changed it since, and otherwise takes only memctl's
-entries out of it.`,
+with --home/--config when those are not the defaults. A binary of "go run"
+lives in a temporary folder Go deletes, so setup refuses it and names the
+installed memctl to run instead (a --dry-run only warns). A config that is a
+symbolic link (a dotfiles repository) is edited where the link points; the
+link stays. --undo restores a file byte for byte when nobody changed it since,
+and otherwise takes only memctl's entries out of it.`,
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: []string{setup.ClaudeCode, setup.Codex},
 		Example: `  $ memctl setup claude-code --dry-run
@@ -193,6 +197,11 @@ func setupTarget(opts *SetupOptions) (setup.Target, error) {
 		if exe, err = os.Executable(); err != nil {
 			return setup.Target{}, fmt.Errorf("cannot find this binary (pass --memctl PATH): %w", err)
 		}
+		if goRunBinary(exe) {
+			if err := refuseGoRun(opts, exe, userHome); err != nil {
+				return setup.Target{}, err
+			}
+		}
 	}
 	if exe, err = filepath.Abs(exe); err != nil {
 		return setup.Target{}, err
@@ -217,6 +226,76 @@ func setupTarget(opts *SetupOptions) (setup.Target, error) {
 		t.CodexHome = filepath.Join(userHome, ".codex")
 	}
 	return t, nil
+}
+
+// goRunBinary reports whether exe is a temporary build of `go run`:
+// <tmp>/go-build<N>/b<N>/exe/<name>. Go deletes that folder when the
+// command ends, and the build cache may be cleaned at any time, so a hook
+// naming it breaks (issue 26).
+func goRunBinary(exe string) bool {
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) != "exe" {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build")
+}
+
+// refuseGoRun refuses to write hooks that run a `go run` binary, naming
+// the installed memctl to use instead (or how to install one). A dry run
+// writes nothing, so it only warns.
+func refuseGoRun(opts *SetupOptions, exe, userHome string) error {
+	installed := installedMemctl(opts.Getenv, userHome)
+	var hint string
+	if installed != "" {
+		hint = fmt.Sprintf("run the installed binary instead: %s setup %s (or pass --memctl %s)", shellQuote(installed), opts.Agent, shellQuote(installed))
+	} else {
+		hint = fmt.Sprintf("install memctl first with `go install .` (it lands in $(go env GOPATH)/bin, ~/go/bin by default), then run memctl setup %s from there, or pass --memctl PATH", opts.Agent)
+	}
+	if opts.DryRun {
+		opts.IO.Warnf("this memctl is a temporary build of `go run` (%s); hooks naming it would break when Go removes it", exe)
+		opts.IO.Infof("memctl: hint: %s", hint)
+		return nil
+	}
+	return withHint(fmt.Errorf("this memctl is a temporary build of `go run` (%s), which Go deletes; hooks naming it would stop working, so nothing was written", exe), hint)
+}
+
+// installedMemctl finds an installed memctl: on PATH, else where `go
+// install` puts it ($GOBIN, $GOPATH/bin, ~/go/bin). "" when there is none.
+func installedMemctl(getenv func(string) string, userHome string) string {
+	candidates := []string{}
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if dir != "" {
+			candidates = append(candidates, filepath.Join(dir, "memctl"))
+		}
+	}
+	if d := getenv("GOBIN"); d != "" {
+		candidates = append(candidates, filepath.Join(d, "memctl"))
+	}
+	for _, d := range filepath.SplitList(getenv("GOPATH")) {
+		if d != "" {
+			candidates = append(candidates, filepath.Join(d, "bin", "memctl"))
+		}
+	}
+	if userHome != "" {
+		candidates = append(candidates, filepath.Join(userHome, "go", "bin", "memctl"))
+	}
+	for _, c := range candidates {
+		if !filepath.IsAbs(c) || goRunBinary(c) {
+			continue
+		}
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return c
+		}
+	}
+	return ""
+}
+
+// shellQuote quotes a path for a command line the user copies.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // hookArgs are the global flags a hook must pass so it reaches this home

@@ -1,7 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -87,5 +92,84 @@ func TestRunSetup(t *testing.T) {
 	}
 	if got := ios.errOut.String(); got != "memctl: removed "+codexConfig+"\n" {
 		t.Errorf("undo: stderr %q", got)
+	}
+}
+
+// issue 26: `go run . setup claude-code` wrote hooks naming the temporary
+// binary of `go run`, which Go deletes. The real process, at the path Go
+// gives such a binary, refuses and names the installed memctl; a dry run
+// only warns.
+func TestSetupRefusesGoRunBinary(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	goRun := filepath.Join(tmp, "go-build1234", "b001", "exe", "memctl")
+	if err := os.MkdirAll(filepath.Dir(goRun), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(self, goRun); err != nil {
+		b, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goRun, b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(tmp, "user")
+	gobin := filepath.Join(home, "go", "bin")
+	run := func(withInstalled bool, args ...string) (string, int) {
+		t.Helper()
+		c := exec.Command(goRun, args...)
+		c.Env = []string{"MEMCTL_TEST_AS_CLI=1", "HOME=" + home, "PATH=/nonexistent", "NO_COLOR=1", "MEMCTL_HOME=" + filepath.Join(tmp, "mhome")}
+		if withInstalled {
+			c.Env = append(c.Env, "PATH="+gobin)
+		}
+		var errOut bytes.Buffer
+		c.Stderr = &errOut
+		err := c.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return errOut.String(), exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return errOut.String(), 0
+	}
+	settings := filepath.Join(home, ".claude", "settings.json")
+
+	errOut, code := run(false, "setup", "claude-code")
+	if code != ExitError || !strings.Contains(errOut, "memctl: error: this memctl is a temporary build of `go run` ("+goRun+")") ||
+		!strings.Contains(errOut, "memctl: hint: install memctl first with `go install .`") {
+		t.Errorf("setup from go run without an installed memctl: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(settings); err == nil {
+		t.Errorf("setup wrote %s though it refused", settings)
+	}
+
+	if err := os.MkdirAll(gobin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	installed := filepath.Join(gobin, "memctl")
+	if err := os.WriteFile(installed, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	errOut, code = run(true, "setup", "claude-code")
+	if code != ExitError || !strings.Contains(errOut, "memctl: hint: run the installed binary instead: "+installed+" setup claude-code (or pass --memctl "+installed+")") {
+		t.Errorf("setup from go run with %s installed: exit %d\n%s", installed, code, errOut)
+	}
+	errOut, code = run(true, "setup", "claude-code", "--dry-run")
+	if code != 0 || !strings.Contains(errOut, "memctl: warning: this memctl is a temporary build of `go run`") {
+		t.Errorf("a dry run from go run: exit %d\n%s", code, errOut)
+	}
+	// Naming the binary is the way out, and writes hooks that run it.
+	if errOut, code = run(true, "setup", "claude-code", "--memctl", installed); code != 0 {
+		t.Fatalf("setup --memctl %s: exit %d\n%s", installed, code, errOut)
+	}
+	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `"`+installed+" --home ") {
+		t.Errorf("the hooks do not run %s:\n%s", installed, b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
@@ -58,6 +59,73 @@ func (f *Factory) UnreadDefaults(cfg *config.Config) []sessions.Source {
 		}
 	}
 	return out
+}
+
+// MissingDefaults returns the agents' default folders that do not exist on
+// this machine, when the config has no [[sources]] (so memctl looks for
+// them); nil otherwise.
+func (f *Factory) MissingDefaults(cfg *config.Config) []sessions.Source {
+	if len(cfg.Sources) > 0 {
+		return nil
+	}
+	userHome, _ := f.UserHome()
+	present := map[sessions.Kind]bool{}
+	for _, s := range sessions.DefaultSources(f.Getenv, userHome) {
+		present[s.Kind] = true
+	}
+	var out []sessions.Source
+	for _, k := range []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex} {
+		if d, ok := sessions.DefaultSource(k, f.Getenv, userHome); ok && !present[k] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// agentName is how a message names the agent of a source kind.
+func agentName(k sessions.Kind) string {
+	switch k {
+	case sessions.KindClaudeCode:
+		return "Claude Code"
+	case sessions.KindCodex:
+		return "Codex"
+	}
+	return string(k)
+}
+
+// hintNothingFound says, when a scan found no transcript at all, where
+// memctl looked and which of the agents' default folders do not exist
+// (issue 26: an empty home ran the whole pipeline and reported success
+// without a word about why nothing was found).
+func hintNothingFound(ios *IOStreams, res scan.Result, missing []sessions.Source, cfg *config.Config) {
+	if res.Scanned > 0 || res.Err() != nil {
+		return
+	}
+	var looked, absent []string
+	for _, s := range res.Sources {
+		looked = append(looked, s.Path)
+	}
+	for _, d := range missing {
+		absent = append(absent, fmt.Sprintf("%s (%s)", d.Path, agentName(d.Kind)))
+	}
+	switch {
+	case len(looked) == 0 && len(absent) > 0:
+		ios.Infof("memctl: no transcripts found: %s %s", english.List(absent), english.Noun(len(absent), "does not exist", "do not exist"))
+	case len(absent) > 0:
+		ios.Infof("memctl: no transcripts found: %s %s none, and %s %s", english.List(looked), english.Noun(len(looked), "holds", "hold"),
+			english.List(absent), english.Noun(len(absent), "does not exist", "do not exist"))
+	case len(looked) > 0:
+		ios.Infof("memctl: no transcripts found in %s", english.List(looked))
+	default:
+		ios.Infof("memctl: no transcripts found: no [[sources]] in the config")
+	}
+	where := "a config file (`memctl config init` writes one)"
+	if cfg.Path != "" {
+		where = cfg.Path
+	}
+	if len(cfg.Sources) == 0 {
+		ios.Infof("memctl: hint: memctl reads the folders where Claude Code and Codex keep their sessions; use one of them first, or list where your transcripts are in [[sources]] of %s (docs/config.md#sources)", where)
+	}
 }
 
 // sourcesError is the error of a scan that could not read a source

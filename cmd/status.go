@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -31,8 +32,13 @@ type versionStatus struct {
 	// current one is what the folder holds, 0 before the first.
 	Generations       int   `json:"generations"`
 	CurrentGeneration int64 `json:"current_generation"`
+	// CurrentGenerationAt is when the current generation landed.
+	CurrentGenerationAt *time.Time `json:"current_generation_at,omitempty"`
 	// PendingReview is the generation waiting for memctl approve, or 0.
 	PendingReview int64 `json:"pending_review"`
+	// MemoryEmpty is true when the last consolidation had nothing to
+	// consolidate (no raw memory, no note): summary prints nothing.
+	MemoryEmpty bool `json:"memory_empty"`
 	// Projects counts threads and raw memories per project (key "" for
 	// threads with no folder, or not keyed yet).
 	Projects          []store.ProjectCount   `json:"projects"`
@@ -83,6 +89,9 @@ type StatusOptions struct {
 	// Sources and UnreadDefaults list the transcript sources; nil: none.
 	Sources        func(cfg *config.Config) []sessions.Source
 	UnreadDefaults func(cfg *config.Config) []sessions.Source
+	// MissingDefaults lists the agents' default folders that do not exist
+	// when no [[sources]] is configured (nil: none).
+	MissingDefaults func(cfg *config.Config) []sessions.Source
 
 	JSON bool
 }
@@ -95,6 +104,9 @@ type sourceStatus struct {
 	Path    string `json:"path"`
 	Default bool   `json:"default"`
 	Active  bool   `json:"active"`
+	// Missing: a default folder that does not exist on this machine, so
+	// nothing is read from it.
+	Missing bool   `json:"missing,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
 
@@ -115,6 +127,9 @@ func sourceStatuses(opts *StatusOptions, cfg *config.Config) []sourceStatus {
 	for _, s := range unreadDefaults(opts.UnreadDefaults, cfg) {
 		out = append(out, sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: true})
 	}
+	for _, s := range unreadDefaults(opts.MissingDefaults, cfg) {
+		out = append(out, sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: true, Missing: true})
+	}
 	return out
 }
 
@@ -128,7 +143,7 @@ type statusJSON struct {
 
 func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
-		Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
+		Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show what is stored, what is running and what it cost",
@@ -195,6 +210,8 @@ func printSources(ios *IOStreams, sources []sourceStatus) {
 	for _, s := range sources {
 		line := fmt.Sprintf("  %-11s %s", s.Kind, s.Path)
 		switch {
+		case s.Missing:
+			line += ": does not exist (nothing to read)"
 		case !s.Active:
 			line += ": not read ([[sources]] in the config replaces the default folders)"
 		case s.Error != "":
@@ -252,6 +269,7 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version string) (ve
 	}
 	// A missing folder (nothing consolidated yet) counts as empty.
 	vs.MemoryFolderBytes, _ = memdir.Size(root)
+	vs.MemoryEmpty = inject.Empty(root)
 	pinned, err := st.Memories(ctx, store.MemoryFilter{PinnedOnly: true})
 	if err != nil {
 		return vs, err
@@ -266,6 +284,11 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version string) (ve
 		switch {
 		case g.Current:
 			vs.CurrentGeneration = g.ID
+			at := g.CreatedAt
+			if g.SettledAt != nil {
+				at = *g.SettledAt
+			}
+			vs.CurrentGenerationAt = &at
 		case g.State == store.GenerationPending:
 			vs.PendingReview = g.ID
 		}
@@ -289,6 +312,9 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	fmt.Fprintf(out, "%s %s\n", ios.Bold("memory version"), vs.Version)
 	fmt.Fprintf(out, "  database      %s\n", tx(vs.Database))
 	fmt.Fprintf(out, "  memory folder %s (%s)\n", tx(vs.MemoryRoot), humanBytes(vs.MemoryFolderBytes))
+	if vs.MemoryEmpty {
+		fmt.Fprintf(out, "  memory        empty: nothing consolidated yet, so summary prints nothing\n")
+	}
 	fmt.Fprintf(out, "  threads       %d (enabled %d, disabled %d, polluted %d)\n", vs.Threads,
 		vs.ThreadsByMode["enabled"], vs.ThreadsByMode["disabled"], vs.ThreadsByMode["polluted"])
 	pinned := ""
@@ -312,32 +338,34 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
+	var jobs []string
 	for _, k := range kinds {
-		var parts []string
-		for status, n := range vs.Jobs[k] {
-			parts = append(parts, fmt.Sprintf("%s %d", status, n))
+		statuses := make([]string, 0, len(vs.Jobs[k]))
+		for status := range vs.Jobs[k] {
+			statuses = append(statuses, status)
 		}
-		sort.Strings(parts)
-		fmt.Fprintf(out, "  jobs %-24s %s\n", k, strings.Join(parts, ", "))
+		sort.Strings(statuses)
+		parts := make([]string, len(statuses))
+		for i, status := range statuses {
+			parts[i] = fmt.Sprintf("%d %s", vs.Jobs[k][status], strings.ReplaceAll(status, "_", " "))
+		}
+		jobs = append(jobs, jobKindName(k)+": "+strings.Join(parts, ", "))
+	}
+	if len(jobs) > 0 {
+		// issue 26: the store's job kinds (memory_stage1, …) meant
+		// nothing to a reader.
+		fmt.Fprintf(out, "  jobs          %s\n", strings.Join(jobs, "; "))
 	}
 	for _, j := range vs.Running {
-		fmt.Fprintf(out, "  running       %s %s, lease until %s\n", j.Kind, tx(j.Key), timeCell(ios, *j.LeaseUntil, now))
+		fmt.Fprintf(out, "  running       %s, lease until %s\n", tx(jobName(j)), timeCell(ios, *j.LeaseUntil, now))
 	}
 	for _, j := range vs.Backoff {
-		fmt.Fprintf(out, "  backoff       %s %s, retry %s (%d tries left)\n", j.Kind, tx(j.Key), timeCell(ios, *j.RetryAt, now), j.RetryRemaining)
+		fmt.Fprintf(out, "  backoff       %s, retry %s (%s left)\n", tx(jobName(j)), timeCell(ios, *j.RetryAt, now), english.Count(j.RetryRemaining, "try", "tries"))
 	}
 	for _, j := range vs.Failures {
-		fmt.Fprintf(out, "  last error    %s %s: %s\n", j.Kind, tx(j.Key), tx(textcut.LineRunes(j.LastError, 120)))
+		fmt.Fprintf(out, "  last error    %s: %s\n", tx(jobName(j)), tx(textcut.LineRunes(j.LastError, 120)))
 	}
-	if g := vs.LastConsolidation; g != nil {
-		when := "never finished"
-		if g.FinishedAt != nil {
-			when = timeCell(ios, *g.FinishedAt, now)
-		}
-		fmt.Fprintf(out, "  consolidation %s, %s\n", g.Status, when)
-	} else {
-		fmt.Fprintf(out, "  consolidation never ran\n")
-	}
+	fmt.Fprintf(out, "  consolidation %s\n", consolidationLine(ios, now, vs))
 	if vs.CurrentGeneration != 0 {
 		fmt.Fprintf(out, "  generation    %d (%d kept; memctl history)\n", vs.CurrentGeneration, vs.Generations)
 	}
@@ -345,7 +373,11 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintf(out, "  review        generation %d waits (memctl review, then approve or reject)\n", vs.PendingReview)
 	}
 	for _, r := range vs.StageRuns {
-		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, r.Status, timeCell(ios, r.FinishedAt, now))
+		phrase := stagePhrase(r.Status)
+		if r.Status == "pending_review" && vs.PendingReview == 0 {
+			phrase = "waited for review, approved or rejected since" // not still waiting
+		}
+		fmt.Fprintf(out, "  last %-9s %s, %s", r.Stage, phrase, timeCell(ios, r.FinishedAt, now))
 		if r.Detail != "" {
 			fmt.Fprintf(out, " (%s)", tx(textcut.LineRunes(r.Detail, 80)))
 		}
@@ -357,6 +389,71 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	for _, r := range vs.RateLimits {
 		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(ios, r.ObservedAt, now))
 	}
+}
+
+// jobKindName is how status names a kind of job.
+func jobKindName(kind string) string {
+	switch kind {
+	case store.KindStage1:
+		return "extraction"
+	case store.KindConsolidate:
+		return "consolidation"
+	}
+	return kind
+}
+
+// jobName names one job for a reader: an extraction by its thread, the
+// consolidation by itself.
+func jobName(j jobView) string {
+	if j.Kind == store.KindConsolidate {
+		return "consolidation"
+	}
+	return jobKindName(j.Kind) + " of thread " + j.Key
+}
+
+// stagePhrase turns a recorded status into words.
+func stagePhrase(status string) string {
+	switch status {
+	case "succeeded_no_workspace_changes":
+		return "succeeded, nothing changed"
+	case "pending_review":
+		return "waiting for review"
+	}
+	return strings.ReplaceAll(status, "_", " ")
+}
+
+// consolidationLine says what the memory folder holds and how the last
+// consolidation ended. The job row alone misled: after memctl reject it
+// reads "pending" with no finish time, which said "never finished" after
+// runs that had all succeeded (issue 26).
+func consolidationLine(ios *IOStreams, now time.Time, vs versionStatus) string {
+	g := vs.LastConsolidation
+	landed := ""
+	if vs.CurrentGeneration != 0 && vs.CurrentGenerationAt != nil {
+		landed = fmt.Sprintf("generation %d in the folder, from %s", vs.CurrentGeneration, timeCell(ios, *vs.CurrentGenerationAt, now))
+	}
+	switch {
+	case g == nil:
+		return "never ran"
+	case g.Status == "running":
+		return "running now" + prefixed("; ", landed)
+	case g.Status == "pending" && g.FinishedAt == nil && landed != "":
+		return "ready to run again; " + landed
+	case g.Status == "pending" && g.FinishedAt == nil:
+		return "due at the next run"
+	case g.FinishedAt != nil && landed != "":
+		return fmt.Sprintf("%s, %s; %s", strings.ReplaceAll(g.Status, "_", " "), timeCell(ios, *g.FinishedAt, now), landed)
+	case g.FinishedAt != nil:
+		return fmt.Sprintf("%s, %s", strings.ReplaceAll(g.Status, "_", " "), timeCell(ios, *g.FinishedAt, now))
+	}
+	return strings.ReplaceAll(g.Status, "_", " ")
+}
+
+func prefixed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 func humanBytes(n int64) string {

@@ -40,9 +40,8 @@ func TestRunStatus(t *testing.T) {
 			"  memory folder HOME/memories (0 B)\n" +
 			"  threads       2 (enabled 2, disabled 0, polluted 0)\n" +
 			"  raw memories  2 (0 in the last consolidation)\n  project       project-0: 1 raw memory, 1 thread\n  project       project-1: 1 raw memory, 1 thread\n" +
-			"  jobs memory_consolidate_global pending 1\n" +
-			"  jobs memory_stage1            done 2\n" +
-			"  consolidation pending, never finished\n" +
+			"  jobs          consolidation: 1 pending; extraction: 2 done\n" +
+			"  consolidation due at the next run\n" +
 			"  last extract   ok, " + when + " (v1 via heuristic: claimed 2, succeeded 2, no output 0, failed 0)\n" +
 			"  last scan      ok, " + when + " (scanned 2, added 2, updated 0, unchanged 0, problems 0)\n"
 	}

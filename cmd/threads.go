@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 	"os"
 	"path/filepath"
@@ -135,14 +136,39 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 	// PROJECT comes last: piped output keeps the columns scripts read.
 	tb := newTable(opts.IO, "ID", "SOURCE", "UPDATED", "MODE", "MEMORY", "CWD", "PREVIEW", "PROJECT")
 	tb.flex = 6 // the preview is cut to fit
+	// The project says where a thread ran more briefly than its folder,
+	// and the mode is nearly always "enabled": they go first.
+	tb.ids("ID").paths("CWD").drop("CWD").drop("MODE").shrink("PROJECT", 13).shrink("SOURCE", 11).
+		shrink("PREVIEW", 24).drop("MEMORY").drop("SOURCE").shrink("PREVIEW", minFlexWidth).drop("PROJECT")
+	var unread []string
 	for _, t := range threads {
+		if blankThread(t.Thread) {
+			unread = append(unread, t.Path)
+			continue
+		}
 		mem := "-"
 		if t.HasMemory {
 			mem = "yes"
 		}
 		tb.add(t.ID, sourceCell(opts.IO, t.Thread), timeCell(opts.IO, t.UpdatedAt, opts.Now()), t.MemoryMode, mem, t.Cwd, textcut.LineRunes(t.Preview, 60), orDash(t.ProjectName))
 	}
-	return tb.print()
+	if err := tb.print(); err != nil {
+		return err
+	}
+	if len(unread) > 0 {
+		opts.IO.Infof("not listed: %s where nothing could be read (empty, or not a transcript; `memctl scan` said why when it indexed %s): %s",
+			english.Count(len(unread), "file", "files"), english.Noun(len(unread), "it", "them"), strings.Join(unread, ", "))
+	}
+	return nil
+}
+
+// blankThread is a file indexed from an agent's session folder in which
+// nothing could be read: no human message, no folder, no model, only
+// problems. Listed, it was a row of dashes dated by the file's mtime
+// (issue 26). It stays indexed, so a rescan skips it without a warning,
+// and --json still lists it.
+func blankThread(t store.Thread) bool {
+	return t.Problems > 0 && strings.TrimSpace(t.Preview) == "" && t.Cwd == "" && t.Model == ""
 }
 
 // sourceCell names where a thread came from. On a terminal that is the
@@ -286,7 +312,7 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	}
 	fmt.Fprintf(w, "  created   %s\n  updated   %s\n  mode      %s\n  preview   %s\n", rfc3339(t.CreatedAt), rfc3339(t.UpdatedAt), tx(t.MemoryMode), tx(textcut.LineRunes(t.Preview, 100)))
 	if t.Problems > 0 {
-		fmt.Fprintf(w, "  problems  %d unreadable parts (see `memctl scan`)\n", t.Problems)
+		fmt.Fprintf(w, "  problems  %s (see `memctl scan`)\n", english.Count(t.Problems, "unreadable part", "unreadable parts"))
 	}
 	verdict := ios.Red("not eligible")
 	if elig.Eligible {

@@ -121,14 +121,16 @@ func TestRunThreadsList(t *testing.T) {
 		{name: "piped: tab-separated, RFC 3339, no header",
 			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\tproject-1\n" +
 				thread0 + "\tcli\t2026-06-09T12:00:00Z\tenabled\tyes\t/src/project-0\tfix the flaky test number 0 in the parser\tproject-0\n"},
+		// issue 26: the folder (the project says it) and the mode go
+		// first, and the preview is whole.
 		{name: "terminal: header over its column, the agent, relative times, fitted to 120 columns", tty: true,
-			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW                PROJECT\x1b[22m\n" +
-				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test n…  project-1\n" +
-				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the flaky test n…  project-0\n"},
-		{name: "narrow terminal: the preview keeps a minimum", tty: true, width: 60,
-			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW       PROJECT\x1b[22m\n" +
-				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the fla…  project-1\n" +
-				thread0 + "  jsonl   24h ago  enabled  yes     /src/project-0  fix the fla…  project-0\n"},
+			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MEMORY  PREVIEW                                    PROJECT\x1b[22m\n" +
+				thread1 + "  jsonl   23h ago  yes     fix the flaky test number 1 in the parser  project-1\n" +
+				thread0 + "  jsonl   24h ago  yes     fix the flaky test number 0 in the parser  project-0\n"},
+		{name: "narrow terminal: columns dropped, the preview keeps a minimum, no row wraps", tty: true, width: 60,
+			wantOut: "\x1b[1mID                                    UPDATED  PREVIEW\x1b[22m\n" +
+				thread1 + "  23h ago  fix the flak…\n" +
+				thread0 + "  24h ago  fix the flak…\n"},
 		{name: "wide terminal: nothing cut", tty: true, width: 200,
 			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MODE     MEMORY  CWD             PREVIEW                                    PROJECT\x1b[22m\n" +
 				thread1 + "  jsonl   23h ago  enabled  yes     /src/project-1  fix the flaky test number 1 in the parser  project-1\n" +

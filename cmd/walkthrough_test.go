@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,6 +32,8 @@ type walk struct {
 	prefix []string
 	// now, when set, moves the pinned clock (RFC 3339).
 	now string
+	// extra is more environment, after (so over) the defaults.
+	extra []string
 }
 
 func (w *walk) env(extra ...string) []string {
@@ -42,6 +45,7 @@ func (w *walk) env(extra ...string) []string {
 	if w.now != "" {
 		env = append(env, "MEMCTL_NOW="+w.now) // the last value wins
 	}
+	env = append(env, w.extra...)
 	return append(env, extra...)
 }
 
@@ -100,6 +104,12 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	copyTree(t, filepath.Join("..", "examples", "sessions", "codex", "sessions"), filepath.Join(w.home, ".codex", "sessions"))
 	copyTree(t, filepath.Join("..", "examples", "sessions", "claude", "projects"), filepath.Join(w.home, ".claude", "projects"))
 	cfgPath := filepath.Join(w.home, ".memctl", "config.toml")
+	// The oldest session comes later, as a new one would: the first run
+	// takes every past session (issue 26), the second the new one.
+	later := filepath.Join(w.home, ".codex", "sessions", "2026", "11", "20")
+	if err := os.Rename(later, filepath.Join(w.home, "later")); err != nil {
+		t.Fatal(err)
+	}
 
 	// The README's commands, as the README writes them.
 	cmds := readmeCommands(t)
@@ -115,6 +125,9 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 
+	if err := os.Rename(filepath.Join(w.home, "later"), later); err != nil {
+		t.Fatal(err)
+	}
 	// A second run, a minute later: the third thread is extracted, the
 	// consolidation waits for its cooldown and says so with the real counts
 	// and the override. (In the same second as the first run's
@@ -164,7 +177,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	cfg := readFileString(t, cfgPath)
 	writeFile(t, cfgPath, cfg+"\n[[sources]]\nkind = \"claude-code\"\npath = \"~/.claude/projectz\"\n")
 	w.expect(1, []string{"scan"},
-		"scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problems\n",
+		"scanned 0 transcripts: 0 added, 0 updated, 0 unchanged, 1 problem\n",
 		"memctl: hint: HOME/.codex/sessions is not read: [[sources]] in HOME/.memctl/config.toml replaces the default folders (an entry with kind = \"codex\" and no path reads it too)\n",
 		"memctl: hint: HOME/.claude/projects is not read: [[sources]] in HOME/.memctl/config.toml replaces the default folders (an entry with kind = \"claude-code\" and no path reads it too)\n",
 		"memctl: error: cannot read the claude-code source HOME/.claude/projectz: no such folder\n",
@@ -185,7 +198,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	projects := filepath.Join(w.home, ".claude", "projects")
 	reason := w.makeUnreadable(projects)
 	w.expect(1, []string{"scan"},
-		"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problems\n",
+		"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problem\n",
 		"memctl: error: cannot read the claude-code source HOME/.claude/projects: "+reason+"\n",
 		"memctl: hint: memctl reads the agents' default folders when they exist; fix the folder, or list the sources to read in [[sources]] of HOME/.memctl/config.toml (see docs/config.md)\n")
 	w.expect(1, []string{"run"},
@@ -203,7 +216,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		os.Chmod(day, 0)
 		w.expect(0, []string{"scan"},
 			"memctl: warning: HOME/.codex/sessions/2026/11/24: cannot read this folder: permission denied\n",
-			"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problems\n")
+			"scanned 3 transcripts: 0 added, 0 updated, 3 unchanged, 1 problem\n")
 		os.Chmod(day, 0o700)
 	} else {
 		t.Logf("a folder inside a source cannot be made unreadable here (%s); that case is not exercised", reason)
@@ -343,4 +356,124 @@ func readFileString(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// issue 26: a new user's first day on a machine with no agent sessions
+// yet: the README's commands say that nothing was found and where memctl
+// looked, summary injects nothing, and setup keeps a symlinked agent config
+// (a dotfiles repository) a link, through setup and undo.
+func TestNewcomerEmptyHome(t *testing.T) {
+	w := &walk{t: t, home: t.TempDir()}
+	cmds := readmeCommands(t)
+	w.expect(0, cmds[0][1:], "wrote HOME/.memctl/config.toml\n")
+	w.expect(0, cmds[1][1:],
+		"memctl: no transcripts found: HOME/.claude/projects (Claude Code) and HOME/.codex/sessions (Codex) do not exist\n",
+		"memctl: hint: memctl reads the folders where Claude Code and Codex keep their sessions",
+		"v1: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing\n")
+	if out, errOut := w.expect(0, cmds[2][1:]); out != "" || errOut != "" {
+		t.Errorf("summary of an empty memory: stdout %d bytes, stderr %q; want nothing\n%s", len(out), errOut, out)
+	}
+	if out, _ := w.expect(0, []string{"status"}); !strings.Contains(out, "  memory        empty: nothing consolidated yet, so summary prints nothing\n") ||
+		!strings.Contains(out, "  claude-code HOME/.claude/projects: does not exist (nothing to read)\n") {
+		t.Errorf("status of an empty home:\n%s", out)
+	}
+
+	// ~/.claude/settings.json is a link into a dotfiles repository.
+	dotfiles := filepath.Join(w.home, "dotfiles", "claude", "settings.json")
+	writeFile(t, dotfiles, "{\n  \"theme\": \"dark\"\n}\n")
+	link := filepath.Join(w.home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "dotfiles", "claude", "settings.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	isLink := func(when string) {
+		t.Helper()
+		if to, err := os.Readlink(link); err != nil || to != filepath.Join("..", "dotfiles", "claude", "settings.json") {
+			t.Errorf("%s: %s is no longer the link into the dotfiles repository (%q, %v)", when, link, to, err)
+		}
+	}
+	w.expect(0, []string{"setup", "claude-code", "--memctl", "/usr/local/bin/memctl"}, "memctl: wrote HOME/.claude/settings.json\n")
+	isLink("after setup")
+	if b := readFileString(t, dotfiles); !strings.Contains(b, "summary --agent claude-code") || !strings.Contains(b, `"theme": "dark"`) {
+		t.Errorf("the dotfiles copy was not edited:\n%s", b)
+	}
+	w.expect(0, []string{"setup", "--undo", "claude-code"}, "memctl: restored HOME/.claude/settings.json\n")
+	isLink("after undo")
+	if b := readFileString(t, dotfiles); b != "{\n  \"theme\": \"dark\"\n}\n" {
+		t.Errorf("undo did not restore the dotfiles copy:\n%s", b)
+	}
+}
+
+// issue 26: the README's first-run block on a home holding 44 sessions
+// from months ago (the example sessions, copied with new ids) takes them
+// all, says so, and leaves a memory folder that holds every one; Codex's
+// windows (idle sessions of the last ten days, two a run) took none.
+func TestNewcomerFirstRunTakesHistory(t *testing.T) {
+	w := &walk{t: t, home: t.TempDir(), extra: []string{"MEMCTL_NOW=2027-03-01T12:00:00Z"}}
+	const copies = 14
+	if all := copySessions(t, filepath.Join("..", "examples", "sessions"), w.home, copies); all != 4*copies {
+		t.Fatalf("made %d sessions, want %d", all, 4*copies)
+	}
+	// One example session of four is a Codex exec session, which Codex
+	// never turns into memory.
+	n := 3 * copies
+	cmds := readmeCommands(t)
+	w.expect(0, cmds[0][1:])
+	want := fmt.Sprintf("memctl: first run: extracting all %d past sessions with the offline heuristic; later runs take sessions idle for 6 hours, updated within 10 days, 2 at a time\n", n)
+	w.expect(0, cmds[1][1:], want,
+		fmt.Sprintf("extracted %d threads: %d with a memory, 0 with nothing worth keeping, 0 failed; not claimed: %d non-interactive (exec) sessions\n", n, n, copies),
+		fmt.Sprintf("v1: consolidation succeeded (%d raw memories); generation 1\n", n))
+	ents, err := os.ReadDir(filepath.Join(w.home, ".memctl", "memories", "rollout_summaries"))
+	if err != nil || len(ents) != n {
+		t.Errorf("the memory folder holds %d rollout summaries (%v), want %d", len(ents), err, n)
+	}
+	if out, _ := w.expect(0, cmds[2][1:]); !strings.Contains(out, "## Memory") {
+		t.Errorf("summary after the first run:\n%s", out)
+	}
+	// The next run is not a first run: Codex's windows again.
+	if _, errOut := w.expect(0, []string{"run"}, "extracted 0 threads"); strings.Contains(errOut, "first run") {
+		t.Errorf("a second run is treated as a first:\n%s", errOut)
+	}
+}
+
+// copySessions copies the Codex and Claude Code example sessions under
+// from into home's agent folders copies times, each copy with new session
+// ids, and returns the number of sessions made.
+func copySessions(t *testing.T, from, home string, copies int) int {
+	t.Helper()
+	idRe := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	n := 0
+	for _, agent := range []struct{ src, dst string }{
+		{filepath.Join(from, "codex", "sessions"), filepath.Join(home, ".codex", "sessions")},
+		{filepath.Join(from, "claude", "projects"), filepath.Join(home, ".claude", "projects")},
+	} {
+		for i := range copies {
+			// A new id per session id: its last 12 digits replaced by the copy.
+			newID := func(id string) string { return fmt.Sprintf("%s%012x", id[:24], 0xc0de00+i) }
+			err := filepath.WalkDir(agent.src, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, _ := filepath.Rel(agent.src, p)
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				out := filepath.Join(agent.dst, idRe.ReplaceAllStringFunc(rel, newID))
+				if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
+					return err
+				}
+				if !strings.Contains(rel, "subagents") {
+					n++
+				}
+				return os.WriteFile(out, idRe.ReplaceAllFunc(b, func(id []byte) []byte { return []byte(newID(string(id))) }), 0o600)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return n
 }

@@ -6,10 +6,14 @@ import (
 )
 
 // DefaultFile renders the commented default config written by
-// `memctl config init`: every key with its default value and what it does.
+// `memctl config init`: every key with its default value and what it does,
+// commented out, so that `config show` reports each as a default and a
+// later release's defaults still apply (issue 26: a file that set every
+// key froze them all).
 func DefaultFile() string {
 	var b strings.Builder
-	b.WriteString("# memctl configuration. Every key is optional; the values below are the defaults.\n")
+	b.WriteString("# memctl configuration. Every key is optional and commented out here, showing its\n")
+	b.WriteString("# default; uncomment a line to change it.\n")
 	b.WriteString("# Precedence: command-line flag > MEMCTL_<SECTION>_<KEY> environment variable > this file > default.\n")
 	b.WriteString("# Reference: docs/config.md\n")
 	for _, section := range sortedSections() {
@@ -19,7 +23,7 @@ func DefaultFile() string {
 			if s != section {
 				continue
 			}
-			fmt.Fprintf(&b, "# %s\n%s = %s\n", k.doc, field, tomlValue(k.def))
+			fmt.Fprintf(&b, "# %s\n# %s = %s\n", k.doc, field, tomlValue(k.def))
 		}
 	}
 	b.WriteString(`

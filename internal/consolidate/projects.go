@@ -289,7 +289,7 @@ func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 	groups = placeNotes(notes, groups)
 	layer := projectLayer{}
 	layer[memdir.PersonalFile] = []byte(renderPersonal(prefs, tips, notes, groups))
-	ix := project.Index{Version: project.IndexVersion, Projects: []project.IndexEntry{}}
+	ix := project.Index{Version: project.IndexVersion, Projects: []project.IndexEntry{}, Empty: len(mems) == 0 && len(notes) == 0}
 	for _, g := range groups {
 		files := make([]string, 0, len(g.mems))
 		for _, m := range g.mems {

@@ -241,7 +241,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			}
 			return append(fs, heldInFolder(opts.Root)...), "", nil
 		}},
-		{CheckOversized, func() ([]Finding, string, error) { return oversized(opts) }},
+		{CheckOversized, func() ([]Finding, string, error) { return oversized(opts, len(outs)) }},
 		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
 		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
 		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
@@ -416,10 +416,17 @@ func quarantined(ctx context.Context, st Store) ([]Finding, error) {
 			rs = append(rs, r)
 		}
 		sort.Strings(rs)
-		out = append(out, Finding{Check: CheckQuarantined, Severity: sev, Subject: q.ThreadID,
-			Message: fmt.Sprintf("%d line(s) held back from this memory (%s), first %s line %d: %s; if the session was hostile, forget it (memctl memories forget %s)",
-				j-i, strings.Join(rs, ", "), q.Field, q.Line, textcut.Words(q.Text, 200), q.ThreadID),
-			Fix: "memctl memories show " + q.ThreadID})
+		f := Finding{Check: CheckQuarantined, Severity: sev, Subject: q.ThreadID,
+			Message: fmt.Sprintf("%d line(s) held back from this memory (%s), first %s line %d: %s; they never reach an agent",
+				j-i, strings.Join(rs, ", "), q.Field, q.Line, textcut.Words(q.Text, 200))}
+		if sev == Warning {
+			// A planted order: the session that carried it is not to be
+			// trusted; forgetting it clears the finding. (`memories show`,
+			// the fix before issue 26, changed nothing.)
+			f.Message += "; the session looks hostile: forget its memory"
+			f.Fix = "memctl memories forget " + q.ThreadID
+		}
+		out = append(out, f)
 		i = j
 	}
 	return capped(out, CheckQuarantined, Info, "memories with held-back lines"), nil
@@ -464,8 +471,9 @@ func injectedFiles(root string) []string {
 	return files
 }
 
-// oversized finds memory files an agent cannot read in one MCP read.
-func oversized(opts Options) ([]Finding, string, error) {
+// oversized finds memory files an agent cannot read in one MCP read; raw
+// is the number of raw memories stored.
+func oversized(opts Options, raw int) ([]Finding, string, error) {
 	if _, err := os.Stat(opts.Root); errors.Is(err, fs.ErrNotExist) {
 		return nil, "no memory folder yet", nil
 	}
@@ -495,19 +503,39 @@ func oversized(opts Options) ([]Finding, string, error) {
 		if tokens <= opts.ReadTokens {
 			return nil
 		}
-		out = append(out, Finding{Check: CheckOversized, Severity: Warning, Subject: rel,
+		f := Finding{Check: CheckOversized, Severity: Warning, Subject: rel,
 			Message: fmt.Sprintf("about %d tokens: one MCP read returns %d, so agents see it cut in the middle", tokens, opts.ReadTokens),
-			Fix:     oversizedFix(opts.Root, rel)})
+			Fix:     oversizedFix(opts.Root, rel)}
+		if rel == memdir.MemoryFile {
+			if k := memoryCap(raw, tokens, opts.ReadTokens); k > 0 {
+				f.Message += fmt.Sprintf("; set memories.max_raw_memories_for_consolidation = %d in the config to keep it so", k)
+				f.Fix = fmt.Sprintf("MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=%d memctl consolidate --force", k)
+			}
+		}
+		out = append(out, f)
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Subject < out[j].Subject })
 	return out, "", err
 }
 
+// memoryCap is how many raw memories a consolidation may take for
+// MEMORY.md to fit one read, in proportion to its size now (with a tenth
+// to spare); 0 when a cap cannot help. A fixed 128 did nothing with 42
+// memories stored (issue 26).
+func memoryCap(raw, tokens, readTokens int) int {
+	if raw <= 1 || tokens <= 0 {
+		return 0
+	}
+	k := raw * readTokens * 9 / (10 * tokens)
+	if k < 1 || k >= raw {
+		return 0
+	}
+	return k
+}
+
 func oversizedFix(root, rel string) string {
 	switch {
-	case rel == memdir.MemoryFile:
-		return "MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=128 memctl consolidate --force"
 	case strings.HasPrefix(rel, memdir.NotesDir+"/"):
 		// The full path: the user runs the fix from anywhere, not from
 		// inside the memory folder.
@@ -533,10 +561,21 @@ func summarySize(opts Options) ([]Finding, string, error) {
 	if tokens <= opts.SummaryTokens {
 		return nil, "", nil
 	}
+	if _, err := os.Stat(filepath.Join(opts.Root, filepath.FromSlash(memdir.ProjectIndexFile))); err == nil {
+		// Sessions are given their project's summary, which the project
+		// layer keeps within budget; the global file reaches an agent
+		// only through summary --all-projects. A cap on the raw memories
+		// did not shrink it (issue 26), so no fix is offered.
+		return []Finding{{Check: CheckSummarySize, Severity: Info, Subject: memdir.SummaryFile,
+			Message: fmt.Sprintf("about %d tokens, past the %d that summary injects; only `memctl summary --all-projects` injects this file (cut in the middle), sessions are given their project's summary",
+				tokens, opts.SummaryTokens)}}, "", nil
+	}
 	return []Finding{{Check: CheckSummarySize, Severity: Warning, Subject: memdir.SummaryFile,
-		Message: fmt.Sprintf("about %d tokens; summary injects %d, so about %d tokens from its middle never reach the agent",
+		Message: fmt.Sprintf("about %d tokens; summary injects %d, so about %d tokens from its middle never reach the agent, and there is no project layer to inject instead",
 			tokens, opts.SummaryTokens, tokens-opts.SummaryTokens),
-		Fix: "MEMCTL_MEMORIES_MAX_RAW_MEMORIES_FOR_CONSOLIDATION=128 memctl consolidate --force"}}, "", nil
+		// A consolidation writes the project layer: from then on a
+		// session is given its project's summary, within budget.
+		Fix: "memctl consolidate --force"}}, "", nil
 }
 
 func agents(states []AgentState) []Finding {
@@ -545,7 +584,10 @@ func agents(states []AgentState) []Finding {
 		switch {
 		case a.Err != "":
 			out = append(out, Finding{Check: CheckAgents, Severity: Warning, Subject: a.Agent,
-				Message: "cannot read its config: " + a.Err, Fix: "memctl setup " + a.Agent + " --dry-run"})
+				Message: "cannot read its config: " + a.Err,
+				// A dry run changed nothing (issue 26): the file itself
+				// needs repair, which only its owner can do.
+				Fix: "repair the file named above, then run memctl setup " + a.Agent})
 		case !a.Installed:
 			// Not installed: nothing to wire up, nothing to report.
 		case len(a.Pending) == 0:

@@ -237,15 +237,13 @@ func newer(a, b store.Output) bool {
 func groupFinding(check string, group []store.Output, what string) Finding {
 	sort.Slice(group, func(i, j int) bool { return newer(group[i], group[j]) })
 	ids := make([]string, len(group))
-	var fixes []string
 	for i, o := range group {
 		ids[i] = o.ThreadID
-		if i > 0 {
-			fixes = append(fixes, "memctl memories forget "+o.ThreadID)
-		}
 	}
+	// One command for the whole group (issue 26: a chain of 18 commands,
+	// one forget each).
 	return Finding{Check: check, Severity: Warning, Subject: ids[0],
 		Message:   fmt.Sprintf("%d %s; the newest, %s, is kept", len(group), what, ids[0]),
-		Fix:       strings.Join(fixes, " && "),
+		Fix:       "memctl memories forget " + strings.Join(ids[1:], " "),
 		ThreadIDs: ids}
 }

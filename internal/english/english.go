@@ -3,7 +3,10 @@
 // plural ("1 raw memories") read as a bug to the person at the terminal.
 package english
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Count writes n followed by one when n is 1 and by many otherwise.
 func Count(n int, one, many string) string {
@@ -17,4 +20,15 @@ func Noun(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// List joins items as a sentence does: "a", "a and b", "a, b and c".
+func List(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -53,10 +53,15 @@ type Scope struct {
 // projects existed) the global memory_summary.md, as Summary does. Nothing
 // of another project is injected except through the personal layer.
 func Scoped(req Request) (SummaryResult, error) {
+	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	if err == nil && !ix.HasMemory() {
+		// Nothing was consolidated: the instructions would describe an
+		// empty folder, so nothing is injected (docs/projects.md).
+		return SummaryResult{}, nil
+	}
 	if req.AllProjects {
 		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
 	}
-	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
 	if err != nil || ix == nil {
 		// No project layer yet (or a damaged one): the global summary, as
 		// before projects; the next consolidation writes the layer.
@@ -117,10 +122,19 @@ func Scoped(req Request) (SummaryResult, error) {
 		if err != nil {
 			return SummaryResult{}, err
 		}
-		text = render(tmpl, req.Root, summary, note)
+		text = render(withoutMissingSkills(tmpl, req.Root), req.Root, summary, note)
 	}
 	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
 	return res, nil
+}
+
+// Empty reports whether the memory folder at root was consolidated with
+// nothing in it (no memory, no note), so that summary injects nothing. A
+// folder never consolidated, or consolidated before the project index
+// recorded this, is not called empty.
+func Empty(root string) bool {
+	ix, err := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	return err == nil && !ix.HasMemory()
 }
 
 // otherProjects lists the projects other than key: a name and where its

@@ -137,7 +137,7 @@ func SummaryChecked(root, version string, maxTokens int, raw bool, templateDir, 
 		if err != nil {
 			return SummaryResult{}, err
 		}
-		text = render(tmpl, root, summary, note)
+		text = render(withoutMissingSkills(tmpl, root), root, summary, note)
 	}
 	res.Text, res.Injected, res.ApproxTokens = text, true, textcut.ApproxTokens(text)
 	return res, nil
@@ -149,6 +149,26 @@ func SummaryChecked(root, version string, maxTokens int, raw bool, templateDir, 
 func Render(tmpl, basePath, summary string) string {
 	note, _ := CitationNote(AgentGeneric)
 	return render(tmpl, basePath, summary, note)
+}
+
+// withoutMissingSkills takes the mentions of skills/ out of a read-path
+// template when the memory folder holds no skill: the offline
+// consolidator never writes one, and an agent told to look there looked
+// for nothing (issue 26). A template of the user's that words it
+// otherwise is left as it is.
+func withoutMissingSkills(tmpl, root string) string {
+	if ents, err := os.ReadDir(filepath.Join(root, memdir.SkillsDir)); err == nil && len(ents) > 0 {
+		return tmpl
+	}
+	lines := strings.SplitAfter(tmpl, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "- `skills/`") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.ReplaceAll(strings.Join(out, ""), "rollout summaries or skills the hits", "rollout summaries the hits")
 }
 
 func render(tmpl, basePath, summary, note string) string {

@@ -17,7 +17,18 @@ const IndexVersion = 1
 type Index struct {
 	Version  int          `json:"version"`
 	Projects []IndexEntry `json:"projects"`
+	// Empty is true when the consolidation that wrote the index had
+	// nothing to consolidate: no current memory and no note. The read
+	// path then injects nothing (issue 26: an empty folder cost a session
+	// 1,400 tokens of instructions about nothing). An index written
+	// before the field existed reads as not empty.
+	Empty bool `json:"empty,omitempty"`
 }
+
+// HasMemory reports whether the index says its folder holds consolidated
+// memory; a nil index (no project layer yet) says nothing either way and
+// counts as holding some.
+func (ix *Index) HasMemory() bool { return ix == nil || !ix.Empty }
 
 // IndexEntry is one project of the index.
 type IndexEntry struct {

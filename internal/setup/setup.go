@@ -178,10 +178,14 @@ func Apply(files []File, agent, backupRoot string, now time.Time) (string, error
 		if st, err := os.Stat(f.Path); err == nil {
 			mode = st.Mode().Perm()
 		}
-		if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
+		target, err := linkTarget(f.Path)
+		if err != nil {
 			return dir, err
 		}
-		if err := writeAtomic(f.Path, f.After, mode); err != nil {
+		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return dir, err
+		}
+		if err := writeAtomic(target, f.After, mode); err != nil {
 			return dir, fmt.Errorf("write %s: %w (the originals are in %s)", f.Path, err, dir)
 		}
 	}
@@ -216,18 +220,24 @@ func Undo(agent, backupRoot string) ([]UndoResult, error) {
 		if err != nil {
 			return out, err
 		}
+		// Written and restored through a link, never over it: the file
+		// may live in a dotfiles repository (issue 26).
+		target, err := linkTarget(e.Path)
+		if err != nil {
+			return out, err
+		}
 		switch {
 		case exists && digest(cur) == e.Written && e.Existed:
 			orig, err := os.ReadFile(filepath.Join(dir, e.Backup))
 			if err != nil {
 				return out, err
 			}
-			if err := writeAtomic(e.Path, orig, fileMode(e.Path)); err != nil {
+			if err := writeAtomic(target, orig, fileMode(e.Path)); err != nil {
 				return out, err
 			}
 			out = append(out, UndoResult{e.Path, "restored"})
 		case exists && digest(cur) == e.Written:
-			if err := os.Remove(e.Path); err != nil {
+			if err := os.Remove(target); err != nil {
 				return out, err
 			}
 			out = append(out, UndoResult{e.Path, "removed"})
@@ -240,13 +250,13 @@ func Undo(agent, backupRoot string) ([]UndoResult, error) {
 			}
 			if !e.Existed && len(bytes.TrimSpace(stripped)) == 0 {
 				// Setup created it and nothing else is left in it.
-				if err := os.Remove(e.Path); err != nil {
+				if err := os.Remove(target); err != nil {
 					return out, err
 				}
 				out = append(out, UndoResult{e.Path, "removed"})
 				continue
 			}
-			if err := writeAtomic(e.Path, stripped, fileMode(e.Path)); err != nil {
+			if err := writeAtomic(target, stripped, fileMode(e.Path)); err != nil {
 				return out, err
 			}
 			out = append(out, UndoResult{e.Path, "stripped"})
@@ -291,6 +301,39 @@ func latestBackup(dir string) (string, error) {
 	}
 	sort.Strings(names)
 	return filepath.Join(dir, names[len(names)-1]), nil
+}
+
+// maxLinkHops bounds the links linkTarget follows, as the kernel does.
+const maxLinkHops = 40
+
+// linkTarget returns the file a write to path must replace so that path
+// shows the new content: path itself, or, when path is a symbolic link
+// (an agent config kept in a dotfiles repository), the file at the end of
+// its links, which need not exist yet. Replacing the link itself with a
+// regular file would cut the config off from the repository.
+func linkTarget(path string) (string, error) {
+	p := path
+	for range maxLinkHops {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // writeAtomic writes through a temporary file and a rename, so an agent

@@ -137,7 +137,7 @@ func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 			more = false
 		}
 	}
-	if more && lines < maxJoinLines && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u) {
+	if more && lines < maxJoinLines && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u, r.escapes) {
 		return true
 	}
 	u = r.applyRules(u, hits, mask, &e.changed)
@@ -288,7 +288,7 @@ func isPEMBody(l []byte) bool {
 
 // openAssignment reports whether u ends in Codex's assignment keyword followed only by
 // whitespace and at most one ':' or '=', so the value may come on the next line.
-func openAssignment(u []byte) bool {
+func openAssignment(u []byte, esc bool) bool {
 	n := trimSpaceRight(u, len(u))
 	if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
 		n = trimSpaceRight(u, n-1)
@@ -307,7 +307,7 @@ func openAssignment(u []byte) bool {
 	if loc == nil {
 		return false
 	}
-	return boundaryOK(wordBefore, u, from+loc[0])
+	return boundaryOK(wordBefore, u, from+loc[0], esc)
 }
 
 func trimSpaceRight(u []byte, n int) int {
@@ -384,11 +384,11 @@ func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) 
 		var ok bool
 		switch {
 		case exotic:
-			nu, ok = ru.scanAll(u)
+			nu, ok = ru.scanAll(u, r.escapes)
 		case ru.kind == kindLine:
-			nu, ok = ru.scanLines(u, hits, ri, r.sc)
+			nu, ok = ru.scanLines(u, hits, ri, r.sc, r.escapes)
 		default:
-			nu, ok = ru.anchored(u, hits, ri, r.sc)
+			nu, ok = ru.anchored(u, hits, ri, r.sc, r.escapes)
 		}
 		if ok {
 			*changed = true
@@ -402,7 +402,7 @@ func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) 
 
 // anchored tries the rule at each of its hits, left to right. Every match starts at an
 // anchor, so this finds the same matches as a left-to-right scan of the whole line.
-func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([]byte, bool) {
 	var out []byte
 	last, prev, n := 0, -1, 0
 	for _, h := range hits {
@@ -410,7 +410,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 			continue
 		}
 		prev = h.pos
-		if !boundaryOK(ru.before, u, h.pos) {
+		if !boundaryOK(ru.before, u, h.pos, esc) {
 			continue
 		}
 		loc := ru.are().FindSubmatchIndex(u[h.pos:])
@@ -442,7 +442,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 
 // scanLines runs scanAll on each physical line of u that holds one of the rule's
 // anchors, so a context word in one line of a joined unit does not cost a scan of all.
-func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([]byte, bool) {
 	var out []byte
 	last, n := 0, 0
 	for _, h := range hits {
@@ -461,7 +461,7 @@ func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bo
 			last = le
 			continue
 		}
-		if nl, ok := ru.scanAll(u[ls:le]); ok {
+		if nl, ok := ru.scanAll(u[ls:le], esc); ok {
 			out = append(out, u[last:ls]...)
 			out = append(out, nl...)
 			n++
@@ -477,8 +477,9 @@ func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bo
 }
 
 // scanAll replaces every match of the rule in u, searching left to right like a
-// regexp ReplaceAll but with the Unicode boundary checks done in code.
-func (ru *rule) scanAll(u []byte) ([]byte, bool) {
+// regexp ReplaceAll but with the Unicode boundary checks done in code (esc: see
+// boundaryOK).
+func (ru *rule) scanAll(u []byte, esc bool) ([]byte, bool) {
 	var out []byte
 	last, pos, n := 0, 0, 0
 	for pos <= len(u) {
@@ -492,7 +493,7 @@ func (ru *rule) scanAll(u []byte) ([]byte, bool) {
 			}
 		}
 		var repl []byte
-		ok := boundaryOK(ru.before, u, loc[0]) && (!ru.wordAfter || wordEndOK(u, loc[1]))
+		ok := boundaryOK(ru.before, u, loc[0], esc) && (!ru.wordAfter || wordEndOK(u, loc[1]))
 		if ok {
 			repl, ok = ru.replacement(u, loc)
 		}

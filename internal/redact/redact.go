@@ -37,6 +37,10 @@ type Redactor struct {
 	rules  []*rule
 	sc     *scanner
 	extras []*regexp.Regexp
+	// escapes makes an escape sequence before a match count as the character it
+	// stands for (a \n escape as a line break), so a secret that starts a line of
+	// JSON-escaped tool output is found. Only the Codex parity check goes without.
+	escapes bool
 
 	structMask, privMask, pemMask, assignMask uint64
 }
@@ -62,13 +66,13 @@ func New(extra []string) (*Redactor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	r := build(builtinRules())
+	r := build(builtinRules(), true)
 	r.extras = res
 	return r, nil
 }
 
-func build(rules []*rule) *Redactor {
-	r := &Redactor{rules: rules, sc: newScanner(rules)}
+func build(rules []*rule, escapes bool) *Redactor {
+	r := &Redactor{rules: rules, sc: newScanner(rules), escapes: escapes}
 	for i, ru := range rules {
 		bit := uint64(1) << uint(i)
 		switch {
@@ -84,7 +88,7 @@ func build(rules []*rule) *Redactor {
 	return r
 }
 
-var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules()) })
+var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules(), true) })
 
 // Default returns the full built-in rule set without extra patterns. It is built once.
 func Default() *Redactor { return defaultRedactor() }
@@ -192,7 +196,7 @@ func Codex(s string) string {
 	b := []byte(s)
 	changed := false
 	for _, ru := range codexRules() {
-		if nb, ok := ru.scanAll(b); ok {
+		if nb, ok := ru.scanAll(b, false); ok {
 			b, changed = nb, true
 		}
 	}

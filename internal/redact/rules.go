@@ -237,9 +237,24 @@ var memctlSpecs = []spec{
 		fold: true, before: alnumBefore,
 		// The key must end at the keyword (optionally "_key"), so TOKEN_LIMIT, max_tokens or
 		// secret_name do not count; then an optional closing quote (JSON, also \"-escaped),
-		// '=' or ':', an optional opening quote, and a value of at least 8 characters.
+		// '=' or ':', an optional opening quote, and a value of at least 8 characters. The
+		// value may start on the next line ("password:\n    …" in YAML), also when the
+		// line break is a \n escape, as it is in a transcript.
 		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
-			`((?:[_-]?key)?\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+			`((?:[_-]?key)?\\*["']?[ \t]*[:=](?:[ \t]|\\+[nrt])*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "env_credential", family: "credential in an environment variable",
+		example: "PGPASSWORD=…, MYSQL_PWD=…, SMTP_PASS=…, NPMTOKEN=…, *_SECRET: …",
+		// Environment variable names glue words together (PGPASSWORD, NPMTOKEN),
+		// which key_value's boundary rules out, and their values are often short,
+		// so for names in capitals that end in a credential word any prefix counts
+		// and four characters are enough.
+		anchors: []string{"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH"},
+		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH)` +
+			`(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{4,})`,
 		group:            2,
 		keepPlaceholders: true,
 	},

@@ -73,20 +73,35 @@ func (g *gen) s(set string, n int) string {
 	return string(b)
 }
 
+// mk draws one secret of a family: the text it stands in and the secret.
+type mk func(g *gen) (text, secret string)
+
+type familyDef struct {
+	name string
+	mk   mk
+}
+
 // Families returns the secret families, at least one for every built-in rule
 // and for each prefix family a rule groups (GitHub's ghp_, gho_, ghs_, …).
 func Families() []Family {
-	type mk func(g *gen) (text, secret string)
+	defs := familyDefs()
+	out := make([]Family, 0, len(defs))
+	for _, d := range defs {
+		f := Family{Name: d.name}
+		f.Text, f.Secret = d.mk(newGen(d.name))
+		out = append(out, f)
+	}
+	return out
+}
+
+func familyDefs() []familyDef {
 	bare := func(prefix, set string, n int) mk {
 		return func(g *gen) (string, string) { s := prefix + g.s(set, n); return s, s }
 	}
 	value := func(before, set string, n int, after string) mk {
 		return func(g *gen) (string, string) { s := g.s(set, n); return before + s + after, s }
 	}
-	defs := []struct {
-		name string
-		mk   mk
-	}{
+	return []familyDef{
 		{"github_classic", bare("gh"+"p_", alnum, 36)},
 		{"github_oauth", bare("gh"+"o_", alnum, 36)},
 		{"github_app", bare("gh"+"s_", alnum, 36)},
@@ -167,13 +182,6 @@ func Families() []Family {
 		}},
 		{"private_tag", value("<private>the door code is ", alnum, 12, "</private>")},
 	}
-	out := make([]Family, 0, len(defs))
-	for _, d := range defs {
-		f := Family{Name: d.name}
-		f.Text, f.Secret = d.mk(newGen(d.name))
-		out = append(out, f)
-	}
-	return out
 }
 
 // jsonString is s as a JSON string body, without the quotes, the way
@@ -235,17 +243,23 @@ func Boundaries() []Boundary {
 	}
 }
 
-// Cases is every family on every boundary.
+// Cases is every family on every boundary. Each case has a secret of its
+// own, so a leak is counted where it happened.
 func Cases() []Case {
 	var out []Case
 	bs := Boundaries()
-	for _, f := range Families() {
+	for _, d := range familyDefs() {
 		for _, b := range bs {
-			out = append(out, Case{Family: f.Name, Boundary: b.Name, Text: b.Wrap(f.Text), Secret: f.Secret})
+			text, secret := d.mk(newGen(d.name + "@" + b.Name))
+			out = append(out, Case{Family: d.name, Boundary: b.Name, Text: b.Wrap(text), Secret: secret})
 		}
 	}
 	return out
 }
+
+// JSONString returns s as the body of a JSON string, without the quotes, as
+// encoding/json writes it: how text lies in a transcript line.
+func JSONString(s string) string { return jsonString(s) }
 
 // LookAlikes are strings shaped like secrets that are not: the redactor must
 // return them unchanged, on every boundary.

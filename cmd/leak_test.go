@@ -76,6 +76,16 @@ path = %q
 	memctl("--json", "extract", "--all", "--max", strconv.Itoa(len(fams)+10))
 	memctl("consolidate")
 	t.Logf("extract and consolidate: %v", time.Since(start))
+	// Notes go straight into the memory folder, from the CLI and from MCP.
+	var notes strings.Builder
+	for _, c := range cases {
+		notes.WriteString(c.Text + "\n")
+	}
+	if _, stderr, code := runCLI(t, env, notes.String(), "note", "add", "--personal", "--slug", "leakcase-cli", "-"); code != 0 {
+		t.Fatalf("note add: exit %d\n%s", code, stderr)
+	} else if !strings.Contains(stderr, "secrets were redacted from the note") {
+		t.Errorf("note add does not warn that it redacted the note:\n%s", stderr)
+	}
 
 	outputs := map[string]string{}
 	defer func() {
@@ -84,6 +94,8 @@ path = %q
 		}
 	}()
 	outputs["model request"] = requests()
+	outputs["mcp search"], outputs["mcp read"] = mcpEverything(t, env, project, notes.String())
+	t.Logf("mcp: %v", time.Since(start))
 	outputs["database"] = dumpDatabase(t, filepath.Join(home, "memories_1.sqlite"))
 	outputs["memory folder"] = readTree(t, filepath.Join(home, "memories"))
 	outputs["summary"] = memctl("summary", "--all-projects", "--max-tokens", "10000000")
@@ -93,9 +105,6 @@ path = %q
 	}
 	outputs["memctl search"] = search.String()
 	t.Logf("database, folder, summary, search: %v", time.Since(start))
-	mcpSearch, mcpRead := mcpEverything(t, env, project)
-	t.Logf("mcp: %v", time.Since(start))
-	outputs["mcp search"], outputs["mcp read"] = mcpSearch, mcpRead
 
 	// Every case must have reached the model and the memory folder, or
 	// finding nothing there would prove nothing.
@@ -437,9 +446,10 @@ func readTree(t *testing.T, root string) string {
 }
 
 // mcpEverything starts `memctl mcp` and reads the whole memory through the
-// SDK client: every line of every file through grep searches (paged), a few
-// ranked searches, and every file through read (paged by lines).
-func mcpEverything(t *testing.T, env []string, dir string) (search, read string) {
+// SDK client after adding note through it: lines near the planted text
+// through grep searches (paged), a few ranked searches, and every file
+// through read (paged by lines).
+func mcpEverything(t *testing.T, env []string, dir, note string) (search, read string) {
 	t.Helper()
 	cmd := memctlProcess(env, "mcp")
 	cmd.Dir = dir
@@ -451,6 +461,7 @@ func mcpEverything(t *testing.T, env []string, dir string) (search, read string)
 	}
 	defer cs.Close()
 	call := func(tool string, args map[string]any) string {
+		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			t.Fatalf("mcp %s %v: %v", tool, args, err)
@@ -471,6 +482,9 @@ func mcpEverything(t *testing.T, env []string, dir string) (search, read string)
 		return r.StructuredContent.NextCursor
 	}
 	var sb, rb strings.Builder
+	if res := call("add_ad_hoc_note", map[string]any{"slug": "leakcase-mcp", "note": note, "project": "*"}); !strings.Contains(res, `"redacted":true`) {
+		t.Errorf("add_ad_hoc_note does not say it redacted the note: %s", res)
+	}
 	// Lines near the planted text, a few pages of each: read below covers
 	// every line.
 	for _, q := range []string{"[REDACTED_SECRET]", "UPSTREAM", "EOF", "Authorization", "://", "PASS", "_key"} {

@@ -81,7 +81,7 @@ func (e *engine) line(l []byte, hits []hit) {
 		// Waiting for a closing tag: only a line that holds one can end the wait, so
 		// skip re-examining the whole unit (which would be quadratic in its length).
 		if e.waitClose && len(e.join) < maxJoinBytes &&
-			(maskOf(e.r.sc, hits)&e.r.privMask == 0 || indexAnyFoldAll(l, closeTags) < 0) {
+			(maskOf(e.r.sc, hits)&e.r.privMask == 0 || indexTagStart(l, true) < 0) {
 			return
 		}
 		if !e.process(e.join, nil, false, e.joinN) {
@@ -148,12 +148,11 @@ func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 // unclosedPrivate reports whether the last opening <private> tag in u has no closing tag
 // after it.
 func unclosedPrivate(u []byte) bool {
-	o, n := lastIndexAnyFold(u, openTags)
+	o, n := lastIndexTag(u, false)
 	if o < 0 {
 		return false
 	}
-	c, _ := indexAnyFold(u[o+n:], closeTags)
-	return c < 0
+	return indexTagStart(u[o+n:], true) < 0
 }
 
 func maskOf(s *scanner, hits []hit) uint64 {
@@ -200,10 +199,10 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 		}
 		o, on, cn := -1, 0, 0
 		if mask&r.privMask != 0 {
-			o, on = indexAnyFold(u[i:], openTags)
+			o, on = indexTag(u[i:], false)
 			if o >= 0 {
 				var c int
-				c, cn = indexAnyFold(u[i+o+on:], closeTags)
+				c, cn = indexTag(u[i+o+on:], true)
 				if c < 0 {
 					o = -1
 				} else {
@@ -319,54 +318,6 @@ func trimSpaceRight(u []byte, n int) int {
 		n -= w
 	}
 	return n
-}
-
-// indexAnyFold finds the earliest of the lower-case literals in b, ignoring ASCII case,
-// and returns its index and length.
-func indexAnyFold(b []byte, lits []string) (int, int) {
-	best, n := -1, 0
-	for _, lit := range lits {
-		if i := indexFold(b, lit); i >= 0 && (best < 0 || i < best) {
-			best, n = i, len(lit)
-		}
-	}
-	return best, n
-}
-
-func indexAnyFoldAll(b []byte, lits []string) int {
-	i, _ := indexAnyFold(b, lits)
-	return i
-}
-
-// lastIndexAnyFold is indexAnyFold for the last occurrence.
-func lastIndexAnyFold(b []byte, lits []string) (int, int) {
-	best, n := -1, 0
-	for off := 0; ; {
-		i, m := indexAnyFold(b[off:], lits)
-		if i < 0 {
-			return best, n
-		}
-		best, n = off+i, m
-		off += i + 1
-	}
-}
-
-// indexFold finds the ASCII case-insensitive lower-case literal lit in b.
-func indexFold(b []byte, lit string) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], lit[0])
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if len(b)-i < len(lit) {
-			return -1
-		}
-		if equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
-			return i
-		}
-		i++
-	}
 }
 
 // applyRules runs every rule with a hit (or an exotic line) over u, in order.
@@ -532,23 +483,6 @@ func (ru *rule) replacement(u []byte, loc []int) ([]byte, bool) {
 	return append(out, u[e:loc[1]]...), true
 }
 
-// containsFoldASCII reports whether b contains lit (lower-case ASCII),
+// containsFoldASCII reports whether b contains lit (lower-case ASCII letters),
 // ignoring ASCII case.
-func containsFoldASCII(b []byte, lit string) bool {
-	lo, up := lit[0], lit[0]-'a'+'A'
-	for i := 0; i+len(lit) <= len(b); {
-		j := bytes.IndexByte(b[i:], lo)
-		if k := bytes.IndexByte(b[i:], up); k >= 0 && (j < 0 || k < j) {
-			j = k
-		}
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+len(lit) <= len(b) && equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
-			return true
-		}
-		i++
-	}
-	return false
-}
+func containsFoldASCII(b []byte, lit string) bool { return indexWordFold(b, lit) >= 0 }

@@ -162,3 +162,31 @@ func TestEscapedBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateTagsAtAnyDepth: the tags are found raw and escaped at any depth
+// of JSON nesting, with an escaped closing slash, in any case; a half-escaped
+// or unbalanced form and a path such as /private/var are not tags.
+func TestPrivateTagsAtAnyDepth(t *testing.T) {
+	for depth := 0; depth <= 5; depth++ {
+		bs := strings.Repeat(`\`, 1<<depth>>1) // 0, 1, 2, 4, 8, 16 backslashes
+		open, close := "<private>", "</private>"
+		if bs != "" {
+			open, close = bs+`u003cprivate`+bs+`u003e`, bs+`u003c/private`+bs+`u003e`
+		}
+		in := "a " + open + "the door code is 4711" + close + " b"
+		if got, want := Default().String(in), "a "+Token+" b"; got != want {
+			t.Errorf("%d backslashes: %q gave %q", len(bs), in, got)
+		}
+	}
+	for _, tt := range []struct{ in, want string }{
+		{`x <PRIVATE>code 4711<\/Private> y`, "x " + Token + " y"},
+		{`x \u003cprivate\u003ecode 4711\u003c\/private\u003e y`, "x " + Token + " y"},
+		{`x \u003cprivate\\u003ecode 4711\u003c/private\u003e y`, `x \u003cprivate\\u003ecode 4711\u003c/private\u003e y`},
+		{"ls /private/var/folders and /private/tmp", "ls /private/var/folders and /private/tmp"},
+		{"<private code 4711</private>", "<private code 4711</private>"},
+	} {
+		if got := Default().String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -293,7 +293,7 @@ func structuralSpecs() []spec {
 		{
 			name: "private_tag", family: "<private> span",
 			example: "<private>anything, across lines</private>",
-			kind:    kindPrivateTag, anchors: append(append([]string{}, openTags...), closeTags...), fold: true,
+			kind:    kindPrivateTag, anchors: privateAnchors, fold: true,
 		},
 		{
 			name: "private_key_block", family: "private key block",
@@ -305,18 +305,6 @@ func structuralSpecs() []spec {
 		},
 	}
 }
-
-// The tags are also recognised in the \u003c…\u003e form that Go's encoding/json
-// writes, since transcripts are JSON Lines, and escaped again at each level of
-// nesting: twice inside a JSON string that is itself a JSON value (tool call
-// arguments), four times when that transcript text is serialised once more (the
-// items of a Phase 1 input), eight times inside a model request's body.
-var (
-	openTags = []string{"<private>", `\u003cprivate\u003e`, `\\u003cprivate\\u003e`,
-		`\\\\u003cprivate\\\\u003e`, `\\\\\\\\u003cprivate\\\\\\\\u003e`}
-	closeTags = []string{"</private>", `\u003c/private\u003e`, `\\u003c/private\\u003e`,
-		`\\\\u003c/private\\\\u003e`, `\\\\\\\\u003c/private\\\\\\\\u003e`}
-)
 
 // rule is a compiled spec.
 type rule struct {

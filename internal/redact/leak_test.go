@@ -141,6 +141,8 @@ func TestEscapedBefore(t *testing.T) {
 		{`a\u00e9`, 'é', true},
 		{`a\x3c`, '<', true},
 		{"a&amp;", '&', true},
+		{"x%0A", '\n', true},
+		{"x%3d", '=', true},
 		{"\x1b[0m", 0x1b, true},
 		{`\u001b[01;31m`, 0x1b, true},
 		{`\033[K`, 0x1b, true},

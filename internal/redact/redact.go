@@ -5,6 +5,11 @@
 // that memctl catches the families people actually leak (see Rules), removes
 // <private>…</private> spans whole and applies the user's extra patterns.
 //
+// Text reaches the redactor raw and JSON-escaped, often both at once (a transcript line
+// holding a tool's output), so where a rule wants a boundary before a secret, an escape
+// sequence such as \n, \t or \u003c counts as the character it stands for: a secret
+// that starts a line of escaped output is found like one that starts a raw line.
+//
 // A keyword prefilter finds each rule's anchor literals in one pass, and a rule's regular
 // expression runs only where its anchors occur, so ordinary text streams through at
 // memory speed. Processing is line by line: Copy handles inputs of any size in bounded

@@ -13,7 +13,8 @@ import (
 // only runs where one of its anchors was seen.
 //
 // Patterns never use \b: Go's \b is ASCII-only while Codex (Rust regex) is Unicode-aware,
-// so boundaries are checked in code (see boundary) with Unicode word characters.
+// so boundaries are checked in code (see boundary) with Unicode word characters, reading
+// an escape sequence before a match as the character it stands for (see escapedBefore).
 
 // ws is Unicode White_Space as a Go class, standing in for Rust's Unicode-aware \s.
 // Go's own \s is ASCII-only and even leaves out \v.

@@ -187,16 +187,17 @@ func boundaryOK(k boundary, b []byte, p int, esc bool) bool {
 // The boundary before a secret is often not a character but an escape for one. A
 // transcript is JSON, so a tool output's line breaks and tabs arrive as \n and \t
 // (\\n when the JSON sits inside another JSON string, as tool-call arguments do) and
-// '&', '<', '>' as \u0026, \u003c, \u003e; captured terminal output puts colour
-// codes (ESC [ 32 m) right before a value. Read as text, each ends in a letter or a
-// digit and glues itself to the secret, so a rule that wants a word boundary there
-// would miss every secret that starts a line of tool output.
+// '&', '<', '>' as \u0026, \u003c, \u003e; a URL writes a line break as %0A; captured
+// terminal output puts colour codes (ESC [ 32 m) right before a value. Read as text,
+// each ends in a letter or a digit and glues itself to the secret, so a rule that
+// wants a word boundary there would miss every secret that starts a line of tool
+// output.
 
 // escapedBefore returns the character that an escape sequence ending just before p
 // stands for: a backslash escape of a control character (\n, \t, \r, \f, \b, \v,
-// however many backslashes precede it), a \uXXXX or \xXX escape, an ANSI CSI
-// sequence such as ESC[0m (raw or escaped; it stands for ESC) or the HTML entity
-// &amp;.
+// however many backslashes precede it), a \uXXXX or \xXX escape, a URL's %XX, an
+// ANSI CSI sequence such as ESC[0m (raw or escaped; it stands for ESC) or the HTML
+// entity &amp;.
 func escapedBefore(b []byte, p int) (rune, bool) {
 	if p >= 2 && b[p-2] == '\\' {
 		switch b[p-1] {
@@ -224,6 +225,11 @@ func escapedBefore(b []byte, p int) (rune, bool) {
 			return rune(v), true
 		}
 	}
+	if p >= 3 && b[p-3] == '%' {
+		if v, ok := hexValue(b[p-2 : p]); ok {
+			return rune(v), true
+		}
+	}
 	if p >= 5 && string(b[p-5:p]) == "&amp;" {
 		return '&', true
 	}
@@ -240,7 +246,7 @@ func mayEndEscape(b []byte, p int) bool {
 	switch {
 	case p >= 2 && b[p-2] == '\\':
 		return true
-	case isHexDigit(c) && (p >= 6 && b[p-6] == '\\' || p >= 4 && b[p-4] == '\\'):
+	case isHexDigit(c) && (p >= 6 && b[p-6] == '\\' || p >= 4 && b[p-4] == '\\' || p >= 3 && b[p-3] == '%'):
 		return true
 	}
 	return isASCIILetter(c) && csiEndsAt(b, p)

@@ -225,6 +225,7 @@ func Boundaries() []Boundary {
 		{"markdown_fence", around("```\n", "\n```")},
 		{"url_userinfo", around("https://deploy:", "@git.example.com/acme/app.git")},
 		{"ansi_colour", around("\x1b[32m", "\x1b[0m")},
+		{"after_url_escape", pre("https://example.com/share?text=deploy%20notes%0A")},
 		{"json_after_newline", inJSON(around("ok\n", "\ndone"))},
 		{"json_line_start", inJSON(pre(""))},
 		{"json_after_tab", inJSON(pre("ok\t"))},

@@ -61,6 +61,8 @@ type noteAddJSON struct {
 	// Project is the key of the project the note is for; "" when it holds
 	// in every project (the personal layer).
 	Project string `json:"project"`
+	// Redacted is set (and only then present) when secrets were cut from the text.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error) *cobra.Command {
@@ -71,8 +73,8 @@ func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error
 		Long: `Write a note to <memory folder>/extensions/ad_hoc/notes/<UTC time>-<slug>.md. The
 next consolidation reads new and edited notes as requests to add, change or remove
 memory. The slug is 1 to 80 characters of a-z, 0-9 and '-', starting with a
-letter or digit. TEXT, or stdin when TEXT is '-' or absent, is written verbatim.
-A note is never overwritten.
+letter or digit. TEXT, or stdin when TEXT is '-' or absent, is written as given, with secrets
+redacted (a warning says so). A note is never overwritten.
 
 A note run from inside a repository is for that repository's project: only
 its sessions are given it (docs/projects.md). --project names another
@@ -186,6 +188,15 @@ func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {
 	if err != nil {
 		return err
 	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	// A note lands in the memory folder, which every later session reads:
+	// it holds no secret, like every other file there.
+	clean := red(text)
+	redacted := clean != text
+	text = clean
 	root, err := opts.MemoryRoot(cfg.Memories.Version)
 	if err != nil {
 		return err
@@ -204,8 +215,11 @@ func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {
 		}
 		return err
 	}
+	if redacted {
+		opts.IO.Warnf("secrets were redacted from the note %s", rel)
+	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, noteAddJSON{Path: rel, Project: key})
+		return printJSON(opts.IO.Out, noteAddJSON{Path: rel, Project: key, Redacted: redacted})
 	}
 	if key != "" {
 		opts.IO.Infof("the note is for project %s (--personal to make it hold everywhere)", key)

@@ -39,8 +39,8 @@ type Options struct {
 	Cwd string
 	// Overrides are the config's [[projects]] entries.
 	Overrides []project.Override
-	// Redact is applied to every file text and snippet returned; nil
-	// returns text unchanged.
+	// Redact is applied to every file text and snippet returned and to
+	// every note before it is written; nil returns text unchanged.
 	Redact func(string) string
 	// ReadOnly hides add_ad_hoc_note.
 	ReadOnly bool
@@ -180,6 +180,9 @@ type NoteOutput struct {
 	// Project is the key of the project the note is for; "" when it holds
 	// in every project.
 	Project string `json:"project"`
+	// Redacted is set when secrets were cut from the note before it was
+	// written.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // NewServer returns an MCP server with the memory tools over opts.Root.
@@ -478,7 +481,9 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 	if err != nil {
 		return nil, NoteOutput{}, h.toolError(err)
 	}
-	text := in.Note
+	// The note is written into the memory folder, which holds no secret.
+	text := h.opts.Redact(in.Note)
+	redacted := text != in.Note
 	if key != "" && strings.TrimSpace(text) != "" {
 		text = project.NoteHeader(key) + text
 	}
@@ -486,7 +491,7 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 	if err != nil {
 		return nil, NoteOutput{}, h.toolError(err)
 	}
-	return nil, NoteOutput{Path: rel, Project: key}, nil
+	return nil, NoteOutput{Path: rel, Project: key, Redacted: redacted}, nil
 }
 
 // noteProject is the project a note is for: the one named, none for "*",

@@ -95,7 +95,7 @@ func TestKelvinNeedsScopedFold(t *testing.T) {
 
 // codexOnly is the streaming engine restricted to Codex's four rules; it must give
 // exactly what Codex gives on the whole string.
-var codexOnly = build(codexRules())
+var codexOnly = build(codexRules(), false)
 
 func checkParity(t *testing.T, s string) {
 	t.Helper()

@@ -81,7 +81,7 @@ func (e *engine) line(l []byte, hits []hit) {
 		// Waiting for a closing tag: only a line that holds one can end the wait, so
 		// skip re-examining the whole unit (which would be quadratic in its length).
 		if e.waitClose && len(e.join) < maxJoinBytes &&
-			(maskOf(e.r.sc, hits)&e.r.privMask == 0 || indexAnyFoldAll(l, closeTags) < 0) {
+			(maskOf(e.r.sc, hits)&e.r.privMask == 0 || indexTagStart(l, true) < 0) {
 			return
 		}
 		if !e.process(e.join, nil, false, e.joinN) {
@@ -137,7 +137,7 @@ func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 			more = false
 		}
 	}
-	if more && lines < maxJoinLines && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u) {
+	if more && lines < maxJoinLines && mask&(r.assignMask|1<<exoticBit) != 0 && openAssignment(u, r.escapes) {
 		return true
 	}
 	u = r.applyRules(u, hits, mask, &e.changed)
@@ -148,12 +148,11 @@ func (e *engine) process(u []byte, hits []hit, known bool, lines int) bool {
 // unclosedPrivate reports whether the last opening <private> tag in u has no closing tag
 // after it.
 func unclosedPrivate(u []byte) bool {
-	o, n := lastIndexAnyFold(u, openTags)
+	o, n := lastIndexTag(u, false)
 	if o < 0 {
 		return false
 	}
-	c, _ := indexAnyFold(u[o+n:], closeTags)
-	return c < 0
+	return indexTagStart(u[o+n:], true) < 0
 }
 
 func maskOf(s *scanner, hits []hit) uint64 {
@@ -200,10 +199,10 @@ func (e *engine) structure(u []byte, mask uint64) ([]byte, bool) {
 		}
 		o, on, cn := -1, 0, 0
 		if mask&r.privMask != 0 {
-			o, on = indexAnyFold(u[i:], openTags)
+			o, on = indexTag(u[i:], false)
 			if o >= 0 {
 				var c int
-				c, cn = indexAnyFold(u[i+o+on:], closeTags)
+				c, cn = indexTag(u[i+o+on:], true)
 				if c < 0 {
 					o = -1
 				} else {
@@ -288,7 +287,7 @@ func isPEMBody(l []byte) bool {
 
 // openAssignment reports whether u ends in Codex's assignment keyword followed only by
 // whitespace and at most one ':' or '=', so the value may come on the next line.
-func openAssignment(u []byte) bool {
+func openAssignment(u []byte, esc bool) bool {
 	n := trimSpaceRight(u, len(u))
 	if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
 		n = trimSpaceRight(u, n-1)
@@ -307,7 +306,7 @@ func openAssignment(u []byte) bool {
 	if loc == nil {
 		return false
 	}
-	return boundaryOK(wordBefore, u, from+loc[0])
+	return boundaryOK(wordBefore, u, from+loc[0], esc)
 }
 
 func trimSpaceRight(u []byte, n int) int {
@@ -319,54 +318,6 @@ func trimSpaceRight(u []byte, n int) int {
 		n -= w
 	}
 	return n
-}
-
-// indexAnyFold finds the earliest of the lower-case literals in b, ignoring ASCII case,
-// and returns its index and length.
-func indexAnyFold(b []byte, lits []string) (int, int) {
-	best, n := -1, 0
-	for _, lit := range lits {
-		if i := indexFold(b, lit); i >= 0 && (best < 0 || i < best) {
-			best, n = i, len(lit)
-		}
-	}
-	return best, n
-}
-
-func indexAnyFoldAll(b []byte, lits []string) int {
-	i, _ := indexAnyFold(b, lits)
-	return i
-}
-
-// lastIndexAnyFold is indexAnyFold for the last occurrence.
-func lastIndexAnyFold(b []byte, lits []string) (int, int) {
-	best, n := -1, 0
-	for off := 0; ; {
-		i, m := indexAnyFold(b[off:], lits)
-		if i < 0 {
-			return best, n
-		}
-		best, n = off+i, m
-		off += i + 1
-	}
-}
-
-// indexFold finds the ASCII case-insensitive lower-case literal lit in b.
-func indexFold(b []byte, lit string) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], lit[0])
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if len(b)-i < len(lit) {
-			return -1
-		}
-		if equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
-			return i
-		}
-		i++
-	}
 }
 
 // applyRules runs every rule with a hit (or an exotic line) over u, in order.
@@ -384,11 +335,11 @@ func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) 
 		var ok bool
 		switch {
 		case exotic:
-			nu, ok = ru.scanAll(u)
+			nu, ok = ru.scanAll(u, r.escapes)
 		case ru.kind == kindLine:
-			nu, ok = ru.scanLines(u, hits, ri, r.sc)
+			nu, ok = ru.scanLines(u, hits, ri, r.sc, r.escapes)
 		default:
-			nu, ok = ru.anchored(u, hits, ri, r.sc)
+			nu, ok = ru.anchored(u, hits, ri, r.sc, r.escapes)
 		}
 		if ok {
 			*changed = true
@@ -402,7 +353,7 @@ func (r *Redactor) applyRules(u []byte, hits []hit, mask uint64, changed *bool) 
 
 // anchored tries the rule at each of its hits, left to right. Every match starts at an
 // anchor, so this finds the same matches as a left-to-right scan of the whole line.
-func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([]byte, bool) {
 	var out []byte
 	last, prev, n := 0, -1, 0
 	for _, h := range hits {
@@ -410,7 +361,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 			continue
 		}
 		prev = h.pos
-		if !boundaryOK(ru.before, u, h.pos) {
+		if !boundaryOK(ru.before, u, h.pos, esc) {
 			continue
 		}
 		loc := ru.are().FindSubmatchIndex(u[h.pos:])
@@ -442,7 +393,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner) ([]byte, boo
 
 // scanLines runs scanAll on each physical line of u that holds one of the rule's
 // anchors, so a context word in one line of a joined unit does not cost a scan of all.
-func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bool) {
+func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([]byte, bool) {
 	var out []byte
 	last, n := 0, 0
 	for _, h := range hits {
@@ -461,7 +412,7 @@ func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bo
 			last = le
 			continue
 		}
-		if nl, ok := ru.scanAll(u[ls:le]); ok {
+		if nl, ok := ru.scanAll(u[ls:le], esc); ok {
 			out = append(out, u[last:ls]...)
 			out = append(out, nl...)
 			n++
@@ -477,8 +428,9 @@ func (ru *rule) scanLines(u []byte, hits []hit, ri int, sc *scanner) ([]byte, bo
 }
 
 // scanAll replaces every match of the rule in u, searching left to right like a
-// regexp ReplaceAll but with the Unicode boundary checks done in code.
-func (ru *rule) scanAll(u []byte) ([]byte, bool) {
+// regexp ReplaceAll but with the Unicode boundary checks done in code (esc: see
+// boundaryOK).
+func (ru *rule) scanAll(u []byte, esc bool) ([]byte, bool) {
 	var out []byte
 	last, pos, n := 0, 0, 0
 	for pos <= len(u) {
@@ -492,7 +444,7 @@ func (ru *rule) scanAll(u []byte) ([]byte, bool) {
 			}
 		}
 		var repl []byte
-		ok := boundaryOK(ru.before, u, loc[0]) && (!ru.wordAfter || wordEndOK(u, loc[1]))
+		ok := boundaryOK(ru.before, u, loc[0], esc) && (!ru.wordAfter || wordEndOK(u, loc[1]))
 		if ok {
 			repl, ok = ru.replacement(u, loc)
 		}
@@ -531,23 +483,6 @@ func (ru *rule) replacement(u []byte, loc []int) ([]byte, bool) {
 	return append(out, u[e:loc[1]]...), true
 }
 
-// containsFoldASCII reports whether b contains lit (lower-case ASCII),
+// containsFoldASCII reports whether b contains lit (lower-case ASCII letters),
 // ignoring ASCII case.
-func containsFoldASCII(b []byte, lit string) bool {
-	lo, up := lit[0], lit[0]-'a'+'A'
-	for i := 0; i+len(lit) <= len(b); {
-		j := bytes.IndexByte(b[i:], lo)
-		if k := bytes.IndexByte(b[i:], up); k >= 0 && (j < 0 || k < j) {
-			j = k
-		}
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+len(lit) <= len(b) && equalFoldASCII(b[i:i+len(lit)], []byte(lit)) {
-			return true
-		}
-		i++
-	}
-	return false
-}
+func containsFoldASCII(b []byte, lit string) bool { return indexWordFold(b, lit) >= 0 }

@@ -5,6 +5,11 @@
 // that memctl catches the families people actually leak (see Rules), removes
 // <private>…</private> spans whole and applies the user's extra patterns.
 //
+// Text reaches the redactor raw and JSON-escaped, often both at once (a transcript line
+// holding a tool's output), so where a rule wants a boundary before a secret, an escape
+// sequence such as \n, \t or \u003c counts as the character it stands for: a secret
+// that starts a line of escaped output is found like one that starts a raw line.
+//
 // A keyword prefilter finds each rule's anchor literals in one pass, and a rule's regular
 // expression runs only where its anchors occur, so ordinary text streams through at
 // memory speed. Processing is line by line: Copy handles inputs of any size in bounded
@@ -37,6 +42,10 @@ type Redactor struct {
 	rules  []*rule
 	sc     *scanner
 	extras []*regexp.Regexp
+	// escapes makes an escape sequence before a match count as the character it
+	// stands for (a \n escape as a line break), so a secret that starts a line of
+	// JSON-escaped tool output is found. Only the Codex parity check goes without.
+	escapes bool
 
 	structMask, privMask, pemMask, assignMask uint64
 }
@@ -62,13 +71,13 @@ func New(extra []string) (*Redactor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	r := build(builtinRules())
+	r := build(builtinRules(), true)
 	r.extras = res
 	return r, nil
 }
 
-func build(rules []*rule) *Redactor {
-	r := &Redactor{rules: rules, sc: newScanner(rules)}
+func build(rules []*rule, escapes bool) *Redactor {
+	r := &Redactor{rules: rules, sc: newScanner(rules), escapes: escapes}
 	for i, ru := range rules {
 		bit := uint64(1) << uint(i)
 		switch {
@@ -84,7 +93,7 @@ func build(rules []*rule) *Redactor {
 	return r
 }
 
-var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules()) })
+var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules(), true) })
 
 // Default returns the full built-in rule set without extra patterns. It is built once.
 func Default() *Redactor { return defaultRedactor() }
@@ -192,7 +201,7 @@ func Codex(s string) string {
 	b := []byte(s)
 	changed := false
 	for _, ru := range codexRules() {
-		if nb, ok := ru.scanAll(b); ok {
+		if nb, ok := ru.scanAll(b, false); ok {
 			b, changed = nb, true
 		}
 	}

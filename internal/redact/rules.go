@@ -13,7 +13,8 @@ import (
 // only runs where one of its anchors was seen.
 //
 // Patterns never use \b: Go's \b is ASCII-only while Codex (Rust regex) is Unicode-aware,
-// so boundaries are checked in code (see boundary) with Unicode word characters.
+// so boundaries are checked in code (see boundary) with Unicode word characters, reading
+// an escape sequence before a match as the character it stands for (see escapedBefore).
 
 // ws is Unicode White_Space as a Go class, standing in for Rust's Unicode-aware \s.
 // Go's own \s is ASCII-only and even leaves out \v.
@@ -237,9 +238,24 @@ var memctlSpecs = []spec{
 		fold: true, before: alnumBefore,
 		// The key must end at the keyword (optionally "_key"), so TOKEN_LIMIT, max_tokens or
 		// secret_name do not count; then an optional closing quote (JSON, also \"-escaped),
-		// '=' or ':', an optional opening quote, and a value of at least 8 characters.
+		// '=' or ':', an optional opening quote, and a value of at least 8 characters. The
+		// value may start on the next line ("password:\n    …" in YAML), also when the
+		// line break is a \n escape, as it is in a transcript.
 		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
-			`((?:[_-]?key)?\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+			`((?:[_-]?key)?\\*["']?[ \t]*[:=](?:[ \t]|\\+[nrt])*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "env_credential", family: "credential in an environment variable",
+		example: "PGPASSWORD=…, MYSQL_PWD=…, SMTP_PASS=…, NPMTOKEN=…, *_SECRET: …",
+		// Environment variable names glue words together (PGPASSWORD, NPMTOKEN),
+		// which key_value's boundary rules out, and their values are often short,
+		// so for names in capitals that end in a credential word any prefix counts
+		// and four characters are enough.
+		anchors: []string{"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH"},
+		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH)` +
+			`(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{4,})`,
 		group:            2,
 		keepPlaceholders: true,
 	},
@@ -278,7 +294,7 @@ func structuralSpecs() []spec {
 		{
 			name: "private_tag", family: "<private> span",
 			example: "<private>anything, across lines</private>",
-			kind:    kindPrivateTag, anchors: append(append([]string{}, openTags...), closeTags...), fold: true,
+			kind:    kindPrivateTag, anchors: privateAnchors, fold: true,
 		},
 		{
 			name: "private_key_block", family: "private key block",
@@ -290,14 +306,6 @@ func structuralSpecs() []spec {
 		},
 	}
 }
-
-// The tags are also recognised in the \u003c…\u003e form that Go's encoding/json
-// writes, since transcripts are JSON Lines, and escaped twice, as they appear
-// inside a JSON string that is itself a JSON value (tool call arguments).
-var (
-	openTags  = []string{"<private>", `\u003cprivate\u003e`, `\\u003cprivate\\u003e`}
-	closeTags = []string{"</private>", `\u003c/private\u003e`, `\\u003c/private\\u003e`}
-)
 
 // rule is a compiled spec.
 type rule struct {

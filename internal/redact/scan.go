@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 )
@@ -125,30 +126,182 @@ func (s *scanner) verify(b []byte, p int, g uint16, hits []hit) []hit {
 }
 
 // roughBefore is the cheap, conservative form of boundaryOK: it may accept a position
-// the exact check later rejects, never the reverse.
+// the exact check later rejects, never the reverse. It lets every escape sequence
+// through (see escapedBefore), whether or not the redactor reads them.
 func roughBefore(k boundary, b []byte, p int) bool {
+	if p == 0 {
+		return k != queryBefore
+	}
 	switch k {
 	case wordBefore:
-		return p == 0 || !isASCIIWord(b[p-1])
+		return !isASCIIWord(b[p-1]) || mayEndEscape(b, p)
 	case alnumBefore:
-		return p == 0 || !isASCIIAlnum(b[p-1])
+		return !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || mayEndEscape(b, p)
 	case queryBefore:
-		return p > 0 && (b[p-1] == '?' || b[p-1] == '&')
+		return b[p-1] == '?' || b[p-1] == '&' || b[p-1] == '6' || b[p-1] == ';'
 	}
 	return true
 }
 
-// boundaryOK is the exact check of a rule's "before" condition at p.
-func boundaryOK(k boundary, b []byte, p int) bool {
-	if k == wordBefore {
-		if p == 0 {
+// boundaryOK is the exact check of a rule's "before" condition at p. With esc, an
+// escape sequence ending at p counts as the character it stands for (see
+// escapedBefore); without, the text is read as it is, as Codex reads it.
+func boundaryOK(k boundary, b []byte, p int, esc bool) bool {
+	if p == 0 {
+		return k != queryBefore
+	}
+	switch k {
+	case wordBefore:
+		if r, _ := utf8.DecodeLastRune(b[:p]); !isWordRune(r) {
 			return true
 		}
-		r, _ := utf8.DecodeLastRune(b[:p])
-		return !isWordRune(r)
+		if esc {
+			if r, ok := escapedBefore(b, p); ok {
+				return !isWordRune(r)
+			}
+		}
+		return false
+	case alnumBefore:
+		// An anchor that starts with punctuation ("_pwd") carries its own boundary.
+		if !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) {
+			return true
+		}
+		if esc {
+			if r, ok := escapedBefore(b, p); ok {
+				return r >= utf8.RuneSelf || !isASCIIAlnum(byte(r))
+			}
+		}
+		return false
+	case queryBefore:
+		c := rune(b[p-1])
+		if esc {
+			if r, ok := escapedBefore(b, p); ok {
+				c = r
+			}
+		}
+		return c == '?' || c == '&'
 	}
-	return roughBefore(k, b, p)
+	return true
 }
+
+// The boundary before a secret is often not a character but an escape for one. A
+// transcript is JSON, so a tool output's line breaks and tabs arrive as \n and \t
+// (\\n when the JSON sits inside another JSON string, as tool-call arguments do) and
+// '&', '<', '>' as \u0026, \u003c, \u003e; a URL writes a line break as %0A; captured
+// terminal output puts colour codes (ESC [ 32 m) right before a value. Read as text,
+// each ends in a letter or a digit and glues itself to the secret, so a rule that
+// wants a word boundary there would miss every secret that starts a line of tool
+// output.
+
+// escapedBefore returns the character that an escape sequence ending just before p
+// stands for: a backslash escape of a control character (\n, \t, \r, \f, \b, \v,
+// however many backslashes precede it), a \uXXXX or \xXX escape, a URL's %XX, an
+// ANSI CSI sequence such as ESC[0m (raw or escaped; it stands for ESC) or the HTML
+// entity &amp;.
+func escapedBefore(b []byte, p int) (rune, bool) {
+	if p >= 2 && b[p-2] == '\\' {
+		switch b[p-1] {
+		case 'n':
+			return '\n', true
+		case 't':
+			return '\t', true
+		case 'r':
+			return '\r', true
+		case 'f':
+			return '\f', true
+		case 'b':
+			return '\b', true
+		case 'v':
+			return '\v', true
+		}
+	}
+	if p >= 6 && b[p-6] == '\\' && b[p-5] == 'u' {
+		if v, ok := hexValue(b[p-4 : p]); ok {
+			return rune(v), true
+		}
+	}
+	if p >= 4 && b[p-4] == '\\' && b[p-3] == 'x' {
+		if v, ok := hexValue(b[p-2 : p]); ok {
+			return rune(v), true
+		}
+	}
+	if p >= 3 && b[p-3] == '%' {
+		if v, ok := hexValue(b[p-2 : p]); ok {
+			return rune(v), true
+		}
+	}
+	if p >= 5 && string(b[p-5:p]) == "&amp;" {
+		return '&', true
+	}
+	if csiEndsAt(b, p) {
+		return 0x1b, true
+	}
+	return 0, false
+}
+
+// mayEndEscape is the scanner's quick test for escapedBefore: true for every p
+// where an escape could end, and for few others.
+func mayEndEscape(b []byte, p int) bool {
+	c := b[p-1]
+	switch {
+	case p >= 2 && b[p-2] == '\\':
+		return true
+	case isHexDigit(c) && (p >= 6 && b[p-6] == '\\' || p >= 4 && b[p-4] == '\\' || p >= 3 && b[p-3] == '%'):
+		return true
+	}
+	return isASCIILetter(c) && csiEndsAt(b, p)
+}
+
+// csiEndsAt reports whether an ANSI control sequence (ESC '[' parameters, a final
+// letter) ends just before p. ESC may be the raw byte or written as \u001b, \x1b,
+// \033 or \e.
+func csiEndsAt(b []byte, p int) bool {
+	if !isASCIILetter(b[p-1]) {
+		return false
+	}
+	i := p - 2
+	for i >= 0 && p-i < 24 && ('0' <= b[i] && b[i] <= '9' || b[i] == ';' || b[i] == '?') {
+		i--
+	}
+	if i < 0 || b[i] != '[' {
+		return false
+	}
+	esc := b[:i]
+	if len(esc) > 0 && esc[len(esc)-1] == 0x1b {
+		return true
+	}
+	for _, form := range []string{`\u001b`, `\u001B`, `\x1b`, `\x1B`, `\033`, `\e`} {
+		if bytes.HasSuffix(esc, []byte(form)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hexValue(h []byte) (uint32, bool) {
+	var v uint32
+	for _, c := range h {
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint32(d)
+	}
+	return v, true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // wordEndOK reports whether a word boundary follows a match ending in a word character.
 func wordEndOK(b []byte, e int) bool {

@@ -1,6 +1,7 @@
 package regret
 
 import (
+	"path"
 	"sort"
 	"strings"
 )
@@ -80,7 +81,7 @@ func (in *incident) saidText() string {
 	if in.kind == KindCorrection {
 		return in.quote
 	}
-	return urlRE().ReplaceAllString(in.errorText(), " ") + " " + strings.Join(added(in.bad, in.good), " ")
+	return errorWords(in.errorText()) + " " + strings.Join(added(in.bad, in.good), " ")
 }
 
 // incidentText is what an incident's topic words are drawn from: the
@@ -92,12 +93,23 @@ func incidentText(in *incident) string {
 	if in.kind == KindCorrection {
 		parts = append(parts, in.quote)
 	} else {
-		parts = append(parts, urlRE().ReplaceAllString(in.errorText(), " "), strings.Join(added(in.bad, in.good), " "))
+		parts = append(parts, errorWords(in.errorText()), strings.Join(added(in.bad, in.good), " "))
 	}
 	return strings.Join(parts, " ")
 }
 
 var urlRE = lazyRE(`\b[a-z][a-z0-9+.-]*://\S+|(^|\s)/\S+`)
+
+// pathRE finds file paths: an error names a file by its path, and two
+// errors of one project share the folders, not the problem.
+var pathRE = lazyRE(`[\w.@-]*(/[\w.@-]+)+`)
+
+// errorWords is an error line without addresses, with each path reduced
+// to its file name.
+func errorWords(s string) string {
+	s = urlRE().ReplaceAllString(s, " ")
+	return pathRE().ReplaceAllStringFunc(s, func(p string) string { return path.Base(p) })
+}
 
 // errorText is a failure's error line.
 func (in *incident) errorText() string {
@@ -143,17 +155,16 @@ func added(bad, good shellCommand) []string {
 }
 
 // similar reports two incidents of one topic: the user's correction of
-// the very run that failed; for the same command, one
-// word said in both (by the user, or by the error and the fix) carrying
-// 30% of the lighter side's weight; otherwise two shared words carrying
-// 45% of it.
+// the very run that failed; for the same command, two words said in both
+// (by the user, or by the error and the fix) carrying 30% of the lighter
+// side's weight; otherwise two shared words carrying 45% of it.
 func similar(a, b *incident) bool {
 	if a.session == b.session && a.badLine > 0 && a.badLine == b.badLine {
 		return true
 	}
 	if a.bad.key != "" && a.bad.key == b.bad.key && !a.bad.looksAround() {
 		n, w := overlap(a.said, b.said)
-		if lighter := min(a.said.total(), b.said.total()); n >= 1 && lighter > 0 && w >= 0.3*lighter {
+		if lighter := min(a.said.total(), b.said.total()); n >= 2 && lighter > 0 && w >= 0.3*lighter {
 			return true
 		}
 	}

@@ -260,8 +260,12 @@ func (w *writer) codex(p *Project, s *Session) {
 		// session in the same folder is keyed by its path, and a recorded
 		// remote would put the Codex sessions in another project.
 		"git": obj{"commit_hash": commitHash(p.Name), "branch": "main"}}})
-	event := func(payload obj) { w.add(obj{"timestamp": w.tick(time.Second), "type": "event_msg", "payload": payload}) }
-	item := func(payload obj) { w.add(obj{"timestamp": w.tick(time.Second), "type": "response_item", "payload": payload}) }
+	event := func(payload obj) {
+		w.add(obj{"timestamp": w.tick(time.Second), "type": "event_msg", "payload": payload})
+	}
+	item := func(payload obj) {
+		w.add(obj{"timestamp": w.tick(time.Second), "type": "response_item", "payload": payload})
+	}
 	say := func(text, phase string) {
 		event(obj{"type": "agent_message", "message": text, "phase": phase, "memory_citation": nil})
 		item(obj{"type": "message", "role": "assistant", "content": []obj{{"type": "output_text", "text": text}}, "phase": phase})

@@ -41,7 +41,10 @@ var Base = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 func Write(root string) (*Corpus, error) {
 	c := &Corpus{}
 	for i, sc := range scenarios() {
-		p, plant := sc.build(i)
+		p, plant, err := sc.build(i)
+		if err != nil {
+			return nil, err
+		}
 		for k, s := range p.Sessions {
 			if _, err := writeSession(root, p, s, k); err != nil {
 				return nil, err
@@ -72,8 +75,10 @@ type scenario struct {
 	// extracts from.
 	lessonExec, lessonArchived bool
 	// fillers are sessions between the neutral one and the return, each
-	// teaching the project something else.
-	fillers int
+	// teaching the project something else: a preference and a passing
+	// check, or with fillerFixes a preference and a fix.
+	fillers     int
+	fillerFixes bool
 	// cite makes the return's answer cite the lesson's memory.
 	cite bool
 }
@@ -87,7 +92,7 @@ type lesson struct {
 	neutral []Turn
 }
 
-func (sc scenario) build(i int) (*Project, *Plant) {
+func (sc scenario) build(i int) (*Project, *Plant, error) {
 	p := &Project{Name: sc.name, Cwd: "/home/dev/src/" + sc.name}
 	start := Base.Add(time.Duration(i) * 37 * time.Minute)
 	day := 24 * time.Hour
@@ -100,10 +105,15 @@ func (sc scenario) build(i int) (*Project, *Plant) {
 	first.Exec, first.Archived = sc.lessonExec, sc.lessonArchived
 	add(sc.agents[1], start.Add(2*day), sc.topic.neutral)
 	for k := 0; k < sc.fillers; k++ {
-		add(sc.agents[k%2], start.Add(time.Duration(3+k)*day), filler(sc.name, k))
+		add(sc.agents[k%2], start.Add(time.Duration(3+k)*day), filler(sc.name, k, sc.fillerFixes))
 	}
 	at := start.Add(time.Duration(4+sc.fillers) * day)
 	var plant *Plant
+	switch {
+	case len(sc.topic.teach) == 0 || len(sc.topic.neutral) == 0 ||
+		sc.variant == "repeat" && len(sc.topic.repeat) == 0 || sc.variant == "prevent" && len(sc.topic.prevent) == 0:
+		return nil, nil, fmt.Errorf("synth: scenario %s: the lesson %q has no %s session", sc.name, sc.topic.name, sc.variant)
+	}
 	switch sc.variant {
 	case "repeat":
 		add(sc.agents[2], at, sc.topic.repeat)
@@ -118,7 +128,7 @@ func (sc scenario) build(i int) (*Project, *Plant) {
 	default:
 		add(sc.agents[2], at, unrelated(sc.name))
 	}
-	return p, plant
+	return p, plant, nil
 }
 
 // withCitation ends the last answer with a citation block naming the
@@ -155,7 +165,11 @@ func scenarios() []scenario {
 			lessonArchived: true, why: "the lesson is in an archived Codex session, which is not extracted; terraform apply is run again"},
 		// A lesson extracted and then crowded out of the summary.
 		{name: "static-site", topic: deployLesson("static-site"), agents: [3]Agent{Claude, Codex, Claude}, variant: "repeat", class: "ranking_miss",
-			fillers: 16, why: "16 later sessions each add a preference and a tip, pushing the deploy fix out of the summary; the return's first prompt shares no word with it"},
+			fillers: 16, fillerFixes: true, why: "16 later sessions each add a preference and a fix of their own, pushing the deploy fix out of the summary; the return's first prompt shares no word with it"},
+		// The same lesson followed by sessions that only passed routine
+		// checks: fixes rank before checks (issue 29), so it stays.
+		{name: "docs-portal", topic: deployLesson("docs-portal"), agents: [3]Agent{Codex, Claude, Codex}, variant: "prevent", class: "prevented",
+			fillers: 16, why: "16 later sessions each add a preference and a passing check; the deploy fix outranks the checks and stays in the summary"},
 		// Lessons kept and respected.
 		{name: "storefront", topic: pnpmLesson("storefront"), agents: [3]Agent{Codex, Claude, Codex}, variant: "prevent", class: "prevented", cite: true,
 			why: "pnpm is used from the start; the answer cites the lesson"},
@@ -181,9 +195,9 @@ func scenarios() []scenario {
 // Turn builders.
 
 func run(cmd, out string, exit int) Step { return Step{Cmd: cmd, Out: out, Exit: exit} }
-func say(text string) Step              { return Step{Say: text} }
-func edit(file, old, new string) Step   { return Step{File: file, Old: old, New: new} }
-func create(file, content string) Step  { return Step{File: file, New: content} }
+func say(text string) Step               { return Step{Say: text} }
+func edit(file, old, new string) Step    { return Step{File: file, Old: old, New: new} }
+func create(file, content string) Step   { return Step{File: file, New: content} }
 
 func neutral(name, file, what string) []Turn {
 	return []Turn{{
@@ -463,19 +477,25 @@ func terraformLesson(name string) *lesson {
 func deployLesson(name string) *lesson {
 	creds := "aws s3 sync public/ s3://" + name + "-prod --delete\nfatal error: Unable to locate credentials. You can configure credentials by running \"aws configure\".\nmake: *** [Makefile:12: deploy] Error 1"
 	return &lesson{
-		name: "AWS_PROFILE=site-deploy make deploy",
+		name: "make deploy with the deploy profile",
 		teach: []Turn{
 			{User: "Deploy the site to production.",
 				Steps: []Step{run("make deploy", creds, 2),
-					say("The deploy needs the site-deploy AWS profile."),
-					run("AWS_PROFILE=site-deploy make deploy", "upload: public/index.html to s3://"+name+"-prod/index.html\nupload: public/about/index.html to s3://"+name+"-prod/about/index.html", 0)},
-				Final: "Deployed with `AWS_PROFILE=site-deploy make deploy`; the default profile has no credentials."},
+					say("The deploy needs the " + name + "-deploy AWS profile."),
+					run("AWS_PROFILE="+name+"-deploy make deploy", "upload: public/index.html to s3://"+name+"-prod/index.html\nupload: public/about/index.html to s3://"+name+"-prod/about/index.html", 0)},
+				Final: "Deployed with `AWS_PROFILE=" + name + "-deploy make deploy`; the default profile has no credentials."},
 		},
 		neutral: neutral(name, "README.md", "explain the folder layout"),
 		repeat: []Turn{
 			{User: "Ship the new pricing copy.",
 				Steps: []Step{run("make deploy", creds, 2),
-					run("AWS_PROFILE=site-deploy make deploy", "upload: public/pricing/index.html to s3://"+name+"-prod/pricing/index.html", 0)},
+					run("AWS_PROFILE="+name+"-deploy make deploy", "upload: public/pricing/index.html to s3://"+name+"-prod/pricing/index.html", 0)},
+				Final: "The pricing copy is live."},
+		},
+		prevent: []Turn{
+			{User: "Ship the new pricing copy.",
+				Steps: []Step{say("Production deploys need the " + name + "-deploy profile."),
+					run("AWS_PROFILE="+name+"-deploy make deploy", "upload: public/pricing/index.html to s3://"+name+"-prod/pricing/index.html", 0)},
 				Final: "The pricing copy is live."},
 		},
 	}
@@ -525,18 +545,44 @@ func emojiLesson(name string) *lesson {
 }
 
 // fillerTopics are what the sessions between a lesson and its return work
-// on; each teaches its own preference and check.
-var fillerTopics = []string{"header", "footer", "sitemap", "rss feed", "search box", "404 page", "cookie banner",
-	"pricing table", "blog index", "tag pages", "author pages", "image gallery", "contact form", "newsletter signup",
-	"changelog page", "analytics snippet", "breadcrumbs", "dark mode toggle", "language switcher", "print stylesheet"}
+// on; each teaches its own preference, and its own check or fix. The
+// failures have nothing in common, so that none repeats another.
+var fillerTopics = []struct{ topic, failure string }{
+	{"header", "TypeError: Cannot read properties of undefined (reading 'href')"},
+	{"footer", "ReferenceError: siteTitle is not defined"},
+	{"sitemap", "Unclosed <urlset> element at line 14"},
+	{"rss feed", "Duplicate guid in channel item 7"},
+	{"search box", "Script search.js is 240 kB, over the 80 kB budget"},
+	{"404 page", "Broken link: /blog/2025/old-post returns 404"},
+	{"cookie banner", "Color contrast 3.1:1 below 4.5:1 for .cookie-text"},
+	{"pricing table", "Expected 3 columns in the grid, found 4"},
+	{"blog index", "Front matter key 'date' missing in blog/index.md"},
+	{"tag pages", "Tag slug 'C++' contains invalid characters"},
+	{"author pages", "Avatar authors/jane.jpg not found"},
+	{"image gallery", "Lightbox throws on load: swipe is not a function"},
+	{"contact form", "Form action rejected by CSP form-action directive"},
+	{"newsletter signup", "Subscribe endpoint answered 401 Unauthorized during prerender"},
+	{"changelog page", "Release 2.3.0 is listed out of order"},
+	{"analytics snippet", "Tracker loads before the consent banner"},
+}
 
-func filler(name string, k int) []Turn {
-	topic := fillerTopics[k%len(fillerTopics)]
-	slug := strings.ReplaceAll(topic, " ", "-")
+func filler(name string, k int, fix bool) []Turn {
+	ft := fillerTopics[k%len(fillerTopics)]
+	slug := strings.ReplaceAll(ft.topic, " ", "-")
+	// The project's name in the path keeps the preference and the tips
+	// its own: seen in two projects, they would go to the personal layer.
+	file := "src/" + name + "/partials/" + slug + ".html"
+	steps := []Step{create(file, "<div class=\""+slug+"\"></div>\n")}
+	final := fmt.Sprintf("Added the %s partial in %s; `npm run build -- --only %s` passes.", ft.topic, file, slug)
+	if fix {
+		steps = append(steps, run("npm run check -- "+slug, "✖ "+file+": "+ft.failure, 1),
+			edit(file, "<div class=\""+slug+"\">", "<div class=\""+slug+"\" data-checked>"),
+			run("npm run check -- "+slug, "✔ "+file+": all checks passed", 0))
+		final = fmt.Sprintf("Added the %s partial; the check caught “%s”, fixed in %s.", ft.topic, ft.failure, file)
+	}
+	steps = append(steps, run("npm run build -- --only "+slug, "built "+file+" in 41ms", 0))
 	return []Turn{
-		{User: fmt.Sprintf("Build the %s component. Always keep the %s markup in src/partials/%s.html, never inline it in the page templates.", topic, topic, slug),
-			Steps: []Step{create("src/partials/"+slug+".html", "<div class=\""+slug+"\" aria-label=\""+topic+"\"></div>\n"),
-				run("npm run build -- --only "+slug, "built src/partials/"+slug+".html in 41ms", 0)},
-			Final: fmt.Sprintf("Added the %s partial in src/partials/%s.html; `npm run build -- --only %s` passes.", topic, slug, slug)},
+		{User: fmt.Sprintf("Build the %s component of %s. Always keep the %s markup in %s, never inline it in the page templates.", ft.topic, name, ft.topic, file),
+			Steps: steps, Final: final},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/regret"
+	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -165,8 +166,8 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	})
 	prog.finish()
 	if err != nil {
-		var se *sessions.SourceError
-		if errors.As(err, &se) || strings.Contains(err.Error(), "source") {
+		var se *scan.SourcesError
+		if errors.As(err, &se) {
 			return withHint(err, "fix the folder, or name the folders to read with --source KIND=DIR")
 		}
 		return err

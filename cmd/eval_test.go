@@ -48,7 +48,12 @@ func TestNewEvalCmd(t *testing.T) {
 // the first, the same mistake corrected again in the second.
 func evalSessions(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "sessions")
+	return writeEvalSessions(t, filepath.Join(t.TempDir(), "sessions"))
+}
+
+// writeEvalSessions writes the sessions of evalSessions into dir.
+func writeEvalSessions(t *testing.T, dir string) string {
+	t.Helper()
 	session := func(id, day, first, bad, again, good string) string {
 		at := func(s string) string { return `"timestamp":"2026-01-` + day + `T09:00:0` + s + `Z"` }
 		return strings.Join([]string{

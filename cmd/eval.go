@@ -46,7 +46,8 @@ func newEvalCmd(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		Short: "Measure whether memory keeps agents from repeating mistakes",
 		Long: `Replay your own sessions and measure whether memory would have kept the
 agents from repeating their mistakes. Nothing is sent anywhere and no model is
-called; your home, memory folder and database are not changed.
+called: the replay runs in a scratch home, and your memory folder and stored
+memories are left as they are.
 
 eval reads every session of the configured sources (or of --source) and finds
 the lessons they teach: a message of yours that corrects what the agent just did
@@ -174,6 +175,16 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	}
 	if keep {
 		opts.IO.Infof("the replayed home is in %s", scratch)
+	}
+	if rep.Overall.Sessions == 0 {
+		paths := make([]string, len(srcs))
+		for i, s := range srcs {
+			paths[i] = s.Path
+		}
+		if len(paths) == 0 {
+			paths = []string{"no source (no [[sources]] in the config and no agent folder found)"}
+		}
+		opts.IO.Infof("no session with a message of yours in %s", strings.Join(paths, ", "))
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, rep)

@@ -1,9 +1,33 @@
+// Package synth writes the generated multi-session projects of memctl's
+// regret benchmark (`memctl eval`, docs/quality.md): coding sessions in
+// which a lesson is taught (the user corrects the agent, or a failed
+// command is fixed), and later sessions of the same project that repeat
+// the mistake or meet the same need without it, each written in Claude
+// Code's or Codex CLI's own format (internal/sessions/scripted). The text
+// is memctl's own; every name, path and id is made up.
 package synth
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/sessions/scripted"
+)
+
+// The scripted session's parts, by their names here.
+type (
+	Agent   = scripted.Agent
+	Step    = scripted.Step
+	Turn    = scripted.Turn
+	Session = scripted.Session
+	Project = scripted.Project
+)
+
+// The formats.
+const (
+	Claude = scripted.Claude
+	Codex  = scripted.Codex
 )
 
 // Plant is one return of a lesson the corpus was written to have: the
@@ -31,8 +55,8 @@ type Corpus struct {
 	Sessions int
 }
 
-// Base is when the first generated session starts.
-var Base = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+// base is when the first generated session starts.
+func base() time.Time { return time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) }
 
 // Write writes the corpus under root: Claude Code sessions in
 // root/claude/projects, Codex sessions in root/codex/sessions (and
@@ -46,7 +70,7 @@ func Write(root string) (*Corpus, error) {
 			return nil, err
 		}
 		for k, s := range p.Sessions {
-			if _, err := writeSession(root, p, s, k); err != nil {
+			if _, err := scripted.WriteSession(root, p, s, k); err != nil {
 				return nil, err
 			}
 			c.Sessions++
@@ -94,10 +118,10 @@ type lesson struct {
 
 func (sc scenario) build(i int) (*Project, *Plant, error) {
 	p := &Project{Name: sc.name, Cwd: "/home/dev/src/" + sc.name}
-	start := Base.Add(time.Duration(i) * 37 * time.Minute)
+	start := base().Add(time.Duration(i) * 37 * time.Minute)
 	day := 24 * time.Hour
 	add := func(a Agent, at time.Time, turns []Turn) *Session {
-		s := &Session{Agent: a, Start: at, Turns: turns, ID: sessionID(fmt.Sprintf("%s/%d", p.Name, len(p.Sessions)), at)}
+		s := &Session{Agent: a, Start: at, Turns: turns, ID: scripted.SessionID(fmt.Sprintf("%s/%d", p.Name, len(p.Sessions)), at)}
 		p.Sessions = append(p.Sessions, s)
 		return s
 	}

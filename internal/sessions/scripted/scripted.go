@@ -1,13 +1,11 @@
-// Package synth writes the generated multi-session projects of memctl's
-// regret benchmark (`memctl eval`, docs/quality.md): coding sessions in
-// which a lesson is taught (the user corrects the agent, or a failed
-// command is fixed), and later sessions of the same project that repeat
-// the mistake or meet the same need without it. Every session is written
-// in the format the real agent writes, Claude Code's project JSONL or
-// Codex CLI's rollout JSONL, so memctl reads them through the same readers
-// as a user's own sessions. The text is memctl's own; every name, path and
-// id is made up.
-package synth
+// Package scripted writes scripted coding sessions in the formats the
+// agents write, Claude Code's project JSONL and Codex CLI's rollout JSONL,
+// so that memctl reads them through the same readers as a user's own
+// sessions. It knows the agents' tool names and line shapes, which belong
+// to internal/sessions; unlike its siblings it is imported from outside,
+// by the generators of benchmarks and tests (internal/regret/synth), never
+// by memctl's commands.
+package scripted
 
 import (
 	"crypto/sha256"
@@ -80,9 +78,9 @@ func uuidFor(seed string) string {
 	return formatUUID(b)
 }
 
-// sessionID is a version 7 id, as Codex gives its threads: the session's
+// SessionID is a version 7 id, as Codex gives its threads: the session's
 // start time in its first 48 bits, the rest derived from the seed.
-func sessionID(seed string, start time.Time) string {
+func SessionID(seed string, start time.Time) string {
 	h := sha256.Sum256([]byte(seed))
 	b := h[:16]
 	ms := uint64(start.UnixMilli())
@@ -127,11 +125,14 @@ func (w *writer) add(v any) {
 
 type obj = map[string]any
 
-// writeSession writes s of project p under root and returns its path.
-func writeSession(root string, p *Project, s *Session, index int) (string, error) {
+// WriteSession writes s, the index-th session of project p, under root:
+// Claude Code sessions in root/claude/projects, Codex sessions in
+// root/codex/sessions (root/codex/archived_sessions when archived). s.ID
+// is set when empty. It returns the file written.
+func WriteSession(root string, p *Project, s *Session, index int) (string, error) {
 	seed := p.Name + "/" + fmt.Sprint(index)
 	if s.ID == "" {
-		s.ID = sessionID(seed, s.Start)
+		s.ID = SessionID(seed, s.Start)
 	}
 	w := &writer{t: s.Start, seed: seed}
 	var file string

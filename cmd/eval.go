@@ -69,7 +69,7 @@ sessions that ended before it) and sorts the return:
 The report gives, per project and overall, the share of returns that repeated
 the mistake, each class with examples, memory precision (the share of injected
 memories an agent ever cited, from the citation blocks in the sessions and the
-uses your database recorded), the junk rate (injected memories never cited and
+uses your database recorded; threads you disabled or forgot there are left out), the junk rate (injected memories never cited and
 never matching a later need) and the tokens injected per session; on a terminal,
 a sparkline of repeats over time. Piped, one tab-separated row per project
 ("project"), for all of them ("all") and per return ("return"). docs/quality.md
@@ -158,13 +158,16 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if !keep {
 		defer os.RemoveAll(scratch)
 	}
+	used, disabled := fromHome(ctx, opts, version)
 	prog := startProgress(opts.IO, opts.JSON, "replaying sessions", "sessions")
-	rep, err := regret.Run(ctx, regret.Options{
+	ro := regret.Options{
 		Sources: srcs, Projects: cfg.ProjectOverrides(), Version: version, Scratch: scratch,
 		MaxTokens: opts.MaxTokens, MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation, MaxUnusedDays: cfg.Memories.MaxUnusedDays,
 		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: memoryRoots(opts.MemoryRoot), Redact: red,
-		Used: usedMemories(ctx, opts, version), Progress: prog.set, Log: opts.IO.ErrOut,
-	})
+		DisableOnExternalContext: cfg.Memories.DisableOnExternalContext, Used: used, Disabled: disabled,
+		Progress: prog.set, Log: opts.IO.ErrOut,
+	}
+	rep, err := regret.Run(ctx, ro)
 	prog.finish()
 	if err != nil {
 		var se *scan.SourcesError
@@ -220,34 +223,40 @@ func evalScratch(dir string, getenv func(string) string) (string, bool, error) {
 	return d, false, err
 }
 
-// usedMemories are the memories the user's own database recorded a use of.
-// A home without a database, or one memctl cannot open, has none.
-func usedMemories(ctx context.Context, opts *EvalOptions, version string) map[string]bool {
+// fromHome reads what the user's own database knows: the memories an
+// agent cited, and the threads the user took out of memory. A home
+// without a database, or one memctl cannot open, knows nothing.
+func fromHome(ctx context.Context, opts *EvalOptions, version string) (used, disabled map[string]bool) {
 	home, err := opts.Home()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	path := filepath.Join(home, store.FileName(version))
 	if _, err := os.Stat(path); err != nil {
-		return nil
+		return nil, nil
 	}
 	st, err := store.Open(ctx, path)
 	if err != nil {
-		opts.IO.Warnf("cannot read the uses recorded in %s: %v; only the citations in the sessions count", path, err)
-		return nil
+		opts.IO.Warnf("cannot read %s: %v; only the citations in the sessions count, and threads you disabled are replayed", path, err)
+		return nil, nil
 	}
 	defer st.Close()
-	outs, err := st.AllOutputs(ctx)
-	if err != nil {
-		return nil
-	}
-	used := map[string]bool{}
-	for _, o := range outs {
-		if o.UsageCount > 0 {
-			used[o.ThreadID] = true
+	used, disabled = map[string]bool{}, map[string]bool{}
+	if outs, err := st.AllOutputs(ctx); err == nil {
+		for _, o := range outs {
+			if o.UsageCount > 0 {
+				used[o.ThreadID] = true
+			}
 		}
 	}
-	return used
+	if threads, err := st.ListThreads(ctx, store.ThreadFilter{}); err == nil {
+		for _, t := range threads {
+			if t.MemoryMode == sessions.MemoryDisabled {
+				disabled[t.ID] = true
+			}
+		}
+	}
+	return used, disabled
 }
 
 // classLabel names a class for people.

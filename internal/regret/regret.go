@@ -92,6 +92,12 @@ type Options struct {
 	// Used are the memories the user's own store recorded a use of (by
 	// thread id); they count as cited.
 	Used map[string]bool
+	// Disabled are the threads the user took out of memory (threads
+	// disable, forget): they are neither replayed nor quoted.
+	Disabled map[string]bool
+	// DisableOnExternalContext is memories.disable_on_external_context:
+	// a thread that used web search or MCP results is not extracted.
+	DisableOnExternalContext bool
 	// Progress, when set, is called with the sessions replayed so far.
 	Progress func(done, total int)
 	// Log receives warnings; nil discards them.
@@ -131,14 +137,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	r.st = st
 	r.clock = time.Now()
 	scanned, err := scan.Run(ctx, st, scan.Options{Sources: opts.Sources, Redact: opts.Redact, Projects: opts.Projects,
-		Policy: store.UpsertPolicy{GenerateMemories: true}})
+		Policy: store.UpsertPolicy{GenerateMemories: true, DisableOnExternalContext: opts.DisableOnExternalContext}})
 	if err != nil {
 		return nil, err
 	}
 	if err := scanned.Err(); err != nil {
 		return nil, err
 	}
-	all, err := readSessions(ctx, st, opts.Log)
+	all, err := readSessions(ctx, st, opts.Disabled, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +241,9 @@ func decide(repeated, extracted, given bool) Class {
 	}
 }
 
-// readSessions reads every main thread with a human message.
-func readSessions(ctx context.Context, st *store.Store, log io.Writer) ([]*session, error) {
+// readSessions reads every main thread with a human message, but those
+// the user took out of memory.
+func readSessions(ctx context.Context, st *store.Store, disabled map[string]bool, log io.Writer) ([]*session, error) {
 	threads, err := st.ListThreads(ctx, store.ThreadFilter{})
 	if err != nil {
 		return nil, err
@@ -246,7 +253,7 @@ func readSessions(ctx context.Context, st *store.Store, log io.Writer) ([]*sessi
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if t.Subagent || t.Preview == "" {
+		if t.Subagent || t.Preview == "" || disabled[t.ID] {
 			continue
 		}
 		s := &session{id: t.ID, kind: sessions.Kind(t.SourceKind), path: t.Path, cwd: t.Cwd, projectKey: t.ProjectKey,

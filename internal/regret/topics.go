@@ -9,9 +9,8 @@ import (
 // Grouping. The incidents of one project are taken in time order; each
 // joins the first topic whose incidents it resembles, else a lesson opens
 // a topic of its own. Two incidents resemble each other when they share
-// distinctive words (weighted by how few sessions use them): at least two
-// words carrying 45% of the lighter side's weight, or, for the same
-// command, one word carrying 30% of it. A topic comes back in a later
+// distinctive words (weighted by how few sessions use them; see similar).
+// A topic comes back in a later
 // session of its project (one that started after the lesson's ended)
 // when that session repeats the mistake (an incident of the topic, or,
 // for a correction, the corrected command run again) or shows the same

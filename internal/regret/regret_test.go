@@ -1,6 +1,7 @@
 package regret
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -212,5 +213,15 @@ func TestGroupFindsASilentRerun(t *testing.T) {
 	topics := group(all)
 	if len(topics) != 1 || len(topics[0].returns) != 1 || !topics[0].returns[0].repeated || topics[0].returns[0].action != "npm install lodash" {
 		t.Fatalf("topics: %+v", topics)
+	}
+}
+
+// Transcript text in the report can carry escape sequences and tabs: the
+// report quotes it redacted, on one line, without control characters.
+func TestQuoteIsPrintable(t *testing.T) {
+	o := &Options{Redact: func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }}
+	got := o.quote("no,\x1b[31m use\tpnpm\x07\nthe password is hunter2", 300)
+	if want := "no, [31m use pnpm the password is [REDACTED]"; got != want {
+		t.Errorf("quote = %q, want %q", got, want)
 	}
 }

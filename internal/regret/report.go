@@ -2,7 +2,9 @@ package regret
 
 import (
 	"sort"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -153,7 +155,21 @@ type Bucket struct {
 
 func (o *Options) report(in *incident) Incident {
 	return Incident{Kind: in.kind, Session: in.session.id, Path: in.session.path, Line: in.line,
-		Time: in.time.UTC(), Quote: textcut.Line(o.Redact(in.quote), 300)}
+		Time: in.time.UTC(), Quote: o.quote(in.quote, 300)}
+}
+
+// quote is transcript text as the report shows it: redacted, on one line,
+// cut to max bytes, and without control characters, so that a quoted
+// escape sequence cannot drive the terminal it is printed on and a tab
+// cannot split a row of the piped report.
+func (o *Options) quote(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, o.Redact(s))
+	return textcut.Line(strings.Join(strings.Fields(s), " "), max)
 }
 
 // build adds everything up.
@@ -251,7 +267,7 @@ func build(all []*session, topics []*topic, gave map[*session]given, opts *Optio
 			misses.add(rt.class)
 			out := Return{Project: p.Name, ProjectKey: p.Key, Topic: t.id, Lesson: opts.report(t.lesson), Session: rt.session.id,
 				Path: rt.session.path, Time: rt.session.start.UTC(), Repeated: rt.repeated, Class: rt.class,
-				Command: textcut.Line(opts.Redact(rt.action), 200), Extracted: rt.extracted, Injected: rt.injected, FoundBySearch: rt.found}
+				Command: opts.quote(rt.action, 200), Extracted: rt.extracted, Injected: rt.injected, FoundBySearch: rt.found}
 			if rt.by != nil {
 				in := opts.report(rt.by)
 				out.Repeat = &in

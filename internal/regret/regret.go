@@ -264,6 +264,9 @@ func readSessions(ctx context.Context, st *store.Store, disabled map[string]bool
 		if s.projectName == "" {
 			s.projectName = filepath.Base(t.Cwd)
 		}
+		// Keys and names come from folder names: one printable line each.
+		id := project.Printable(project.Identity{Key: s.projectKey, Name: s.projectName})
+		s.projectKey, s.projectName = id.Key, id.Name
 		if s.end.Before(s.start) {
 			s.end = s.start
 		}

@@ -31,6 +31,47 @@ func TestEvalFixturesRead(t *testing.T) {
 			ID: "a1f75e0f-ecc5-4f62-be3d-336b8f0b3928", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "codex"},
 		"claude/-Users-Nikita-Levyankov-repos-EPMCDME-codemie-ai-codemie-code/b68cb16e-c614-42d1-86fc-f0875d42724d.jsonl": {
 			ID: "b68cb16e-c614-42d1-86fc-f0875d42724d", Source: "cli", Cwd: "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", GitBranch: "fix-multiplatform"},
+		"codex/2025/09/16/rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl": {
+			ID: "613a9a68-8816-40b2-a2d4-041ade599da6", Source: "vscode", Cwd: "/Users/home/Downloads/CpolarAutoUpdater", GitBranch: "master"},
+		"codex/2025/09/26/rollout-2025-09-26T17-01-04-019985ca-7ef7-7580-a921-c20ac619f40b.jsonl": {
+			ID: "019985ca-7ef7-7580-a921-c20ac619f40b", Source: "vscode", Cwd: `c:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`, GitBranch: "main"},
+		"codex/2025/09/26/rollout-2025-09-26T19-38-50-0199865a-ee71-7ae3-b232-87583b038e9f.jsonl": {
+			ID: "0199865a-ee71-7ae3-b232-87583b038e9f", Source: "vscode", Cwd: `c:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`},
+		"codex/2025/09/26/rollout-2025-09-26T20-11-25-01998678-c228-73e1-86d1-ff72b4845b64.jsonl": {
+			ID: "01998678-c228-73e1-86d1-ff72b4845b64", Source: "vscode", Cwd: `c:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`},
+		"codex/2025/09/29/rollout-2025-09-29T13-07-08-01999467-65bf-7281-8ab6-73bb53989041.jsonl": {
+			ID: "01999467-65bf-7281-8ab6-73bb53989041", Source: "vscode", Cwd: `C:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`, GitBranch: "specify-heet"},
+		"codex/2025/09/29/rollout-2025-09-29T13-09-19-01999469-65fd-7fa2-ab93-d24bb4c714cb.jsonl": {
+			ID: "01999469-65fd-7fa2-ab93-d24bb4c714cb", Source: "vscode", Cwd: `c:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`, GitBranch: "specify-heet"},
+		"codex/2025/09/29/rollout-2025-09-29T17-33-37-0199955b-5deb-72e2-9988-4b1b799e1206.jsonl": {
+			ID: "0199955b-5deb-72e2-9988-4b1b799e1206", Source: "vscode", Cwd: `c:\Users\shahh\OneDrive\Desktop\agentic-neurodata-conversion-2`, GitBranch: "001-knowledge-graph-systems"},
+		"codex/2025/12/06/rollout-2025-12-06T15-11-37-019af581-86ce-7d23-b9c6-0f99353d36af.jsonl": {
+			ID: "019af581-86ce-7d23-b9c6-0f99353d36af", Source: "cli", Cwd: "/Users/gqadonis/Projects/prometheus/prometheus-parking-lot", GitBranch: "main"},
+		"claude/-home-marco-projects-spotter/491e126e-1e71-469c-ade2-fcc8af567c74.jsonl": {
+			ID: "491e126e-1e71-469c-ade2-fcc8af567c74", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
+		"claude/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl": {
+			ID: "55604662-cf2a-4331-851a-ec234028f8ca", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
+		"claude/-home-marco-projects-spotter/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl": {
+			ID: "d6e0bada-1959-4eec-a9d2-0bfade768d8f", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
+		// Issue 25, second round: Go (entireio/cli) and TypeScript (FSM1/cipher-box)
+		// sessions published by Entire, and two long marot/spotter sessions with
+		// their sub-agent files (which discovery attaches, not lists).
+		"claude/-Users-gtrrz-victor-wks-cli/d64b50bb-125b-4b54-867a-e59841e553d8.jsonl": {
+			ID: "d64b50bb-125b-4b54-867a-e59841e553d8", Source: "cli", Cwd: "/Users/gtrrz-victor/wks/cli", GitBranch: "gtrrz-victor/do-not-show-suggestions-if-cmd-fails"},
+		"claude/-Users-soph-Work-entire-devenv-cli/1c38adc0-5071-4382-9e53-de8c30e2265f.jsonl": {
+			ID: "1c38adc0-5071-4382-9e53-de8c30e2265f", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/cli", GitBranch: "main"},
+		"claude/-Users-soph-Work-entire-devenv-cli/e5fcdc73-b9fc-4991-b532-6bf8440fd12d.jsonl": {
+			ID: "e5fcdc73-b9fc-4991-b532-6bf8440fd12d", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/cli", GitBranch: "soph/allow-dogfood-local-dev"},
+		"claude/-Users-alex-workspace-cli--worktrees-3/e0cf01c8-a5c1-4d96-8137-81b8c2be9359.jsonl": {
+			ID: "e0cf01c8-a5c1-4d96-8137-81b8c2be9359", Source: "cli", Cwd: "/Users/alex/workspace/cli/.worktrees/3", GitBranch: "alex/ent-221-phase-aware-git-hooks"},
+		"claude/-Users-michael-Code-cipher-box/14255944-5b59-48f2-a75c-0025d518c7ea.jsonl": {
+			ID: "14255944-5b59-48f2-a75c-0025d518c7ea", Source: "cli", Cwd: "/Users/michael/Code/cipher-box", GitBranch: "fix/staging-shares-migration"},
+		"claude/-Users-michael-Code-cipher-box/1cd4e81e-c965-4804-bcb3-528cd9728724.jsonl": {
+			ID: "1cd4e81e-c965-4804-bcb3-528cd9728724", Source: "cli", Cwd: "/Users/michael/Code/cipher-box", GitBranch: "feat/phase-14-user-to-user-sharing"},
+		"claude/-home-USER-projects-spotter-worktrees-spotter-fum/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": {
+			ID: "8463c716-a2ea-4c14-9efa-87158ebd9f20", Source: "cli", Cwd: "/home/USER/projects/spotter-worktrees/spotter-fum", GitBranch: "spotter-fum"},
+		"claude/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl": {
+			ID: "ae4a77f8-aedd-4bc1-888f-c94edc91af04", Source: "cli", Cwd: "/home/USER/projects/spotter-worktrees/spotter-4te", GitBranch: "spotter-4te"},
 	}
 	got := map[string]File{}
 	for _, src := range []struct {

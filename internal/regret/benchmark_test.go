@@ -289,8 +289,9 @@ func TestRealSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Overall.Sessions != 23 {
-		t.Errorf("%d sessions read, want 23", rep.Overall.Sessions)
+	// The set only grows: 23 sessions when this test was written.
+	if rep.Overall.Sessions < 23 {
+		t.Errorf("%d sessions read, want at least 23", rep.Overall.Sessions)
 	}
 	found := false
 	for _, r := range rep.Returns {
@@ -313,7 +314,7 @@ func TestRealSessions(t *testing.T) {
 }
 
 // BenchmarkRealSessions times the eval of the repository's real sessions
-// (docs/quality.md: under 10 s).
+// (docs/quality.md, docs/benchmarks.md: under 10 s).
 func BenchmarkRealSessions(b *testing.B) {
 	srcs := realSources(b)
 	for b.Loop() {

@@ -34,7 +34,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/memctl/memctl/internal/consolidate"
@@ -128,7 +130,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, errors.New("regret: no scratch folder")
 	}
 	started := time.Now()
-	r := &replay{opts: &opts, done: map[string]bool{}, root: filepath.Join(opts.Scratch, "memories")}
+	r := &replay{opts: &opts, root: filepath.Join(opts.Scratch, "memories")}
 	st, err := store.Open(ctx, filepath.Join(opts.Scratch, store.FileName(opts.Version)), store.WithClock(r.now))
 	if err != nil {
 		return nil, err
@@ -150,6 +152,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	describe(all)
 	topics := group(all)
+	if err := r.prepare(ctx, all); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(r.root, 0o700); err != nil {
 		return nil, err
 	}
@@ -242,17 +247,14 @@ func decide(repeated, extracted, given bool) Class {
 }
 
 // readSessions reads every main thread with a human message, but those
-// the user took out of memory.
+// the user took out of memory, on as many goroutines as there are CPUs.
 func readSessions(ctx context.Context, st *store.Store, disabled map[string]bool, log io.Writer) ([]*session, error) {
 	threads, err := st.ListThreads(ctx, store.ThreadFilter{})
 	if err != nil {
 		return nil, err
 	}
-	var out []*session
+	var todo []*session
 	for _, t := range threads {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if t.Subagent || t.Preview == "" || disabled[t.ID] {
 			continue
 		}
@@ -270,17 +272,44 @@ func readSessions(ctx context.Context, st *store.Store, disabled map[string]bool
 		if s.end.Before(s.start) {
 			s.end = s.start
 		}
-		rd := newReader(s)
-		_, err := sessions.Events(sessions.File{Kind: s.kind, Path: s.path}, func(e sessions.Event) error {
-			rd.event(e)
-			return nil
-		})
-		if err != nil {
-			fmt.Fprintf(log, "memctl: warning: read %s: %v; session left out\n", s.path, err)
+		todo = append(todo, s)
+	}
+	failed := make([]error, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s := todo[i]
+				rd := newReader(s)
+				_, failed[i] = sessions.Events(sessions.File{Kind: s.kind, Path: s.path}, func(e sessions.Event) error {
+					rd.event(e)
+					return nil
+				})
+				rd.failures()
+				sort.SliceStable(s.incidents, func(a, b int) bool { return s.incidents[a].line < s.incidents[b].line })
+			}
+		}()
+	}
+	for i := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*session, 0, len(todo))
+	for i, s := range todo {
+		if failed[i] != nil {
+			fmt.Fprintf(log, "memctl: warning: read %s: %v; session left out\n", s.path, failed[i])
 			continue
 		}
-		rd.failures()
-		sort.SliceStable(s.incidents, func(i, j int) bool { return s.incidents[i].line < s.incidents[j].line })
 		out = append(out, s)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -15,32 +16,36 @@ import (
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
 // The replay rebuilds, in a scratch home, the memory each session would
-// have been given: before a session starts, every session that ended
-// before it and is not yet extracted goes through the offline extractor
-// (extract.Run, the heuristic provider, the same candidate rules as
-// `memctl extract --all`), and the memories its answers cited get their
-// use recorded. A heuristic consolidation (consolidate.Run, as `memctl
-// consolidate --force` runs it) then rebuilds the folder, with the
-// store's clock set to the session's start so that retention sees the
-// same ages: always before a session where a lesson returns, so that the
-// lesson has every chance; before the others at most once per
-// consolidation cooldown (six hours of replayed time), as a memctl run
-// from cron would. The session is given what `memctl summary` prints in
-// its project, cut to the same budget; the folder is indexed for search
-// only when a search is run.
+// have been given. Every session is extracted first, in parallel, by the
+// offline extractor (extract.Run, the heuristic provider, the candidate
+// rules of `memctl extract --all`): a raw memory depends on its transcript
+// alone. Each memory then stays hidden (its thread disabled, so no
+// consolidation selects it and the search skips it) until its session has
+// ended: before a session starts, the memories of the sessions that ended
+// before it are let in and the uses their answers cited recorded. A
+// heuristic consolidation (consolidate.Run, as `memctl consolidate
+// --force` runs it) then rebuilds the folder, with the store's clock set
+// to the session's start so that retention sees the same ages: always
+// before a session where a lesson returns, so that the lesson has every
+// chance; before the others at most once per consolidation cooldown (six
+// hours of replayed time), as a memctl run from cron would. The session is
+// given what `memctl summary` prints in its project, cut to the same
+// budget; the folder is indexed for search only when a search is run.
 
 // replay is the scratch home and its clock.
 type replay struct {
-	st      *store.Store
-	root    string
-	opts    *Options
-	clock   time.Time
-	done    map[string]bool // sessions handed to extraction
-	changed bool            // new memories or uses since the last consolidation
+	st    *store.Store
+	root  string
+	opts  *Options
+	clock time.Time
+	// hidden are the memories of sessions that have not ended yet.
+	hidden  map[string]bool
+	changed bool // new memories or uses since the last consolidation
 	// stems are the rollout summary file stems of the stored memories,
 	// by thread id; nil after an extraction.
 	stems map[string]string
@@ -56,39 +61,64 @@ const cooldown = 6 * time.Hour
 
 func (r *replay) now() time.Time { return r.clock }
 
-// advance makes the memory what it was when s started; eager asks for a
-// consolidation whatever the cooldown.
-func (r *replay) advance(ctx context.Context, s *session, ended []*session, eager bool) error {
-	r.clock = s.start
-	var ids []string
-	for _, e := range ended {
-		if !r.done[e.id] {
-			r.done[e.id] = true
-			ids = append(ids, e.id)
+// prepare extracts every session and hides the memories.
+func (r *replay) prepare(ctx context.Context, all []*session) error {
+	r.hidden = map[string]bool{}
+	if len(all) == 0 {
+		return nil
+	}
+	ids := make([]string, len(all))
+	first := all[0].start
+	for i, s := range all {
+		ids[i] = s.id
+		if s.start.Before(first) {
+			first = s.start
 		}
 	}
-	if len(ids) > 0 {
-		res, err := extract.Run(ctx, r.st, extract.RunOptions{
-			Version: r.opts.Version, ProviderName: "heuristic",
-			Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true, ThreadIDs: ids,
-				ExcludeCwdUnder: r.opts.ExcludeCwdUnder},
-			MaxClaims: len(ids), Concurrency: 2, Redact: r.opts.Redact, TemplateDir: r.opts.TemplateDir,
-			WorkerID: "memctl-eval", Now: r.now,
-		})
-		if err != nil {
-			return fmt.Errorf("replay extraction: %w", err)
+	// Extracted before any session ended: a memory's retention clock
+	// starts at its session's update, as if extracted right after it.
+	r.clock = first.Add(-time.Second)
+	if _, err := extract.Run(ctx, r.st, extract.RunOptions{
+		Version: r.opts.Version, ProviderName: "heuristic",
+		Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true, ThreadIDs: ids,
+			ExcludeCwdUnder: r.opts.ExcludeCwdUnder, Limit: len(ids)},
+		MaxClaims: len(ids), Concurrency: runtime.GOMAXPROCS(0), Redact: r.opts.Redact, TemplateDir: r.opts.TemplateDir,
+		WorkerID: "memctl-eval", Now: r.now,
+	}); err != nil {
+		return fmt.Errorf("replay extraction: %w", err)
+	}
+	outs, err := r.st.AllOutputs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if err := r.st.SetMemoryMode(ctx, o.ThreadID, sessions.MemoryDisabled); err != nil {
+			return err
 		}
-		if res.Succeeded > 0 {
+		r.hidden[o.ThreadID] = true
+	}
+	return nil
+}
+
+// advance makes the memory what it was when s started, given the sessions
+// that ended since the last call; eager asks for a consolidation whatever
+// the cooldown.
+func (r *replay) advance(ctx context.Context, s *session, ended []*session, eager bool) error {
+	r.clock = s.start
+	for _, e := range ended {
+		if r.hidden[e.id] {
+			if err := r.st.SetMemoryMode(ctx, e.id, sessions.MemoryEnabled); err != nil {
+				return err
+			}
+			delete(r.hidden, e.id)
 			r.changed = true
 			r.stems = nil
 		}
-		for _, e := range ended {
-			if len(e.cited) > 0 && contains(ids, e.id) {
-				if n, err := r.st.RecordUsage(ctx, uniq(e.cited)); err != nil {
-					return fmt.Errorf("replay citations: %w", err)
-				} else if n > 0 {
-					r.changed = true
-				}
+		if len(e.cited) > 0 {
+			if n, err := r.st.RecordUsage(ctx, uniq(e.cited)); err != nil {
+				return fmt.Errorf("replay citations: %w", err)
+			} else if n > 0 {
+				r.changed = true
 			}
 		}
 	}
@@ -108,15 +138,6 @@ func (r *replay) advance(ctx context.Context, s *session, ended []*session, eage
 		return fmt.Errorf("replay consolidation: %s", res.Status)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // index puts the memory folder's files in the search index, as a
@@ -177,6 +198,9 @@ func (r *replay) give(ctx context.Context, s *session, withSearch bool) (given, 
 			}
 			r.stems = make(map[string]string, len(outs))
 			for _, o := range outs {
+				if r.hidden[o.ThreadID] {
+					continue
+				}
 				slug := ""
 				if o.RolloutSlug != nil {
 					slug = *o.RolloutSlug
@@ -230,8 +254,8 @@ func (r *replay) search(ctx context.Context, s *session) (map[string]bool, error
 		rank := 0
 		for _, h := range hits {
 			id := h.ThreadID
-			if id == "" {
-				continue // a file of the folder: it is not one memory
+			if id == "" || r.hidden[id] {
+				continue // a file of the folder (not one memory), or a session yet to end
 			}
 			rank++
 			score[id] += 1 / (60 + float64(rank))

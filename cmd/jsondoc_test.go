@@ -129,6 +129,10 @@ func TestJSONDocs(t *testing.T) {
 		{id: "setup-undo", args: []string{"setup", "--undo", "codex", "--json"}},
 		{id: "clear", args: []string{"clear", "--dry-run", "--json"}},
 		{id: "demo", args: []string{"demo", "--dir", filepath.Join(fx.root, "demo"), "--json"}},
+		// A fixed --dir keeps the memory folder's path, and with it the
+		// tokens injected, the same in every run.
+		{id: "eval", args: []string{"eval", "--source", "jsonl=" + writeEvalSessions(t, filepath.Join(fx.root, "eval-sessions")),
+			"--dir", filepath.Join(fx.root, "eval-home"), "--json"}},
 	}
 	// Where each time-like key appears as unix seconds, and as a string.
 	asUnix, asString := map[string][]string{}, map[string][]string{}

@@ -41,6 +41,7 @@ func newRootCmd(f *Factory) *cobra.Command {
 	addCommands(root, "setup",
 		newStatusCmd(f, nil),
 		newDoctorCmd(f, nil),
+		newEvalCmd(f, nil),
 		newSetupCmd(f, nil),
 		newConfigCmd(f),
 		newDemoCmd(f, nil),

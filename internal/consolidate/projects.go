@@ -15,6 +15,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -82,8 +83,13 @@ func (s *itemSet) add(text, projectKey string) {
 // as general, or met in more than one project.
 func (it *scopedItem) personal() bool { return it.general || len(it.projects) > 1 }
 
-// ranked returns the items kept by keep, most frequent first, then in
-// order of first appearance (newest memory first).
+// ranked returns the items kept by keep, most frequent first, then the
+// fixes before the other tips, then in order of first appearance (newest
+// memory first). A fix records a failure and what overcame it, the
+// mistake a later session must not repeat; a passing check is routine.
+// Ranked by recency alone, a run of sessions that each passed a check
+// pushed an older fix out of a project's dozen tips, and `memctl eval`
+// counted the mistake repeated as a ranking miss (issue 29).
 func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	var items []*scopedItem
 	for _, it := range s.byKey {
@@ -95,6 +101,9 @@ func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 		if items[i].count != items[j].count {
 			return items[i].count > items[j].count
 		}
+		if fi, fj := isFix(items[i].text), isFix(items[j].text); fi != fj {
+			return fi
+		}
 		return items[i].order < items[j].order
 	})
 	out := make([]string, len(items))
@@ -103,6 +112,10 @@ func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	}
 	return out
 }
+
+// isFix reports an offline memory's fix ("Fix: `make deploy` failed …
+// and passed with … added").
+func isFix(item string) bool { return rawmemory.Tagged(item) == rawmemory.TagFix }
 
 // projectGroup is the memories of one project.
 type projectGroup struct {

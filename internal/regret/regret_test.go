@@ -1,0 +1,227 @@
+package regret
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/sessions"
+)
+
+func TestIsCorrection(t *testing.T) {
+	tests := []struct {
+		text          string
+		afterQuestion bool
+		want          bool
+	}{
+		{"no, use pnpm, not npm", false, true},
+		{"I told you before: this repo uses pnpm", false, true},
+		{"don't run migrations yourself", false, true},
+		{"Stop. You ran the migration again.", false, true},
+		{"why did you delete the fixtures?", false, true},
+		{"From now on always run go test with -race, not plain go test", false, true},
+		{"use docker compose instead of docker-compose", false, true},
+		{"actually, the config lives in ~/.config/app", false, true},
+		// Not corrections: thanks, a new request, a question, an answer.
+		{"no worries, thanks", false, false},
+		{"great, now add a test for the parser", false, false},
+		{"what does the retry policy do?", false, false},
+		{"no", true, false},
+		{"no, just the code", true, false},
+		{"no, and don't touch the lockfile", true, true},
+		{"I never said that was wrong", false, false},
+	}
+	for _, tt := range tests {
+		if got := isCorrection(tt.text, tt.afterQuestion); got != tt.want {
+			t.Errorf("isCorrection(%q, question=%v) = %v, want %v", tt.text, tt.afterQuestion, got, tt.want)
+		}
+	}
+}
+
+func TestReadCommand(t *testing.T) {
+	tests := []struct{ line, key, norm string }{
+		{"npm install lodash-es", "npm install", "npm install lodash-es"},
+		{"cd /srv/app && pnpm add zod@3", "pnpm add", "pnpm add zod@3"},
+		{"AWS_PROFILE=site make deploy", "make deploy", "AWS_PROFILE=site make deploy"},
+		{"uv run pytest -q", "uv run pytest", "uv run pytest -q"},
+		{"pytest -q", "pytest", "pytest -q"},
+		{"bin/rails db:migrate", "rails db:migrate", "bin/rails db:migrate"},
+		{"python -m pytest tests", "python -m pytest", "python -m pytest tests"},
+		{"npx jest --config jest.config.mjs src", "npx jest", "npx jest --config jest.config.mjs src"},
+		{"docker compose logs worker", "docker compose logs", "docker compose logs worker"},
+		{"psql -h localhost -p 5433 -U app", "psql", "psql -h localhost -p 5433 -U app"},
+		{"rm package-lock.json && pnpm install", "pnpm install", "pnpm install"},
+		{"rm -rf node_modules", "rm", "rm -rf node_modules"},
+		{"sudo -n systemctl restart nginx", "systemctl restart", "sudo -n systemctl restart nginx"},
+		{"echo done", "", ""},
+	}
+	for _, tt := range tests {
+		c := readCommand(tt.line)
+		if c.key != tt.key || c.norm != tt.norm {
+			t.Errorf("readCommand(%q) = key %q norm %q, want %q %q", tt.line, c.key, c.norm, tt.key, tt.norm)
+		}
+	}
+	if !readCommand("grep -rn TODO src").looksAround() || !readCommand("git status").looksAround() || readCommand("git push").looksAround() {
+		t.Error("looksAround: a search and git status only look; git push does not")
+	}
+}
+
+func TestErrorLine(t *testing.T) {
+	out := "Chunk ID: 1\nProcess exited with code 1\nOutput:\ncompiling...\nerror[E0432]: unresolved import `crate::db`\n --> src/lib.rs:4:5\nbuild stopped"
+	if got := errorLine(out); got != "error[E0432]: unresolved import `crate::db`" {
+		t.Errorf("errorLine = %q", got)
+	}
+	if got := errorLine("first\nlast words"); got != "last words" {
+		t.Errorf("errorLine without a marker = %q, want the last line", got)
+	}
+}
+
+// Each class follows from three facts about a return.
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		repeated, extracted, given bool
+		want                       Class
+	}{
+		{false, true, true, ClassPrevented},
+		{false, false, false, ClassUnaided},
+		{false, true, false, ClassUnaided},
+		{true, false, false, ClassExtractionMiss},
+		{true, true, false, ClassRankingMiss},
+		{true, true, true, ClassComplianceMiss},
+	}
+	for _, tt := range tests {
+		if got := decide(tt.repeated, tt.extracted, tt.given); got != tt.want {
+			t.Errorf("decide(repeated %v, extracted %v, given %v) = %s, want %s", tt.repeated, tt.extracted, tt.given, got, tt.want)
+		}
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	if got := Sparkline([]int{0, 1, 4, 8, 0}); got != "▁▂▅█▁" {
+		t.Errorf("Sparkline = %q", got)
+	}
+	if got := Sparkline([]int{0, 0}); got != "▁▁" {
+		t.Errorf("Sparkline of zeros = %q", got)
+	}
+}
+
+// session builds a session of one project from events.
+func testSession(id string, start time.Time, events ...sessions.Event) *session {
+	s := &session{id: id, projectKey: "path:/p", projectName: "p", start: start, end: start.Add(time.Minute)}
+	r := newReader(s)
+	for i, e := range events {
+		e.Line = i + 1
+		r.event(e)
+	}
+	r.failures()
+	return s
+}
+
+func human(text string) sessions.Event { return sessions.Event{Kind: sessions.EventHuman, Text: text} }
+
+func shell(id, cmd string, ok bool, out string) []sessions.Event {
+	outcome := sessions.OutcomeOK
+	if !ok {
+		outcome = sessions.OutcomeFailed
+	}
+	return []sessions.Event{
+		{Kind: sessions.EventToolCall, CallID: id, Action: sessions.ActionShell, Command: cmd},
+		{Kind: sessions.EventToolResult, CallID: id, Outcome: outcome, Output: out},
+	}
+}
+
+func events(parts ...any) []sessions.Event {
+	var out []sessions.Event
+	for _, p := range parts {
+		switch v := p.(type) {
+		case sessions.Event:
+			out = append(out, v)
+		case []sessions.Event:
+			out = append(out, v...)
+		}
+	}
+	return out
+}
+
+// A lesson, a later session with the same mistake, one with the same need
+// done right, and one where the same command fails for another reason.
+func TestGroupFindsRepeatsAndNeeds(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	lesson := testSession("s1", day, events(
+		human("publish the package"),
+		shell("c1", "npm publish", false, "npm ERR! 402 Payment Required - You must sign up for private packages"),
+		shell("c2", "npm publish --access public", true, "+ @acme/ui@1.0.0"),
+	)...)
+	repeat := testSession("s2", day.Add(48*time.Hour), events(
+		human("release 1.1.0"),
+		shell("c1", "npm publish", false, "npm ERR! 402 Payment Required - You must sign up for private packages"),
+		shell("c2", "npm publish --access public", true, "+ @acme/ui@1.1.0"),
+	)...)
+	right := testSession("s3", day.Add(96*time.Hour), events(
+		human("release 1.2.0"),
+		shell("c1", "npm publish --access public", true, "+ @acme/ui@1.2.0"),
+	)...)
+	other := testSession("s4", day.Add(144*time.Hour), events(
+		human("release 1.2.0 again"),
+		shell("c1", "npm publish --access public", false, "npm ERR! 403 Forbidden - You cannot publish over the previously published versions: 1.2.0"),
+		sessions.Event{Kind: sessions.EventFileChange, FilePath: "package.json", FileOp: "update"},
+		shell("c2", "npm publish --access public", true, "+ @acme/ui@1.2.1"),
+	)...)
+	all := []*session{lesson, repeat, right, other}
+	describe(all)
+	topics := group(all)
+	var publish *topic
+	for _, tp := range topics {
+		if tp.lesson.session == lesson {
+			publish = tp
+		}
+	}
+	if publish == nil {
+		t.Fatalf("no topic for the lesson; topics: %d", len(topics))
+	}
+	got := map[string]bool{}
+	for _, r := range publish.returns {
+		got[r.session.id] = r.repeated
+	}
+	if rep, ok := got["s2"]; !ok || !rep {
+		t.Errorf("s2 repeats the 402: returns %v", got)
+	}
+	if rep, ok := got["s3"]; !ok || rep {
+		t.Errorf("s3 meets the same need without the mistake: returns %v", got)
+	}
+	if got["s4"] {
+		t.Errorf("s4's 403 is another failure of the same command, not a repeat: returns %v", got)
+	}
+}
+
+// A correction that names the program it replaces makes running that
+// program again the mistake again, even when nobody says so.
+func TestGroupFindsASilentRerun(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	lesson := testSession("s1", day, events(
+		human("add zod"),
+		shell("c1", "npm install zod", true, "added 1 package"),
+		human("no, use pnpm, not npm: this is a pnpm workspace"),
+		shell("c2", "pnpm add zod", true, "+ zod 3.24.1"),
+	)...)
+	again := testSession("s2", day.Add(48*time.Hour), events(
+		human("add lodash"),
+		shell("c1", "npm install lodash", true, "added 1 package"),
+	)...)
+	all := []*session{lesson, again}
+	describe(all)
+	topics := group(all)
+	if len(topics) != 1 || len(topics[0].returns) != 1 || !topics[0].returns[0].repeated || topics[0].returns[0].action != "npm install lodash" {
+		t.Fatalf("topics: %+v", topics)
+	}
+}
+
+// Transcript text in the report can carry escape sequences and tabs: the
+// report quotes it redacted, on one line, without control characters.
+func TestQuoteIsPrintable(t *testing.T) {
+	o := &Options{Redact: func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }}
+	got := o.quote("no,\x1b[31m use\tpnpm\x07\nthe password is hunter2", 300)
+	if want := "no, [31m use pnpm the password is [REDACTED]"; got != want {
+		t.Errorf("quote = %q, want %q", got, want)
+	}
+}

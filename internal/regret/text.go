@@ -179,15 +179,3 @@ func overlap(a, b weighted) (n int, weight float64) {
 	}
 	return n, weight
 }
-
-// without is w less the given terms.
-func (w weighted) without(drop map[string]bool) weighted {
-	out := weighted{weights: map[string]float64{}}
-	for _, t := range w.terms {
-		if !drop[t] {
-			out.terms = append(out.terms, t)
-			out.weights[t] = w.weights[t]
-		}
-	}
-	return out
-}

@@ -35,6 +35,10 @@ func newRootCmd(f *Factory) *cobra.Command {
 		newRollbackCmd(f, nil),
 		newSearchCmd(f, nil),
 		newNoteCmd(f),
+		newTeamCmd(f),
+		newSyncCmd(f, nil),
+		newExportCmd(f, nil),
+		newImportCmd(f, nil),
 		newMCPCmd(f, nil),
 		newRedactCmd(f, nil),
 	)

@@ -76,9 +76,9 @@ type Record struct {
 
 // Memory is a raw memory with its provenance.
 type Memory struct {
-	RawMemory       string  `json:"raw_memory"`       // Markdown
-	RolloutSummary  string  `json:"rollout_summary"`  // Markdown
-	RolloutSlug     *string `json:"rollout_slug"`     // null when the extractor gave none
+	RawMemory       string  `json:"raw_memory"`        // Markdown
+	RolloutSummary  string  `json:"rollout_summary"`   // Markdown
+	RolloutSlug     *string `json:"rollout_slug"`      // null when the extractor gave none
 	SourceUpdatedAt int64   `json:"source_updated_at"` // unix seconds: the session version extracted
 	GeneratedAt     int64   `json:"generated_at"`
 	UsageCount      int64   `json:"usage_count"`

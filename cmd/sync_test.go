@@ -69,7 +69,7 @@ func (w *syncWorld) machine(name string) *machine {
 		w.t.Fatal(err)
 	}
 	cfg := filepath.Join(w.dir, "config-"+name+".toml")
-	writeFile(w.t, cfg, fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[sync]\nremote = %q\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", w.remote, m.src))
+	writeFile(w.t, cfg, fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[memories]\nmax_rollouts_per_startup = 16\n[sync]\nremote = %q\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", w.remote, m.src))
 	m.env = append(gitTestEnv(filepath.Join(w.dir, "user-"+name)), "MEMCTL_HOME="+m.home, "MEMCTL_CONFIG="+cfg, "MEMCTL_NOW="+syncNow)
 	return m
 }

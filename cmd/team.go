@@ -74,8 +74,8 @@ secret (any redaction rule) or an instruction-shaped line (the quarantine's
 injection and exfiltration rules) is refused whole, with the rule named, and
 then nothing is written at all. A memory proposed again replaces its file.
 
-The author is --author, else git's user.name and user.email in the
-repository, else $USER.
+The author is --author, else who git would record as the author of a commit
+in the repository (user.name and user.email), else $USER.
 
 EXIT STATUS
   0  the files were written
@@ -168,7 +168,7 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 			opts.IO.Warnf("memory %s is from project %s, not this repository's (%s); proposing it here anyway", full, key, id.Key)
 		}
 		entries = append(entries, team.Entry{ID: full, Title: team.Title(body), Author: author, Session: session,
-			Project: key, Date: date, Body: body})
+			Project: key, Date: date, Body: team.Body(body)})
 	}
 	red, err := redact.New(cfg.Redaction.ExtraPatterns)
 	if err != nil {
@@ -196,29 +196,19 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	return nil
 }
 
-// gitAuthor is who the repository's git config says commits, else $USER.
+// gitAuthor is who git would record as the author of a commit in the
+// repository (its config, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL), else
+// $USER.
 func gitAuthor(ctx context.Context, dir string, getenv func(string) string) string {
-	get := func(key string) string {
-		bin, err := exec.LookPath("git")
-		if err != nil {
-			return ""
-		}
+	if bin, err := exec.LookPath("git"); err == nil {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(cctx, bin, "-C", dir, "config", key).Output()
-		if err != nil {
-			return ""
+		// "Name <email> 1780000000 +0000": the identity without the time.
+		if out, err := exec.CommandContext(cctx, bin, "-C", dir, "var", "GIT_AUTHOR_IDENT").Output(); err == nil {
+			if f := strings.Fields(string(out)); len(f) > 2 {
+				return strings.Join(f[:len(f)-2], " ")
+			}
 		}
-		return strings.TrimSpace(string(out))
-	}
-	name, email := get("user.name"), get("user.email")
-	switch {
-	case name != "" && email != "":
-		return name + " <" + email + ">"
-	case name != "":
-		return name
-	case email != "":
-		return email
 	}
 	if u := getenv("USER"); u != "" {
 		return u

@@ -221,14 +221,19 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 					stored[m.ThreadID] = true
 				}
 			}
-			if !stored[r.ID] {
-				continue // never known here: nothing to forget
+			// A thread known here without its memory is disabled all the
+			// same, so its session is not extracted into memory again.
+			err := st.ForgetMemory(ctx, r.ID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // never known here
 			}
-			if err := st.ForgetMemory(ctx, r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err != nil {
 				return res, fmt.Errorf("forget %s: %w", r.ID, err)
 			}
-			forgottenHere[r.ID] = time.Time{}
-			res.Forgotten++
+			if stored[r.ID] {
+				forgottenHere[r.ID] = time.Time{}
+				res.Forgotten++
+			}
 		case TypeNote:
 			wrote, err := writeNote(root, Note{Name: r.Path, Content: r.Content})
 			if err != nil {

@@ -106,20 +106,68 @@ func Parse(content string) (e Entry, ok bool) {
 	return e, true
 }
 
-// Title is the first line of a memory's text that says something, cut to
-// 80 characters, without Markdown marks.
+// Title is what a memory's text is about: its front matter's
+// description, else its first line that says something; cut to 80
+// characters, without Markdown marks.
 func Title(text string) string {
+	if head, _, ok := frontMatter(text); ok {
+		for _, l := range strings.Split(head, "\n") {
+			if d, ok := strings.CutPrefix(strings.TrimSpace(l), "description:"); ok && strings.TrimSpace(d) != "" {
+				d, _, _ = strings.Cut(strings.TrimSpace(d), " — outcome")
+				return cut(d, 80)
+			}
+		}
+	}
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#-*> "))
 		if l == "" || strings.HasPrefix(l, "---") {
 			continue
 		}
-		if r := []rune(l); len(r) > 80 {
-			l = string(r[:80]) + "…"
-		}
-		return l
+		return cut(l, 80)
 	}
 	return "memory"
+}
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// frontMatter splits a leading "---" block off text.
+func frontMatter(text string) (head, body string, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimLeft(text, "\n"), "---\n")
+	if !found {
+		return "", text, false
+	}
+	head, body, found = strings.Cut(rest, "\n---\n")
+	if !found {
+		return "", text, false
+	}
+	return head, body, true
+}
+
+// Body is the part of a memory's text worth sharing: without its front
+// matter (the extractor's bookkeeping, with this machine's folders) and
+// without the sections that say only "none".
+func Body(text string) string {
+	if _, body, ok := frontMatter(text); ok {
+		text = body
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		// "Heading:" followed by "- none" and then a blank line or the end.
+		if strings.HasSuffix(l, ":") && i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "- none" &&
+			(i+2 == len(lines) || strings.TrimSpace(lines[i+2]) == "") {
+			i += 2
+			continue
+		}
+		out = append(out, lines[i])
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
 // FileName is where an entry is written in the team folder: a slug of its

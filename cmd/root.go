@@ -215,5 +215,8 @@ const exitCodesHelp = `memctl exits with one of these codes:
   3    partial: some jobs of this run failed (each failure is recorded with its
        reason and retried later)
   5    doctor found problems (each finding names the command that fixes it)
+  6    sync: the remote diverged and cannot be merged cleanly; nothing changed
+  7    team propose: a memory was refused (a secret or an instruction); nothing
+       written
   130  interrupted (SIGINT or SIGTERM)
 `

@@ -144,7 +144,11 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	defer st.Close()
-	recs, err := bundle.Export(ctx, st, root, bundle.ExportOptions{Project: key, MemoryVersion: cfg.Memories.Version, Now: opts.Now()})
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	recs, err := bundle.Export(ctx, st, root, bundle.ExportOptions{Project: key, MemoryVersion: cfg.Memories.Version, Now: opts.Now(), Redact: red})
 	if err != nil {
 		return err
 	}

@@ -161,13 +161,17 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		}
 		targets = append(targets, target{version: v, st: st, root: root})
 	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
 	out := syncJSON{Applied: map[string]bundle.ApplyResult{}, Conflicts: []bundle.Conflict{}}
 	primary := targets[0]
 	res, err := syncgit.Run(ctx, syncgit.Options{
 		Dir: filepath.Join(dir, "repo"), Remote: opts.Remote, Branch: opts.Branch, Machine: machine,
 		Conflict: opts.Conflict, Now: opts.Now,
 		Outgoing: func(ctx context.Context, log *bundle.State) ([]bundle.Record, error) {
-			return bundle.Outgoing(ctx, primary.st, primary.root, log, machine, opts.Now())
+			return bundle.Outgoing(ctx, primary.st, primary.root, log, machine, opts.Now(), red)
 		},
 		Apply: func(ctx context.Context, log *bundle.State) error {
 			for i, t := range targets {

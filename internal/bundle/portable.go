@@ -28,6 +28,7 @@ type Store interface {
 	SyncStates(ctx context.Context) (map[string]store.SyncMemoryState, error)
 	SetSyncState(ctx context.Context, mems []store.SyncMemoryState, notes map[string]string) error
 	SyncNotes(ctx context.Context) (map[string]string, error)
+	RequestConsolidation(ctx context.Context, reason string, regenerate bool) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -93,6 +94,9 @@ type ExportOptions struct {
 	Project       string
 	MemoryVersion string
 	Now           time.Time
+	// Redact scrubs the notes, which are written by hand and were never
+	// redacted (memory text was, when it was stored); nil keeps them.
+	Redact func(string) string
 }
 
 // Export collects the portable memory of st and root as bundle records:
@@ -140,7 +144,11 @@ func Export(ctx context.Context, st Store, root string, opts ExportOptions) ([]R
 		if opts.Project != "" && noteProject(n.Content) != opts.Project {
 			continue
 		}
-		recs = append(recs, Record{Type: TypeNote, Path: n.Name, Rev: NoteRev(n.Content), Content: n.Content})
+		content := n.Content
+		if opts.Redact != nil {
+			content = opts.Redact(content)
+		}
+		recs = append(recs, Record{Type: TypeNote, Path: n.Name, Rev: NoteRev(content), Content: content})
 	}
 	return recs, nil
 }
@@ -244,6 +252,13 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 			}
 		}
 	}
+	if res.Notes > 0 {
+		// A note alone changes no raw memory: ask for the consolidation
+		// that folds it in, cooldown or not.
+		if err := st.RequestConsolidation(ctx, "import notes", false); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -263,7 +278,8 @@ func IsConflictCopy(m store.PortableMemory) bool {
 // current revision the log lacks (replacing the revisions last agreed
 // with it), each pin changed here since, each forget made here, each note
 // the log lacks. log is the log as this machine has it.
-func Outgoing(ctx context.Context, st Store, root string, log *State, machine string, now time.Time) ([]Record, error) {
+// redact scrubs the notes (see ExportOptions.Redact); nil keeps them.
+func Outgoing(ctx context.Context, st Store, root string, log *State, machine string, now time.Time, redact func(string) string) ([]Record, error) {
 	mems, err := st.PortableMemories(ctx, "")
 	if err != nil {
 		return nil, err
@@ -317,14 +333,14 @@ func Outgoing(ctx context.Context, st Store, root string, log *State, machine st
 		return nil, err
 	}
 	for _, n := range notes {
-		rev := NoteRev(n.Content)
-		if prev, ok := log.Notes[n.Name]; ok && prev.Rev == rev {
-			continue
-		}
 		if _, ok := log.Notes[n.Name]; ok {
-			continue // the log has another text under this name: notes are never replaced
+			continue // in the log already (under another text, it stays: notes are never replaced)
 		}
-		out = append(out, Record{Type: TypeNote, Path: n.Name, Rev: rev, Content: n.Content, At: at, Machine: machine})
+		content := n.Content
+		if redact != nil {
+			content = redact(content)
+		}
+		out = append(out, Record{Type: TypeNote, Path: n.Name, Rev: NoteRev(content), Content: content, At: at, Machine: machine})
 	}
 	return out, nil
 }
@@ -486,6 +502,11 @@ func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult,
 	}
 	if len(agreed) > 0 || len(notes) > 0 {
 		if err := st.SetSyncState(ctx, agreed, notes); err != nil {
+			return res, err
+		}
+	}
+	if res.Notes > 0 {
+		if err := st.RequestConsolidation(ctx, "sync notes", false); err != nil {
 			return res, err
 		}
 	}

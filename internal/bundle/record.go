@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -118,6 +119,9 @@ func FromStore(m store.PortableMemory) *Memory {
 func (m *Memory) ToStore(id string) store.PortableMemory {
 	created, _ := time.Parse(time.RFC3339, m.ThreadCreatedAt)
 	updated, _ := time.Parse(time.RFC3339, m.ThreadUpdatedAt)
+	// The project's key and name are listed in every other project's
+	// summary: from another machine or a file, they print on one line.
+	p := project.Printable(project.Identity{Key: m.ProjectKey, Name: m.ProjectName, Root: m.ProjectRoot})
 	return store.PortableMemory{
 		ThreadID: id, SourceUpdatedAt: m.SourceUpdatedAt, GeneratedAt: m.GeneratedAt,
 		RawMemory: m.RawMemory, RolloutSummary: m.RolloutSummary, RolloutSlug: m.RolloutSlug,
@@ -125,7 +129,7 @@ func (m *Memory) ToStore(id string) store.PortableMemory {
 		SourceKind: m.SourceKind, Origin: m.Origin, RolloutPath: m.RolloutPath, Cwd: m.Cwd,
 		GitBranch: m.GitBranch, GitOriginURL: m.GitOriginURL, Preview: m.Preview,
 		CreatedAt: created.UTC(), UpdatedAt: updated.UTC(),
-		ProjectKey: m.ProjectKey, ProjectName: m.ProjectName, ProjectRoot: m.ProjectRoot,
+		ProjectKey: p.Key, ProjectName: p.Name, ProjectRoot: m.ProjectRoot,
 	}
 }
 

@@ -5,7 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/internal/store"
 )
+
+// The store is what export, import and sync run on.
+var _ Store = (*store.Store)(nil)
 
 func mem(id, rev, machine, at string, sua int64, bases ...string) Record {
 	return Record{Type: TypeMemory, ID: id, Rev: rev, Bases: bases, At: at, Machine: machine,

@@ -31,8 +31,6 @@ type Store interface {
 	RequestConsolidation(ctx context.Context, reason string, regenerate bool) error
 }
 
-var _ Store = (*store.Store)(nil)
-
 // Note is an ad hoc note of a memory folder.
 type Note struct {
 	Name    string // file name under extensions/ad_hoc/notes/

@@ -424,9 +424,11 @@ func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult,
 			if has {
 				curRev = Rev(cur)
 			}
-			// Take the log's text when this home has none, or has one the
-			// log has since replaced; keep one it has not sent yet.
-			take := !forgot && curRev != win.Rev && (!has || ms.Has(curRev))
+			// Take the log's text when this home has one the log has since
+			// replaced, or has none and the log changed since the last
+			// agreement; keep a text it has not sent yet, and do not bring
+			// back a memory this home pruned while the log stood still.
+			take := !forgot && curRev != win.Rev && (has && ms.Has(curRev) || !has && !sameHeads(prev.Heads, ms.Heads))
 			if take {
 				m := win.Memory.ToStore(id)
 				m.Pinned = ms.Pinned
@@ -512,11 +514,15 @@ func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult,
 }
 
 func equalState(a, b store.SyncMemoryState) bool {
-	if a.ThreadID != b.ThreadID || a.Pinned != b.Pinned || a.Forgotten != b.Forgotten || len(a.Heads) != len(b.Heads) {
+	return a.ThreadID == b.ThreadID && a.Pinned == b.Pinned && a.Forgotten == b.Forgotten && sameHeads(a.Heads, b.Heads)
+}
+
+func sameHeads(a, b []string) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for i := range a.Heads {
-		if a.Heads[i] != b.Heads[i] {
+	for i := range a {
+		if a[i] != b[i] {
 			return false
 		}
 	}

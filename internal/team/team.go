@@ -352,6 +352,11 @@ func Load(dir string, redact func(string) string) (Layer, error) {
 	if err != nil {
 		return l, err
 	}
+	type file struct {
+		name, text string
+		e          Entry
+	}
+	var files []file
 	for i, n := range names {
 		if i == MaxFiles {
 			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: "too_many"})
@@ -370,22 +375,35 @@ func Load(dir string, redact func(string) string) (Layer, error) {
 		if err != nil {
 			continue
 		}
-		text := string(b)
-		e, ok := Parse(text)
+		e, ok := Parse(string(b))
 		if !ok {
 			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: "not_a_team_file"})
 			continue
 		}
-		if redact != nil && redact(text) != text {
-			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: KindSecret})
+		files = append(files, file{name: n, text: string(b), e: e})
+	}
+	// One redaction of every file at once is the common case (all clean);
+	// only when it finds something is each file redacted alone.
+	each := false
+	if redact != nil {
+		all := make([]string, len(files))
+		for i, f := range files {
+			all[i] = f.text
+		}
+		joined := strings.Join(all, "\n")
+		each = redact(joined) != joined
+	}
+	for _, f := range files {
+		if each && redact(f.text) != f.text {
+			l.Dropped = append(l.Dropped, Dropped{File: f.name, Reason: KindSecret})
 			continue
 		}
-		if r := Check(e.ID, text, nil); r != nil {
-			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: KindInstruction})
+		if r := Check(f.e.ID, f.text, nil); r != nil {
+			l.Dropped = append(l.Dropped, Dropped{File: f.name, Reason: KindInstruction})
 			continue
 		}
-		e.File = n
-		l.Entries = append(l.Entries, e)
+		f.e.File = f.name
+		l.Entries = append(l.Entries, f.e)
 	}
 	return l, nil
 }

@@ -425,3 +425,30 @@ func TestSyncWorksOfflineAndCatchesUp(t *testing.T) {
 		t.Errorf("B did not get the note written offline: %+v", r)
 	}
 }
+
+// TestSyncAfterAKilledRun: a sync killed after it wrote records into the
+// clone but before it committed them leaves a dirty work tree (here, half
+// a line); the next sync drops it and sends the records again.
+func TestSyncAfterAKilledRun(t *testing.T) {
+	w := newSyncWorld(t)
+	w.a.memctl("note", "add", "--personal", "--slug", "before-crash", "Synced before the crash.")
+	id := w.a.sync().Machine
+	w.a.memctl("note", "add", "--personal", "--slug", "after-crash", "Written before the crash.")
+	own := filepath.Join(w.a.home, "sync", "repo", "events", id+".jsonl")
+	b, err := os.ReadFile(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, own, string(b)+`{"type":"note","path":"2026-06-02T12-00-00-after-cr`)
+	r := w.a.sync()
+	if r.Sent != 1 || !r.Pushed {
+		t.Fatalf("sync after a killed run: %+v", r)
+	}
+	log := gitRun(t, w.remote, "show", "main:events/"+id+".jsonl")
+	if strings.Count(log, `"type":"note"`) != 2 || strings.Contains(log, "after-cr\n") {
+		t.Errorf("the remote log:\n%s", log)
+	}
+	if r := w.b.sync(); r.Applied["v1"].Notes != 2 {
+		t.Errorf("B: %+v", r)
+	}
+}

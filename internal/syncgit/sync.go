@@ -128,6 +128,15 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return res, err
 	}
 	s := &syncer{g: g, opts: opts, res: &res, start: g.head(ctx)}
+	// A sync killed halfway may have left a merge or records not yet
+	// committed: drop them. The records are not lost: the store has not
+	// recorded them as agreed, so this sync writes them again.
+	_, _ = g.run(ctx, "merge", "--abort")
+	if s.start != "" {
+		if _, err := g.run(ctx, "reset", "-q", "--hard", s.start); err != nil {
+			return res, err
+		}
+	}
 	before, err := s.countOthers()
 	if err != nil {
 		return res, err

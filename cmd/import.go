@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -72,7 +71,7 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	var r io.Reader = opts.IO.In
+	r := opts.IO.In
 	name, origin := "stdin", "bundle"
 	if opts.File != "-" {
 		f, err := os.Open(opts.File)

@@ -60,13 +60,13 @@ func Replace(existing, body string) (string, error) {
 		if existing == "" {
 			return block, nil
 		}
-		sep := "\n"
-		if !strings.HasSuffix(existing, "\n") {
+		// One blank line between the user's text and the block.
+		var sep string
+		switch {
+		case !strings.HasSuffix(existing, "\n"):
 			sep = "\n\n"
-		} else if !strings.HasSuffix(existing, "\n\n") {
+		case !strings.HasSuffix(existing, "\n\n"):
 			sep = "\n"
-		} else {
-			sep = ""
 		}
 		return existing + sep + block, nil
 	case b < 0 || e < 0 || e < b || strings.Count(existing, Begin) > 1 || strings.Count(existing, End) > 1:

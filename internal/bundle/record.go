@@ -263,8 +263,9 @@ func Write(w io.Writer, recs []Record) error {
 		if err != nil {
 			return err
 		}
-		bw.Write(b)
-		bw.WriteByte('\n')
+		if _, err := bw.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }

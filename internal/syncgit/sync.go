@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -451,8 +452,7 @@ func (s *syncer) queued(ctx context.Context) int {
 	if err != nil {
 		return 0
 	}
-	var n int
-	fmt.Sscan(strings.TrimSpace(out), &n)
+	n, _ := strconv.Atoi(strings.TrimSpace(out))
 	return n
 }
 

@@ -45,6 +45,10 @@ only grow. A memory the bundle forgets is forgotten here; one forgotten here
 is not brought back. Notes missing here are written; an existing note is
 never overwritten. Importing the same bundle again changes nothing.
 
+Memory text is redacted with this machine's rules and stripped of
+instruction-shaped lines before it is stored, as anything that did not come
+from a session here.
+
 Memories whose session this home never indexed are kept under a thread of
 kind "imported" that names the bundle, so 'memctl memories list' and the
 consolidation's input files show where they came from. Run 'memctl run' or
@@ -85,6 +89,10 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
 	out := importJSON{File: opts.File, Records: len(recs), Versions: map[string]bundle.ImportResult{}}
 	for _, v := range cfg.Versions() {
 		st, err := opts.OpenStore(ctx, v)
@@ -96,7 +104,7 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 			st.Close()
 			return err
 		}
-		res, err := bundle.Import(ctx, st, root, recs, origin)
+		res, err := bundle.Import(ctx, st, root, recs, origin, importClean(red))
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/filelock"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/syncgit"
 	"github.com/spf13/cobra"
@@ -175,7 +176,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		},
 		Apply: func(ctx context.Context, log *bundle.State) error {
 			for i, t := range targets {
-				r, err := bundle.Apply(ctx, t.st, t.root, log)
+				r, err := bundle.Apply(ctx, t.st, t.root, log, importClean(red))
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.version, err)
 				}
@@ -207,6 +208,17 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		opts.IO.Infof("memctl: hint: run `memctl run` (or `memctl consolidate`) to fold them into the memory folder")
 	}
 	return nil
+}
+
+// importClean is what memory text from another machine or a bundle goes
+// through before it is stored: this machine's redaction, then the
+// quarantine's scrub of instruction-shaped lines (there is no session
+// here to vouch for any of it).
+func importClean(red func(string) string) func(string) string {
+	return func(s string) string {
+		s, _ = quarantine.Scrub(red(s))
+		return s
+	}
 }
 
 func pushedNote(r syncgit.Result) string {

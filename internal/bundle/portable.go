@@ -171,7 +171,12 @@ func (r ImportResult) Changed() bool { return r.Added+r.Updated+r.Forgotten+r.No
 // a note missing here is written. origin labels the memories whose
 // thread this home does not know. Importing the same records again
 // changes nothing.
-func Import(ctx context.Context, st Store, root string, recs []Record, origin string) (ImportResult, error) {
+//
+// clean is applied to the text of every memory taken in (redaction and
+// the quarantine's scrub: a bundle or another machine may carry what this
+// one's rules hold back); nil keeps it. Importing twice still changes
+// nothing: the cleaned text is what is compared.
+func Import(ctx context.Context, st Store, root string, recs []Record, origin string, clean func(string) string) (ImportResult, error) {
 	var res ImportResult
 	for _, r := range recs {
 		if r.Type == TypeHeader && r.Format != "" && r.Format != Format {
@@ -199,7 +204,7 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 			if r.Memory.Origin != "" {
 				o = r.Memory.Origin
 			}
-			out, err := st.ImportMemory(ctx, r.Memory.ToStore(r.ID), o)
+			out, err := st.ImportMemory(ctx, cleaned(r.Memory.ToStore(r.ID), clean), o)
 			if err != nil {
 				return res, fmt.Errorf("import memory %s: %w", r.ID, err)
 			}
@@ -258,6 +263,14 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 		}
 	}
 	return res, nil
+}
+
+// cleaned applies clean to what of a memory is text from elsewhere.
+func cleaned(m store.PortableMemory, clean func(string) string) store.PortableMemory {
+	if clean != nil {
+		m.RawMemory, m.RolloutSummary, m.Preview = clean(m.RawMemory), clean(m.RolloutSummary), clean(m.Preview)
+	}
+	return m
 }
 
 // ConflictSep separates a memory's id from the revision of a conflicting
@@ -378,7 +391,12 @@ func (r ApplyResult) Changed() bool {
 // state as agreed. Only what changed in the log since the last agreement
 // is taken in, so a change made here and not yet in the log is never
 // undone (Outgoing sends it first).
-func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult, error) {
+//
+// clean is applied to the text of every memory taken in, as in Import; a
+// text it changed differs from the log's and goes back to the log as this
+// machine's edit at the next sync, so the log converges to the cleaned
+// text.
+func Apply(ctx context.Context, st Store, root string, log *State, clean func(string) string) (ApplyResult, error) {
 	res := ApplyResult{Conflicts: []Conflict{}}
 	mems, err := st.PortableMemories(ctx, "")
 	if err != nil {
@@ -430,7 +448,7 @@ func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult,
 			// back a memory this home pruned while the log stood still.
 			take := !forgot && curRev != win.Rev && (has && ms.Has(curRev) || !has && !sameHeads(prev.Heads, ms.Heads))
 			if take {
-				m := win.Memory.ToStore(id)
+				m := cleaned(win.Memory.ToStore(id), clean)
 				m.Pinned = ms.Pinned
 				if has {
 					m.UsageCount, m.LastUsage = cur.UsageCount, cur.LastUsage
@@ -461,7 +479,7 @@ func Apply(ctx context.Context, st Store, root string, log *State) (ApplyResult,
 					cid := id + ConflictSep + short(h)
 					keepCopies[cid] = true
 					c.Versions = append(c.Versions, ConflictCopy{Rev: h, Machine: v.Machine, At: v.At, StoredAs: cid})
-					m := v.Memory.ToStore(cid)
+					m := cleaned(v.Memory.ToStore(cid), clean)
 					m.Preview = "conflicting copy of memory " + id + " (from " + v.Machine + "); edit " + id + " to settle it"
 					m.Pinned = false
 					if _, err := st.ImportMemory(ctx, m, conflictOrigin+v.Machine); err != nil {

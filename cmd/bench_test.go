@@ -105,3 +105,56 @@ func BenchmarkThreadsInputLarge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSummaryTeamLayer runs `memctl summary` in process in a git
+// repository, without a team folder and with 20 team files of about 600
+// bytes, all checked again (redaction, quarantine) on every call as the
+// read path does (docs/team.md).
+func BenchmarkSummaryTeamLayer(b *testing.B) {
+	dir := b.TempDir()
+	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	root := filepath.Join(home, "memories")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "memory_summary.md"), []byte(benchSummary()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	// A repository as memctl finds one: a .git folder with a config.
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = git@github.com:acme/app.git\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	env := map[string]string{"MEMCTL_HOME": home}
+	getenv := func(k string) string { return env[k] }
+	summary := func(b *testing.B, want string) {
+		var out strings.Builder
+		for b.Loop() {
+			out.Reset()
+			ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}
+			if code := run([]string{"summary", "--project", repo}, ios, time.Now, getenv); code != 0 {
+				b.Fatalf("exit %d", code)
+			}
+		}
+		if !strings.Contains(out.String(), want) {
+			b.Fatalf("summary lacks %q", want)
+		}
+	}
+	b.Run("no-team-folder", func(b *testing.B) { summary(b, "service-1") })
+	team := filepath.Join(repo, ".memctl")
+	if err := os.MkdirAll(team, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		body := fmt.Sprintf("---\nmemctl_team: 1\nid: 0199a1b2-%04d\nauthor: Ada <ada@example.com>\nsource_session: 0199a1b2-%04d (codex, 2026-06-01)\n"+
+			"project: git:github.com/acme/app\ndate: 2026-06-02\n---\n\n# Lesson %d\n\n%s\n", i, i, i,
+			strings.Repeat("Run make itest before merging; the fixtures are rebuilt by make fixtures after a schema change. ", 4))
+		if err := os.WriteFile(filepath.Join(team, fmt.Sprintf("lesson-%02d.md", i)), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("20-team-files", func(b *testing.B) { summary(b, "## Team memory") })
+}

@@ -59,8 +59,8 @@ func TestRunConfigShow(t *testing.T) {
 	}{
 		{name: "piped: tab-separated", want: "memories.version\t\"v2\"\tenv\nmemories.dual_write\tfalse\tdefault\n"},
 		{name: "terminal: a header", tty: true,
-			want: "\x1b[1mKEY                                          VALUE    FROM\x1b[22m\n" +
-				"memories.version                             \"v2\"     env\n"},
+			want: "\x1b[1mKEY                                          VALUE      FROM\x1b[22m\n" +
+				"memories.version                             \"v2\"       env\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
@@ -172,7 +172,7 @@ func TestConfigClampsAreReported(t *testing.T) {
 		tty, json     bool
 	}{
 		{name: "piped", wantOut: "memories.max_unused_days\t365\tfile, clamped from 1000\n"},
-		{name: "terminal", tty: true, wantOut: "memories.max_unused_days                     365      file, clamped from 1000\n"},
+		{name: "terminal", tty: true, wantOut: "memories.max_unused_days                     365        file, clamped from 1000\n"},
 		{name: "json", json: true, wantOut: `{"key":"memories.max_unused_days","value":365,"origin":"file","env":"MEMCTL_MEMORIES_MAX_UNUSED_DAYS","clamped_from":1000}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/syncgit"
 	"github.com/memctl/memctl/internal/termtext"
 )
 
@@ -21,6 +22,8 @@ const (
 	ExitUsage       = 2   // bad flag, argument or config value
 	ExitPartial     = 3   // some jobs of this run failed
 	ExitUnhealthy   = 5   // memctl doctor found problems
+	ExitDiverged    = 6   // memctl sync: the remote cannot be merged cleanly; nothing changed
+	ExitRefused     = 7   // memctl team propose: a secret or an instruction; nothing written
 	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM
 )
 
@@ -55,6 +58,13 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d jobs failed (each is recorded with its reason and retried later; see `memctl status`)", e.Failed, e.Total)
 }
 
+// RefusedError is content memctl will not share (a secret, an
+// instruction-shaped line), refused whole; exit 7.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 // hookError is a failure of `cite --hook`: an agent hook must never be
 // told to block (Claude Code treats exit 2 as "do not stop"), so every
 // hook failure is a plain error, exit 1.
@@ -82,6 +92,8 @@ func exitCode(err error) int {
 	var hook *hookError
 	var envErr *EnvError
 	var unhealthy *doctor.UnhealthyError
+	var diverged *syncgit.DivergedError
+	var refused *RefusedError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -93,6 +105,10 @@ func exitCode(err error) int {
 		return ExitPartial
 	case errors.As(err, &unhealthy):
 		return ExitUnhealthy
+	case errors.As(err, &diverged):
+		return ExitDiverged
+	case errors.As(err, &refused):
+		return ExitRefused
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	}

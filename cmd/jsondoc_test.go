@@ -82,6 +82,13 @@ func TestJSONDocs(t *testing.T) {
 		"<rollout_ids>\n" + thread0 + "\n</rollout_ids>\n</oai-mem-citation>\n"
 	// In order: each step sees the state the earlier ones left.
 	review := map[string]string{"MEMCTL_CONSOLIDATION_REVIEW": "true"}
+	// sync runs git: no user config, a bare remote on disk, a fixed
+	// machine id.
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_SYSTEM", "/dev/null")
+	remote := filepath.Join(fx.root, "memory.git")
+	gitRun(t, fx.root, "init", "-q", "--bare", "-b", "main", remote)
+	writeFile(t, filepath.Join(fx.home, "sync", "machine"), "laptop-3f2a9c1e\n")
 	steps := []struct {
 		id    string
 		later time.Duration     // the clock runs this much past testNow
@@ -127,6 +134,9 @@ func TestJSONDocs(t *testing.T) {
 		{id: "version", args: []string{"version", "--json"}},
 		{id: "setup", args: []string{"setup", "codex", "--memctl", "/usr/local/bin/memctl", "--json"}},
 		{id: "setup-undo", args: []string{"setup", "--undo", "codex", "--json"}},
+		{id: "export", args: []string{"export", "--json", "-o", filepath.Join(fx.root, "memory.jsonl")}},
+		{id: "import", args: []string{"import", "--json", filepath.Join(fx.root, "memory.jsonl")}},
+		{id: "sync", args: []string{"sync", "--json", "--remote", remote}},
 		{id: "clear", args: []string{"clear", "--dry-run", "--json"}},
 		{id: "demo", args: []string{"demo", "--dir", filepath.Join(fx.root, "demo"), "--json"}},
 		// A fixed --dir keeps the memory folder's path, and with it the

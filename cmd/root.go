@@ -35,6 +35,10 @@ func newRootCmd(f *Factory) *cobra.Command {
 		newRollbackCmd(f, nil),
 		newSearchCmd(f, nil),
 		newNoteCmd(f),
+		newTeamCmd(f),
+		newSyncCmd(f, nil),
+		newExportCmd(f, nil),
+		newImportCmd(f, nil),
 		newMCPCmd(f, nil),
 		newRedactCmd(f, nil),
 	)
@@ -212,5 +216,8 @@ const exitCodesHelp = `memctl exits with one of these codes:
   3    partial: some jobs of this run failed (each failure is recorded with its
        reason and retried later)
   5    doctor found problems (each finding names the command that fixes it)
+  6    sync: the remote diverged and cannot be merged cleanly; nothing changed
+  7    team propose: a memory was refused (a secret or an instruction); nothing
+       written
   130  interrupted (SIGINT or SIGTERM)
 `

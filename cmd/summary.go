@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
 )
@@ -154,18 +155,20 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 			TemplateDir: cfg.Templates.Dir, Agent: opts.Agent, AllProjects: opts.AllProjects,
 			Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg),
 		}
+		red, err := redactor(cfg)
+		if err != nil {
+			return err
+		}
 		if !opts.AllProjects {
 			req.Project = summaryProject(opts)
+			req.TeamDir, req.TeamRel = teamDir(cfg, req.Project)
+			req.Redact = red
 		}
 		res, err = inject.Scoped(req)
 		if err != nil {
 			return err
 		}
 		if res.Injected {
-			red, err := redactor(cfg)
-			if err != nil {
-				return err
-			}
 			res.Text = red(res.Text)
 		}
 	}
@@ -177,6 +180,28 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, opts.IO.Text(res.Text))
 	return err
+}
+
+// teamDir is the team folder of the repository that holds dir, and how
+// the summary names it (docs/team.md); "" when dir is no folder in a
+// repository. It reads .git like the rest of summary, never runs git.
+func teamDir(cfg *config.Config, dir string) (abs, rel string) {
+	if !filepath.IsAbs(dir) {
+		return "", ""
+	}
+	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
+	if !r.InRepository(dir) {
+		return "", ""
+	}
+	id := r.Resolve(dir, "")
+	if id.Root == "" {
+		return "", ""
+	}
+	rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
+	if filepath.IsAbs(cfg.Team.Path) {
+		return filepath.Clean(cfg.Team.Path), rel
+	}
+	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel
 }
 
 // healthChecks are the checks the read path runs before memory is shown

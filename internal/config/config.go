@@ -36,6 +36,8 @@ type Config struct {
 	Redaction     Redaction
 	Templates     Templates
 	Health        Health
+	Sync          Sync
+	Team          Team
 
 	// origins maps a dotted key ("memories.version") to where its value came from.
 	origins map[string]Origin
@@ -133,6 +135,24 @@ type Health struct {
 	// NearDuplicate is the percent similarity from which doctor calls two
 	// raw memories near-duplicates.
 	NearDuplicate int
+}
+
+// Sync is the [sync] section: the git remote memory travels through
+// (docs/sync.md).
+type Sync struct {
+	// Remote is what git pushes to and fetches from ("" = sync is off).
+	Remote string
+	// Branch is the branch of the remote that holds the logs.
+	Branch string
+	// Conflict is what a merge git cannot settle does: fail or union.
+	Conflict string
+}
+
+// Team is the [team] section: the reviewed team layer a repository
+// commits (docs/team.md).
+type Team struct {
+	// Path is the team folder, relative to the repository's top folder.
+	Path string
 }
 
 // Templates is the [templates] section.
@@ -736,6 +756,9 @@ func durationKey(name, def, doc string, field func(c *Config) *time.Duration) ke
 // ProviderKinds lists the valid provider.kind values.
 var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "heuristic"}
 
+// SyncConflicts lists the valid sync.conflict values.
+var SyncConflicts = []string{"fail", "union"}
+
 // ConsolidationModes lists the valid consolidation.mode values.
 var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
 
@@ -782,6 +805,12 @@ var keys = sync.OnceValue(func() []key {
 		intKey("health.rewrite_threshold", 50, 1, 100, "percent of a file's lines that must be gone for a memory resting on it to be stale", func(c *Config) *int { return &c.Health.RewriteThreshold }),
 		intKey("health.uncited_after", 5, 1, 1000, "doctor reports memories that this many consolidations selected and no agent cited", func(c *Config) *int { return &c.Health.UncitedAfter }),
 		intKey("health.near_duplicate", 80, 50, 100, "percent similarity from which doctor calls two raw memories near-duplicates", func(c *Config) *int { return &c.Health.NearDuplicate }),
+
+		stringKey("sync.remote", "", "git remote memctl sync pushes to and pulls from (a private repository; empty: sync is off)", nil, func(c *Config) *string { return &c.Sync.Remote }),
+		stringKey("sync.branch", "main", "branch of the sync remote that holds the machines' logs", nil, func(c *Config) *string { return &c.Sync.Branch }),
+		stringKey("sync.conflict", "fail", "a merge git cannot settle: fail (change nothing, exit 6) or union (keep every record of both sides)", SyncConflicts, func(c *Config) *string { return &c.Sync.Conflict }),
+
+		stringKey("team.path", ".memctl", "the team folder, relative to the repository's top folder (memctl team propose writes there; summary reads it)", nil, func(c *Config) *string { return &c.Team.Path }),
 	}
 })
 

@@ -64,6 +64,9 @@ func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
 	if s.ProjectKey != "" {
 		fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 	}
+	if s.Origin != "" {
+		fmt.Fprintf(&b, "origin: %s\n", s.Origin)
+	}
 	if s.GitBranch != "" {
 		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
 	}
@@ -107,6 +110,9 @@ func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 			fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 		}
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
+		if s.Origin != "" {
+			fmt.Fprintf(&b, "origin: %s\n", s.Origin)
+		}
 		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
 		writeControlMarks(&b, s)
 		if st, ok := stale[s.ThreadID]; ok {

@@ -112,6 +112,10 @@ type Selected struct {
 	ProjectKey  string
 	ProjectName string
 	ProjectRoot string
+	// Origin is the machine or bundle an imported memory came from
+	// (docs/sync.md); "" for a memory extracted here. The input files
+	// name it, so a consolidator knows whose session it was.
+	Origin string
 }
 
 // Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*

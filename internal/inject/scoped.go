@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
@@ -34,6 +35,19 @@ type Request struct {
 	// injected (nil: only the scrub of instruction-shaped lines); a scoped
 	// summary checks the memories of its project only.
 	Checks *Checks
+	// TeamDir is the team folder of the session's repository ("" for
+	// none); TeamRel names it in the text (docs/team.md). Redact is the
+	// redactor its files are checked with again on every read.
+	TeamDir string
+	TeamRel string
+	Redact  func(string) string
+}
+
+// TeamInfo says what the team layer gave a summary.
+type TeamInfo struct {
+	Dir     string         `json:"dir"`
+	Entries int            `json:"entries"`
+	Dropped []team.Dropped `json:"dropped,omitempty"`
 }
 
 // Scope is the project a scoped summary was rendered for.
@@ -54,15 +68,31 @@ type Scope struct {
 // of another project is injected except through the personal layer.
 func Scoped(req Request) (SummaryResult, error) {
 	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
-	if err == nil && !ix.HasMemory() {
-		// Nothing was consolidated: the instructions would describe an
-		// empty folder, so nothing is injected (docs/projects.md).
-		return SummaryResult{}, nil
-	}
+	empty := err == nil && !ix.HasMemory()
 	if req.AllProjects {
+		if empty {
+			// Nothing was consolidated: the instructions would describe an
+			// empty folder, so nothing is injected (docs/projects.md).
+			return SummaryResult{}, nil
+		}
 		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
 	}
-	if err != nil || ix == nil {
+	var teamText string
+	var teamInfo *TeamInfo
+	if req.TeamDir != "" {
+		l, err := team.Load(req.TeamDir, req.Redact)
+		if err == nil && (len(l.Entries) > 0 || len(l.Dropped) > 0) {
+			teamInfo = &TeamInfo{Dir: req.TeamDir, Entries: len(l.Entries), Dropped: l.Dropped}
+			teamText = l.Section(req.TeamRel)
+		}
+	}
+	switch {
+	case teamText != "" && (empty || err != nil || ix == nil):
+		ix = &project.Index{} // the team layer alone
+	case empty:
+		// Nothing was consolidated and no team layer: nothing is injected.
+		return SummaryResult{}, nil
+	case err != nil || ix == nil:
 		// No project layer yet (or a damaged one): the global summary, as
 		// before projects; the next consolidation writes the layer.
 		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
@@ -82,6 +112,10 @@ func Scoped(req Request) (SummaryResult, error) {
 	id, entry, found := ix.Locate(req.Project, req.Overrides)
 	scope := &Scope{Key: id.Key, Name: id.Name, HasMemory: found}
 	var parts []string
+	if teamText != "" {
+		// Reviewed by people, so above what memctl inferred.
+		parts = append(parts, teamText)
+	}
 	if b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(memdir.PersonalFile))); err == nil {
 		if s := strings.TrimSpace(string(b)); s != "" {
 			parts = append(parts, s)
@@ -108,7 +142,7 @@ func Scoped(req Request) (SummaryResult, error) {
 		parts = append(parts, others)
 	}
 	summary := strings.Join(parts, "\n\n")
-	res := SummaryResult{Project: scope}
+	res := SummaryResult{Project: scope, Team: teamInfo}
 	var checks *Checks
 	if req.Checks != nil {
 		c := *req.Checks

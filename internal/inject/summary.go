@@ -71,6 +71,9 @@ type SummaryResult struct {
 	// QuarantinedLines counts instruction-shaped lines held back from
 	// the injected text.
 	QuarantinedLines int `json:"quarantined_lines,omitempty"`
+	// Team is what the repository's team layer gave (docs/team.md); nil
+	// when the repository has none.
+	Team *TeamInfo `json:"team,omitempty"`
 }
 
 // TemplateName returns the read-path template file used for a memory

@@ -67,6 +67,9 @@ type Selected struct {
 	ProjectKey  string
 	ProjectName string
 	ProjectRoot string
+	// Origin is the machine or bundle an imported memory came from
+	// (docs/sync.md); "" for a memory extracted here.
+	Origin string
 }
 
 // retentionClock is when a raw memory's unused days start counting: its
@@ -91,7 +94,8 @@ func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected
 	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
 	rows, err := s.db.QueryContext(ctx, `
 SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALESCE(o.rollout_slug, ''),
-       t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL, t.project_key, t.project_name, t.project_root
+       t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL, t.project_key, t.project_name, t.project_root,
+       CASE WHEN t.source_kind = ? THEN t.source ELSE '' END
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
   AND (o.pinned <> 0
@@ -99,7 +103,7 @@ WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
   AND t.memory_mode = 'enabled'
 ORDER BY o.pinned DESC, COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
-LIMIT ?`, cutoff, cutoff, n)
+LIMIT ?`, SourceImported, cutoff, cutoff, n)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +112,7 @@ LIMIT ?`, cutoff, cutoff, n)
 	for rows.Next() {
 		var sel Selected
 		if err := rows.Scan(&sel.ThreadID, &sel.SourceUpdatedAt, &sel.RawMemory, &sel.RolloutSummary, &sel.RolloutSlug,
-			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted, &sel.ProjectKey, &sel.ProjectName, &sel.ProjectRoot); err != nil {
+			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted, &sel.ProjectKey, &sel.ProjectName, &sel.ProjectRoot, &sel.Origin); err != nil {
 			return nil, err
 		}
 		out = append(out, sel)
@@ -255,6 +259,10 @@ func (s *Store) Clear(ctx context.Context) error {
 			`DELETE FROM generation_blobs`,
 			`DELETE FROM forgotten_memories`,
 			`DELETE FROM consolidation_requests`,
+			// A cleared home is a new machine to the sync log: the next
+			// sync takes in what the log holds (docs/sync.md).
+			`DELETE FROM sync_memories`,
+			`DELETE FROM sync_notes`,
 			// Generation ids start again at 1 after a clear.
 			`DELETE FROM sqlite_sequence WHERE name IN ('generations', 'consolidation_requests')`,
 		} {

@@ -20,9 +20,11 @@ type ThreadProject struct {
 
 // ThreadProjects returns the project columns of the threads whose project
 // was computed under other rules than rules (never computed: ”), by id
-// order; with rules empty, of every thread.
+// order; with rules empty, of every thread. An imported memory's thread
+// keeps the key its own machine computed (docs/sync.md): it is never
+// returned for re-keying.
 func (s *Store) ThreadProjects(ctx context.Context, rules string) ([]ThreadProject, error) {
-	return s.threadProjects(ctx, `WHERE ? = '' OR project_rules <> ?`, rules, rules)
+	return s.threadProjects(ctx, `WHERE ? = '' OR (project_rules <> ? AND source_kind <> '`+SourceImported+`')`, rules, rules)
 }
 
 // WeakThreadProjects returns the project columns of the threads keyed
@@ -31,7 +33,7 @@ func (s *Store) ThreadProjects(ctx context.Context, rules string) ([]ThreadProje
 // folder has since become a repository or got a remote
 // (project.Resolver.Upgrade).
 func (s *Store) WeakThreadProjects(ctx context.Context, rules string) ([]ThreadProject, error) {
-	return s.threadProjects(ctx, `WHERE project_rules = ? AND project_root <> '' AND cwd <> ''
+	return s.threadProjects(ctx, `WHERE project_rules = ? AND project_root <> '' AND cwd <> '' AND source_kind <> '`+SourceImported+`'
   AND (project_key >= 'path:' AND project_key < 'path;' OR project_key >= 'git-root:' AND project_key < 'git-root;')`, rules)
 }
 

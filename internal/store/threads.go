@@ -366,7 +366,8 @@ func (s *Store) Candidates(ctx context.Context, f CandidateFilter) ([]Thread, er
 	now := s.now()
 	var where []string
 	var args []any
-	where = append(where, "archived = 0", "preview <> ''", "memory_mode = 'enabled'", "subagent = 0")
+	// An imported memory's thread has no transcript here to extract.
+	where = append(where, "archived = 0", "preview <> ''", "memory_mode = 'enabled'", "subagent = 0", "source_kind <> '"+SourceImported+"'")
 	if f.InteractiveOnly {
 		where = append(where, "interactive = 1")
 	}

@@ -1,0 +1,232 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memctl/memctl/internal/bundle"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/filelock"
+	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/syncgit"
+	"github.com/spf13/cobra"
+)
+
+// SyncOptions is what `memctl sync` needs: injected loaders first, then
+// the flag values.
+type SyncOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	Home       func() (string, error)
+	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	MemoryRoot func(version string) (string, error)
+	Now        func() time.Time
+	Hostname   func() (string, error)
+
+	JSON     bool
+	Remote   string
+	Branch   string
+	Conflict string
+}
+
+// syncJSON is the --json document of sync.
+type syncJSON struct {
+	syncgit.Result
+	// Applied is what the merged log changed, per memory version.
+	Applied map[string]bundle.ApplyResult `json:"applied"`
+	// Conflicts are the memories edited apart on two machines (both
+	// kept; the configured version's).
+	Conflicts []bundle.Conflict `json:"conflicts"`
+}
+
+func newSyncCmd(f *Factory, runF func(context.Context, *SyncOptions) error) *cobra.Command {
+	opts := &SyncOptions{IO: f.IO, Config: f.Config, Home: f.Home, OpenStore: f.OpenStore, MemoryRoot: f.MemoryRoot, Now: f.Now, Hostname: os.Hostname}
+	c := &cobra.Command{
+		Use:   "sync",
+		Short: "Push and pull memory through a git remote shared by your machines",
+		Long: `Send this machine's portable memory to a git remote and take in what the other
+machines sent: raw memories with their provenance, pins, forgets and ad hoc
+notes. The transcripts and the database file never leave the machine
+(docs/sync.md).
+
+Each machine appends records to its own log (events/<machine>.jsonl) in a
+clone under <home>/sync/, commits, merges what the others pushed and pushes.
+It never force-pushes: a push that lost a race to another machine is
+followed by a fetch, a merge and another push. Records merge by rule: a
+forget wins over every copy extracted before it, two edits of one memory
+made apart are both kept and flagged (edit the memory to settle it), the
+newest pin wins. Run 'memctl run' afterwards (or let cron do it): the next
+consolidation takes the new memories in like local ones.
+
+The remote is --remote, else sync.remote in the config. Without the network
+the records wait in the clone and go with the next sync (exit 0, reported
+as offline).
+
+EXIT STATUS
+  0  synced, or the remote could not be reached (the records are queued)
+  1  an error (git missing, a log line that is no record)
+  2  no remote configured, or a bad flag
+  6  the remote diverged and cannot be merged cleanly (--conflict=fail):
+     nothing was changed, here or on the remote`,
+		Args: cobra.NoArgs,
+		Example: `  $ memctl config path   # then add [sync] remote = "git@github.com:me/memory.git"
+  $ memctl sync && memctl run
+  $ memctl sync --remote /srv/git/memory.git --json`,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.JSON = f.JSON
+			cfg, err := opts.Config()
+			if err != nil {
+				return err
+			}
+			if !c.Flags().Changed("remote") {
+				opts.Remote = cfg.Sync.Remote
+			}
+			if !c.Flags().Changed("branch") {
+				opts.Branch = cfg.Sync.Branch
+			}
+			if !c.Flags().Changed("conflict") {
+				opts.Conflict = cfg.Sync.Conflict
+			}
+			if opts.Remote == "" {
+				return withHint(FlagErrorf("no sync remote: pass --remote or set remote under [sync] in the config"), "a private git repository all your machines can push to, e.g. remote = \"git@github.com:me/memory.git\"")
+			}
+			if opts.Branch == "" {
+				return FlagErrorf("--branch must not be empty")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runSync(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Remote, "remote", "", "the git `URL` or path to sync with (default: sync.remote)")
+	c.Flags().StringVar(&opts.Branch, "branch", "main", "the branch of the remote (default: sync.branch)")
+	stringEnumFlag(c, c.Flags(), &opts.Conflict, "conflict", "fail", syncgit.ConflictPolicies, "a merge git cannot settle: fail (change nothing, exit 6) or union (keep every record of both sides)")
+	return c
+}
+
+func runSync(ctx context.Context, opts *SyncOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	home, err := opts.Home()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(home, "sync")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	// One sync at a time per home: they share the clone.
+	release, err := filelock.Lock(ctx, filepath.Join(dir, "lock"))
+	if err != nil {
+		return err
+	}
+	defer release()
+	machine, err := syncgit.MachineID(filepath.Join(dir, "machine"), opts.Hostname)
+	if err != nil {
+		return err
+	}
+	type target struct {
+		version string
+		st      *store.Store
+		root    string
+	}
+	var targets []target
+	defer func() {
+		for _, t := range targets {
+			t.st.Close()
+		}
+	}()
+	// The configured version sends; every generated version takes in.
+	versions := []string{cfg.Memories.Version}
+	for _, v := range cfg.Versions() {
+		if v != cfg.Memories.Version {
+			versions = append(versions, v)
+		}
+	}
+	for _, v := range versions {
+		st, err := opts.OpenStore(ctx, v)
+		if err != nil {
+			return err
+		}
+		root, err := opts.MemoryRoot(v)
+		if err != nil {
+			st.Close()
+			return err
+		}
+		targets = append(targets, target{version: v, st: st, root: root})
+	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	out := syncJSON{Applied: map[string]bundle.ApplyResult{}, Conflicts: []bundle.Conflict{}}
+	primary := targets[0]
+	res, err := syncgit.Run(ctx, syncgit.Options{
+		Dir: filepath.Join(dir, "repo"), Remote: opts.Remote, Branch: opts.Branch, Machine: machine,
+		Conflict: opts.Conflict, Now: opts.Now,
+		Outgoing: func(ctx context.Context, log *bundle.State) ([]bundle.Record, error) {
+			return bundle.Outgoing(ctx, primary.st, primary.root, log, machine, opts.Now(), red)
+		},
+		Apply: func(ctx context.Context, log *bundle.State) error {
+			for i, t := range targets {
+				r, err := bundle.Apply(ctx, t.st, t.root, log, importClean(red))
+				if err != nil {
+					return fmt.Errorf("%s: %w", t.version, err)
+				}
+				out.Applied[t.version] = r
+				if i == 0 {
+					out.Conflicts = r.Conflicts
+				}
+			}
+			return nil
+		},
+	})
+	out.Result = res
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, out)
+	}
+	if res.Offline {
+		opts.IO.Warnf("the sync remote could not be reached (%s); %d commit(s) wait in %s for the next sync", res.OfflineReason, res.Queued, filepath.Join(dir, "repo"))
+	}
+	for _, c := range out.Conflicts {
+		opts.IO.Warnf("memory %s was edited on two machines: both are kept (%d versions; the others as %s~…); edit %s to settle it", c.ID, len(c.Versions), c.ID, c.ID)
+	}
+	a := out.Applied[primary.version]
+	opts.IO.Infof("memctl: sync %s as %s: sent %d record(s), received %d; %d memories added, %d updated, %d forgotten, %d pin(s), %d note(s)%s",
+		opts.Remote, machine, res.Sent, res.Received, a.Added, a.Updated, a.Forgotten, a.Pinned, a.Notes, pushedNote(res))
+	if a.Changed() {
+		opts.IO.Infof("memctl: hint: run `memctl run` (or `memctl consolidate`) to fold them into the memory folder")
+	}
+	return nil
+}
+
+// importClean is what memory text from another machine or a bundle goes
+// through before it is stored: this machine's redaction, then the
+// quarantine's scrub of instruction-shaped lines (there is no session
+// here to vouch for any of it).
+func importClean(red func(string) string) func(string) string {
+	return func(s string) string {
+		s, _ = quarantine.Scrub(red(s))
+		return s
+	}
+}
+
+func pushedNote(r syncgit.Result) string {
+	switch {
+	case r.Offline:
+		return " (offline)"
+	case r.Pushed && r.Attempts > 1:
+		return fmt.Sprintf(" (pushed after %d attempts)", r.Attempts)
+	}
+	return ""
+}

@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/team"
+	"github.com/spf13/cobra"
+)
+
+func newTeamCmd(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "team <command>",
+		Short: "Share chosen memories with the team through the repository",
+		Long: `The team layer is a folder of the repository (.memctl/ by default, team.path
+in the config) holding memories a member chose to share, as plain Markdown
+with author, source session and date. They are reviewed like any change
+and committed; summary then gives them to every session in the project,
+ranked above the memory memctl inferred and below the repository's own
+rules files (AGENTS.md, CLAUDE.md). See docs/team.md.`,
+		Example: `  $ memctl team propose 0199a1b2
+  $ git add .memctl && git commit -m "memory: how we run the integration tests"`,
+	}
+	c.AddCommand(newTeamProposeCmd(f, nil))
+	return c
+}
+
+// TeamProposeOptions is what `memctl team propose` needs: injected loaders
+// first, then the argument and flag values.
+type TeamProposeOptions struct {
+	IO        *IOStreams
+	Config    func() (*config.Config, error)
+	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	Now       func() time.Time
+	Getwd     func() (string, error)
+	Getenv    func(string) string
+
+	JSON   bool
+	IDs    []string
+	Repo   string // the repository's folder ("" = the working directory's)
+	Author string
+}
+
+// teamProposeJSON is the --json document of team propose.
+type teamProposeJSON struct {
+	Repository string          `json:"repository"`
+	Dir        string          `json:"dir"`
+	Files      []team.Proposed `json:"files"`
+}
+
+func newTeamProposeCmd(f *Factory, runF func(context.Context, *TeamProposeOptions) error) *cobra.Command {
+	opts := &TeamProposeOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Getwd: os.Getwd, Getenv: f.Getenv}
+	c := &cobra.Command{
+		Use:   "propose ID...",
+		Short: "Write chosen memories into the repository's team folder for review",
+		Long: `Write each raw memory ID (a full id or a unique prefix, as memctl memories
+list shows them) into the team folder of the repository as one Markdown file:
+front matter with the author, the source session, the project and the date,
+then the memory's text. Review the files as a normal diff, then commit them:
+nothing reaches the team layer without this command and that commit.
+
+Every file is checked before anything is written. A file that would carry a
+secret (any redaction rule) or an instruction-shaped line (the quarantine's
+injection and exfiltration rules) is refused whole, with the rule named, and
+then nothing is written at all. A memory proposed again replaces its file.
+
+The author is --author, else who git would record as the author of a commit
+in the repository (user.name and user.email), else $USER.
+
+EXIT STATUS
+  0  the files were written
+  2  an ID names no raw memory, or the folder is no repository
+  7  a memory was refused (a secret or an instruction); nothing was written`,
+		Args: cobra.MinimumNArgs(1),
+		Example: `  $ memctl team propose 0199a1b2 0199c3d4
+  $ memctl team propose --author "Ada <ada@example.com>" 0199a1b2
+  $ git diff --stat .memctl/`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.JSON = f.JSON
+			opts.IDs = args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runTeamPropose(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Repo, "repo", "", "the repository's `DIR` (default: the working directory's)")
+	c.Flags().StringVar(&opts.Author, "author", "", "who proposes the memories (default: git's user.name and user.email)")
+	return c
+}
+
+func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	dir := opts.Repo
+	if dir == "" {
+		if dir, err = opts.Getwd(); err != nil {
+			return err
+		}
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	r := project.NewResolver(cfg.ProjectOverrides())
+	if !r.InRepository(dir) {
+		return withHint(FlagErrorf("%s is not in a git repository: the team layer lives in one", dir), "run it inside the repository, or pass --repo DIR")
+	}
+	id := r.Resolve(dir, "")
+	root := id.Root
+	if root == "" {
+		root = dir
+	}
+	abs, rel := teamDir(cfg, dir)
+	if abs == "" {
+		rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
+		abs = filepath.Join(root, filepath.FromSlash(rel))
+	}
+	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	author := strings.TrimSpace(opts.Author)
+	if author == "" {
+		author = gitAuthor(ctx, root, opts.Getenv)
+	}
+	date := opts.Now().UTC().Format("2006-01-02")
+	var entries []team.Entry
+	for _, arg := range opts.IDs {
+		full, err := resolveMemory(ctx, st, cfg.Memories.Version, arg)
+		if err != nil {
+			return err
+		}
+		m, err := st.Memory(ctx, full)
+		if err != nil {
+			return err
+		}
+		th, err := st.Thread(ctx, full)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		body := strings.TrimSpace(m.RawMemory)
+		if cfg.Memories.Version == "v2" || body == "" {
+			body = strings.TrimSpace(m.RolloutSummary)
+		}
+		session := full
+		if th.SourceKind != "" {
+			session += " (" + th.SourceKind + ", " + th.UpdatedAt.UTC().Format("2006-01-02") + ")"
+		}
+		key := th.ProjectKey
+		if key == "" {
+			key = id.Key
+		}
+		if key != id.Key {
+			opts.IO.Warnf("memory %s is from project %s, not this repository's (%s); proposing it here anyway", full, key, id.Key)
+		}
+		entries = append(entries, team.Entry{ID: full, Title: team.Title(body), Author: author, Session: session,
+			Project: key, Date: date, Body: team.Body(body)})
+	}
+	red, err := redact.New(cfg.Redaction.ExtraPatterns)
+	if err != nil {
+		return &config.Error{Key: "redaction.extra_patterns", Err: err}
+	}
+	find := func(s string) (string, int, bool) {
+		f, ok := red.Find(s)
+		return f.Rule, f.Line, ok
+	}
+	files, err := team.Propose(abs, rel, entries, find)
+	if err != nil {
+		var refused *team.RefusedError
+		if errors.As(err, &refused) {
+			return &RefusedError{Err: err}
+		}
+		return err
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, teamProposeJSON{Repository: root, Dir: abs, Files: files})
+	}
+	for _, p := range files {
+		fmt.Fprintln(opts.IO.Out, p.File)
+	}
+	opts.IO.Infof("wrote %d team file(s) under %s; review them (git diff) and commit to share them", len(files), abs)
+	return nil
+}
+
+// gitAuthor is who git would record as the author of a commit in the
+// repository (its config, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL), else
+// $USER.
+func gitAuthor(ctx context.Context, dir string, getenv func(string) string) string {
+	if bin, err := exec.LookPath("git"); err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		// "Name <email> 1780000000 +0000": the identity without the time.
+		if out, err := exec.CommandContext(cctx, bin, "-C", dir, "var", "GIT_AUTHOR_IDENT").Output(); err == nil {
+			if f := strings.Fields(string(out)); len(f) > 2 {
+				return strings.Join(f[:len(f)-2], " ")
+			}
+		}
+	}
+	if u := getenv("USER"); u != "" {
+		return u
+	}
+	return "unknown"
+}

@@ -1,0 +1,45 @@
+package agentfiles
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReplace(t *testing.T) {
+	block := func(body string) string { return Begin + "\n" + body + "\n" + End + "\n" }
+	tests := []struct {
+		name, existing, body, want string
+		err                        error
+	}{
+		{name: "new file", existing: "", body: "m1", want: block("m1")},
+		{name: "appended after the user's text", existing: "# Rules\nUse tabs.\n", body: "m1", want: "# Rules\nUse tabs.\n\n" + block("m1")},
+		{name: "no final newline", existing: "# Rules", body: "m1", want: "# Rules\n\n" + block("m1")},
+		{name: "replaced in place", existing: "top\n\n" + block("old") + "bottom\n", body: "new", want: "top\n\n" + block("new") + "bottom\n"},
+		{name: "an END before its BEGIN", existing: End + "\n" + Begin + "\n", body: "x", err: ErrMarkers},
+		{name: "two blocks", existing: block("a") + block("b"), body: "x", err: ErrMarkers},
+		{name: "a BEGIN alone", existing: "x\n" + Begin + "\n", body: "x", err: ErrMarkers},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Replace(tt.existing, tt.body)
+			if !errors.Is(err, tt.err) || got != tt.want {
+				t.Errorf("got %q, %v; want %q, %v", got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+func TestWriteIsIdempotent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep", "instructions.md")
+	for i, want := range []bool{true, false} {
+		changed, err := Write(path, "memory")
+		if err != nil || changed != want {
+			t.Fatalf("write %d: changed %v, %v", i, changed, err)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode: %v %v", fi, err)
+	}
+}

@@ -34,6 +34,9 @@ type call struct {
 	// moved on to other calls, not right after the failure.
 	reasoningLater bool
 	masked         bool // the pipeline exited 0 but the output says the command failed
+	// output is the start of what a failed call printed: a later command
+	// counts as its fix only when this output names it.
+	output string
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int
@@ -43,6 +46,9 @@ type call struct {
 	// is one that check did not cover.
 	seq int
 }
+
+// maxKeptOutput bounds the output kept per failed call.
+const maxKeptOutput = 4096
 
 // cmdStat counts the runs of one command line in a task, for References.
 type cmdStat struct {
@@ -140,6 +146,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		return
 	}
 	delete(x.calls, e.CallID)
+	if e.Outcome == sessions.OutcomeCancelled {
+		// It never ran: neither a failure nor a result.
+		c.status = stCancelled
+		return
+	}
 	t := c.task
 	t.touch(e.Time)
 	c.exit = e.ExitCode
@@ -162,7 +173,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.status == stFailed {
 		c.errLine = errorLine(e.Output)
 		c.tests = failingTests(e.Output)
-		x.kw.addErrorWords(c.errLine)
+		c.output = textcut.Line(e.Output, maxKeptOutput)
+		if c.command != "" {
+			x.kw.addErrorWords(c.errLine)
+		}
 		x.explainNext = c
 	}
 	if c.status == stOK && c.command != "" {
@@ -177,7 +191,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.userChoices(t, e.Output)
 	}
 	if c.command == "" {
-		if c.status == stFailed && len(t.toolFails) < 4 {
+		// A read or search that found nothing is looking around, as
+		// an rg without a match is: it shows no problem of the project.
+		lookup := c.action == sessions.ActionRead || c.action == sessions.ActionSearch
+		if c.status == stFailed && !lookup && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
 		}
 		if c.action == sessions.ActionAgent && c.status == stOK {
@@ -282,7 +299,8 @@ func (x *Extractor) relPath(p string) string {
 // to which file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(textcut.Line(c.command, 120))
+		// how its output was trimmed for the screen is no part of it
+		return code(textcut.Line(withoutFilters(c.command), 120))
 	}
 	what := map[sessions.Action]string{
 		sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",

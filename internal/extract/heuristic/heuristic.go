@@ -146,6 +146,9 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.fileChange(e)
 	case sessions.EventInterrupt:
 		if t := x.current(); t != nil {
+			if t.abortShortFollowUp() {
+				break
+			}
 			t.interrupts++
 			t.steps.add(step{kind: stepInterrupt})
 			t.touch(e.Time)
@@ -181,7 +184,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	t.answered = true
 	if c := x.explainNext; c != nil {
 		x.explainNext = nil
-		if c.task == t {
+		if c.task == t && !x.expectedFailure(c, text) {
 			c.explanation = explanationOf(text)
 		}
 	}
@@ -210,7 +213,7 @@ func (x *Extractor) reasoning(e sessions.Event) {
 		x.laterReasoning(text)
 		return
 	}
-	if c.task != x.current() || c.reasoning != "" {
+	if c.task != x.current() || c.reasoning != "" || x.expectedFailure(c, text) {
 		return
 	}
 	c.reasoning = explanationOf(text)
@@ -240,6 +243,36 @@ func (x *Extractor) laterReasoning(text string) {
 			}
 		}
 	}
+}
+
+// expectedRE is how the agent says a non-zero exit was the point: a run
+// made to see an error message, an unknown command rejected.
+var expectedRE = lazyRE(`(?i)\b(as expected|(is|was) expected|expected (error|failure|output|behaviou?r)|(output|error|message) looks (good|right|correct)|looks (good|right|correct)|works (as intended|correctly))\b`)
+
+// expectedFailure settles a failed run the agent's next words call the
+// expected result: it is no failure of the work. Only the opening
+// sentences count, and not when they also report a problem.
+func (x *Extractor) expectedFailure(c *call, text string) bool {
+	if c.status != stFailed || c.command == "" {
+		return false
+	}
+	head := strings.Join(sentences(stripMarkdown(text), 2), " ")
+	if !expectedRE().MatchString(head) || reportsFailure(head) {
+		return false
+	}
+	t := c.task
+	c.status, c.errLine, c.tests = stOK, "", nil
+	t.failed--
+	if st := t.cmds[c.command]; st != nil && st.fails > 0 {
+		st.fails--
+		st.errLine = ""
+	}
+	if f := t.families[c.family]; f != nil && f.failRun == c {
+		if f.fails--; f.fails == 0 {
+			delete(t.families, c.family)
+		}
+	}
+	return true
 }
 
 // causeRE is how a sentence gives a cause.

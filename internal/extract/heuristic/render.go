@@ -197,7 +197,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
 			continue
 		}
-		line := rawmemory.TagCheck + " " + code(textcut.Line(c.command, 160)) + " passed"
+		line := rawmemory.TagCheck + " " + code(textcut.Line(withoutFilters(c.command), 160)) + " passed"
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}

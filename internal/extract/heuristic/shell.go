@@ -44,6 +44,26 @@ func coreWords(f []string) []string {
 	return f
 }
 
+// pipeRE splits a command line at its pipes ("|", not "||").
+var pipeRE = lazyRE(`\s\|\s`)
+
+// withoutFilters drops what only shapes a command's output: trailing
+// pipes into programs that only read (tail, head, grep …) and stream
+// redirections ("2>&1", ">/dev/null").
+func withoutFilters(cmd string) string {
+	parts := pipeRE().Split(cmd, -1)
+	for len(parts) > 1 && readOnly()[firstWord(parts[len(parts)-1])] {
+		parts = parts[:len(parts)-1]
+	}
+	var kept []string
+	for _, w := range strings.Fields(strings.Join(parts, " | ")) {
+		if w != "2>&1" && w != ">/dev/null" && w != "2>/dev/null" {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
 // envPrefix returns the variable assignments that open a command line,
 // which are part of the environment it ran in.
 func envPrefix(cmd string) []string {
@@ -190,7 +210,7 @@ func gitReadOnly(args []string) bool {
 
 var checkWords = wordSet(`test tests pytest jest vitest mocha build compile vet lint check typecheck tsc mypy
 ruff eslint clippy ctest rspec phpunit make tox nox golangci staticcheck pyright verify validate
-configtest prettier gofmt flake8 pylint shellcheck rubocop biome e2e playwright cypress`)
+configtest prettier gofmt flake8 pylint shellcheck rubocop biome e2e playwright cypress credo dialyzer`)
 
 // verifyFlags turn a command into a dry run that checks a configuration
 // ("nginx -t", "logrotate -d", "terraform validate", "--dry-run").
@@ -330,7 +350,7 @@ var purposeWords = sync.OnceValue(func() map[string]string {
 		"e2e": "test", "playwright": "test", "cypress": "test",
 		"lint": "lint", "vet": "lint", "eslint": "lint", "ruff": "lint", "clippy": "lint", "golangci": "lint",
 		"staticcheck": "lint", "flake8": "lint", "pylint": "lint", "shellcheck": "lint", "rubocop": "lint",
-		"biome": "lint", "prettier": "lint", "gofmt": "lint",
+		"biome": "lint", "prettier": "lint", "gofmt": "lint", "credo": "lint", "dialyzer": "type-check",
 		"tsc": "type-check", "mypy": "type-check", "pyright": "type-check", "typecheck": "type-check",
 		"build": "build", "compile": "build",
 	}

@@ -19,6 +19,7 @@ const (
 	stRejected                  // the user refused it: it did not run
 	stDenied                    // the harness refused it: it did not run
 	stInterrupted               // the user stopped it
+	stCancelled                 // the harness dropped it before it ran (a sibling call failed)
 )
 
 // refused reports a call that never ran or was cut short by the user.
@@ -111,6 +112,8 @@ func (c *call) statusText() string {
 		return "permission not granted, not run"
 	case stInterrupted:
 		return "interrupted by the user"
+	case stCancelled:
+		return "cancelled by the harness, not run"
 	}
 	return "no result recorded"
 }

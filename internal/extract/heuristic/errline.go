@@ -24,6 +24,9 @@ var noiseRE = lazyRE(`(?i)^(hint|note|help|tip|usage|suggestion|see also|for mor
 	`^\w+:\s*[|>]-?$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\|\s|^\|\s+\^|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
 	`^(To |If you |You can )|^\(use "git |^[│├└┌─ ]+$|^failed in sandbox\b`)
 
+// sectionHeaderRE is a tool's section title in a combined report.
+var sectionHeaderRE = lazyRE(`^\[[A-Za-z][\w -]*\]$`)
+
 // ruleLocationRE is a location followed only by a rule name.
 var ruleLocationRE = lazyRE(`^\S+\.\w+:\d+(:\d+)?:[a-z_]+$`)
 
@@ -83,6 +86,9 @@ func errorLine(out string) string {
 		l := strings.TrimSpace(line)
 		if l == "" || isWrapperLine(l) {
 			continue
+		}
+		if pendingColon && sectionHeaderRE().MatchString(l) {
+			continue // "[CREDO]": the detail comes under it
 		}
 		if pendingColon {
 			pendingColon = false

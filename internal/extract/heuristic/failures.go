@@ -123,6 +123,11 @@ func (r recovery) change() string {
 	failCmd, passCmd := withoutFilters(r.fail.command), withoutFilters(r.pass.command)
 	if passCmd != failCmd {
 		added, dropped := argDiff(failCmd, passCmd)
+		if !namedDiff(added, dropped) && slices.Equal(envPrefix(failCmd), envPrefix(passCmd)) {
+			// Other paths, another commit message: another run, not
+			// a changed way of running it.
+			added, dropped = nil, nil
+		}
 		envA, envB := envPrefix(failCmd), envPrefix(passCmd)
 		switch {
 		case !slices.Equal(envA, envB) && len(added)+len(dropped) <= len(envA)+len(envB):
@@ -168,6 +173,22 @@ func namedIn(files []string, c *call) []string {
 	}
 	return named
 }
+
+// namedDiff reports a difference that is a changed way of running the
+// same check: options added (with their values) or dropped, or options
+// swapped for options.
+func namedDiff(added, dropped []string) bool {
+	switch {
+	case len(added) > 0 && len(dropped) > 0:
+		return !slices.ContainsFunc(append(slices.Clone(added), dropped...), func(w string) bool { return !isFlag(w) })
+	case len(added) > 0:
+		return slices.ContainsFunc(added, isFlag)
+	}
+	return slices.ContainsFunc(dropped, isFlag)
+}
+
+// isFlag reports a command-line option.
+func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }
 
 var urlRE = lazyRE(`[a-z]+://[^\s'"()]+`)
 

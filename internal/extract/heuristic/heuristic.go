@@ -106,6 +106,9 @@ type Extractor struct {
 	// interruption: the human's next words answer it, so they belong to
 	// the same task.
 	refusal bool
+	// asked is set while the agent's latest words were a question: the
+	// human's next message answers it.
+	asked bool
 }
 
 // New returns an extractor for one thread.
@@ -133,7 +136,7 @@ func (x *Extractor) Add(e sessions.Event) {
 	switch e.Kind {
 	case sessions.EventHuman:
 		x.human(e)
-		x.refusal = false
+		x.refusal, x.asked = false, false
 	case sessions.EventAssistant:
 		x.assistant(e)
 	case sessions.EventReasoning:
@@ -182,6 +185,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	}
 	t.touch(e.Time)
 	t.answered = true
+	x.asked = strings.HasSuffix(strings.TrimSpace(stripMarkdown(text)), "?")
 	if c := x.explainNext; c != nil {
 		x.explainNext = nil
 		if c.task == t && !x.expectedFailure(c, text) {

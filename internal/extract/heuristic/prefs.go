@@ -54,12 +54,16 @@ var (
 // preferences returns the standing instructions of one human message. A
 // rule keeps the sentence after it when that one gives its reason ("The
 // venv isn't activated, so …"): the words stay the user's own.
-func preferences(text string) []pref {
+//
+// A reply to the agent's question answers that question ("option 1 is not
+// acceptable", "don't overcomplicate"): only a rule that says it stands
+// ("always", "from now on", "never") counts in it.
+func preferences(text string, reply bool) []pref {
 	var out []pref
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
-		if !standing(s) {
+		if !standing(s) || reply && !prefRuleRE().MatchString(s) && !prefNeverRE().MatchString(s) {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&

@@ -132,7 +132,7 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.touch(e.Time)
 		cur.addWords(words)
 		x.kw.addWords(words, 2)
-		for _, p := range preferences(text) {
+		for _, p := range preferences(text, x.asked) {
 			cur.addPref(p)
 		}
 		return
@@ -169,7 +169,7 @@ func (x *Extractor) human(e sessions.Event) {
 	cur.answered = false
 	cur.finalSince = false
 	cur.addWords(words)
-	for _, p := range preferences(text) {
+	for _, p := range preferences(text, x.asked) {
 		cur.addPref(p)
 	}
 }

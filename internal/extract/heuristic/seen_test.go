@@ -17,7 +17,7 @@ var seenFailureCases = []ruleCase{
 	{
 		name: "error line: a dependency's warning and a warning's location are not the error",
 		file: "seen-error-lines.claude.jsonl", kind: sessions.KindClaudeCode,
-		must: []string{"`mix test` failed[^\n]*CompileError\\) lib/shop/cart\\.ex:42: undefined function price_of/1"},
+		must:    []string{"`mix test` failed[^\n]*CompileError\\) lib/shop/cart\\.ex:42: undefined function price_of/1"},
 		mustNot: []string{"failed[^\n]*(deprecated|is unused|cart\\.ex:16`)"},
 	},
 	{

@@ -299,8 +299,7 @@ func (x *Extractor) relPath(p string) string {
 // to which file.
 func (c *call) describe() string {
 	if c.command != "" {
-		// how its output was trimmed for the screen is no part of it
-		return code(textcut.Line(withoutFilters(c.command), 120))
+		return code(textcut.Line(c.command, 120))
 	}
 	what := map[sessions.Action]string{
 		sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",

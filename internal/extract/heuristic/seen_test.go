@@ -29,7 +29,7 @@ var seenFailureCases = []ruleCase{
 	{
 		name: "pairing: an output filter is no fix, a closed issue is no cause, a dismissal is no explanation",
 		file: "seen-dialyzer-tail.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"`mix dialyzer` failed[^\n]*passed after changes to lib/shop/trace\\.ex"},
+		must:    []string{"`mix dialyzer 2>&1 \\| tail -20` failed[^\n]*passed after changes to lib/shop/trace\\.ex"},
 		mustNot: []string{"tail -10`? instead|with `-10`", "instead of", "after running `bd close", "false positive"},
 	},
 	{

@@ -121,7 +121,7 @@ func (x *Extractor) human(e sessions.Event) {
 	// what the task is about, or is too short to be about anything else
 	// ("it still fails"); "scrolling in X still does not work" after an
 	// unrelated request reports a bug, it corrects nothing.
-	negative := isNegative(text) && (cur == nil || len(words) < 3 || cur.sharesExactly(words))
+	negative := isNegative(text) && (cur == nil || len(words) < 3 || cur.sharesExactly(words) || cur.namesProgramRun(words))
 	followUp := false
 	if cur != nil && resent(cur, text) {
 		// The user stopped the agent before it did anything and sent the
@@ -188,6 +188,16 @@ func (x *Extractor) startsNewTask(cur *task, text string, words []string, negati
 		return false
 	}
 	return !cur.shares(words)
+}
+
+// namesProgramRun reports a word that is a program the task ran.
+func (t *task) namesProgramRun(words []string) bool {
+	for cmd := range t.cmds {
+		if slices.Contains(words, strings.ToLower(firstWord(cmd))) {
+			return true
+		}
+	}
+	return false
 }
 
 // sharesExactly reports a word of words the task already holds.

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"path"
 	"strings"
 
@@ -97,11 +98,11 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	if cmd := strings.TrimSpace(e.Command); cmd != "" {
 		c.command = cmd
-		c.family = commandFamily(cmd)
+		c.family = program.Family(cmd)
 		c.explore = isExploration(cmd)
-		c.check = !c.explore && isCheck(cmd)
+		c.check = !c.explore && program.IsCheck(cmd)
 		if c.check {
-			c.purpose = checkPurpose(cmd)
+			c.purpose = program.Purpose(cmd)
 		}
 		st := t.cmds[cmd]
 		if st == nil && len(t.cmds) < maxTrackedCmds {
@@ -113,12 +114,12 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			for _, p := range readsFromShell(cmd) {
 				t.addRead(x.relPath(x.absPath(p)))
 			}
-			t.steps.add(step{kind: stepExplore, text: firstWord(cmd)})
+			t.steps.add(step{kind: stepExplore, text: program.Name(cmd)})
 		} else {
 			t.steps.add(step{kind: stepCommand, call: c})
-			if name := firstWord(cmd); c.check {
+			if name := program.Name(cmd); c.check {
 				x.kw.add(c.family, 1)
-			} else if !basicCmds()[name] {
+			} else if !program.IsBasic(name) {
 				x.kw.add(name, 1)
 			}
 		}
@@ -363,7 +364,7 @@ var npmHeaderRE = lazyRE(`^\s*> \S+@\S* (\S+)\r?\n> ([^\n]{2,300})`)
 // words its runner printed: "npm run ci" is license check, lint, build and
 // tests here.
 func (x *Extractor) scriptOf(t *task, cmd, out string) {
-	fam := commandFamily(cmd)
+	fam := program.Family(cmd)
 	f := strings.Fields(fam)
 	if len(f) != 3 || (f[0] != "npm" && f[0] != "pnpm" && f[0] != "yarn") || f[1] != "run" || len(t.scripts) >= 3 {
 		return

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"path"
 	"regexp"
 	"slices"
@@ -109,7 +110,7 @@ func (r recovery) flaky() bool {
 // sameCheck reports two command lines that run the same check: they differ
 // at most in how their output is filtered ("| tail -20" against "| tail
 // -10", "2>&1"), which changes what is shown, not what runs.
-func sameCheck(a, b string) bool { return withoutFilters(a) == withoutFilters(b) }
+func sameCheck(a, b string) bool { return program.WithoutFilters(a) == program.WithoutFilters(b) }
 
 // change names what differed between the failing and the passing run,
 // phrased to follow "passed" ("with `--set-upstream origin x` added"); ""
@@ -120,15 +121,15 @@ func (r recovery) change() string {
 	if r.pass.escalated && !r.fail.escalated {
 		parts = append(parts, "when rerun with escalated permissions (outside the sandbox)")
 	}
-	failCmd, passCmd := withoutFilters(r.fail.command), withoutFilters(r.pass.command)
+	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
 	if passCmd != failCmd {
 		added, dropped := argDiff(failCmd, passCmd)
-		if !namedDiff(added, dropped) && slices.Equal(envPrefix(failCmd), envPrefix(passCmd)) {
+		if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
 			// Other paths, another commit message: another run, not
 			// a changed way of running it.
 			added, dropped = nil, nil
 		}
-		envA, envB := envPrefix(failCmd), envPrefix(passCmd)
+		envA, envB := program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)
 		switch {
 		case !slices.Equal(envA, envB) && len(added)+len(dropped) <= len(envA)+len(envB):
 			parts = append(parts, "with the environment "+code(strings.Join(envB, " ")))
@@ -203,7 +204,7 @@ func causeNamed(cmd string, failed *call) bool {
 	if r := revertsFiles(cmd); r.all || r.unstash || len(r.files) > 0 || len(filesFromShell(cmd)) > 0 {
 		return true // it changed files, as an edit does
 	}
-	if fam := commandFamily(cmd); len(fam) >= 3 && strings.Contains(failed.output, fam) {
+	if fam := program.Family(cmd); len(fam) >= 3 && strings.Contains(failed.output, fam) {
 		return true
 	}
 	for _, w := range strings.Fields(cmd) {
@@ -297,7 +298,7 @@ func openFailures(t *task) []*family {
 func replacementPhrase(cmds []string, fs *files) string {
 	var wrapper, plain []string
 	for _, c := range cmds {
-		if names := wrapperFiles[firstWord(c)]; len(names) > 0 && fs.editedAny(names) {
+		if names := wrapperFiles[program.Name(c)]; len(names) > 0 && fs.editedAny(names) {
 			wrapper = append(wrapper, c)
 		} else {
 			plain = append(plain, c)
@@ -318,13 +319,13 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	if len(f.replacedBy) > 0 {
 		used := replacementPhrase(f.replacedBy, fs)
 		if f.missing {
-			return "For " + run.purpose + ", " + used + " passed instead; " + code(firstWord(run.command)) + " is not installed" + errPart(run) + "."
+			return "For " + run.purpose + ", " + used + " passed instead; " + code(program.Name(run.command)) + " is not installed" + errPart(run) + "."
 		}
 		return "For " + run.purpose + ", " + used + " passed instead; " + run.describe() + " failed " + times(f.fails) + errPart(run) + "."
 	}
 	line := run.describe() + " failed " + times(f.fails) + errPart(run)
 	if f.missing {
-		line = code(firstWord(run.command)) + " is not installed" + errPart(run)
+		line = code(program.Name(run.command)) + " is not installed" + errPart(run)
 	}
 	// The task reported done (by a check, or by the final answer alone
 	// while this failure stood): say what the answer claims about it.

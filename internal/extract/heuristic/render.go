@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 
@@ -176,7 +177,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		used := replacementPhrase(f.replacedBy, &t.files)
 		run := f.failRun
 		if f.missing {
-			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(firstWord(run.command)) + " is not installed.")
+			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(program.Name(run.command)) + " is not installed.")
 		} else {
 			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(textcut.Line(run.command, 100)) + " failed.")
 		}
@@ -192,16 +193,16 @@ func (x *Extractor) knowledge(t *task) []string {
 		add(rawmemory.TagFix + " " + r.fixLine())
 		covered[r.pass.command] = true
 	}
-	for _, p := range purposeOrder {
+	for _, p := range program.Purposes {
 		c := t.byPurpose[p]
 		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
 			continue
 		}
-		line := rawmemory.TagCheck + " " + code(textcut.Line(withoutFilters(c.command), 160)) + " passed"
+		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}
-		if targeted(c.command) {
+		if program.Targeted(c.command) {
 			line += " (a targeted " + p + " run, not the whole suite)"
 		}
 		add(line + ".")

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 	"time"
@@ -193,7 +194,7 @@ func (x *Extractor) startsNewTask(cur *task, text string, words []string, negati
 // namesProgramRun reports a word that is a program the task ran.
 func (t *task) namesProgramRun(words []string) bool {
 	for cmd := range t.cmds {
-		if slices.Contains(words, strings.ToLower(firstWord(cmd))) {
+		if slices.Contains(words, strings.ToLower(program.Name(cmd))) {
 			return true
 		}
 	}

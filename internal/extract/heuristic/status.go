@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -122,7 +123,7 @@ func (c *call) statusText() string {
 // status 127, or a "not found" message that names the program itself
 // (so "cat: x.txt: No such file or directory" does not count).
 func isMissingTool(c *call) bool {
-	tool := firstWord(c.command)
+	tool := program.Name(c.command)
 	if tool == "" {
 		return false
 	}

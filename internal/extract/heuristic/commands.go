@@ -236,7 +236,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		// A look-around command says little by failing (rg exits 1 on
 		// no match), except when the sandbox refused it: then its rerun
 		// is a fix worth knowing.
-		if (c.status == stFailed && sandboxErrRE().MatchString(c.errLine)) || (c.status == stOK && t.families[c.family] != nil) {
+		if (c.status == stFailed && (sandboxErrRE().MatchString(c.errLine) || brokeRun(c))) || (c.status == stOK && t.families[c.family] != nil) {
 			trackFamily(t, c)
 		}
 		return
@@ -338,6 +338,11 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 	}
 	t.findings.addFrom(report, "the sub-agent reported", 1)
 }
+
+// brokeRun reports a look-around command whose failure is not "nothing
+// found" (exit 1) but the run itself breaking: a usage error (exit 2), a
+// timeout (124), a missing program (127).
+func brokeRun(c *call) bool { return c.exit != nil && *c.exit >= 2 }
 
 // sandboxErrRE matches what a sandbox or missing permission prints.
 var sandboxErrRE = lazyRE(`(?i)operation not permitted|permission denied|sandbox|not allowed|EACCES|EPERM|read-only file system`)

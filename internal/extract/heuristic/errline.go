@@ -42,7 +42,7 @@ var problemTiers = []func() *regexp.Regexp{
 	lazyRE(`\s!==\s|\s===\s|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
 		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S`),
 	// explicit statements of what went wrong
-	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
 		`\bcommand not found\b|\bnot recognized as\b|\bno upstream branch\b|\bare ignored by\b|\bpermission denied\b|` +
 		`\bno such file or directory\b|\brequires?\b|\b(cannot|can't|could not|couldn't|unable to|failed to)\b|` +
 		`\bnot found\b|\bdoes not exist\b|\b(rejected|refused|denied|forbidden|unauthorized)\b|\bundefined\b|` +

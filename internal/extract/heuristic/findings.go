@@ -113,15 +113,9 @@ func (f *findings) dropWeakest() {
 	f.list = append(f.list[:w], f.list[w+1:]...)
 }
 
-// best returns the strongest findings in the order the agent said them,
-// leaving out those the quoted final answer already holds in full.
-func (f *findings) best(n int, final string) []string {
-	var c []finding
-	for _, x := range f.list {
-		if i := strings.Index(final, x.text); i < 0 || i+len(x.text) > finalAnswerMax-20 {
-			c = append(c, x)
-		}
-	}
+// best returns the strongest findings in the order the agent said them.
+func (f *findings) best(n int) []string {
+	c := append([]finding(nil), f.list...)
 	// keep the n best scores, stable by order
 	for len(c) > n {
 		w := 0

@@ -32,6 +32,14 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			out = append(out, st.ref())
 		}
 	}
+	if n := len(t.commits); n > 0 {
+		// The hashes are how the next session finds the work.
+		line := "Commits made: " + commitsText(t.commits[:min(n, 4)])
+		if n > 4 {
+			line += " and " + itoa(n-4) + " more"
+		}
+		out = append(out, line)
+	}
 	for i, f := range live {
 		if i == 10 {
 			out = append(out, "… and "+itoa(len(live)-10)+" more files")

@@ -214,7 +214,7 @@ func (x *Extractor) knowledge(t *task) []string {
 	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
 		n += 2 // an answer to a question: what it says is the work
 	}
-	for _, f := range t.findings.best(n, t.final) {
+	for _, f := range t.findings.best(n) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out

@@ -69,6 +69,11 @@ func (x *Extractor) digest() digest {
 	}
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
+		if !t.finalSince {
+			// The user wrote again and no answer came: it answered an
+			// earlier message, one the user may have disputed since.
+			td.final = ""
+		}
 		td.live = t.files.live()
 		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
 		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)

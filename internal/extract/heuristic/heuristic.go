@@ -178,7 +178,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	text := sessions.StripCitations(e.Text)
+	text := dropRecital(sessions.StripCitations(e.Text))
 	flat := oneLine(text)
 	if flat == "" {
 		return
@@ -202,6 +202,25 @@ func (x *Extractor) assistant(e sessions.Event) {
 		}
 		t.final = oneLine(stripMarkdown(text))
 	}
+}
+
+// recitalRE is how the agent says it is reciting memory.
+var recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+
+// dropRecital removes the sentences that recite memory: what memory
+// already holds is no new memory, and a recall made up after a failed
+// read of memory must not become one.
+func dropRecital(text string) string {
+	if !recitalRE().MatchString(text) {
+		return text
+	}
+	var kept []string
+	for _, s := range sentences(text, 200) {
+		if !recitalRE().MatchString(s) {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // reasoning takes the agent's private reasoning, which the user never saw.

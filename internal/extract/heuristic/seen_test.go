@@ -56,6 +56,12 @@ var seenFailureCases = []ruleCase{
 		must:    []string{"404"},
 		mustNot: []string{"404[^\n]*(and|it) passed", "Preference signals:\n- “[^\n]*(option 1|overcomplicate)"},
 	},
+	{
+		name: "reciting memory adds nothing; what the session found stands",
+		file: "seen-memory-recital.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"kamal deploy"},
+		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
+	},
 }
 
 func TestSeenFailures(t *testing.T) {

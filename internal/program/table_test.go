@@ -86,22 +86,3 @@ func TestLeaf(t *testing.T) {
 		}
 	}
 }
-
-func TestLanguages(t *testing.T) {
-	for file, want := range map[string]string{
-		"lib/shop/cart.ex": "Elixir", "mix.exs": "Elixir", "src/a.test.ts": "TypeScript", "go.mod": "Go",
-		"Cargo.toml": "Rust", "tests/test_x.py": "Python", "README.md": "", "Makefile": "",
-	} {
-		if got := LanguageOfFile(file); got != want {
-			t.Errorf("LanguageOfFile(%q) = %q, want %q", file, got, want)
-		}
-	}
-	for cmd, want := range map[string]string{
-		"mix test": "Elixir", "cd api && pnpm test": "JavaScript", "cargo clippy": "Rust", "go vet ./...": "Go",
-		"pytest -q": "Python", "git status": "", "curl -fsS https://x": "",
-	} {
-		if got := LanguageOfCommand(cmd); got != want {
-			t.Errorf("LanguageOfCommand(%q) = %q, want %q", cmd, got, want)
-		}
-	}
-}

@@ -1,10 +1,7 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
-	"maps"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -111,39 +108,9 @@ func (x *Extractor) context(d digest) string {
 	if x.subagents > 0 {
 		b.WriteString(" Sub-agents exchanged " + english.Count(x.subagents, "message", "messages") + ".")
 	}
-	if langs := x.stack(); len(langs) > 0 {
-		b.WriteString(" Languages seen in the files and commands: " + strings.Join(langs, ", ") + ".")
-	}
 	if x.memReads > 0 {
 		b.WriteString(" The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out.")
 	}
 	b.WriteString(" " + rawmemory.OfflineNote)
 	return b.String()
-}
-
-// stack names the languages of the files the session touched and read and
-// of the programs it ran, most seen first: the project's stack as its
-// files show it, not as the conversation's words name it.
-func (x *Extractor) stack() []string {
-	count := map[string]int{}
-	for _, t := range x.tasks {
-		for cmd := range t.cmds {
-			count[program.LanguageOfCommand(cmd)]++
-		}
-		for _, f := range t.files.live() {
-			count[program.LanguageOfFile(f.path)] += 2
-		}
-		for _, f := range t.reads {
-			count[program.LanguageOfFile(f)]++
-		}
-	}
-	delete(count, "")
-	langs := slices.Collect(maps.Keys(count))
-	slices.SortFunc(langs, func(a, b string) int {
-		if count[a] != count[b] {
-			return count[b] - count[a]
-		}
-		return strings.Compare(a, b)
-	})
-	return langs[:min(len(langs), 4)]
 }

@@ -16,6 +16,7 @@
 package evidence
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,25 +99,6 @@ var (
 	commandRe = lazyRE(`(?:^|[\s` + "`" + `'"(;&|])(make|npm|pnpm|yarn|just)\s+((?:-[A-Za-z-]+(?:=\S+)?\s+)*)(run(?:-script)?\s+)?([A-Za-z0-9_][A-Za-z0-9_:.\-]*)`)
 )
 
-// npmBuiltins are npm/pnpm/yarn subcommands that are not package scripts,
-// except the script aliases test, start, stop and restart.
-var npmBuiltins = map[string]bool{
-	"install": true, "i": true, "ci": true, "add": true, "remove": true, "rm": true, "uninstall": true,
-	"update": true, "up": true, "upgrade": true, "init": true, "create": true, "exec": true, "x": true,
-	"dlx": true, "publish": true, "pack": true, "link": true, "unlink": true, "audit": true, "outdated": true,
-	"version": true, "view": true, "info": true, "why": true, "ls": true, "list": true, "config": true,
-	"cache": true, "login": true, "logout": true, "whoami": true, "help": true, "prune": true, "dedupe": true,
-	"rebuild": true, "fund": true, "doctor": true, "set": true, "get": true, "workspace": true, "workspaces": true,
-	"import": true, "store": true, "patch": true, "node": true, "env": true, "bin": true, "root": true,
-	"search": true, "owner": true, "access": true, "token": true, "profile": true, "team": true, "explain": true,
-	"query": true, "pkg": true, "shrinkwrap": true, "star": true, "stars": true, "unpublish": true, "deprecate": true,
-	"dist-tag": true, "edit": true, "explore": true, "hook": true, "org": true, "ping": true, "prefix": true,
-	"repo": true, "docs": true, "bugs": true, "completion": true, "diff": true, "sbom": true, "run": true,
-}
-
-// npmScriptAliases run a package script of the same name without "run".
-var npmScriptAliases = map[string]bool{"test": true, "t": true, "start": true, "stop": true, "restart": true}
-
 // Refs lists the files and commands text names, in order of first
 // mention, without duplicates, at most MaxFilesPerMemory files and
 // MaxCommandsPerMemory commands. It only finds candidates: Capture keeps
@@ -167,13 +149,13 @@ func commandRefs(line string) []Ref {
 			}
 		case RunnerNPM, RunnerPNPM, RunnerYarn:
 			if run == "" {
-				if !npmScriptAliases[target] {
+				if !program.IsScriptAlias(target) {
 					continue // "npm install" and friends are npm's, not the project's
 				}
 				if target == "t" {
 					target = "test"
 				}
-			} else if npmBuiltins[target] && !npmScriptAliases[target] {
+			} else if program.IsPackageManagerCommand(target) && !program.IsScriptAlias(target) {
 				// "npm run install" is legal but a script named like a
 				// builtin is rare; a prose "run install" is likelier.
 				continue

@@ -68,7 +68,7 @@ func (p *provenance) add(e sessions.Event) {
 // failed reports a result that did not run or did not pass.
 func failed(e sessions.Event) bool {
 	switch e.Outcome {
-	case sessions.OutcomeFailed, sessions.OutcomeRejected, sessions.OutcomeDenied, sessions.OutcomeInterrupted:
+	case sessions.OutcomeFailed, sessions.OutcomeRejected, sessions.OutcomeDenied, sessions.OutcomeInterrupted, sessions.OutcomeCancelled:
 		return true
 	}
 	return e.IsError || e.ExitCode != nil && *e.ExitCode != 0

@@ -78,6 +78,7 @@ const (
 	OutcomeRejected    = transcript.OutcomeRejected
 	OutcomeDenied      = transcript.OutcomeDenied
 	OutcomeInterrupted = transcript.OutcomeInterrupted
+	OutcomeCancelled   = transcript.OutcomeCancelled
 )
 
 // MaxLineBytes is the longest transcript line the readers accept.

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"path"
 	"strings"
 
@@ -34,6 +35,9 @@ type call struct {
 	// moved on to other calls, not right after the failure.
 	reasoningLater bool
 	masked         bool // the pipeline exited 0 but the output says the command failed
+	// output is the start of what a failed call printed: a later command
+	// counts as its fix only when this output names it.
+	output string
 	// editsBefore is how many file changes the task had made when the call
 	// ran: a check "verifies a change" only when some came before it.
 	editsBefore int
@@ -43,6 +47,9 @@ type call struct {
 	// is one that check did not cover.
 	seq int
 }
+
+// maxKeptOutput bounds the output kept per failed call.
+const maxKeptOutput = 4096
 
 // cmdStat counts the runs of one command line in a task, for References.
 type cmdStat struct {
@@ -91,11 +98,11 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	if cmd := strings.TrimSpace(e.Command); cmd != "" {
 		c.command = cmd
-		c.family = commandFamily(cmd)
+		c.family = program.Family(cmd)
 		c.explore = isExploration(cmd)
-		c.check = !c.explore && isCheck(cmd)
+		c.check = !c.explore && program.IsCheck(cmd)
 		if c.check {
-			c.purpose = checkPurpose(cmd)
+			c.purpose = program.Purpose(cmd)
 		}
 		st := t.cmds[cmd]
 		if st == nil && len(t.cmds) < maxTrackedCmds {
@@ -107,12 +114,12 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			for _, p := range readsFromShell(cmd) {
 				t.addRead(x.relPath(x.absPath(p)))
 			}
-			t.steps.add(step{kind: stepExplore, text: firstWord(cmd)})
+			t.steps.add(step{kind: stepExplore, text: program.Name(cmd)})
 		} else {
 			t.steps.add(step{kind: stepCommand, call: c})
-			if name := firstWord(cmd); c.check {
+			if name := program.Name(cmd); c.check {
 				x.kw.add(c.family, 1)
-			} else if !basicCmds()[name] {
+			} else if !program.IsBasic(name) {
 				x.kw.add(name, 1)
 			}
 		}
@@ -140,6 +147,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		return
 	}
 	delete(x.calls, e.CallID)
+	if e.Outcome == sessions.OutcomeCancelled {
+		// It never ran: neither a failure nor a result.
+		c.status = stCancelled
+		return
+	}
 	t := c.task
 	t.touch(e.Time)
 	c.exit = e.ExitCode
@@ -162,7 +174,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.status == stFailed {
 		c.errLine = errorLine(e.Output)
 		c.tests = failingTests(e.Output)
-		x.kw.addErrorWords(c.errLine)
+		c.output = textcut.Line(e.Output, maxKeptOutput)
+		if c.command != "" {
+			x.kw.addErrorWords(c.errLine)
+		}
 		x.explainNext = c
 	}
 	if c.status == stOK && c.command != "" {
@@ -177,7 +192,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.userChoices(t, e.Output)
 	}
 	if c.command == "" {
-		if c.status == stFailed && len(t.toolFails) < 4 {
+		// A read or search that found nothing is looking around, as
+		// an rg without a match is: it shows no problem of the project.
+		lookup := c.action == sessions.ActionRead || c.action == sessions.ActionSearch
+		if c.status == stFailed && !lookup && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
 		}
 		if c.action == sessions.ActionAgent && c.status == stOK {
@@ -218,7 +236,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		// A look-around command says little by failing (rg exits 1 on
 		// no match), except when the sandbox refused it: then its rerun
 		// is a fix worth knowing.
-		if (c.status == stFailed && sandboxErrRE().MatchString(c.errLine)) || (c.status == stOK && t.families[c.family] != nil) {
+		if (c.status == stFailed && (sandboxErrRE().MatchString(c.errLine) || brokeRun(c))) || (c.status == stOK && t.families[c.family] != nil) {
 			trackFamily(t, c)
 		}
 		return
@@ -321,6 +339,11 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 	t.findings.addFrom(report, "the sub-agent reported", 1)
 }
 
+// brokeRun reports a look-around command whose failure is not "nothing
+// found" (exit 1) but the run itself breaking: a usage error (exit 2), a
+// timeout (124), a missing program (127).
+func brokeRun(c *call) bool { return c.exit != nil && *c.exit >= 2 }
+
 // sandboxErrRE matches what a sandbox or missing permission prints.
 var sandboxErrRE = lazyRE(`(?i)operation not permitted|permission denied|sandbox|not allowed|EACCES|EPERM|read-only file system`)
 
@@ -346,7 +369,7 @@ var npmHeaderRE = lazyRE(`^\s*> \S+@\S* (\S+)\r?\n> ([^\n]{2,300})`)
 // words its runner printed: "npm run ci" is license check, lint, build and
 // tests here.
 func (x *Extractor) scriptOf(t *task, cmd, out string) {
-	fam := commandFamily(cmd)
+	fam := program.Family(cmd)
 	f := strings.Fields(fam)
 	if len(f) != 3 || (f[0] != "npm" && f[0] != "pnpm" && f[0] != "yarn") || f[1] != "run" || len(t.scripts) >= 3 {
 		return

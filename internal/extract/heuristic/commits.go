@@ -1,7 +1,7 @@
 package heuristic
 
 import (
-	"path"
+	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 
@@ -28,7 +28,7 @@ const maxCommits = 8
 // no file was edited by a tool, and the hashes are what the next agent
 // can look up.
 func commitsMade(cmd, out string) []commit {
-	if firstWord(cmd) != "git" || isExploration(cmd) {
+	if program.Name(cmd) != "git" || isExploration(cmd) {
 		return nil
 	}
 	var cs []commit
@@ -83,7 +83,7 @@ func changesThroughGit(cmd, out string) bool {
 		return false
 	}
 	for _, part := range splitChain(cmd) {
-		args := gitArgs(commandCore(part))
+		args := program.GitArgs(program.Core(part))
 		if len(args) == 0 || !gitChangeSubs()[args[0]] {
 			continue
 		}
@@ -95,19 +95,6 @@ func changesThroughGit(cmd, out string) bool {
 		}
 	}
 	return false
-}
-
-// gitArgs returns a git command's words after "git" and its -C/-c global
-// options, nil when the words are not a git command.
-func gitArgs(f []string) []string {
-	if len(f) == 0 || path.Base(f[0]) != "git" {
-		return nil
-	}
-	args := f[1:]
-	for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
-		args = args[2:]
-	}
-	return args
 }
 
 // maxGitChanges bounds the git command lines kept per task.

@@ -17,21 +17,32 @@ const lineMax = 200
 
 // noise matches lines that never state the problem themselves.
 var noiseRE = lazyRE(`(?i)^(hint|note|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
-	"`" + `|try '|did you mean|warning: logrotate in debug mode)\b|` +
+	"`" + `|try '|did you mean)\b|` +
 	`^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` + // numbered suggestions: "3. Override for this session: …"
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
 	`^\w+:\s*[|>]-?$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\|\s|^\|\s+\^|^\^+$|^~+$|^[-=*_]{3,}$|^\.\.\.$|^\|\s*$|^npm ERR! (A complete log|$)|^npm (notice|warn)\b|` +
-	`^(To |If you |You can )|^\(use "git |^[│├└┌─ ]+$`)
+	`^(To |If you |You can )|^\(use "git |^[│├└┌─ ]+$|^failed in sandbox\b`)
+
+// sectionHeaderRE is a tool's section title in a combined report.
+var sectionHeaderRE = lazyRE(`^\[[A-Za-z][\w -]*\]$`)
+
+// ruleLocationRE is a location followed only by a rule name.
+var ruleLocationRE = lazyRE(`^\S+\.\w+:\d+(:\d+)?:[a-z_]+$`)
+
+// warningRE marks a line that reports a warning: a compiler's or a
+// dependency's remark beside the error, never the error itself unless
+// nothing else was printed.
+var warningRE = lazyRE(`(?i)\bwarn(ing)?\b`)
 
 // problemTiers rank the lines that state a problem, strongest first.
 var problemTiers = []func() *regexp.Regexp{
 	// a comparison or a message tied to a source position: the most
 	// precise statement a test or compiler makes
 	lazyRE(`\s!==\s|\s===\s|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
-		`\S+\.\w+:\d+(:\d+)?:\s+[^\s\d]\S*\s+\S|^FAILED \S+::\S+ - \S`),
+		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S`),
 	// explicit statements of what went wrong
-	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
 		`\bcommand not found\b|\bnot recognized as\b|\bno upstream branch\b|\bare ignored by\b|\bpermission denied\b|` +
 		`\bno such file or directory\b|\brequires?\b|\b(cannot|can't|could not|couldn't|unable to|failed to)\b|` +
 		`\bnot found\b|\bdoes not exist\b|\b(rejected|refused|denied|forbidden|unauthorized)\b|\bundefined\b|` +
@@ -76,6 +87,9 @@ func errorLine(out string) string {
 		if l == "" || isWrapperLine(l) {
 			continue
 		}
+		if pendingColon && sectionHeaderRE().MatchString(l) {
+			continue // "[CREDO]": the detail comes under it
+		}
 		if pendingColon {
 			pendingColon = false
 			if !noiseRE().MatchString(l) && len(best)+len(l) < 2*lineMax {
@@ -91,9 +105,14 @@ func errorLine(out string) string {
 			if tier >= bestTier {
 				break
 			}
+			if warningRE().MatchString(l) && tier < len(problemTiers)-1 {
+				continue
+			}
 			if m().MatchString(l) {
 				best, bestTier = l, tier
-				pendingColon = strings.HasSuffix(l, ":")
+				// "…ex:58:13:pattern_match" names a rule; its message is
+				// the next line, as after a colon.
+				pendingColon = strings.HasSuffix(l, ":") || ruleLocationRE().MatchString(l)
 				break
 			}
 		}

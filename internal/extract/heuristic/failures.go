@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -31,7 +33,8 @@ type family struct {
 	failRun    *call    // the latest failing run
 	missing    bool     // the program is not installed
 	edited     []string // files changed since the latest failure
-	ranSince   []string // other commands that passed since the latest failure
+	ranSince   []string // commands the failure's output named that passed since it
+	ranOther   bool     // some other command passed since the latest failure
 	replacedBy []string // passing checks of the same purpose, other families, since the latest failure
 }
 
@@ -42,6 +45,7 @@ type recovery struct {
 	fails    int
 	edited   []string
 	ranSince []string
+	ranOther bool
 }
 
 // trackFamily folds a settled run into the task's open failures.
@@ -57,12 +61,20 @@ func trackFamily(t *task, c *call) {
 				if len(f.replacedBy) < 3 && !slices.Contains(f.replacedBy, c.command) {
 					f.replacedBy = append(f.replacedBy, c.command)
 				}
-			case !c.check && len(f.ranSince) < 2 && !slices.Contains(f.ranSince, c.command):
-				f.ranSince = append(f.ranSince, c.command)
+			case !c.check:
+				f.ranOther = true
+				if len(f.ranSince) < 2 && !slices.Contains(f.ranSince, c.command) && causeNamed(c.command, f.failRun) {
+					f.ranSince = append(f.ranSince, c.command)
+				}
 			}
 		}
 	}
 	f := t.families[c.family]
+	if f != nil && !failed && f.fails > 0 && !slices.Equal(urlsOf(f.failRun.command), urlsOf(c.command)) {
+		// Another address fetched is another target, not the failed
+		// one made to work.
+		return
+	}
 	if f == nil {
 		if !failed || len(t.families) >= maxFamilies {
 			return
@@ -75,32 +87,49 @@ func trackFamily(t *task, c *call) {
 		f.failRun = c
 		f.missing = isMissingTool(c)
 		// What happened "in between" starts again at the latest failure.
-		f.edited, f.ranSince, f.replacedBy = nil, nil, nil
+		f.edited, f.ranSince, f.replacedBy, f.ranOther = nil, nil, nil, false
 		return
 	}
 	if f.fails > 0 && len(t.recoveries) < maxRecoveries {
-		t.recoveries = append(t.recoveries, recovery{fail: f.failRun, pass: c, fails: f.fails, edited: f.edited, ranSince: f.ranSince})
+		t.recoveries = append(t.recoveries, recovery{fail: f.failRun, pass: c, fails: f.fails, edited: f.edited, ranSince: f.ranSince, ranOther: f.ranOther})
 	}
 	delete(t.families, c.family)
 }
 
-// flaky reports a recovery where nothing visible changed.
+// maxEditedPerFailure bounds the files remembered as changed while a
+// failure was open.
+const maxEditedPerFailure = 8
+
+// flaky reports a recovery where nothing visible changed: the same check
+// (output filters aside) passed with no edit and no command in between.
 func (r recovery) flaky() bool {
-	return r.pass.command == r.fail.command && r.pass.escalated == r.fail.escalated &&
-		len(r.edited) == 0 && len(r.ranSince) == 0
+	return sameCheck(r.pass.command, r.fail.command) && r.pass.escalated == r.fail.escalated &&
+		len(r.edited) == 0 && !r.ranOther
 }
+
+// sameCheck reports two command lines that run the same check: they differ
+// at most in how their output is filtered ("| tail -20" against "| tail
+// -10", "2>&1"), which changes what is shown, not what runs.
+func sameCheck(a, b string) bool { return program.WithoutFilters(a) == program.WithoutFilters(b) }
 
 // change names what differed between the failing and the passing run,
 // phrased to follow "passed" ("with `--set-upstream origin x` added"); ""
-// when the command line and its permissions were the same.
+// when the check and its permissions were the same, or when the two runs
+// differ too much for a difference to be named as the cause.
 func (r recovery) change() string {
 	var parts []string
 	if r.pass.escalated && !r.fail.escalated {
 		parts = append(parts, "when rerun with escalated permissions (outside the sandbox)")
 	}
-	if r.pass.command != r.fail.command {
-		added, dropped := argDiff(r.fail.command, r.pass.command)
-		envA, envB := envPrefix(r.fail.command), envPrefix(r.pass.command)
+	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
+	if passCmd != failCmd {
+		added, dropped := argDiff(failCmd, passCmd)
+		if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
+			// Other paths, another commit message: another run, not
+			// a changed way of running it.
+			added, dropped = nil, nil
+		}
+		envA, envB := program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)
 		switch {
 		case !slices.Equal(envA, envB) && len(added)+len(dropped) <= len(envA)+len(envB):
 			parts = append(parts, "with the environment "+code(strings.Join(envB, " ")))
@@ -110,23 +139,81 @@ func (r recovery) change() string {
 			parts = append(parts, "without "+code(strings.Join(dropped, " ")))
 		case len(added) > 0 && len(added) <= 4 && len(dropped) <= 4:
 			parts = append(parts, "with "+code(strings.Join(added, " "))+" instead of "+code(strings.Join(dropped, " ")))
-		default:
-			parts = append(parts, "as "+code(textcut.Line(r.pass.command, 120)))
 		}
 	}
 	return strings.Join(parts, " and ")
 }
 
-// between says what happened between the failure and the pass.
+// between says what happened between the failure and the pass that can
+// have caused it: the files changed, narrowed to those the failure's
+// output names when it names any, and the commands its output named
+// ("Run 'mix format' to fix"). Other commands run meanwhile (closing an
+// issue, a commit) are no cause.
 func (r recovery) between() string {
 	var parts []string
-	if len(r.edited) > 0 {
-		parts = append(parts, "after changes to "+strings.Join(r.edited, ", "))
+	if edited := namedIn(r.edited, r.fail); len(edited) > 0 {
+		parts = append(parts, "after changes to "+strings.Join(capped(edited, 3), ", "))
 	}
 	if len(r.ranSince) > 0 {
 		parts = append(parts, "after running "+code(strings.Join(cutLines(r.ranSince, 100), "`, `")))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// namedIn keeps the files the failed call's output or command names, or
+// all of them when it names none.
+func namedIn(files []string, c *call) []string {
+	var named []string
+	for _, f := range files {
+		if base := path.Base(f); strings.Contains(c.output, base) || strings.Contains(c.command, base) {
+			named = append(named, f)
+		}
+	}
+	if len(named) == 0 {
+		return files
+	}
+	return named
+}
+
+// namedDiff reports a difference that is a changed way of running the
+// same check: options added (with their values) or dropped, or options
+// swapped for options.
+func namedDiff(added, dropped []string) bool {
+	switch {
+	case len(added) > 0 && len(dropped) > 0:
+		return !slices.ContainsFunc(append(slices.Clone(added), dropped...), func(w string) bool { return !isFlag(w) })
+	case len(added) > 0:
+		return slices.ContainsFunc(added, isFlag)
+	}
+	return slices.ContainsFunc(dropped, isFlag)
+}
+
+// isFlag reports a command-line option.
+func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }
+
+var urlRE = lazyRE(`[a-z]+://[^\s'"()]+`)
+
+// urlsOf lists the addresses a command line names.
+func urlsOf(cmd string) []string { return urlRE().FindAllString(cmd, -1) }
+
+// causeNamed reports a command that a failure's output points at: the
+// output tells to run it ("Run 'mix format' to fix"), or names a file it
+// works on ("Unable to create '.git/index.lock'" before "rm -f
+// .git/index.lock"), or it changed files itself (a revert, a write).
+func causeNamed(cmd string, failed *call) bool {
+	if r := revertsFiles(cmd); r.all || r.unstash || len(r.files) > 0 || len(filesFromShell(cmd)) > 0 {
+		return true // it changed files, as an edit does
+	}
+	if fam := program.Family(cmd); len(fam) >= 3 && strings.Contains(failed.output, fam) {
+		return true
+	}
+	for _, w := range strings.Fields(cmd) {
+		w = strings.Trim(w, `"'`)
+		if len(w) >= 4 && !strings.HasPrefix(w, "-") && strings.ContainsAny(w, "/.") && strings.Contains(failed.output, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // errPart quotes what a failed call printed: the error line and the
@@ -160,10 +247,13 @@ func explained(line string, c *call) string {
 	return line
 }
 
-// how joins the change and what came in between.
+// how joins the change and what came in between; "later" when neither
+// names a cause.
 func (r recovery) how() string {
 	h, b := r.change(), r.between()
 	switch {
+	case h == "" && b == "":
+		return "later"
 	case h == "":
 		return b
 	case b == "":
@@ -208,7 +298,7 @@ func openFailures(t *task) []*family {
 func replacementPhrase(cmds []string, fs *files) string {
 	var wrapper, plain []string
 	for _, c := range cmds {
-		if names := wrapperFiles[firstWord(c)]; len(names) > 0 && fs.editedAny(names) {
+		if names := wrapperFiles[program.Name(c)]; len(names) > 0 && fs.editedAny(names) {
 			wrapper = append(wrapper, c)
 		} else {
 			plain = append(plain, c)
@@ -229,13 +319,13 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	if len(f.replacedBy) > 0 {
 		used := replacementPhrase(f.replacedBy, fs)
 		if f.missing {
-			return "For " + run.purpose + ", " + used + " passed instead; " + code(firstWord(run.command)) + " is not installed" + errPart(run) + "."
+			return "For " + run.purpose + ", " + used + " passed instead; " + code(program.Name(run.command)) + " is not installed" + errPart(run) + "."
 		}
 		return "For " + run.purpose + ", " + used + " passed instead; " + run.describe() + " failed " + times(f.fails) + errPart(run) + "."
 	}
 	line := run.describe() + " failed " + times(f.fails) + errPart(run)
 	if f.missing {
-		line = code(firstWord(run.command)) + " is not installed" + errPart(run)
+		line = code(program.Name(run.command)) + " is not installed" + errPart(run)
 	}
 	// The task reported done (by a check, or by the final answer alone
 	// while this failure stood): say what the answer claims about it.

@@ -226,7 +226,7 @@ func (x *Extractor) changeFile(t *task, p, op, old, nw string) {
 	t.addWords(append([]string{strings.ToLower(base)}, topicWords(nameParts(p))...))
 	rel := x.relPath(p)
 	for _, fam := range t.families {
-		if fam.fails > 0 && len(fam.edited) < 3 && !slices.Contains(fam.edited, rel) {
+		if fam.fails > 0 && len(fam.edited) < maxEditedPerFailure && !slices.Contains(fam.edited, rel) {
 			fam.edited = append(fam.edited, rel)
 		}
 	}

@@ -34,11 +34,21 @@ var (
 		`\s(=|→|->)\s|\bis (an alias|shorthand) for\b|\bruns\b.+\b(then|and)\b|\bexpects\b|\breturns\b|\bwithout\b.+\bfails\b`)
 	// planRE marks intentions and chatter, which state nothing learned.
 	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
+	// guessRE marks a sentence that guesses or waves a tool's verdict away
+	// ("probably", "a false positive", "typically"): a hypothesis the
+	// session may refute later, not a finding.
+	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b`)
+	// dismissRE marks a sentence waving a tool's verdict away: when the
+	// check later passes after a change, the code was wrong, so even right
+	// after the failure it is no explanation worth keeping.
+	dismissRE = lazyRE(`(?i)` + dismissal)
 	// labelledRE marks a "Label: value" line.
 	labelledRE = lazyRE(`^[A-Z][\w /&()-]{1,38}: \S`)
 	// evidenceRE rewards concrete detail: code, paths, numbers.
 	evidenceRE = lazyRE("`[^`]+`|\\b[\\w.-]+/[\\w./-]+|\\b\\w+\\.(go|py|ts|js|rs|md|json|toml|yaml|yml|sh|sql)\\b|\\b\\d+(\\.\\d+)?\\b")
 )
+
+const dismissal = `\bfalse positives?\b|\b(is|are) (a )?(bug|limitation)s? (in|of) (the )?(linter|checker|tool|type checker)\b`
 
 type finding struct {
 	text  string
@@ -134,7 +144,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))
@@ -175,7 +185,12 @@ func stripMarkdown(s string) string {
 // failure, and the next one unless it is only a plan: together they
 // usually say why it failed and what the agent changes.
 func explanationOf(text string) string {
-	ss := sentences(stripMarkdown(text), 3)
+	var ss []string
+	for _, s := range sentences(stripMarkdown(text), 3) {
+		if !dismissRE().MatchString(s) {
+			ss = append(ss, s)
+		}
+	}
 	if len(ss) == 0 || planRE().MatchString(ss[0]) && !findingRE().MatchString(ss[0]) {
 		return ""
 	}

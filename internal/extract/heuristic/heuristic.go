@@ -106,6 +106,9 @@ type Extractor struct {
 	// interruption: the human's next words answer it, so they belong to
 	// the same task.
 	refusal bool
+	// asked is set while the agent's latest words were a question: the
+	// human's next message answers it.
+	asked bool
 }
 
 // New returns an extractor for one thread.
@@ -133,7 +136,7 @@ func (x *Extractor) Add(e sessions.Event) {
 	switch e.Kind {
 	case sessions.EventHuman:
 		x.human(e)
-		x.refusal = false
+		x.refusal, x.asked = false, false
 	case sessions.EventAssistant:
 		x.assistant(e)
 	case sessions.EventReasoning:
@@ -146,6 +149,9 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.fileChange(e)
 	case sessions.EventInterrupt:
 		if t := x.current(); t != nil {
+			if t.abortShortFollowUp() {
+				break
+			}
 			t.interrupts++
 			t.steps.add(step{kind: stepInterrupt})
 			t.touch(e.Time)
@@ -172,16 +178,17 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	text := sessions.StripCitations(e.Text)
+	text := dropRecital(sessions.StripCitations(e.Text))
 	flat := oneLine(text)
 	if flat == "" {
 		return
 	}
 	t.touch(e.Time)
 	t.answered = true
+	x.asked = strings.HasSuffix(strings.TrimSpace(stripMarkdown(text)), "?")
 	if c := x.explainNext; c != nil {
 		x.explainNext = nil
-		if c.task == t {
+		if c.task == t && !x.expectedFailure(c, text) {
 			c.explanation = explanationOf(text)
 		}
 	}
@@ -197,6 +204,25 @@ func (x *Extractor) assistant(e sessions.Event) {
 	}
 }
 
+// recitalRE is how the agent says it is reciting memory.
+var recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+
+// dropRecital removes the sentences that recite memory: what memory
+// already holds is no new memory, and a recall made up after a failed
+// read of memory must not become one.
+func dropRecital(text string) string {
+	if !recitalRE().MatchString(text) {
+		return text
+	}
+	var kept []string
+	for _, s := range sentences(text, 200) {
+		if !recitalRE().MatchString(s) {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
 // reasoning takes the agent's private reasoning, which the user never saw.
 // It is not a finding and not an answer; right after a failure it is the
 // agent's own account of the cause, kept beside (never instead of) what
@@ -210,7 +236,7 @@ func (x *Extractor) reasoning(e sessions.Event) {
 		x.laterReasoning(text)
 		return
 	}
-	if c.task != x.current() || c.reasoning != "" {
+	if c.task != x.current() || c.reasoning != "" || x.expectedFailure(c, text) {
 		return
 	}
 	c.reasoning = explanationOf(text)
@@ -240,6 +266,36 @@ func (x *Extractor) laterReasoning(text string) {
 			}
 		}
 	}
+}
+
+// expectedRE is how the agent says a non-zero exit was the point: a run
+// made to see an error message, an unknown command rejected.
+var expectedRE = lazyRE(`(?i)\b(as expected|(is|was) expected|expected (error|failure|output|behaviou?r)|(output|error|message) looks (good|right|correct)|looks (good|right|correct)|works (as intended|correctly))\b`)
+
+// expectedFailure settles a failed run the agent's next words call the
+// expected result: it is no failure of the work. Only the opening
+// sentences count, and not when they also report a problem.
+func (x *Extractor) expectedFailure(c *call, text string) bool {
+	if c.status != stFailed || c.command == "" {
+		return false
+	}
+	head := strings.Join(sentences(stripMarkdown(text), 2), " ")
+	if !expectedRE().MatchString(head) || reportsFailure(head) {
+		return false
+	}
+	t := c.task
+	c.status, c.errLine, c.tests = stOK, "", nil
+	t.failed--
+	if st := t.cmds[c.command]; st != nil && st.fails > 0 {
+		st.fails--
+		st.errLine = ""
+	}
+	if f := t.families[c.family]; f != nil && f.failRun == c {
+		if f.fails--; f.fails == 0 {
+			delete(t.families, c.family)
+		}
+	}
+	return true
 }
 
 // causeRE is how a sentence gives a cause.

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"fmt"
+	"github.com/memctl/memctl/internal/program"
 	"strings"
 	"testing"
 	"time"
@@ -266,15 +267,15 @@ func TestCommandClassification(t *testing.T) {
 		{"grep -n 'a > b' main.go", "grep", true, false},
 	}
 	for _, tt := range tests {
-		if got := commandFamily(tt.cmd); got != tt.family {
-			t.Errorf("commandFamily(%q) = %q, want %q", tt.cmd, got, tt.family)
+		if got := program.Family(tt.cmd); got != tt.family {
+			t.Errorf("program.Family(%q) = %q, want %q", tt.cmd, got, tt.family)
 		}
 		explore := isExploration(tt.cmd)
 		if explore != tt.explore {
 			t.Errorf("isExploration(%q) = %v", tt.cmd, explore)
 		}
-		if got := !explore && isCheck(tt.cmd); got != tt.check {
-			t.Errorf("isCheck(%q) = %v", tt.cmd, got)
+		if got := !explore && program.IsCheck(tt.cmd); got != tt.check {
+			t.Errorf("program.IsCheck(%q) = %v", tt.cmd, got)
 		}
 	}
 	for cmd, want := range map[string]string{

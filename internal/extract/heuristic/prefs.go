@@ -54,12 +54,17 @@ var (
 // preferences returns the standing instructions of one human message. A
 // rule keeps the sentence after it when that one gives its reason ("The
 // venv isn't activated, so …"): the words stay the user's own.
-func preferences(text string) []pref {
+//
+// A reply to the agent's question answers that question: a sentence that
+// points at one of its options ("option 1 is not acceptable") or says too
+// little to stand on its own ("don't overcomplicate") is that answer, not
+// a rule, unless it says it stands ("always", "from now on", "never").
+func preferences(text string, reply bool) []pref {
 	var out []pref
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
-		if !standing(s) {
+		if !standing(s) || reply && answersChoice(s) {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
@@ -70,6 +75,17 @@ func preferences(text string) []pref {
 		out = append(out, pref{text: textcut.Line(s, 300)})
 	}
 	return out
+}
+
+var optionRefRE = lazyRE(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|\bthe (first|second|third|last|other) (one|option|approach)\b`)
+
+// answersChoice reports a sentence of a reply that only answers the
+// question asked (see preferences).
+func answersChoice(s string) bool {
+	if prefRuleRE().MatchString(s) || prefNeverRE().MatchString(s) {
+		return false
+	}
+	return optionRefRE().MatchString(s) || len(topicWords(meaningfulWords(s))) < 2
 }
 
 // standing reports a sentence that states a rule (see the rule above).

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"sort"
 	"strings"
 
@@ -27,9 +28,17 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !basicCmds()[firstWord(st.command)] && !writesFile(st.command) {
+		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) {
 			out = append(out, st.ref())
 		}
+	}
+	if n := len(t.commits); n > 0 {
+		// The hashes are how the next session finds the work.
+		line := "Commits made: " + commitsText(t.commits[:min(n, 4)])
+		if n > 4 {
+			line += " and " + itoa(n-4) + " more"
+		}
+		out = append(out, line)
 	}
 	for i, f := range live {
 		if i == 10 {

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 
@@ -68,6 +69,11 @@ func (x *Extractor) digest() digest {
 	}
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
+		if !t.finalSince {
+			// The user wrote again and no answer came: it answered an
+			// earlier message, one the user may have disputed since.
+			td.final = ""
+		}
 		td.live = t.files.live()
 		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
 		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
@@ -176,7 +182,7 @@ func (x *Extractor) knowledge(t *task) []string {
 		used := replacementPhrase(f.replacedBy, &t.files)
 		run := f.failRun
 		if f.missing {
-			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(firstWord(run.command)) + " is not installed.")
+			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(program.Name(run.command)) + " is not installed.")
 		} else {
 			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(textcut.Line(run.command, 100)) + " failed.")
 		}
@@ -192,16 +198,16 @@ func (x *Extractor) knowledge(t *task) []string {
 		add(rawmemory.TagFix + " " + r.fixLine())
 		covered[r.pass.command] = true
 	}
-	for _, p := range purposeOrder {
+	for _, p := range program.Purposes {
 		c := t.byPurpose[p]
 		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
 			continue
 		}
-		line := rawmemory.TagCheck + " " + code(textcut.Line(c.command, 160)) + " passed"
+		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}
-		if targeted(c.command) {
+		if program.Targeted(c.command) {
 			line += " (a targeted " + p + " run, not the whole suite)"
 		}
 		add(line + ".")

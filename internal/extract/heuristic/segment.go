@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 	"time"
@@ -116,8 +117,12 @@ func (x *Extractor) human(e sessions.Event) {
 	}
 	x.humans++
 	words := topicWords(meaningfulWords(text))
-	negative := isNegative(text)
 	cur := x.current()
+	// A complaint is about this session's work only when it speaks of
+	// what the task is about, or is too short to be about anything else
+	// ("it still fails"); "scrolling in X still does not work" after an
+	// unrelated request reports a bug, it corrects nothing.
+	negative := isNegative(text) && (cur == nil || len(words) < 3 || cur.sharesExactly(words) || cur.namesProgramRun(words))
 	followUp := false
 	if cur != nil && resent(cur, text) {
 		// The user stopped the agent before it did anything and sent the
@@ -128,7 +133,7 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.touch(e.Time)
 		cur.addWords(words)
 		x.kw.addWords(words, 2)
-		for _, p := range preferences(text) {
+		for _, p := range preferences(text, x.asked) {
 			cur.addPref(p)
 		}
 		return
@@ -165,7 +170,7 @@ func (x *Extractor) human(e sessions.Event) {
 	cur.answered = false
 	cur.finalSince = false
 	cur.addWords(words)
-	for _, p := range preferences(text) {
+	for _, p := range preferences(text, x.asked) {
 		cur.addPref(p)
 	}
 }
@@ -183,20 +188,38 @@ func (x *Extractor) startsNewTask(cur *task, text string, words []string, negati
 	if continuationRE().MatchString(text) || standingStartRE().MatchString(text) {
 		return false
 	}
-	for _, w := range words {
-		if cur.words[w] {
-			return false
+	return !cur.shares(words)
+}
+
+// namesProgramRun reports a word that is a program the task ran.
+func (t *task) namesProgramRun(words []string) bool {
+	for cmd := range t.cmds {
+		if slices.Contains(words, strings.ToLower(program.Name(cmd))) {
+			return true
 		}
 	}
-	// Related forms ("track", "tracking", "conversationId") count as shared.
+	return false
+}
+
+// sharesExactly reports a word of words the task already holds.
+func (t *task) sharesExactly(words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return t.words[w] })
+}
+
+// shares reports a word of words the task already holds, or a related
+// form of one ("track", "tracking", "conversationId").
+func (t *task) shares(words []string) bool {
+	if t.sharesExactly(words) {
+		return true
+	}
 	for _, w := range words {
-		for tw := range cur.words {
+		for tw := range t.words {
 			if relatedWords(w, tw) {
-				return false
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 var (
@@ -248,6 +271,21 @@ func (t *task) addRead(p string) {
 		return
 	}
 	t.reads = append(t.reads, p)
+}
+
+// abortShortFollowUp drops a follow-up of fewer than two meaningful words
+// that the user interrupted before the agent did anything ("exot" before
+// /exit): a typo aborted, not a request. It reports whether it did.
+func (t *task) abortShortFollowUp() bool {
+	last := t.steps.lastStep()
+	if last == nil || last.kind != stepFollowUp || len(meaningfulWords(last.text)) >= 2 {
+		return false
+	}
+	last.kind, last.text = stepInterrupt, ""
+	if n := len(t.followUps); n > 0 {
+		t.followUps = t.followUps[:n-1]
+	}
+	return true
 }
 
 // resent reports a message that repeats the task's request, usually

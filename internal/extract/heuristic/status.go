@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/memctl/memctl/internal/program"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -19,6 +20,7 @@ const (
 	stRejected                  // the user refused it: it did not run
 	stDenied                    // the harness refused it: it did not run
 	stInterrupted               // the user stopped it
+	stCancelled                 // the harness dropped it before it ran (a sibling call failed)
 )
 
 // refused reports a call that never ran or was cut short by the user.
@@ -111,6 +113,8 @@ func (c *call) statusText() string {
 		return "permission not granted, not run"
 	case stInterrupted:
 		return "interrupted by the user"
+	case stCancelled:
+		return "cancelled by the harness, not run"
 	}
 	return "no result recorded"
 }
@@ -119,7 +123,7 @@ func (c *call) statusText() string {
 // status 127, or a "not found" message that names the program itself
 // (so "cat: x.txt: No such file or directory" does not count).
 func isMissingTool(c *call) bool {
-	tool := firstWord(c.command)
+	tool := program.Name(c.command)
 	if tool == "" {
 		return false
 	}

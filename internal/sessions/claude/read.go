@@ -116,6 +116,7 @@ var harnessCommands = map[string]bool{
 	"/clear": true, "/compact": true, "/model": true, "/cost": true, "/help": true, "/exit": true,
 	"/status": true, "/config": true, "/login": true, "/logout": true, "/resume": true, "/doctor": true,
 	"/permissions": true, "/context": true, "/usage": true, "/theme": true, "/vim": true, "/ide": true,
+	"/mcp": true, "/agents": true, "/hooks": true, "/memory": true, "/export": true, "/add-dir": true,
 }
 
 // isTaskCommand reports whether a typed slash command asks for work.

@@ -48,6 +48,9 @@ var (
 		"This command requires approval",
 	}
 	claudeFeedback = "the user said:\n"
+	// claudeCancelled is the whole result of a parallel call the harness
+	// dropped because a sibling call failed: it never ran.
+	claudeCancelled = "Sibling tool call errored"
 )
 
 // claudeResultOutcome decides the outcome of a Claude Code tool result.
@@ -69,6 +72,9 @@ func claudeResultOutcome(text string, isError bool, interrupted bool) (transcrip
 	}
 	if !isError {
 		return transcript.OutcomeOK, nil, ""
+	}
+	if strings.TrimSuffix(strings.TrimPrefix(t, "<tool_use_error>"), "</tool_use_error>") == claudeCancelled {
+		return transcript.OutcomeCancelled, nil, ""
 	}
 	head := t
 	if len(head) > 300 {

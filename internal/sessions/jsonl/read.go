@@ -90,7 +90,7 @@ func jsonlEvent(l *jsonlLine, line int) (transcript.Event, bool) {
 		ev.CallID, ev.Output, ev.ExitCode = l.ID, textcut.Middle(l.Output, transcript.EventTextMax), l.ExitCode
 		ev.IsError = l.IsError || (l.ExitCode != nil && *l.ExitCode != 0)
 		switch transcript.Outcome(l.Status) {
-		case transcript.OutcomeOK, transcript.OutcomeFailed, transcript.OutcomeRejected, transcript.OutcomeDenied, transcript.OutcomeInterrupted:
+		case transcript.OutcomeOK, transcript.OutcomeFailed, transcript.OutcomeRejected, transcript.OutcomeDenied, transcript.OutcomeInterrupted, transcript.OutcomeCancelled:
 			ev.Outcome = transcript.Outcome(l.Status)
 		default:
 			switch {

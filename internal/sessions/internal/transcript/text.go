@@ -140,7 +140,7 @@ var injectedPrefixes = []string{
 	"<collaboration_mode>", "<skills_instructions>", "<plugins_instructions>",
 	"<apps_instructions>", "<realtime_conversation>", "<context_window>", "<skill>",
 	"<subagent_notification>", "<turn_aborted>", "<user_shell_command>", "<developer_instructions>",
-	"<INSTRUCTIONS>", "<system-reminder>",
+	"<INSTRUCTIONS>", "<system-reminder>", "<task-notification>",
 }
 
 // isInjectedContext reports text the agent harness put into a user message.

@@ -113,6 +113,9 @@ const (
 	OutcomeRejected    Outcome = "rejected"    // the user refused the call
 	OutcomeDenied      Outcome = "denied"      // the harness refused it: no permission
 	OutcomeInterrupted Outcome = "interrupted" // the user stopped it while it ran
+	// OutcomeCancelled: the harness dropped the call before it ran, e.g.
+	// because a call made beside it failed; it says nothing about itself.
+	OutcomeCancelled Outcome = "cancelled"
 )
 
 // Event is one normalised step of a conversation, shared by every reader.

@@ -1,0 +1,89 @@
+package heuristic_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/memctl/memctl/internal/sessions"
+)
+
+// Each failure issue 25 saw on real sessions has a small transcript in
+// testdata/rules (seen-*.claude.jsonl, Claude Code's own format, modelled
+// on those sessions but naming nothing of them): what the memory must say
+// and what it must never say.
+var seenFailureCases = []ruleCase{
+	{
+		name: "error line: a dependency's warning and a warning's location are not the error",
+		file: "seen-error-lines.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"`mix test` failed[^\n]*CompileError\\) lib/shop/cart\\.ex:42: undefined function price_of/1"},
+		mustNot: []string{"failed[^\n]*(deprecated|is unused|cart\\.ex:16`)"},
+	},
+	{
+		name: "error line: an informational line is not the error; a rule location joins its message",
+		file: "seen-dialyzer-tail.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"trace\\.ex:58:13:pattern_match The pattern can never match the type"},
+		mustNot: []string{"failed[^\n]*No :ignore_warnings", "`Halting VM"},
+	},
+	{
+		name: "pairing: an output filter is no fix, a closed issue is no cause, a dismissal is no explanation",
+		file: "seen-dialyzer-tail.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"`mix dialyzer 2>&1 \\| tail -20` failed[^\n]*passed after changes to lib/shop/trace\\.ex"},
+		mustNot: []string{"tail -10`? instead|with `-10`", "instead of", "after running `bd close", "false positive"},
+	},
+	{
+		name: "pairing: a commit of other paths with another message is not the fix; the change is",
+		file: "seen-commit-pairing.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"Function is too complex[^\n]*passed after changes to lib/shop/checkout\\.ex"},
+		mustNot: []string{"passed as `git add", "instead of"},
+	},
+	{
+		name: "a call cancelled because its sibling failed did not run: not a failure, not flaky; a read that found nothing is no failure",
+		file: "seen-sibling-cancelled.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"`mix test` failed once[^\n]*passed after changes to lib/shop/cart\\.ex"},
+		mustNot: []string{"flaky", "vitest run`? failed", "Sibling tool call", "cart\\.test\\.ts failed", "totals\\.ex failed", "File does not exist"},
+	},
+	{
+		name: "harness text is not the user; a complaint about something else corrects nothing; an expected exit 1 is no failure",
+		file: "seen-harness-roles.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"(asked|Follow-up from the user): “scrolling back in the xterm\\.js terminal still does not work"},
+		mustNot: []string{"task-notification", "(asked|Follow-up from the user|pushed back): “[^”]*(task-id|Background command)", "corrected the agent", "shopctl enabl` failed"},
+	},
+	{
+		name: "a fetch of another address does not fix the failed one; a reply to a question is no standing preference",
+		file: "seen-other-target.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"404"},
+		mustNot: []string{"404[^\n]*(and|it) passed", "Preference signals:\n- “[^\n]*(option 1|overcomplicate)"},
+	},
+	{
+		name: "reciting memory adds nothing; what the session found stands",
+		file: "seen-memory-recital.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"kamal deploy"},
+		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
+	},
+}
+
+func TestSeenFailures(t *testing.T) {
+	for _, tc := range seenFailureCases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := memoryOf(t, tc.kind, filepath.Join("testdata", "rules", tc.file))
+			if os.Getenv("MEMCTL_RULES_DUMP") != "" {
+				t.Logf("%s", text)
+			}
+			for _, p := range tc.must {
+				if !regexp.MustCompile(p).MatchString(text) {
+					t.Errorf("the memory lacks %s", p)
+				}
+			}
+			for _, p := range tc.mustNot {
+				if m := regexp.MustCompile(p).FindString(text); m != "" {
+					t.Errorf("the memory says %q (%s)", m, p)
+				}
+			}
+			if t.Failed() {
+				t.Logf("memory:\n%s", indent(text))
+			}
+		})
+	}
+}

@@ -1,0 +1,390 @@
+package program
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Command lines, read as a person would: which program, which subcommand,
+// whether it only looks around, whether it verifies work and what for.
+
+// Core drops what does not say what a command does: a leading
+// "cd dir &&", environment assignments, sudo, time, timeout N.
+func Core(cmd string) []string {
+	return CoreWords(strings.Fields(DropCd(cmd)))
+}
+
+// DropCd drops a leading "cd dir &&".
+func DropCd(cmd string) string {
+	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
+		cmd = cmd[i+3:]
+	}
+	return cmd
+}
+
+// CoreWords drops the environment assignments and wrappers (sudo, time,
+// timeout N) that open a command's words.
+func CoreWords(f []string) []string {
+	for len(f) > 0 {
+		switch {
+		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+		case f[0] == "sudo" || f[0] == "time" || f[0] == "env" || f[0] == "nice" || f[0] == "command":
+			f = f[1:]
+		case f[0] == "timeout" && len(f) > 1:
+			f = f[2:]
+		default:
+			return f
+		}
+	}
+	return f
+}
+
+// pipeRE splits a command line at its pipes ("|", not "||").
+var pipeRE = lazyRE(`\s\|\s`)
+
+// WithoutFilters drops what only shapes a command's output: trailing
+// pipes into programs that only read (tail, head, grep …) and stream
+// redirections ("2>&1", ">/dev/null").
+func WithoutFilters(cmd string) string {
+	parts := pipeRE().Split(cmd, -1)
+	for len(parts) > 1 && readers()[Name(parts[len(parts)-1])] {
+		parts = parts[:len(parts)-1]
+	}
+	var kept []string
+	for _, w := range strings.Fields(strings.Join(parts, " | ")) {
+		if w != "2>&1" && w != ">/dev/null" && w != "2>/dev/null" {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// EnvPrefix returns the variable assignments that open a command line,
+// which are part of the environment it ran in.
+func EnvPrefix(cmd string) []string {
+	var out []string
+	for _, w := range strings.Fields(cmd) {
+		if w == "sudo" || w == "env" {
+			continue
+		}
+		if !strings.Contains(w, "=") || strings.HasPrefix(w, "-") {
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// Family names what a command does, e.g. "go test" or "pytest", so
+// that "go test ./..." and "go test ./internal/x -run Foo" count as retries of
+// one another.
+func Family(cmd string) string {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return cmd
+	}
+	name := path.Base(f[0])
+	if (name == "python" || name == "python3") && len(f) > 2 && f[1] == "-m" {
+		return name + " -m " + f[2]
+	}
+	if runners()[f[0]] && len(f) > 1 {
+		args := f[1:]
+		// git -C dir push: the subcommand follows the global options.
+		for name == "git" && len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+			args = args[2:]
+		}
+		sub := args[0]
+		if sub == "run" && len(args) > 1 && (name == "npm" || name == "yarn" || name == "pnpm" || name == "bun" || name == "uv" || name == "poetry") {
+			return name + " run " + args[1]
+		}
+		if !strings.HasPrefix(sub, "-") {
+			return name + " " + sub
+		}
+	}
+	return name
+}
+
+func Name(cmd string) string {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	return path.Base(f[0])
+}
+
+var readOnlyGit = wordSet(`status diff log show branch blame rev-parse ls-files remote describe shortlog
+reflog grep config fetch`)
+
+// ReadOnly reports commands that only look around (the caller rules out
+// those that write a file through a redirection). Their exit status
+// says little (rg exits 1 on no match) so they never count as failures.
+func ReadOnly(cmd string) bool {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	name := path.Base(f[0])
+	if name == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }) {
+		return false
+	}
+	if name == "git" {
+		return gitReadOnly(GitArgs(f))
+	}
+	return readers()[name]
+}
+
+// gitListFlags make git branch list branches whatever else it names.
+var gitListFlags = wordSet(`-l --list -a --all -r --remotes -v -vv --verbose --contains --no-contains --merged
+--no-merged --points-at --show-current --format --sort --column`)
+
+// gitReadOnly reports a git command that only looks: status, log, diff,
+// show … always; branch, config and remote only in their listing and
+// reading forms, since "git branch -D x", "git config user.name x" and
+// "git remote add …" change the repository, and a look around's failure
+// is never reported.
+func gitReadOnly(args []string) bool {
+	if len(args) == 0 || !readOnlyGit()[args[0]] {
+		return false
+	}
+	var flags, operands []string
+	for _, a := range args[1:] {
+		if strings.ContainsAny(a, "|;&<>") {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+		} else {
+			operands = append(operands, a)
+		}
+	}
+	switch args[0] {
+	case "branch":
+		for _, a := range flags {
+			if gitListFlags()[strings.SplitN(a, "=", 2)[0]] {
+				return true
+			}
+		}
+		// Without a listing flag, a named branch is one to create, and
+		// -d, -m, -c, -u … delete, move, copy or set it.
+		return len(operands) == 0 && len(flags) == 0
+	case "config":
+		if slices.ContainsFunc(flags, func(a string) bool {
+			return strings.HasPrefix(a, "--get") || a == "--list" || a == "-l"
+		}) {
+			return true
+		}
+		if len(operands) > 0 && (operands[0] == "get" || operands[0] == "list") {
+			return true
+		}
+		// "git config key" reads, "git config key value" (or --unset,
+		// --add, "config set") writes; --file/--type values are counted
+		// as operands here, which errs toward a change.
+		return len(operands) == 1 && !slices.ContainsFunc(flags, func(a string) bool {
+			return a == "--unset" || a == "--unset-all" || a == "--add" || a == "--replace-all" ||
+				a == "--remove-section" || a == "--rename-section" || a == "-e" || a == "--edit"
+		}) && operands[0] != "set" && operands[0] != "unset"
+	case "remote":
+		return len(operands) == 0 || operands[0] == "show" || operands[0] == "get-url"
+	}
+	return true
+}
+
+// IsCheck reports commands whose success says the work is right: tests,
+// builds, linters, type checkers, and configuration dry runs.
+func IsCheck(cmd string) bool {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	name := path.Base(f[0])
+	if notChecks()[name] || rewritesFiles(name, f[1:]) {
+		return false
+	}
+	if flags, ok := verifyFlags[name]; ok {
+		if flags == nil {
+			return true
+		}
+		for _, a := range f[1:] {
+			if slices.Contains(flags, a) {
+				return true
+			}
+		}
+	}
+	for _, a := range f[1:] {
+		if a == "--dry-run" || a == "--check" {
+			return true
+		}
+	}
+	if name == "make" {
+		// make is a multiplexer like npm run: "make test" checks, "make
+		// clean" or "make deploy" does not, and a pass of either must not
+		// become "the last check passed". A bare make builds.
+		targets := makeTargets(f[1:])
+		return len(targets) == 0 || slices.ContainsFunc(targets, isCheckTarget)
+	}
+	if runsCheckTarget(name, f[1:]) {
+		return true
+	}
+	if name == "pre-commit" && len(f) > 1 && f[1] == "run" {
+		return true // runs the repository's configured hooks: linters, formatters in check mode
+	}
+	words := checkWords()
+	return slices.ContainsFunc(checkParts(cmd), func(p string) bool { return words[p] })
+}
+
+// runsCheckTarget reports a package script or runner target from
+// checkTargets.
+func runsCheckTarget(name string, args []string) bool {
+	switch name {
+	case "npm", "pnpm", "yarn", "bun":
+		return len(args) >= 2 && args[0] == "run" && checkTargets()[args[1]]
+	case "just", "task", "mage":
+		return slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] })
+	}
+	return false
+}
+
+// isCheckTarget reports a make target that verifies: one of checkTargets,
+// "all" (the default build), or one whose parts hold a check word
+// ("test-unit", "lint", "check"). "make" itself is not such a part.
+func isCheckTarget(target string) bool {
+	if target == "all" || checkTargets()[target] {
+		return true
+	}
+	words := checkWords()
+	return slices.ContainsFunc(alnumRuns(target), func(p string) bool { return p != "make" && words[p] })
+}
+
+// makeOptsWithValue are make options whose value is the next word.
+var makeOptsWithValue = wordSet(`-C -f -I -o -W --file --directory --include-dir --old-file --what-if`)
+
+// makeTargets returns the targets a make command line names, skipping its
+// options and variable assignments, up to the end of the first command.
+func makeTargets(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.ContainsAny(a, "|;&<>"):
+			return out
+		case makeOptsWithValue()[a]:
+			i++
+		case a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
+			i++
+		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// rewritesFiles reports a formatter run that rewrites files in place
+// (prettier --write, gofmt -w, ruff format): it exits 0 whenever
+// the code parses, so its pass verifies nothing. Their check modes
+// (prettier --check, gofmt -l, ruff format --check) stay checks.
+func rewritesFiles(name string, args []string) bool {
+	has := func(flags ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(flags, a) })
+	}
+	switch name {
+	case "prettier", "gofmt", "goimports", "gofumpt":
+		return has("--write", "-w")
+	case "biome":
+		return has("--write", "--apply", "--fix")
+	case "ruff":
+		return len(args) > 0 && args[0] == "format" && !has("--check", "--diff")
+	}
+	return false
+}
+
+// Purpose names what a check command verifies (test, lint,
+// type-check, build), "check" when its words say nothing more. The most
+// specific purpose wins: "make lint" is lint, a bare "make" is build,
+// "make check" is check.
+func Purpose(cmd string) string {
+	words := purposeWords()
+	found := map[string]bool{}
+	for _, part := range checkParts(cmd) {
+		if p := words[part]; p != "" {
+			found[p] = true
+		}
+	}
+	for _, p := range Purposes {
+		if found[p] {
+			return p
+		}
+	}
+	if f := Core(cmd); len(f) > 0 && path.Base(f[0]) == "make" {
+		// A bare make, or make all, builds the default target.
+		if ts := makeTargets(f[1:]); len(ts) == 0 || (len(ts) == 1 && ts[0] == "all") {
+			return "build"
+		}
+	}
+	return "check"
+}
+
+// checkParts splits the first words of a command (before any pipe or
+// chain) into lowercase alphanumeric parts: "golangci-lint run" gives
+// golangci, lint, run.
+func checkParts(cmd string) []string {
+	var out []string
+	for i, w := range Core(cmd) {
+		if i > 3 || strings.ContainsAny(w, "|;&") {
+			break
+		}
+		out = append(out, alnumRuns(path.Base(w))...)
+	}
+	return out
+}
+
+// alnumRuns splits a program, script or target name into its lower-case
+// runs of letters and digits: "golangci-lint" is golangci and lint.
+func alnumRuns(name string) []string {
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+}
+
+// targetedFlags select part of a test suite by name.
+var targetedFlags = wordSet(`-run -k -t --grep -g --testNamePattern -m --filter --test -p`)
+
+// Targeted reports a check run narrowed to some tests or files, which must
+// not be passed off as the project's command: a name filter flag, or an
+// argument naming a file ("src/a.test.ts", "tests/test_x.py").
+func Targeted(cmd string) bool {
+	flags := targetedFlags()
+	for i, w := range Core(cmd) {
+		if i == 0 || strings.ContainsAny(w, "|;&") {
+			continue
+		}
+		if flags[w] {
+			return true
+		}
+		base := path.Base(strings.Trim(w, `'"`))
+		if !strings.HasPrefix(w, "-") && strings.Contains(base, ".") && !strings.HasPrefix(base, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// GitArgs returns a git command's words after "git" and its -C/-c global
+// options, nil when the words are not a git command.
+func GitArgs(f []string) []string {
+	if len(f) == 0 || path.Base(f[0]) != "git" {
+		return nil
+	}
+	args := f[1:]
+	for len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
+		args = args[2:]
+	}
+	return args
+}
+
+// IsRunner reports a program that runs subcommands or scripts ("go",
+// "npm", "mix"): its bare name says little of what ran.
+func IsRunner(name string) bool { return runners()[name] }

@@ -1,0 +1,88 @@
+package program
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Each kind of row of the table, tested through what callers ask: a
+// command's family, whether it only reads, whether it checks and what for.
+// A new toolchain is a new row there and a new case here.
+func TestTable(t *testing.T) {
+	tests := []struct {
+		cmd      string
+		family   string
+		readOnly bool
+		check    bool
+		purpose  string
+	}{
+		{"go test ./...", "go test", false, true, "test"},
+		{"go vet ./...", "go vet", false, true, "lint"},
+		{"go build ./cmd/x", "go build", false, true, "build"},
+		{"cargo clippy -- -D warnings", "cargo clippy", false, true, "lint"},
+		{"cargo test", "cargo test", false, true, "test"},
+		{"mix test 2>&1 | tail -15", "mix test", false, true, "test"},
+		{"mix compile --warnings-as-errors", "mix compile", false, true, "build"},
+		{"mix credo --strict", "mix credo", false, true, "lint"},
+		{"mix dialyzer", "mix dialyzer", false, true, "type-check"},
+		{"pytest -q", "pytest", false, true, "test"},
+		{"python -m mypy src", "python -m mypy", false, true, "type-check"},
+		{"npm run lint", "npm run lint", false, true, "lint"},
+		{"npx tsc --noEmit", "npx tsc", false, true, "type-check"},
+		{"make", "make", false, true, "build"},
+		{"make deploy", "make deploy", false, false, ""},
+		{"nginx -t", "nginx", false, true, "check"},
+		{"rg -n foo src", "rg", true, false, ""},
+		{"git status --short", "git status", true, false, ""},
+		{"git commit -m 'fix tests'", "git commit", false, false, ""},
+		{"curl -fsS https://example.com", "curl", false, false, ""},
+		{"prettier --write src", "prettier", false, false, ""},
+		{"prettier --check src", "prettier", false, true, "lint"},
+	}
+	for _, tt := range tests {
+		if got := Family(tt.cmd); got != tt.family {
+			t.Errorf("Family(%q) = %q, want %q", tt.cmd, got, tt.family)
+		}
+		if got := ReadOnly(tt.cmd); got != tt.readOnly {
+			t.Errorf("ReadOnly(%q) = %v", tt.cmd, got)
+		}
+		if got := !tt.readOnly && IsCheck(tt.cmd); got != tt.check {
+			t.Errorf("IsCheck(%q) = %v", tt.cmd, got)
+		}
+		if tt.check {
+			if got := Purpose(tt.cmd); got != tt.purpose {
+				t.Errorf("Purpose(%q) = %q, want %q", tt.cmd, got, tt.purpose)
+			}
+		}
+	}
+	if got := WithoutFilters("mix dialyzer 2>&1 | tail -20"); got != "mix dialyzer" {
+		t.Errorf("WithoutFilters = %q", got)
+	}
+	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
+		t.Error("package manager subcommands")
+	}
+}
+
+// TestLeaf keeps the package a leaf: the standard library only, so that
+// any part of memctl may share the table.
+func TestLeaf(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		pf, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range pf.Imports {
+			if strings.Contains(imp.Path.Value, ".") {
+				t.Errorf("%s imports %s", f, imp.Path.Value)
+			}
+		}
+	}
+}

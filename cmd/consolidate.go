@@ -15,6 +15,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ func (o *ConsolidateFlags) apply(cfg *config.Config) error {
 type ConsolidateOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 
@@ -209,7 +210,7 @@ func agentEnv() []string {
 
 // consolidateVersion runs Phase 2 for one memory version. A failed run
 // returns its failed_… result with a *consolidate.FailedError.
-func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, version string) (consolidate.Result, error) {
+func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, version memversion.Version) (consolidate.Result, error) {
 	red, err := redactor(cfg)
 	if err != nil {
 		return consolidate.Result{}, err
@@ -244,7 +245,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 		if !opts.DryRun {
 			status, detail := "failed", err.Error()
 			if res.Status == consolidate.StatusInterrupted {
-				status, detail = string(res.Status), version+": stopped by a signal; the previous memory files are kept and the next run starts afresh"
+				status, detail = string(res.Status), version.String()+": stopped by a signal; the previous memory files are kept and the next run starts afresh"
 			}
 			recordStage(bg, st, "consolidate", started, opts.Now(), status, detail)
 		}
@@ -279,7 +280,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 
 // printPlan shows a dry run: the workspace changes (status lines), then
 // the planned diff of every artifact, on stdout; the count on stderr.
-func printPlan(ios *IOStreams, version string, res consolidate.Result) {
+func printPlan(ios *IOStreams, version memversion.Version, res consolidate.Result) {
 	for _, l := range res.ChangeLines {
 		fmt.Fprintln(ios.Out, ios.Text(l))
 	}
@@ -305,7 +306,7 @@ func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 // behind it (the last error and when the retry is due, or when the
 // cooldown ends), the raw memories stored and how many the last
 // consolidation took, and the command that overrides the skip.
-func describeConsolidation(ctx context.Context, st *store.Store, version, root string, res consolidate.Result, now time.Time) string {
+func describeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
 	status := strings.ReplaceAll(string(res.Status), "_", " ")
 	if res.Status == consolidate.StatusSucceededNoChanges {
 		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"

@@ -158,7 +158,7 @@ func printDemoSummary(opts *DemoOptions, cfg *config.Config, home string) error 
 	// The summary file opens with its format's version, a bare "v1" line
 	// that means nothing to someone trying memctl: on a terminal, say what
 	// the text is instead. Piped, it stays the file as an agent gets it.
-	if rest, ok := strings.CutPrefix(text, cfg.Memories.Version+"\n"); ok && opts.IO.StdoutTTY {
+	if rest, ok := strings.CutPrefix(text, cfg.Memories.Version.String()+"\n"); ok && opts.IO.StdoutTTY {
 		text = opts.IO.Bold("memory_summary.md") + fmt.Sprintf(" (memory version %s): what an agent is given before its first turn\n", cfg.Memories.Version) + rest
 	}
 	fmt.Fprintln(opts.IO.Out, text)

@@ -17,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/setup"
 	"github.com/memctl/memctl/internal/store"
@@ -28,9 +29,9 @@ import (
 type DoctorOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Home       func() (string, error)
 	// Agents resolves where each agent keeps its config and how the hooks
 	// would run memctl (as memctl setup does).

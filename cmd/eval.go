@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/regret"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
@@ -29,7 +30,7 @@ type EvalOptions struct {
 	// Home locates the memctl home, whose database says which memories
 	// agents cited.
 	Home       func() (string, error)
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Getenv     func(string) string
 
 	JSON      bool
@@ -226,7 +227,7 @@ func evalScratch(dir string, getenv func(string) string) (string, bool, error) {
 // fromHome reads what the user's own database knows: the memories an
 // agent cited, and the threads the user took out of memory. A home
 // without a database, or one memctl cannot open, knows nothing.
-func fromHome(ctx context.Context, opts *EvalOptions, version string) (used, disabled map[string]bool) {
+func fromHome(ctx context.Context, opts *EvalOptions, version memversion.Version) (used, disabled map[string]bool) {
 	home, err := opts.Home()
 	if err != nil {
 		return nil, nil

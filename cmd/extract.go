@@ -14,6 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/scan"
@@ -102,7 +103,7 @@ func (o *ExtractFlags) apply(cfg *config.Config) error {
 type ExtractOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 
@@ -227,7 +228,7 @@ func mergeExtract(rs []extract.RunResult) extract.RunResult {
 
 // extractVersion scans and extracts one memory version. The scan's
 // result is returned for the caller to report (once, not per version).
-func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string) (extract.RunResult, scan.Result, error) {
+func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version memversion.Version) (extract.RunResult, scan.Result, error) {
 	red, err := redactor(cfg)
 	if err != nil {
 		return extract.RunResult{}, scan.Result{}, err
@@ -250,7 +251,7 @@ func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Confi
 }
 
 // extractStore extracts one memory version from its scanned store.
-func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string, st *store.Store, prov resolvedProvider, red func(string) string) (extract.RunResult, error) {
+func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version memversion.Version, st *store.Store, prov resolvedProvider, red func(string) string) (extract.RunResult, error) {
 	if !opts.skipGuard && !opts.DryRun {
 		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 		if err != nil {
@@ -297,7 +298,7 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 	}
 	var prog *progress
 	if !opts.DryRun {
-		prog = startProgress(opts.IO, opts.JSON, "extracting "+version, "threads")
+		prog = startProgress(opts.IO, opts.JSON, "extracting "+version.String(), "threads")
 		ro.Progress = prog.set
 	}
 	started := opts.Now()
@@ -434,9 +435,9 @@ func providerLabel(p resolvedProvider) string {
 
 // memoryRoots are the memory folders of every version: sessions run there
 // are agent consolidations and are not extracted.
-func memoryRoots(memoryRoot func(string) (string, error)) []string {
+func memoryRoots(memoryRoot func(memversion.Version) (string, error)) []string {
 	var out []string
-	for _, v := range memoryVersions {
+	for _, v := range memversion.All() {
 		if r, err := memoryRoot(v); err == nil {
 			out = append(out, r)
 			// Review runs and dry runs consolidate in copies there.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -181,7 +182,7 @@ type StageLoaders struct {
 	// when no [[sources]] is configured (nil: none).
 	MissingDefaults func(cfg *config.Config) []sessions.Source
 	// MemoryRoot is the memory folder of a version.
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Getenv     func(string) string
 }
 
@@ -195,7 +196,7 @@ func (f *Factory) Provider(cfg *config.Config, purpose string) (resolvedProvider
 }
 
 // MemoryRoot is the memory folder of a version.
-func (f *Factory) MemoryRoot(version string) (string, error) {
+func (f *Factory) MemoryRoot(version memversion.Version) (string, error) {
 	home, err := f.Home()
 	if err != nil {
 		return "", err
@@ -203,10 +204,10 @@ func (f *Factory) MemoryRoot(version string) (string, error) {
 	return memoryRoot(home, version), nil
 }
 
-func memoryRoot(home, version string) string { return memdir.Root(home, version) }
+func memoryRoot(home string, version memversion.Version) string { return memdir.Root(home, version) }
 
 // OpenStore opens the database of a version, creating the home 0700.
-func (f *Factory) OpenStore(ctx context.Context, version string) (*store.Store, error) {
+func (f *Factory) OpenStore(ctx context.Context, version memversion.Version) (*store.Store, error) {
 	home, err := f.Home()
 	if err != nil {
 		return nil, err

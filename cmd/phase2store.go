@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -167,7 +168,7 @@ func (j phase2Store) RequestConsolidation(ctx context.Context, reason string, re
 }
 
 // landError says what to do next when an approve or a rollback is refused.
-func landError(version string, err error) error {
+func landError(version memversion.Version, err error) error {
 	var forgotten *consolidate.ForgottenError
 	wrapped := fmt.Errorf("%s: %w", version, err)
 	switch {
@@ -185,7 +186,7 @@ func landError(version string, err error) error {
 
 // landedJSON is one version's approve or rollback in --json documents.
 type landedJSON struct {
-	Version string `json:"version"`
+	Version memversion.Version `json:"version"`
 	consolidate.LandResult
 }
 

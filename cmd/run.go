@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/scan"
@@ -22,7 +23,7 @@ import (
 type RunOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 	// Home is the memctl home, created before any stage runs.
@@ -42,7 +43,7 @@ type stageStatus struct {
 // runReport is the --json shape of one version's pipeline. A stage that
 // did not run is null.
 type runReport struct {
-	Version     string              `json:"version"`
+	Version     memversion.Version  `json:"version"`
 	Prepare     stageStatus         `json:"prepare"`
 	Prune       prune.Result        `json:"prune"`
 	Guard       extract.GuardResult `json:"guard"`
@@ -166,7 +167,7 @@ func checkStages(sl StageLoaders, ios *IOStreams, cfg *config.Config) error {
 // runPipeline runs the stages of one version in Codex's order. The first
 // version's pipeline reports the scan's problems (later ones scan the same
 // sources).
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string, first bool) (runReport, error) {
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version memversion.Version, first bool) (runReport, error) {
 	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 )
 
@@ -191,7 +192,7 @@ type Consolidator interface {
 // Workspace is what a consolidator gets to work with.
 type Workspace struct {
 	Root     string // absolute memory root
-	Version  string // "v1" or "v2"
+	Version  memversion.Version
 	Selected []Selected
 	Changes  []Change
 	DiffFile string // the rendered phase2_workspace_diff.md
@@ -219,7 +220,7 @@ func (ws *Workspace) redact(s string) string {
 // Options configure [Run].
 type Options struct {
 	Root    string // memory folder, e.g. <home>/memories
-	Version string // "v1" or "v2"
+	Version memversion.Version
 	Mode    string // informational; the consolidator decides the work
 	// Provider and Model name what answered (model mode), for the history.
 	Provider string

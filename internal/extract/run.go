@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -38,7 +39,7 @@ const (
 
 // RunOptions configures one Phase 1 pass.
 type RunOptions struct {
-	Version string // "v1" or "v2"
+	Version memversion.Version
 	// Provider answers the structured calls; nil runs the offline heuristic.
 	Provider     model.Provider
 	ProviderName string // recorded with token usage: openai, anthropic, command, heuristic …
@@ -230,7 +231,7 @@ func dryRun(ctx context.Context, st Store, opts RunOptions, cands []store.Thread
 		j := JobResult{ThreadID: t.ID, Status: StatusWouldClaim, Preview: t.Preview}
 		contents, err := "", checkLinks(fileOf(t), opts)
 		if err == nil {
-			contents, err = sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+			contents, err = sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: string(opts.Version), TokenLimit: opts.TokenLimit, Redact: opts.Redact})
 		}
 		if err != nil {
 			j.Error = err.Error()
@@ -286,7 +287,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	h := holdBack(out, c.thread, prov)
 	r.Quarantined, r.Evidence = len(h.quarantine), len(h.evidence)
 	if h.out.HasOutput(opts.Version) {
-		if opts.Version == "v2" {
+		if opts.Version == memversion.V2 {
 			h.out.RawMemory = ""
 		}
 		owned, err = st.MarkStage1Done(bg, c.thread.ID, c.token, c.watermark, h.result())
@@ -332,7 +333,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 		out, err := offline(opts.Version, f, meta, opts.Redact, prov.add)
 		return out, prov, model.Usage{}, err
 	}
-	contents, err := sessions.PrepareInput(f, sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+	contents, err := sessions.PrepareInput(f, sessions.InputOptions{Version: string(opts.Version), TokenLimit: opts.TokenLimit, Redact: opts.Redact})
 	if err != nil {
 		return Output{}, nil, model.Usage{}, fmt.Errorf("read %s: %w", t.Path, err)
 	}
@@ -410,8 +411,8 @@ func metaOf(t store.Thread) sessions.Meta {
 
 // Input renders exactly what Phase 1 sends to a model for one thread:
 // the system prompt and the user message(s).
-func Input(t store.Thread, version string, tokenLimit int, redact func(string) string, templateDir string) (string, []string, error) {
-	contents, err := sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: version, TokenLimit: tokenLimit, Redact: redact})
+func Input(t store.Thread, version memversion.Version, tokenLimit int, redact func(string) string, templateDir string) (string, []string, error) {
+	contents, err := sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: string(version), TokenLimit: tokenLimit, Redact: redact})
 	if err != nil {
 		return "", nil, err
 	}

@@ -162,18 +162,18 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 // buildConsolidator resolves consolidation.mode. The provider it returns
 // names what answers (Kind, Model; Provider is nil but in model mode), for
 // the token record and the history.
-func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode string) (consolidate.Consolidator, resolvedProvider, error) {
-	if mode == "auto" {
-		if model.Resolve(cfg.Provider.Kind, sl.Getenv) == model.KindHeuristic {
-			mode = "heuristic"
+func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode config.ConsolidationMode) (consolidate.Consolidator, resolvedProvider, error) {
+	if mode == config.ModeAuto {
+		if model.Resolve(model.Kind(cfg.Provider.Kind), sl.Getenv) == model.KindHeuristic {
+			mode = config.ModeHeuristic
 		} else {
-			mode = "model"
+			mode = config.ModeModel
 		}
 	}
 	switch mode {
-	case "heuristic":
-		return consolidate.NewHeuristic(), resolvedProvider{Kind: "heuristic"}, nil
-	case "model":
+	case config.ModeHeuristic:
+		return consolidate.NewHeuristic(), resolvedProvider{Kind: model.KindHeuristic}, nil
+	case config.ModeModel:
 		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
 		if err != nil {
 			return nil, resolvedProvider{}, err
@@ -182,14 +182,14 @@ func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mo
 			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
 		}
 		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
-	case "agent":
+	case config.ModeAgent:
 		if len(cfg.Consolidation.AgentCommand) == 0 || cfg.Consolidation.AgentCommand[0] == "" {
 			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
 		if err := checkProgram(cfg.Consolidation.AgentCommand[0]); err != nil {
 			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
 		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), resolvedProvider{Kind: "agent"}, nil
+		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), resolvedProvider{Kind: model.Kind(config.ModeAgent)}, nil // the agent answers: recorded under its mode
 	}
 	return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
 }
@@ -231,12 +231,12 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	started := opts.Now()
 	// An agent consolidator writes its own output to stderr; a progress
 	// line would be torn by it.
-	prog := startProgress(opts.IO, opts.JSON || cons.Name() == "agent", fmt.Sprintf("consolidating %s (%s)", version, cons.Name()), "")
+	prog := startProgress(opts.IO, opts.JSON || cons.Name() == string(config.ModeAgent), fmt.Sprintf("consolidating %s (%s)", version, cons.Name()), "")
 	res, err := consolidate.Run(ctx, phase2Store{st}, consolidate.Options{
 		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
 		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,
-		Provider: prov.Kind, Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
+		Provider: string(prov.Kind), Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
 		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 	})
 	prog.finish()
@@ -258,7 +258,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 		return res, nil
 	}
 	if res.Usage != (model.Usage{}) {
-		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: prov.Kind, Model: prov.Model, InputTokens: res.Usage.InputTokens,
+		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: string(prov.Kind), Model: prov.Model, InputTokens: res.Usage.InputTokens,
 			CachedInputTokens: res.Usage.CachedInputTokens, OutputTokens: res.Usage.OutputTokens,
 			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens})
 	}

@@ -214,11 +214,11 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 // providerState says whether the configured provider can work, without
 // calling it: the API key variable is set, the command exists.
 func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error)) doctor.ProviderState {
-	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, getenv)
-	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: choice.Kind}
+	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, getenv)
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(choice.Kind)}
 	switch choice.Kind {
 	case model.KindHeuristic:
-		if cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "" {
+		if model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "" {
 			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
 			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
 		}
@@ -237,7 +237,7 @@ func providerState(cfg *config.Config, getenv func(string) string, lookPath func
 			ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
 		}
 	}
-	if cfg.Consolidation.Mode == "agent" {
+	if cfg.Consolidation.Mode == config.ModeAgent {
 		switch {
 		case len(cfg.Consolidation.AgentCommand) == 0:
 			ps.Problem, ps.Fix = "consolidation.mode is agent but consolidation.agent_command is empty", "set consolidation.agent_command (docs/config.md has recipes)"

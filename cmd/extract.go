@@ -428,9 +428,9 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 // providerLabel names a provider and its model for a cost estimate.
 func providerLabel(p resolvedProvider) string {
 	if p.Model == "" {
-		return p.Kind
+		return string(p.Kind)
 	}
-	return p.Kind + " (" + p.Model + ")"
+	return string(p.Kind) + " (" + p.Model + ")"
 }
 
 // memoryRoots are the memory folders of every version: sessions run there

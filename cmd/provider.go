@@ -15,7 +15,7 @@ import (
 // offline heuristic.
 type resolvedProvider struct {
 	Provider model.Provider
-	Kind     string // openai, anthropic, command, heuristic …
+	Kind     model.Kind // openai, anthropic, command, heuristic …
 	Model    string
 }
 
@@ -25,9 +25,9 @@ type resolvedProvider struct {
 // without a default) is refused here, before any thread is claimed, as a
 // config error (exit 2).
 func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProvider, error) {
-	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, f.Getenv)
+	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, f.Getenv)
 	kind := choice.Kind
-	if !f.autoAnnounced && (cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "") {
+	if !f.autoAnnounced && (model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "") {
 		f.autoAnnounced = true
 		if kind == model.KindHeuristic {
 			f.IO.Infof("memctl: provider auto picked heuristic (%s)", choice.Reason)

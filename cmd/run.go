@@ -199,7 +199,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		}
 		opts.IO.Infof("%s: %s %s", version, verb, english.Count(rep.Prune.Pruned, "raw memory", "raw memories"))
 	}
-	prov := model.Resolve(cfg.Provider.Kind, opts.Getenv)
+	prov := model.Resolve(model.Kind(cfg.Provider.Kind), opts.Getenv)
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return rep, err

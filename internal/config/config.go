@@ -80,7 +80,7 @@ type Provider struct {
 
 // Consolidation is the [consolidation] section (Phase 2).
 type Consolidation struct {
-	Mode         string
+	Mode         ConsolidationMode
 	AgentCommand []string
 	AgentTimeout time.Duration
 	// Review stops each consolidation that changes the memory at a pending
@@ -760,8 +760,21 @@ var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic",
 // SyncConflicts lists the valid sync.conflict values.
 var SyncConflicts = []string{"fail", "union"}
 
+// ConsolidationMode is a value of consolidation.mode: how Phase 2
+// rewrites the memory files.
+type ConsolidationMode string
+
+// The consolidation modes. Auto is resolved to model or heuristic by the
+// provider kind before a consolidator is built.
+const (
+	ModeAuto      ConsolidationMode = "auto"
+	ModeModel     ConsolidationMode = "model"
+	ModeAgent     ConsolidationMode = "agent"
+	ModeHeuristic ConsolidationMode = "heuristic"
+)
+
 // ConsolidationModes lists the valid consolidation.mode values.
-var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
+var ConsolidationModes = []string{string(ModeAuto), string(ModeModel), string(ModeAgent), string(ModeHeuristic)}
 
 // keys is the single table of scalar keys: defaults, clamps, docs. It is
 // built on first use: a process that reads no config pays nothing for it.
@@ -789,7 +802,7 @@ var keys = sync.OnceValue(func() []key {
 		intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
 		intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
 
-		stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
+		stringKey("consolidation.mode", string(ModeAuto), "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *ConsolidationMode { return &c.Consolidation.Mode }),
 		stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
 		durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
 		boolKey("consolidation.review", false, "stop each consolidation that changes the memory at a pending generation until memctl approve or reject (see docs/history.md)", func(c *Config) *bool { return &c.Consolidation.Review }),

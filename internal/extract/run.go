@@ -42,7 +42,7 @@ type RunOptions struct {
 	Version memversion.Version
 	// Provider answers the structured calls; nil runs the offline heuristic.
 	Provider     model.Provider
-	ProviderName string // recorded with token usage: openai, anthropic, command, heuristic …
+	ProviderName model.Kind // recorded with token usage: openai, anthropic, command, heuristic …
 	Model        string
 	Filter       store.CandidateFilter
 	// MaxClaims is both the number of claims this pass makes and the cap on
@@ -266,7 +266,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	out, prov, usage, err := extractOne(ctx, st, opts, c.thread)
 	r.Usage = usage
 	if usage != (model.Usage{}) || opts.Provider != nil {
-		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: opts.ProviderName, Model: opts.Model, JobKey: c.thread.ID,
+		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: string(opts.ProviderName), Model: opts.Model, JobKey: c.thread.ID,
 			InputTokens: usage.InputTokens, CachedInputTokens: usage.CachedInputTokens, OutputTokens: usage.OutputTokens,
 			ReasoningTokens: usage.ReasoningTokens, TotalTokens: usage.TotalTokens})
 	}
@@ -345,7 +345,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 		Kind: "extract", Model: opts.Model, ReasoningEffort: "low", System: system, Input: input,
 		SchemaName: "memory_stage1", Schema: Schema(opts.Version),
 	})
-	saveRateLimit(ctx, st, opts.ProviderName, resp.RateLimit, err, opts.Now)
+	saveRateLimit(ctx, st, string(opts.ProviderName), resp.RateLimit, err, opts.Now)
 	if err != nil {
 		return Output{}, nil, resp.Usage, err
 	}
@@ -427,23 +427,23 @@ type GuardStore interface {
 // GuardResult is the rate-limit guard's decision (Codex section 5,
 // generalised to the provider's rate-limit headers).
 type GuardResult struct {
-	Allowed  bool    `json:"allowed"`
-	Status   string  `json:"status"` // allowed | skipped_rate_limit | unknown
-	Reason   string  `json:"reason,omitempty"`
-	Provider string  `json:"provider"`
-	Known    bool    `json:"known"`
-	Percent  float64 `json:"remaining_percent,omitempty"`
+	Allowed  bool       `json:"allowed"`
+	Status   string     `json:"status"` // allowed | skipped_rate_limit | unknown
+	Reason   string     `json:"reason,omitempty"`
+	Provider model.Kind `json:"provider"`
+	Known    bool       `json:"known"`
+	Percent  float64    `json:"remaining_percent,omitempty"`
 }
 
 // Guard allows Phase 1 unless the provider's last reported quota is below
 // minRemainingPercent or exhausted. Nothing known (or the heuristic
 // provider, which spends no quota) is allowed, as Codex fails open.
-func Guard(ctx context.Context, st GuardStore, provider string, minRemainingPercent int, now time.Time) (GuardResult, error) {
+func Guard(ctx context.Context, st GuardStore, provider model.Kind, minRemainingPercent int, now time.Time) (GuardResult, error) {
 	g := GuardResult{Allowed: true, Status: "allowed", Provider: provider}
 	if provider == "" || provider == model.KindHeuristic {
 		return g, nil
 	}
-	rl, ok, err := st.RateLimit(ctx, provider)
+	rl, ok, err := st.RateLimit(ctx, string(provider))
 	if err != nil || !ok {
 		if !ok {
 			g.Status = "unknown"
@@ -456,7 +456,7 @@ func Guard(ctx context.Context, st GuardStore, provider string, minRemainingPerc
 		return g, nil
 	}
 	g.Known, g.Percent = true, rl.RemainingPercent
-	allowed, reason := model.GuardAllows(&model.RateLimit{Provider: provider, RemainingPercent: rl.RemainingPercent, Reached: rl.Reached}, minRemainingPercent)
+	allowed, reason := model.GuardAllows(&model.RateLimit{Provider: string(provider), RemainingPercent: rl.RemainingPercent, Reached: rl.Reached}, minRemainingPercent)
 	if !allowed {
 		g.Allowed, g.Status, g.Reason = false, "skipped_rate_limit", reason
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -79,7 +80,7 @@ func (r *replay) prepare(ctx context.Context, all []*session) error {
 	// starts at its session's update, as if extracted right after it.
 	r.clock = first.Add(-time.Second)
 	if _, err := extract.Run(ctx, r.st, extract.RunOptions{
-		Version: r.opts.Version, ProviderName: "heuristic",
+		Version: r.opts.Version, ProviderName: model.KindHeuristic,
 		Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true, ThreadIDs: ids,
 			ExcludeCwdUnder: r.opts.ExcludeCwdUnder, Limit: len(ids)},
 		MaxClaims: len(ids), Concurrency: runtime.GOMAXPROCS(0), Redact: r.opts.Redact, TemplateDir: r.opts.TemplateDir,

@@ -171,7 +171,7 @@ func requireKey(opts Options, fallback string) (string, error) {
 // needs is unset or empty.
 type MissingKeyError struct {
 	Var  string // the environment variable, e.g. OPENAI_API_KEY
-	Kind Kind // the provider kind that needs it
+	Kind Kind   // the provider kind that needs it
 }
 
 func (e *MissingKeyError) Error() string {

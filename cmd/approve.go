@@ -117,7 +117,7 @@ func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Confi
 	} else if !pending && opts.ID == 0 {
 		return consolidate.LandResult{}, false, nil
 	}
-	res, err := consolidate.Approve(ctx, phase2Store{st}, consolidate.LandOptions{Root: root, WorkerID: workerID(),
+	res, err := consolidate.Approve(ctx, consolidate.OnStore(st), consolidate.LandOptions{Root: root, WorkerID: workerID(),
 		Keep: cfg.Consolidation.KeepGenerations, Now: opts.Now}, opts.ID)
 	if err != nil {
 		if opts.ID != 0 {

@@ -232,7 +232,7 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 	// An agent consolidator writes its own output to stderr; a progress
 	// line would be torn by it.
 	prog := startProgress(opts.IO, opts.JSON || cons.Name() == string(config.ModeAgent), fmt.Sprintf("consolidating %s (%s)", version, cons.Name()), "")
-	res, err := consolidate.Run(ctx, phase2Store{st}, consolidate.Options{
+	res, err := consolidate.Run(ctx, consolidate.OnStore(st), consolidate.Options{
 		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
 		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,

@@ -158,7 +158,7 @@ func TestNotClaimedNamesTheOverride(t *testing.T) {
 	for reason, override := range map[string]string{
 		store.ReasonNotIdle:        "--all",
 		store.ReasonTooOld:         "--all",
-		extract.ReasonOverLimit:      "--max N",
+		extract.ReasonOverLimit:    "--max N",
 		store.ReasonMemoryDisabled: "`memctl threads enable ID`",
 	} {
 		got := notClaimedText(map[string]int{reason: 3})

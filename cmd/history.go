@@ -263,7 +263,7 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 			return err
 		}
 	}
-	doc.Files = consolidate.DiffFiles(fromStoreFiles(prev), fromStoreFiles(files), nil)
+	doc.Files = consolidate.DiffFiles(prev, files, nil)
 	if doc.Files == nil {
 		doc.Files = []consolidate.FileDiff{}
 	}

@@ -167,7 +167,7 @@ func pendingReview(ctx context.Context, opts *ReviewOptions, version memversion.
 		return reviewPendingJSON{}, false, err
 	}
 	p := reviewPendingJSON{Version: version, Generation: g,
-		Files: consolidate.DiffFiles(cur, fromStoreFiles(files), consolidate.Landed)}
+		Files: consolidate.DiffFiles(cur, files, consolidate.Landed)}
 	if p.Files == nil {
 		p.Files = []consolidate.FileDiff{}
 	}

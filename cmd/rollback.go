@@ -87,7 +87,7 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if _, err := lookupGeneration(ctx, st, version, opts.ID); err != nil {
 		return err
 	}
-	res, err := consolidate.Rollback(ctx, phase2Store{st}, consolidate.LandOptions{Root: root, WorkerID: workerID(),
+	res, err := consolidate.Rollback(ctx, consolidate.OnStore(st), consolidate.LandOptions{Root: root, WorkerID: workerID(),
 		Keep: cfg.Consolidation.KeepGenerations, Now: opts.Now, Force: opts.Force}, opts.ID)
 	if err != nil {
 		return landError(version, err)

@@ -116,7 +116,11 @@ path = %q
 	// The demo reads its own copies on purpose: the user's agent folders
 	// it leaves alone are not worth a hint.
 	ro.UnreadDefaults = nil
-	if _, err := runPipeline(ctx, ro, cfg, cfg.Memories.Version, true); err != nil {
+	plan, err := resolvePlan(ro.StageLoaders, ro.IO, cfg, true, true)
+	if err != nil {
+		return err
+	}
+	if _, err := runPipeline(ctx, ro, cfg, plan, cfg.Memories.Version, true); err != nil {
 		return err
 	}
 	return printDemoSummary(opts, cfg, home)

@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/regret"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
@@ -164,7 +165,7 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	ro := regret.Options{
 		Sources: srcs, Projects: cfg.ProjectOverrides(), Version: version, Scratch: scratch,
 		MaxTokens: opts.MaxTokens, MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation, MaxUnusedDays: cfg.Memories.MaxUnusedDays,
-		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: memoryRoots(opts.MemoryRoot), Redact: red,
+		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: pipeline.MemoryRoots(opts.MemoryRoot), Redact: red,
 		DisableOnExternalContext: cfg.Memories.DisableOnExternalContext, Used: used, Disabled: disabled,
 		Progress: prog.set, Log: opts.IO.ErrOut,
 	}

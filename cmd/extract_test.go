@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -65,8 +66,8 @@ func (p *fakeProvider) Call(ctx context.Context, req model.Request) (model.Respo
 
 // withProvider makes every stage of opts use p.
 func withProvider(sl StageLoaders, p model.Provider) StageLoaders {
-	sl.Provider = func(*config.Config, string) (resolvedProvider, error) {
-		return resolvedProvider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
+	sl.Provider = func(*config.Config, string) (pipeline.Provider, error) {
+		return pipeline.Provider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
 	}
 	return sl
 }

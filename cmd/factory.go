@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -172,7 +173,7 @@ func unknownEnv(name string) (hint string, unknown bool) {
 type StageLoaders struct {
 	// Provider builds the model provider of a stage; a nil Provider in the
 	// result means the offline heuristic.
-	Provider func(cfg *config.Config, purpose string) (resolvedProvider, error)
+	Provider func(cfg *config.Config, purpose string) (pipeline.Provider, error)
 	// Sources lists the transcript sources to scan.
 	Sources func(cfg *config.Config) []sessions.Source
 	// UnreadDefaults lists the agents' default folders [[sources]] leaves
@@ -191,7 +192,7 @@ func (f *Factory) stageLoaders() StageLoaders {
 }
 
 // Provider resolves and builds the provider of a stage (see buildProvider).
-func (f *Factory) Provider(cfg *config.Config, purpose string) (resolvedProvider, error) {
+func (f *Factory) Provider(cfg *config.Config, purpose string) (pipeline.Provider, error) {
 	return buildProvider(f, cfg, purpose)
 }
 

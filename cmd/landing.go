@@ -7,6 +7,7 @@ import (
 
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -40,7 +41,7 @@ func reportLanding(ctx context.Context, ios *IOStreams, st *store.Store, root st
 		ios.Warnf("finished the %s of generation %d that was interrupted at %s", res.Recovered.Action,
 			res.Recovered.GenerationID, rfc3339(res.Recovered.StartedAt))
 	}
-	if err := indexFolder(context.WithoutCancel(ctx), st, root); err != nil {
+	if err := pipeline.IndexFolder(context.WithoutCancel(ctx), st, root); err != nil {
 		ios.Warnf("search index: %v", err)
 	}
 	if jsonOut {

@@ -12,6 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/store"
@@ -111,7 +112,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
 	}
-	if err := checkStages(opts.StageLoaders, opts.IO, cfg); err != nil {
+	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, true)
+	if err != nil {
 		return err
 	}
 	opts.Extract.backlog = &backlogAnswer{} // one question for every version
@@ -119,7 +121,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	failedJobs, claimed := 0, 0
 	var stageErr error
 	for i, v := range cfg.Versions() {
-		rep, err := runPipeline(ctx, opts, cfg, v, i == 0)
+		rep, err := runPipeline(ctx, opts, cfg, plan, v, i == 0)
 		reports = append(reports, rep)
 		if rep.Extract != nil {
 			failedJobs += rep.Extract.Failed
@@ -150,24 +152,32 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	return nil
 }
 
-// checkStages refuses a config that cannot work (a bad redaction pattern,
-// a provider without key or model, agent mode without a command) before
-// any stage of any version prunes, claims a thread or takes the lock.
-func checkStages(sl StageLoaders, ios *IOStreams, cfg *config.Config) error {
-	if _, err := redactor(cfg); err != nil {
-		return err
+// resolvePlan resolves the redaction, the provider of Phase 1 (extract)
+// and the consolidator of Phase 2 (consolidate) once for every version. A
+// config that cannot work (a bad redaction pattern, a provider without key
+// or model, agent mode without a command) is refused here, before any
+// stage of any version prunes, claims a thread or takes the lock.
+func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPhase, consolidatePhase bool) (pipeline.Plan, error) {
+	var plan pipeline.Plan
+	var err error
+	if plan.Redact, err = redactor(cfg); err != nil {
+		return plan, err
 	}
-	if _, err := sl.Provider(cfg, model.PurposeExtract); err != nil {
-		return err
+	if extractPhase {
+		if plan.Extract, err = sl.Provider(cfg, model.PurposeExtract); err != nil {
+			return plan, err
+		}
 	}
-	_, _, err := buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
-	return err
+	if consolidatePhase {
+		plan.Consolidator, plan.Consolidate, err = buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
+	}
+	return plan, err
 }
 
 // runPipeline runs the stages of one version in Codex's order. The first
 // version's pipeline reports the scan's problems (later ones scan the same
 // sources).
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version memversion.Version, first bool) (runReport, error) {
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (runReport, error) {
 	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)
@@ -199,12 +209,11 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		}
 		opts.IO.Infof("%s: %s %s", version, verb, english.Count(rep.Prune.Pruned, "raw memory", "raw memories"))
 	}
-	prov := model.Resolve(model.Kind(cfg.Provider.Kind), opts.Getenv)
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return rep, err
 	}
-	rep.Guard, err = extract.Guard(ctx, st, prov, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
+	rep.Guard, err = extract.Guard(ctx, st, plan.Extract.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 	st.Close()
 	if err != nil {
 		return rep, err
@@ -215,7 +224,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	}
 	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
 		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-	ex, scanned, err := extractVersion(ctx, eo, cfg, version)
+	ex, scanned, err := extractVersion(ctx, eo, cfg, plan, version)
 	rep.Extract, rep.Scan = &ex, &scanned
 	if err != nil {
 		return rep, fmt.Errorf("%s: extract: %w", version, err)
@@ -236,7 +245,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	}
 	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
 		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
-	cr, err := consolidateVersion(ctx, co, cfg, version)
+	cr, err := consolidateVersion(ctx, co, cfg, plan, version)
 	rep.Consolidate = &cr
 	var failed *consolidate.FailedError
 	switch {

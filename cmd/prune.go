@@ -8,6 +8,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -98,13 +99,5 @@ func pruneVersion(ctx context.Context, open func(context.Context, memversion.Ver
 		return prune.Result{}, err
 	}
 	defer st.Close()
-	started := now()
-	res, err := prune.Run(ctx, st, cfg.Memories.MaxUnusedDays, dryRun)
-	if err != nil {
-		return res, fmt.Errorf("prune %s: %w", version, err)
-	}
-	if !dryRun {
-		recordStage(ctx, st, "prune", started, now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
-	}
-	return res, nil
+	return pipeline.Prune(ctx, st, version, cfg.Memories.MaxUnusedDays, dryRun, now)
 }

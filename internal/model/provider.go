@@ -29,10 +29,6 @@ func Kinds() []Kind {
 	return []Kind{KindAuto, KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand, KindHeuristic}
 }
 
-// MakesModelCalls reports whether a resolved kind calls a model (every
-// kind but heuristic; auto must be resolved first).
-func (k Kind) MakesModelCalls() bool { return k != KindHeuristic }
-
 // Request kinds (Request.Kind), which DefaultModel also takes as purpose.
 const (
 	PurposeExtract     = "extract"

@@ -7,10 +7,13 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -60,4 +63,19 @@ type Plan struct {
 	Extract      Provider
 	Consolidator consolidate.Consolidator
 	Consolidate  Provider
+}
+
+// Prune drops the raw memories unused for maxUnusedDays from a version's
+// store (Codex's retention; it costs no tokens) and records the stage run
+// unless dryRun.
+func Prune(ctx context.Context, st *store.Store, version memversion.Version, maxUnusedDays int, dryRun bool, now func() time.Time) (prune.Result, error) {
+	started := now()
+	res, err := prune.Run(ctx, st, maxUnusedDays, dryRun)
+	if err != nil {
+		return res, fmt.Errorf("prune %s: %w", version, err)
+	}
+	if !dryRun {
+		recordStage(ctx, st, "prune", started, now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
+	}
+	return res, nil
 }

@@ -35,22 +35,16 @@ type RunOptions struct {
 	Consolidate ConsolidateFlags
 }
 
-// stageStatus is how a stage without its own result ended.
-type stageStatus struct {
-	Status string `json:"status"` // ok, failed or skipped_dry_run
-	Error  string `json:"error,omitempty"`
-}
-
 // runReport is the --json shape of one version's pipeline. A stage that
 // did not run is null.
 type runReport struct {
-	Version     memversion.Version  `json:"version"`
-	Prepare     stageStatus         `json:"prepare"`
-	Prune       prune.Result        `json:"prune"`
-	Guard       extract.GuardResult `json:"guard"`
-	Scan        *scan.Result        `json:"scan"`
-	Extract     *extract.RunResult  `json:"extract"`
-	Consolidate *consolidate.Result `json:"consolidate"`
+	Version     memversion.Version   `json:"version"`
+	Prepare     pipeline.StageStatus `json:"prepare"`
+	Prune       prune.Result         `json:"prune"`
+	Guard       extract.GuardResult  `json:"guard"`
+	Scan        *scan.Result         `json:"scan"`
+	Extract     *extract.RunResult   `json:"extract"`
+	Consolidate *consolidate.Result  `json:"consolidate"`
 }
 
 // runJSON is the --json document of run: the first generated version's
@@ -178,7 +172,7 @@ func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPha
 // version's pipeline reports the scan's problems (later ones scan the same
 // sources).
 func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (runReport, error) {
-	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
+	rep := runReport{Version: version, Prepare: pipeline.StageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
@@ -191,11 +185,8 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan
 	if err := ensureHome(home); err != nil {
 		return rep, err
 	}
-	if dryRun {
-		// A dry run changes nothing: no layout repair, no prune.
-		rep.Prepare = stageStatus{Status: "skipped_dry_run"}
-	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir, opts.Now()); err != nil {
-		rep.Prepare = stageStatus{Status: "failed", Error: err.Error()}
+	// A dry run changes nothing: no layout repair, no prune.
+	if rep.Prepare, err = pipeline.Prepare(root, cfg.Templates.Dir, opts.Now(), dryRun); err != nil {
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}
 	rep.Prune, err = pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, version, dryRun)

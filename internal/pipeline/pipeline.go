@@ -79,3 +79,22 @@ func Prune(ctx context.Context, st *store.Store, version memversion.Version, max
 	}
 	return res, nil
 }
+
+// StageStatus is how a stage without its own result ended: ok, failed (with
+// the error) or skipped_dry_run.
+type StageStatus struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Prepare repairs the layout of a version's memory folder before its
+// stages run. A dry run changes nothing and says so.
+func Prepare(root, templateDir string, now time.Time, dryRun bool) (StageStatus, error) {
+	if dryRun {
+		return StageStatus{Status: "skipped_dry_run"}, nil
+	}
+	if err := consolidate.PrepareLayout(root, templateDir, now); err != nil {
+		return StageStatus{Status: "failed", Error: err.Error()}, err
+	}
+	return StageStatus{Status: "ok"}, nil
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -17,9 +18,9 @@ import (
 type ApproveOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON bool
 	// ID is the generation to approve; 0 approves whatever is pending in
@@ -75,7 +76,7 @@ func runApprove(ctx context.Context, opts *ApproveOptions) error {
 	}
 	versions := cfg.Versions()
 	if opts.ID != 0 {
-		versions = []string{cfg.Memories.Version}
+		versions = []memversion.Version{cfg.Memories.Version}
 	}
 	doc := approveJSON{Approved: []landedJSON{}}
 	for _, version := range versions {
@@ -101,7 +102,7 @@ func runApprove(ctx context.Context, opts *ApproveOptions) error {
 
 // approveVersion lands one version's pending generation; ok is false when
 // none was pending (and no id was asked for).
-func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Config, version string) (consolidate.LandResult, bool, error) {
+func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Config, version memversion.Version) (consolidate.LandResult, bool, error) {
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
 		return consolidate.LandResult{}, false, err
@@ -116,7 +117,7 @@ func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Confi
 	} else if !pending && opts.ID == 0 {
 		return consolidate.LandResult{}, false, nil
 	}
-	res, err := consolidate.Approve(ctx, phase2Store{st}, consolidate.LandOptions{Root: root, WorkerID: workerID(),
+	res, err := consolidate.Approve(ctx, consolidate.OnStore(st), consolidate.LandOptions{Root: root, WorkerID: workerID(),
 		Keep: cfg.Consolidation.KeepGenerations, Now: opts.Now}, opts.ID)
 	if err != nil {
 		if opts.ID != 0 {
@@ -131,7 +132,7 @@ func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Confi
 }
 
 // approveError says what to do when an approve is refused.
-func approveError(version string, err error) error {
+func approveError(version memversion.Version, err error) error {
 	var forgotten *consolidate.ForgottenError
 	if errors.As(err, &forgotten) {
 		return withHint(fmt.Errorf("%s: %w", version, err), "`memctl reject`, then `memctl consolidate`, builds it again without them")

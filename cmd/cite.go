@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -37,7 +38,7 @@ type citeResult struct {
 type CiteOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	// Getenv and UserHome find Codex's sessions for --hook codex.
 	Getenv   func(string) string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/reset"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ import (
 type ClearOptions struct {
 	IO        *IOStreams
 	Home      func() (string, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON   bool
 	Yes    bool
@@ -60,8 +61,8 @@ func runClear(ctx context.Context, opts *ClearOptions) error {
 		return err
 	}
 	targets := []reset.Target{
-		clearTarget(opts.OpenStore, home, "v1", true),
-		clearTarget(opts.OpenStore, home, "v2", false),
+		clearTarget(opts.OpenStore, home, memversion.V1, true),
+		clearTarget(opts.OpenStore, home, memversion.V2, false),
 	}
 	if !opts.DryRun && !opts.Yes {
 		if err := reset.CheckRoots(home); err != nil {
@@ -96,7 +97,7 @@ func runClear(ctx context.Context, opts *ClearOptions) error {
 	return nil
 }
 
-func clearTarget(open func(context.Context, string) (*store.Store, error), home, version string, always bool) reset.Target {
+func clearTarget(open func(context.Context, memversion.Version) (*store.Store, error), home string, version memversion.Version, always bool) reset.Target {
 	return reset.Target{
 		Path:   filepath.Join(home, store.FileName(version)),
 		Always: always,

@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/inject"
-	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -51,7 +49,7 @@ func (o *ConsolidateFlags) apply(cfg *config.Config) error {
 type ConsolidateOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 
@@ -132,10 +130,14 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	if err := opts.apply(cfg); err != nil {
 		return err
 	}
+	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, false, true)
+	if err != nil {
+		return err
+	}
 	var results []consolidate.Result
 	var runErr error
 	for _, v := range cfg.Versions() {
-		res, err := consolidateVersion(ctx, opts, cfg, v)
+		res, err := consolidateVersion(ctx, opts, cfg, plan, v)
 		if err != nil && !res.Status.Failed() {
 			return err // no result to report: config, store or interruption
 		}
@@ -161,36 +163,36 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 // buildConsolidator resolves consolidation.mode. The provider it returns
 // names what answers (Kind, Model; Provider is nil but in model mode), for
 // the token record and the history.
-func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode string) (consolidate.Consolidator, resolvedProvider, error) {
-	if mode == "auto" {
-		if model.Resolve(cfg.Provider.Kind, sl.Getenv) == model.KindHeuristic {
-			mode = "heuristic"
+func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode config.ConsolidationMode) (consolidate.Consolidator, pipeline.Provider, error) {
+	if mode == config.ModeAuto {
+		if model.Resolve(model.Kind(cfg.Provider.Kind), sl.Getenv) == model.KindHeuristic {
+			mode = config.ModeHeuristic
 		} else {
-			mode = "model"
+			mode = config.ModeModel
 		}
 	}
 	switch mode {
-	case "heuristic":
-		return consolidate.NewHeuristic(), resolvedProvider{Kind: "heuristic"}, nil
-	case "model":
+	case config.ModeHeuristic:
+		return consolidate.NewHeuristic(), pipeline.Provider{Kind: model.KindHeuristic}, nil
+	case config.ModeModel:
 		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
 		if err != nil {
-			return nil, resolvedProvider{}, err
+			return nil, pipeline.Provider{}, err
 		}
 		if prov.Provider == nil {
-			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
+			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
 		}
 		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
-	case "agent":
+	case config.ModeAgent:
 		if len(cfg.Consolidation.AgentCommand) == 0 || cfg.Consolidation.AgentCommand[0] == "" {
-			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
 		if err := checkProgram(cfg.Consolidation.AgentCommand[0]); err != nil {
-			return nil, resolvedProvider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
+			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
 		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), resolvedProvider{Kind: "agent"}, nil
+		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), pipeline.Provider{Kind: model.Kind(config.ModeAgent)}, nil // the agent answers: recorded under its mode
 	}
-	return nil, resolvedProvider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
+	return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
 }
 
 // agentEnv is the environment of the consolidation agent: this process's,
@@ -209,15 +211,8 @@ func agentEnv() []string {
 
 // consolidateVersion runs Phase 2 for one memory version. A failed run
 // returns its failed_… result with a *consolidate.FailedError.
-func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, version string) (consolidate.Result, error) {
-	red, err := redactor(cfg)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
-	cons, prov, err := buildConsolidator(opts.StageLoaders, opts.IO.ErrOut, cfg, cfg.Consolidation.Mode)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
+func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (consolidate.Result, error) {
+	cons := plan.Consolidator
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
 		return consolidate.Result{}, err
@@ -227,59 +222,33 @@ func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *conf
 		return consolidate.Result{}, err
 	}
 	defer st.Close()
-	started := opts.Now()
 	// An agent consolidator writes its own output to stderr; a progress
 	// line would be torn by it.
-	prog := startProgress(opts.IO, opts.JSON || cons.Name() == "agent", fmt.Sprintf("consolidating %s (%s)", version, cons.Name()), "")
-	res, err := consolidate.Run(ctx, phase2Store{st}, consolidate.Options{
-		Root: root, Version: version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
-		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: opts.Force, DryRun: opts.DryRun, Consolidator: cons,
-		WorkerID: workerID(), Now: opts.Now, TemplateDir: cfg.Templates.Dir, Log: opts.IO.ErrOut, Redact: red,
-		Provider: prov.Kind, Model: prov.Model, Review: cfg.Consolidation.Review, Keep: cfg.Consolidation.KeepGenerations,
-		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
-	})
-	prog.finish()
-	bg := context.WithoutCancel(ctx)
+	quiet := opts.JSON || cons.Name() == string(config.ModeAgent)
+	rep, err := pipeline.Consolidate(ctx, pipeline.ConsolidateStage{Store: st, Root: root, Version: version, Consolidator: cons,
+		Provider: plan.Consolidate, Config: cfg, Redact: plan.Redact, Force: opts.Force, DryRun: opts.DryRun, WorkerID: workerID(), Now: opts.Now,
+		Log: opts.IO.ErrOut, Progress: stageProgress(opts.IO, quiet), Describe: !opts.JSON})
 	if err != nil {
-		if !opts.DryRun {
-			status, detail := "failed", err.Error()
-			if res.Status == consolidate.StatusInterrupted {
-				status, detail = string(res.Status), version+": stopped by a signal; the previous memory files are kept and the next run starts afresh"
-			}
-			recordStage(bg, st, "consolidate", started, opts.Now(), status, detail)
-		}
-		return res, err
+		return rep.Result, err
 	}
 	if opts.DryRun {
 		if !opts.JSON {
-			printPlan(opts.IO, version, res)
+			printPlan(opts.IO, version, rep.Result)
 		}
-		return res, nil
+		return rep.Result, nil
 	}
-	if res.Usage != (model.Usage{}) {
-		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: prov.Kind, Model: prov.Model, InputTokens: res.Usage.InputTokens,
-			CachedInputTokens: res.Usage.CachedInputTokens, OutputTokens: res.Usage.OutputTokens,
-			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens})
+	if rep.IndexErr != nil {
+		opts.IO.Warnf("search index: %v", rep.IndexErr)
 	}
-	if res.Status.Succeeded() {
-		if err := indexFolder(bg, st, root); err != nil {
-			opts.IO.Warnf("search index: %v", err)
-		}
+	if rep.Summary != "" {
+		opts.IO.Infof("%s", rep.Summary)
 	}
-	detail := fmt.Sprintf("%s: %d selected via %s", version, res.Selected, cons.Name())
-	if res.Error != "" {
-		detail += ": " + res.Error
-	}
-	recordStage(bg, st, "consolidate", started, opts.Now(), string(res.Status), detail)
-	if !opts.JSON {
-		opts.IO.Infof("%s", describeConsolidation(bg, st, version, root, res, opts.Now()))
-	}
-	return res, nil
+	return rep.Result, nil
 }
 
 // printPlan shows a dry run: the workspace changes (status lines), then
 // the planned diff of every artifact, on stdout; the count on stderr.
-func printPlan(ios *IOStreams, version string, res consolidate.Result) {
+func printPlan(ios *IOStreams, version memversion.Version, res consolidate.Result) {
 	for _, l := range res.ChangeLines {
 		fmt.Fprintln(ios.Out, ios.Text(l))
 	}
@@ -299,95 +268,4 @@ func printPlan(ios *IOStreams, version string, res consolidate.Result) {
 	default:
 		ios.Infof("%s: would consolidate %s and change %s", version, english.Count(res.Selected, "raw memory", "raw memories"), strings.Join(names, ", "))
 	}
-}
-
-// describeConsolidation says what a run did, and for a skip the state
-// behind it (the last error and when the retry is due, or when the
-// cooldown ends), the raw memories stored and how many the last
-// consolidation took, and the command that overrides the skip.
-func describeConsolidation(ctx context.Context, st *store.Store, version, root string, res consolidate.Result, now time.Time) string {
-	status := strings.ReplaceAll(string(res.Status), "_", " ")
-	if res.Status == consolidate.StatusSucceededNoChanges {
-		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"
-	}
-	base := fmt.Sprintf("%s: consolidation %s", version, status)
-	if res.Status.Succeeded() && res.Selected == 0 && inject.Empty(root) {
-		// issue 26: "consolidation succeeded (0 raw memories); generation
-		// 1" read as if memory had been made.
-		return fmt.Sprintf("%s: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing", version)
-	}
-	switch res.Status {
-	case consolidate.StatusPendingReview:
-		return fmt.Sprintf("%s: generation %d (%s) waits; `memctl review` shows it, `memctl approve` lands it, `memctl reject` drops it",
-			base, res.Generation, english.Count(res.Selected, "raw memory", "raw memories"))
-	case consolidate.StatusSkippedPendingReview:
-		return fmt.Sprintf("%s: generation %d waits for `memctl approve` or `memctl reject`; %s %s",
-			base, res.Generation, english.Count(res.Selected, "raw memory", "raw memories"), english.Noun(res.Selected, "waits", "wait"))
-	case consolidate.StatusSkippedRejected:
-		return fmt.Sprintf("%s: these inputs make generation %d again, which was rejected; pin, edit or forget memories first, or run with --force",
-			base, res.Generation)
-	}
-	if !res.Status.Skipped() {
-		if res.Generation != 0 {
-			return fmt.Sprintf("%s (%s); generation %d", base, english.Count(res.Selected, "raw memory", "raw memories"), res.Generation)
-		}
-		return fmt.Sprintf("%s (%s)", base, english.Count(res.Selected, "raw memory", "raw memories"))
-	}
-	counts := fmt.Sprintf("%s selected", english.Count(res.Selected, "raw memory", "raw memories"))
-	if s, err := st.Status(ctx); err == nil {
-		counts = fmt.Sprintf("%s stored, %d of them in the last consolidation", english.Count(s.RawMemories, "raw memory", "raw memories"), s.SelectedPhase2)
-	}
-	job, err := st.Job(ctx, store.KindConsolidate, store.GlobalKey)
-	if err != nil {
-		return fmt.Sprintf("%s; %s", base, counts)
-	}
-	at := func(p *int64, later time.Duration) string {
-		if p == nil {
-			return "?"
-		}
-		return time.Unix(*p, 0).Add(later).UTC().Format(time.RFC3339)
-	}
-	const force = "`memctl consolidate --force` runs it now"
-	switch res.Status {
-	case consolidate.ClaimRetryUnavailable:
-		return fmt.Sprintf("%s: the last run failed at %s (%s) and is retried after %s; %s; %s",
-			base, at(job.FinishedAt, 0), job.LastError, at(job.RetryAt, 0), counts, force)
-	case consolidate.ClaimCooldown:
-		return fmt.Sprintf("%s: the last run succeeded at %s and the next is due at %s; %s; %s",
-			base, at(job.FinishedAt, 0), at(job.FinishedAt, store.Cooldown), counts, force)
-	case consolidate.ClaimRunning:
-		// A live lease is never forced: two consolidators would overwrite
-		// each other's files.
-		return fmt.Sprintf("%s: %s holds the lock until %s; %s", base, job.WorkerID, at(job.LeaseUntil, 0), counts)
-	}
-	return fmt.Sprintf("%s; %s", base, counts)
-}
-
-// indexFolder refreshes the search index with the memory folder's Markdown
-// files (not the generated inputs that the raw memories already cover).
-func indexFolder(ctx context.Context, st *store.Store, root string) error {
-	var files []store.IndexedFile
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && rel != "." {
-			return filepath.SkipDir
-		}
-		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") || rel == memdir.DiffFile || rel == memdir.RawMemoriesFile {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) > 4<<20 {
-			return nil
-		}
-		files = append(files, store.IndexedFile{Path: rel, Body: string(b)})
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return st.ReplaceIndexedFiles(ctx, files)
 }

@@ -116,7 +116,11 @@ path = %q
 	// The demo reads its own copies on purpose: the user's agent folders
 	// it leaves alone are not worth a hint.
 	ro.UnreadDefaults = nil
-	if _, err := runPipeline(ctx, ro, cfg, cfg.Memories.Version, true); err != nil {
+	plan, err := resolvePlan(ro.StageLoaders, ro.IO, cfg, true, true)
+	if err != nil {
+		return err
+	}
+	if _, err := runPipeline(ctx, ro, cfg, plan, cfg.Memories.Version, true); err != nil {
 		return err
 	}
 	return printDemoSummary(opts, cfg, home)
@@ -158,7 +162,7 @@ func printDemoSummary(opts *DemoOptions, cfg *config.Config, home string) error 
 	// The summary file opens with its format's version, a bare "v1" line
 	// that means nothing to someone trying memctl: on a terminal, say what
 	// the text is instead. Piped, it stays the file as an agent gets it.
-	if rest, ok := strings.CutPrefix(text, cfg.Memories.Version+"\n"); ok && opts.IO.StdoutTTY {
+	if rest, ok := strings.CutPrefix(text, cfg.Memories.Version.String()+"\n"); ok && opts.IO.StdoutTTY {
 		text = opts.IO.Bold("memory_summary.md") + fmt.Sprintf(" (memory version %s): what an agent is given before its first turn\n", cfg.Memories.Version) + rest
 	}
 	fmt.Fprintln(opts.IO.Out, text)

@@ -17,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/setup"
 	"github.com/memctl/memctl/internal/store"
@@ -28,9 +29,9 @@ import (
 type DoctorOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Home       func() (string, error)
 	// Agents resolves where each agent keeps its config and how the hooks
 	// would run memctl (as memctl setup does).
@@ -213,11 +214,11 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 // providerState says whether the configured provider can work, without
 // calling it: the API key variable is set, the command exists.
 func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error)) doctor.ProviderState {
-	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, getenv)
-	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: choice.Kind}
+	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, getenv)
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(choice.Kind)}
 	switch choice.Kind {
 	case model.KindHeuristic:
-		if cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "" {
+		if model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "" {
 			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
 			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
 		}
@@ -236,7 +237,7 @@ func providerState(cfg *config.Config, getenv func(string) string, lookPath func
 			ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
 		}
 	}
-	if cfg.Consolidation.Mode == "agent" {
+	if cfg.Consolidation.Mode == config.ModeAgent {
 		switch {
 		case len(cfg.Consolidation.AgentCommand) == 0:
 			ps.Problem, ps.Fix = "consolidation.mode is agent but consolidation.agent_command is empty", "set consolidation.agent_command (docs/config.md has recipes)"

@@ -12,6 +12,8 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/regret"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
@@ -29,7 +31,7 @@ type EvalOptions struct {
 	// Home locates the memctl home, whose database says which memories
 	// agents cited.
 	Home       func() (string, error)
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Getenv     func(string) string
 
 	JSON      bool
@@ -163,7 +165,7 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	ro := regret.Options{
 		Sources: srcs, Projects: cfg.ProjectOverrides(), Version: version, Scratch: scratch,
 		MaxTokens: opts.MaxTokens, MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation, MaxUnusedDays: cfg.Memories.MaxUnusedDays,
-		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: memoryRoots(opts.MemoryRoot), Redact: red,
+		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: pipeline.MemoryRoots(opts.MemoryRoot), Redact: red,
 		DisableOnExternalContext: cfg.Memories.DisableOnExternalContext, Used: used, Disabled: disabled,
 		Progress: prog.set, Log: opts.IO.ErrOut,
 	}
@@ -226,7 +228,7 @@ func evalScratch(dir string, getenv func(string) string) (string, bool, error) {
 // fromHome reads what the user's own database knows: the memories an
 // agent cited, and the threads the user took out of memory. A home
 // without a database, or one memctl cannot open, knows nothing.
-func fromHome(ctx context.Context, opts *EvalOptions, version string) (used, disabled map[string]bool) {
+func fromHome(ctx context.Context, opts *EvalOptions, version memversion.Version) (used, disabled map[string]bool) {
 	home, err := opts.Home()
 	if err != nil {
 		return nil, nil

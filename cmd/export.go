@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -23,8 +24,8 @@ import (
 type ExportOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
-	MemoryRoot func(version string) (string, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Now        func() time.Time
 	Getwd      func() (string, error)
 	Getenv     func(string) string

@@ -3,19 +3,17 @@ package cmd
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
-	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -102,7 +100,7 @@ func (o *ExtractFlags) apply(cfg *config.Config) error {
 type ExtractOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 
@@ -166,10 +164,14 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	if err := opts.apply(cfg); err != nil {
 		return err
 	}
+	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, false)
+	if err != nil {
+		return err
+	}
 	var results []extract.RunResult
 	var scanned scan.Result
 	for i, v := range cfg.Versions() {
-		res, sres, err := extractVersion(ctx, opts, cfg, v)
+		res, sres, err := extractVersion(ctx, opts, cfg, plan, v)
 		if err != nil {
 			return err
 		}
@@ -178,7 +180,7 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 		}
 		results = append(results, res)
 	}
-	res := mergeExtract(results)
+	res := pipeline.MergeExtract(results)
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, res); err != nil {
 			return err
@@ -200,42 +202,9 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	return nil
 }
 
-func mergeExtract(rs []extract.RunResult) extract.RunResult {
-	if len(rs) == 1 {
-		return rs[0]
-	}
-	out := extract.RunResult{Jobs: []extract.JobResult{}, NotClaimed: map[string]int{}}
-	for _, r := range rs {
-		for k, n := range r.NotClaimed {
-			out.NotClaimed[k] += n
-		}
-		out.Claimed += r.Claimed
-		out.Succeeded += r.Succeeded
-		out.SucceededNoOutput += r.SucceededNoOutput
-		out.Failed += r.Failed
-		out.Released += r.Released
-		out.Jobs = append(out.Jobs, r.Jobs...)
-		out.Usage = out.Usage.Add(r.Usage)
-		out.ApproxTokens += r.ApproxTokens
-		out.DryRun = r.DryRun
-		if r.Skipped != "" {
-			out.Skipped = r.Skipped
-		}
-	}
-	return out
-}
-
 // extractVersion scans and extracts one memory version. The scan's
 // result is returned for the caller to report (once, not per version).
-func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string) (extract.RunResult, scan.Result, error) {
-	red, err := redactor(cfg)
-	if err != nil {
-		return extract.RunResult{}, scan.Result{}, err
-	}
-	prov, err := opts.Provider(cfg, model.PurposeExtract)
-	if err != nil {
-		return extract.RunResult{}, scan.Result{}, err
-	}
+func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (extract.RunResult, scan.Result, error) {
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return extract.RunResult{}, scan.Result{}, err
@@ -245,12 +214,12 @@ func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Confi
 	if err != nil {
 		return extract.RunResult{}, scanned, err
 	}
-	res, err := extractStore(ctx, opts, cfg, version, st, prov, red)
+	res, err := extractStore(ctx, opts, cfg, version, st, plan.Extract, plan.Redact)
 	return res, scanned, err
 }
 
 // extractStore extracts one memory version from its scanned store.
-func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version string, st *store.Store, prov resolvedProvider, red func(string) string) (extract.RunResult, error) {
+func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version memversion.Version, st *store.Store, prov pipeline.Provider, red func(string) string) (extract.RunResult, error) {
 	if !opts.skipGuard && !opts.DryRun {
 		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 		if err != nil {
@@ -281,7 +250,7 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 	if opts.Max != nil {
 		maxClaims = *opts.Max
 	}
-	roots := memoryRoots(opts.MemoryRoot)
+	roots := pipeline.MemoryRoots(opts.MemoryRoot)
 	ro := extract.RunOptions{
 		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
 		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
@@ -295,40 +264,8 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 			return extract.RunResult{}, err
 		}
 	}
-	var prog *progress
-	if !opts.DryRun {
-		prog = startProgress(opts.IO, opts.JSON, "extracting "+version, "threads")
-		ro.Progress = prog.set
-	}
-	started := opts.Now()
-	res, err := extract.Run(ctx, st, ro)
-	if prog != nil {
-		prog.finish()
-	}
-	if err == nil {
-		claimedIDs := make([]string, 0, len(res.Jobs))
-		for _, j := range res.Jobs {
-			claimedIDs = append(claimedIDs, j.ThreadID)
-		}
-		w := extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true, ExcludeCwdUnder: roots}
-		if res.NotClaimed, err = extract.WhyNotClaimed(ctx, st, w, opts.All, claimedIDs, threadIDs, opts.Now()); err != nil {
-			return res, err
-		}
-	}
-	if !opts.DryRun {
-		status := "ok"
-		switch {
-		case errors.Is(err, context.Canceled):
-			status = "interrupted"
-		case err != nil:
-			status = "failed"
-		case res.Failed > 0:
-			status = "partial"
-		}
-		recordStage(context.WithoutCancel(ctx), st, "extract", started, opts.Now(), status,
-			fmt.Sprintf("%s via %s: claimed %d, succeeded %d, no output %d, failed %d", version, prov.Kind, res.Claimed, res.Succeeded, res.SucceededNoOutput, res.Failed))
-	}
-	return res, err
+	return pipeline.Extract(ctx, pipeline.ExtractStage{Store: st, Options: ro, Provider: prov, AllWindows: opts.All, Only: threadIDs,
+		Progress: stageProgress(opts.IO, opts.JSON)})
 }
 
 // firstRunPlan widens a version's first extraction to its whole backlog.
@@ -341,7 +278,7 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 // estimate of the input tokens is shown and accepted (--yes, or a yes at
 // the prompt on a terminal). Without that the run keeps the usual limits
 // and says how to take the rest.
-func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov resolvedProvider, ro *extract.RunOptions) error {
+func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov pipeline.Provider, ro *extract.RunOptions) error {
 	s, err := st.Status(ctx)
 	if err != nil {
 		return err
@@ -393,7 +330,7 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 	if err != nil {
 		return err
 	}
-	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, providerLabel(prov))
+	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, prov.Label())
 	if ro.DryRun {
 		opts.IO.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
 		take()
@@ -422,30 +359,6 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 		take()
 	}
 	return nil
-}
-
-// providerLabel names a provider and its model for a cost estimate.
-func providerLabel(p resolvedProvider) string {
-	if p.Model == "" {
-		return p.Kind
-	}
-	return p.Kind + " (" + p.Model + ")"
-}
-
-// memoryRoots are the memory folders of every version: sessions run there
-// are agent consolidations and are not extracted.
-func memoryRoots(memoryRoot func(string) (string, error)) []string {
-	var out []string
-	for _, v := range memoryVersions {
-		if r, err := memoryRoot(v); err == nil {
-			out = append(out, r)
-			// Review runs and dry runs consolidate in copies there.
-			if s := consolidate.StagingRoot(r); !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 // workerID names this process in the jobs table.
@@ -514,17 +427,18 @@ func notClaimedText(counts map[string]int) string {
 }
 
 var notClaimedLabel = map[string]string{
-	extract.ReasonNonInteractive: "non-interactive (exec) sessions",
-	extract.ReasonSubagent:       "sub-agent sessions",
-	extract.ReasonMemoryDisabled: "with memory disabled (`memctl threads enable ID` turns it on)",
-	extract.ReasonMemoryFolder:   "run in the memory folder (agent consolidations)",
-	extract.ReasonArchived:       "archived",
-	extract.ReasonNoPreview:      "without a human message",
-	extract.ReasonTooOld:         "older than memories.max_rollout_age_days (--all ignores it)",
-	extract.ReasonNotIdle:        "not idle for memories.min_rollout_idle_hours yet (--all ignores it)",
-	extract.ReasonUpToDate:       "already extracted",
-	extract.ReasonRunning:        "claimed by another process",
-	extract.ReasonBackoff:        "backing off for an hour after a failure",
-	extract.ReasonNoRetries:      "out of retries for this version",
-	extract.ReasonOverLimit:      "eligible, past this run's limit (--max N claims more)",
+	store.ReasonNonInteractive: "non-interactive (exec) sessions",
+	store.ReasonSubagent:       "sub-agent sessions",
+	store.ReasonImported:       "imported memories (no transcript here)",
+	store.ReasonMemoryDisabled: "with memory disabled (`memctl threads enable ID` turns it on)",
+	store.ReasonMemoryFolder:   "run in the memory folder (agent consolidations)",
+	store.ReasonArchived:       "archived",
+	store.ReasonNoPreview:      "without a human message",
+	store.ReasonTooOld:         "older than memories.max_rollout_age_days (--all ignores it)",
+	store.ReasonNotIdle:        "not idle for memories.min_rollout_idle_hours yet (--all ignores it)",
+	extract.ReasonUpToDate:     "already extracted",
+	extract.ReasonRunning:      "claimed by another process",
+	extract.ReasonBackoff:      "backing off for an hour after a failure",
+	extract.ReasonNoRetries:    "out of retries for this version",
+	extract.ReasonOverLimit:    "eligible, past this run's limit (--max N claims more)",
 }

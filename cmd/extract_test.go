@@ -10,6 +10,8 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
+	"github.com/memctl/memctl/internal/store"
 )
 
 func TestNewExtractCmd(t *testing.T) {
@@ -64,8 +66,8 @@ func (p *fakeProvider) Call(ctx context.Context, req model.Request) (model.Respo
 
 // withProvider makes every stage of opts use p.
 func withProvider(sl StageLoaders, p model.Provider) StageLoaders {
-	sl.Provider = func(*config.Config, string) (resolvedProvider, error) {
-		return resolvedProvider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
+	sl.Provider = func(*config.Config, string) (pipeline.Provider, error) {
+		return pipeline.Provider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
 	}
 	return sl
 }
@@ -155,18 +157,18 @@ func TestRunExtract(t *testing.T) {
 // flag or command that overrides it. Every reason has its own words.
 func TestNotClaimedNamesTheOverride(t *testing.T) {
 	for reason, override := range map[string]string{
-		extract.ReasonNotIdle:        "--all",
-		extract.ReasonTooOld:         "--all",
-		extract.ReasonOverLimit:      "--max N",
-		extract.ReasonMemoryDisabled: "`memctl threads enable ID`",
+		store.ReasonNotIdle:        "--all",
+		store.ReasonTooOld:         "--all",
+		extract.ReasonOverLimit:    "--max N",
+		store.ReasonMemoryDisabled: "`memctl threads enable ID`",
 	} {
 		got := notClaimedText(map[string]int{reason: 3})
 		if !strings.HasPrefix(got, "; not claimed: 3 ") || !strings.Contains(got, override) {
 			t.Errorf("%s: %q, want the count and %s", reason, got, override)
 		}
 	}
-	for _, reason := range []string{extract.ReasonNonInteractive, extract.ReasonSubagent, extract.ReasonMemoryDisabled, extract.ReasonMemoryFolder,
-		extract.ReasonArchived, extract.ReasonNoPreview, extract.ReasonTooOld, extract.ReasonNotIdle, extract.ReasonUpToDate, extract.ReasonRunning,
+	for _, reason := range []string{store.ReasonNonInteractive, store.ReasonSubagent, store.ReasonImported, store.ReasonMemoryDisabled, store.ReasonMemoryFolder,
+		store.ReasonArchived, store.ReasonNoPreview, store.ReasonTooOld, store.ReasonNotIdle, extract.ReasonUpToDate, extract.ReasonRunning,
 		extract.ReasonBackoff, extract.ReasonNoRetries, extract.ReasonOverLimit} {
 		if notClaimedLabel[reason] == "" {
 			t.Errorf("reason %s has no label", reason)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -171,7 +173,7 @@ func unknownEnv(name string) (hint string, unknown bool) {
 type StageLoaders struct {
 	// Provider builds the model provider of a stage; a nil Provider in the
 	// result means the offline heuristic.
-	Provider func(cfg *config.Config, purpose string) (resolvedProvider, error)
+	Provider func(cfg *config.Config, purpose string) (pipeline.Provider, error)
 	// Sources lists the transcript sources to scan.
 	Sources func(cfg *config.Config) []sessions.Source
 	// UnreadDefaults lists the agents' default folders [[sources]] leaves
@@ -181,7 +183,7 @@ type StageLoaders struct {
 	// when no [[sources]] is configured (nil: none).
 	MissingDefaults func(cfg *config.Config) []sessions.Source
 	// MemoryRoot is the memory folder of a version.
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Getenv     func(string) string
 }
 
@@ -190,12 +192,12 @@ func (f *Factory) stageLoaders() StageLoaders {
 }
 
 // Provider resolves and builds the provider of a stage (see buildProvider).
-func (f *Factory) Provider(cfg *config.Config, purpose string) (resolvedProvider, error) {
+func (f *Factory) Provider(cfg *config.Config, purpose string) (pipeline.Provider, error) {
 	return buildProvider(f, cfg, purpose)
 }
 
 // MemoryRoot is the memory folder of a version.
-func (f *Factory) MemoryRoot(version string) (string, error) {
+func (f *Factory) MemoryRoot(version memversion.Version) (string, error) {
 	home, err := f.Home()
 	if err != nil {
 		return "", err
@@ -203,10 +205,10 @@ func (f *Factory) MemoryRoot(version string) (string, error) {
 	return memoryRoot(home, version), nil
 }
 
-func memoryRoot(home, version string) string { return memdir.Root(home, version) }
+func memoryRoot(home string, version memversion.Version) string { return memdir.Root(home, version) }
 
 // OpenStore opens the database of a version, creating the home 0700.
-func (f *Factory) OpenStore(ctx context.Context, version string) (*store.Store, error) {
+func (f *Factory) OpenStore(ctx context.Context, version memversion.Version) (*store.Store, error) {
 	home, err := f.Home()
 	if err != nil {
 		return nil, err

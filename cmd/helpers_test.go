@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -149,7 +150,7 @@ func wantError(t *testing.T, err error, want string) {
 
 // seedMemory stores a thread with a raw memory, generated at `at`, in the
 // store of a version.
-func seedMemory(t *testing.T, f *Factory, version, id string, at time.Time) {
+func seedMemory(t *testing.T, f *Factory, version memversion.Version, id string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	home, err := f.Home()

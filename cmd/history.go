@@ -11,6 +11,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +21,7 @@ import (
 type HistoryOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 
 	JSON  bool
@@ -29,7 +30,7 @@ type HistoryOptions struct {
 
 // historyJSON is the --json document of history.
 type historyJSON struct {
-	Version     string             `json:"version"`
+	Version     memversion.Version `json:"version"`
 	Keep        int                `json:"keep"`
 	Generations []store.Generation `json:"generations"`
 }
@@ -147,7 +148,7 @@ func parseGenerationID(arg string) (int64, error) {
 // lookupGeneration returns a kept generation, or an error that says how to
 // find one. An id that names no kept generation is a usage error (exit 2),
 // as a thread id that names no thread is.
-func lookupGeneration(ctx context.Context, st *store.Store, version string, id int64) (store.Generation, error) {
+func lookupGeneration(ctx context.Context, st *store.Store, version memversion.Version, id int64) (store.Generation, error) {
 	g, err := st.Generation(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return g, withHint(FlagErrorf("%s: no generation %d is kept", version, id), "`memctl history` lists the kept generations")
@@ -160,7 +161,7 @@ func lookupGeneration(ctx context.Context, st *store.Store, version string, id i
 type HistoryShowOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON  bool
 	ID    int64
@@ -170,8 +171,8 @@ type HistoryShowOptions struct {
 
 // historyShowJSON is the --json document of history show.
 type historyShowJSON struct {
-	Version    string           `json:"version"`
-	Generation store.Generation `json:"generation"`
+	Version    memversion.Version `json:"version"`
+	Generation store.Generation   `json:"generation"`
 	// Previous is the generation it is compared with (the one it was built
 	// on); 0 for the first one, which is compared with an empty folder.
 	Previous     int64                   `json:"previous"`
@@ -262,7 +263,7 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 			return err
 		}
 	}
-	doc.Files = consolidate.DiffFiles(fromStoreFiles(prev), fromStoreFiles(files), nil)
+	doc.Files = consolidate.DiffFiles(prev, files, nil)
 	if doc.Files == nil {
 		doc.Files = []consolidate.FileDiff{}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -17,8 +18,8 @@ import (
 type ImportOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
-	MemoryRoot func(version string) (string, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON bool
 	File string // "-" = stdin
@@ -30,7 +31,7 @@ type importJSON struct {
 	File    string `json:"file"`
 	Records int    `json:"records"`
 	bundle.ImportResult
-	Versions map[string]bundle.ImportResult `json:"versions"`
+	Versions map[memversion.Version]bundle.ImportResult `json:"versions"`
 }
 
 func newImportCmd(f *Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
@@ -93,7 +94,7 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	out := importJSON{File: opts.File, Records: len(recs), Versions: map[string]bundle.ImportResult{}}
+	out := importJSON{File: opts.File, Records: len(recs), Versions: map[memversion.Version]bundle.ImportResult{}}
 	for _, v := range cfg.Versions() {
 		st, err := opts.OpenStore(ctx, v)
 		if err != nil {

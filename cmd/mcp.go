@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/mcpserver"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -18,9 +19,9 @@ import (
 type MCPOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	// Transport carries the protocol; stdio unless a test gives another.
 	Transport mcp.Transport
 	// Getwd is the folder whose project scopes the tools (nil: os.Getwd).

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -139,7 +140,7 @@ func memoryFlags(m store.Memory) string {
 // messages that say what to do next. A memory id is a thread id, so the
 // mistakes are usage errors (exit 2) as they are for lookupThread: no such
 // memory, a prefix too short, a prefix shared by several.
-func resolveMemory(ctx context.Context, st *store.Store, version, id string) (string, error) {
+func resolveMemory(ctx context.Context, st *store.Store, version memversion.Version, id string) (string, error) {
 	full, err := st.ResolveMemory(ctx, id)
 	var amb *store.AmbiguousError
 	switch {
@@ -167,7 +168,7 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 type MemoriesListOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 
 	JSON   bool
@@ -239,7 +240,7 @@ func runMemoriesList(ctx context.Context, opts *MemoriesListOptions) error {
 type MemoriesShowOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON bool
 	ID   string
@@ -310,7 +311,7 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 type MemoriesPinOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON bool
 	ID   string
@@ -320,10 +321,10 @@ type MemoriesPinOptions struct {
 
 // memoryPinJSON is the --json document of memories pin and unpin.
 type memoryPinJSON struct {
-	ID       string   `json:"id"`
-	Pinned   bool     `json:"pinned"`
-	Changed  bool     `json:"changed"`
-	Versions []string `json:"versions"`
+	ID       string               `json:"id"`
+	Pinned   bool                 `json:"pinned"`
+	Changed  bool                 `json:"changed"`
+	Versions []memversion.Version `json:"versions"`
 }
 
 func newMemoriesPinCmd(f *Factory, runF func(context.Context, *MemoriesPinOptions) error, pin bool) *cobra.Command {
@@ -358,8 +359,8 @@ func runMemoriesPin(ctx context.Context, opts *MemoriesPinOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := memoryPinJSON{Pinned: opts.Pin, Versions: []string{}}
-	err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, opts.ID, func(st *store.Store, version, id string) error {
+	doc := memoryPinJSON{Pinned: opts.Pin, Versions: []memversion.Version{}}
+	err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, opts.ID, func(st *store.Store, version memversion.Version, id string) error {
 		changed, err := st.SetPinned(ctx, id, opts.Pin)
 		doc.ID, doc.Changed = id, doc.Changed || changed
 		doc.Versions = append(doc.Versions, version)
@@ -383,8 +384,8 @@ func runMemoriesPin(ctx context.Context, opts *MemoriesPinOptions) error {
 // eachVersionWithMemory runs fn on every generated version's store that
 // holds the memory id (a unique prefix is resolved in each). It fails when
 // no version holds it.
-func eachVersionWithMemory(ctx context.Context, cfg *config.Config, open func(context.Context, string) (*store.Store, error), id string,
-	fn func(st *store.Store, version, full string) error) error {
+func eachVersionWithMemory(ctx context.Context, cfg *config.Config, open func(context.Context, memversion.Version) (*store.Store, error), id string,
+	fn func(st *store.Store, version memversion.Version, full string) error) error {
 	var firstErr error
 	found := false
 	for _, version := range cfg.Versions() {
@@ -420,7 +421,7 @@ func eachVersionWithMemory(ctx context.Context, cfg *config.Config, open func(co
 type MemoriesForgetOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON bool
 	// IDs are the memories to forget: ids or unique prefixes.
@@ -431,15 +432,15 @@ type MemoriesForgetOptions struct {
 // memory's id and versions (the shape of one), and every memory in
 // Forgotten.
 type memoryForgetJSON struct {
-	ID        string             `json:"id"`
-	Versions  []string           `json:"versions"`
-	Forgotten []memoryForgotJSON `json:"forgotten"`
+	ID        string               `json:"id"`
+	Versions  []memversion.Version `json:"versions"`
+	Forgotten []memoryForgotJSON   `json:"forgotten"`
 }
 
 // memoryForgotJSON is one forgotten memory.
 type memoryForgotJSON struct {
-	ID       string   `json:"id"`
-	Versions []string `json:"versions"`
+	ID       string               `json:"id"`
+	Versions []memversion.Version `json:"versions"`
 }
 
 func newMemoriesForgetCmd(f *Factory, runF func(context.Context, *MemoriesForgetOptions) error) *cobra.Command {
@@ -479,15 +480,15 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	// Every id must name a memory before any is forgotten: a typo in the
 	// fifth id does not leave four forgotten.
 	for _, id := range opts.IDs {
-		if err := eachVersionWithMemory(ctx, cfg, opts.OpenStore, id, func(*store.Store, string, string) error { return nil }); err != nil {
+		if err := eachVersionWithMemory(ctx, cfg, opts.OpenStore, id, func(*store.Store, memversion.Version, string) error { return nil }); err != nil {
 			return err
 		}
 	}
-	doc := memoryForgetJSON{Versions: []string{}, Forgotten: []memoryForgotJSON{}}
+	doc := memoryForgetJSON{Versions: []memversion.Version{}, Forgotten: []memoryForgotJSON{}}
 	seen := map[string]bool{}
 	for _, arg := range opts.IDs {
-		one := memoryForgotJSON{Versions: []string{}}
-		err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, arg, func(st *store.Store, version, id string) error {
+		one := memoryForgotJSON{Versions: []memversion.Version{}}
+		err = eachVersionWithMemory(ctx, cfg, opts.OpenStore, arg, func(st *store.Store, version memversion.Version, id string) error {
 			one.ID = id
 			one.Versions = append(one.Versions, version)
 			return st.ForgetMemory(ctx, id)
@@ -527,7 +528,7 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 type MemoriesEditOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Getenv    func(string) string
 	// RunEditor opens path in editor (a command line) on the terminal.
 	RunEditor func(ctx context.Context, ios *IOStreams, editor, path string) error
@@ -542,10 +543,10 @@ type MemoriesEditOptions struct {
 
 // memoryEditJSON is the --json document of memories edit.
 type memoryEditJSON struct {
-	ID      string `json:"id"`
-	Version string `json:"version"`
-	Field   string `json:"field"` // raw_memory or rollout_summary
-	Changed bool   `json:"changed"`
+	ID      string             `json:"id"`
+	Version memversion.Version `json:"version"`
+	Field   string             `json:"field"` // raw_memory or rollout_summary
+	Changed bool               `json:"changed"`
 	// Redacted is set when secrets were cut from the text you wrote.
 	Redacted bool `json:"redacted"`
 }
@@ -609,7 +610,7 @@ func runMemoriesEdit(ctx context.Context, opts *MemoriesEditOptions) error {
 		return err
 	}
 	field, old := "raw_memory", m.RawMemory
-	if opts.Summary || version == "v2" {
+	if opts.Summary || version == memversion.V2 {
 		field, old = "rollout_summary", m.RolloutSummary
 	}
 	text, err := newMemoryText(ctx, opts, id, old)

@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -35,11 +36,11 @@ func newNoteCmd(f *Factory) *cobra.Command {
 type NoteAddOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Now        func() time.Time
 	// OpenStore resolves a project name the way status lists it; nil:
 	// by the memory folder's index alone.
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	// Getwd is the folder whose project a note is for by default.
 	Getwd func() (string, error)

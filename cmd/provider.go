@@ -9,25 +9,18 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 )
-
-// resolvedProvider is the provider a stage uses: nil Provider means the
-// offline heuristic.
-type resolvedProvider struct {
-	Provider model.Provider
-	Kind     string // openai, anthropic, command, heuristic …
-	Model    string
-}
 
 // buildProvider resolves provider.kind (auto: openai, then anthropic, then
 // heuristic, saying which it picked, where it will call and why) and
 // builds it. A config that cannot work (no key, no model for a kind
 // without a default) is refused here, before any thread is claimed, as a
 // config error (exit 2).
-func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProvider, error) {
-	choice := model.Choose(cfg.Provider.Kind, cfg.Provider.BaseURL, f.Getenv)
+func buildProvider(f *Factory, cfg *config.Config, purpose string) (pipeline.Provider, error) {
+	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, f.Getenv)
 	kind := choice.Kind
-	if !f.autoAnnounced && (cfg.Provider.Kind == model.KindAuto || cfg.Provider.Kind == "") {
+	if !f.autoAnnounced && (model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "") {
 		f.autoAnnounced = true
 		if kind == model.KindHeuristic {
 			f.IO.Infof("memctl: provider auto picked heuristic (%s)", choice.Reason)
@@ -38,7 +31,7 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProv
 		f.IO.Debugf("memctl: provider %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 	}
 	if kind == model.KindHeuristic {
-		return resolvedProvider{Kind: kind}, nil
+		return pipeline.Provider{Kind: kind}, nil
 	}
 	retries := cfg.Provider.MaxRetries
 	if retries == 0 {
@@ -49,11 +42,11 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProv
 		Timeout: cfg.Provider.Timeout, MaxRetries: retries, Getenv: f.Getenv, Stderr: f.IO.ErrOut, Now: f.Now,
 	})
 	if err != nil {
-		return resolvedProvider{}, &config.Error{Key: "provider", Err: err}
+		return pipeline.Provider{}, &config.Error{Key: "provider", Err: err}
 	}
 	if kind == model.KindCommand {
 		if err := checkProgram(cfg.Provider.Command[0]); err != nil {
-			return resolvedProvider{}, &config.Error{Key: "provider.command", Err: err}
+			return pipeline.Provider{}, &config.Error{Key: "provider.command", Err: err}
 		}
 	}
 	key, m := "memories.extract_model", cfg.Memories.ExtractModel
@@ -66,9 +59,9 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (resolvedProv
 	if m == "" && kind != model.KindCommand {
 		// openai-compatible servers host arbitrary models: there is no
 		// default to fall back on, and every call would fail.
-		return resolvedProvider{}, &config.Error{Key: key, Err: fmt.Errorf("provider %s has no default model; set %s to a model the server at %s serves", kind, key, choice.Endpoint())}
+		return pipeline.Provider{}, &config.Error{Key: key, Err: fmt.Errorf("provider %s has no default model; set %s to a model the server at %s serves", kind, key, choice.Endpoint())}
 	}
-	return resolvedProvider{Provider: p, Kind: kind, Model: m}, nil
+	return pipeline.Provider{Provider: p, Kind: kind, Model: m}, nil
 }
 
 // checkProgram refuses a program that cannot be started, so a typo in

@@ -7,6 +7,8 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -17,7 +19,7 @@ import (
 type PruneOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 
 	JSON bool
@@ -90,20 +92,12 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 
 // pruneVersion prunes one memory version's store; `memctl run` calls it
 // for each generated version.
-func pruneVersion(ctx context.Context, open func(context.Context, string) (*store.Store, error), now func() time.Time,
-	cfg *config.Config, version string, dryRun bool) (prune.Result, error) {
+func pruneVersion(ctx context.Context, open func(context.Context, memversion.Version) (*store.Store, error), now func() time.Time,
+	cfg *config.Config, version memversion.Version, dryRun bool) (prune.Result, error) {
 	st, err := open(ctx, version)
 	if err != nil {
 		return prune.Result{}, err
 	}
 	defer st.Close()
-	started := now()
-	res, err := prune.Run(ctx, st, cfg.Memories.MaxUnusedDays, dryRun)
-	if err != nil {
-		return res, fmt.Errorf("prune %s: %w", version, err)
-	}
-	if !dryRun {
-		recordStage(ctx, st, "prune", started, now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
-	}
-	return res, nil
+	return pipeline.Prune(ctx, st, version, cfg.Memories.MaxUnusedDays, dryRun, now)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -15,7 +16,7 @@ import (
 type RejectOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON bool
 	// ID is the generation to reject; 0 rejects whatever is pending in
@@ -29,8 +30,8 @@ type rejectJSON struct {
 }
 
 type rejectedJSON struct {
-	Version    string `json:"version"`
-	Generation int64  `json:"generation"`
+	Version    memversion.Version `json:"version"`
+	Generation int64              `json:"generation"`
 }
 
 func newRejectCmd(f *Factory, runF func(context.Context, *RejectOptions) error) *cobra.Command {
@@ -74,7 +75,7 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 	}
 	versions := cfg.Versions()
 	if opts.ID != 0 {
-		versions = []string{cfg.Memories.Version}
+		versions = []memversion.Version{cfg.Memories.Version}
 	}
 	doc := rejectJSON{Rejected: []rejectedJSON{}}
 	for _, version := range versions {
@@ -100,7 +101,7 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 
 // rejectVersion rejects one version's pending generation (opts.ID when
 // set) and returns its id, 0 when nothing was pending.
-func rejectVersion(ctx context.Context, opts *RejectOptions, version string) (int64, error) {
+func rejectVersion(ctx context.Context, opts *RejectOptions, version memversion.Version) (int64, error) {
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return 0, err

@@ -9,6 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -18,9 +19,9 @@ import (
 type ReviewOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON bool
 	Stat bool
@@ -35,7 +36,7 @@ type reviewJSON struct {
 // reviewPendingJSON is one pending generation and what approving it would
 // change in the memory folder.
 type reviewPendingJSON struct {
-	Version    string                  `json:"version"`
+	Version    memversion.Version      `json:"version"`
 	Generation store.Generation        `json:"generation"`
 	Files      []consolidate.FileDiff  `json:"files"`
 	Inputs     []store.GenerationInput `json:"inputs"`
@@ -143,7 +144,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // pendingReview loads a version's pending generation and diffs it against
 // the memory folder as it is (extensions/ aside, which a landing leaves
 // alone).
-func pendingReview(ctx context.Context, opts *ReviewOptions, version string) (reviewPendingJSON, bool, error) {
+func pendingReview(ctx context.Context, opts *ReviewOptions, version memversion.Version) (reviewPendingJSON, bool, error) {
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return reviewPendingJSON{}, false, err
@@ -166,7 +167,7 @@ func pendingReview(ctx context.Context, opts *ReviewOptions, version string) (re
 		return reviewPendingJSON{}, false, err
 	}
 	p := reviewPendingJSON{Version: version, Generation: g,
-		Files: consolidate.DiffFiles(cur, fromStoreFiles(files), consolidate.Landed)}
+		Files: consolidate.DiffFiles(cur, files, consolidate.Landed)}
 	if p.Files == nil {
 		p.Files = []consolidate.FileDiff{}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -15,9 +16,9 @@ import (
 type RollbackOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON  bool
 	ID    int64
@@ -86,7 +87,7 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if _, err := lookupGeneration(ctx, st, version, opts.ID); err != nil {
 		return err
 	}
-	res, err := consolidate.Rollback(ctx, phase2Store{st}, consolidate.LandOptions{Root: root, WorkerID: workerID(),
+	res, err := consolidate.Rollback(ctx, consolidate.OnStore(st), consolidate.LandOptions{Root: root, WorkerID: workerID(),
 		Keep: cfg.Consolidation.KeepGenerations, Now: opts.Now, Force: opts.Force}, opts.ID)
 	if err != nil {
 		return landError(version, err)

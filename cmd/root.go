@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/spf13/cobra"
 )
 
@@ -112,7 +113,7 @@ all with "memctl run".`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.HomeFlag, "home", "", "memctl home `DIR` (default: $MEMCTL_HOME, else ~/.memctl)")
 	pf.StringVar(&f.ConfigFlag, "config", "", "config `FILE` (default: $MEMCTL_CONFIG, else <home>/config.toml)")
-	stringEnumFlag(root, pf, &f.MemoryVersion, "memory-version", "", memoryVersions, "memory version to use (overrides memories.version)")
+	stringEnumFlag(root, pf, &f.MemoryVersion, "memory-version", "", memversion.Names(), "memory version to use (overrides memories.version)")
 	pf.BoolVar(&f.JSON, "json", false, "print one machine-readable JSON document on stdout")
 	pf.BoolVar(&f.NoColor, "no-color", false, "disable colour (also: NO_COLOR)")
 	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print less on stderr")
@@ -120,9 +121,6 @@ all with "memctl run".`,
 	root.SetFlagErrorFunc(flagError)
 	return root
 }
-
-// memoryVersions are the values of --memory-version and memories.version.
-var memoryVersions = []string{"v1", "v2"}
 
 // wrapArgErrors makes positional-argument errors usage errors (exit 2) in
 // memctl's words; a command group run without a subcommand says which

@@ -10,7 +10,9 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/store"
@@ -22,7 +24,7 @@ import (
 type RunOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	StageLoaders
 	// Home is the memctl home, created before any stage runs.
@@ -33,22 +35,16 @@ type RunOptions struct {
 	Consolidate ConsolidateFlags
 }
 
-// stageStatus is how a stage without its own result ended.
-type stageStatus struct {
-	Status string `json:"status"` // ok, failed or skipped_dry_run
-	Error  string `json:"error,omitempty"`
-}
-
 // runReport is the --json shape of one version's pipeline. A stage that
 // did not run is null.
 type runReport struct {
-	Version     string              `json:"version"`
-	Prepare     stageStatus         `json:"prepare"`
-	Prune       prune.Result        `json:"prune"`
-	Guard       extract.GuardResult `json:"guard"`
-	Scan        *scan.Result        `json:"scan"`
-	Extract     *extract.RunResult  `json:"extract"`
-	Consolidate *consolidate.Result `json:"consolidate"`
+	Version     memversion.Version   `json:"version"`
+	Prepare     pipeline.StageStatus `json:"prepare"`
+	Prune       prune.Result         `json:"prune"`
+	Guard       extract.GuardResult  `json:"guard"`
+	Scan        *scan.Result         `json:"scan"`
+	Extract     *extract.RunResult   `json:"extract"`
+	Consolidate *consolidate.Result  `json:"consolidate"`
 }
 
 // runJSON is the --json document of run: the first generated version's
@@ -110,7 +106,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
 	}
-	if err := checkStages(opts.StageLoaders, opts.IO, cfg); err != nil {
+	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, true)
+	if err != nil {
 		return err
 	}
 	opts.Extract.backlog = &backlogAnswer{} // one question for every version
@@ -118,7 +115,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	failedJobs, claimed := 0, 0
 	var stageErr error
 	for i, v := range cfg.Versions() {
-		rep, err := runPipeline(ctx, opts, cfg, v, i == 0)
+		rep, err := runPipeline(ctx, opts, cfg, plan, v, i == 0)
 		reports = append(reports, rep)
 		if rep.Extract != nil {
 			failedJobs += rep.Extract.Failed
@@ -149,25 +146,33 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	return nil
 }
 
-// checkStages refuses a config that cannot work (a bad redaction pattern,
-// a provider without key or model, agent mode without a command) before
-// any stage of any version prunes, claims a thread or takes the lock.
-func checkStages(sl StageLoaders, ios *IOStreams, cfg *config.Config) error {
-	if _, err := redactor(cfg); err != nil {
-		return err
+// resolvePlan resolves the redaction, the provider of Phase 1 (extract)
+// and the consolidator of Phase 2 (consolidate) once for every version. A
+// config that cannot work (a bad redaction pattern, a provider without key
+// or model, agent mode without a command) is refused here, before any
+// stage of any version prunes, claims a thread or takes the lock.
+func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPhase, consolidatePhase bool) (pipeline.Plan, error) {
+	var plan pipeline.Plan
+	var err error
+	if plan.Redact, err = redactor(cfg); err != nil {
+		return plan, err
 	}
-	if _, err := sl.Provider(cfg, model.PurposeExtract); err != nil {
-		return err
+	if extractPhase {
+		if plan.Extract, err = sl.Provider(cfg, model.PurposeExtract); err != nil {
+			return plan, err
+		}
 	}
-	_, _, err := buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
-	return err
+	if consolidatePhase {
+		plan.Consolidator, plan.Consolidate, err = buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
+	}
+	return plan, err
 }
 
 // runPipeline runs the stages of one version in Codex's order. The first
 // version's pipeline reports the scan's problems (later ones scan the same
 // sources).
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, version string, first bool) (runReport, error) {
-	rep := runReport{Version: version, Prepare: stageStatus{Status: "ok"}}
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (runReport, error) {
+	rep := runReport{Version: version, Prepare: pipeline.StageStatus{Status: "ok"}}
 	dryRun := opts.Extract.DryRun
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
@@ -180,11 +185,8 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	if err := ensureHome(home); err != nil {
 		return rep, err
 	}
-	if dryRun {
-		// A dry run changes nothing: no layout repair, no prune.
-		rep.Prepare = stageStatus{Status: "skipped_dry_run"}
-	} else if err := consolidate.PrepareLayout(root, cfg.Templates.Dir, opts.Now()); err != nil {
-		rep.Prepare = stageStatus{Status: "failed", Error: err.Error()}
+	// A dry run changes nothing: no layout repair, no prune.
+	if rep.Prepare, err = pipeline.Prepare(root, cfg.Templates.Dir, opts.Now(), dryRun); err != nil {
 		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
 	}
 	rep.Prune, err = pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, version, dryRun)
@@ -198,12 +200,11 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 		}
 		opts.IO.Infof("%s: %s %s", version, verb, english.Count(rep.Prune.Pruned, "raw memory", "raw memories"))
 	}
-	prov := model.Resolve(cfg.Provider.Kind, opts.Getenv)
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return rep, err
 	}
-	rep.Guard, err = extract.Guard(ctx, st, prov, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
+	rep.Guard, err = extract.Guard(ctx, st, plan.Extract.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
 	st.Close()
 	if err != nil {
 		return rep, err
@@ -214,7 +215,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	}
 	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
 		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-	ex, scanned, err := extractVersion(ctx, eo, cfg, version)
+	ex, scanned, err := extractVersion(ctx, eo, cfg, plan, version)
 	rep.Extract, rep.Scan = &ex, &scanned
 	if err != nil {
 		return rep, fmt.Errorf("%s: extract: %w", version, err)
@@ -235,7 +236,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, vers
 	}
 	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
 		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
-	cr, err := consolidateVersion(ctx, co, cfg, version)
+	cr, err := consolidateVersion(ctx, co, cfg, plan, version)
 	rep.Consolidate = &cr
 	var failed *consolidate.FailedError
 	switch {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -104,7 +105,7 @@ func TestRunRun(t *testing.T) {
 		if err := dec.Decode(&doc); err != nil {
 			t.Fatal(err)
 		}
-		if doc.Version != "v1" || doc.Prepare.Status != "ok" || !doc.Guard.Allowed || doc.Extract == nil || doc.Extract.Succeeded != 2 ||
+		if doc.Version != memversion.V1 || doc.Prepare.Status != "ok" || !doc.Guard.Allowed || doc.Extract == nil || doc.Extract.Succeeded != 2 ||
 			doc.Consolidate == nil || doc.Consolidate.Status != consolidate.StatusSucceeded || len(doc.Versions) != 1 {
 			t.Errorf("document %+v", doc)
 		}

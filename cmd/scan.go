@@ -6,6 +6,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -17,7 +18,7 @@ import (
 type ScanOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	// Sources lists the transcript sources to scan.
 	Sources func(cfg *config.Config) []sessions.Source

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -22,11 +23,11 @@ import (
 type SearchOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	// MemoryRoot locates the memory folder, whose project index places
 	// file hits.
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON  bool
 	Query string

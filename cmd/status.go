@@ -12,6 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -20,14 +21,14 @@ import (
 
 // versionStatus is the --json shape of one memory version.
 type versionStatus struct {
-	Version           string         `json:"version"`
-	Database          string         `json:"database"`
-	MemoryRoot        string         `json:"memory_root"`
-	Threads           int            `json:"threads"`
-	ThreadsByMode     map[string]int `json:"threads_by_mode"`
-	RawMemories       int            `json:"raw_memories"`
-	SelectedForPhase2 int            `json:"selected_for_phase2"`
-	Pinned            int            `json:"pinned"`
+	Version           memversion.Version `json:"version"`
+	Database          string             `json:"database"`
+	MemoryRoot        string             `json:"memory_root"`
+	Threads           int                `json:"threads"`
+	ThreadsByMode     map[string]int     `json:"threads_by_mode"`
+	RawMemories       int                `json:"raw_memories"`
+	SelectedForPhase2 int                `json:"selected_for_phase2"`
+	Pinned            int                `json:"pinned"`
 	// Generations counts the kept generations (memctl history); the
 	// current one is what the folder holds, 0 before the first.
 	Generations       int   `json:"generations"`
@@ -83,9 +84,9 @@ func viewJob(j store.Job) jobView {
 type StatusOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	// Sources and UnreadDefaults list the transcript sources; nil: none.
 	Sources        func(cfg *config.Config) []sessions.Source
 	UnreadDefaults func(cfg *config.Config) []sessions.Source
@@ -223,7 +224,7 @@ func printSources(ios *IOStreams, sources []sourceStatus) {
 	}
 }
 
-func collectStatus(ctx context.Context, opts *StatusOptions, version string) (versionStatus, error) {
+func collectStatus(ctx context.Context, opts *StatusOptions, version memversion.Version) (versionStatus, error) {
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return versionStatus{}, err

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 func TestNewStatusCmd(t *testing.T) {
@@ -80,7 +82,7 @@ func TestRunStatus(t *testing.T) {
 		if err := dec.Decode(&doc); err != nil {
 			t.Fatal(err)
 		}
-		if doc.Version != "v1" || doc.Threads != 2 || doc.RawMemories != 2 || doc.LastConsolidation == nil || len(doc.Versions) != 1 ||
+		if doc.Version != memversion.V1 || doc.Threads != 2 || doc.RawMemories != 2 || doc.LastConsolidation == nil || len(doc.Versions) != 1 ||
 			doc.Jobs["memory_stage1"]["done"] != 2 {
 			t.Errorf("document %+v", doc)
 		}

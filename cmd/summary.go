@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ import (
 type SummaryOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
-	MemoryRoot func(version string) (string, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Now        func() time.Time
 
 	// Getwd is the folder whose project is injected by default.

@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/filelock"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/syncgit"
@@ -22,8 +23,8 @@ type SyncOptions struct {
 	IO         *IOStreams
 	Config     func() (*config.Config, error)
 	Home       func() (string, error)
-	OpenStore  func(ctx context.Context, version string) (*store.Store, error)
-	MemoryRoot func(version string) (string, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
+	MemoryRoot func(version memversion.Version) (string, error)
 	Now        func() time.Time
 	Hostname   func() (string, error)
 
@@ -37,7 +38,7 @@ type SyncOptions struct {
 type syncJSON struct {
 	syncgit.Result
 	// Applied is what the merged log changed, per memory version.
-	Applied map[string]bundle.ApplyResult `json:"applied"`
+	Applied map[memversion.Version]bundle.ApplyResult `json:"applied"`
 	// Conflicts are the memories edited apart on two machines (both
 	// kept; the configured version's).
 	Conflicts []bundle.Conflict `json:"conflicts"`
@@ -133,7 +134,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		return err
 	}
 	type target struct {
-		version string
+		version memversion.Version
 		st      *store.Store
 		root    string
 	}
@@ -144,7 +145,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		}
 	}()
 	// The configured version sends; every generated version takes in.
-	versions := []string{cfg.Memories.Version}
+	versions := []memversion.Version{cfg.Memories.Version}
 	for _, v := range cfg.Versions() {
 		if v != cfg.Memories.Version {
 			versions = append(versions, v)
@@ -166,7 +167,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	out := syncJSON{Applied: map[string]bundle.ApplyResult{}, Conflicts: []bundle.Conflict{}}
+	out := syncJSON{Applied: map[memversion.Version]bundle.ApplyResult{}, Conflicts: []bundle.Conflict{}}
 	primary := targets[0]
 	res, err := syncgit.Run(ctx, syncgit.Options{
 		Dir: filepath.Join(dir, "repo"), Remote: opts.Remote, Branch: opts.Branch, Machine: machine,

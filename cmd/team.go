@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/store"
@@ -40,7 +41,7 @@ rules files (AGENTS.md, CLAUDE.md). See docs/team.md.`,
 type TeamProposeOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 	Getwd     func() (string, error)
 	Getenv    func(string) string
@@ -153,7 +154,7 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 			return err
 		}
 		body := strings.TrimSpace(m.RawMemory)
-		if cfg.Memories.Version == "v2" || body == "" {
+		if cfg.Memories.Version == memversion.V2 || body == "" {
 			body = strings.TrimSpace(m.RolloutSummary)
 		}
 		session := full

@@ -4,17 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/textcut"
-	"os"
-	"path/filepath"
-
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/textcut"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +69,7 @@ func toThreadJSON(t store.Thread, hasMemory bool) threadJSON {
 type ThreadsListOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 
 	JSON  bool
@@ -216,7 +216,7 @@ func lookupThread(ctx context.Context, st *store.Store, id, flag string) (store.
 type ThreadsShowOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
 
 	JSON bool
@@ -341,7 +341,7 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 type ThreadsInputOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON   bool
 	ID     string
@@ -415,7 +415,7 @@ func runThreadsInput(ctx context.Context, opts *ThreadsInputOptions) error {
 type ThreadsModeOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version string) (*store.Store, error)
+	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 
 	JSON bool
 	ID   string

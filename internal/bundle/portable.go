@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -90,7 +91,7 @@ func writeNote(root string, n Note) (bool, error) {
 type ExportOptions struct {
 	// Project is the key of the one project to export; "" exports all.
 	Project       string
-	MemoryVersion string
+	MemoryVersion memversion.Version
 	Now           time.Time
 	// Redact scrubs the notes, which are written by hand and were never
 	// redacted (memory text was, when it was stored); nil keeps them.

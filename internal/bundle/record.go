@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -46,11 +47,11 @@ type Record struct {
 	Type string `json:"type"`
 
 	// header
-	Format        string `json:"format,omitempty"`
-	Schema        int    `json:"schema,omitempty"`
-	Scope         string `json:"scope,omitempty"` // "all" or a project key
-	MemoryVersion string `json:"memory_version,omitempty"`
-	Description   string `json:"description,omitempty"`
+	Format        string             `json:"format,omitempty"`
+	Schema        int                `json:"schema,omitempty"`
+	Scope         string             `json:"scope,omitempty"` // "all" or a project key
+	MemoryVersion memversion.Version `json:"memory_version,omitempty"`
+	Description   string             `json:"description,omitempty"`
 
 	// every other type
 	ID      string `json:"id,omitempty"`      // the memory (its thread's id)

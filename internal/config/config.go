@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -50,7 +51,7 @@ type Config struct {
 
 // Memories holds Codex's [memories] keys, same names, defaults and clamps.
 type Memories struct {
-	Version                        string
+	Version                        memversion.Version
 	DualWrite                      bool
 	GenerateMemories               bool
 	UseMemories                    bool
@@ -79,7 +80,7 @@ type Provider struct {
 
 // Consolidation is the [consolidation] section (Phase 2).
 type Consolidation struct {
-	Mode         string
+	Mode         ConsolidationMode
 	AgentCommand []string
 	AgentTimeout time.Duration
 	// Review stops each consolidation that changes the memory at a pending
@@ -705,7 +706,7 @@ func boolKey(name string, def bool, doc string, field func(c *Config) *bool) key
 		get: func(c *Config) any { return *field(c) }}
 }
 
-func stringKey(name, def, doc string, allowed []string, field func(c *Config) *string) key {
+func stringKey[S ~string](name, def, doc string, allowed []string, field func(c *Config) *S) key {
 	clamp := ""
 	if allowed != nil {
 		clamp = strings.Join(allowed, " \\| ")
@@ -721,10 +722,10 @@ func stringKey(name, def, doc string, allowed []string, field func(c *Config) *s
 					return err
 				}
 			}
-			*field(c) = s
+			*field(c) = S(s)
 			return nil
 		},
-		get: func(c *Config) any { return *field(c) }}
+		get: func(c *Config) any { return string(*field(c)) }}
 }
 
 func stringsKey(name, doc string, field func(c *Config) *[]string) key {
@@ -759,14 +760,27 @@ var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic",
 // SyncConflicts lists the valid sync.conflict values.
 var SyncConflicts = []string{"fail", "union"}
 
+// ConsolidationMode is a value of consolidation.mode: how Phase 2
+// rewrites the memory files.
+type ConsolidationMode string
+
+// The consolidation modes. Auto is resolved to model or heuristic by the
+// provider kind before a consolidator is built.
+const (
+	ModeAuto      ConsolidationMode = "auto"
+	ModeModel     ConsolidationMode = "model"
+	ModeAgent     ConsolidationMode = "agent"
+	ModeHeuristic ConsolidationMode = "heuristic"
+)
+
 // ConsolidationModes lists the valid consolidation.mode values.
-var ConsolidationModes = []string{"auto", "model", "agent", "heuristic"}
+var ConsolidationModes = []string{string(ModeAuto), string(ModeModel), string(ModeAgent), string(ModeHeuristic)}
 
 // keys is the single table of scalar keys: defaults, clamps, docs. It is
 // built on first use: a process that reads no config pays nothing for it.
 var keys = sync.OnceValue(func() []key {
 	return []key{
-		stringKey("memories.version", "v1", "which memory version is generated and read", []string{"v1", "v2"}, func(c *Config) *string { return &c.Memories.Version }),
+		stringKey("memories.version", string(memversion.V1), "which memory version is generated and read", memversion.Names(), func(c *Config) *memversion.Version { return &c.Memories.Version }),
 		boolKey("memories.dual_write", false, "generate both v1 and v2; reading still uses version", func(c *Config) *bool { return &c.Memories.DualWrite }),
 		boolKey("memories.generate_memories", true, "when false, newly indexed threads are stored disabled (never extracted)", func(c *Config) *bool { return &c.Memories.GenerateMemories }),
 		boolKey("memories.use_memories", true, "when false, summary prints nothing and mcp exposes no memory", func(c *Config) *bool { return &c.Memories.UseMemories }),
@@ -788,7 +802,7 @@ var keys = sync.OnceValue(func() []key {
 		intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
 		intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
 
-		stringKey("consolidation.mode", "auto", "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *string { return &c.Consolidation.Mode }),
+		stringKey("consolidation.mode", string(ModeAuto), "how Phase 2 rewrites the memory files (auto: model when a model provider is configured, else heuristic)", ConsolidationModes, func(c *Config) *ConsolidationMode { return &c.Consolidation.Mode }),
 		stringsKey("consolidation.agent_command", "mode = \"agent\": argv, run inside the memory folder", func(c *Config) *[]string { return &c.Consolidation.AgentCommand }),
 		durationKey("consolidation.agent_timeout", "30m", "timeout of the consolidation agent", func(c *Config) *time.Duration { return &c.Consolidation.AgentTimeout }),
 		boolKey("consolidation.review", false, "stop each consolidation that changes the memory at a pending generation until memctl approve or reject (see docs/history.md)", func(c *Config) *bool { return &c.Consolidation.Review }),
@@ -816,11 +830,11 @@ var keys = sync.OnceValue(func() []key {
 
 // Versions returns the memory versions this config generates: version,
 // plus the other one under dual_write (v1 first, as Codex spawns them).
-func (c *Config) Versions() []string {
+func (c *Config) Versions() []memversion.Version {
 	if c.Memories.DualWrite {
-		return []string{"v1", "v2"}
+		return memversion.All()
 	}
-	return []string{c.Memories.Version}
+	return []memversion.Version{c.Memories.Version}
 }
 
 // TokenLimit is the Phase 1 input budget: the explicit limit, else 70% of

@@ -106,7 +106,7 @@ func checkInvariants(t *testing.T, c *Config) {
 	if enum(c.Provider.Kind, ProviderKinds...) != nil {
 		t.Fatalf("provider.kind %q accepted", c.Provider.Kind)
 	}
-	if enum(c.Consolidation.Mode, ConsolidationModes...) != nil {
+	if enum(string(c.Consolidation.Mode), ConsolidationModes...) != nil {
 		t.Fatalf("consolidation.mode %q accepted", c.Consolidation.Mode)
 	}
 	if c.Provider.Timeout <= 0 || c.Consolidation.AgentTimeout <= 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
@@ -120,7 +121,7 @@ func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, e
 	if err := ctx.Err(); err != nil {
 		return model.Usage{}, err
 	}
-	if ws.Version == "v2" {
+	if ws.Version == memversion.V2 {
 		return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
 	}
 	if err := putFile(filepath.Join(ws.Root, memdir.MemoryFile), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 func loadRaw(t *testing.T, name string) string {
@@ -42,7 +43,7 @@ func sampleSelection(t *testing.T) []Selected {
 	}
 }
 
-func runHeuristic(t *testing.T, version string, sel []Selected) string {
+func runHeuristic(t *testing.T, version memversion.Version, sel []Selected) string {
 	t.Helper()
 	root := t.TempDir()
 	if err := PrepareLayout(root, "", testNow); err != nil {
@@ -148,8 +149,8 @@ func TestHeuristicV2FitsUnder10000Bytes(t *testing.T) {
 
 func TestHeuristicEmptySelection(t *testing.T) {
 	root := t.TempDir()
-	for _, v := range []string{"v1", "v2"} {
-		dir := filepath.Join(root, v)
+	for _, v := range memversion.All() {
+		dir := filepath.Join(root, string(v))
 		if err := PrepareLayout(dir, "", testNow); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Generations (DESIGN.md section 8, "Control"). Every consolidation that
@@ -37,46 +38,14 @@ const (
 	LandRollback = "rollback"
 )
 
-// Generation describes one recorded generation.
-type Generation struct {
-	ID           int64      `json:"id"`
-	CreatedAt    time.Time  `json:"created_at"`
-	State        string     `json:"state"`
-	Kind         string     `json:"kind"`
-	ParentID     int64      `json:"parent_id,omitempty"`
-	RestoredFrom int64      `json:"restored_from,omitempty"`
-	Mode         string     `json:"mode"`
-	Provider     string     `json:"provider,omitempty"`
-	Model        string     `json:"model,omitempty"`
-	Selected     int        `json:"selected"`
-	InputTokens  int64      `json:"input_tokens"`
-	OutputTokens int64      `json:"output_tokens"`
-	TotalTokens  int64      `json:"total_tokens"`
-	Added        int        `json:"added"`
-	Modified     int        `json:"modified"`
-	Deleted      int        `json:"deleted"`
-	Watermark    int64      `json:"watermark"`
-	SettledAt    *time.Time `json:"settled_at"`
-	Current      bool       `json:"current"`
-}
+// Generation is one recorded run of the memory folder: the store's record.
+type Generation = store.Generation
 
-// GenerationInput is one raw memory a generation selected, as it was then.
-type GenerationInput struct {
-	ThreadID        string `json:"thread_id"`
-	SourceUpdatedAt int64  `json:"source_updated_at"`
-	RawMemory       string `json:"raw_memory"`
-	RolloutSummary  string `json:"rollout_summary"`
-	Pinned          bool   `json:"pinned"`
-	UserAsserted    bool   `json:"user_asserted"`
-}
+// GenerationInput is one raw memory a generation was built from.
+type GenerationInput = store.GenerationInput
 
-// NewGeneration is what a run hands the store to record.
-type NewGeneration struct {
-	Generation
-	Files         []BaselineFile
-	Inputs        []GenerationInput
-	WorkspaceDiff string
-}
+// NewGeneration is a generation to record with its files and inputs.
+type NewGeneration = store.NewGeneration
 
 // Commit lands a successful run in one store transaction: the job done,
 // the selection marked, the requests the claim saw answered and, when
@@ -94,29 +63,14 @@ type Commit struct {
 
 // Pend records a run's result as a generation waiting for review and
 // gives the lock back; nothing else changes.
-type Pend struct {
-	Token        string
-	Generation   NewGeneration
-	RequestsUpTo int64
-	Keep         int
-}
+type Pend = store.GlobalPend
 
 // Land finishes an approve (GenerationID pending → approved) or a rollback
 // (a new generation restoring GenerationID) once the folder holds its files.
-type Land struct {
-	Token        string
-	Action       string // LandApprove or LandRollback
-	GenerationID int64
-	Keep         int
-}
+type Land = store.Land
 
-// Landing is an approve or rollback that a crash interrupted between its
-// first file write and its store transaction.
-type Landing struct {
-	Action       string    `json:"action"`
-	GenerationID int64     `json:"generation_id"`
-	StartedAt    time.Time `json:"started_at"`
-}
+// Landing is an approve or rollback that started and has not finished.
+type Landing = store.Landing
 
 // History is what review, approve, reject and rollback need from the
 // store beyond [Jobs].

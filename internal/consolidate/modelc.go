@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -136,7 +137,7 @@ func (m *modelConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 	chunks := chunkMaterial(material, m.chunkBytes)
 	system := ws.Prompt + modelModeNote
 	schema := schemaV1
-	if ws.Version == "v2" {
+	if ws.Version == memversion.V2 {
 		system = ws.Prompt + modelModeNoteV2
 		schema = schemaV2
 	}
@@ -165,7 +166,7 @@ func (m *modelConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 			return usage, fmt.Errorf("consolidation call %d of %d: bad answer: %w", i+1, len(chunks), err)
 		}
 		next := artifacts{memory: cur.memory, summary: ws.redact(ans.MemorySummaryMD), skills: cur.skills}
-		if ws.Version != "v2" {
+		if ws.Version != memversion.V2 {
 			next.memory = ws.redact(ans.MemoryMD)
 			next.skills = map[string]string{}
 			for _, s := range ans.Skills {
@@ -239,7 +240,7 @@ func readArtifacts(root string) (artifacts, error) {
 	return a, nil
 }
 
-func renderArtifactsMessage(a artifacts, version string) string {
+func renderArtifactsMessage(a artifacts, version memversion.Version) string {
 	var sb strings.Builder
 	sb.WriteString("# Current files\n")
 	file := func(name, text string) {
@@ -249,11 +250,11 @@ func renderArtifactsMessage(a artifacts, version string) string {
 		}
 		fmt.Fprintf(&sb, "\n## %s\n\n````markdown\n%s\n````\n", name, strings.TrimRight(text, "\n"))
 	}
-	if version != "v2" {
+	if version != memversion.V2 {
 		file(memdir.MemoryFile, a.memory)
 	}
 	file(memdir.SummaryFile, a.summary)
-	if version != "v2" {
+	if version != memversion.V2 {
 		names := make([]string, 0, len(a.skills))
 		for n := range a.skills {
 			names = append(names, n)
@@ -268,10 +269,10 @@ func renderArtifactsMessage(a artifacts, version string) string {
 
 // isInput reports whether a path is consolidation input (as opposed to an
 // artifact or the diff file).
-func isInput(p, version string) bool {
+func isInput(p string, version memversion.Version) bool {
 	switch {
 	case p == memdir.RawMemoriesFile:
-		return version != "v2"
+		return version != memversion.V2
 	case strings.HasPrefix(p, memdir.RolloutSummariesDir+"/"), strings.HasPrefix(p, memdir.ExtensionsDir+"/"):
 		return strings.HasSuffix(p, ".md")
 	}
@@ -396,8 +397,8 @@ func chunkMaterial(pieces []string, budget int) []string {
 // removes skills the answer dropped: the skills first, then MEMORY.md and
 // memory_summary.md that name them, and the dropped skills last, so a
 // kill in between never leaves a pointer to a missing skill.
-func writeArtifacts(root, version string, a artifacts) error {
-	if version != "v2" {
+func writeArtifacts(root string, version memversion.Version, a artifacts) error {
+	if version != memversion.V2 {
 		names := make([]string, 0, len(a.skills))
 		for n := range a.skills {
 			names = append(names, n)
@@ -423,7 +424,7 @@ func writeArtifacts(root, version string, a artifacts) error {
 	if err := putFile(filepath.Join(root, memdir.SummaryFile), []byte(a.summary), 0o600); err != nil {
 		return err
 	}
-	if version == "v2" {
+	if version == memversion.V2 {
 		return nil
 	}
 	// The answer lists every skill to keep, so a skill the model dropped is

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/templates"
 )
 
@@ -45,8 +46,8 @@ func renderTemplate(text string, vars map[string]string) (string, error) {
 }
 
 // templateName returns the consolidation prompt for the memory version.
-func templateName(version string) string {
-	if version == "v2" {
+func templateName(version memversion.Version) string {
+	if version == memversion.V2 {
 		return "consolidation_v2.md"
 	}
 	return "consolidation.md"
@@ -55,7 +56,7 @@ func templateName(version string) string {
 // RenderPrompt renders the consolidation prompt for root. When the template
 // cannot be loaded or rendered, a minimal prompt naming the folder and the
 // diff file is returned with the error, so a run can still proceed.
-func RenderPrompt(root, version, templateDir string) (string, error) {
+func RenderPrompt(root string, version memversion.Version, templateDir string) (string, error) {
 	extRoot := filepath.Join(root, memdir.ExtensionsDir)
 	vars := map[string]string{
 		"memory_root":                        root,
@@ -82,9 +83,9 @@ func RenderPrompt(root, version, templateDir string) (string, error) {
 	return text, nil
 }
 
-func fallbackPrompt(root, version string) string {
+func fallbackPrompt(root string, version memversion.Version) string {
 	files := memdir.MemoryFile + " and " + memdir.SummaryFile
-	if version == "v2" {
+	if version == memversion.V2 {
 		files = memdir.SummaryFile
 	}
 	return fmt.Sprintf("Consolidate the memory folder %s. Read %s there first; it lists what changed since the last "+

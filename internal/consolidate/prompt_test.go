@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 func TestRenderPrompt(t *testing.T) {
@@ -17,7 +18,7 @@ func TestRenderPrompt(t *testing.T) {
 	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"v1", "v2"} {
+	for _, v := range memversion.All() {
 		got, err := RenderPrompt(root, v, "")
 		if err != nil {
 			t.Fatal(err)

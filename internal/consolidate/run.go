@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 )
 
@@ -121,7 +122,7 @@ func (r *runner) defaults() {
 		r.opts.Heartbeat = DefaultHeartbeat
 	}
 	if r.opts.Version == "" {
-		r.opts.Version = "v1"
+		r.opts.Version = memversion.V1
 	}
 	if r.opts.Consolidator == nil {
 		r.opts.Consolidator = NewHeuristic()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 // rfc3339Offset renders times as chrono's to_rfc3339 does for UTC
@@ -127,7 +128,7 @@ func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 
 // planInputs computes the input sync of Codex 7.3 and the extension
 // resource retention of section 10 against the files now under root.
-func planInputs(root, version string, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) (inputPlan, error) {
+func planInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) (inputPlan, error) {
 	plan := inputPlan{writes: map[string][]byte{}}
 	rows := retained(selected, maxN)
 	keep := map[string]bool{}
@@ -149,7 +150,7 @@ func planInputs(root, version string, selected []Selected, maxN int, now time.Ti
 			plan.removes = append(plan.removes, path.Join(memdir.RolloutSummariesDir, name))
 		}
 	}
-	if version != "v2" {
+	if version != memversion.V2 {
 		plan.writes[memdir.RawMemoriesFile] = rawMemoriesFile(rows, stale)
 	}
 	old, err := staleExtensionResources(root, now)
@@ -223,13 +224,13 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 // keeps all), removing every other *.md there (other files stay), and, for
 // v1, raw_memories.md. It also deletes extension resources older than
 // 7 days. Files whose content is unchanged are not rewritten.
-func SyncInputs(root, version string, selected []Selected, maxN int, now time.Time) error {
+func SyncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time) error {
 	return syncInputs(root, version, selected, maxN, now, nil)
 }
 
 // syncInputs is SyncInputs with the stale memories of the run marked in
 // their rollout summary and raw memory.
-func syncInputs(root, version string, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) error {
+func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) error {
 	plan, err := planInputs(root, version, selected, maxN, now, stale)
 	if err != nil {
 		return fmt.Errorf("plan inputs: %w", err)

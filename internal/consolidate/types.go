@@ -16,7 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Status is the outcome of a consolidation run, named as Codex names it:
@@ -90,33 +92,8 @@ func FailedStatus(mode string) Status {
 }
 
 // Selected is one raw memory chosen for Phase 2 (store selection, Codex
-// 7.2, already sorted by thread_id ASC).
-type Selected struct {
-	ThreadID        string
-	SourceUpdatedAt int64 // unix seconds
-	RawMemory       string
-	RolloutSummary  string
-	RolloutSlug     string
-	RolloutPath     string
-	Cwd             string
-	GitBranch       string
-	// Pinned memories were pinned by the user (memctl memories pin): they
-	// rank first and are marked so in the synced inputs.
-	Pinned bool
-	// UserAsserted memories carry text the user wrote (memctl memories
-	// edit): the synced inputs say so, and consolidators treat the text as
-	// the user's own statement.
-	UserAsserted bool
-	// The thread's project (internal/project): the project layer of the
-	// memory folder is built from these.
-	ProjectKey  string
-	ProjectName string
-	ProjectRoot string
-	// Origin is the machine or bundle an imported memory came from
-	// (docs/sync.md); "" for a memory extracted here. The input files
-	// name it, so a consolidator knows whose session it was.
-	Origin string
-}
+// 7.2, already sorted by thread_id ASC): the store's record.
+type Selected = store.Selected
 
 // Claim is the outcome of [Jobs.ClaimGlobal]. Status is one of the Claim*
 // constants; Token and InputWatermark are set only when claimed.
@@ -135,12 +112,10 @@ type Claim struct {
 	Regenerate bool
 }
 
-// BaselineFile is one file of the memory folder as git would record it.
-type BaselineFile struct {
-	Path    string // slash-separated, relative to the memory root
-	Mode    uint32 // 0o100644, 0o100755 or 0o120000 (symlink; Content is the target)
-	Content []byte
-}
+// BaselineFile is one file of the memory folder as the last run left it
+// (Path slash-separated and relative to the root; Mode one of the Mode*
+// constants): the store's record.
+type BaselineFile = store.BaselineFile
 
 // Git-style file modes used in [BaselineFile.Mode].
 const (
@@ -191,7 +166,7 @@ type Consolidator interface {
 // Workspace is what a consolidator gets to work with.
 type Workspace struct {
 	Root     string // absolute memory root
-	Version  string // "v1" or "v2"
+	Version  memversion.Version
 	Selected []Selected
 	Changes  []Change
 	DiffFile string // the rendered phase2_workspace_diff.md
@@ -219,7 +194,7 @@ func (ws *Workspace) redact(s string) string {
 // Options configure [Run].
 type Options struct {
 	Root    string // memory folder, e.g. <home>/memories
-	Version string // "v1" or "v2"
+	Version memversion.Version
 	Mode    string // informational; the consolidator decides the work
 	// Provider and Model name what answered (model mode), for the history.
 	Provider string

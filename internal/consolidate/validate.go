@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 // ErrInvalidArtifacts wraps every reason Validate rejects a memory folder.
@@ -26,7 +27,7 @@ var summaryV2Headings = []string{"## User Profile", "## User preferences", "## G
 // as a regular file; both need memory_summary.md whose first line is
 // exactly "v1" (the format header, not the pipeline version); v2 also needs
 // the summary below 10,000 bytes with its four headings.
-func Validate(root, version string) error {
+func Validate(root string, version memversion.Version) error {
 	n, err := memdir.RemoveSymlinks(root)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidArtifacts, err)
@@ -34,7 +35,7 @@ func Validate(root, version string) error {
 	if n > 0 {
 		return fmt.Errorf("%w: removed %d symbolic links from the memory folder", ErrInvalidArtifacts, n)
 	}
-	if version != "v2" {
+	if version != memversion.V2 {
 		fi, err := os.Lstat(filepath.Join(root, memdir.MemoryFile))
 		if err != nil {
 			return fmt.Errorf("%w: %s is missing", ErrInvalidArtifacts, memdir.MemoryFile)
@@ -48,10 +49,10 @@ func Validate(root, version string) error {
 		return fmt.Errorf("%w: %s is not readable", ErrInvalidArtifacts, memdir.SummaryFile)
 	}
 	text := string(data)
-	if firstLine(text) != "v1" {
+	if firstLine(text) != "v1" { // the format header, whatever the memory version
 		return fmt.Errorf("%w: the first line of %s must be exactly v1", ErrInvalidArtifacts, memdir.SummaryFile)
 	}
-	if version == "v2" {
+	if version == memversion.V2 {
 		if len(data) >= MaxSummaryV2Bytes {
 			return fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrInvalidArtifacts, memdir.SummaryFile, len(data), MaxSummaryV2Bytes)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/internal/memversion"
 )
 
 const validV2 = "v1\n\n## User Profile\nx\n\n## User preferences\n- y\n\n  ## General Tips  \n\n## What's in Memory\n"
@@ -13,7 +15,7 @@ const validV2 = "v1\n\n## User Profile\nx\n\n## User preferences\n- y\n\n  ## Ge
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name    string
-		version string
+		version memversion.Version
 		files   map[string]string
 		link    bool
 		wantErr string

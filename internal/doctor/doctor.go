@@ -23,6 +23,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
@@ -84,12 +85,12 @@ type CheckResult struct {
 // Report is what doctor found.
 type Report struct {
 	// Healthy is false when any finding is a warning.
-	Healthy       bool          `json:"healthy"`
-	MemoryVersion string        `json:"memory_version"`
-	MemoryRoot    string        `json:"memory_root"`
-	RawMemories   int           `json:"raw_memories"`
-	Checks        []CheckResult `json:"checks"`
-	Findings      []Finding     `json:"findings"`
+	Healthy       bool               `json:"healthy"`
+	MemoryVersion memversion.Version `json:"memory_version"`
+	MemoryRoot    string             `json:"memory_root"`
+	RawMemories   int                `json:"raw_memories"`
+	Checks        []CheckResult      `json:"checks"`
+	Findings      []Finding          `json:"findings"`
 }
 
 // Warnings counts the findings that make the home unhealthy.
@@ -150,7 +151,7 @@ type ProviderState struct {
 
 // Options configure Run.
 type Options struct {
-	Version string
+	Version memversion.Version
 	Root    string // the memory folder
 	// Store is nil when the home has no database yet: the store checks
 	// are skipped.

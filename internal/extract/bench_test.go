@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/scan"
@@ -147,7 +148,7 @@ func BenchmarkExtract200Loopback(b *testing.B) {
 	runs := 0
 	for b.Loop() {
 		b.StopTimer()
-		st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName(V1)))
+		st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName(memversion.V1)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func BenchmarkExtract200Loopback(b *testing.B) {
 
 		start := time.Now()
 		res, err := Run(ctx, st, RunOptions{
-			Version: V1, Provider: prov, ProviderName: model.KindOpenAICompatible, Model: "bench-model",
+			Version: memversion.V1, Provider: prov, ProviderName: model.KindOpenAICompatible, Model: "bench-model",
 			Filter:    store.CandidateFilter{AllWindows: true, InteractiveOnly: true},
 			MaxClaims: threads, Concurrency: concurrency, Redact: red, WorkerID: "bench",
 		})

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -43,7 +44,7 @@ func TestNothingHeldBackFromTheEvaluationSet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		for _, version := range []string{V1, V2} {
+		for _, version := range memversion.All() {
 			prov := newProvenance()
 			out, err := offline(version, f, meta, redact.Default().String, prov.add)
 			if err != nil {

@@ -3,10 +3,9 @@ package extract
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
-	"github.com/memctl/memctl/internal/humantime"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -25,51 +24,44 @@ type Eligibility struct {
 	Checks   []Check `json:"checks"`
 }
 
-// Window is the part of the config eligibility depends on.
-type Window struct {
-	MaxAgeDays      int
-	MinIdleHours    int
-	InteractiveOnly bool
-	// ExcludeCwdUnder: threads run inside these folders (the memory
-	// folders) are never extracted.
-	ExcludeCwdUnder []string
-}
+// Window is the part of the config eligibility depends on: the candidate
+// filter of the claim, so the explanation applies the claim's own rules.
+type Window = store.CandidateFilter
 
-// Explain evaluates every condition for one thread. job and out may be nil.
+// Explain evaluates every condition for one thread: the candidate rules of
+// the claim query (store.CandidateRules), then the claim's checks of the
+// thread's job and output. job and out may be nil.
 func Explain(t store.Thread, job *store.Job, out *store.Output, w Window, now time.Time) Eligibility {
 	var e Eligibility
 	add := func(name string, ok bool, detail string, args ...any) {
 		e.Checks = append(e.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
 	}
-	add("source", !w.InteractiveOnly || (t.Interactive && !t.Subagent), "source %q (interactive %v, sub-agent %v)", t.Source, t.Interactive, t.Subagent)
-	add("memory_mode", t.MemoryMode == "enabled", "memory mode %s", t.MemoryMode)
-	if under := cwdUnder(t.Cwd, w.ExcludeCwdUnder); under != "" {
-		add("outside_memory_folder", false, "ran in the memory folder %s (an agent consolidation)", under)
+	for _, r := range store.CandidateRules() {
+		ok := r.Holds(t, w, now)
+		if ok && r.ShownWhenFailing {
+			continue
+		}
+		add(r.Name, ok, "%s", r.Detail(t, w, now))
 	}
-	add("not_archived", !t.Archived, "archived %v", t.Archived)
-	add("has_preview", t.Preview != "", "a first human message is %s", map[bool]string{true: "present", false: "missing"}[t.Preview != ""])
-	age := now.Sub(t.UpdatedAt)
-	add("age", age <= time.Duration(w.MaxAgeDays)*24*time.Hour, "updated %s ago, window %d days (extract --all ignores it)", humantime.Duration(age), w.MaxAgeDays)
-	add("idle", age >= time.Duration(w.MinIdleHours)*time.Hour, "idle %s, needs %d hours (extract --all ignores it)", humantime.Duration(age), w.MinIdleHours)
 	wm := t.UpdatedAt.Unix()
 	upToDate := (out != nil && out.SourceUpdatedAt >= wm) || (job != nil && job.LastSuccessWatermark != nil && *job.LastSuccessWatermark >= wm)
-	add("not_up_to_date", !upToDate, "this version of the thread %s", map[bool]string{true: "was already extracted", false: "has not been extracted"}[upToDate])
+	add(checkUpToDate, !upToDate, "this version of the thread %s", map[bool]string{true: "was already extracted", false: "has not been extracted"}[upToDate])
 	if job != nil {
 		advanced := job.InputWatermark == nil || wm > *job.InputWatermark
 		running := job.Status == "running" && job.LeaseUntil != nil && *job.LeaseUntil > now.Unix()
-		add("not_running", !running, "job status %s", job.Status)
+		add(checkRunning, !running, "job status %s", job.Status)
 		backoff := job.RetryAt != nil && *job.RetryAt > now.Unix() && !advanced
 		detail := "no backoff"
 		if job.RetryAt != nil && *job.RetryAt > now.Unix() {
 			detail = "retry after " + time.Unix(*job.RetryAt, 0).UTC().Format(time.RFC3339)
 		}
-		add("backoff", !backoff, "%s", detail)
-		add("retries_left", job.RetryRemaining > 0 || advanced, "%d retries left for this version", job.RetryRemaining)
+		add(checkBackoff, !backoff, "%s", detail)
+		add(checkRetries, job.RetryRemaining > 0 || advanced, "%d retries left for this version", job.RetryRemaining)
 		if job.LastError != "" {
 			add("last_error", true, "%s", job.LastError)
 		}
 	} else {
-		add("retries_left", true, "%d retries left (no job yet)", store.DefaultRetries)
+		add(checkRetries, true, "%d retries left (no job yet)", store.DefaultRetries)
 	}
 	e.Eligible = true
 	for _, c := range e.Checks {
@@ -80,68 +72,57 @@ func Explain(t store.Thread, job *store.Job, out *store.Output, w Window, now ti
 	return e
 }
 
-// cwdUnder returns the folder of dirs that cwd is, or is inside; "" if none.
-func cwdUnder(cwd string, dirs []string) string {
-	for _, d := range dirs {
-		d = strings.TrimRight(d, "/")
-		if d != "" && (cwd == d || strings.HasPrefix(cwd, d+"/")) {
-			return d
-		}
-	}
-	return ""
-}
-
-// Reasons a thread was not claimed, as WhyNotClaimed counts them (and
-// `extract --json` reports them under not_claimed).
+// The checks of the claim itself, after the candidate rules.
 const (
-	ReasonNonInteractive = "non_interactive"  // an exec / SDK source, not extracted by default
-	ReasonSubagent       = "sub_agent"        // folded into its parent instead
-	ReasonMemoryDisabled = "memory_disabled"  // memory_mode disabled or polluted
-	ReasonMemoryFolder   = "in_memory_folder" // an agent consolidation's own session
-	ReasonArchived       = "archived"
-	ReasonNoPreview      = "no_human_message"
-	ReasonTooOld         = "too_old"  // outside memories.max_rollout_age_days
-	ReasonNotIdle        = "not_idle" // younger than memories.min_rollout_idle_hours
-	ReasonUpToDate       = "up_to_date"
-	ReasonRunning        = "running" // another process holds the claim
-	ReasonBackoff        = "backoff" // failed less than an hour ago
-	ReasonNoRetries      = "no_retries_left"
-	ReasonOverLimit      = "over_limit" // eligible, but past --max or excluded this run
+	checkUpToDate = "not_up_to_date"
+	checkRunning  = "not_running"
+	checkBackoff  = "backoff"
+	checkRetries  = "retries_left"
 )
 
-// reasonOf maps the first failed check of an Eligibility to a reason.
+// Reasons a thread was not claimed, as WhyNotClaimed counts them (and
+// `extract --json` reports them under not_claimed). A failed candidate
+// rule counts under its own reason (store.Reason*).
+const (
+	ReasonUpToDate  = "up_to_date"
+	ReasonRunning   = "running" // another process holds the claim
+	ReasonBackoff   = "backoff" // failed less than an hour ago
+	ReasonNoRetries = "no_retries_left"
+	ReasonOverLimit = "over_limit" // eligible, but past --max or excluded this run
+)
+
+// reasonOf names why an explained thread was not claimed: the first
+// candidate rule it fails, except that a thread whose version was already
+// extracted says so rather than that it has since aged out of a window
+// (the windows only decide whether a new version is extracted).
 func reasonOf(t store.Thread, e Eligibility) string {
+	failed := map[string]bool{}
 	for _, c := range e.Checks {
-		if c.OK {
-			continue
+		if !c.OK {
+			failed[c.Name] = true
 		}
-		switch c.Name {
-		case "source":
-			if t.Subagent {
-				return ReasonSubagent
-			}
-			return ReasonNonInteractive
-		case "memory_mode":
-			return ReasonMemoryDisabled
-		case "outside_memory_folder":
-			return ReasonMemoryFolder
-		case "not_archived":
-			return ReasonArchived
-		case "has_preview":
-			return ReasonNoPreview
-		case "age":
-			return ReasonTooOld
-		case "idle":
-			return ReasonNotIdle
-		case "not_up_to_date":
-			return ReasonUpToDate
-		case "not_running":
-			return ReasonRunning
-		case "backoff":
-			return ReasonBackoff
-		case "retries_left":
-			return ReasonNoRetries
+	}
+	rules := store.CandidateRules()
+	for _, r := range rules {
+		if !r.Window && failed[r.Name] {
+			return r.Reason(t)
 		}
+	}
+	if failed[checkUpToDate] {
+		return ReasonUpToDate
+	}
+	for _, r := range rules {
+		if failed[r.Name] {
+			return r.Reason(t)
+		}
+	}
+	switch {
+	case failed[checkRunning]:
+		return ReasonRunning
+	case failed[checkBackoff]:
+		return ReasonBackoff
+	case failed[checkRetries]:
+		return ReasonNoRetries
 	}
 	return ReasonOverLimit
 }
@@ -194,13 +175,7 @@ func WhyNotClaimed(ctx context.Context, st *store.Store, w Window, allWindows bo
 		e := Explain(t, jobOf[t.ID], outOf[t.ID], w, now)
 		if allWindows {
 			// --all ignores both windows: drop those checks before asking why.
-			kept := e.Checks[:0:0]
-			for _, c := range e.Checks {
-				if c.Name != "age" && c.Name != "idle" {
-					kept = append(kept, c)
-				}
-			}
-			e.Checks = kept
+			e.Checks = slices.DeleteFunc(e.Checks, func(c Check) bool { return c.Name == "age" || c.Name == "idle" })
 		}
 		counts[reasonOf(t, e)]++
 	}

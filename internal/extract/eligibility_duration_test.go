@@ -24,3 +24,34 @@ func TestExplainSaysDurationsReadably(t *testing.T) {
 		}
 	}
 }
+
+// TestReasonOfPrefersAlreadyExtracted: a thread extracted once and since
+// aged out of the window is "up_to_date", not "too_old"; a rule that is not
+// a window (archived) still comes first, and an unextracted old thread is
+// "too_old".
+func TestReasonOfPrefersAlreadyExtracted(t *testing.T) {
+	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	old := store.Thread{ID: "t1", Source: "cli", Interactive: true, MemoryMode: "enabled", Preview: "p",
+		UpdatedAt: now.Add(-40 * 24 * time.Hour)}
+	extracted := &store.Output{ThreadID: "t1", SourceUpdatedAt: old.UpdatedAt.Unix()}
+	w := Window{MaxAgeDays: 30, MinIdleHours: 12, InteractiveOnly: true}
+	archived := old
+	archived.Archived = true
+	sub := old
+	sub.Subagent = true
+	for _, tc := range []struct {
+		name string
+		th   store.Thread
+		out  *store.Output
+		want string
+	}{
+		{"extracted, then too old", old, extracted, ReasonUpToDate},
+		{"never extracted, too old", old, nil, store.ReasonTooOld},
+		{"extracted and archived", archived, extracted, store.ReasonArchived},
+		{"sub-agent of an interactive session", sub, nil, store.ReasonSubagent},
+	} {
+		if got := reasonOf(tc.th, Explain(tc.th, nil, tc.out, w, now)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memctl/memctl/internal/extract/heuristic"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -12,18 +13,19 @@ import (
 // session reader's normalised events are redacted, so that no secret of
 // the transcript can reach the memory, fed to the offline extractor, and
 // its answer is redacted again as every model answer is. redact nil means
-// none.
+// none. The version is a plain string because the heuristic extractor's
+// tests call it with one; an unknown version yields an empty output.
 func Offline(version string, f sessions.File, meta sessions.Meta, redact func(string) string) (Output, error) {
-	return offline(version, f, meta, redact, nil)
+	return offline(memversion.Version(version), f, meta, redact, nil)
 }
 
 // offline is Offline with observe (nil: none) shown every redacted event,
 // so one pass over the transcript also yields its provenance.
-func offline(version string, f sessions.File, meta sessions.Meta, redact func(string) string, observe func(sessions.Event)) (Output, error) {
+func offline(version memversion.Version, f sessions.File, meta sessions.Meta, redact func(string) string, observe func(sessions.Event)) (Output, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	x := heuristic.New(version, meta)
+	x := heuristic.New(string(version), meta)
 	_, err := sessions.Events(f, func(e sessions.Event) error {
 		e.Text = redact(e.Text)
 		e.Command = redact(e.Command)
@@ -53,13 +55,13 @@ func offline(version string, f sessions.File, meta sessions.Meta, redact func(st
 
 // offlineOutput converts the extractor's result, holding it to the same
 // size caps a model's answer meets.
-func offlineOutput(version string, r heuristic.Result) Output {
+func offlineOutput(version memversion.Version, r heuristic.Result) Output {
 	if r.Empty() || checkVersion(version) != nil {
 		return Output{}
 	}
 	slug := r.Slug
 	out := Output{RolloutSummary: textcut.Middle(r.RolloutSummary, heuristicSummaryCap), RolloutSlug: &slug}
-	if version == V1 {
+	if version == memversion.V1 {
 		out.RawMemory = textcut.Middle(r.RawMemory, heuristicRawCap)
 	}
 	return out

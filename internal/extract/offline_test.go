@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/sessions"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // offlineTranscripts are the transcripts the offline extractor is tested
@@ -62,8 +62,8 @@ func TestOfflineShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range []string{V1, V2} {
-			out, err := Offline(v, f, meta, redact.Default().String)
+		for _, v := range memversion.All() {
+			out, err := Offline(string(v), f, meta, redact.Default().String)
 			if err != nil {
 				t.Fatalf("%s: %v", f.Path, err)
 			}
@@ -96,7 +96,7 @@ func TestOfflineShape(t *testing.T) {
 			if len(sum.Tasks) == 0 || sum.Title == "" || sum.Context == "" {
 				t.Errorf("%s %s: summary reads back as %+v", f.Path, v, sum)
 			}
-			if v == V1 {
+			if v == memversion.V1 {
 				raw := rawmemory.Parse(out.RawMemory)
 				if raw.Front.Description == "" || raw.Front.Cwd == "" || len(raw.Tasks) != len(sum.Tasks) {
 					t.Errorf("%s: raw memory reads back as %+v", f.Path, raw)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -47,7 +48,7 @@ type wireOutputV2 struct {
 // rollout_slug must be a string. redact (nil means none) is then applied
 // to every field, and a v2 summary is cut to MaxSummaryBytesV2 bytes in
 // its middle after redaction.
-func ParseOutput(version string, answer []byte, redact func(string) string) (Output, error) {
+func ParseOutput(version memversion.Version, answer []byte, redact func(string) string) (Output, error) {
 	if err := checkVersion(version); err != nil {
 		return Output{}, err
 	}
@@ -58,7 +59,7 @@ func ParseOutput(version string, answer []byte, redact func(string) string) (Out
 	dec.DisallowUnknownFields()
 	var out Output
 	switch version {
-	case V1:
+	case memversion.V1:
 		var w wireOutput
 		if err := decodeOne(dec, &w); err != nil {
 			return Output{}, err
@@ -70,7 +71,7 @@ func ParseOutput(version string, answer []byte, redact func(string) string) (Out
 			return Output{}, errors.New("parse memory output: missing raw_memory")
 		}
 		out = Output{RawMemory: *w.RawMemory, RolloutSummary: *w.RolloutSummary, RolloutSlug: w.RolloutSlug}
-	case V2:
+	case memversion.V2:
 		var w wireOutputV2
 		if err := decodeOne(dec, &w); err != nil {
 			return Output{}, err
@@ -89,7 +90,7 @@ func ParseOutput(version string, answer []byte, redact func(string) string) (Out
 		s := redact(*out.RolloutSlug)
 		out.RolloutSlug = &s
 	}
-	if version == V2 {
+	if version == memversion.V2 {
 		out.RolloutSummary = textcut.Middle(out.RolloutSummary, MaxSummaryBytesV2)
 	}
 	return out, nil
@@ -110,11 +111,11 @@ func decodeOne(dec *json.Decoder, v any) error {
 // HasOutput reports whether the answer is worth storing: a non-empty
 // rollout summary and, for v1, a non-empty raw memory. Emptiness is exact
 // (no trimming), as in Codex; otherwise the thread takes the no-output path.
-func (o Output) HasOutput(version string) bool {
+func (o Output) HasOutput(version memversion.Version) bool {
 	if o.RolloutSummary == "" {
 		return false
 	}
-	if version == V2 {
+	if version == memversion.V2 {
 		return true
 	}
 	return o.RawMemory != ""
@@ -130,11 +131,11 @@ func (o Output) Slug() string {
 
 // JSON encodes o as the answer a model would have returned for version,
 // so the heuristic and the model take the same path through the parser.
-func (o Output) JSON(version string) ([]byte, error) {
+func (o Output) JSON(version memversion.Version) ([]byte, error) {
 	if err := checkVersion(version); err != nil {
 		return nil, err
 	}
-	if version == V2 {
+	if version == memversion.V2 {
 		return json.Marshal(wireOutputV2{RolloutSummary: &o.RolloutSummary, RolloutSlug: ptr(o.Slug())})
 	}
 	return json.Marshal(wireOutput{RolloutSummary: &o.RolloutSummary, RolloutSlug: o.RolloutSlug, RawMemory: &o.RawMemory})

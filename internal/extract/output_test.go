@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -14,33 +15,33 @@ func TestParseOutput(t *testing.T) {
 	slug := "fix-lock"
 	tests := []struct {
 		name    string
-		version string
+		version memversion.Version
 		answer  string
 		want    Output
 		wantErr string
 	}{
-		{"v1 complete", V1, `{"rollout_summary":"# s","rollout_slug":"fix-lock","raw_memory":"---\nm"}`,
+		{"v1 complete", memversion.V1, `{"rollout_summary":"# s","rollout_slug":"fix-lock","raw_memory":"---\nm"}`,
 			Output{RawMemory: "---\nm", RolloutSummary: "# s", RolloutSlug: &slug}, ""},
-		{"v1 null slug", V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"}`,
+		{"v1 null slug", memversion.V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"}`,
 			Output{RawMemory: "m", RolloutSummary: "s"}, ""},
-		{"v1 missing slug tolerated", V1, `{"rollout_summary":"s","raw_memory":"m"}`,
+		{"v1 missing slug tolerated", memversion.V1, `{"rollout_summary":"s","raw_memory":"m"}`,
 			Output{RawMemory: "m", RolloutSummary: "s"}, ""},
-		{"v1 all empty", V1, `{"rollout_summary":"","rollout_slug":"","raw_memory":""}`,
+		{"v1 all empty", memversion.V1, `{"rollout_summary":"","rollout_slug":"","raw_memory":""}`,
 			Output{RolloutSlug: new(string)}, ""},
-		{"v1 unknown field", V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m","extra":1}`, Output{}, "unknown field"},
-		{"v1 wrong type", V1, `{"rollout_summary":3,"rollout_slug":null,"raw_memory":"m"}`, Output{}, "cannot unmarshal"},
-		{"v1 slug wrong type", V1, `{"rollout_summary":"s","rollout_slug":7,"raw_memory":"m"}`, Output{}, "cannot unmarshal"},
-		{"v1 missing raw_memory", V1, `{"rollout_summary":"s","rollout_slug":null}`, Output{}, "missing raw_memory"},
-		{"v1 missing summary", V1, `{"rollout_slug":null,"raw_memory":"m"}`, Output{}, "missing rollout_summary"},
-		{"v1 null summary", V1, `{"rollout_summary":null,"rollout_slug":null,"raw_memory":"m"}`, Output{}, "missing rollout_summary"},
-		{"v1 not an object", V1, `["s"]`, Output{}, "cannot unmarshal"},
-		{"v1 trailing data", V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"} {}`, Output{}, "after the JSON object"},
-		{"v1 broken json", V1, `{"rollout_summary":"s"`, Output{}, "parse memory output"},
-		{"v2 complete", V2, `{"rollout_summary":"s","rollout_slug":"fix-lock"}`,
+		{"v1 unknown field", memversion.V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m","extra":1}`, Output{}, "unknown field"},
+		{"v1 wrong type", memversion.V1, `{"rollout_summary":3,"rollout_slug":null,"raw_memory":"m"}`, Output{}, "cannot unmarshal"},
+		{"v1 slug wrong type", memversion.V1, `{"rollout_summary":"s","rollout_slug":7,"raw_memory":"m"}`, Output{}, "cannot unmarshal"},
+		{"v1 missing raw_memory", memversion.V1, `{"rollout_summary":"s","rollout_slug":null}`, Output{}, "missing raw_memory"},
+		{"v1 missing summary", memversion.V1, `{"rollout_slug":null,"raw_memory":"m"}`, Output{}, "missing rollout_summary"},
+		{"v1 null summary", memversion.V1, `{"rollout_summary":null,"rollout_slug":null,"raw_memory":"m"}`, Output{}, "missing rollout_summary"},
+		{"v1 not an object", memversion.V1, `["s"]`, Output{}, "cannot unmarshal"},
+		{"v1 trailing data", memversion.V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"} {}`, Output{}, "after the JSON object"},
+		{"v1 broken json", memversion.V1, `{"rollout_summary":"s"`, Output{}, "parse memory output"},
+		{"v2 complete", memversion.V2, `{"rollout_summary":"s","rollout_slug":"fix-lock"}`,
 			Output{RolloutSummary: "s", RolloutSlug: &slug}, ""},
-		{"v2 raw_memory is unknown", V2, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m"}`, Output{}, "unknown field"},
-		{"v2 null slug", V2, `{"rollout_summary":"s","rollout_slug":null}`, Output{}, "rollout_slug"},
-		{"v2 missing slug", V2, `{"rollout_summary":"s"}`, Output{}, "rollout_slug"},
+		{"v2 raw_memory is unknown", memversion.V2, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m"}`, Output{}, "unknown field"},
+		{"v2 null slug", memversion.V2, `{"rollout_summary":"s","rollout_slug":null}`, Output{}, "rollout_slug"},
+		{"v2 missing slug", memversion.V2, `{"rollout_summary":"s"}`, Output{}, "rollout_slug"},
 		{"unknown version", "v3", `{}`, Output{}, "unknown memory version"},
 	}
 	for _, tt := range tests {
@@ -64,9 +65,9 @@ func TestParseOutput(t *testing.T) {
 
 func TestParseOutputRedacts(t *testing.T) {
 	redact := func(s string) string { return strings.ReplaceAll(s, "sk-secret", "[REDACTED_SECRET]") }
-	for _, v := range []string{V1, V2} {
+	for _, v := range memversion.All() {
 		answer := `{"rollout_summary":"key sk-secret here","rollout_slug":"slug-sk-secret"`
-		if v == V1 {
+		if v == memversion.V1 {
 			answer += `,"raw_memory":"raw sk-secret"`
 		}
 		got, err := ParseOutput(v, []byte(answer+"}"), redact)
@@ -81,7 +82,7 @@ func TestParseOutputRedacts(t *testing.T) {
 		if got.RolloutSummary != "key [REDACTED_SECRET] here" || got.Slug() != "slug-[REDACTED_SECRET]" {
 			t.Errorf("%s: got %+v", v, got)
 		}
-		if v == V1 && got.RawMemory != "raw [REDACTED_SECRET]" {
+		if v == memversion.V1 && got.RawMemory != "raw [REDACTED_SECRET]" {
 			t.Errorf("raw memory = %q", got.RawMemory)
 		}
 	}
@@ -91,7 +92,7 @@ func TestParseOutputV2Truncation(t *testing.T) {
 	// 3-byte runes so the 4,500-byte halves fall inside a rune.
 	long := strings.Repeat("€", 4000) // 12,000 bytes
 	answer, _ := json.Marshal(map[string]string{"rollout_summary": long, "rollout_slug": "s"})
-	got, err := ParseOutput(V2, answer, nil)
+	got, err := ParseOutput(memversion.V2, answer, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestParseOutputV2Truncation(t *testing.T) {
 	// is not cut.
 	exact := strings.Repeat("a", MaxSummaryBytesV2-10) + "sk-0123456789abcdef"
 	answer, _ = json.Marshal(map[string]string{"rollout_summary": exact, "rollout_slug": "s"})
-	got, err = ParseOutput(V2, answer, func(s string) string { return strings.ReplaceAll(s, "sk-0123456789abcdef", "[X]") })
+	got, err = ParseOutput(memversion.V2, answer, func(s string) string { return strings.ReplaceAll(s, "sk-0123456789abcdef", "[X]") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestParseOutputV2Truncation(t *testing.T) {
 
 	// v1 has no cap.
 	answer, _ = json.Marshal(map[string]any{"rollout_summary": long, "rollout_slug": nil, "raw_memory": "m"})
-	got, err = ParseOutput(V1, answer, nil)
+	got, err = ParseOutput(memversion.V1, answer, nil)
 	if err != nil || got.RolloutSummary != long {
 		t.Fatalf("v1 summary changed (err %v)", err)
 	}
@@ -145,10 +146,10 @@ func TestHasOutput(t *testing.T) {
 		{Output{RawMemory: " ", RolloutSummary: " "}, true, true}, // exact emptiness, no trimming
 	}
 	for _, tt := range tests {
-		if got := tt.out.HasOutput(V1); got != tt.v1 {
+		if got := tt.out.HasOutput(memversion.V1); got != tt.v1 {
 			t.Errorf("%+v v1: got %v", tt.out, got)
 		}
-		if got := tt.out.HasOutput(V2); got != tt.v2 {
+		if got := tt.out.HasOutput(memversion.V2); got != tt.v2 {
 			t.Errorf("%+v v2: got %v", tt.out, got)
 		}
 	}
@@ -156,12 +157,12 @@ func TestHasOutput(t *testing.T) {
 
 func TestSchema(t *testing.T) {
 	for _, tt := range []struct {
-		version  string
+		version  memversion.Version
 		required []string
 		props    []string
 	}{
-		{V1, []string{"rollout_summary", "rollout_slug", "raw_memory"}, []string{"raw_memory", "rollout_slug", "rollout_summary"}},
-		{V2, []string{"rollout_summary", "rollout_slug"}, []string{"rollout_slug", "rollout_summary"}},
+		{memversion.V1, []string{"rollout_summary", "rollout_slug", "raw_memory"}, []string{"raw_memory", "rollout_slug", "rollout_summary"}},
+		{memversion.V2, []string{"rollout_summary", "rollout_slug"}, []string{"rollout_slug", "rollout_summary"}},
 	} {
 		raw := Schema(tt.version)
 		var s struct {
@@ -206,24 +207,24 @@ func TestSchema(t *testing.T) {
 		t.Error("unknown version should give no schema")
 	}
 	var v1slug map[string]any
-	_ = json.Unmarshal(Schema(V1), &v1slug)
+	_ = json.Unmarshal(Schema(memversion.V1), &v1slug)
 	if got := v1slug["properties"].(map[string]any)["rollout_slug"].(map[string]any)["type"]; !reflect.DeepEqual(got, []any{"string", "null"}) {
 		t.Errorf("v1 rollout_slug type = %v", got)
 	}
 }
 
 // compileSchema turns one of our schemas into a validator.
-func compileSchema(t *testing.T, version string) *jsonschema.Schema {
+func compileSchema(t *testing.T, version memversion.Version) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(Schema(version))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("memory_stage1_"+version+".json", doc); err != nil {
+	if err := c.AddResource("memory_stage1_"+version.String()+".json", doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("memory_stage1_" + version + ".json")
+	s, err := c.Compile("memory_stage1_" + version.String() + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,16 +233,16 @@ func compileSchema(t *testing.T, version string) *jsonschema.Schema {
 
 func TestSchemaAgreesWithParser(t *testing.T) {
 	answers := []struct {
-		version string
+		version memversion.Version
 		answer  string
 	}{
-		{V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"}`},
-		{V1, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m"}`},
-		{V1, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m","x":1}`},
-		{V1, `{"rollout_summary":1,"rollout_slug":"x","raw_memory":"m"}`},
-		{V2, `{"rollout_summary":"s","rollout_slug":"x"}`},
-		{V2, `{"rollout_summary":"s","rollout_slug":null}`},
-		{V2, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":""}`},
+		{memversion.V1, `{"rollout_summary":"s","rollout_slug":null,"raw_memory":"m"}`},
+		{memversion.V1, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m"}`},
+		{memversion.V1, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":"m","x":1}`},
+		{memversion.V1, `{"rollout_summary":1,"rollout_slug":"x","raw_memory":"m"}`},
+		{memversion.V2, `{"rollout_summary":"s","rollout_slug":"x"}`},
+		{memversion.V2, `{"rollout_summary":"s","rollout_slug":null}`},
+		{memversion.V2, `{"rollout_summary":"s","rollout_slug":"x","raw_memory":""}`},
 	}
 	for _, a := range answers {
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(a.answer))
@@ -258,9 +259,9 @@ func TestSchemaAgreesWithParser(t *testing.T) {
 
 func TestOutputJSONRoundTrip(t *testing.T) {
 	slug := "a-b"
-	for _, v := range []string{V1, V2} {
+	for _, v := range memversion.All() {
 		in := Output{RolloutSummary: "# t\n<x> & y", RolloutSlug: &slug}
-		if v == V1 {
+		if v == memversion.V1 {
 			in.RawMemory = "---\nd"
 		}
 		b, err := in.JSON(v)

@@ -3,6 +3,7 @@ package extract
 import (
 	"strings"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/templates"
 )
@@ -25,12 +26,12 @@ const (
 // split into consecutive chunks of at most MaxChunkBytes bytes that join
 // back to the whole. templateDir overrides the embedded templates ("" for
 // none).
-func Prompt(version string, meta sessions.Meta, contents string, templateDir string) (system string, input []string, err error) {
+func Prompt(version memversion.Version, meta sessions.Meta, contents string, templateDir string) (system string, input []string, err error) {
 	if err := checkVersion(version); err != nil {
 		return "", nil, err
 	}
 	sysName, inName := TemplateSystemV1, TemplateInputV1
-	if version == V2 {
+	if version == memversion.V2 {
 		sysName, inName = TemplateSystemV2, TemplateInputV2
 	}
 	system, err = templates.Get(sysName, templateDir)
@@ -55,7 +56,7 @@ func Prompt(version string, meta sessions.Meta, contents string, templateDir str
 		"rollout_git_branch": branch,
 		"rollout_contents":   contents,
 	})
-	if version == V1 {
+	if version == memversion.V1 {
 		return system, []string{text}, nil
 	}
 	return system, SplitChunks(text, MaxChunkBytes), nil

@@ -84,7 +84,7 @@ func TestPlantedInstructionNeverReachesTheSummary(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(ctx, st, RunOptions{Version: "v1", Provider: tc.provider, ProviderName: tc.name,
+			res, err := Run(ctx, st, RunOptions{Version: "v1", Provider: tc.provider, ProviderName: model.Kind(tc.name),
 				Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true}, MaxClaims: 5, Redact: red})
 			if err != nil || res.Succeeded != 1 {
 				t.Fatalf("extract: %+v %v", res, err)

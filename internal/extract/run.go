@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -38,10 +39,10 @@ const (
 
 // RunOptions configures one Phase 1 pass.
 type RunOptions struct {
-	Version string // "v1" or "v2"
+	Version memversion.Version
 	// Provider answers the structured calls; nil runs the offline heuristic.
 	Provider     model.Provider
-	ProviderName string // recorded with token usage: openai, anthropic, command, heuristic …
+	ProviderName model.Kind // recorded with token usage: openai, anthropic, command, heuristic …
 	Model        string
 	Filter       store.CandidateFilter
 	// MaxClaims is both the number of claims this pass makes and the cap on
@@ -230,7 +231,7 @@ func dryRun(ctx context.Context, st Store, opts RunOptions, cands []store.Thread
 		j := JobResult{ThreadID: t.ID, Status: StatusWouldClaim, Preview: t.Preview}
 		contents, err := "", checkLinks(fileOf(t), opts)
 		if err == nil {
-			contents, err = sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+			contents, err = sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: string(opts.Version), TokenLimit: opts.TokenLimit, Redact: opts.Redact})
 		}
 		if err != nil {
 			j.Error = err.Error()
@@ -265,7 +266,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	out, prov, usage, err := extractOne(ctx, st, opts, c.thread)
 	r.Usage = usage
 	if usage != (model.Usage{}) || opts.Provider != nil {
-		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: opts.ProviderName, Model: opts.Model, JobKey: c.thread.ID,
+		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: string(opts.ProviderName), Model: opts.Model, JobKey: c.thread.ID,
 			InputTokens: usage.InputTokens, CachedInputTokens: usage.CachedInputTokens, OutputTokens: usage.OutputTokens,
 			ReasoningTokens: usage.ReasoningTokens, TotalTokens: usage.TotalTokens})
 	}
@@ -286,7 +287,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	h := holdBack(out, c.thread, prov)
 	r.Quarantined, r.Evidence = len(h.quarantine), len(h.evidence)
 	if h.out.HasOutput(opts.Version) {
-		if opts.Version == "v2" {
+		if opts.Version == memversion.V2 {
 			h.out.RawMemory = ""
 		}
 		owned, err = st.MarkStage1Done(bg, c.thread.ID, c.token, c.watermark, h.result())
@@ -332,7 +333,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 		out, err := offline(opts.Version, f, meta, opts.Redact, prov.add)
 		return out, prov, model.Usage{}, err
 	}
-	contents, err := sessions.PrepareInput(f, sessions.InputOptions{Version: opts.Version, TokenLimit: opts.TokenLimit, Redact: opts.Redact})
+	contents, err := sessions.PrepareInput(f, sessions.InputOptions{Version: string(opts.Version), TokenLimit: opts.TokenLimit, Redact: opts.Redact})
 	if err != nil {
 		return Output{}, nil, model.Usage{}, fmt.Errorf("read %s: %w", t.Path, err)
 	}
@@ -344,7 +345,7 @@ func extractOne(ctx context.Context, st Store, opts RunOptions, t store.Thread) 
 		Kind: "extract", Model: opts.Model, ReasoningEffort: "low", System: system, Input: input,
 		SchemaName: "memory_stage1", Schema: Schema(opts.Version),
 	})
-	saveRateLimit(ctx, st, opts.ProviderName, resp.RateLimit, err, opts.Now)
+	saveRateLimit(ctx, st, string(opts.ProviderName), resp.RateLimit, err, opts.Now)
 	if err != nil {
 		return Output{}, nil, resp.Usage, err
 	}
@@ -410,8 +411,8 @@ func metaOf(t store.Thread) sessions.Meta {
 
 // Input renders exactly what Phase 1 sends to a model for one thread:
 // the system prompt and the user message(s).
-func Input(t store.Thread, version string, tokenLimit int, redact func(string) string, templateDir string) (string, []string, error) {
-	contents, err := sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: version, TokenLimit: tokenLimit, Redact: redact})
+func Input(t store.Thread, version memversion.Version, tokenLimit int, redact func(string) string, templateDir string) (string, []string, error) {
+	contents, err := sessions.PrepareInput(fileOf(t), sessions.InputOptions{Version: string(version), TokenLimit: tokenLimit, Redact: redact})
 	if err != nil {
 		return "", nil, err
 	}
@@ -426,23 +427,23 @@ type GuardStore interface {
 // GuardResult is the rate-limit guard's decision (Codex section 5,
 // generalised to the provider's rate-limit headers).
 type GuardResult struct {
-	Allowed  bool    `json:"allowed"`
-	Status   string  `json:"status"` // allowed | skipped_rate_limit | unknown
-	Reason   string  `json:"reason,omitempty"`
-	Provider string  `json:"provider"`
-	Known    bool    `json:"known"`
-	Percent  float64 `json:"remaining_percent,omitempty"`
+	Allowed  bool       `json:"allowed"`
+	Status   string     `json:"status"` // allowed | skipped_rate_limit | unknown
+	Reason   string     `json:"reason,omitempty"`
+	Provider model.Kind `json:"provider"`
+	Known    bool       `json:"known"`
+	Percent  float64    `json:"remaining_percent,omitempty"`
 }
 
 // Guard allows Phase 1 unless the provider's last reported quota is below
 // minRemainingPercent or exhausted. Nothing known (or the heuristic
 // provider, which spends no quota) is allowed, as Codex fails open.
-func Guard(ctx context.Context, st GuardStore, provider string, minRemainingPercent int, now time.Time) (GuardResult, error) {
+func Guard(ctx context.Context, st GuardStore, provider model.Kind, minRemainingPercent int, now time.Time) (GuardResult, error) {
 	g := GuardResult{Allowed: true, Status: "allowed", Provider: provider}
 	if provider == "" || provider == model.KindHeuristic {
 		return g, nil
 	}
-	rl, ok, err := st.RateLimit(ctx, provider)
+	rl, ok, err := st.RateLimit(ctx, string(provider))
 	if err != nil || !ok {
 		if !ok {
 			g.Status = "unknown"
@@ -455,7 +456,7 @@ func Guard(ctx context.Context, st GuardStore, provider string, minRemainingPerc
 		return g, nil
 	}
 	g.Known, g.Percent = true, rl.RemainingPercent
-	allowed, reason := model.GuardAllows(&model.RateLimit{Provider: provider, RemainingPercent: rl.RemainingPercent, Reached: rl.Reached}, minRemainingPercent)
+	allowed, reason := model.GuardAllows(&model.RateLimit{Provider: string(provider), RemainingPercent: rl.RemainingPercent, Reached: rl.Reached}, minRemainingPercent)
 	if !allowed {
 		g.Allowed, g.Status, g.Reason = false, "skipped_rate_limit", reason
 	}

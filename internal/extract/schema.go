@@ -8,10 +8,14 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/memctl/memctl/internal/memversion"
 )
 
-// Pipeline versions. They decide the prompts, the schema and whether a raw
-// memory is produced (codex-memories.md section 12).
+// V1 and V2 spell memversion.V1 and V2 as untyped constants, for callers
+// of Offline that hold the version as a plain string (the heuristic
+// extractor's tests, the examples). Code that has a memversion.Version
+// uses memversion's constants.
 const (
 	V1 = "v1"
 	V2 = "v2"
@@ -46,11 +50,11 @@ const schemaV2 = `{
 
 // Schema returns the JSON Schema a Phase 1 answer must satisfy for the
 // given pipeline version, or nil for an unknown version.
-func Schema(version string) json.RawMessage {
+func Schema(version memversion.Version) json.RawMessage {
 	switch version {
-	case V1:
+	case memversion.V1:
 		return json.RawMessage(schemaV1)
-	case V2:
+	case memversion.V2:
 		return json.RawMessage(schemaV2)
 	}
 	return nil
@@ -58,9 +62,9 @@ func Schema(version string) json.RawMessage {
 
 // checkVersion rejects anything but the two known pipeline versions, so a
 // typo never silently selects v1 behaviour.
-func checkVersion(version string) error {
-	if version != V1 && version != V2 {
-		return fmt.Errorf("unknown memory version %q (want %s or %s)", version, V1, V2)
+func checkVersion(version memversion.Version) error {
+	if version != memversion.V1 && version != memversion.V2 {
+		return fmt.Errorf("unknown memory version %q (want %s or %s)", version, memversion.V1, memversion.V2)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/textcut"
@@ -19,9 +20,9 @@ const maxProjectPointers = 12
 // Request says what summary to render.
 type Request struct {
 	Root        string // the memory folder
-	Version     string // "v1" or "v2"
-	MaxTokens   int    // 0: DefaultSummaryTokens
-	Raw         bool   // the summary alone, without the instructions
+	Version     memversion.Version
+	MaxTokens   int  // 0: DefaultSummaryTokens
+	Raw         bool // the summary alone, without the instructions
 	TemplateDir string
 	Agent       string // see CitationNote
 	// Project is the working directory (absolute) or the project key or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
@@ -78,11 +79,11 @@ type SummaryResult struct {
 
 // TemplateName returns the read-path template file used for a memory
 // version ("v1" or "" → read_path.md, "v2" → read_path_v2.md).
-func TemplateName(version string) (string, error) {
+func TemplateName(version memversion.Version) (string, error) {
 	switch version {
-	case "", "v1":
+	case "", memversion.V1:
 		return "read_path.md", nil
-	case "v2":
+	case memversion.V2:
 		return "read_path_v2.md", nil
 	default:
 		return "", fmt.Errorf("unknown memory version %q (want v1 or v2)", version)
@@ -96,13 +97,13 @@ func TemplateName(version string) (string, error) {
 // Injected=false and no error, so a caller prints nothing; other read
 // failures are returned. The root of the given version only is read: v2
 // never falls back to the v1 folder.
-func Summary(root, version string, maxTokens int, raw bool, templateDir string) (SummaryResult, error) {
+func Summary(root string, version memversion.Version, maxTokens int, raw bool, templateDir string) (SummaryResult, error) {
 	return SummaryFor(root, version, maxTokens, raw, templateDir, AgentGeneric)
 }
 
 // SummaryFor is Summary with the instructions rendered for agent (see
 // CitationNote).
-func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agent string) (SummaryResult, error) {
+func SummaryFor(root string, version memversion.Version, maxTokens int, raw bool, templateDir, agent string) (SummaryResult, error) {
 	return SummaryChecked(root, version, maxTokens, raw, templateDir, agent, nil)
 }
 
@@ -110,7 +111,7 @@ func SummaryFor(root, version string, maxTokens int, raw bool, templateDir, agen
 // summary before it is injected (nil: only the scrub of
 // instruction-shaped lines): stale memory is flagged within c's time
 // budget, and the notice survives the cut to maxTokens.
-func SummaryChecked(root, version string, maxTokens int, raw bool, templateDir, agent string, c *Checks) (SummaryResult, error) {
+func SummaryChecked(root string, version memversion.Version, maxTokens int, raw bool, templateDir, agent string, c *Checks) (SummaryResult, error) {
 	name, err := TemplateName(version)
 	if err != nil {
 		return SummaryResult{}, err

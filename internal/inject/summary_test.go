@@ -9,6 +9,7 @@ import (
 
 	"github.com/memctl/memctl/internal/golden"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
@@ -29,8 +30,8 @@ func writeSummary(t testing.TB, root, text string) {
 }
 
 func TestSummaryRendersSummaryOnceWithBasePath(t *testing.T) {
-	for _, version := range []string{"v1", "v2"} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range memversion.All() {
+		t.Run(string(version), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "memories")
 			writeSummary(t, root, "\n\n  v1\n## User preferences\n- prefers tabs   \n\n")
 			res, err := Summary(root, version, 0, false, "")
@@ -153,11 +154,14 @@ func TestSummaryUnknownVersion(t *testing.T) {
 // MEMCTL_UPDATE=1 go test ./internal/inject/ after editing a template.
 func TestReadPathGolden(t *testing.T) {
 	summary := "v1\n## User preferences\n- Run `make check` before committing.\n## Projects\n- memctl: Go CLI, tests with testscript."
-	for _, tt := range []struct{ version, golden string }{
-		{"v1", "read_path.golden"},
-		{"v2", "read_path_v2.golden"},
+	for _, tt := range []struct {
+		version memversion.Version
+		golden  string
+	}{
+		{memversion.V1, "read_path.golden"},
+		{memversion.V2, "read_path_v2.golden"},
 	} {
-		t.Run(tt.version, func(t *testing.T) {
+		t.Run(tt.version.String(), func(t *testing.T) {
 			name, err := TemplateName(tt.version)
 			if err != nil {
 				t.Fatal(err)
@@ -225,7 +229,7 @@ func TestSummaryForAgent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, memdir.SummaryFile), []byte("v1\n- calc.sh fix\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, version := range []string{"v1", "v2"} {
+	for _, version := range memversion.All() {
 		gen, err := SummaryFor(root, version, 0, false, "", AgentGeneric)
 		if err != nil || !strings.Contains(gen.Text, "removed before the user sees") || strings.Contains(gen.Text, "{{") {
 			t.Fatalf("%s generic: %v\n%s", version, err, gen.Text)

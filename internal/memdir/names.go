@@ -11,7 +11,10 @@
 // free of databases, SDKs and start-up work.
 package memdir
 
-import "path/filepath"
+import (
+	"github.com/memctl/memctl/internal/memversion"
+	"path/filepath"
+)
 
 // Files and folders at the top of a memory folder. Paths are relative to
 // the folder and use "/" (filepath.FromSlash them before touching disk).
@@ -86,10 +89,10 @@ const StagingFolder = ".memctl-staging"
 // memctl clear empties them).
 var Folders = []string{FolderV1, FolderV2, FolderExtensions}
 
-// Root returns the memory folder of a memory version ("v1" or "v2") inside
-// home. Any version other than "v2" is v1's.
-func Root(home, version string) string {
-	if version == "v2" {
+// Root returns the memory folder of a memory version inside home. Any
+// version other than v2 is v1's.
+func Root(home string, version memversion.Version) string {
+	if version == memversion.V2 {
 		return filepath.Join(home, FolderV2)
 	}
 	return filepath.Join(home, FolderV1)

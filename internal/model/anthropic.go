@@ -44,7 +44,7 @@ func newAnthropic(opts Options, key string) *anthropicProvider {
 		client:    client,
 		maxTokens: opts.MaxOutputTokens,
 		caller: &caller{
-			provider:   KindAnthropic,
+			provider:   string(KindAnthropic),
 			url:        strings.TrimSuffix(base, "/") + "/v1/messages",
 			timeout:    opts.Timeout,
 			maxRetries: opts.MaxRetries,
@@ -54,7 +54,7 @@ func newAnthropic(opts Options, key string) *anthropicProvider {
 	}
 }
 
-func (p *anthropicProvider) Name() string { return KindAnthropic }
+func (p *anthropicProvider) Name() string { return string(KindAnthropic) }
 
 // Call ignores Request.ReasoningEffort: extended thinking cannot be combined
 // with a tool_choice that forces a specific tool.
@@ -138,10 +138,10 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request) (Response, er
 		resp.JSON = answer
 		switch {
 		case m.StopReason == anthropic.StopReasonMaxTokens:
-			return resp, &AnswerError{Provider: KindAnthropic, Answer: answer,
+			return resp, &AnswerError{Provider: string(KindAnthropic), Answer: answer,
 				Err: fmt.Errorf("answer cut off at max_tokens (%d)", p.maxTokens)}
 		case answer == nil:
-			return resp, &AnswerError{Provider: KindAnthropic,
+			return resp, &AnswerError{Provider: string(KindAnthropic),
 				Err: fmt.Errorf("no %s tool call in the response (stop_reason %s)", toolName, m.StopReason)}
 		}
 		return resp, nil
@@ -149,6 +149,6 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request) (Response, er
 	if err != nil {
 		return resp, err
 	}
-	resp.JSON, err = checkAnswer(KindAnthropic, req.Schema, resp.JSON)
+	resp.JSON, err = checkAnswer(string(KindAnthropic), req.Schema, resp.JSON)
 	return resp, err
 }

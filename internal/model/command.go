@@ -87,7 +87,7 @@ func newCommand(opts Options) *commandProvider {
 	}
 }
 
-func (p *commandProvider) Name() string { return KindCommand }
+func (p *commandProvider) Name() string { return string(KindCommand) }
 
 func (p *commandProvider) Call(ctx context.Context, req Request) (Response, error) {
 	if _, err := schemaObject(req.Schema); err != nil {
@@ -136,13 +136,13 @@ func (p *commandProvider) Call(ctx context.Context, req Request) (Response, erro
 		return Response{}, ce
 	}
 	if stdout.overflow {
-		return Response{}, &AnswerError{Provider: KindCommand, Err: fmt.Errorf("answer larger than %d bytes", commandStdoutLimit)}
+		return Response{}, &AnswerError{Provider: string(KindCommand), Err: fmt.Errorf("answer larger than %d bytes", commandStdoutLimit)}
 	}
 	answer, err := singleObject(stdout.Bytes())
 	if err != nil {
-		return Response{}, &AnswerError{Provider: KindCommand, Answer: stdout.Bytes(), Err: err}
+		return Response{}, &AnswerError{Provider: string(KindCommand), Answer: stdout.Bytes(), Err: err}
 	}
-	js, err := checkAnswer(KindCommand, req.Schema, answer)
+	js, err := checkAnswer(string(KindCommand), req.Schema, answer)
 	return Response{JSON: js, Model: req.Model}, err
 }
 

@@ -21,7 +21,7 @@ const openAIPublicURL = "https://api.openai.com/v1/"
 // openAIProvider serves both openai (Responses API) and openai-compatible
 // (Chat Completions, the one endpoint every compatible server implements).
 type openAIProvider struct {
-	kind   string
+	kind   Kind
 	client openai.Client
 	caller *caller
 }
@@ -49,7 +49,7 @@ func newOpenAI(opts Options, key string) *openAIProvider {
 		kind:   opts.Kind,
 		client: client,
 		caller: &caller{
-			provider:   opts.Kind,
+			provider:   string(opts.Kind),
 			url:        strings.TrimSuffix(base, "/") + "/" + path,
 			timeout:    opts.Timeout,
 			maxRetries: opts.MaxRetries,
@@ -59,7 +59,7 @@ func newOpenAI(opts Options, key string) *openAIProvider {
 	}
 }
 
-func (p *openAIProvider) Name() string { return p.kind }
+func (p *openAIProvider) Name() string { return string(p.kind) }
 
 func (p *openAIProvider) Call(ctx context.Context, req Request) (Response, error) {
 	model, err := pickModel(p.kind, req)
@@ -80,7 +80,7 @@ func (p *openAIProvider) Call(ctx context.Context, req Request) (Response, error
 	if err != nil {
 		return resp, err
 	}
-	resp.JSON, err = checkAnswer(p.kind, req.Schema, resp.JSON)
+	resp.JSON, err = checkAnswer(string(p.kind), req.Schema, resp.JSON)
 	return resp, err
 }
 
@@ -139,11 +139,11 @@ func (p *openAIProvider) responsesAttempt(req Request, model string, schema map[
 		}
 		switch {
 		case refusal.Len() > 0 && text.Len() == 0:
-			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", textcut.Head(refusal.String(), 300))}
+			return resp, &AnswerError{Provider: string(p.kind), Err: fmt.Errorf("model refused: %s", textcut.Head(refusal.String(), 300))}
 		case r.Status == "incomplete":
-			return resp, &AnswerError{Provider: p.kind, Answer: resp.JSON, Err: fmt.Errorf("answer incomplete (%s)", r.IncompleteDetails.Reason)}
+			return resp, &AnswerError{Provider: string(p.kind), Answer: resp.JSON, Err: fmt.Errorf("answer incomplete (%s)", r.IncompleteDetails.Reason)}
 		case r.Status == "failed":
-			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("response failed: %s", r.Error.Message)}
+			return resp, &AnswerError{Provider: string(p.kind), Err: fmt.Errorf("response failed: %s", r.Error.Message)}
 		}
 		return resp, nil
 	}
@@ -190,15 +190,15 @@ func (p *openAIProvider) chatAttempt(req Request, model string, schema map[strin
 			},
 		}
 		if len(r.Choices) == 0 {
-			return resp, &AnswerError{Provider: p.kind, Err: errors.New("response has no choices")}
+			return resp, &AnswerError{Provider: string(p.kind), Err: errors.New("response has no choices")}
 		}
 		choice := r.Choices[0]
 		resp.JSON = []byte(choice.Message.Content)
 		switch {
 		case choice.Message.Refusal != "" && choice.Message.Content == "":
-			return resp, &AnswerError{Provider: p.kind, Err: fmt.Errorf("model refused: %s", textcut.Head(choice.Message.Refusal, 300))}
+			return resp, &AnswerError{Provider: string(p.kind), Err: fmt.Errorf("model refused: %s", textcut.Head(choice.Message.Refusal, 300))}
 		case choice.FinishReason == "length":
-			return resp, &AnswerError{Provider: p.kind, Answer: resp.JSON, Err: errors.New("answer cut off at the output token limit")}
+			return resp, &AnswerError{Provider: string(p.kind), Answer: resp.JSON, Err: errors.New("answer cut off at the output token limit")}
 		}
 		return resp, nil
 	}

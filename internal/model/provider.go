@@ -11,15 +11,23 @@ import (
 	"time"
 )
 
+// Kind is a provider kind, the value of provider.kind.
+type Kind string
+
 // Provider kinds accepted by New and Resolve.
 const (
-	KindAuto             = "auto"
-	KindOpenAI           = "openai"
-	KindOpenAICompatible = "openai-compatible"
-	KindAnthropic        = "anthropic"
-	KindCommand          = "command"
-	KindHeuristic        = "heuristic"
+	KindAuto             Kind = "auto"
+	KindOpenAI           Kind = "openai"
+	KindOpenAICompatible Kind = "openai-compatible"
+	KindAnthropic        Kind = "anthropic"
+	KindCommand          Kind = "command"
+	KindHeuristic        Kind = "heuristic"
 )
+
+// Kinds lists every provider kind, in the order config documents them.
+func Kinds() []Kind {
+	return []Kind{KindAuto, KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand, KindHeuristic}
+}
 
 // Request kinds (Request.Kind), which DefaultModel also takes as purpose.
 const (
@@ -39,7 +47,7 @@ const (
 
 // Options configures a provider (from the [provider] config section).
 type Options struct {
-	Kind string // openai | openai-compatible | anthropic | command
+	Kind Kind // openai | openai-compatible | anthropic | command
 	// BaseURL overrides the endpoint. Empty means the public endpoint for
 	// openai (https://api.openai.com/v1) and anthropic
 	// (https://api.anthropic.com, without /v1: the SDK appends v1/messages).
@@ -159,7 +167,7 @@ func requireKey(opts Options, fallback string) (string, error) {
 // needs is unset or empty.
 type MissingKeyError struct {
 	Var  string // the environment variable, e.g. OPENAI_API_KEY
-	Kind string // the provider kind that needs it
+	Kind Kind   // the provider kind that needs it
 }
 
 func (e *MissingKeyError) Error() string {
@@ -183,14 +191,14 @@ func checkBaseURL(raw string) error {
 // Resolve turns "auto" (or an empty kind) into a concrete kind: openai when
 // OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else
 // heuristic. Other kinds are returned unchanged.
-func Resolve(kind string, getenv func(string) string) string {
+func Resolve(kind Kind, getenv func(string) string) Kind {
 	return Choose(kind, "", getenv).Kind
 }
 
 // Choice is a resolved provider kind with the endpoint it will call and
 // why, so a command can say which provider it picked and where it goes.
 type Choice struct {
-	Kind string
+	Kind Kind
 	// BaseURL is the endpoint: the configured base_url, else the SDK's
 	// base-URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), else empty
 	// for the public endpoint.
@@ -216,12 +224,12 @@ func (c Choice) Endpoint() string {
 // baseURLVars are the variables the official SDKs read for their endpoint.
 // memctl builds its clients without the SDKs' environment defaults (so no
 // stray profile or key is picked up), and applies these itself.
-var baseURLVars = map[string]string{KindOpenAI: "OPENAI_BASE_URL", KindAnthropic: "ANTHROPIC_BASE_URL"}
+var baseURLVars = map[Kind]string{KindOpenAI: "OPENAI_BASE_URL", KindAnthropic: "ANTHROPIC_BASE_URL"}
 
 // Choose resolves kind like Resolve and picks the endpoint: baseURL (the
 // config's provider.base_url) when set, else the SDK's base-URL variable of
 // the chosen kind. The reason names the variables that decided.
-func Choose(kind, baseURL string, getenv func(string) string) Choice {
+func Choose(kind Kind, baseURL string, getenv func(string) string) Choice {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
@@ -269,7 +277,7 @@ func Choose(kind, baseURL string, getenv func(string) string) Choice {
 // with a message asking for memories.extract_model or
 // memories.consolidation_model (openai-compatible) or passes an empty model
 // through (command).
-func DefaultModel(kind, purpose string) string {
+func DefaultModel(kind Kind, purpose string) string {
 	consolidate := purpose == PurposeConsolidate
 	switch kind {
 	case KindOpenAI:
@@ -289,7 +297,7 @@ func DefaultModel(kind, purpose string) string {
 
 // pickModel applies DefaultModel and explains an unset model for kinds
 // without a default.
-func pickModel(kind string, req Request) (string, error) {
+func pickModel(kind Kind, req Request) (string, error) {
 	if req.Model != "" {
 		return req.Model, nil
 	}

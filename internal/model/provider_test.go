@@ -88,7 +88,7 @@ func TestResolve(t *testing.T) {
 		{"openai-compatible", nil, "openai-compatible"},
 	}
 	for _, tt := range tests {
-		if got := Resolve(tt.kind, envOf(tt.env)); got != tt.want {
+		if got := Resolve(Kind(tt.kind), envOf(tt.env)); got != Kind(tt.want) {
 			t.Errorf("Resolve(%q, %v) = %q, want %q", tt.kind, tt.env, got, tt.want)
 		}
 	}
@@ -116,7 +116,7 @@ func TestChooseEndpoint(t *testing.T) {
 		{"openai-compatible", "", map[string]string{"OPENAI_BASE_URL": "http://env/v1"}, Choice{KindOpenAICompatible, "", ""}, ""},
 	}
 	for _, tt := range tests {
-		got := Choose(tt.kind, tt.base, envOf(tt.env))
+		got := Choose(Kind(tt.kind), tt.base, envOf(tt.env))
 		if got != tt.want || got.Endpoint() != tt.endpoint {
 			t.Errorf("Choose(%q, %q, %v) = %+v (endpoint %q), want %+v (%q)", tt.kind, tt.base, tt.env, got, got.Endpoint(), tt.want, tt.endpoint)
 		}
@@ -135,7 +135,7 @@ func TestDefaultModel(t *testing.T) {
 		{"heuristic", "extract", ""},
 	}
 	for _, tt := range tests {
-		if got := DefaultModel(tt.kind, tt.purpose); got != tt.want {
+		if got := DefaultModel(Kind(tt.kind), tt.purpose); got != tt.want {
 			t.Errorf("DefaultModel(%q, %q) = %q, want %q", tt.kind, tt.purpose, got, tt.want)
 		}
 	}

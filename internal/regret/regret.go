@@ -41,6 +41,7 @@ import (
 
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
@@ -72,7 +73,7 @@ type Options struct {
 	// Projects are the config's [[projects]] overrides.
 	Projects []project.Override
 	// Version is the memory version replayed ("v1" or "v2").
-	Version string
+	Version memversion.Version
 	// Scratch is an existing empty folder for the replay home; the caller
 	// removes it.
 	Scratch string
@@ -109,7 +110,7 @@ type Options struct {
 // Run reads the sources, replays the memory and returns the report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Version == "" {
-		opts.Version = "v1"
+		opts.Version = memversion.V1
 	}
 	if opts.SearchLimit <= 0 {
 		opts.SearchLimit = 5

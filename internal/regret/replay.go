@@ -16,6 +16,7 @@ import (
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -79,7 +80,7 @@ func (r *replay) prepare(ctx context.Context, all []*session) error {
 	// starts at its session's update, as if extracted right after it.
 	r.clock = first.Add(-time.Second)
 	if _, err := extract.Run(ctx, r.st, extract.RunOptions{
-		Version: r.opts.Version, ProviderName: "heuristic",
+		Version: r.opts.Version, ProviderName: model.KindHeuristic,
 		Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true, ThreadIDs: ids,
 			ExcludeCwdUnder: r.opts.ExcludeCwdUnder, Limit: len(ids)},
 		MaxClaims: len(ids), Concurrency: runtime.GOMAXPROCS(0), Redact: r.opts.Redact, TemplateDir: r.opts.TemplateDir,
@@ -126,7 +127,10 @@ func (r *replay) advance(ctx context.Context, s *session, ended []*session, eage
 		return nil
 	}
 	r.changed, r.indexed, r.consolidated = false, false, s.start
-	res, err := consolidate.Run(ctx, jobs{r.st}, consolidate.Options{
+	// Jobs only: the replay needs no history, and the files a memory rests
+	// on are checked against the disk as it is today, which says nothing
+	// about the day being replayed.
+	res, err := consolidate.Run(ctx, consolidate.JobsOnStore(r.st), consolidate.Options{
 		Root: r.root, Version: r.opts.Version, Mode: "heuristic", MaxRaw: r.opts.MaxRaw, MaxUnusedDays: r.opts.MaxUnusedDays,
 		Force: true, Consolidator: consolidate.NewHeuristic(), WorkerID: "memctl-eval", Now: r.now,
 		TemplateDir: r.opts.TemplateDir, Redact: r.opts.Redact, Heartbeat: time.Hour,
@@ -292,58 +296,4 @@ func (r *replay) memoryOf(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	return o.RawMemory + "\n" + o.RolloutSummary, nil
-}
-
-// jobs adapts the scratch store to Phase 2. It records no generation (the
-// replay needs no history) and no evidence: the files a memory rests on
-// are checked against the disk as it is today, which says nothing about
-// the day being replayed.
-type jobs struct{ st *store.Store }
-
-func (j jobs) ClaimGlobal(ctx context.Context, worker string, force bool) (consolidate.Claim, error) {
-	c, err := j.st.ClaimGlobal(ctx, worker, force)
-	return consolidate.Claim{Status: consolidate.Status(c.Status), Token: c.Token, InputWatermark: c.InputWatermark,
-		RequestsUpTo: c.RequestsUpTo(), Regenerate: c.Regenerate()}, err
-}
-
-func (j jobs) HeartbeatGlobal(ctx context.Context, token string) (bool, error) {
-	return j.st.HeartbeatGlobal(ctx, token)
-}
-
-func (j jobs) FailGlobal(ctx context.Context, token, reason string) error {
-	return j.st.FailGlobal(ctx, token, reason)
-}
-
-func (j jobs) Selection(ctx context.Context, n, maxUnusedDays int) ([]consolidate.Selected, error) {
-	sel, err := j.st.Selection(ctx, n, maxUnusedDays)
-	out := make([]consolidate.Selected, len(sel))
-	for i, s := range sel {
-		out[i] = consolidate.Selected(s)
-	}
-	return out, err
-}
-
-func (j jobs) Baseline(ctx context.Context) ([]consolidate.BaselineFile, bool, error) {
-	files, ok, err := j.st.Baseline(ctx)
-	out := make([]consolidate.BaselineFile, len(files))
-	for i, f := range files {
-		out[i] = consolidate.BaselineFile(f)
-	}
-	return out, ok, err
-}
-
-func (j jobs) Commit(ctx context.Context, c consolidate.Commit) (bool, int64, error) {
-	snaps := make([]store.Snapshot, len(c.Selected))
-	for i, s := range c.Selected {
-		snaps[i] = store.Snapshot{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt}
-	}
-	var base []store.BaselineFile
-	if c.Baseline != nil {
-		base = make([]store.BaselineFile, len(c.Baseline))
-		for i, f := range c.Baseline {
-			base[i] = store.BaselineFile(f)
-		}
-	}
-	return j.st.CommitGlobal(ctx, store.GlobalCommit{Token: c.Token, Watermark: c.Watermark, Selected: snaps,
-		RequestsUpTo: c.RequestsUpTo, Baseline: base})
 }

@@ -562,9 +562,9 @@ ORDER BY id DESC LIMIT 1`, GenerationRejected, hashOf([]byte(workspaceDiff)), cu
 // Landing is an approve or rollback that started writing the memory
 // folder and has not recorded its result yet.
 type Landing struct {
-	Action       string
-	GenerationID int64
-	StartedAt    time.Time
+	Action       string    `json:"action"`
+	GenerationID int64     `json:"generation_id"`
+	StartedAt    time.Time `json:"started_at"`
 }
 
 // BeginLanding records, before the first file is written, that token's

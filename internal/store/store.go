@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/filelock"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -62,8 +63,8 @@ type Option func(*Store)
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // FileName returns the database file name of a memory version.
-func FileName(version string) string {
-	if version == "v2" {
+func FileName(version memversion.Version) string {
+	if version == memversion.V2 {
 		return "memories_v2_1.sqlite"
 	}
 	return "memories_1.sqlite"

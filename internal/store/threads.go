@@ -359,48 +359,15 @@ type CandidateFilter struct {
 	Limit           int // scan limit (Codex: 5,000)
 }
 
-// Candidates lists threads eligible for Phase 1, most recently updated
-// first: not archived, with a preview, enabled, not a sub-agent, within the
-// age and idle windows.
+// Candidates lists threads eligible for Phase 1 (every CandidateRule
+// holds), most recently updated first.
 func (s *Store) Candidates(ctx context.Context, f CandidateFilter) ([]Thread, error) {
-	now := s.now()
-	var where []string
-	var args []any
-	// An imported memory's thread has no transcript here to extract.
-	where = append(where, "archived = 0", "preview <> ''", "memory_mode = 'enabled'", "subagent = 0", "source_kind <> '"+SourceImported+"'")
-	if f.InteractiveOnly {
-		where = append(where, "interactive = 1")
-	}
-	if f.ExcludeID != "" {
-		where = append(where, "id <> ?")
-		args = append(args, f.ExcludeID)
-	}
-	for _, dir := range f.ExcludeCwdUnder {
-		dir = strings.TrimRight(dir, "/")
-		if dir == "" {
-			continue
-		}
-		where = append(where, "NOT (cwd = ? OR substr(cwd, 1, ?) = ?)")
-		args = append(args, dir, len(dir)+1, dir+"/")
-	}
-	if !f.AllWindows {
-		where = append(where, "updated_at_ms >= ?", "updated_at_ms <= ?")
-		args = append(args, now.Add(-time.Duration(f.MaxAgeDays)*24*time.Hour).UnixMilli(),
-			now.Add(-time.Duration(f.MinIdleHours)*time.Hour).UnixMilli())
-	}
-	if len(f.ThreadIDs) > 0 {
-		ph := make([]string, len(f.ThreadIDs))
-		for i, id := range f.ThreadIDs {
-			ph[i] = "?"
-			args = append(args, id)
-		}
-		where = append(where, "id IN ("+strings.Join(ph, ",")+")")
-	}
+	where, args := candidateWhere(f, s.now())
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 5000
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE `+strings.Join(where, " AND ")+
+	rows, err := s.db.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE `+where+
 		` ORDER BY updated_at_ms DESC, id DESC LIMIT `+itoa(limit), args...)
 	if err != nil {
 		return nil, err

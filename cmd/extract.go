@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -230,21 +231,13 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
 		}
 	}
-	// --thread and --current-thread take full ids or unique prefixes, as
-	// `threads show` does.
-	threadIDs := make([]string, 0, len(opts.Threads))
-	for _, id := range opts.Threads {
-		t, err := lookupThread(ctx, st, id, "--thread")
-		if err != nil {
-			return extract.RunResult{}, err
-		}
-		threadIDs = append(threadIDs, t.ID)
+	threadIDs, current, err := pipeline.ResolveThreads(ctx, st, opts.Threads, opts.CurrentThread)
+	var badID *pipeline.ThreadIDError
+	if errors.As(err, &badID) {
+		err = threadIDError(badID.ID, "--thread", badID.Err)
 	}
-	current := opts.CurrentThread
-	if current != "" {
-		if t, err := st.Thread(ctx, current); err == nil {
-			current = t.ID
-		}
+	if err != nil {
+		return extract.RunResult{}, err
 	}
 	maxClaims := cfg.Memories.MaxRolloutsPerStartup
 	if opts.Max != nil {

@@ -98,22 +98,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	opts.Extract.backlog = &backlogAnswer{} // one question for every version
-	var reports []pipeline.Report
-	failedJobs, claimed := 0, 0
-	var stageErr error
-	for i, v := range cfg.Versions() {
-		rep, err := runPipeline(ctx, opts, cfg, plan, v, i == 0)
-		reports = append(reports, rep)
-		if rep.Extract != nil {
-			failedJobs += rep.Extract.Failed
-			claimed += rep.Extract.Claimed
-		}
-		if err != nil {
-			// Each version is its own pipeline, as in Codex: a failure of
-			// one does not stop the other.
-			stageErr = errors.Join(stageErr, err)
-		}
-	}
+	runs, stageErr := pipeline.RunVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version, first bool) (pipeline.Report, error) {
+		return runPipeline(ctx, opts, cfg, plan, v, first)
+	})
+	reports := runs.Reports
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, runJSON{Report: reports[0], Versions: reports}); err != nil {
 			return err
@@ -127,8 +115,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if stageErr != nil {
 		return stageErr
 	}
-	if failedJobs > 0 {
-		return &PartialError{Failed: failedJobs, Total: claimed}
+	if runs.FailedJobs > 0 {
+		return &PartialError{Failed: runs.FailedJobs, Total: runs.Claimed}
 	}
 	return nil
 }

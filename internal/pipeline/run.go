@@ -119,3 +119,28 @@ func PruneVersion(ctx context.Context, open OpenStore, version memversion.Versio
 	defer st.Close()
 	return Prune(ctx, st, version, maxUnusedDays, dryRun, now)
 }
+
+// Runs is what RunVersions gives back: every version's report, in the
+// order of the versions, and the extraction jobs they claimed and failed.
+type Runs struct {
+	Reports             []Report
+	Claimed, FailedJobs int
+}
+
+// RunVersions runs the pipeline of every generated version, the first
+// first. Each version is its own pipeline, as in Codex: a failure of one
+// does not stop the other; the errors are joined.
+func RunVersions(ctx context.Context, versions []memversion.Version, run func(ctx context.Context, version memversion.Version, first bool) (Report, error)) (Runs, error) {
+	var out Runs
+	var errs error
+	for i, v := range versions {
+		rep, err := run(ctx, v, i == 0)
+		out.Reports = append(out.Reports, rep)
+		if rep.Extract != nil {
+			out.FailedJobs += rep.Extract.Failed
+			out.Claimed += rep.Extract.Claimed
+		}
+		errs = errors.Join(errs, err)
+	}
+	return out, errs
+}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -230,21 +231,13 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
 		}
 	}
-	// --thread and --current-thread take full ids or unique prefixes, as
-	// `threads show` does.
-	threadIDs := make([]string, 0, len(opts.Threads))
-	for _, id := range opts.Threads {
-		t, err := lookupThread(ctx, st, id, "--thread")
-		if err != nil {
-			return extract.RunResult{}, err
-		}
-		threadIDs = append(threadIDs, t.ID)
+	threadIDs, current, err := pipeline.ResolveThreads(ctx, st, opts.Threads, opts.CurrentThread)
+	var badID *pipeline.ThreadIDError
+	if errors.As(err, &badID) {
+		err = threadIDError(badID.ID, "--thread", badID.Err)
 	}
-	current := opts.CurrentThread
-	if current != "" {
-		if t, err := st.Thread(ctx, current); err == nil {
-			current = t.ID
-		}
+	if err != nil {
+		return extract.RunResult{}, err
 	}
 	maxClaims := cfg.Memories.MaxRolloutsPerStartup
 	if opts.Max != nil {
@@ -268,49 +261,18 @@ func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config,
 		Progress: stageProgress(opts.IO, opts.JSON)})
 }
 
-// firstRunPlan widens a version's first extraction to its whole backlog.
-// Codex's windows (sessions idle six hours and updated within ten days, two
-// claims a run) suit a machine memctl runs on every day; on a first run
-// over months of history they kept 2 sessions of 42 (issue 26). So when
-// this version has no raw memory and never ran an extraction, every past
-// session is taken, as --all with no --max would: at once with the offline
-// heuristic, which costs nothing; with a model provider only after the
-// estimate of the input tokens is shown and accepted (--yes, or a yes at
-// the prompt on a terminal). Without that the run keeps the usual limits
-// and says how to take the rest.
+// firstRunPlan widens a version's first extraction to its whole backlog
+// (see pipeline.FirstRunBacklog): at once with the offline heuristic,
+// which costs nothing; with a model provider only after the estimate of
+// the input tokens is shown and accepted (--yes, or a yes at the prompt on
+// a terminal). Without that the run keeps the usual limits and says how to
+// take the rest.
 func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov pipeline.Provider, ro *extract.RunOptions) error {
-	s, err := st.Status(ctx)
-	if err != nil {
+	backlog, err := pipeline.FirstRunBacklog(ctx, st, *ro)
+	if err != nil || backlog == nil {
 		return err
 	}
-	if s.RawMemories > 0 {
-		return nil
-	}
-	for _, c := range s.JobCounts {
-		if c.Kind == store.KindStage1 {
-			return nil
-		}
-	}
-	// No thread of this version was extracted yet, so none is up to date:
-	// the candidates are what a run would claim.
-	wideFilter := ro.Filter
-	wideFilter.AllWindows = true
-	all, err := st.Candidates(ctx, wideFilter)
-	if err != nil {
-		return err
-	}
-	usual, err := st.Candidates(ctx, ro.Filter)
-	if err != nil {
-		return err
-	}
-	n, taken := len(all), min(len(usual), ro.MaxClaims)
-	if n <= taken {
-		return nil
-	}
-	take := func() {
-		ro.Filter.AllWindows = true
-		ro.MaxClaims = max(n, ro.MaxClaims)
-	}
+	n := backlog.Sessions
 	if prov.Provider == nil {
 		verb := "extracting"
 		if ro.DryRun {
@@ -319,46 +281,45 @@ func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, pr
 		opts.IO.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
 			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
 			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
-		take()
+		backlog.Take(ro)
 		return nil
-	}
-	// A model costs money: the input of every session is rendered, as a
-	// dry run does, to say what taking them all would send.
-	wide := *ro
-	wide.Filter, wide.MaxClaims, wide.DryRun, wide.Progress = wideFilter, n, true, nil
-	backlog, err := extract.Run(ctx, st, wide)
-	if err != nil {
-		return err
 	}
 	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, prov.Label())
 	if ro.DryRun {
 		opts.IO.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
-		take()
+		backlog.Take(ro)
 		return nil
 	}
 	if opts.backlog == nil {
 		opts.backlog = &backlogAnswer{}
 	}
 	if !opts.backlog.asked {
-		yes := opts.Yes
-		switch {
-		case yes:
-			opts.IO.Infof("memctl: first run: extracting all %s (--yes)", estimate)
-		case opts.IO.CanPrompt() && !opts.JSON:
-			fmt.Fprintf(opts.IO.ErrOut, "memctl: first run: %s. Extract them all now? [y/N] ", estimate)
-			answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
-			yes = strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
-		}
-		*opts.backlog = backlogAnswer{asked: true, yes: yes}
-		if !yes {
-			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", taken, estimate)
+		*opts.backlog = backlogAnswer{asked: true, yes: askBacklog(opts, estimate)}
+		if !opts.backlog.yes {
+			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", backlog.Taken, estimate)
 			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
 		}
 	}
 	if opts.backlog.yes {
-		take()
+		backlog.Take(ro)
 	}
 	return nil
+}
+
+// askBacklog is whether to take a first run's whole backlog: yes with
+// --yes, else the answer at the prompt on a terminal, else no.
+func askBacklog(opts *ExtractOptions, estimate string) bool {
+	switch {
+	case opts.Yes:
+		opts.IO.Infof("memctl: first run: extracting all %s (--yes)", estimate)
+		return true
+	case opts.IO.CanPrompt() && !opts.JSON:
+		fmt.Fprintf(opts.IO.ErrOut, "memctl: first run: %s. Extract them all now? [y/N] ", estimate)
+		answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
+		answer = strings.TrimSpace(answer)
+		return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+	}
+	return false
 }
 
 // workerID names this process in the jobs table.

@@ -82,23 +82,7 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 		return err
 	}
 	memVersion := cfg.Memories.Version
-	ranked := func(ctx context.Context, req mcpserver.RankedRequest) ([]mcpserver.RankedHit, error) {
-		st, err := opts.OpenStore(ctx, memVersion)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		hits, err := st.SearchWith(ctx, req.Query, store.SearchOptions{Limit: req.Limit, ProjectKey: req.ProjectKey, ProjectFiles: req.ProjectFiles, ProjectPaths: req.ProjectPaths})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]mcpserver.RankedHit, len(hits))
-		for i, h := range hits {
-			out[i] = mcpserver.RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score,
-				ProjectKey: h.ProjectKey, Project: h.Project}
-		}
-		return out, nil
-	}
+	ranked := mcpserver.StoreSearch(func(ctx context.Context) (*store.Store, error) { return opts.OpenStore(ctx, memVersion) })
 	getwd := opts.Getwd
 	if getwd == nil {
 		getwd = os.Getwd

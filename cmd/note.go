@@ -128,15 +128,7 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 				st.Close()
 			}
 		}
-		if e, ok := ix.ByKey(p); ok {
-			return e.Key, nil
-		}
-		for _, c := range counts {
-			if c.Key == p && p != "" {
-				return c.Key, nil
-			}
-		}
-		switch named := projectsNamed(p, counts, ix); len(named) {
+		switch named := project.Named(p, ix.Known(), knownProjects(counts)); len(named) {
 		case 1:
 			return named[0].Key, nil
 		case 0:

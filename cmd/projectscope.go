@@ -43,26 +43,11 @@ type scopeResult struct {
 	Fallback bool `json:"fallback,omitempty"`
 }
 
-// projectsNamed lists the projects a name could mean: those of the store
-// (what status lists) and those of the memory folder's index (what the
-// last consolidation wrote, which a rollback may have taken back), one
-// entry per key.
-func projectsNamed(name string, counts []store.ProjectCount, ix *project.Index) []store.ProjectCount {
-	var out []store.ProjectCount
-	seen := map[string]bool{}
-	add := func(key, n string) {
-		if key != "" && n == name && !seen[key] {
-			seen[key] = true
-			out = append(out, store.ProjectCount{Key: key, Name: n})
-		}
-	}
-	for _, c := range counts {
-		add(c.Key, c.Name)
-	}
-	if ix != nil {
-		for _, e := range ix.Projects {
-			add(e.Key, e.Name)
-		}
+// knownProjects are the store's projects, for project.Named.
+func knownProjects(counts []store.ProjectCount) []project.Known {
+	out := make([]project.Known, len(counts))
+	for i, c := range counts {
+		out[i] = project.Known{Key: c.Key, Name: c.Name}
 	}
 	return out
 }
@@ -70,7 +55,7 @@ func projectsNamed(name string, counts []store.ProjectCount, ix *project.Index) 
 // ambiguousProject refuses a name several projects share (two checkouts
 // both called "workspace"), listing their keys: picking one silently put
 // notes and views on the wrong project (issue 26).
-func ambiguousProject(name string, named []store.ProjectCount) error {
+func ambiguousProject(name string, named []project.Known) error {
 	keys := make([]string, len(named))
 	for i, c := range named {
 		keys[i] = c.Key
@@ -101,21 +86,18 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 	}
 	p := strings.TrimSpace(s.Project)
 	if p != "" && !looksLikePath(p) {
-		if c, ok := known(p); ok {
-			return scopeResult{Key: c.Key, Name: c.Name}, nil
+		switch named := project.Named(p, knownProjects(counts)); len(named) {
+		case 1:
+			return scopeResult{Key: named[0].Key, Name: named[0].Name}, nil
+		case 0:
+		default:
+			return scopeResult{}, ambiguousProject(p, named)
 		}
 		var names []string
 		for _, c := range counts {
 			if c.Key != "" {
 				names = append(names, c.Name)
 			}
-		}
-		switch named := projectsNamed(p, counts, nil); len(named) {
-		case 1:
-			return scopeResult{Key: named[0].Key, Name: named[0].Name}, nil
-		case 0:
-		default:
-			return scopeResult{}, ambiguousProject(p, named)
 		}
 		hint := "no project is in memory yet; give a folder"
 		if len(names) > 0 {

@@ -69,7 +69,7 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 	}
 	total := prune.Result{ThreadIDs: []string{}, DryRun: opts.DryRun}
 	for _, v := range cfg.Versions() {
-		res, err := pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, v, opts.DryRun)
+		res, err := pipeline.PruneVersion(ctx, opts.OpenStore, v, cfg.Memories.MaxUnusedDays, opts.DryRun, opts.Now)
 		if err != nil {
 			return err
 		}
@@ -88,16 +88,4 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 	}
 	opts.IO.Infof("%s %s", verb, english.Count(total.Pruned, "raw memory", "raw memories"))
 	return nil
-}
-
-// pruneVersion prunes one memory version's store; `memctl run` calls it
-// for each generated version.
-func pruneVersion(ctx context.Context, open func(context.Context, memversion.Version) (*store.Store, error), now func() time.Time,
-	cfg *config.Config, version memversion.Version, dryRun bool) (prune.Result, error) {
-	st, err := open(ctx, version)
-	if err != nil {
-		return prune.Result{}, err
-	}
-	defer st.Close()
-	return pipeline.Prune(ctx, st, version, cfg.Memories.MaxUnusedDays, dryRun, now)
 }

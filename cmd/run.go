@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -35,23 +34,11 @@ type RunOptions struct {
 	Consolidate ConsolidateFlags
 }
 
-// runReport is the --json shape of one version's pipeline. A stage that
-// did not run is null.
-type runReport struct {
-	Version     memversion.Version   `json:"version"`
-	Prepare     pipeline.StageStatus `json:"prepare"`
-	Prune       prune.Result         `json:"prune"`
-	Guard       extract.GuardResult  `json:"guard"`
-	Scan        *scan.Result         `json:"scan"`
-	Extract     *extract.RunResult   `json:"extract"`
-	Consolidate *consolidate.Result  `json:"consolidate"`
-}
-
 // runJSON is the --json document of run: the first generated version's
 // stages, then every version's.
 type runJSON struct {
-	runReport
-	Versions []runReport `json:"versions"`
+	pipeline.Report
+	Versions []pipeline.Report `json:"versions"`
 }
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -111,24 +98,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	opts.Extract.backlog = &backlogAnswer{} // one question for every version
-	var reports []runReport
-	failedJobs, claimed := 0, 0
-	var stageErr error
-	for i, v := range cfg.Versions() {
-		rep, err := runPipeline(ctx, opts, cfg, plan, v, i == 0)
-		reports = append(reports, rep)
-		if rep.Extract != nil {
-			failedJobs += rep.Extract.Failed
-			claimed += rep.Extract.Claimed
-		}
-		if err != nil {
-			// Each version is its own pipeline, as in Codex: a failure of
-			// one does not stop the other.
-			stageErr = errors.Join(stageErr, err)
-		}
-	}
+	runs, stageErr := pipeline.RunVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version, first bool) (pipeline.Report, error) {
+		return runPipeline(ctx, opts, cfg, plan, v, first)
+	})
+	reports := runs.Reports
 	if opts.JSON {
-		if err := printJSON(opts.IO.Out, runJSON{runReport: reports[0], Versions: reports}); err != nil {
+		if err := printJSON(opts.IO.Out, runJSON{Report: reports[0], Versions: reports}); err != nil {
 			return err
 		}
 	}
@@ -140,8 +115,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if stageErr != nil {
 		return stageErr
 	}
-	if failedJobs > 0 {
-		return &PartialError{Failed: failedJobs, Total: claimed}
+	if runs.FailedJobs > 0 {
+		return &PartialError{Failed: runs.FailedJobs, Total: runs.Claimed}
 	}
 	return nil
 }
@@ -168,12 +143,11 @@ func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPha
 	return plan, err
 }
 
-// runPipeline runs the stages of one version in Codex's order. The first
-// version's pipeline reports the scan's problems (later ones scan the same
-// sources).
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (runReport, error) {
-	rep := runReport{Version: version, Prepare: pipeline.StageStatus{Status: "ok"}}
-	dryRun := opts.Extract.DryRun
+// runPipeline runs the stages of one version (pipeline.RunVersion) and
+// renders them as they end. The first version's pipeline reports the
+// scan's problems (later ones scan the same sources).
+func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (pipeline.Report, error) {
+	rep := pipeline.Report{Version: version, Prepare: pipeline.StageStatus{Status: "ok"}}
 	root, err := opts.MemoryRoot(version)
 	if err != nil {
 		return rep, err
@@ -185,65 +159,57 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan
 	if err := ensureHome(home); err != nil {
 		return rep, err
 	}
-	// A dry run changes nothing: no layout repair, no prune.
-	if rep.Prepare, err = pipeline.Prepare(root, cfg.Templates.Dir, opts.Now(), dryRun); err != nil {
-		return rep, fmt.Errorf("%s: prepare %s: %w", version, root, err)
-	}
-	rep.Prune, err = pruneVersion(ctx, opts.OpenStore, opts.Now, cfg, version, dryRun)
-	if err != nil {
-		// Codex logs prune errors and goes on; so does run.
-		opts.IO.Warnf("%s: prune: %v", version, err)
-	} else if rep.Prune.Pruned > 0 {
+	dryRun := opts.Extract.DryRun
+	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
+		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
+	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
+		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
+	return pipeline.RunVersion(ctx, pipeline.VersionRun{
+		Version: version, Root: root, TemplateDir: cfg.Templates.Dir, OpenStore: opts.OpenStore, Now: opts.Now, DryRun: dryRun,
+		MaxUnusedDays: cfg.Memories.MaxUnusedDays, MinRateLimitPercent: cfg.Memories.MinRateLimitRemainingPercent, GuardKind: plan.Extract.Kind,
+		Extract: func(ctx context.Context) (extract.RunResult, scan.Result, error) {
+			return extractVersion(ctx, eo, cfg, plan, version)
+		},
+		Consolidate: func(ctx context.Context) (consolidate.Result, error) {
+			return consolidateVersion(ctx, co, cfg, plan, version)
+		},
+		Pruned: func(res prune.Result, err error) { reportPrune(opts.IO, version, res, err, dryRun) },
+		Guarded: func(g extract.GuardResult) {
+			opts.IO.Warnf("%s: rate-limit guard: %s; skipping extraction and consolidation", version, g.Reason)
+		},
+		Extracted: func(ex extract.RunResult, scanned scan.Result) {
+			if !opts.JSON {
+				reportExtracted(opts, cfg, ex, scanned, first)
+			}
+		},
+	})
+}
+
+// reportPrune says what a version's prune did; an error is a warning, as
+// Codex logs prune errors and goes on.
+func reportPrune(ios *IOStreams, version memversion.Version, res prune.Result, err error, dryRun bool) {
+	switch {
+	case err != nil:
+		ios.Warnf("%s: prune: %v", version, err)
+	case res.Pruned > 0:
 		verb := "pruned"
 		if dryRun {
 			verb = "would prune" // issue 17: a dry run said "pruned"
 		}
-		opts.IO.Infof("%s: %s %s", version, verb, english.Count(rep.Prune.Pruned, "raw memory", "raw memories"))
+		ios.Infof("%s: %s %s", version, verb, english.Count(res.Pruned, "raw memory", "raw memories"))
 	}
-	st, err := opts.OpenStore(ctx, version)
-	if err != nil {
-		return rep, err
+}
+
+// reportExtracted renders a version's extraction; the first version also
+// shows the scan's problems (issue 17: run did not show those scan shows)
+// and the hints about the sources.
+func reportExtracted(opts *RunOptions, cfg *config.Config, ex extract.RunResult, scanned scan.Result, first bool) {
+	if first {
+		reportScan(opts.IO, scanned)
 	}
-	rep.Guard, err = extract.Guard(ctx, st, plan.Extract.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
-	st.Close()
-	if err != nil {
-		return rep, err
+	printExtract(opts.IO, ex)
+	if first {
+		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
+		hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
 	}
-	if !rep.Guard.Allowed {
-		opts.IO.Warnf("%s: rate-limit guard: %s; skipping extraction and consolidation", version, rep.Guard.Reason)
-		return rep, nil
-	}
-	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
-		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-	ex, scanned, err := extractVersion(ctx, eo, cfg, plan, version)
-	rep.Extract, rep.Scan = &ex, &scanned
-	if err != nil {
-		return rep, fmt.Errorf("%s: extract: %w", version, err)
-	}
-	if !opts.JSON {
-		if first {
-			// issue 17: run did not show the problems scan shows.
-			reportScan(opts.IO, scanned)
-		}
-		printExtract(opts.IO, ex)
-		if first {
-			hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
-			hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
-		}
-	}
-	if dryRun {
-		return rep, nil
-	}
-	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
-		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
-	cr, err := consolidateVersion(ctx, co, cfg, plan, version)
-	rep.Consolidate = &cr
-	var failed *consolidate.FailedError
-	switch {
-	case errors.As(err, &failed):
-		return rep, fmt.Errorf("%s: %w", version, err) // already says "consolidate: failed_…"
-	case err != nil:
-		return rep, fmt.Errorf("%s: consolidate: %w", version, err)
-	}
-	return rep, nil
 }

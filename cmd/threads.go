@@ -192,6 +192,12 @@ func sourceCell(ios *IOStreams, t store.Thread) string {
 // the id came from ("--thread"); "" for an argument.
 func lookupThread(ctx context.Context, st *store.Store, id, flag string) (store.Thread, error) {
 	t, err := st.Thread(ctx, id)
+	return t, threadIDError(id, flag, err)
+}
+
+// threadIDError words the error of looking up the thread id (or prefix)
+// typed in flag (see lookupThread); nil stays nil.
+func threadIDError(id, flag string, err error) error {
 	name := "thread"
 	if flag != "" {
 		name = flag
@@ -199,16 +205,16 @@ func lookupThread(ctx context.Context, st *store.Store, id, flag string) (store.
 	var amb *store.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
-		return t, withHint(FlagErrorf("%s %q: the prefix matches %d threads: %s", name, id, len(amb.Candidates), strings.Join(amb.Candidates, ", ")),
+		return withHint(FlagErrorf("%s %q: the prefix matches %d threads: %s", name, id, len(amb.Candidates), strings.Join(amb.Candidates, ", ")),
 			"give more characters of the id")
 	case errors.Is(err, store.ErrNotFound) && len(id) < store.MinIDPrefix:
-		return t, withHint(FlagErrorf("%s %q: an id prefix needs at least %d characters", name, id, store.MinIDPrefix),
+		return withHint(FlagErrorf("%s %q: an id prefix needs at least %d characters", name, id, store.MinIDPrefix),
 			"`memctl threads list` shows the ids")
 	case errors.Is(err, store.ErrNotFound):
-		return t, withHint(FlagErrorf("%s %q: no such thread", name, id),
+		return withHint(FlagErrorf("%s %q: no such thread", name, id),
 			"`memctl threads list` shows the indexed threads; `memctl scan` indexes new sessions")
 	}
-	return t, err
+	return err
 }
 
 // ThreadsShowOptions is what `memctl threads show` needs: injected

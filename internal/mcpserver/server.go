@@ -31,8 +31,8 @@ type Options struct {
 	Root string
 	// Version is memctl's build version, reported as the server version.
 	Version string
-	// Ranked runs a ranked full-text search (memctl search); nil leaves
-	// the search tool's ranked mode unavailable.
+	// Ranked runs a ranked full-text search (memctl search's engine:
+	// StoreSearch); nil leaves the search tool's ranked mode unavailable.
 	Ranked func(ctx context.Context, req RankedRequest) ([]RankedHit, error)
 	// Cwd is the folder the server was started in: its project is the
 	// default scope of every tool (docs/projects.md).
@@ -76,6 +76,30 @@ type RankedHit struct {
 	Scope      string `json:"scope,omitempty"`
 	Project    string `json:"project,omitempty"`
 	ProjectKey string `json:"project_key,omitempty"`
+}
+
+// StoreSearch is the ranked search of `memctl search` for Options.Ranked:
+// the store's ranked index, opened per call (open is how `memctl mcp`
+// opens the configured version's store) so the server holds no database
+// handle between calls.
+func StoreSearch(open func(ctx context.Context) (*store.Store, error)) func(ctx context.Context, req RankedRequest) ([]RankedHit, error) {
+	return func(ctx context.Context, req RankedRequest) ([]RankedHit, error) {
+		st, err := open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		hits, err := st.SearchWith(ctx, req.Query, store.SearchOptions{Limit: req.Limit, ProjectKey: req.ProjectKey, ProjectFiles: req.ProjectFiles, ProjectPaths: req.ProjectPaths})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]RankedHit, len(hits))
+		for i, h := range hits {
+			out[i] = RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score,
+				ProjectKey: h.ProjectKey, Project: h.Project}
+		}
+		return out, nil
+	}
 }
 
 // ScopeInfo is the project a tool call was answered for.

@@ -106,3 +106,34 @@ func Extract(ctx context.Context, s ExtractStage) (extract.RunResult, error) {
 	}
 	return res, err
 }
+
+// ThreadIDError is an id given for a thread that names none (or several):
+// Err is the store's ErrNotFound or *AmbiguousError.
+type ThreadIDError struct {
+	ID  string
+	Err error
+}
+
+func (e *ThreadIDError) Error() string { return fmt.Sprintf("thread %q: %v", e.ID, e.Err) }
+func (e *ThreadIDError) Unwrap() error { return e.Err }
+
+// ResolveThreads turns the ids or unique prefixes of --thread into full
+// ids, as `threads show` takes them, and the current thread's into its
+// full id when it names a thread (else it is kept as given: the host's
+// live session may not be indexed yet).
+func ResolveThreads(ctx context.Context, st *store.Store, only []string, current string) ([]string, string, error) {
+	ids := make([]string, 0, len(only))
+	for _, id := range only {
+		t, err := st.Thread(ctx, id)
+		if err != nil {
+			return nil, "", &ThreadIDError{ID: id, Err: err}
+		}
+		ids = append(ids, t.ID)
+	}
+	if current != "" {
+		if t, err := st.Thread(ctx, current); err == nil {
+			current = t.ID
+		}
+	}
+	return ids, current, nil
+}

@@ -126,17 +126,11 @@ func (ix *Index) byRoot(root string) (IndexEntry, bool) {
 // index holds no memory of it (found is then false).
 func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
 	if !isAbs(cwdOrKey) {
-		e, ok := ix.ByKey(cwdOrKey)
-		if ok {
+		// A key, or a display name (the first project of that name: a
+		// caller that must refuse an ambiguous name asks Named itself).
+		if named := Named(cwdOrKey, ix.Known()); len(named) > 0 {
+			e, _ := ix.ByKey(named[0].Key)
 			return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true
-		}
-		// A key may also be given by its display name.
-		if ix != nil {
-			for _, e := range ix.Projects {
-				if e.Name == cwdOrKey {
-					return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true
-				}
-			}
 		}
 		return Printable(Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}), IndexEntry{}, false
 	}

@@ -198,6 +198,13 @@ func TestErrorLine(t *testing.T) {
 		{"npm ERR! missing script: lint", "npm ERR! missing script: lint"},
 		{"The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f if you really want to add them.", "The following paths are ignored by one of your .gitignore files: dist"},
 		{"plain\nlast words\n\n", "last words"},
+		// a task runner's status lines name no cause; the linter's located line does
+		{"[STARTED] markdownlint\n[FAILED] markdownlint [FAILED]\n\n✖ markdownlint:\ndocs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified\nhook failed (code 1)",
+			"docs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified"},
+		{"src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n✖ 1 problem", "3:7 error 'x' is assigned a value but never used no-unused-vars"},
+		// an API's JSON error body reads as its message
+		{`{"errors":[{"path":["query","a","b"],"extensions":{"code":"argumentNotAccepted"},"message":"Field 'b' doesn't accept argument 'c'"}]}`,
+			"Field 'b' doesn't accept argument 'c'"},
 		{"", ""},
 	}
 	for _, tt := range tests {

@@ -425,3 +425,19 @@ func TestFilesFromShellQuotes(t *testing.T) {
 		}
 	}
 }
+
+func TestSpawnFailed(t *testing.T) {
+	tests := []struct {
+		errLine string
+		want    bool
+	}{
+		{"ENOENT: no such file or directory, posix_spawn '/opt/tool/bin/rg'", true},
+		{"Error: spawn rg ENOENT", true},
+		{"ENOENT: no such file or directory, open 'src/missing.ts'", false}, // a lookup that found nothing
+	}
+	for _, tt := range tests {
+		if got := spawnFailedRE().MatchString(tt.errLine); got != tt.want {
+			t.Errorf("spawnFailedRE(%q) = %v, want %v", tt.errLine, got, tt.want)
+		}
+	}
+}

@@ -441,3 +441,23 @@ func TestSpawnFailed(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeatedFailureKeepsEachErrorLine(t *testing.T) {
+	task := newTask("make the checks pass")
+	run := func(st status, errLine string) {
+		trackFamily(task, &call{command: "mix test", family: "mix test", status: st, errLine: errLine, task: task})
+	}
+	run(stFailed, "** (RuntimeError) no :secret_key_base configuration found")
+	run(stFailed, "Assertion with =~ failed")
+	run(stFailed, "Assertion with =~ failed")
+	run(stOK, "")
+	if len(task.recoveries) != 1 {
+		t.Fatalf("recoveries = %d, want 1", len(task.recoveries))
+	}
+	line := task.recoveries[0].failureLine()
+	for _, want := range []string{"failed 3 times (`Assertion with =~ failed`)", "earlier failures printed `** (RuntimeError) no :secret_key_base configuration found`"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("failure line %q does not say %q", line, want)
+		}
+	}
+}

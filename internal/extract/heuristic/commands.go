@@ -194,7 +194,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.command == "" {
 		// A read or search that found nothing is looking around, as
 		// an rg without a match is: it shows no problem of the project.
-		lookup := c.action == sessions.ActionRead || c.action == sessions.ActionSearch
+		// A lookup tool that could not start at all (Node's "spawn
+		// ENOENT") is broken, which the next session needs to know.
+		lookup := (c.action == sessions.ActionRead || c.action == sessions.ActionSearch) && !spawnFailedRE().MatchString(c.errLine)
 		if c.status == stFailed && !lookup && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
 		}
@@ -288,6 +290,9 @@ func (x *Extractor) absPath(p string) string {
 
 // relPath shows a path relative to the thread's cwd when it lies under it:
 // shorter, and still valid the next time someone works in that project.
+// spawnFailedRE is a tool's report that its program could not be started.
+var spawnFailedRE = lazyRE(`(?i)\bENOENT\b.*spawn\b|spawn\b.*\bENOENT\b`)
+
 func (x *Extractor) relPath(p string) string {
 	cwd := strings.TrimRight(x.meta.Cwd, "/")
 	if cwd != "" && strings.HasPrefix(p, cwd+"/") {

@@ -102,6 +102,15 @@ func (x *Extractor) context(d digest) string {
 		b.WriteString("; git also changed the repository (" + gitRan + ")")
 	}
 	b.WriteString(".")
+	if len(d.changed) > 0 {
+		// The names, not only the count: which files a session touched is
+		// what a later session searching for one of them needs.
+		b.WriteString(" Files changed: `" + strings.Join(d.changed, "`, `") + "`")
+		if d.files > len(d.changed) {
+			b.WriteString(" and " + itoa(d.files-len(d.changed)) + " more")
+		}
+		b.WriteString(".")
+	}
 	if d.refused > 0 {
 		b.WriteString(" " + english.Count(d.refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
 	}

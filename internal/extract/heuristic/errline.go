@@ -40,7 +40,9 @@ var problemTiers = []func() *regexp.Regexp{
 	// a comparison or a message tied to a source position: the most
 	// precise statement a test or compiler makes
 	lazyRE(`\s!==\s|\s===\s|\s!=\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
-		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S`),
+		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|` +
+		// a linter's "file:26 error RULE text" or "26:5  error  text"
+		`^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
 	// explicit statements of what went wrong
 	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
 		`\bcommand not found\b|\bnot recognized as\b|\bno upstream branch\b|\bare ignored by\b|\bpermission denied\b|` +
@@ -83,7 +85,7 @@ func errorLine(out string) string {
 		if n > 400 {
 			break
 		}
-		l := strings.TrimSpace(line)
+		l := jsonMessage(strings.TrimSpace(line))
 		if l == "" || isWrapperLine(l) {
 			continue
 		}
@@ -125,6 +127,22 @@ func errorLine(out string) string {
 		best = last
 	}
 	return textcut.Line(strings.TrimSuffix(best, ":"), lineMax)
+}
+
+// jsonMessageRE finds the message an API's JSON error body carries
+// ({"errors":[{"message":"…"}]}, {"error":{"message":"…"}}).
+var jsonMessageRE = lazyRE(`"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+
+// jsonMessage reads a JSON line as its message: the statement of the
+// problem, not the paths and codes around it.
+func jsonMessage(l string) string {
+	if !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
+		return l
+	}
+	if m := jsonMessageRE().FindStringSubmatch(l); m != nil {
+		return strings.ReplaceAll(m[1], `\"`, `"`)
+	}
+	return l
 }
 
 // failingTestRE finds the names test runners give failing tests: go test,

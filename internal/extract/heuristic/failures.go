@@ -36,6 +36,10 @@ type family struct {
 	ranSince   []string // commands the failure's output named that passed since it
 	ranOther   bool     // some other command passed since the latest failure
 	replacedBy []string // passing checks of the same purpose, other families, since the latest failure
+	// earlier are the other error lines of earlier failures, once each:
+	// a check that failed several times may have failed for several
+	// causes, and the latest line alone would be given to all of them.
+	earlier []string
 }
 
 // recovery is a failure that a later run of its family fixed.
@@ -43,6 +47,7 @@ type recovery struct {
 	fail     *call
 	pass     *call
 	fails    int
+	earlier  []string
 	edited   []string
 	ranSince []string
 	ranOther bool
@@ -83,6 +88,10 @@ func trackFamily(t *task, c *call) {
 		t.families[c.family] = f
 	}
 	if failed {
+		if prev := f.failRun; prev != nil && prev.errLine != "" && prev.errLine != c.errLine &&
+			!slices.Contains(f.earlier, prev.errLine) && len(f.earlier) < 2 {
+			f.earlier = append(f.earlier, prev.errLine)
+		}
 		f.fails++
 		f.failRun = c
 		f.missing = isMissingTool(c)
@@ -91,7 +100,7 @@ func trackFamily(t *task, c *call) {
 		return
 	}
 	if f.fails > 0 && len(t.recoveries) < maxRecoveries {
-		t.recoveries = append(t.recoveries, recovery{fail: f.failRun, pass: c, fails: f.fails, edited: f.edited, ranSince: f.ranSince, ranOther: f.ranOther})
+		t.recoveries = append(t.recoveries, recovery{fail: f.failRun, pass: c, fails: f.fails, earlier: f.earlier, edited: f.edited, ranSince: f.ranSince, ranOther: f.ranOther})
 	}
 	delete(t.families, c.family)
 }
@@ -216,6 +225,18 @@ func causeNamed(cmd string, failed *call) bool {
 	return false
 }
 
+// earlierPart quotes the other error lines of a check's earlier failures.
+func earlierPart(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var quoted []string
+	for _, l := range lines {
+		quoted = append(quoted, code(textcut.Line(l, 120)))
+	}
+	return "; earlier failures printed " + strings.Join(quoted, " and ")
+}
+
 // errPart quotes what a failed call printed: the error line and the
 // failing tests it names.
 func errPart(c *call) string {
@@ -264,7 +285,7 @@ func (r recovery) how() string {
 
 // failureLine phrases a recovery for "Failures and how to do differently".
 func (r recovery) failureLine() string {
-	line := r.fail.describe() + " failed " + times(r.fails) + errPart(r.fail)
+	line := r.fail.describe() + " failed " + times(r.fails) + errPart(r.fail) + earlierPart(r.earlier)
 	if r.flaky() {
 		return line + ", then passed on an identical rerun with nothing changed in between (possibly flaky)."
 	}
@@ -323,7 +344,7 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 		}
 		return "For " + run.purpose + ", " + used + " passed instead; " + run.describe() + " failed " + times(f.fails) + errPart(run) + "."
 	}
-	line := run.describe() + " failed " + times(f.fails) + errPart(run)
+	line := run.describe() + " failed " + times(f.fails) + errPart(run) + earlierPart(f.earlier)
 	if f.missing {
 		line = code(program.Name(run.command)) + " is not installed" + errPart(run)
 	}

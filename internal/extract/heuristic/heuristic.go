@@ -54,6 +54,7 @@ const (
 	maxSlugBytes    = 80
 	maxCalls        = 1024 // calls awaiting a result
 	rawMemoryBudget = 7000 // bytes; the raw memory must stay well under 8 KB
+	maxChangedNames = 12
 	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
 	requestMax      = 300
 	askMax          = 420 // the opening request as the summary quotes it

@@ -198,6 +198,13 @@ func TestErrorLine(t *testing.T) {
 		{"npm ERR! missing script: lint", "npm ERR! missing script: lint"},
 		{"The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f if you really want to add them.", "The following paths are ignored by one of your .gitignore files: dist"},
 		{"plain\nlast words\n\n", "last words"},
+		// a task runner's status lines name no cause; the linter's located line does
+		{"[STARTED] markdownlint\n[FAILED] markdownlint [FAILED]\n\n✖ markdownlint:\ndocs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified\nhook failed (code 1)",
+			"docs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified"},
+		{"src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n✖ 1 problem", "3:7 error 'x' is assigned a value but never used no-unused-vars"},
+		// an API's JSON error body reads as its message
+		{`{"errors":[{"path":["query","a","b"],"extensions":{"code":"argumentNotAccepted"},"message":"Field 'b' doesn't accept argument 'c'"}]}`,
+			"Field 'b' doesn't accept argument 'c'"},
 		{"", ""},
 	}
 	for _, tt := range tests {
@@ -415,6 +422,42 @@ func TestFilesFromShellQuotes(t *testing.T) {
 	} {
 		if got := fmt.Sprint(filesFromShell(cmd)); got != want {
 			t.Errorf("filesFromShell(%q) = %s, want %s", cmd, got, want)
+		}
+	}
+}
+
+func TestSpawnFailed(t *testing.T) {
+	tests := []struct {
+		errLine string
+		want    bool
+	}{
+		{"ENOENT: no such file or directory, posix_spawn '/opt/tool/bin/rg'", true},
+		{"Error: spawn rg ENOENT", true},
+		{"ENOENT: no such file or directory, open 'src/missing.ts'", false}, // a lookup that found nothing
+	}
+	for _, tt := range tests {
+		if got := spawnFailedRE().MatchString(tt.errLine); got != tt.want {
+			t.Errorf("spawnFailedRE(%q) = %v, want %v", tt.errLine, got, tt.want)
+		}
+	}
+}
+
+func TestRepeatedFailureKeepsEachErrorLine(t *testing.T) {
+	task := newTask("make the checks pass")
+	run := func(st status, errLine string) {
+		trackFamily(task, &call{command: "mix test", family: "mix test", status: st, errLine: errLine, task: task})
+	}
+	run(stFailed, "** (RuntimeError) no :secret_key_base configuration found")
+	run(stFailed, "Assertion with =~ failed")
+	run(stFailed, "Assertion with =~ failed")
+	run(stOK, "")
+	if len(task.recoveries) != 1 {
+		t.Fatalf("recoveries = %d, want 1", len(task.recoveries))
+	}
+	line := task.recoveries[0].failureLine()
+	for _, want := range []string{"failed 3 times (`Assertion with =~ failed`)", "earlier failures printed `** (RuntimeError) no :secret_key_base configuration found`"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("failure line %q does not say %q", line, want)
 		}
 	}
 }

@@ -53,9 +53,12 @@ type digest struct {
 	unknown  int
 	files    int
 	commits  int
-	undone   int
-	refused  int
-	calls    int
+	// changed names the files still changed at the end, across tasks,
+	// relative to the cwd, once each, at most maxChangedNames.
+	changed []string
+	undone  int
+	refused int
+	calls   int
 
 	// gitChanges are command lines that changed the repository through
 	// git without reporting a commit, across tasks, once each.
@@ -85,6 +88,11 @@ func (x *Extractor) digest() digest {
 		d.failed += t.failed
 		d.unknown += t.unknown
 		d.files += len(td.live)
+		for _, f := range td.live {
+			if p := x.relPath(f.path); !slices.Contains(d.changed, p) && len(d.changed) < maxChangedNames {
+				d.changed = append(d.changed, p)
+			}
+		}
 		d.commits += len(t.commits)
 		for _, g := range t.gitChanges {
 			if !slices.Contains(d.gitChanges, g) && len(d.gitChanges) < maxGitChanges {

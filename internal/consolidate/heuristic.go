@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -497,44 +498,27 @@ func renderMemoryMD(mems []memory, notes []note) string {
 	return sb.String()
 }
 
-// toolNames maps lowercase words to how the profile spells them. "go" is
-// too common an English word to count from prose; it is found through
-// keywords and Go-specific tokens instead.
-var toolNames = map[string]string{
-	"golang": "Go", "go.mod": "Go", "rust": "Rust", "cargo": "Cargo", "python": "Python", "pytest": "pytest",
-	"typescript": "TypeScript", "javascript": "JavaScript", "node": "Node.js", "nodejs": "Node.js", "npm": "npm",
-	"pnpm": "pnpm", "yarn": "Yarn", "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "ruby": "Ruby",
-	"php": "PHP", "sql": "SQL", "sqlite": "SQLite", "postgres": "PostgreSQL", "postgresql": "PostgreSQL",
-	"mysql": "MySQL", "redis": "Redis", "docker": "Docker", "kubernetes": "Kubernetes", "kubectl": "Kubernetes",
-	"terraform": "Terraform", "git": "git", "github": "GitHub", "make": "make",
-	"makefile": "make", "cmake": "CMake", "react": "React", "vue": "Vue", "django": "Django", "flask": "Flask",
-	"fastapi": "FastAPI", "grpc": "gRPC", "graphql": "GraphQL", "aws": "AWS", "gcp": "GCP", "azure": "Azure",
-	"nix": "Nix", "bazel": "Bazel", "gradle": "Gradle", "maven": "Maven", "vite": "Vite", "webpack": "webpack",
-	"jest": "Jest", "c++": "C++", "cpp": "C++", "c#": "C#", "dotnet": ".NET", "deno": "Deno", "bun": "Bun",
-	"elixir": "Elixir", "haskell": "Haskell", "scala": "Scala", "lua": "Lua", "zig": "Zig", "ansible": "Ansible",
-	"codex": "Codex CLI", "claude": "Claude Code", "mcp": "MCP", "openai": "OpenAI API", "anthropic": "Anthropic API",
-}
+// codeSpanRe finds the backticked spans of a memory: the commands it ran
+// and the files it names, which is where a stack shows.
+var codeSpanRe = lazyRegexp("`([^`\n]+)`")
 
-var tokenRe = lazyRegexp(`[A-Za-z][A-Za-z0-9+#.]*`)
-
-// toolsSeen counts, per memory, the languages and tools it mentions and
-// returns the most frequent first.
-func toolsSeen(mems []memory) []string {
+// stackSeen counts, per memory, the languages and tools its commands ran
+// and its files show (program's stack table) and returns the most
+// frequent first. Words of the conversation do not count: a question
+// about AWS, or "OpenAI" in an error text, is no stack.
+func stackSeen(mems []memory) []string {
 	count := map[string]int{}
 	for _, m := range mems {
 		seen := map[string]bool{}
-		for _, k := range m.keywords {
-			if strings.EqualFold(k, "go") {
-				seen["Go"] = true
-			}
-		}
-		text := strings.Join(m.keywords, " ") + " " + m.desc + " " + m.sel.RawMemory + " " + m.sel.RolloutSummary
-		if strings.Contains(text, "go test") || strings.Contains(text, "go build") || strings.Contains(text, "go vet") {
-			seen["Go"] = true
-		}
-		for _, tok := range tokenRe().FindAllString(text, -1) {
-			if name, ok := toolNames[strings.ToLower(strings.TrimRight(tok, "."))]; ok {
+		for _, sm := range codeSpanRe().FindAllStringSubmatch(m.sel.RawMemory+"\n"+m.sel.RolloutSummary, -1) {
+			span := sm[1]
+			if name := program.StackOfCommand(span); name != "" {
 				seen[name] = true
+			}
+			for _, f := range strings.Fields(span) {
+				if name := program.StackOfFile(fileOfWord(f)); name != "" {
+					seen[name] = true
+				}
 			}
 		}
 		for name := range seen {
@@ -555,6 +539,16 @@ func toolsSeen(mems []memory) []string {
 		names = names[:12]
 	}
 	return names
+}
+
+// fileOfWord cuts a word of a command or an error line to the path it
+// holds: quotes and punctuation around it and a ":line:column" after it.
+func fileOfWord(w string) string {
+	w = strings.Trim(w, "\"'()[]{},;")
+	if i := strings.IndexByte(w, ':'); i > 0 {
+		w = w[:i]
+	}
+	return w
 }
 
 func userProfile(mems []memory, gs []group) string {
@@ -586,7 +580,7 @@ func userProfile(mems []memory, gs []group) string {
 		parts = append(parts, fmt.Sprintf("%s (%d)", g.name, len(g.mems)))
 	}
 	sb.WriteString(strings.Join(parts, ", ") + ".")
-	if tools := toolsSeen(mems); len(tools) > 0 {
+	if tools := stackSeen(mems); len(tools) > 0 {
 		sb.WriteString(" Languages and tools seen: " + strings.Join(tools, ", ") + ".")
 	}
 	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].day, strings.TrimRight(textcut.Words(mems[0].desc, maxSummaryItem), "."))

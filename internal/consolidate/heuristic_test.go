@@ -219,3 +219,24 @@ func TestHeuristicReadsExtractorShape(t *testing.T) {
 		t.Error("a placeholder reached MEMORY.md")
 	}
 }
+
+// The profile's stack comes from the commands a memory ran and the files it
+// names, not its words (issue 25): an Elixir session that talked about AWS,
+// Azure and the OpenAI API is an Elixir session.
+func TestProfileStackFromCommandsAndFiles(t *testing.T) {
+	raw := "---\ndescription: wire tracing into the Phoenix app\ntask_outcome: success\nkeywords: aws, azure, openai\n---\n\n" +
+		"### Task 1\ntask: wire tracing\n\nReusable knowledge:\n" +
+		"- The user asked whether AWS X-Ray, Azure Monitor or the OpenAI API could receive the traces; none is used here.\n" +
+		"- `mix test test/spotter/tracing_test.exs` passed after `lib/spotter/tracing.ex` matched on {:ok, ctx}.\n"
+	sel := []Selected{{ThreadID: "t1", SourceUpdatedAt: 1785840059, RawMemory: raw, Cwd: "/home/dev/src/spotter"}}
+	mems := parseSelected(sel)
+	profile := userProfile(mems, groupByCwd(mems))
+	if !strings.Contains(profile, "Languages and tools seen: Elixir.") {
+		t.Errorf("profile lacks the stack shown by mix and the .ex file:\n%s", profile)
+	}
+	for _, word := range []string{"AWS", "Azure", "OpenAI"} {
+		if strings.Contains(profile, word) {
+			t.Errorf("profile names %s, which the session only talked about:\n%s", word, profile)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package program
+
+import (
+	"path"
+	"strings"
+)
+
+// A project's stack shows in what the agent ran and the files it touched,
+// never in the words of a conversation: "AWS" said once, or "OpenAI" in a
+// question, is no stack. Each row names a language or a tool and the file
+// extensions, manifests and programs that show it is in use.
+var stacks = []struct {
+	name       string
+	extensions string
+	manifests  string
+	programs   string
+}{
+	{"Go", ".go", "go.mod go.sum", "go gofmt golangci-lint staticcheck"},
+	{"Elixir", ".ex .exs .heex", "mix.exs mix.lock", "mix iex elixir"},
+	{"TypeScript", ".ts .tsx .mts .cts", "tsconfig.json", "tsc"},
+	{"JavaScript", ".js .jsx .mjs .cjs", "package.json package-lock.json", "node npm npx"},
+	{"pnpm", "", "pnpm-lock.yaml pnpm-workspace.yaml", "pnpm"},
+	{"Yarn", "", "yarn.lock", "yarn"},
+	{"Bun", "", "bun.lockb", "bun"},
+	{"Python", ".py", "pyproject.toml requirements.txt setup.py Pipfile", "python python3 pip pip3 pytest ruff mypy"},
+	{"uv", "", "uv.lock", "uv uvx"},
+	{"Rust", ".rs", "Cargo.toml Cargo.lock", "cargo rustc rustup"},
+	{"Ruby", ".rb", "Gemfile Gemfile.lock Rakefile", "ruby bundle rspec rake rails"},
+	{"Java", ".java", "pom.xml build.gradle", "mvn gradle ./gradlew java javac"},
+	{"Kotlin", ".kt .kts", "build.gradle.kts", "kotlinc"},
+	{"C#", ".cs .csproj", "", "dotnet"},
+	{"Swift", ".swift", "Package.swift", "swift swiftc"},
+	{"PHP", ".php", "composer.json", "php composer phpunit"},
+	{"C/C++", ".c .h .cc .cpp .hpp", "CMakeLists.txt", "gcc g++ clang cmake"},
+	{"Shell", ".sh .bash", "", "bash sh zsh shellcheck"},
+	{"PowerShell", ".ps1", "", "pwsh powershell"},
+	{"Docker", "", "Dockerfile docker-compose.yml docker-compose.yaml compose.yml compose.yaml", "docker docker-compose podman"},
+	{"Kubernetes", "", "", "kubectl helm kustomize"},
+	{"Terraform", ".tf", "", "terraform tofu"},
+	{"PostgreSQL", "", "", "psql pg_dump pg_restore"},
+	{"SQLite", ".sqlite .db", "", "sqlite3"},
+	{"make", "", "Makefile", "make"},
+	{"Nix", ".nix", "flake.nix", "nix"},
+}
+
+// StackOfFile names the language or tool a file path shows by its
+// extension or as a manifest; "" when it shows none.
+func StackOfFile(file string) string {
+	base := path.Base(file)
+	ext := path.Ext(base)
+	for _, s := range stacks {
+		if (ext != "" && hasField(s.extensions, ext)) || hasField(s.manifests, base) {
+			return s.name
+		}
+	}
+	return ""
+}
+
+// StackOfCommand names the language or tool of the program a command
+// line runs; "" when it shows none.
+func StackOfCommand(cmd string) string {
+	name := Name(cmd)
+	if name == "" {
+		return ""
+	}
+	for _, s := range stacks {
+		if hasField(s.programs, name) {
+			return s.name
+		}
+	}
+	return ""
+}
+
+func hasField(list, w string) bool {
+	for x := range strings.FieldsSeq(list) {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}

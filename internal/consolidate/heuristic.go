@@ -68,6 +68,9 @@ type memory struct {
 	// written: its tips leave the summary, its index line says so, and
 	// when everything it rested on is gone it leaves the summary.
 	stale *StaleMemory
+	// alike counts the older memories identical to this one that the
+	// index folds into its line (mergeAlike).
+	alike int
 }
 
 // dropped reports a memory that is left out of the summary.
@@ -835,12 +838,12 @@ func emptyIndex(all []memory, none, keeper string) string {
 // tips and an index of MEMORY.md by project and day.
 func renderSummaryV1(all []memory, notes []note) string {
 	prefs, tips := summaryLists(all, notes)
-	mems := current(all)
+	mems := mergeAlike(current(all))
 	gs := groupByCwd(mems)
 	later := supersessions(all)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
-	sb.WriteString(profileOf(all, mems) + "\n\n")
+	sb.WriteString(profileOf(all, current(all)) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
 	writeList(&sb, prefs, "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")
@@ -872,7 +875,7 @@ func renderSummaryV1(all []memory, notes []note) string {
 				day = m.day
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 			}
-			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
+			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.marks())
 			fmt.Fprintf(&sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
 			if l := firstLearning(m); l != "" && m.stale == nil {
 				note := ""
@@ -904,7 +907,7 @@ func renderSummaryV1(all []memory, notes []note) string {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
+			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.marks())
 		}
 	}
 	return sb.String()
@@ -919,7 +922,7 @@ type v2Limits struct{ prefs, tips, recent, older int }
 // preferences, until it fits summaryV2Target bytes.
 func renderSummaryV2(all []memory, notes []note) string {
 	prefs, tips := summaryLists(all, notes)
-	mems := current(all)
+	mems := mergeAlike(current(all))
 	recent := recentDays(mems, recentMemoryDays)
 	nRecent, nOlder := 0, 0
 	for _, m := range mems {
@@ -980,14 +983,14 @@ func assertedMark(s Selected) string {
 }
 
 func pointerLine(m memory) string {
-	return fmt.Sprintf("- %s — %s%s; thread_id=%s%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID, m.staleNote())
+	return fmt.Sprintf("- %s — %s%s; thread_id=%s%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID, m.marks())
 }
 
 func renderSummaryV2With(all, mems []memory, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
 	gs := groupByCwd(mems)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
-	sb.WriteString(profileOf(all, mems) + "\n\n")
+	sb.WriteString(profileOf(all, current(all)) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
 	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")

@@ -3,6 +3,7 @@ package consolidate
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,7 +185,9 @@ func TestHeuristicV1SummaryIsBounded(t *testing.T) {
 	var sel []Selected
 	raw := loadRaw(t, "raw_ci.md")
 	for i := 0; i < 256; i++ {
-		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: raw, Cwd: "/src/p"})
+		// Distinct descriptions: identical memories fold into one line.
+		own := strings.Replace(raw, "description: ", "description: run "+itoa8(uint32(i))+": ", 1)
+		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: own, Cwd: "/src/p"})
 	}
 	root := runHeuristic(t, "v1", sel)
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
@@ -237,6 +240,54 @@ func TestProfileStackFromCommandsAndFiles(t *testing.T) {
 	for _, word := range []string{"AWS", "Azure", "OpenAI"} {
 		if strings.Contains(profile, word) {
 			t.Errorf("profile names %s, which the session only talked about:\n%s", word, profile)
+		}
+	}
+}
+
+// Identical memories fold into one index line that counts the others
+// (issue 25): thirteen sessions that recited the same answer must not push
+// the session that fixed the bug out of the summary.
+func TestIdenticalMemoriesFoldIntoOneLine(t *testing.T) {
+	base := int64(1785840059)
+	recital := "---\ndescription: answered from memory how the deploy works\ntask_outcome: success\n---\n\n### Task 1\ntask: how does the deploy work\n"
+	var sel []Selected
+	for i := 0; i < 13; i++ {
+		sel = append(sel, Selected{ThreadID: "recital-" + itoa8(uint32(i+1)), SourceUpdatedAt: base - int64(i)*60, RawMemory: recital, Cwd: "/src/shop"})
+	}
+	sel = append(sel, Selected{ThreadID: "the-fix", SourceUpdatedAt: base - 86400, Cwd: "/src/shop",
+		RawMemory: "---\ndescription: fixed the cart total rounding\ntask_outcome: success\n---\n\n### Task 1\ntask: fix rounding\n"})
+	layer, err := buildProjectLayer(parseSelected(sel), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summaries := 0
+	for name, b := range layer {
+		if path.Base(name) != memdir.ProjectSummaryFile {
+			continue
+		}
+		summaries++
+		if ps := string(b); strings.Count(ps, "answered from memory how the deploy works") != 1 || !strings.Contains(ps, "and 12 earlier session(s) alike") {
+			t.Errorf("the project summary does not fold the recital into one counted line:\n%s", ps)
+		}
+	}
+	if summaries != 1 {
+		t.Errorf("%d project summaries, want 1", summaries)
+	}
+	for _, v := range []memversion.Version{"v1", "v2"} {
+		root := runHeuristic(t, v, sel)
+		summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
+		index := summary[strings.Index(summary, "## What's in Memory"):]
+		if n := strings.Count(index, "answered from memory how the deploy works"); n != 1 {
+			t.Errorf("%s: the recital has %d lines in the index, want one:\n%s", v, n, summary)
+		}
+		if !strings.Contains(summary, "cover 14 session(s)") {
+			t.Errorf("%s: the profile does not count every session:\n%s", v, summary)
+		}
+		if !strings.Contains(summary, "and 12 earlier session(s) alike") {
+			t.Errorf("%s: the folded line does not count the others:\n%s", v, summary)
+		}
+		if !strings.Contains(summary, "fixed the cart total rounding") {
+			t.Errorf("%s: the fix left the summary:\n%s", v, summary)
 		}
 	}
 }

@@ -389,7 +389,7 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) s
 	}
 	recent := recentDays(g.mems, recentMemoryDays)
 	var rec, old []memory
-	for _, m := range g.mems {
+	for _, m := range mergeAlike(g.mems) {
 		if recent[m.day] {
 			rec = append(rec, m)
 		} else {
@@ -451,7 +451,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 			day = m.day
 			fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 		}
-		fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
+		fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.marks())
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
 		if l := firstLearning(m); l != "" && m.stale == nil {
 			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
@@ -467,7 +467,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s (%s)%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.staleNote())
+			fmt.Fprintf(&sb, "- %s: %s (%s)%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.marks())
 		}
 	}
 	return sb.String()

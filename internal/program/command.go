@@ -388,3 +388,62 @@ func GitArgs(f []string) []string {
 // IsRunner reports a program that runs subcommands or scripts ("go",
 // "npm", "mix"): its bare name says little of what ran.
 func IsRunner(name string) bool { return runners()[name] }
+
+// queryVerbs are the subcommands that ask a tool about state and change
+// nothing: "gh pr view", "bd show", "kubectl describe", "git stash list".
+// ("get" is not one: "go get" changes go.mod.)
+var queryVerbs = wordSet(`view list ls show status ready info describe checks search whoami version help
+--help -h --version`)
+
+// chainRE splits a command line at "&&", "||" and ";".
+var chainRE = lazyRE(`\s*(&&|\|\||;)\s*`)
+
+// Queries reports a command line each part of which only asks: a
+// read-only program, or a tool asked for a listing or a state by one of
+// its first words. Its success tells a later reader nothing.
+func Queries(cmd string) bool {
+	parts := chainRE().Split(strings.TrimSpace(cmd), -1)
+	for _, p := range parts {
+		if p == "" || !ReadOnly(p) && !asksState(Core(p)) {
+			return false
+		}
+	}
+	return len(parts) > 0
+}
+
+// asksState reports a tool's query subcommand among its first three
+// words, or a "gh api" call that only reads.
+func asksState(f []string) bool {
+	for i := 1; i < len(f) && i < 4; i++ {
+		a := f[i]
+		if strings.ContainsAny(a, "|;&<>") {
+			break
+		}
+		if queryVerbs()[a] {
+			return true
+		}
+		if a == "api" && path.Base(f[0]) == "gh" {
+			return apiReads(f[i+1:])
+		}
+	}
+	return false
+}
+
+// apiReads reports a "gh api" call that reads: GET is its default, and a
+// field makes it a POST, which reads only as a GraphQL query (not a
+// mutation).
+func apiReads(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "-X" || a == "--method" || a == "--input" || strings.HasPrefix(a, "--method="):
+			return false
+		case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field":
+			if i+1 >= len(args) || !strings.HasPrefix(args[i+1], "query=") {
+				return false
+			}
+		case a == "mutation" || strings.Contains(a, "mutation"):
+			return false
+		}
+	}
+	return true
+}

@@ -61,6 +61,23 @@ func TestTable(t *testing.T) {
 	if got := WithoutFilters("mix dialyzer 2>&1 | tail -20"); got != "mix dialyzer" {
 		t.Errorf("WithoutFilters = %q", got)
 	}
+	for cmd, want := range map[string]bool{
+		"gh pr view 12 --json title":                             true,
+		"bd ready":                                               true,
+		"git stash list && git status --short":                   true,
+		"gh api repos/o/r/pulls/1/comments --jq '.[].body'":      true,
+		"gh api graphql -f query='{ repository { id } }'":        true,
+		"gh api graphql -f query=' mutation { resolve { id } }'": false,
+		"gh api repos/o/r/pulls/1/comments/2/replies -f body=ok": false,
+		"gh pr create --title x":                                 false,
+		"pnpm add lucide-react":                                  false,
+		"go get example.com/x":                                   false,
+		"git stash && go test ./...":                             false,
+	} {
+		if got := Queries(cmd); got != want {
+			t.Errorf("Queries(%q) = %v", cmd, got)
+		}
+	}
 	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
 		t.Error("package manager subcommands")
 	}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,11 +17,12 @@ import (
 // …") and questions are not findings.
 
 const (
-	maxFindings       = 6
-	maxFindingCands   = 24
-	findingMinLen     = 24
-	findingMaxLen     = 320
-	findingQuoteBytes = 260
+	maxFindings        = 6
+	findingsPerMessage = 2
+	maxFindingCands    = 24
+	findingMinLen      = 24
+	findingMaxLen      = 320
+	findingQuoteBytes  = 260
 )
 
 var (
@@ -55,6 +57,7 @@ type finding struct {
 	who   string // "the agent said", "the sub-agent reported"
 	score int
 	order int
+	msg   int // the message it came from
 }
 
 // findings collects the candidate sentences of one task.
@@ -62,6 +65,7 @@ type findings struct {
 	list  []finding
 	seen  map[string]bool
 	order int
+	msgs  int
 }
 
 // add reads one assistant message.
@@ -72,6 +76,7 @@ func (f *findings) addFrom(text, who string, bonus int) {
 	if f.seen == nil {
 		f.seen = map[string]bool{}
 	}
+	f.msgs++
 	for _, s := range sentences(stripMarkdown(text), 60) {
 		sc := findingScore(s)
 		if sc == 0 {
@@ -83,7 +88,7 @@ func (f *findings) addFrom(text, who string, bonus int) {
 		}
 		f.seen[key] = true
 		f.order++
-		f.list = append(f.list, finding{text: s, who: who, score: sc + bonus, order: f.order})
+		f.list = append(f.list, finding{text: s, who: who, score: sc + bonus, order: f.order, msg: f.msgs})
 		if len(f.list) > maxFindingCands {
 			f.dropWeakest()
 		}
@@ -113,21 +118,33 @@ func (f *findings) dropWeakest() {
 	f.list = append(f.list[:w], f.list[w+1:]...)
 }
 
-// best returns the strongest findings in the order the agent said them.
+// best returns the strongest findings in the order the agent said them,
+// at most perMessage of them from any one message: a long overview is
+// one answer, and its list items must not push out what other messages
+// found.
 func (f *findings) best(n int) []string {
 	c := append([]finding(nil), f.list...)
-	// keep the n best scores, stable by order
-	for len(c) > n {
-		w := 0
-		for i, x := range c {
-			if x.score < c[w].score || (x.score == c[w].score && x.order > c[w].order) {
-				w = i
-			}
+	sort.SliceStable(c, func(i, j int) bool {
+		if c[i].score != c[j].score {
+			return c[i].score > c[j].score
 		}
-		c = append(c[:w], c[w+1:]...)
+		return c[i].order < c[j].order
+	})
+	var kept []finding
+	per := map[int]int{}
+	for _, x := range c {
+		if len(kept) == n {
+			break
+		}
+		if x.msg > 0 && per[x.msg] >= findingsPerMessage {
+			continue
+		}
+		per[x.msg]++
+		kept = append(kept, x)
 	}
-	out := make([]string, len(c))
-	for i, x := range c {
+	sort.Slice(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
+	out := make([]string, len(kept))
+	for i, x := range kept {
 		out[i] = x.who + " " + quote(textcut.Line(x.text, findingQuoteBytes))
 	}
 	return out

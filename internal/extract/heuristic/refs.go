@@ -9,13 +9,16 @@ import (
 )
 
 // References: the commands with their exact counts, the files whose change
-// stands, the files read.
+// stands, the files read. A command that only ran clean is listed only when
+// it did something no other line says: a passing check is already a
+// "Check:" line, and a query ("gh pr view", "bd ready") showed a state the
+// memory has no use for.
 
 func (x *Extractor) references(t *task, live []*fileRec) []string {
 	var out []string
 	cmds := sortedCmds(t.cmds)
 	for _, st := range cmds {
-		if st.explore || (!st.check && st.fails == 0 && st.refused == 0) {
+		if st.explore || st.clean() {
 			continue
 		}
 		out = append(out, st.ref())
@@ -28,7 +31,7 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) {
+		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Queries(st.command) {
 			out = append(out, st.ref())
 		}
 	}
@@ -61,6 +64,9 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 	}
 	return out
 }
+
+// clean reports a command every run of which ended well.
+func (st *cmdStat) clean() bool { return st.fails == 0 && st.refused == 0 && st.unknown == 0 }
 
 // ref prints a command with its exact counts.
 func (st *cmdStat) ref() string {

@@ -62,6 +62,17 @@ var seenFailureCases = []ruleCase{
 		must:    []string{"kamal deploy"},
 		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
 	},
+	{
+		name: "noise: a query's and a passing check's runs tell nothing; one message's overview gives at most two findings",
+		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Check: `mix test` passed after the changes to lib/shop/registry\\.ex",
+			"Fix: `mix credo --strict` failed[^\n]*passed after changes to lib/shop/registry\\.ex",
+			"Entries leak because the registry never monitors the session process",
+			"`mix deps\\.get` \\(ran 1×\\)",
+		},
+		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
+	},
 }
 
 func TestSeenFailures(t *testing.T) {

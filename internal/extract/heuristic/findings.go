@@ -119,11 +119,17 @@ func (f *findings) dropWeakest() {
 }
 
 // best returns the strongest findings in the order the agent said them,
+// leaving out those the memory already quotes elsewhere (said),
 // at most perMessage of them from any one message: a long overview is
 // one answer, and its list items must not push out what other messages
 // found.
-func (f *findings) best(n int) []string {
-	c := append([]finding(nil), f.list...)
+func (f *findings) best(n int, said func(string) bool) []string {
+	var c []finding
+	for _, x := range f.list {
+		if !said(x.text) {
+			c = append(c, x)
+		}
+	}
 	sort.SliceStable(c, func(i, j int) bool {
 		if c[i].score != c[j].score {
 			return c[i].score > c[j].score

@@ -93,12 +93,44 @@ func standing(s string) bool {
 	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) {
 		return false
 	}
+	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) {
+		return false
+	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
 		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) || prefPriorityRE().MatchString(s) ||
-		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s)) ||
+		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s) && !describesNever(s)) ||
 		(prefEveryRE().MatchString(s) && !describesRE().MatchString(s))
 	return marked && !oneOffRE().MatchString(s)
 }
+
+// aboutTheUserRE is a sentence that speaks of the user in the third
+// person ("Do not ask the user to repeat it"): a prompt template or a
+// skill addressing the agent, never the user's own rule.
+var aboutTheUserRE = lazyRE(`(?i)\bthe user('s)?\b`)
+
+// mappingRE is a sentence that maps one thing to another ("unknown
+// command → call showSuggestion()"): a specification of what to build,
+// not a way of working.
+var mappingRE = lazyRE(`\s(→|->|=>)\s`)
+
+// describesNever reports a "never" that describes what happens ("the
+// hook never fires", "is never dispatched"): the verb after it is in the
+// third person or a participle, where a rule's is the bare verb ("never
+// push to main").
+func describesNever(s string) bool {
+	for _, m := range neverVerbRE().FindAllStringSubmatch(s, -1) {
+		w := strings.ToLower(m[1])
+		switch {
+		case w == "is" || w == "was" || w == "has" || w == "had" || w == "been" || w == "gets" || w == "got":
+			return true
+		case strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+			return true
+		}
+	}
+	return false
+}
+
+var neverVerbRE = lazyRE(`(?i)\bnever\s+([a-z]+)`)
 
 // prose reports text that reads as words rather than pasted code or logs:
 // mostly letters and spaces.

@@ -39,8 +39,11 @@ type taskDigest struct {
 	steps     []string
 	failures  []string
 	knowledge []string
-	refs      []string
-	live      []*fileRec
+	// rawKnowledge is knowledge without the findings the raw memory
+	// already quotes in its final answer.
+	rawKnowledge []string
+	refs         []string
+	live         []*fileRec
 }
 
 type digest struct {
@@ -108,7 +111,8 @@ func (x *Extractor) digest() digest {
 			td.steps = append(td.steps, "Tools used: "+toolList(t.tools)+".")
 		}
 		td.failures = x.failures(t, td.outcome)
-		td.knowledge = x.knowledge(t)
+		td.knowledge = x.knowledge(t, false)
+		td.rawKnowledge = x.knowledge(t, true)
 		td.refs = x.references(t, td.live)
 		d.tasks = append(d.tasks, td)
 	}
@@ -175,7 +179,7 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	return out
 }
 
-func (x *Extractor) knowledge(t *task) []string {
+func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	var out []string
 	covered := map[string]bool{} // purposes and commands already stated
 	add := func(s string) {
@@ -227,7 +231,14 @@ func (x *Extractor) knowledge(t *task) []string {
 	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
 		n += 2 // an answer to a question: what it says is the work
 	}
-	for _, f := range t.findings.best(n) {
+	// The raw memory quotes the final answer in References: there its
+	// sentences are no finding of their own.
+	final := ""
+	if quotesFinal && t.finalSince {
+		final = oneLine(textcut.Line(t.final, finalAnswerMax))
+	}
+	said := func(s string) bool { return final != "" && strings.Contains(final, oneLine(s)) }
+	for _, f := range t.findings.best(n, said) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out
@@ -409,7 +420,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,
-			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.knowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
+			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.rawKnowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
 		})
 	}
 	return doc

@@ -63,6 +63,12 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
 	},
 	{
+		name: "a preference is the user's rule: not what the code never does, not a template speaking of the user, not a mapping to build",
+		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"Preference signals:\n- “Never push to main without asking me\\.”"},
+		mustNot: []string{"- “[^\n]*(never fires|ask the user|→)"},
+	},
+	{
 		name: "noise: a query's and a passing check's runs tell nothing; one message's overview gives at most two findings",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{

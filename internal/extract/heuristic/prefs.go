@@ -60,6 +60,9 @@ var (
 // little to stand on its own ("don't overcomplicate") is that answer, not
 // a rule, unless it says it stands ("always", "from now on", "never").
 func preferences(text string, reply bool) []pref {
+	if document(text) {
+		return nil
+	}
 	var out []pref
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
@@ -102,6 +105,15 @@ func standing(s string) bool {
 		(prefEveryRE().MatchString(s) && !describesRE().MatchString(s))
 	return marked && !oneOffRE().MatchString(s)
 }
+
+// headingRE is a markdown heading line.
+var headingRE = lazyRE(`(?m)^#{1,6} \S`)
+
+// document reports a message laid out under two or more headings: a
+// prompt template a slash command expanded ("## User Input … ## Outline")
+// or a pasted document, whose "must" and "always" are its own rules for
+// the work it describes, not the user's standing instructions.
+func document(text string) bool { return len(headingRE().FindAllStringIndex(text, 3)) >= 2 }
 
 // aboutTheUserRE is a sentence that speaks of the user in the third
 // person ("Do not ask the user to repeat it"): a prompt template or a

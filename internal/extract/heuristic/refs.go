@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"github.com/memctl/memctl/internal/program"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,14 +15,21 @@ import (
 // "Check:" line, and a query ("gh pr view", "bd ready") showed a state the
 // memory has no use for.
 
-func (x *Extractor) references(t *task, live []*fileRec) []string {
-	var out []string
+// The keys returned beside the lines name the failing command each line
+// is about ("" for the others), so a reference that only repeats a
+// failure line can be left out where that line is printed.
+func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 	cmds := sortedCmds(t.cmds)
 	for _, st := range cmds {
 		if st.explore || st.clean() {
 			continue
 		}
 		out = append(out, st.ref())
+		key := ""
+		if st.fails > 0 && st.refused == 0 && st.unknown == 0 {
+			key = (&call{command: st.command}).describe()
+		}
+		keys = append(keys, key)
 		if len(out) == 6 {
 			break
 		}
@@ -61,6 +69,22 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			line += " and " + itoa(len(t.reads)-8) + " more"
 		}
 		out = append(out, line)
+	}
+	for len(keys) < len(out) {
+		keys = append(keys, "")
+	}
+	return out, keys
+}
+
+// withoutRestated drops the references that only repeat a failure line
+// printed beside them: the command, its count and its error are there.
+func withoutRestated(refs, keys, failures []string) []string {
+	var out []string
+	for i, r := range refs {
+		if i < len(keys) && keys[i] != "" && slices.ContainsFunc(failures, func(f string) bool { return strings.HasPrefix(f, keys[i]+" failed") }) {
+			continue
+		}
+		out = append(out, r)
 	}
 	return out
 }

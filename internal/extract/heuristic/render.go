@@ -43,6 +43,7 @@ type taskDigest struct {
 	// already quotes in its final answer.
 	rawKnowledge []string
 	refs         []string
+	refKeys      []string // the failing command each reference repeats, if any
 	live         []*fileRec
 }
 
@@ -113,7 +114,7 @@ func (x *Extractor) digest() digest {
 		td.failures = x.failures(t, td.outcome)
 		td.knowledge = x.knowledge(t, false)
 		td.rawKnowledge = x.knowledge(t, true)
-		td.refs = x.references(t, td.live)
+		td.refs, td.refKeys = x.references(t, td.live)
 		d.tasks = append(d.tasks, td)
 	}
 	return d
@@ -378,7 +379,7 @@ func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
 			Prefs: capped(t.prefs, items+2), Steps: capSteps(t.steps, items*4), Failures: capped(t.failures, items),
-			Knowledge: capped(t.knowledge, items+3), Refs: capped(t.refs, items+2),
+			Knowledge: capped(t.knowledge, items+3), Refs: capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2),
 		})
 	}
 	return doc
@@ -398,7 +399,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 		Cwd: d.cwd, Keywords: d.keywords, Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic},
 	}}
 	for _, t := range d.tasks {
-		refs := capped(t.refs, items+2)
+		refs := capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2)
 		if t.final != "" {
 			// The raw memory has no steps, so the result is kept as
 			// evidence here, where it is never cut. An answer to a

@@ -66,10 +66,10 @@ var seenFailureCases = []ruleCase{
 		name: "a preference is the user's rule: not what the code never does, not a template speaking of the user, not a mapping to build",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must:    []string{"Preference signals:\n- “Never push to main without asking me\\.”"},
-		mustNot: []string{"- “[^\n]*(never fires|ask the user|→)"},
+		mustNot: []string{"- “[^\n]*(never fires|ask the user|→|numbered plan)"},
 	},
 	{
-		name: "noise: a query's and a passing check's runs tell nothing; one message's overview gives at most two findings",
+		name: "noise: a query's and a passing check's runs tell nothing, nor a reference repeating a failure line; one message's overview gives at most two findings",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
 			"Check: `mix test` passed after the changes to lib/shop/registry\\.ex",
@@ -77,7 +77,7 @@ var seenFailureCases = []ruleCase{
 			"Entries leak because the registry never monitors the session process",
 			"`mix deps\\.get` \\(ran 1×\\)",
 		},
-		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
+		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "`mix credo --strict` \\(ran", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
 	},
 }
 

@@ -350,7 +350,7 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	}
 	// The task reported done (by a check, or by the final answer alone
 	// while this failure stood): say what the answer claims about it.
-	if outcome == "success" || reportsCompletion(final) {
+	if outcome == "success" || reportsCompletion(final) && !reportsFailure(final) {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}

@@ -37,9 +37,10 @@ var (
 	// planRE marks intentions and chatter, which state nothing learned.
 	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
 	// guessRE marks a sentence that guesses or waves a tool's verdict away
-	// ("probably", "a false positive", "typically"): a hypothesis the
-	// session may refute later, not a finding.
-	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b`)
+	// ("probably", "a false positive", "typically", "a flaky test": the
+	// extractor calls a run flaky only when an identical rerun passed): a
+	// hypothesis the session may refute later, not a finding.
+	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b|\bflak(y|iness)\b`)
 	// dismissRE marks a sentence waving a tool's verdict away: when the
 	// check later passes after a change, the code was wrong, so even right
 	// after the failure it is no explanation worth keeping.

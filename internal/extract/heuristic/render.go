@@ -74,6 +74,7 @@ func (x *Extractor) digest() digest {
 	if d.cwd == "" {
 		d.cwd = "unknown"
 	}
+	gone := goneLater(x.tasks)
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
 		if !t.finalSince {
@@ -81,7 +82,7 @@ func (x *Extractor) digest() digest {
 			// earlier message, one the user may have disputed since.
 			td.final = ""
 		}
-		td.live = t.files.live()
+		td.live = slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
 		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
 		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
 		td.outcome, td.reason = t.outcome()

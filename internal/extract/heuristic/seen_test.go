@@ -63,6 +63,20 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
 	},
 	{
+		name: "several requests: each is a task of its own, with its own outcome and answer",
+		file: "seen-multi-request.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"(?s)### Task 1: the staging deploy fails on the shares migration[^#]*task_outcome: success[^#]*Fix: `pnpm --filter api migration:run` failed[^#]*Final answer: “Fixed: the AddShares migration",
+			"(?s)### Task 2: ok, now write the sharing trade-off notes[^#]*task_outcome: (fail|uncertain|partial)[^#]*gh pr create[^#]*No commits between main",
+		},
+		mustNot: []string{
+			"(?s)### Task 1:[^#]*(gh pr create|docs/sharing\\.md|could not be opened)",
+			"(?s)### Task 2:[^#]*(AddShares|migration:run)",
+			"description: the staging deploy[^\n]*outcome (fail|uncertain|partial)",
+			"No commits between[^\n]*still reported done",
+		},
+	},
+	{
 		name: "a preference is the user's rule: not what the code never does, not a template speaking of the user, not a mapping to build",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must:    []string{"Preference signals:\n- “Never push to main without asking me\\.”"},

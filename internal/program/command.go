@@ -402,13 +402,48 @@ var chainRE = lazyRE(`\s*(&&|\|\||;)\s*`)
 // read-only program, or a tool asked for a listing or a state by one of
 // its first words. Its success tells a later reader nothing.
 func Queries(cmd string) bool {
+	return eachPart(cmd, func(p string) bool { return ReadOnly(p) || asksState(Core(p)) })
+}
+
+// Routine reports a command line whose clean run tells a later reader
+// nothing: each part only asks (Queries), checks (IsCheck, reported as a
+// check of its own) or formats the code (Formats).
+func Routine(cmd string) bool {
+	return eachPart(cmd, func(p string) bool { return ReadOnly(p) || asksState(Core(p)) || IsCheck(p) || Formats(p) })
+}
+
+// eachPart reports whether ok holds for every part of a "&&", "||" or ";"
+// chain.
+func eachPart(cmd string, ok func(string) bool) bool {
 	parts := chainRE().Split(strings.TrimSpace(cmd), -1)
 	for _, p := range parts {
-		if p == "" || !ReadOnly(p) && !asksState(Core(p)) {
+		if p == "" || !ok(p) {
 			return false
 		}
 	}
 	return len(parts) > 0
+}
+
+// formatWords name a formatting subcommand or task: "cargo fmt", "mix
+// format", "npm run format", "mise run fmt".
+var formatWords = wordSet(`fmt format`)
+
+// Formats reports a command that rewrites the code's layout: a formatter
+// writing files, or a runner's fmt or format task.
+func Formats(cmd string) bool {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	if rewritesFiles(path.Base(f[0]), f[1:]) {
+		return true
+	}
+	for i := 1; i < len(f) && i < 4; i++ {
+		if formatWords()[f[i]] {
+			return true
+		}
+	}
+	return false
 }
 
 // asksState reports a tool's query subcommand among its first three

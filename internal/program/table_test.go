@@ -78,6 +78,17 @@ func TestTable(t *testing.T) {
 			t.Errorf("Queries(%q) = %v", cmd, got)
 		}
 	}
+	for cmd, want := range map[string]bool{
+		"mise run fmt && mise run lint 2>&1 | tail -5": true,
+		"cargo fmt":                 true,
+		"prettier --write src":      true,
+		"go test ./... && git push": false,
+		"mix deps.get":              false,
+	} {
+		if got := Routine(cmd); got != want {
+			t.Errorf("Routine(%q) = %v", cmd, got)
+		}
+	}
 	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
 		t.Error("package manager subcommands")
 	}

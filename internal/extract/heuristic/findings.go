@@ -78,9 +78,13 @@ func (f *findings) addFrom(text, who string, bonus int) {
 		f.seen = map[string]bool{}
 	}
 	f.msgs++
-	for _, s := range sentences(stripMarkdown(text), 60) {
+	ss := sentences(stripMarkdown(text), 60)
+	probing := len(ss) > 0 && probeRE().MatchString(ss[len(ss)-1])
+	for _, s := range ss {
 		sc := findingScore(s)
-		if sc == 0 {
+		if sc == 0 || probing && diagnosisRE().MatchString(s) {
+			// A diagnosis the agent goes on to test in the same breath
+			// ("The issue is X. Let me check …") is a hypothesis.
 			continue
 		}
 		key := strings.ToLower(s)
@@ -126,8 +130,9 @@ func (f *findings) dropWeakest() {
 // found.
 func (f *findings) best(n int, said func(string) bool) []string {
 	var c []finding
+	last := f.lastDiagnosis()
 	for _, x := range f.list {
-		if !said(x.text) {
+		if !said(x.text) && (x.order == last || !diagnosisRE().MatchString(x.text)) {
 			c = append(c, x)
 		}
 	}
@@ -155,6 +160,27 @@ func (f *findings) best(n int, said func(string) bool) []string {
 		out[i] = x.who + " " + quote(textcut.Line(x.text, findingQuoteBytes))
 	}
 	return out
+}
+
+// probeRE is a message ending on the agent going to test something.
+var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now )?(check|verify|test|try|confirm|see|look|run)\b`)
+
+// diagnosisRE is how the agent names the cause it has settled on.
+var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
+
+// lastDiagnosis returns the order of the task's latest "the issue is …":
+// while the agent investigates, each new diagnosis replaces the one
+// before ("the issue is that excludesfile needs an absolute path", then
+// it finds the ignore file was inside the repository), so only the last
+// stands.
+func (f *findings) lastDiagnosis() int {
+	last := 0
+	for _, x := range f.list {
+		if diagnosisRE().MatchString(x.text) && x.order > last {
+			last = x.order
+		}
+	}
+	return last
 }
 
 // findingScore is 0 for a sentence that is no finding, else higher for

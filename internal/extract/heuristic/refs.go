@@ -12,8 +12,9 @@ import (
 // References: the commands with their exact counts, the files whose change
 // stands, the files read. A command that only ran clean is listed only when
 // it did something no other line says: a passing check is already a
-// "Check:" line, and a query ("gh pr view", "bd ready") showed a state the
-// memory has no use for.
+// "Check:" line, a query ("gh pr view", "bd ready") showed a state the
+// memory has no use for, and a formatter run ("mise run fmt") only
+// rewrote the layout.
 
 // The keys returned beside the lines name the failing command each line
 // is about ("" for the others), so a reference that only repeats a
@@ -39,7 +40,7 @@ func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Queries(st.command) {
+		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Routine(st.command) {
 			out = append(out, st.ref())
 		}
 	}

@@ -305,7 +305,7 @@ func (x *Extractor) relPath(p string) string {
 // to which file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(textcut.Line(c.command, 120))
+		return code(textcut.Line(c.command, 80))
 	}
 	what := map[sessions.Action]string{
 		sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",

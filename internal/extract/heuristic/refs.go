@@ -95,7 +95,7 @@ func (st *cmdStat) clean() bool { return st.fails == 0 && st.refused == 0 && st.
 
 // ref prints a command with its exact counts.
 func (st *cmdStat) ref() string {
-	line := code(textcut.Line(st.command, 160))
+	line := code(textcut.Line(st.command, 100))
 	var parts []string
 	if st.runs > 0 {
 		parts = append(parts, "ran "+itoa(st.runs)+"×")

@@ -295,7 +295,11 @@ func (r recovery) failureLine() string {
 // fixLine phrases a non-flaky recovery as reusable knowledge: what made
 // the failing command pass.
 func (r recovery) fixLine() string {
-	return explained(r.fail.describe()+" failed"+errPart(r.fail)+" and passed "+r.how()+".", r.fail)
+	passed := " and passed "
+	if r.pass.tally != "" {
+		passed = " and passed (" + code(r.pass.tally) + ") "
+	}
+	return explained(r.fail.describe()+" failed"+errPart(r.fail)+passed+r.how()+".", r.fail)
 }
 
 // openFailures lists the task's families still failing at its end, in

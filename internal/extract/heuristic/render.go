@@ -218,6 +218,9 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 			continue
 		}
 		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
+		if c.tally != "" {
+			line += " (" + code(c.tally) + ")"
+		}
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}

@@ -86,7 +86,7 @@ var seenFailureCases = []ruleCase{
 		name: "noise: a query's, a passing check's and a formatter's runs tell nothing, nor a reference repeating a failure line; one message's overview gives at most two findings; a diagnosis the agent goes on to test is a guess",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"Check: `mix test` passed after the changes to lib/shop/registry\\.ex",
+			"Check: `mix test` passed \\(`31 tests, 0 failures`\\) after the changes to lib/shop/registry\\.ex",
 			"Fix: `mix credo --strict` failed[^\n]*passed after changes to lib/shop/registry\\.ex",
 			"Entries leak because the registry never monitors the session process",
 			"`mix deps\\.get` \\(ran 1×\\)",

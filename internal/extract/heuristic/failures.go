@@ -133,7 +133,11 @@ func (r recovery) change() string {
 	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
 	if passCmd != failCmd {
 		added, dropped := argDiff(failCmd, passCmd)
-		if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
+		if slices.ContainsFunc(append(slices.Clone(added), dropped...), isChainOp) {
+			// Commands added to or dropped from a chain: another
+			// sequence of steps, not an option of the same one.
+			added, dropped = nil, nil
+		} else if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
 			// Other paths, another commit message: another run, not
 			// a changed way of running it.
 			added, dropped = nil, nil
@@ -196,6 +200,9 @@ func namedDiff(added, dropped []string) bool {
 	}
 	return slices.ContainsFunc(dropped, isFlag)
 }
+
+// isChainOp reports a word that joins commands: "&&", "||", ";", "|".
+func isChainOp(w string) bool { return w == "&&" || w == "||" || w == ";" || w == "|" }
 
 // isFlag reports a command-line option.
 func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }

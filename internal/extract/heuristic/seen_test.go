@@ -74,6 +74,7 @@ var seenFailureCases = []ruleCase{
 			"(?s)### Task 2:[^#]*(AddShares|migration:run)",
 			"description: the staging deploy[^\n]*outcome (fail|uncertain|partial)",
 			"No commits between[^\n]*still reported done",
+			"add && git` added",
 		},
 	},
 	{

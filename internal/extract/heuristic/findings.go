@@ -165,6 +165,11 @@ func (f *findings) best(n int, said func(string) bool) []string {
 // probeRE is a message ending on the agent going to test something.
 var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now )?(check|verify|test|try|confirm|see|look|run)\b`)
 
+// passReportRE is a sentence that only reports checks passing ("`make
+// lint` and `go test ./...` both pass locally"): the Check lines say so,
+// from the runs themselves.
+var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|the (test )?suite|everything) (now |both |all |still )*pass(es|ed)?( locally| again| cleanly)?( \\(\\d+ passed\\))?[.;]?$")
+
 // diagnosisRE is how the agent names the cause it has settled on.
 var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
 
@@ -194,7 +199,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) || guessRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))

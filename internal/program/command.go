@@ -482,3 +482,76 @@ func apiReads(args []string) bool {
 	}
 	return true
 }
+
+// tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
+// 0 failures", "Tests: 48 passed, 48 total". The count stands alone, so
+// npm's "> pkg@0.0.27 test" banner is none.
+var tallyRE = lazyRE(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
+
+// PassTally returns the last count line of a passing check's output, at
+// most 80 bytes: how much it verified, which "passed" alone does not say.
+func PassTally(out string) string {
+	m := tallyRE().FindAllString(out, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	t := strings.TrimSpace(m[len(m)-1])
+	if len(t) > 80 {
+		t = strings.ToValidUTF8(t[:80], "") + "…"
+	}
+	return t
+}
+
+// Commit is one commit git reported making.
+type Commit struct{ SHA, Subject string }
+
+// commitLineRE is the line git commit, cherry-pick and revert print for
+// each commit they make: "[main 1a2b3c4] subject", "[main (root-commit)
+// 1a2b3c4] subject", "[detached HEAD 1a2b3c4] subject".
+var commitLineRE = lazyRE(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
+
+// CommitsReported returns the commits a git command's output reports
+// making, at most max.
+func CommitsReported(out string, max int) []Commit {
+	var cs []Commit
+	for _, m := range commitLineRE().FindAllStringSubmatch(out, max) {
+		cs = append(cs, Commit{SHA: m[1], Subject: strings.TrimSpace(m[2])})
+	}
+	return cs
+}
+
+// gitChangeSubs are the git subcommands that change the checkout or its
+// history when they succeed. Most print no commit line of their own: a
+// fast-forward merge, a rebase, git am, git apply, git commit -q.
+var gitChangeSubs = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
+
+// gitNoChangeRE is what git prints when such a command had nothing to do.
+var gitNoChangeRE = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
+
+// gitNoChangeFlags make those subcommands look, undo or stop instead of
+// changing anything (git apply --check, git rebase --abort).
+var gitNoChangeFlags = wordSet(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
+
+// ChangesThroughGit reports a command line, already known to have
+// succeeded, that changed the repository through git: a session whose
+// only change was "git apply fix.patch" or "git merge feature" did
+// change the repository, though no tool edited a file. Each command of a
+// chain counts ("git add -A && git commit -qm …").
+func ChangesThroughGit(cmd, out string) bool {
+	if gitNoChangeRE().MatchString(out) {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '\n' }) {
+		args := GitArgs(Core(part))
+		if len(args) == 0 || !gitChangeSubs()[args[0]] {
+			continue
+		}
+		if args[0] == "apply" && slices.Contains(args, "--apply") {
+			return true // --apply overrides --check and --stat
+		}
+		if !slices.ContainsFunc(args[1:], func(a string) bool { return gitNoChangeFlags()[a] }) {
+			return true
+		}
+	}
+	return false
+}

@@ -183,12 +183,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	if c.status == stOK && c.command != "" {
 		if c.check {
-			c.tally = passTally(e.Output)
+			c.tally = program.PassTally(e.Output)
 		}
 		x.scriptOf(t, c.command, e.Output)
 		c.commits = commitsMade(c.command, e.Output)
 		t.addCommits(c.commits)
-		if len(c.commits) == 0 && changesThroughGit(c.command, e.Output) {
+		if len(c.commits) == 0 && program.ChangesThroughGit(c.command, e.Output) {
 			t.addGitChange(c.command)
 		}
 	}
@@ -395,18 +395,4 @@ func (x *Extractor) scriptOf(t *task, cmd, out string) {
 	if strings.ContainsAny(m[2], "&|;") { // a script of one program says little
 		t.scripts = append(t.scripts, [2]string{fam, strings.TrimSpace(m[2])})
 	}
-}
-
-// tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
-// 0 failures", "Tests: 48 passed, 48 total", "ok … 12 passed".
-var tallyRE = lazyRE(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
-
-// passTally returns the last count line of a passing check's output:
-// how much it verified, which "passed" alone does not say.
-func passTally(out string) string {
-	m := tallyRE().FindAllString(out, -1)
-	if len(m) == 0 {
-		return ""
-	}
-	return strings.TrimSpace(textcut.Line(m[len(m)-1], 80))
 }

@@ -133,7 +133,7 @@ func (r recovery) change() string {
 	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
 	if passCmd != failCmd {
 		added, dropped := argDiff(failCmd, passCmd)
-		if slices.ContainsFunc(append(slices.Clone(added), dropped...), isChainOp) {
+		if slices.ContainsFunc(append(slices.Clone(added), dropped...), func(w string) bool { return w == "&&" || w == "||" || w == ";" || w == "|" }) {
 			// Commands added to or dropped from a chain: another
 			// sequence of steps, not an option of the same one.
 			added, dropped = nil, nil
@@ -200,9 +200,6 @@ func namedDiff(added, dropped []string) bool {
 	}
 	return slices.ContainsFunc(dropped, isFlag)
 }
-
-// isChainOp reports a word that joins commands: "&&", "||", ";", "|".
-func isChainOp(w string) bool { return w == "&&" || w == "||" || w == ";" || w == "|" }
 
 // isFlag reports a command-line option.
 func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }

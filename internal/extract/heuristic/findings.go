@@ -1,7 +1,8 @@
 package heuristic
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -124,37 +125,21 @@ func (f *findings) dropWeakest() {
 }
 
 // best returns the strongest findings in the order the agent said them,
-// leaving out those the memory already quotes elsewhere (said),
-// at most perMessage of them from any one message: a long overview is
-// one answer, and its list items must not push out what other messages
-// found.
+// leaving out those the memory already quotes elsewhere (said), and at
+// most findingsPerMessage from any one message: a long overview is one
+// answer, and its list items must not push out what other messages found.
 func (f *findings) best(n int, said func(string) bool) []string {
-	var c []finding
-	last := f.lastDiagnosis()
-	for _, x := range f.list {
-		if !said(x.text) && (x.order == last || !diagnosisRE().MatchString(x.text)) {
-			c = append(c, x)
-		}
-	}
-	sort.SliceStable(c, func(i, j int) bool {
-		if c[i].score != c[j].score {
-			return c[i].score > c[j].score
-		}
-		return c[i].order < c[j].order
-	})
+	c := slices.DeleteFunc(slices.Clone(f.list), func(x finding) bool { return said(x.text) })
+	slices.SortStableFunc(c, func(a, b finding) int { return cmp.Or(b.score-a.score, a.order-b.order) })
 	var kept []finding
 	per := map[int]int{}
 	for _, x := range c {
-		if len(kept) == n {
-			break
+		if len(kept) < n && (x.msg == 0 || per[x.msg] < findingsPerMessage) {
+			per[x.msg]++
+			kept = append(kept, x)
 		}
-		if x.msg > 0 && per[x.msg] >= findingsPerMessage {
-			continue
-		}
-		per[x.msg]++
-		kept = append(kept, x)
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
+	slices.SortFunc(kept, func(a, b finding) int { return a.order - b.order })
 	out := make([]string, len(kept))
 	for i, x := range kept {
 		out[i] = x.who + " " + quote(textcut.Line(x.text, findingQuoteBytes))
@@ -170,23 +155,8 @@ var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now 
 // from the runs themselves.
 var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|the (test )?suite|everything) (now |both |all |still )*pass(es|ed)?( locally| again| cleanly)?( \\(\\d+ passed\\))?[.;]?$")
 
-// diagnosisRE is how the agent names the cause it has settled on.
+// diagnosisRE is how the agent names a cause.
 var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
-
-// lastDiagnosis returns the order of the task's latest "the issue is …":
-// while the agent investigates, each new diagnosis replaces the one
-// before ("the issue is that excludesfile needs an absolute path", then
-// it finds the ignore file was inside the repository), so only the last
-// stands.
-func (f *findings) lastDiagnosis() int {
-	last := 0
-	for _, x := range f.list {
-		if diagnosisRE().MatchString(x.text) && x.order > last {
-			last = x.order
-		}
-	}
-	return last
-}
 
 // findingScore is 0 for a sentence that is no finding, else higher for
 // more concrete ones.

@@ -43,8 +43,10 @@ var (
 	reasonRE    = lazyRE(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
 	prefBanRE   = lazyRE(`(?i)(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay|and please|but please)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to)\b`)
 	prefNeverRE = lazyRE(`(?i)\bnever\b`)
-	// notRuleNeverRE: "I never said …", "you never ran …" report, not rule.
-	notRuleNeverRE = lazyRE(`(?i)\b(i|you|it|that|this|he|she|they)('ve|'d|'ll)? never\b`)
+	// notRuleNeverRE: "I never said …", "you never ran …" report, and "the
+	// hook never fires", "is never dispatched" describe (the verb after
+	// never is in the third person or a participle, a rule's is bare).
+	notRuleNeverRE = lazyRE(`(?i)\b(i|you|it|that|this|he|she|they)('ve|'d|'ll)? never\b|\bnever\s+(is|was|has|had|been|gets|got|[a-z]*ed|[a-z]*[^s\W]s)\b`)
 	prefMustRE     = lazyRE(`(?i)\b(must|mustn'?t|shall not|is not acceptable|are not acceptable|not acceptable|unacceptable|is not allowed|are not allowed|not permitted|is required|are required|is mandatory|are mandatory|is forbidden|are forbidden|(important|essential|crucial|critical|vital) (not )?to|not until|only after|only once)\b`)
 	prefUntilRE    = lazyRE(`(?i)\b(not|don'?t|never|no)\b.*\buntil\b|\buntil\b.*\b(final|last|end|done|finished|approved|asked|told)\b`)
 	prefAltRE      = lazyRE(`(?i)\bprefer(s|red|ably)?\b|\binstead of\b|\brather than\b|\buse\b[^.;!?]{1,80}?(,|;|\x{2014}|\x{2013}| -)?\s+(not|never)\b`)
@@ -101,7 +103,7 @@ func standing(s string) bool {
 	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
 		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) || prefPriorityRE().MatchString(s) ||
-		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s) && !describesNever(s)) ||
+		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s)) ||
 		(prefEveryRE().MatchString(s) && !describesRE().MatchString(s))
 	return marked && !oneOffRE().MatchString(s)
 }
@@ -124,25 +126,6 @@ var aboutTheUserRE = lazyRE(`(?i)\bthe user('s)?\b`)
 // command → call showSuggestion()"): a specification of what to build,
 // not a way of working.
 var mappingRE = lazyRE(`\s(→|->|=>)\s`)
-
-// describesNever reports a "never" that describes what happens ("the
-// hook never fires", "is never dispatched"): the verb after it is in the
-// third person or a participle, where a rule's is the bare verb ("never
-// push to main").
-func describesNever(s string) bool {
-	for _, m := range neverVerbRE().FindAllStringSubmatch(s, -1) {
-		w := strings.ToLower(m[1])
-		switch {
-		case w == "is" || w == "was" || w == "has" || w == "had" || w == "been" || w == "gets" || w == "got":
-			return true
-		case strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-			return true
-		}
-	}
-	return false
-}
-
-var neverVerbRE = lazyRE(`(?i)\bnever\s+([a-z]+)`)
 
 // prose reports text that reads as words rather than pasted code or logs:
 // mostly letters and spaces.

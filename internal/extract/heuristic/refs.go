@@ -59,11 +59,6 @@ func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 		}
 		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
 	}
-	for _, f := range t.files.undoneFiles() {
-		if f.undone == undoneTemp && len(out) < 14 {
-			out = append(out, x.relPath(f.path)+" (created, then deleted)")
-		}
-	}
 	if len(t.reads) > 0 {
 		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
 		if len(t.reads) > 8 {

@@ -167,7 +167,7 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	}
 	for _, f := range t.files.undoneFiles() {
 		if f.undone == undoneTemp {
-			continue // a scratch file, listed in References
+			continue // a scratch file: it left nothing behind
 		}
 		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}

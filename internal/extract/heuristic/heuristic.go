@@ -154,6 +154,7 @@ func (x *Extractor) Add(e sessions.Event) {
 				break
 			}
 			t.interrupts++
+			t.endedRefused = true // until a call runs again
 			t.steps.add(step{kind: stepInterrupt})
 			t.touch(e.Time)
 		}

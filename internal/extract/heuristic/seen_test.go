@@ -80,7 +80,10 @@ var seenFailureCases = []ruleCase{
 	{
 		name: "a preference is the user's rule: not what the code never does, not a template speaking of the user, not a mapping to build",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"Preference signals:\n- “Never push to main without asking me\\.”"},
+		must: []string{"Preference signals:\n- “Never push to main without asking me\\.”",
+			// a turn the user stopped ends the task on that stop
+			"### Task \\d: next, write the idle session sweeper[^\n]*\ntask: [^\n]*\ntask_group: shop\ntask_outcome: uncertain",
+			"Outcome: uncertain \\(the session ended on a step the user rejected or interrupted\\)"},
 		mustNot: []string{"- “[^\n]*(never fires|ask the user|→|numbered plan)"},
 	},
 	{

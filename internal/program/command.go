@@ -388,3 +388,170 @@ func GitArgs(f []string) []string {
 // IsRunner reports a program that runs subcommands or scripts ("go",
 // "npm", "mix"): its bare name says little of what ran.
 func IsRunner(name string) bool { return runners()[name] }
+
+// queryVerbs are the subcommands that ask a tool about state and change
+// nothing: "gh pr view", "bd show", "kubectl describe", "git stash list".
+// ("get" is not one: "go get" changes go.mod.)
+var queryVerbs = wordSet(`view list ls show status ready info describe checks search whoami version help
+--help -h --version`)
+
+// chainRE splits a command line at "&&", "||" and ";".
+var chainRE = lazyRE(`\s*(&&|\|\||;)\s*`)
+
+// Queries reports a command line each part of which only asks: a
+// read-only program, or a tool asked for a listing or a state by one of
+// its first words. Its success tells a later reader nothing.
+func Queries(cmd string) bool {
+	return eachPart(cmd, func(p string) bool { return ReadOnly(p) || asksState(Core(p)) })
+}
+
+// Routine reports a command line whose clean run tells a later reader
+// nothing: each part only asks (Queries), checks (IsCheck, reported as a
+// check of its own) or formats the code (Formats).
+func Routine(cmd string) bool {
+	return eachPart(cmd, func(p string) bool { return ReadOnly(p) || asksState(Core(p)) || IsCheck(p) || Formats(p) })
+}
+
+// eachPart reports whether ok holds for every part of a "&&", "||" or ";"
+// chain.
+func eachPart(cmd string, ok func(string) bool) bool {
+	parts := chainRE().Split(strings.TrimSpace(cmd), -1)
+	for _, p := range parts {
+		if p == "" || !ok(p) {
+			return false
+		}
+	}
+	return len(parts) > 0
+}
+
+// formatWords name a formatting subcommand or task: "cargo fmt", "mix
+// format", "npm run format", "mise run fmt".
+var formatWords = wordSet(`fmt format`)
+
+// Formats reports a command that rewrites the code's layout: a formatter
+// writing files, or a runner's fmt or format task.
+func Formats(cmd string) bool {
+	f := Core(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	if rewritesFiles(path.Base(f[0]), f[1:]) {
+		return true
+	}
+	for i := 1; i < len(f) && i < 4; i++ {
+		if formatWords()[f[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// asksState reports a tool's query subcommand among its first three
+// words, or a "gh api" call that only reads.
+func asksState(f []string) bool {
+	for i := 1; i < len(f) && i < 4; i++ {
+		a := f[i]
+		if strings.ContainsAny(a, "|;&<>") {
+			break
+		}
+		if queryVerbs()[a] {
+			return true
+		}
+		if a == "api" && path.Base(f[0]) == "gh" {
+			return apiReads(f[i+1:])
+		}
+	}
+	return false
+}
+
+// apiReads reports a "gh api" call that reads: GET is its default, and a
+// field makes it a POST, which reads only as a GraphQL query (not a
+// mutation).
+func apiReads(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "-X" || a == "--method" || a == "--input" || strings.HasPrefix(a, "--method="):
+			return false
+		case a == "-f" || a == "-F" || a == "--field" || a == "--raw-field":
+			if i+1 >= len(args) || !strings.HasPrefix(args[i+1], "query=") {
+				return false
+			}
+		case a == "mutation" || strings.Contains(a, "mutation"):
+			return false
+		}
+	}
+	return true
+}
+
+// tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
+// 0 failures", "Tests: 48 passed, 48 total". The count stands alone, so
+// npm's "> pkg@0.0.27 test" banner is none.
+var tallyRE = lazyRE(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
+
+// PassTally returns the last count line of a passing check's output, at
+// most 80 bytes: how much it verified, which "passed" alone does not say.
+func PassTally(out string) string {
+	m := tallyRE().FindAllString(out, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	t := strings.TrimSpace(m[len(m)-1])
+	if len(t) > 80 {
+		t = strings.ToValidUTF8(t[:80], "") + "…"
+	}
+	return t
+}
+
+// Commit is one commit git reported making.
+type Commit struct{ SHA, Subject string }
+
+// commitLineRE is the line git commit, cherry-pick and revert print for
+// each commit they make: "[main 1a2b3c4] subject", "[main (root-commit)
+// 1a2b3c4] subject", "[detached HEAD 1a2b3c4] subject".
+var commitLineRE = lazyRE(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
+
+// CommitsReported returns the commits a git command's output reports
+// making, at most max.
+func CommitsReported(out string, max int) []Commit {
+	var cs []Commit
+	for _, m := range commitLineRE().FindAllStringSubmatch(out, max) {
+		cs = append(cs, Commit{SHA: m[1], Subject: strings.TrimSpace(m[2])})
+	}
+	return cs
+}
+
+// gitChangeSubs are the git subcommands that change the checkout or its
+// history when they succeed. Most print no commit line of their own: a
+// fast-forward merge, a rebase, git am, git apply, git commit -q.
+var gitChangeSubs = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
+
+// gitNoChangeRE is what git prints when such a command had nothing to do.
+var gitNoChangeRE = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
+
+// gitNoChangeFlags make those subcommands look, undo or stop instead of
+// changing anything (git apply --check, git rebase --abort).
+var gitNoChangeFlags = wordSet(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
+
+// ChangesThroughGit reports a command line, already known to have
+// succeeded, that changed the repository through git: a session whose
+// only change was "git apply fix.patch" or "git merge feature" did
+// change the repository, though no tool edited a file. Each command of a
+// chain counts ("git add -A && git commit -qm …").
+func ChangesThroughGit(cmd, out string) bool {
+	if gitNoChangeRE().MatchString(out) {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '\n' }) {
+		args := GitArgs(Core(part))
+		if len(args) == 0 || !gitChangeSubs()[args[0]] {
+			continue
+		}
+		if args[0] == "apply" && slices.Contains(args, "--apply") {
+			return true // --apply overrides --check and --stat
+		}
+		if !slices.ContainsFunc(args[1:], func(a string) bool { return gitNoChangeFlags()[a] }) {
+			return true
+		}
+	}
+	return false
+}

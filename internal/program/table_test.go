@@ -61,6 +61,34 @@ func TestTable(t *testing.T) {
 	if got := WithoutFilters("mix dialyzer 2>&1 | tail -20"); got != "mix dialyzer" {
 		t.Errorf("WithoutFilters = %q", got)
 	}
+	for cmd, want := range map[string]bool{
+		"gh pr view 12 --json title":                             true,
+		"bd ready":                                               true,
+		"git stash list && git status --short":                   true,
+		"gh api repos/o/r/pulls/1/comments --jq '.[].body'":      true,
+		"gh api graphql -f query='{ repository { id } }'":        true,
+		"gh api graphql -f query=' mutation { resolve { id } }'": false,
+		"gh api repos/o/r/pulls/1/comments/2/replies -f body=ok": false,
+		"gh pr create --title x":                                 false,
+		"pnpm add lucide-react":                                  false,
+		"go get example.com/x":                                   false,
+		"git stash && go test ./...":                             false,
+	} {
+		if got := Queries(cmd); got != want {
+			t.Errorf("Queries(%q) = %v", cmd, got)
+		}
+	}
+	for cmd, want := range map[string]bool{
+		"mise run fmt && mise run lint 2>&1 | tail -5": true,
+		"cargo fmt":                 true,
+		"prettier --write src":      true,
+		"go test ./... && git push": false,
+		"mix deps.get":              false,
+	} {
+		if got := Routine(cmd); got != want {
+			t.Errorf("Routine(%q) = %v", cmd, got)
+		}
+	}
 	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
 		t.Error("package manager subcommands")
 	}
@@ -83,6 +111,36 @@ func TestLeaf(t *testing.T) {
 			if strings.Contains(imp.Path.Value, ".") {
 				t.Errorf("%s imports %s", f, imp.Path.Value)
 			}
+		}
+	}
+}
+
+// A successful git command changed the repository unless it only
+// checked, stopped, or had nothing to do.
+func TestChangesThroughGit(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, out string
+		want     bool
+	}{
+		{"git apply fix.patch", "", true},
+		{"git apply --check fix.patch", "", false},
+		{"git apply --stat --apply fix.patch", "", true},
+		{"git merge --ff-only origin/main", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n a.go | 2 +-\n", true},
+		{"git merge main", "Already up to date.\n", false},
+		{"git rebase main", "Successfully rebased and updated refs/heads/fix.\n", true},
+		{"git rebase main", "Current branch fix is up to date.\n", false},
+		{"git rebase --abort", "", false},
+		{"git am 0001-fix.patch", "Applying: fix the parser\n", true},
+		{"git add -A && git commit -qm 'fix'", "", true},
+		{"git commit -m 'fix'", "On branch main\nnothing to commit, working tree clean\n", false},
+		{"git -C repo pull", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n", true},
+		{"git status && git diff", "", false},
+		{"git log --oneline -3", "", false},
+		{"git show HEAD", "", false},
+		{"go test ./...", "ok  x 0.1s", false},
+	} {
+		if got := ChangesThroughGit(tt.cmd, tt.out); got != tt.want {
+			t.Errorf("ChangesThroughGit(%q, %q) = %v, want %v", tt.cmd, tt.out, got, tt.want)
 		}
 	}
 }

@@ -128,6 +128,13 @@ func TestCodexNormalisedOutcomes(t *testing.T) {
 		// One that did, reported by its output only.
 		`{"timestamp":"2026-01-01T10:00:13Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c4","input":"*** Begin Patch\n*** Update File: b.go\n@@\n-x\n+y\n*** End Patch"}}`,
 		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c4","output":"{\"output\":\"Success. Updated the following files:\\nM b.go\\n\",\"metadata\":{\"exit_code\":0}}"}}`,
+		// apply_patch run through the shell is an edit, not a command.
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"apply_patch << 'PATCH'\\n*** Begin Patch\\n*** Add File: c.py\\n+x = 1\\n*** End Patch\\nPATCH\"]}","call_id":"c5"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c5","output":"{\"output\":\"Success. Updated the following files:\\nA c.py\\n\",\"metadata\":{\"exit_code\":0}}"}}`,
+		// The sandbox's wrapper around a failed command: its exit code and
+		// its own streams.
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"python - << 'PY'\\nprint(1)\\nPY\"]}","call_id":"c6"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c6","output":"failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, stdout: , stderr: bash: cannot create temp file for here document: Operation not permitted\n"}}`,
 		`{"timestamp":"2026-01-01T10:00:15Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
 	}
 	p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-66666666-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
@@ -142,6 +149,11 @@ result c3 failed "apply_patch verification failed: Failed to find expected lines
 call c4 edit file=b.go
 result c4 ok exit=0 "Success. Updated the following files:\nM b.go"
 change c4 update b.go
+call c5 edit file=c.py
+result c5 ok exit=0 "Success. Updated the following files:\nA c.py"
+change c5 add c.py
+call c6 shell "python - << 'PY'\nprint(1)\nPY"
+result c6 failed exit=1 "bash: cannot create temp file for here document: Operation not permitted"
 interrupt "turn aborted: interrupted"
 `
 	if got := outcomes(evs); got != want {

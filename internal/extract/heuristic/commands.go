@@ -27,6 +27,7 @@ type call struct {
 	exit      *int
 	errLine   string
 	tests     []string // failing tests the output names
+	tally     string   // a passing check's own count line ("31 tests, 0 failures")
 	// explanation is what the agent said about the failure right after it;
 	// reasoning is what it thought, when it said nothing.
 	explanation string
@@ -181,10 +182,13 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.explainNext = c
 	}
 	if c.status == stOK && c.command != "" {
+		if c.check {
+			c.tally = program.PassTally(e.Output)
+		}
 		x.scriptOf(t, c.command, e.Output)
 		c.commits = commitsMade(c.command, e.Output)
 		t.addCommits(c.commits)
-		if len(c.commits) == 0 && changesThroughGit(c.command, e.Output) {
+		if len(c.commits) == 0 && program.ChangesThroughGit(c.command, e.Output) {
 			t.addGitChange(c.command)
 		}
 	}
@@ -305,7 +309,7 @@ func (x *Extractor) relPath(p string) string {
 // to which file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(textcut.Line(c.command, 120))
+		return code(textcut.Line(c.command, 80))
 	}
 	what := map[sessions.Action]string{
 		sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",

@@ -9,15 +9,7 @@ import (
 )
 
 // commit is one commit a git command reported making.
-type commit struct {
-	sha     string
-	subject string
-}
-
-// commitLineRE is the line git commit, cherry-pick and revert print for
-// each commit they make: "[main 1a2b3c4] subject", "[main (root-commit)
-// 1a2b3c4] subject", "[detached HEAD 1a2b3c4] subject".
-var commitLineRE = lazyRE(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
+type commit = program.Commit
 
 // maxCommits bounds the commits kept per task (a rebase of a long branch
 // prints one line per commit).
@@ -31,9 +23,9 @@ func commitsMade(cmd, out string) []commit {
 	if program.Name(cmd) != "git" || isExploration(cmd) {
 		return nil
 	}
-	var cs []commit
-	for _, m := range commitLineRE().FindAllStringSubmatch(out, maxCommits) {
-		cs = append(cs, commit{sha: m[1], subject: textcut.Line(strings.TrimSpace(m[2]), 100)})
+	cs := program.CommitsReported(out, maxCommits)
+	for i := range cs {
+		cs[i].Subject = textcut.Line(cs[i].Subject, 100)
 	}
 	return cs
 }
@@ -44,7 +36,7 @@ func (t *task) addCommits(cs []commit) {
 	for _, c := range cs {
 		seen := false
 		for _, have := range t.commits {
-			seen = seen || have.sha == c.sha
+			seen = seen || have.SHA == c.SHA
 		}
 		if !seen && len(t.commits) < maxCommits {
 			t.commits = append(t.commits, c)
@@ -56,45 +48,9 @@ func (t *task) addCommits(cs []commit) {
 func commitsText(cs []commit) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = code(c.sha) + " " + quote(c.subject)
+		parts[i] = code(c.SHA) + " " + quote(c.Subject)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// gitChangeSubs are the git subcommands that change the checkout or its
-// history when they succeed. Most print no commit line of their own: a
-// fast-forward merge, a rebase, git am, git apply, git commit -q.
-var gitChangeSubs = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
-
-// gitNoChangeRE is what git prints when such a command had nothing to do.
-var gitNoChangeRE = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
-
-// gitNoChangeFlags make those subcommands look, undo or stop instead of
-// changing anything (git apply --check, git rebase --abort).
-var gitNoChangeFlags = wordSet(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
-
-// changesThroughGit reports a command line, already known to have
-// succeeded, that changed the repository through git: a session whose
-// only change was "git apply fix.patch" or "git merge feature" did
-// change the repository, though no tool edited a file. Each command of a
-// chain counts ("git add -A && git commit -qm …").
-func changesThroughGit(cmd, out string) bool {
-	if gitNoChangeRE().MatchString(out) {
-		return false
-	}
-	for _, part := range splitChain(cmd) {
-		args := program.GitArgs(program.Core(part))
-		if len(args) == 0 || !gitChangeSubs()[args[0]] {
-			continue
-		}
-		if args[0] == "apply" && slices.Contains(args, "--apply") {
-			return true // --apply overrides --check and --stat
-		}
-		if !slices.ContainsFunc(args[1:], func(a string) bool { return gitNoChangeFlags()[a] }) {
-			return true
-		}
-	}
-	return false
 }
 
 // maxGitChanges bounds the git command lines kept per task.

@@ -133,7 +133,11 @@ func (r recovery) change() string {
 	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
 	if passCmd != failCmd {
 		added, dropped := argDiff(failCmd, passCmd)
-		if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
+		if slices.ContainsFunc(append(slices.Clone(added), dropped...), func(w string) bool { return w == "&&" || w == "||" || w == ";" || w == "|" }) {
+			// Commands added to or dropped from a chain: another
+			// sequence of steps, not an option of the same one.
+			added, dropped = nil, nil
+		} else if !namedDiff(added, dropped) && slices.Equal(program.EnvPrefix(failCmd), program.EnvPrefix(passCmd)) {
 			// Other paths, another commit message: another run, not
 			// a changed way of running it.
 			added, dropped = nil, nil
@@ -295,7 +299,11 @@ func (r recovery) failureLine() string {
 // fixLine phrases a non-flaky recovery as reusable knowledge: what made
 // the failing command pass.
 func (r recovery) fixLine() string {
-	return explained(r.fail.describe()+" failed"+errPart(r.fail)+" and passed "+r.how()+".", r.fail)
+	passed := " and passed "
+	if r.pass.tally != "" {
+		passed = " and passed (" + code(r.pass.tally) + ") "
+	}
+	return explained(r.fail.describe()+" failed"+errPart(r.fail)+passed+r.how()+".", r.fail)
 }
 
 // openFailures lists the task's families still failing at its end, in
@@ -350,7 +358,7 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	}
 	// The task reported done (by a check, or by the final answer alone
 	// while this failure stood): say what the answer claims about it.
-	if outcome == "success" || reportsCompletion(final) {
+	if outcome == "success" || reportsCompletion(final) && !reportsFailure(final) {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}

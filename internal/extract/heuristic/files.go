@@ -164,6 +164,25 @@ func (fs *files) live() []*fileRec {
 	return out
 }
 
+// goneLater lists the files a task created that a later task deleted:
+// across the session nothing of them stands, in either task.
+func goneLater(tasks []*task) map[string]bool {
+	gone := map[string]bool{}
+	created := map[string]bool{}
+	for _, t := range tasks {
+		for _, f := range t.files.live() {
+			switch {
+			case f.created:
+				created[f.path] = true
+				delete(gone, f.path)
+			case created[f.path] && slices.Equal(f.ops, []string{"delete"}):
+				gone[f.path] = true
+			}
+		}
+	}
+	return gone
+}
+
 // undone lists the files whose changes were thrown away.
 func (fs *files) undoneFiles() []*fileRec {
 	var out []*fileRec

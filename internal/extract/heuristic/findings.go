@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,11 +18,12 @@ import (
 // …") and questions are not findings.
 
 const (
-	maxFindings       = 6
-	maxFindingCands   = 24
-	findingMinLen     = 24
-	findingMaxLen     = 320
-	findingQuoteBytes = 260
+	maxFindings        = 6
+	findingsPerMessage = 2
+	maxFindingCands    = 24
+	findingMinLen      = 24
+	findingMaxLen      = 320
+	findingQuoteBytes  = 260
 )
 
 var (
@@ -35,9 +38,10 @@ var (
 	// planRE marks intentions and chatter, which state nothing learned.
 	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
 	// guessRE marks a sentence that guesses or waves a tool's verdict away
-	// ("probably", "a false positive", "typically"): a hypothesis the
-	// session may refute later, not a finding.
-	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b`)
+	// ("probably", "a false positive", "typically", "a flaky test": the
+	// extractor calls a run flaky only when an identical rerun passed): a
+	// hypothesis the session may refute later, not a finding.
+	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b|\bflak(y|iness)\b`)
 	// dismissRE marks a sentence waving a tool's verdict away: when the
 	// check later passes after a change, the code was wrong, so even right
 	// after the failure it is no explanation worth keeping.
@@ -55,6 +59,7 @@ type finding struct {
 	who   string // "the agent said", "the sub-agent reported"
 	score int
 	order int
+	msg   int // the message it came from
 }
 
 // findings collects the candidate sentences of one task.
@@ -62,6 +67,7 @@ type findings struct {
 	list  []finding
 	seen  map[string]bool
 	order int
+	msgs  int
 }
 
 // add reads one assistant message.
@@ -72,9 +78,14 @@ func (f *findings) addFrom(text, who string, bonus int) {
 	if f.seen == nil {
 		f.seen = map[string]bool{}
 	}
-	for _, s := range sentences(stripMarkdown(text), 60) {
+	f.msgs++
+	ss := sentences(stripMarkdown(text), 60)
+	probing := len(ss) > 0 && probeRE().MatchString(ss[len(ss)-1])
+	for _, s := range ss {
 		sc := findingScore(s)
-		if sc == 0 {
+		if sc == 0 || probing && diagnosisRE().MatchString(s) {
+			// A diagnosis the agent goes on to test in the same breath
+			// ("The issue is X. Let me check …") is a hypothesis.
 			continue
 		}
 		key := strings.ToLower(s)
@@ -83,7 +94,7 @@ func (f *findings) addFrom(text, who string, bonus int) {
 		}
 		f.seen[key] = true
 		f.order++
-		f.list = append(f.list, finding{text: s, who: who, score: sc + bonus, order: f.order})
+		f.list = append(f.list, finding{text: s, who: who, score: sc + bonus, order: f.order, msg: f.msgs})
 		if len(f.list) > maxFindingCands {
 			f.dropWeakest()
 		}
@@ -113,25 +124,39 @@ func (f *findings) dropWeakest() {
 	f.list = append(f.list[:w], f.list[w+1:]...)
 }
 
-// best returns the strongest findings in the order the agent said them.
-func (f *findings) best(n int) []string {
-	c := append([]finding(nil), f.list...)
-	// keep the n best scores, stable by order
-	for len(c) > n {
-		w := 0
-		for i, x := range c {
-			if x.score < c[w].score || (x.score == c[w].score && x.order > c[w].order) {
-				w = i
-			}
+// best returns the strongest findings in the order the agent said them,
+// leaving out those the memory already quotes elsewhere (said), and at
+// most findingsPerMessage from any one message: a long overview is one
+// answer, and its list items must not push out what other messages found.
+func (f *findings) best(n int, said func(string) bool) []string {
+	c := slices.DeleteFunc(slices.Clone(f.list), func(x finding) bool { return said(x.text) })
+	slices.SortStableFunc(c, func(a, b finding) int { return cmp.Or(b.score-a.score, a.order-b.order) })
+	var kept []finding
+	per := map[int]int{}
+	for _, x := range c {
+		if len(kept) < n && (x.msg == 0 || per[x.msg] < findingsPerMessage) {
+			per[x.msg]++
+			kept = append(kept, x)
 		}
-		c = append(c[:w], c[w+1:]...)
 	}
-	out := make([]string, len(c))
-	for i, x := range c {
+	slices.SortFunc(kept, func(a, b finding) int { return a.order - b.order })
+	out := make([]string, len(kept))
+	for i, x := range kept {
 		out[i] = x.who + " " + quote(textcut.Line(x.text, findingQuoteBytes))
 	}
 	return out
 }
+
+// probeRE is a message ending on the agent going to test something.
+var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now )?(check|verify|test|try|confirm|see|look|run)\b`)
+
+// passReportRE is a sentence that only reports checks passing ("`make
+// lint` and `go test ./...` both pass locally"): the Check lines say so,
+// from the runs themselves.
+var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|the (test )?suite|everything) (now |both |all |still )*pass(es|ed)?( locally| again| cleanly)?( \\(\\d+ passed\\))?[.;]?$")
+
+// diagnosisRE is how the agent names a cause.
+var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
 
 // findingScore is 0 for a sentence that is no finding, else higher for
 // more concrete ones.
@@ -144,7 +169,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) || guessRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))

@@ -154,6 +154,7 @@ func (x *Extractor) Add(e sessions.Event) {
 				break
 			}
 			t.interrupts++
+			t.endedRefused = true // until a call runs again
 			t.steps.add(step{kind: stepInterrupt})
 			t.touch(e.Time)
 		}
@@ -247,7 +248,8 @@ func (x *Extractor) reasoning(e sessions.Event) {
 // open, after it had looked at other things: "the problem is …" several
 // reads after the failing run. Only a sentence that gives a cause and
 // names the failing command or a distinctive word of its error is taken,
-// since thinking is full of "because" about design; it is quoted as the
+// since thinking is full of "because" about design, and not a guess
+// ("the framework typically generates these files"); it is quoted as the
 // agent's later reasoning, never as a finding.
 func (x *Extractor) laterReasoning(text string) {
 	t := x.current()
@@ -261,7 +263,7 @@ func (x *Extractor) laterReasoning(text string) {
 		}
 		ties := failureTies(c)
 		for _, s := range sentences(stripMarkdown(text), 12) {
-			if causeRE().MatchString(s) && mentionsAny(s, ties) {
+			if causeRE().MatchString(s) && !guessRE().MatchString(s) && mentionsAny(s, ties) {
 				c.reasoning, c.reasoningLater = textcut.Line(s, 260), true
 				return
 			}

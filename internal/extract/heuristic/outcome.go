@@ -36,7 +36,7 @@ func (t *task) outcome() (string, string) {
 	case t.negative && !t.finalSince:
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
-		return "uncertain", "the session ended on a call the user rejected or interrupted"
+		return "uncertain", "the session ended on a step the user rejected or interrupted"
 	case t.refusedEdit() != nil && t.changedNothing():
 		c := t.refusedEdit()
 		why := c.describe() + " was " + map[status]string{stRejected: "rejected by the user", stDenied: "not permitted",

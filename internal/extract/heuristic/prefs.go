@@ -43,8 +43,10 @@ var (
 	reasonRE    = lazyRE(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
 	prefBanRE   = lazyRE(`(?i)(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay|and please|but please)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to)\b`)
 	prefNeverRE = lazyRE(`(?i)\bnever\b`)
-	// notRuleNeverRE: "I never said …", "you never ran …" report, not rule.
-	notRuleNeverRE = lazyRE(`(?i)\b(i|you|it|that|this|he|she|they)('ve|'d|'ll)? never\b`)
+	// notRuleNeverRE: "I never said …", "you never ran …" report, and "the
+	// hook never fires", "is never dispatched" describe (the verb after
+	// never is in the third person or a participle, a rule's is bare).
+	notRuleNeverRE = lazyRE(`(?i)\b(i|you|it|that|this|he|she|they)('ve|'d|'ll)? never\b|\bnever\s+(is|was|has|had|been|gets|got|[a-z]*ed|[a-z]*[^s\W]s)\b`)
 	prefMustRE     = lazyRE(`(?i)\b(must|mustn'?t|shall not|is not acceptable|are not acceptable|not acceptable|unacceptable|is not allowed|are not allowed|not permitted|is required|are required|is mandatory|are mandatory|is forbidden|are forbidden|(important|essential|crucial|critical|vital) (not )?to|not until|only after|only once)\b`)
 	prefUntilRE    = lazyRE(`(?i)\b(not|don'?t|never|no)\b.*\buntil\b|\buntil\b.*\b(final|last|end|done|finished|approved|asked|told)\b`)
 	prefAltRE      = lazyRE(`(?i)\bprefer(s|red|ably)?\b|\binstead of\b|\brather than\b|\buse\b[^.;!?]{1,80}?(,|;|\x{2014}|\x{2013}| -)?\s+(not|never)\b`)
@@ -60,6 +62,9 @@ var (
 // little to stand on its own ("don't overcomplicate") is that answer, not
 // a rule, unless it says it stands ("always", "from now on", "never").
 func preferences(text string, reply bool) []pref {
+	if document(text) {
+		return nil
+	}
 	var out []pref
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
@@ -93,12 +98,34 @@ func standing(s string) bool {
 	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) {
 		return false
 	}
+	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) {
+		return false
+	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
 		prefAltRE().MatchString(s) || prefUntilRE().MatchString(s) || prefPriorityRE().MatchString(s) ||
 		(prefNeverRE().MatchString(s) && !notRuleNeverRE().MatchString(s)) ||
 		(prefEveryRE().MatchString(s) && !describesRE().MatchString(s))
 	return marked && !oneOffRE().MatchString(s)
 }
+
+// headingRE is a markdown heading line.
+var headingRE = lazyRE(`(?m)^#{1,6} \S`)
+
+// document reports a message laid out under two or more headings: a
+// prompt template a slash command expanded ("## User Input … ## Outline")
+// or a pasted document, whose "must" and "always" are its own rules for
+// the work it describes, not the user's standing instructions.
+func document(text string) bool { return len(headingRE().FindAllStringIndex(text, 3)) >= 2 }
+
+// aboutTheUserRE is a sentence that speaks of the user in the third
+// person ("Do not ask the user to repeat it"): a prompt template or a
+// skill addressing the agent, never the user's own rule.
+var aboutTheUserRE = lazyRE(`(?i)\bthe user('s)?\b`)
+
+// mappingRE is a sentence that maps one thing to another ("unknown
+// command → call showSuggestion()"): a specification of what to build,
+// not a way of working.
+var mappingRE = lazyRE(`\s(→|->|=>)\s`)
 
 // prose reports text that reads as words rather than pasted code or logs:
 // mostly letters and spaces.

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"github.com/memctl/memctl/internal/program"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,16 +10,27 @@ import (
 )
 
 // References: the commands with their exact counts, the files whose change
-// stands, the files read.
+// stands, the files read. A command that only ran clean is listed only when
+// it did something no other line says: a passing check is already a
+// "Check:" line, a query ("gh pr view", "bd ready") showed a state the
+// memory has no use for, and a formatter run ("mise run fmt") only
+// rewrote the layout.
 
-func (x *Extractor) references(t *task, live []*fileRec) []string {
-	var out []string
+// The keys returned beside the lines name the failing command each line
+// is about ("" for the others), so a reference that only repeats a
+// failure line can be left out where that line is printed.
+func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 	cmds := sortedCmds(t.cmds)
 	for _, st := range cmds {
-		if st.explore || (!st.check && st.fails == 0 && st.refused == 0) {
+		if st.explore || st.clean() {
 			continue
 		}
 		out = append(out, st.ref())
+		key := ""
+		if st.fails > 0 && st.refused == 0 && st.unknown == 0 {
+			key = (&call{command: st.command}).describe()
+		}
+		keys = append(keys, key)
 		if len(out) == 6 {
 			break
 		}
@@ -28,7 +40,7 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.fails == 0 && st.refused == 0 && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) {
+		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Routine(st.command) {
 			out = append(out, st.ref())
 		}
 	}
@@ -47,11 +59,6 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 		}
 		out = append(out, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
 	}
-	for _, f := range t.files.undoneFiles() {
-		if f.undone == undoneTemp && len(out) < 14 {
-			out = append(out, x.relPath(f.path)+" (created, then deleted)")
-		}
-	}
 	if len(t.reads) > 0 {
 		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
 		if len(t.reads) > 8 {
@@ -59,12 +66,31 @@ func (x *Extractor) references(t *task, live []*fileRec) []string {
 		}
 		out = append(out, line)
 	}
+	for len(keys) < len(out) {
+		keys = append(keys, "")
+	}
+	return out, keys
+}
+
+// withoutRestated drops the references that only repeat a failure line
+// printed beside them: the command, its count and its error are there.
+func withoutRestated(refs, keys, failures []string) []string {
+	var out []string
+	for i, r := range refs {
+		if i < len(keys) && keys[i] != "" && slices.ContainsFunc(failures, func(f string) bool { return strings.HasPrefix(f, keys[i]+" failed") }) {
+			continue
+		}
+		out = append(out, r)
+	}
 	return out
 }
 
+// clean reports a command every run of which ended well.
+func (st *cmdStat) clean() bool { return st.fails == 0 && st.refused == 0 && st.unknown == 0 }
+
 // ref prints a command with its exact counts.
 func (st *cmdStat) ref() string {
-	line := code(textcut.Line(st.command, 160))
+	line := code(textcut.Line(st.command, 100))
 	var parts []string
 	if st.runs > 0 {
 		parts = append(parts, "ran "+itoa(st.runs)+"×")

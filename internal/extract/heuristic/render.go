@@ -39,8 +39,12 @@ type taskDigest struct {
 	steps     []string
 	failures  []string
 	knowledge []string
-	refs      []string
-	live      []*fileRec
+	// rawKnowledge is knowledge without the findings the raw memory
+	// already quotes in its final answer.
+	rawKnowledge []string
+	refs         []string
+	refKeys      []string // the failing command each reference repeats, if any
+	live         []*fileRec
 }
 
 type digest struct {
@@ -70,6 +74,7 @@ func (x *Extractor) digest() digest {
 	if d.cwd == "" {
 		d.cwd = "unknown"
 	}
+	gone := goneLater(x.tasks)
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
 		if !t.finalSince {
@@ -77,7 +82,7 @@ func (x *Extractor) digest() digest {
 			// earlier message, one the user may have disputed since.
 			td.final = ""
 		}
-		td.live = t.files.live()
+		td.live = slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
 		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
 		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
 		td.outcome, td.reason = t.outcome()
@@ -108,8 +113,9 @@ func (x *Extractor) digest() digest {
 			td.steps = append(td.steps, "Tools used: "+toolList(t.tools)+".")
 		}
 		td.failures = x.failures(t, td.outcome)
-		td.knowledge = x.knowledge(t)
-		td.refs = x.references(t, td.live)
+		td.knowledge = x.knowledge(t, false)
+		td.rawKnowledge = x.knowledge(t, true)
+		td.refs, td.refKeys = x.references(t, td.live)
 		d.tasks = append(d.tasks, td)
 	}
 	return d
@@ -161,7 +167,7 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	}
 	for _, f := range t.files.undoneFiles() {
 		if f.undone == undoneTemp {
-			continue // a scratch file, listed in References
+			continue // a scratch file: it left nothing behind
 		}
 		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}
@@ -175,7 +181,7 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 	return out
 }
 
-func (x *Extractor) knowledge(t *task) []string {
+func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	var out []string
 	covered := map[string]bool{} // purposes and commands already stated
 	add := func(s string) {
@@ -212,6 +218,9 @@ func (x *Extractor) knowledge(t *task) []string {
 			continue
 		}
 		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
+		if c.tally != "" {
+			line += " (" + code(c.tally) + ")"
+		}
 		if edited := x.editedBefore(t, c); edited != "" {
 			line += " after the changes to " + edited
 		}
@@ -227,7 +236,14 @@ func (x *Extractor) knowledge(t *task) []string {
 	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
 		n += 2 // an answer to a question: what it says is the work
 	}
-	for _, f := range t.findings.best(n) {
+	// The raw memory quotes the final answer in References: there its
+	// sentences are no finding of their own.
+	final := ""
+	if quotesFinal && t.finalSince {
+		final = oneLine(textcut.Line(t.final, finalAnswerMax))
+	}
+	said := func(s string) bool { return final != "" && strings.Contains(final, oneLine(s)) }
+	for _, f := range t.findings.best(n, said) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out
@@ -367,7 +383,7 @@ func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
 			Prefs: capped(t.prefs, items+2), Steps: capSteps(t.steps, items*4), Failures: capped(t.failures, items),
-			Knowledge: capped(t.knowledge, items+3), Refs: capped(t.refs, items+2),
+			Knowledge: capped(t.knowledge, items+3), Refs: capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2),
 		})
 	}
 	return doc
@@ -387,7 +403,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 		Cwd: d.cwd, Keywords: d.keywords, Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic},
 	}}
 	for _, t := range d.tasks {
-		refs := capped(t.refs, items+2)
+		refs := capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2)
 		if t.final != "" {
 			// The raw memory has no steps, so the result is kept as
 			// evidence here, where it is never cut. An answer to a
@@ -409,7 +425,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,
-			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.knowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
+			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.rawKnowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
 		})
 	}
 	return doc

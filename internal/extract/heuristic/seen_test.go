@@ -62,6 +62,41 @@ var seenFailureCases = []ruleCase{
 		must:    []string{"kamal deploy"},
 		mustNot: []string{"(?i)according to my memory", "I remember", "fly\\.io with"},
 	},
+	{
+		name: "several requests: each is a task of its own, with its own outcome and answer",
+		file: "seen-multi-request.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"(?s)### Task 1: the staging deploy fails on the shares migration[^#]*task_outcome: success[^#]*Fix: `pnpm --filter api migration:run` failed[^#]*Final answer: “Fixed: the AddShares migration",
+			"(?s)### Task 2: ok, now write the sharing trade-off notes[^#]*task_outcome: (fail|uncertain|partial)[^#]*gh pr create[^#]*No commits between main",
+		},
+		mustNot: []string{
+			"(?s)### Task 1:[^#]*(gh pr create|docs/sharing\\.md|could not be opened)",
+			"(?s)### Task 2:[^#]*(AddShares|migration:run)",
+			"description: the staging deploy[^\n]*outcome (fail|uncertain|partial)",
+			"No commits between[^\n]*still reported done",
+			"add && git` added",
+		},
+	},
+	{
+		name: "a preference is the user's rule: not what the code never does, not a template speaking of the user, not a mapping to build",
+		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{"Preference signals:\n- “Never push to main without asking me\\.”",
+			// a turn the user stopped ends the task on that stop
+			"### Task \\d: next, write the idle session sweeper[^\n]*\ntask: [^\n]*\ntask_group: shop\ntask_outcome: uncertain",
+			"Outcome: uncertain \\(the session ended on a step the user rejected or interrupted\\)"},
+		mustNot: []string{"- “[^\n]*(never fires|ask the user|→|numbered plan)"},
+	},
+	{
+		name: "noise: a query's, a passing check's and a formatter's runs tell nothing, nor a reference repeating a failure line; one message's overview gives at most two findings; a diagnosis the agent goes on to test is a guess",
+		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"Check: `mix test` passed \\(`31 tests, 0 failures`\\) after the changes to lib/shop/registry\\.ex",
+			"Fix: `mix credo --strict` failed[^\n]*passed after changes to lib/shop/registry\\.ex",
+			"Entries leak because the registry never monitors the session process",
+			"`mix deps\\.get` \\(ran 1×\\)",
+		},
+		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "`mix credo --strict` \\(ran", "`mix format` \\(ran", "ETS table is public", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
+	},
 }
 
 func TestSeenFailures(t *testing.T) {

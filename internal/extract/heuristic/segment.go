@@ -181,11 +181,30 @@ var continuationRE = lazyRE(`(?i)^(also|and|now|then|but|still|ok|okay|great|tha
 // instruction: it says how to go on working, so it never opens a task.
 var standingStartRE = lazyRE(`(?i)^(from now on|going forward|from here on|in (the )?future|always|never|avoid|prefer|please use|stop \w+ing)\b`)
 
+// newRequestWords is how many words of its own (links aside) make a
+// message a request of its own once the agent has answered the last one:
+// "ok, now put the docs update on a separate branch and open a PR for it"
+// shares the task's words but asks for other work, and the outcome of
+// that work must not land on the earlier request. A short nudge ("commit,
+// push", "continue implementation") or a link for the agent to look at
+// stays with the request it is about.
+const newRequestWords = 10
+
 func (x *Extractor) startsNewTask(cur *task, text string, words []string, negative bool) bool {
 	if len(x.tasks) >= maxTasks || !cur.answered || negative || len(words) < 2 || x.refusal {
 		return false
 	}
-	if continuationRE().MatchString(text) || standingStartRE().MatchString(text) {
+	if standingStartRE().MatchString(text) {
+		return false
+	}
+	own := len(topicWords(meaningfulWords(urlRE().ReplaceAllString(text, ""))))
+	if own < 2 {
+		return false // a link for the agent to look at, about the current request
+	}
+	if cur.finalSince && own >= newRequestWords {
+		return true
+	}
+	if continuationRE().MatchString(text) {
 		return false
 	}
 	return !cur.shares(words)

@@ -304,6 +304,11 @@ func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) erro
 	ev.Action = ActionOf(ev.Tool, transcript.FieldString(p, "namespace"))
 	if ev.Action == transcript.ActionShell {
 		ev.Escalated = codexEscalated(input)
+		if patch := shellPatch(ev.Command); patch != "" {
+			// apply_patch reached through the shell edits files as
+			// the tool does: it is an edit, not a command that ran.
+			ev.Action, ev.Tool, ev.Command, input = transcript.ActionEdit, "apply_patch", "", patch
+		}
 	}
 	ev.Input = textcut.Middle(input, transcript.EventTextMax)
 	if ev.Action == transcript.ActionEdit && !st.fileChanges[ev.CallID] {
@@ -327,6 +332,9 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 	id := transcript.FieldString(p, "call_id")
 	raw := transcript.ToolOutputText(transcript.Field(p, "output"))
 	out, code := transcript.ParseToolOutput(raw)
+	if code == nil {
+		out, code = codexSandboxFailure(out)
+	}
 	if sid, ok := st.polls[id]; ok {
 		// The output of a poll: it settles the command that opened the
 		// session once it carries an exit status.

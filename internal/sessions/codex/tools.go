@@ -4,6 +4,7 @@ package codex
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -97,6 +98,44 @@ func codexExecBody(out string) string {
 		return rest
 	}
 	return out
+}
+
+// sandboxFailRE is how the Codex harness reports a command its sandbox ran
+// that exited non-zero: "failed in sandbox MacosSeatbelt with execution
+// error: …, exit code: 1, stdout: …, stderr: …", all on the wrapper's line.
+var sandboxFailRE = transcript.LazyRE(`^failed in sandbox \S+ with execution error: [^\n]*?\bexit code: (-?\d+), stdout: `)
+
+// codexSandboxFailure reads that wrapper: the command's exit status, and
+// what it printed on its two streams as the body, so that the error line
+// is the command's own ("bash: cannot create temp file …"), not the
+// harness's sentence around it.
+func codexSandboxFailure(out string) (string, *int) {
+	m := sandboxFailRE().FindStringSubmatchIndex(out)
+	if m == nil {
+		return out, nil
+	}
+	code, err := strconv.Atoi(out[m[2]:m[3]])
+	if err != nil {
+		return out, nil
+	}
+	body := out[m[1]:]
+	if i := strings.LastIndex(body, ", stderr: "); i >= 0 {
+		body = strings.TrimSpace(body[:i]) + "\n" + body[i+len(", stderr: "):]
+	}
+	return strings.TrimSpace(body), &code
+}
+
+// shellPatch returns the patch of a shell command that runs apply_patch
+// on a heredoc ("apply_patch << 'PATCH' *** Begin Patch …"), as Codex
+// does when it reaches the tool through its shell; "" for any other
+// command.
+func shellPatch(cmd string) string {
+	first, rest, ok := strings.Cut(strings.TrimSpace(cmd), "\n")
+	if !ok || !strings.HasPrefix(first, "apply_patch") || !strings.Contains(first, "<<") ||
+		!strings.HasPrefix(strings.TrimSpace(rest), "*** Begin Patch") {
+		return ""
+	}
+	return rest
 }
 
 // codexPatchFailed reports an apply_patch output that says the patch was

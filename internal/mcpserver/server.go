@@ -32,7 +32,8 @@ type Options struct {
 	// Version is memctl's build version, reported as the server version.
 	Version string
 	// Ranked runs a ranked full-text search (memctl search's engine:
-	// StoreSearch); nil leaves the search tool's ranked mode unavailable.
+	// StoreSearch), the search tool's engine for a query; nil leaves only
+	// the line search (queries) available.
 	Ranked func(ctx context.Context, req RankedRequest) ([]RankedHit, error)
 	// Cwd is the folder the server was started in: its project is the
 	// default scope of every tool (docs/projects.md).
@@ -120,7 +121,8 @@ const (
 )
 
 const instructions = `These tools read the memory folder that memctl builds from past agent sessions.
-Start from memory_summary.md and MEMORY.md; use search to find keywords, then read the lines it points to.
+Start from memory_summary.md and MEMORY.md; search with a query for the memories that best match it (ranked),
+or with queries for the lines that contain them, then read the files it points to.
 Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.
 Memory is scoped to the project of the folder the server runs in: results say their scope (project, shared or other);
 other projects' memory is left out of list and search unless you pass project "*".`
@@ -159,10 +161,11 @@ type ReadOutput struct {
 	Stale []evidence.Notice `json:"stale,omitempty"`
 }
 
-// SearchInput is the search tool's arguments: a grep over the folder, or
-// with mode "ranked" a ranked full-text search of everything memctl stored.
+// SearchInput is the search tool's arguments: a ranked full-text search
+// of everything memctl stored (memctl search's engine) for a query, or a
+// grep over the folder's lines for queries.
 type SearchInput struct {
-	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for (grep mode); at least one, none blank"`
+	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for, line by line (grep mode, the default when queries are given); at least one in grep mode, none blank"`
 	MatchMode     memfs.MatchMode `json:"match_mode,omitzero" jsonschema:"how the queries combine: {\"type\":\"any\"} (default), {\"type\":\"all_on_same_line\"} or {\"type\":\"all_within_lines\",\"line_count\":n}"`
 	Path          string          `json:"path,omitempty" jsonschema:"file or directory to search, relative to the memory folder; default the whole folder"`
 	Cursor        string          `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
@@ -170,8 +173,8 @@ type SearchInput struct {
 	CaseSensitive *bool           `json:"case_sensitive,omitempty" jsonschema:"match case exactly; default true"`
 	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
 	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
-	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
-	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
+	Mode          string          `json:"mode,omitempty" jsonschema:"ranked: relevance-ranked full-text search of everything memctl stored, for query (the default when query is given without queries); grep: substring search of the memory files' lines, for queries (the default otherwise)"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for a ranked search; in mode ranked default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
 	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
 }
 
@@ -242,9 +245,11 @@ func NewServer(opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "search",
 		Title: "Search the memory",
-		Description: "Find lines of the memory files containing substrings (queries), optionally ignoring case (case_sensitive=false), " +
-			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode). " +
-			"Results are sorted by path and line; page with next_cursor. With mode \"ranked\" and a query, runs a relevance-ranked search over all stored memories instead, when available.",
+		Description: "With a query: a relevance-ranked full-text search over every stored memory (raw memories, rollout summaries, memory files), " +
+			"best match first, each hit with its kind, thread or path and a snippet. " +
+			"With queries: the lines of the memory files containing those substrings, optionally ignoring case (case_sensitive=false), " +
+			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode); " +
+			"sorted by path and line, paged with next_cursor. mode (\"ranked\" or \"grep\") picks the engine explicitly.",
 		Annotations: readOnly,
 	}, h.search)
 	if !opts.ReadOnly {
@@ -396,10 +401,31 @@ func (h *handlers) stale() []evidence.Notice {
 	return scan.Stale
 }
 
+// searchMode is the engine a search call asked for. Without a mode the
+// ranked index (memctl search's engine) answers, unless the call uses
+// Codex's line-search arguments: queries promise line matches with their
+// paths and line numbers, which only the grep over the folder gives (and
+// a note just added is in the folder before the index).
+func searchMode(in SearchInput) string {
+	if in.Mode != "" {
+		return in.Mode
+	}
+	if len(in.Queries) > 0 || strings.TrimSpace(in.Query) == "" {
+		return modeGrep
+	}
+	return modeRanked
+}
+
+// The search tool's modes.
+const (
+	modeGrep   = "grep"
+	modeRanked = "ranked"
+)
+
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	sc := h.scope(in.Project)
-	switch in.Mode {
-	case "", "grep":
+	switch searchMode(in) {
+	case modeGrep:
 		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
 			Queries: in.Queries, MatchMode: in.MatchMode, Path: in.Path, Cursor: in.Cursor,
 			ContextLines: in.ContextLines, CaseSensitive: in.CaseSensitive, Normalized: in.Normalized, MaxResults: in.MaxResults,
@@ -423,7 +449,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 			}
 		}
 		return nil, out, nil
-	case "ranked":
+	case modeRanked:
 		return h.ranked(ctx, in, sc)
 	default:
 		return nil, SearchOutput{}, h.toolError(requestErrorf("mode must be grep or ranked, got %q", in.Mode))
@@ -432,7 +458,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 
 func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.CallToolResult, SearchOutput, error) {
 	if h.opts.Ranked == nil {
-		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; use the default grep mode"))
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; search the lines with queries (grep mode)"))
 	}
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
@@ -470,7 +496,7 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 	if hits == nil {
 		hits = []RankedHit{}
 	}
-	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	out := SearchOutput{Mode: modeRanked, Query: query, Hits: hits, Scope: sc.info}
 	if qt := store.SearchTerms(query); qt.Cut {
 		out.Query, out.Note = qt.Query(), qt.Note()
 	}

@@ -220,6 +220,7 @@ func TestToolErrors(t *testing.T) {
 		{"search", map[string]any{"queries": []string{"x"}, "path": "/etc"}, "must stay within the memories root"},
 		{"search", map[string]any{"queries": []string{"x"}, "match_mode": map[string]any{"type": "all_within_lines"}}, "line_count"},
 		{"search", map[string]any{"mode": "ranked", "query": "x"}, "ranked search is not available"},
+		{"search", map[string]any{"query": "x"}, "ranked search is not available"},
 		{"search", map[string]any{"mode": "semantic"}, "mode must be grep or ranked"},
 		{"add_ad_hoc_note", map[string]any{"note": "x"}, "filename or slug is required"},
 		{"add_ad_hoc_note", map[string]any{"filename": "notes.md", "note": "x"}, "filename 'notes.md'"},
@@ -304,6 +305,38 @@ func TestRankedSearch(t *testing.T) {
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"mode": "ranked", "query": "boom"}})
 	if err == nil || !strings.Contains(err.Error(), "index unavailable") {
 		t.Fatalf("index failure: %v", err)
+	}
+}
+
+// TestSearchDefaultsToTheRankedIndex: a call that names no mode is
+// answered by the ranked index when it gives a query, and by the grep
+// over the folder's lines when it gives queries (Codex's contract: line
+// matches), even where the ranked index is available.
+func TestSearchDefaultsToTheRankedIndex(t *testing.T) {
+	var asked []string
+	cs := connect(t, Options{
+		Root: memoryFolder(t),
+		Ranked: func(_ context.Context, req RankedRequest) ([]RankedHit, error) {
+			asked = append(asked, req.Query)
+			return []RankedHit{{Kind: "file", Path: "MEMORY.md", Snippet: "Use the blue runner.", Score: 2}}, nil
+		},
+	})
+	var res SearchOutput
+	if msg := call(t, cs, "search", map[string]any{"query": "blue runner"}, &res); msg != "" {
+		t.Fatal(msg)
+	}
+	if res.Mode != "ranked" || len(res.Hits) != 1 || res.Hits[0].Path != "MEMORY.md" || len(res.Matches) != 0 {
+		t.Fatalf("a query without a mode: %+v", res)
+	}
+	res = SearchOutput{}
+	if msg := call(t, cs, "search", map[string]any{"queries": []string{"blue"}}, &res); msg != "" {
+		t.Fatal(msg)
+	}
+	if res.Mode != "" || len(res.Hits) != 0 || len(res.Matches) != 2 || res.Matches[0].MatchLineNumber != 2 {
+		t.Fatalf("queries without a mode: %+v", res)
+	}
+	if !slices.Equal(asked, []string{"blue runner"}) {
+		t.Errorf("the ranked index was asked %q, want only the query", asked)
 	}
 }
 

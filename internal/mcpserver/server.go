@@ -307,22 +307,44 @@ type scoped struct {
 	dir  string // the project's folder under projects/, "" when it has none
 }
 
-func (h *handlers) scope(arg string) scoped {
-	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+// scope resolves a tool's project argument (project.LocateArg, as every
+// command does): a name several projects share is a request error that
+// lists their keys, never the first of them.
+func (h *handlers) scope(arg string) (scoped, error) {
+	ix := h.index()
 	arg = strings.TrimSpace(arg)
 	if arg == allProjects || (arg == "" && h.opts.Cwd == "") {
-		return scoped{info: ScopeInfo{All: true}, ix: ix}
+		return scoped{info: ScopeInfo{All: true}, ix: ix}, nil
 	}
 	if arg == "" {
 		arg = h.opts.Cwd
 	}
-	id, e, found := ix.Locate(arg, h.opts.Overrides)
+	id, e, found, err := ix.LocateArg(arg, h.opts.Overrides)
+	if err != nil {
+		return scoped{}, ambiguous(err)
+	}
 	sc := scoped{info: ScopeInfo{Key: id.Key, Name: id.Name}, ix: ix}
 	if found {
 		sc.info = ScopeInfo{Key: e.Key, Name: e.Name}
 		sc.dir = e.Dir
 	}
-	return sc
+	return sc, nil
+}
+
+// index is the memory folder's project index (nil when there is none).
+func (h *handlers) index() *project.Index {
+	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	return ix
+}
+
+// ambiguous makes project.Match's refusal of a shared name a request
+// error the model can correct: it lists the keys to choose from.
+func ambiguous(err error) error {
+	var amb *project.AmbiguousError
+	if errors.As(err, &amb) {
+		return requestErrorf("project: %s; %s", amb.Error(), amb.Hint())
+	}
+	return err
 }
 
 // place ranks a file for the scope: the project's own first, shared
@@ -344,7 +366,10 @@ func (sc scoped) place(path string) (int, string, bool) {
 }
 
 func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
-	sc := h.scope(in.Project)
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
 	res, err := memfs.ListPlaced(h.opts.Root, in.Path, in.Cursor, in.MaxResults, sc.place)
 	if err != nil {
 		return nil, ListOutput{}, h.toolError(err)
@@ -370,7 +395,10 @@ func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput)
 	res.Content = h.clean(res.Content)
 	// A file of another project can be read (the summary points to them),
 	// but it says whose it is.
-	sc := h.scope(in.Project)
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, ReadOutput{}, h.toolError(err)
+	}
 	out := ReadOutput{ReadResult: res, Scope: project.ScopeShared, For: sc.info}
 	if !sc.info.All {
 		out.Scope, out.Project = sc.ix.ScopeOf(sc.info.Key, res.Path, "", "")
@@ -423,7 +451,10 @@ const (
 )
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	sc := h.scope(in.Project)
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
 	switch searchMode(in) {
 	case modeGrep:
 		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
@@ -557,11 +588,23 @@ func (h *handlers) noteProject(arg string) (string, error) {
 		return "", nil
 	case arg == "":
 		return own.Key, nil
-	case own.Key != "" && (arg == own.Key || arg == own.Name):
-		return own.Key, nil
 	}
-	if sc := h.scope(arg); sc.dir != "" {
-		return sc.info.Key, nil
+	// The server's own project counts as known even before its memory
+	// is consolidated; a name it shares with a project in memory is
+	// ambiguous like any other.
+	var ownKnown []project.Known
+	if own.Key != "" {
+		ownKnown = []project.Known{{Key: own.Key, Name: own.Name}}
+	}
+	k, found, err := project.Match(arg, ownKnown, h.index().Known())
+	if err != nil {
+		return "", ambiguous(err)
+	}
+	if found {
+		return k.Key, nil
+	}
+	if sc, err := h.scope(arg); err == nil && sc.dir != "" {
+		return sc.info.Key, nil // a folder whose project is in memory
 	}
 	return "", requestErrorf("no project %q in memory; give the key or name of a project in memory (list shows projects/index.json), or \"*\"", arg)
 }

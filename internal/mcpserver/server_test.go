@@ -432,3 +432,42 @@ func TestReadAndSearchHoldBackOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestASharedProjectNameIsRefused: a project argument naming two projects
+// (two checkouts both called "workspace") is a tool error listing both
+// keys in every tool, never the first of them; a key still works.
+func TestASharedProjectNameIsRefused(t *testing.T) {
+	root := memoryFolder(t)
+	index := `{"version":1,"projects":[
+{"key":"git:example.com/a/workspace","name":"workspace","dir":"workspace-a"},
+{"key":"git:example.com/b/workspace","name":"workspace","dir":"workspace-b"}]}`
+	if err := os.MkdirAll(filepath.Join(root, "projects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "projects", "index.json"), []byte(index), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, Options{Root: root, Now: fixedNow, Ranked: func(context.Context, RankedRequest) ([]RankedHit, error) { return nil, nil }})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list", map[string]any{}},
+		{"read", map[string]any{"path": "MEMORY.md"}},
+		{"search", map[string]any{"queries": []string{"blue"}}},
+		{"search", map[string]any{"query": "blue"}},
+		{"add_ad_hoc_note", map[string]any{"slug": "shared-name", "note": "x"}},
+	} {
+		tc.args["project"] = "workspace"
+		msg := call(t, cs, tc.tool, tc.args, nil)
+		for _, want := range []string{`2 projects are named "workspace"`, "git:example.com/a/workspace", "git:example.com/b/workspace"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s %v: %q, want a tool error containing %q", tc.tool, tc.args, msg, want)
+			}
+		}
+	}
+	var res SearchOutput
+	if msg := call(t, cs, "search", map[string]any{"queries": []string{"blue"}, "project": "git:example.com/b/workspace"}, &res); msg != "" || res.Scope.Name != "workspace" {
+		t.Errorf("a key of the shared name: %q %+v", msg, res.Scope)
+	}
+}

@@ -134,19 +134,11 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	if err != nil {
 		return err
 	}
-	var results []consolidate.Result
-	var runErr error
-	for _, v := range cfg.Versions() {
-		res, err := consolidateVersion(ctx, opts, cfg, plan, v)
-		if err != nil && !res.Status.Failed() {
-			return err // no result to report: config, store or interruption
-		}
-		results = append(results, res)
-		if err != nil && runErr == nil {
-			// A failed run still reports its failed_… status, and the
-			// other version's pipeline still runs.
-			runErr = err
-		}
+	results, runErr := pipeline.ConsolidateVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version) (consolidate.Result, error) {
+		return consolidateVersion(ctx, opts, cfg, plan, v)
+	})
+	if results == nil {
+		return runErr // no result to report: config, store or interruption
 	}
 	if opts.JSON {
 		var doc any = results[0]
@@ -213,19 +205,10 @@ func agentEnv() []string {
 // returns its failed_… result with a *consolidate.FailedError.
 func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (consolidate.Result, error) {
 	cons := plan.Consolidator
-	root, err := opts.MemoryRoot(version)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
-	st, err := opts.OpenStore(ctx, version)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
-	defer st.Close()
 	// An agent consolidator writes its own output to stderr; a progress
 	// line would be torn by it.
 	quiet := opts.JSON || cons.Name() == string(config.ModeAgent)
-	rep, err := pipeline.Consolidate(ctx, pipeline.ConsolidateStage{Store: st, Root: root, Version: version, Consolidator: cons,
+	rep, err := pipeline.ConsolidateVersion(ctx, opts.OpenStore, opts.MemoryRoot, version, pipeline.ConsolidateStage{Consolidator: cons,
 		Provider: plan.Consolidate, Config: cfg, Redact: plan.Redact, Force: opts.Force, DryRun: opts.DryRun, WorkerID: workerID(), Now: opts.Now,
 		Log: opts.IO.ErrOut, Progress: stageProgress(opts.IO, quiet), Describe: !opts.JSON})
 	if err != nil {

@@ -10,10 +10,11 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
-// pipelineCommandFiles are the commands that run pipeline stages: they
-// parse flags, resolve the plan and render, while the stages themselves
-// (internal/pipeline) query and change the store.
-var pipelineCommandFiles = []string{"run.go", "extract.go", "consolidate.go", "prune.go"}
+// pipelineCommandFiles are the commands that run pipeline stages (and
+// sources.go, the scan's rendering they share): they parse flags, resolve
+// the plan and render, while the stages themselves and their loop over
+// memory versions (internal/pipeline) query and change the store.
+var pipelineCommandFiles = []string{"run.go", "extract.go", "consolidate.go", "prune.go", "scan.go", "sources.go"}
 
 // storeCallsAllowed are the *store.Store methods a pipeline command may
 // still call, or that share a name with what commands call: closing the
@@ -51,6 +52,33 @@ func TestPipelineCommandsMakeNoStoreQueries(t *testing.T) {
 					return true // a function of package store, not a method
 				}
 				t.Errorf("%s: calls %s, a *store.Store method: move the query into internal/pipeline", fset.Position(call.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+// TestPipelineCommandsLoopOverNoVersions fails when a pipeline command
+// runs its own loop over the memory versions (range cfg.Versions()): the
+// rules of that loop (which error stops it, whose result is reported)
+// are pipeline logic, in pipeline.RunVersions, ExtractVersions,
+// ConsolidateVersions, PruneVersions and ScanVersions.
+func TestPipelineCommandsLoopOverNoVersions(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, path := range pipelineCommandFiles {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			loop, ok := n.(*ast.RangeStmt)
+			if !ok {
+				return true
+			}
+			if call, ok := loop.X.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Versions" {
+					t.Errorf("%s: loops over the memory versions: use the pipeline's loop", fset.Position(loop.Pos()))
+				}
 			}
 			return true
 		})

@@ -36,26 +36,18 @@ func TestPipelineCommandsMakeNoStoreQueries(t *testing.T) {
 			storeMethods[name] = true
 		}
 	}
-	fset := token.NewFileSet()
-	for _, path := range pipelineCommandFiles {
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
+	inspectPipelineCommands(t, func(at func(token.Pos) token.Position, n ast.Node) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && storeMethods[sel.Sel.Name] {
+			if _, isPkg := sel.X.(*ast.Ident); isPkg && sel.X.(*ast.Ident).Name == "store" {
+				return // a function of package store, not a method
 			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && storeMethods[sel.Sel.Name] {
-				if _, isPkg := sel.X.(*ast.Ident); isPkg && sel.X.(*ast.Ident).Name == "store" {
-					return true // a function of package store, not a method
-				}
-				t.Errorf("%s: calls %s, a *store.Store method: move the query into internal/pipeline", fset.Position(call.Pos()), sel.Sel.Name)
-			}
-			return true
-		})
-	}
+			t.Errorf("%s: calls %s, a *store.Store method: move the query into internal/pipeline", at(call.Pos()), sel.Sel.Name)
+		}
+	})
 }
 
 // TestPipelineCommandsLoopOverNoVersions fails when a pipeline command
@@ -64,6 +56,23 @@ func TestPipelineCommandsMakeNoStoreQueries(t *testing.T) {
 // are pipeline logic, in pipeline.RunVersions, ExtractVersions,
 // ConsolidateVersions, PruneVersions and ScanVersions.
 func TestPipelineCommandsLoopOverNoVersions(t *testing.T) {
+	inspectPipelineCommands(t, func(at func(token.Pos) token.Position, n ast.Node) {
+		loop, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return
+		}
+		if call, ok := loop.X.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Versions" {
+				t.Errorf("%s: loops over the memory versions: use the pipeline's loop", at(loop.Pos()))
+			}
+		}
+	})
+}
+
+// inspectPipelineCommands calls visit on every node of every pipeline
+// command file, with a way to name a node's position.
+func inspectPipelineCommands(t *testing.T, visit func(at func(token.Pos) token.Position, n ast.Node)) {
+	t.Helper()
 	fset := token.NewFileSet()
 	for _, path := range pipelineCommandFiles {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -71,14 +80,8 @@ func TestPipelineCommandsLoopOverNoVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			loop, ok := n.(*ast.RangeStmt)
-			if !ok {
-				return true
-			}
-			if call, ok := loop.X.(*ast.CallExpr); ok {
-				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Versions" {
-					t.Errorf("%s: loops over the memory versions: use the pipeline's loop", fset.Position(loop.Pos()))
-				}
+			if n != nil {
+				visit(fset.Position, n)
 			}
 			return true
 		})

@@ -360,22 +360,25 @@ func groupName(cwd string) string {
 }
 
 // bulletSet collects bullets without duplicates, remembering which tasks
-// mentioned each one.
+// and how many sessions stated each one: the same memory from N sessions
+// is one bullet that says so, not N bullets.
 type bulletSet struct {
-	order []string
-	refs  map[string][]int
-	text  map[string]string
+	order    []string
+	refs     map[string][]int
+	text     map[string]string
+	sessions map[string][]string
 }
 
 func newBulletSet() *bulletSet {
-	return &bulletSet{refs: map[string][]int{}, text: map[string]string{}}
+	return &bulletSet{refs: map[string][]int{}, text: map[string]string{}, sessions: map[string][]string{}}
 }
 
 func normKey(s string) string {
 	return strings.ToLower(strings.Trim(cleanItem(s), " .;:-"))
 }
 
-func (b *bulletSet) add(item string, task int) {
+// add records item, stated in task (0: none) of the session thread.
+func (b *bulletSet) add(item string, task int, thread string) {
 	k := normKey(item)
 	if k == "" {
 		return
@@ -383,6 +386,9 @@ func (b *bulletSet) add(item string, task int) {
 	if _, ok := b.text[k]; !ok {
 		b.order = append(b.order, k)
 		b.text[k] = item
+	}
+	if thread != "" && !contains(b.sessions[k], thread) {
+		b.sessions[k] = append(b.sessions[k], thread)
 	}
 	if task > 0 {
 		refs := b.refs[k]
@@ -401,7 +407,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + textcut.Words(b.text[k], maxItemBytes)
+		line := "- " + textcut.Words(b.text[k], maxItemBytes) + seenIn(len(b.sessions[k]))
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {
@@ -411,6 +417,15 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		}
 		sb.WriteString(line + "\n")
 	}
+}
+
+// seenIn is the note on a memory several sessions stated: " (seen in N
+// sessions)", or nothing for one.
+func seenIn(sessions int) string {
+	if sessions < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (seen in %d sessions)", sessions)
 }
 
 // renderMemoryMD builds the v1 handbook: one task group per working
@@ -456,29 +471,22 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				}
 				sb.WriteString("\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
+				id := m.sel.ThreadID
 				for _, p := range t.Prefs {
-					prefs.add(p, n)
+					prefs.add(p, n, id)
 				}
 				if m.stale != nil {
 					// Kept for the record, apart: what it says may no longer hold.
 					for _, k := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
-						doubt.add(k, n)
+						doubt.add(k, n, id)
 					}
 					continue
 				}
 				for _, k := range t.Knowledge {
-					if by := facts.claim(m, k, n); by != "" {
-						old.add(k+" ("+by+")", n)
-						continue
-					}
-					know.add(k, n)
+					facts.sort(m, k, n, know, old)
 				}
 				for _, f := range t.Failures {
-					if by := facts.claim(m, f, n); by != "" {
-						old.add(f+" ("+by+")", n)
-						continue
-					}
-					fails.add(f, n)
+					facts.sort(m, f, n, fails, old)
 				}
 			}
 		}
@@ -715,6 +723,7 @@ type factOwner struct {
 	thread string
 	day    string
 	task   int
+	text   string // normKey of what it stated
 }
 
 // claim records m's fact, or, when a newer memory already stated one
@@ -729,7 +738,7 @@ func (f newerFacts) claim(m memory, item string, task int) string {
 	key := m.projectID().Key + "\x00" + subj
 	owner, ok := f[key]
 	if !ok {
-		f[key] = factOwner{thread: m.sel.ThreadID, day: m.day, task: task}
+		f[key] = factOwner{thread: m.sel.ThreadID, day: m.day, task: task, text: normKey(item)}
 		return ""
 	}
 	if owner.thread == m.sel.ThreadID {
@@ -740,6 +749,27 @@ func (f newerFacts) claim(m memory, item string, task int) string {
 		by += fmt.Sprintf(" by Task %d", owner.task)
 	}
 	return by
+}
+
+// restated reports whether the newer memory that claimed item's subject
+// stated the very same fact: that is the fact seen again, not
+// superseded.
+func (f newerFacts) restated(m memory, item string) bool {
+	owner, ok := f[m.projectID().Key+"\x00"+subjectOf(item)]
+	return ok && owner.text == normKey(item)
+}
+
+// sort puts m's fact into current, or into old with the newer memory that
+// superseded it; a fact a newer memory restated word for word is current,
+// one bullet for every session that stated it.
+func (f newerFacts) sort(m memory, item string, task int, current, old *bulletSet) {
+	by := f.claim(m, item, task)
+	switch {
+	case by == "" || f.restated(m, item):
+		current.add(item, task, m.sel.ThreadID)
+	default:
+		old.add(item+" ("+by+")", task, m.sel.ThreadID)
+	}
 }
 
 // supersessions says, for each fact (thread id, NUL, item) that a newer
@@ -753,7 +783,7 @@ func supersessions(mems []memory) map[string]string {
 		}
 		for _, t := range m.tasks {
 			for _, it := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
-				if by := f.claim(m, it, 0); by != "" {
+				if by := f.claim(m, it, 0); by != "" && !f.restated(m, it) {
 					out[m.sel.ThreadID+"\x00"+it] = by
 				}
 			}
@@ -858,45 +888,11 @@ func renderSummaryV1(all []memory, notes []note) string {
 	}
 	recent := recentDays(mems, recentMemoryDays)
 	for _, g := range gs {
-		var rec []memory
-		for _, m := range g.mems {
-			if recent[m.day] {
-				rec = append(rec, m)
-			}
-		}
-		if len(rec) == 0 {
-			continue
-		}
-		fmt.Fprintf(&sb, "\n### %s\n", g.name)
-		day := ""
-		for i, m := range rec {
-			if i == maxRecentPerScope {
-				fmt.Fprintf(&sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
-				break
-			}
-			if m.day != day {
-				day = m.day
-				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
-			}
-			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
-			fmt.Fprintf(&sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
-			if l := firstLearning(m); l != "" && m.stale == nil {
-				note := ""
-				if by := later[m.sel.ThreadID+"\x00"+l]; by != "" {
-					note = " (" + by + ")"
-				}
-				fmt.Fprintf(&sb, "  - learnings: %s%s\n", textcut.Words(l, maxSummaryItem), note)
-			}
-		}
+		writeRecentTopics(&sb, g.name, repeatsMerged(g.mems, recent, true), later)
 	}
 	older := false
 	for _, g := range gs {
-		var old []memory
-		for _, m := range g.mems {
-			if !recent[m.day] {
-				old = append(old, m)
-			}
-		}
+		old := repeatsMerged(g.mems, recent, false)
 		if len(old) == 0 {
 			continue
 		}
@@ -905,15 +901,79 @@ func renderSummaryV1(all []memory, notes []note) string {
 			older = true
 		}
 		fmt.Fprintf(&sb, "\n#### %s\n\n", g.name)
-		for i, m := range old {
+		for i, e := range old {
 			if i == maxOlderPerScope {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote())
+			m := e.memory
+			fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
 		}
 	}
 	return sb.String()
+}
+
+// indexEntry is a memory of the summary's index with how many sessions
+// of its project stated it word for word (it is the newest of them).
+type indexEntry struct {
+	memory
+	sessions int
+}
+
+// repeatsMerged lists a project's memories of recent days (or, with
+// recentOnes false, of older days), newest first, merging each memory
+// that repeats a newer one's topic, keywords, description and first
+// learning into that newer entry's count: one line for N identical
+// sessions, not N lines.
+func repeatsMerged(mems []memory, recent map[string]bool, recentOnes bool) []indexEntry {
+	var out []indexEntry
+	at := map[string]int{}
+	for _, m := range mems {
+		if recent[m.day] != recentOnes {
+			continue
+		}
+		key := normKey(m.topic) + "\x00" + normKey(strings.Join(m.keywords, ",")) + "\x00" + normKey(m.desc) + "\x00" + normKey(firstLearning(m))
+		if m.stale != nil {
+			key = m.sel.ThreadID // a stale memory says so on its own line
+		}
+		if i, ok := at[key]; ok {
+			out[i].sessions++
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, indexEntry{memory: m, sessions: 1})
+	}
+	return out
+}
+
+// writeRecentTopics writes a project's recent memories into the v1
+// index, by day, each with its description and first learning.
+func writeRecentTopics(sb *strings.Builder, name string, rec []indexEntry, later map[string]string) {
+	if len(rec) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\n### %s\n", name)
+	day := ""
+	for i, e := range rec {
+		if i == maxRecentPerScope {
+			fmt.Fprintf(sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
+			break
+		}
+		m := e.memory
+		if m.day != day {
+			day = m.day
+			fmt.Fprintf(sb, "\n#### %s\n\n", day)
+		}
+		fmt.Fprintf(sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
+		fmt.Fprintf(sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
+		if l := firstLearning(m); l != "" && m.stale == nil {
+			note := ""
+			if by := later[m.sel.ThreadID+"\x00"+l]; by != "" {
+				note = " (" + by + ")"
+			}
+			fmt.Fprintf(sb, "  - learnings: %s%s\n", textcut.Words(l, maxSummaryItem), note)
+		}
+	}
 }
 
 // v2Limits is how much of each list the v2 summary shows; shrinking them

@@ -184,7 +184,9 @@ func TestHeuristicV1SummaryIsBounded(t *testing.T) {
 	var sel []Selected
 	raw := loadRaw(t, "raw_ci.md")
 	for i := 0; i < 256; i++ {
-		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: raw, Cwd: "/src/p"})
+		// Each description differs: identical memories merge into one line.
+		distinct := strings.Replace(raw, "description: Fixed", "description: ("+itoa8(uint32(i))+") Fixed", 1)
+		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: distinct, Cwd: "/src/p"})
 	}
 	root := runHeuristic(t, "v1", sel)
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))

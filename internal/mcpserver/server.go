@@ -583,10 +583,10 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 func (h *handlers) noteProject(arg string) (string, error) {
 	arg = strings.TrimSpace(arg)
 	own := h.ownProject()
-	switch {
-	case arg == allProjects:
+	switch arg {
+	case allProjects:
 		return "", nil
-	case arg == "":
+	case "":
 		return own.Key, nil
 	}
 	// The server's own project counts as known even before its memory

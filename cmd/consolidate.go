@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -150,55 +147,6 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 		}
 	}
 	return runErr
-}
-
-// buildConsolidator resolves consolidation.mode. The provider it returns
-// names what answers (Kind, Model; Provider is nil but in model mode), for
-// the token record and the history.
-func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode config.ConsolidationMode) (consolidate.Consolidator, pipeline.Provider, error) {
-	if mode == config.ModeAuto {
-		if model.Resolve(model.Kind(cfg.Provider.Kind), sl.Getenv) == model.KindHeuristic {
-			mode = config.ModeHeuristic
-		} else {
-			mode = config.ModeModel
-		}
-	}
-	switch mode {
-	case config.ModeHeuristic:
-		return consolidate.NewHeuristic(), pipeline.Provider{Kind: model.KindHeuristic}, nil
-	case config.ModeModel:
-		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
-		if err != nil {
-			return nil, pipeline.Provider{}, err
-		}
-		if prov.Provider == nil {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
-		}
-		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
-	case config.ModeAgent:
-		if len(cfg.Consolidation.AgentCommand) == 0 || cfg.Consolidation.AgentCommand[0] == "" {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
-		}
-		if err := checkProgram(cfg.Consolidation.AgentCommand[0]); err != nil {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
-		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), pipeline.Provider{Kind: model.Kind(config.ModeAgent)}, nil // the agent answers: recorded under its mode
-	}
-	return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
-}
-
-// agentEnv is the environment of the consolidation agent: this process's,
-// less memctl's own variables, so the agent cannot reach memctl's home or
-// config through them.
-func agentEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "MEMCTL_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // consolidateVersion runs Phase 2 for one memory version. A failed run

@@ -139,7 +139,8 @@ func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPha
 		}
 	}
 	if consolidatePhase {
-		plan.Consolidator, plan.Consolidate, err = buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
+		modelProvider := func() (pipeline.Provider, error) { return sl.Provider(cfg, model.PurposeConsolidate) }
+		plan.Consolidator, plan.Consolidate, err = pipeline.Consolidator(cfg, cfg.Consolidation.Mode, sl.Getenv, modelProvider, ios.ErrOut)
 	}
 	return plan, err
 }

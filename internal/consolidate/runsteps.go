@@ -222,14 +222,25 @@ func (r *runner) committedUnchanged(ctx context.Context, p *pass) (Result, error
 			return r.fail(ctx, StatusFailedCommit, err, true)
 		}
 	}
-	owned, _, err := r.jobs.Commit(ctx, p.commit)
+	return r.committed(ctx, p, StatusSucceededNoChanges, false)
+}
+
+// committed commits p.commit and, when the lock was still the run's, ends
+// the run with status (and the generation the commit recorded, when
+// withGeneration), the evidence index of what it selected and the
+// folder's size.
+func (r *runner) committed(ctx context.Context, p *pass, status Status, withGeneration bool) (Result, error) {
+	owned, id, err := r.jobs.Commit(ctx, p.commit)
 	if err != nil {
 		return r.fail(ctx, StatusFailedCommit, err, true)
 	}
 	if !owned {
 		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
 	}
-	r.res.Status = StatusSucceededNoChanges
+	r.res.Status = status
+	if withGeneration {
+		r.res.Generation = id
+	}
 	r.writeEvidenceIndex(p.selected, p.evid)
 	r.res.StorageBytes, _ = memdir.Size(r.opts.Root)
 	return r.res, nil
@@ -376,16 +387,5 @@ func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 	if changed {
 		p.commit.Generation = &gen
 	}
-	owned, id, err := r.jobs.Commit(ctx, p.commit)
-	if err != nil {
-		return r.fail(ctx, StatusFailedCommit, err, true)
-	}
-	if !owned {
-		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
-	}
-	r.res.Status = StatusSucceeded
-	r.res.Generation = id
-	r.writeEvidenceIndex(p.selected, p.evid)
-	r.res.StorageBytes, _ = memdir.Size(opts.Root)
-	return r.res, nil
+	return r.committed(ctx, p, StatusSucceeded, true)
 }

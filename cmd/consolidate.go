@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -134,19 +131,11 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	if err != nil {
 		return err
 	}
-	var results []consolidate.Result
-	var runErr error
-	for _, v := range cfg.Versions() {
-		res, err := consolidateVersion(ctx, opts, cfg, plan, v)
-		if err != nil && !res.Status.Failed() {
-			return err // no result to report: config, store or interruption
-		}
-		results = append(results, res)
-		if err != nil && runErr == nil {
-			// A failed run still reports its failed_… status, and the
-			// other version's pipeline still runs.
-			runErr = err
-		}
+	results, runErr := pipeline.ConsolidateVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version) (consolidate.Result, error) {
+		return consolidateVersion(ctx, opts, cfg, plan, v)
+	})
+	if results == nil {
+		return runErr // no result to report: config, store or interruption
 	}
 	if opts.JSON {
 		var doc any = results[0]
@@ -160,72 +149,14 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	return runErr
 }
 
-// buildConsolidator resolves consolidation.mode. The provider it returns
-// names what answers (Kind, Model; Provider is nil but in model mode), for
-// the token record and the history.
-func buildConsolidator(sl StageLoaders, errOut io.Writer, cfg *config.Config, mode config.ConsolidationMode) (consolidate.Consolidator, pipeline.Provider, error) {
-	if mode == config.ModeAuto {
-		if model.Resolve(model.Kind(cfg.Provider.Kind), sl.Getenv) == model.KindHeuristic {
-			mode = config.ModeHeuristic
-		} else {
-			mode = config.ModeModel
-		}
-	}
-	switch mode {
-	case config.ModeHeuristic:
-		return consolidate.NewHeuristic(), pipeline.Provider{Kind: model.KindHeuristic}, nil
-	case config.ModeModel:
-		prov, err := sl.Provider(cfg, model.PurposeConsolidate)
-		if err != nil {
-			return nil, pipeline.Provider{}, err
-		}
-		if prov.Provider == nil {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
-		}
-		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
-	case config.ModeAgent:
-		if len(cfg.Consolidation.AgentCommand) == 0 || cfg.Consolidation.AgentCommand[0] == "" {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
-		}
-		if err := checkProgram(cfg.Consolidation.AgentCommand[0]); err != nil {
-			return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
-		}
-		return consolidate.NewAgent(cfg.Consolidation.AgentCommand, cfg.Consolidation.AgentTimeout, agentEnv(), errOut), pipeline.Provider{Kind: model.Kind(config.ModeAgent)}, nil // the agent answers: recorded under its mode
-	}
-	return nil, pipeline.Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
-}
-
-// agentEnv is the environment of the consolidation agent: this process's,
-// less memctl's own variables, so the agent cannot reach memctl's home or
-// config through them.
-func agentEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "MEMCTL_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
 // consolidateVersion runs Phase 2 for one memory version. A failed run
 // returns its failed_… result with a *consolidate.FailedError.
 func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (consolidate.Result, error) {
 	cons := plan.Consolidator
-	root, err := opts.MemoryRoot(version)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
-	st, err := opts.OpenStore(ctx, version)
-	if err != nil {
-		return consolidate.Result{}, err
-	}
-	defer st.Close()
 	// An agent consolidator writes its own output to stderr; a progress
 	// line would be torn by it.
 	quiet := opts.JSON || cons.Name() == string(config.ModeAgent)
-	rep, err := pipeline.Consolidate(ctx, pipeline.ConsolidateStage{Store: st, Root: root, Version: version, Consolidator: cons,
+	rep, err := pipeline.ConsolidateVersion(ctx, opts.OpenStore, opts.MemoryRoot, version, pipeline.ConsolidateStage{Consolidator: cons,
 		Provider: plan.Consolidate, Config: cfg, Redact: plan.Redact, Force: opts.Force, DryRun: opts.DryRun, WorkerID: workerID(), Now: opts.Now,
 		Log: opts.IO.ErrOut, Progress: stageProgress(opts.IO, quiet), Describe: !opts.JSON})
 	if err != nil {

@@ -105,16 +105,12 @@ Nothing of the transcripts is exported.`,
 // projectKeyOf turns --project (a folder, a key or a name) into a key.
 func projectKeyOf(cfg *config.Config, root, p string) (string, error) {
 	p = strings.TrimSpace(p)
-	if looksLikePath(p) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", err
-		}
+	if abs, ok := project.FolderArg(p); ok {
 		return project.NewResolver(cfg.ProjectOverrides()).Resolve(abs, "").Key, nil
 	}
 	ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-	if _, e, found := ix.Locate(p, nil); found {
-		return e.Key, nil
+	if k, found, err := project.Match(p, ix.Known()); err != nil || found {
+		return k.Key, projectArgError(err)
 	}
 	if strings.Contains(p, ":") {
 		return p, nil

@@ -15,7 +15,6 @@ import (
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -169,19 +168,11 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	if err != nil {
 		return err
 	}
-	var results []extract.RunResult
-	var scanned scan.Result
-	for i, v := range cfg.Versions() {
-		res, sres, err := extractVersion(ctx, opts, cfg, plan, v)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			scanned = sres // every version scans the same sources
-		}
-		results = append(results, res)
+	debugNoSources(opts.IO, opts.Sources(cfg))
+	res, scanned, err := pipeline.ExtractVersions(ctx, opts.OpenStore, cfg.Versions(), opts.scanStage(cfg, plan), opts.extractFunc(cfg, plan))
+	if err != nil {
+		return err
 	}
-	res := pipeline.MergeExtract(results)
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, res); err != nil {
 			return err
@@ -203,20 +194,18 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	return nil
 }
 
-// extractVersion scans and extracts one memory version. The scan's
-// result is returned for the caller to report (once, not per version).
-func extractVersion(ctx context.Context, opts *ExtractOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (extract.RunResult, scan.Result, error) {
-	st, err := opts.OpenStore(ctx, version)
-	if err != nil {
-		return extract.RunResult{}, scan.Result{}, err
+// scanStage is the scan that precedes an extraction: the configured
+// sources, redacted with the plan's redactor.
+func (opts *ExtractOptions) scanStage(cfg *config.Config, plan pipeline.Plan) pipeline.ScanStage {
+	return pipeline.ScanStage{Sources: opts.Sources(cfg), Config: cfg, Redact: plan.Redact, Now: opts.Now, Progress: stageProgress(opts.IO, opts.JSON)}
+}
+
+// extractFunc is how this command extracts a scanned version: its flags
+// and the plan's provider (extractStore).
+func (opts *ExtractOptions) extractFunc(cfg *config.Config, plan pipeline.Plan) pipeline.ExtractFunc {
+	return func(ctx context.Context, st *store.Store, version memversion.Version) (extract.RunResult, error) {
+		return extractStore(ctx, opts, cfg, version, st, plan.Extract, plan.Redact)
 	}
-	defer st.Close()
-	scanned, err := scanStore(ctx, opts.IO, opts.JSON, opts.Now, opts.Sources(cfg), cfg, st)
-	if err != nil {
-		return extract.RunResult{}, scanned, err
-	}
-	res, err := extractStore(ctx, opts, cfg, version, st, plan.Extract, plan.Redact)
-	return res, scanned, err
 }
 
 // extractStore extracts one memory version from its scanned store.

@@ -235,9 +235,3 @@ func ensureHome(home string) error {
 	}
 	return nil
 }
-
-// recordStage remembers how a stage ended, for `memctl status`; a failure
-// to record it must not fail the stage.
-func recordStage(ctx context.Context, st *store.Store, stage string, started, finished time.Time, status, detail string) {
-	_ = st.RecordStageRun(ctx, store.StageRun{Stage: stage, StartedAt: started, FinishedAt: finished, Status: status, Detail: detail})
-}

@@ -40,8 +40,9 @@ Protocol on stdin/stdout, for any MCP-capable agent. Tools:
 
   list             list a folder of the memory (shallow, paginated)
   read             read a memory file, by lines
-  search           find lines in memory files (Codex's matching modes), or
-                   mode "ranked" for a full-text search of the raw memories
+  search           a query: the ranked full-text search of memctl search
+                   (raw memories, summaries, memory files); queries: the
+                   lines of the memory files that hold them (Codex's modes)
   add_ad_hoc_note  write a note the next consolidation folds into memory
 
 The tools answer for the project of the folder the server runs in (a

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -89,17 +90,8 @@ func TestRunMCP(t *testing.T) {
 func TestMCPRankedSearchCutsALongQuery(t *testing.T) {
 	ios := newTestIO(false)
 	f, _ := extractedFactory(t, ios)
-	serverT, clientT := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	opts := &MCPOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, Transport: serverT}
-	go func() { done <- runMCP(ctx, opts) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memctl-test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); <-done }()
+	ctx := context.Background()
+	cs := serveMCP(t, f, ios)
 	query := strings.Repeat("parser flaky ", 1000)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"mode": "ranked", "query": query, "project": "*"}})
 	if err != nil || res.IsError {
@@ -118,5 +110,64 @@ func TestMCPRankedSearchCutsALongQuery(t *testing.T) {
 	}
 	if out.Query != "parser flaky" || !strings.Contains(out.Note, "first 2 distinct words of a query of 2000 words") || len(out.Hits) == 0 {
 		t.Errorf("query %q, note %q, %d hits", out.Query, out.Note, len(out.Hits))
+	}
+}
+
+// serveMCP runs `memctl mcp` over f in process and returns a client
+// session to it; the server stops when the test ends.
+func serveMCP(t *testing.T, f *Factory, ios *testStreams) *mcp.ClientSession {
+	t.Helper()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	opts := &MCPOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, Transport: serverT}
+	go func() { done <- runMCP(ctx, opts) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memctl-test", Version: "v0"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); <-done; cancel() })
+	return cs
+}
+
+// TestMCPSearchIsMemctlSearch: the MCP search tool, given a query and no
+// mode, answers from the same ranked index as `memctl search`: the same
+// hits in the same order.
+func TestMCPSearchIsMemctlSearch(t *testing.T) {
+	ios := newTestIO(false)
+	f, _ := extractedFactory(t, ios)
+	cs := serveMCP(t, f, ios)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search",
+		Arguments: map[string]any{"query": "flaky parser", "project": "*", "max_results": 5}})
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	type hit struct {
+		Kind     string `json:"kind"`
+		ThreadID string `json:"thread_id"`
+		Snippet  string `json:"snippet"`
+	}
+	var overMCP struct {
+		Mode string `json:"mode"`
+		Hits []hit  `json:"hits"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &overMCP); err != nil {
+		t.Fatal(err)
+	}
+
+	cliIO := newTestIO(false)
+	opts := SearchOptions{IO: cliIO.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
+		JSON: true, Query: "flaky parser", Limit: 5, Scope: ProjectScope{AllProjects: true}}
+	if err := runSearch(context.Background(), &opts); err != nil {
+		t.Fatal(err)
+	}
+	var onCLI []hit
+	if err := json.Unmarshal(cliIO.out.Bytes(), &onCLI); err != nil {
+		t.Fatal(err)
+	}
+	if overMCP.Mode != "ranked" || len(onCLI) == 0 || !reflect.DeepEqual(overMCP.Hits, onCLI) {
+		t.Errorf("MCP search (mode %q):\n%+v\nmemctl search:\n%+v", overMCP.Mode, overMCP.Hits, onCLI)
 	}
 }

@@ -116,7 +116,8 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 	}
 	r := project.NewResolver(cfg.ProjectOverrides())
 	p := strings.TrimSpace(opts.Project)
-	if p != "" && !looksLikePath(p) {
+	folder, isFolder := project.FolderArg(p)
+	if p != "" && !isFolder {
 		ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
 		var counts []store.ProjectCount
 		if opts.OpenStore != nil {
@@ -128,19 +129,19 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 				st.Close()
 			}
 		}
-		switch named := project.Named(p, ix.Known(), knownProjects(counts)); len(named) {
-		case 1:
-			return named[0].Key, nil
-		case 0:
-		default:
-			return "", ambiguousProject(p, named)
+		k, found, err := project.Match(p, ix.Known(), knownProjects(counts))
+		if err != nil {
+			return "", projectArgError(err)
+		}
+		if found {
+			return k.Key, nil
 		}
 		if strings.Contains(p, ":") {
 			return p, nil // a key memory holds nothing of yet
 		}
 		return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
 	}
-	dir := p
+	dir := folder
 	if dir == "" {
 		getwd := opts.Getwd
 		if getwd == nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 )
 
 // The project tests put real Codex and Claude Code transcripts (the
@@ -819,5 +820,48 @@ func TestProjectOverrideLandsWithoutWaitingForTheCooldown(t *testing.T) {
 	// The next run is back under the cooldown: the request was answered.
 	if out := w.memctl("run", "--json"); !strings.Contains(out, "skipped_cooldown") {
 		t.Errorf("second run:\n%s", out)
+	}
+}
+
+// TestASharedProjectNameIsRefusedByEveryCommand: summary, export and note
+// resolve --project through project.Match, so a name two projects share
+// (two checkouts both called "workspace") is a usage error listing both
+// keys in each of them, never the first project of that name.
+func TestASharedProjectNameIsRefusedByEveryCommand(t *testing.T) {
+	ios := newTestIO(false)
+	f := newTestFactory(t, ios.IOStreams, nil)
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := f.MemoryRoot(cfg.Memories.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "memory_summary.md"), "Two workspaces.\n")
+	writeFile(t, filepath.Join(root, "projects", "index.json"), `{"version":1,"projects":[
+{"key":"git:example.com/a/workspace","name":"workspace","dir":"workspace-a"},
+{"key":"git:example.com/b/workspace","name":"workspace","dir":"workspace-b"}]}`)
+	for _, tc := range []struct {
+		cmd     *cobra.Command
+		parents []string
+		args    []string
+	}{
+		{newSummaryCmd(f, nil), nil, []string{"--project", "workspace"}},
+		{newExportCmd(f, nil), nil, []string{"--project", "workspace"}},
+		{newNoteAddCmd(f, nil), []string{"note"}, []string{"--slug", "shared", "--project", "workspace", "a note"}},
+	} {
+		err := execCmd(t, f, tc.cmd, tc.parents, tc.args...)
+		if exitCode(err) != ExitUsage {
+			t.Errorf("%s: exit %d (%v), want %d", tc.cmd.Name(), exitCode(err), err, ExitUsage)
+		}
+		shown := newTestIO(false)
+		report(shown.IOStreams, false, err)
+		msg := shown.errOut.String()
+		for _, want := range []string{`2 projects are named "workspace"`, "git:example.com/a/workspace", "git:example.com/b/workspace"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: %q lacks %q", tc.cmd.Name(), msg, want)
+			}
+		}
 	}
 }

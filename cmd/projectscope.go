@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ type scopeResult struct {
 	Fallback bool `json:"fallback,omitempty"`
 }
 
-// knownProjects are the store's projects, for project.Named.
+// knownProjects are the store's projects, for project.Match.
 func knownProjects(counts []store.ProjectCount) []project.Known {
 	out := make([]project.Known, len(counts))
 	for i, c := range counts {
@@ -52,16 +53,15 @@ func knownProjects(counts []store.ProjectCount) []project.Known {
 	return out
 }
 
-// ambiguousProject refuses a name several projects share (two checkouts
-// both called "workspace"), listing their keys: picking one silently put
-// notes and views on the wrong project (issue 26).
-func ambiguousProject(name string, named []project.Known) error {
-	keys := make([]string, len(named))
-	for i, c := range named {
-		keys[i] = c.Key
+// projectArgError makes project.Match's refusal of a name several
+// projects share a usage error of --project that lists their keys; other
+// errors pass through.
+func projectArgError(err error) error {
+	var amb *project.AmbiguousError
+	if errors.As(err, &amb) {
+		return withHint(FlagErrorf("--project: %s", amb.Error()), amb.Hint())
 	}
-	return withHint(FlagErrorf("--project: %d projects are named %q", len(named), name),
-		"give one of their keys: "+strings.Join(keys, ", "))
+	return err
 }
 
 // resolve turns the scope into a project key the store filters on. An
@@ -85,13 +85,14 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		return store.ProjectCount{}, false
 	}
 	p := strings.TrimSpace(s.Project)
-	if p != "" && !looksLikePath(p) {
-		switch named := project.Named(p, knownProjects(counts)); len(named) {
-		case 1:
-			return scopeResult{Key: named[0].Key, Name: named[0].Name}, nil
-		case 0:
-		default:
-			return scopeResult{}, ambiguousProject(p, named)
+	folder, isFolder := project.FolderArg(p)
+	if p != "" && !isFolder {
+		k, found, err := project.Match(p, knownProjects(counts))
+		if err != nil {
+			return scopeResult{}, projectArgError(err)
+		}
+		if found {
+			return scopeResult{Key: k.Key, Name: k.Name}, nil
 		}
 		var names []string
 		for _, c := range counts {
@@ -108,7 +109,7 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		}
 		return scopeResult{}, withHint(FlagErrorf("--project: no project %q", p), hint)
 	}
-	dir := p
+	dir := folder
 	if dir == "" {
 		getwd := s.Getwd
 		if getwd == nil {
@@ -117,9 +118,9 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		if dir, err = getwd(); err != nil {
 			return scopeResult{Fallback: true}, nil
 		}
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
 	}
 	id := project.NewResolver(cfg.ProjectOverrides()).Resolve(dir, "")
 	if c, ok := known(id.Key); ok {

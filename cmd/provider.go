@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/model"
@@ -45,7 +41,7 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (pipeline.Pro
 		return pipeline.Provider{}, &config.Error{Key: "provider", Err: err}
 	}
 	if kind == model.KindCommand {
-		if err := checkProgram(cfg.Provider.Command[0]); err != nil {
+		if err := pipeline.CheckProgram(cfg.Provider.Command[0]); err != nil {
 			return pipeline.Provider{}, &config.Error{Key: "provider.command", Err: err}
 		}
 	}
@@ -62,27 +58,4 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (pipeline.Pro
 		return pipeline.Provider{}, &config.Error{Key: key, Err: fmt.Errorf("provider %s has no default model; set %s to a model the server at %s serves", kind, key, choice.Endpoint())}
 	}
 	return pipeline.Provider{Provider: p, Kind: kind, Model: m}, nil
-}
-
-// checkProgram refuses a program that cannot be started, so a typo in
-// provider.command or consolidation.agent_command is a config error (exit
-// 2) before any stage runs, not a failure per thread that spends its
-// retries and backs it off. A relative path with a slash is left to the
-// run: the agent resolves it inside the memory folder.
-func checkProgram(name string) error {
-	if !filepath.IsAbs(name) && filepath.Base(name) != name {
-		return nil
-	}
-	_, err := exec.LookPath(name)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, exec.ErrNotFound):
-		return fmt.Errorf("program %q is not in PATH", name)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("program %s does not exist", name)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("program %s is not executable", name)
-	}
-	return fmt.Errorf("program %s cannot be run: %w", name, err)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/prune"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -67,14 +66,9 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 			return &FlagError{Err: err}
 		}
 	}
-	total := prune.Result{ThreadIDs: []string{}, DryRun: opts.DryRun}
-	for _, v := range cfg.Versions() {
-		res, err := pipeline.PruneVersion(ctx, opts.OpenStore, v, cfg.Memories.MaxUnusedDays, opts.DryRun, opts.Now)
-		if err != nil {
-			return err
-		}
-		total.Pruned += res.Pruned
-		total.ThreadIDs = append(total.ThreadIDs, res.ThreadIDs...)
+	total, err := pipeline.PruneVersions(ctx, opts.OpenStore, cfg.Versions(), cfg.Memories.MaxUnusedDays, opts.DryRun, opts.Now)
+	if err != nil {
+		return err
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, total)

@@ -98,6 +98,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	opts.Extract.backlog = &backlogAnswer{} // one question for every version
+	debugNoSources(opts.IO, opts.Sources(cfg))
 	runs, stageErr := pipeline.RunVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version, first bool) (pipeline.Report, error) {
 		return runPipeline(ctx, opts, cfg, plan, v, first)
 	})
@@ -138,7 +139,8 @@ func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPha
 		}
 	}
 	if consolidatePhase {
-		plan.Consolidator, plan.Consolidate, err = buildConsolidator(sl, ios.ErrOut, cfg, cfg.Consolidation.Mode)
+		modelProvider := func() (pipeline.Provider, error) { return sl.Provider(cfg, model.PurposeConsolidate) }
+		plan.Consolidator, plan.Consolidate, err = pipeline.Consolidator(cfg, cfg.Consolidation.Mode, sl.Getenv, modelProvider, ios.ErrOut)
 	}
 	return plan, err
 }
@@ -168,7 +170,7 @@ func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan
 		Version: version, Root: root, TemplateDir: cfg.Templates.Dir, OpenStore: opts.OpenStore, Now: opts.Now, DryRun: dryRun,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, MinRateLimitPercent: cfg.Memories.MinRateLimitRemainingPercent, GuardKind: plan.Extract.Kind,
 		Extract: func(ctx context.Context) (extract.RunResult, scan.Result, error) {
-			return extractVersion(ctx, eo, cfg, plan, version)
+			return pipeline.ExtractVersion(ctx, opts.OpenStore, version, eo.scanStage(cfg, plan), eo.extractFunc(cfg, plan))
 		},
 		Consolidate: func(ctx context.Context) (consolidate.Result, error) {
 			return consolidateVersion(ctx, co, cfg, plan, version)

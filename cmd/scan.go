@@ -7,7 +7,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -71,20 +71,16 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	var total scan.Result
-	for i, v := range cfg.Versions() {
-		st, err := opts.OpenStore(ctx, v)
-		if err != nil {
-			return err
-		}
-		res, err := scanStore(ctx, opts.IO, opts.JSON, opts.Now, opts.Sources(cfg), cfg, st)
-		st.Close()
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			total = res
-		}
+	red, err := redactor(cfg)
+	if err != nil {
+		return err
+	}
+	srcs := opts.Sources(cfg)
+	debugNoSources(opts.IO, srcs)
+	total, err := pipeline.ScanVersions(ctx, opts.OpenStore, cfg.Versions(),
+		pipeline.ScanStage{Sources: srcs, Config: cfg, Redact: red, Now: opts.Now, Progress: stageProgress(opts.IO, opts.JSON)})
+	if err != nil {
+		return err
 	}
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, total); err != nil {

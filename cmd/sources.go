@@ -1,18 +1,14 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
-	"github.com/memctl/memctl/internal/store"
 )
 
 // Sources returns the transcript sources of the config: its [[sources]]
@@ -194,40 +190,9 @@ func redactor(cfg *config.Config) (func(string) string, error) {
 	return r.String, nil
 }
 
-// scanStore indexes every source into one version's store.
-func scanStore(ctx context.Context, ios *IOStreams, jsonMode bool, now func() time.Time, srcs []sessions.Source, cfg *config.Config, st *store.Store) (scan.Result, error) {
-	started := now()
+// debugNoSources says, with --debug, why a scan read nothing.
+func debugNoSources(ios *IOStreams, srcs []sessions.Source) {
 	if len(srcs) == 0 {
 		ios.Debugf("no transcript sources configured and none of ~/.codex/sessions, ~/.claude/projects exists")
 	}
-	red, err := redactor(cfg)
-	if err != nil {
-		return scan.Result{}, err
-	}
-	prog := startProgress(ios, jsonMode, "scanning transcripts", "")
-	res, err := scan.Run(ctx, st, scan.Options{
-		Sources:  srcs,
-		Redact:   red,
-		Projects: cfg.ProjectOverrides(),
-		Policy:   store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
-	})
-	prog.finish()
-	status := "ok"
-	detail := fmt.Sprintf("scanned %d, added %d, updated %d, unchanged %d, problems %d", res.Scanned, res.Added, res.Updated, res.Unchanged, len(res.Errors))
-	switch {
-	case errors.Is(err, context.Canceled):
-		status = "interrupted"
-	case err != nil:
-		status = "failed"
-	case res.Err() != nil:
-		// The readable sources were scanned; one could not be.
-		status = "partial"
-		for _, s := range res.Sources {
-			if s.Error != "" {
-				detail += fmt.Sprintf("; cannot read %s: %s", s.Path, s.Error)
-			}
-		}
-	}
-	recordStage(context.WithoutCancel(ctx), st, "scan", started, now(), status, detail)
-	return res, err
 }

@@ -102,10 +102,8 @@ never opens the database or scans transcripts.`,
 // directory.
 func summaryProject(opts *SummaryOptions) string {
 	if p := strings.TrimSpace(opts.Project); p != "" {
-		if looksLikePath(p) {
-			if abs, err := filepath.Abs(p); err == nil {
-				return abs
-			}
+		if abs, ok := project.FolderArg(p); ok {
+			return abs
 		}
 		return p
 	}
@@ -123,21 +121,6 @@ func summaryProject(opts *SummaryOptions) string {
 		return ""
 	}
 	return wd
-}
-
-// looksLikePath tells a folder from a project key or name: keys have a
-// scheme ("git:", "path:") and names have no leading ".", "/" or "~". A
-// relative folder written without "./" (src/app, as a shell completes
-// it) is a folder too when it is there and is no key: the flag says PATH.
-func looksLikePath(s string) bool {
-	if filepath.IsAbs(s) || s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") {
-		return true
-	}
-	if strings.Contains(s, ":") {
-		return false
-	}
-	fi, err := os.Stat(s)
-	return err == nil && fi.IsDir()
 }
 
 func runSummary(_ context.Context, opts *SummaryOptions) error {
@@ -167,7 +150,7 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		}
 		res, err = inject.Scoped(req)
 		if err != nil {
-			return err
+			return projectArgError(err)
 		}
 		if res.Injected {
 			res.Text = red(res.Text)

@@ -185,9 +185,9 @@ func TestHeuristicV1SummaryIsBounded(t *testing.T) {
 	var sel []Selected
 	raw := loadRaw(t, "raw_ci.md")
 	for i := 0; i < 256; i++ {
-		// Distinct descriptions: identical memories fold into one line.
-		own := strings.Replace(raw, "description: ", "description: run "+itoa8(uint32(i))+": ", 1)
-		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: own, Cwd: "/src/p"})
+		// Each description differs: identical memories merge into one line.
+		distinct := strings.Replace(raw, "description: Fixed", "description: ("+itoa8(uint32(i))+") Fixed", 1)
+		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: 1785840059 - int64(i%4)*86400, RawMemory: distinct, Cwd: "/src/p"})
 	}
 	root := runHeuristic(t, "v1", sel)
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
@@ -266,7 +266,7 @@ func TestIdenticalMemoriesFoldIntoOneLine(t *testing.T) {
 			continue
 		}
 		summaries++
-		if ps := string(b); strings.Count(ps, "answered from memory how the deploy works") != 1 || !strings.Contains(ps, "and 12 earlier session(s) alike") {
+		if ps := string(b); strings.Count(ps, "answered from memory how the deploy works") != 1 || !strings.Contains(ps, "seen in 13 sessions") {
 			t.Errorf("the project summary does not fold the recital into one counted line:\n%s", ps)
 		}
 	}
@@ -283,7 +283,7 @@ func TestIdenticalMemoriesFoldIntoOneLine(t *testing.T) {
 		if !strings.Contains(summary, "cover 14 session(s)") {
 			t.Errorf("%s: the profile does not count every session:\n%s", v, summary)
 		}
-		if !strings.Contains(summary, "and 12 earlier session(s) alike") {
+		if !strings.Contains(summary, "seen in 13 sessions") {
 			t.Errorf("%s: the folded line does not count the others:\n%s", v, summary)
 		}
 		if !strings.Contains(summary, "fixed the cart total rounding") {

@@ -425,56 +425,21 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	if err != nil {
 		return res, err
 	}
-	_, unfinished, err := h.UnfinishedLanding(ctx)
-	if err != nil {
-		return res, err
-	}
-	if action == LandRollback && g.Current && len(gone) == 0 && !unfinished {
-		// The folder may already hold it: then a rollback writes nothing,
-		// and recording it would copy the current generation, push an
-		// older, different one out of the history and start the cooldown
-		// (a consolidation that changes nothing records nothing either).
-		// After a hand edit it is a real rollback; after an interrupted
-		// landing, the folder is not what the store says it holds.
-		files, err := h.GenerationFiles(ctx, g.ID)
-		if err != nil {
-			return res, err
-		}
-		before, err := snapshotIfExists(opts.Root)
-		if err != nil {
-			return res, err
-		}
-		if len(Diff(onlyGenerated(before), landedFiles(files))) == 0 {
+	if held, err := alreadyHeld(ctx, h, opts, action, g, len(gone)); err != nil || held {
+		if held {
 			res.Generation, res.RestoredFrom = g.ID, g.ID
-			return res, nil
 		}
+		return res, err
 	}
-	claim, err := h.ClaimGlobal(ctx, opts.WorkerID, true)
+	token, err := claimForLanding(ctx, h, opts, &res)
 	if err != nil {
 		return res, err
 	}
-	if claim.Status != ClaimClaimed {
-		return res, fmt.Errorf("%w (%s); try again when it has finished", ErrBusy, strings.ReplaceAll(string(claim.Status), "_", " "))
-	}
-	token := claim.Token
 	release := func(err error) (LandResult, error) {
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		_ = h.ReleaseGlobal(bg, token)
 		return res, err
-	}
-	if rec, ok, err := finishLanding(ctx, h, opts, token); err != nil {
-		return release(err)
-	} else if ok {
-		// That landing marked the job done; take the lock again for ours.
-		res.Recovered = &rec
-		if claim, err = h.ClaimGlobal(ctx, opts.WorkerID, true); err != nil {
-			return res, err
-		}
-		if claim.Status != ClaimClaimed {
-			return res, fmt.Errorf("%w (%s)", ErrBusy, claim.Status)
-		}
-		token = claim.Token
 	}
 	if g, err = check(ctx, h, action, id); err != nil {
 		return release(err)
@@ -485,28 +450,9 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	if gone, err = forgottenInputs(ctx, h, g, opts.Force); err != nil {
 		return release(err)
 	}
-	files, err := h.GenerationFiles(ctx, g.ID)
+	before, err := applyLanding(ctx, h, opts, token, action, g)
 	if err != nil {
 		return release(err)
-	}
-	before, err := snapshotIfExists(opts.Root)
-	if err != nil {
-		return release(err)
-	}
-	if ok, err := h.BeginLanding(ctx, token, action, g.ID); err != nil || !ok {
-		if err == nil {
-			err = ErrLostOwnership
-		}
-		return release(err)
-	}
-	if err := ApplyFiles(opts.Root, files, opts.Now()); err != nil {
-		// Put the folder back as it was, so nothing is half-landed.
-		bg := context.WithoutCancel(ctx)
-		if uerr := ApplyFiles(opts.Root, before, opts.Now()); uerr == nil {
-			_ = h.CancelLanding(bg, token)
-			return release(fmt.Errorf("%s generation %d: %w (the folder is unchanged)", action, g.ID, err))
-		}
-		return release(fmt.Errorf("%s generation %d: %w (the next approve, rollback or consolidate finishes it)", action, g.ID, err))
 	}
 	owned, newID, err := h.LandGeneration(ctx, Land{Token: token, Action: action, GenerationID: g.ID, Keep: opts.Keep})
 	if err != nil {
@@ -516,13 +462,11 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		return res, ErrLostOwnership
 	}
 	res.Generation = newID
-	if len(gone) > 0 {
-		// Forced past forgotten memories: the next consolidation must
-		// take them out again without waiting for the cooldown.
-		for id := range gone {
-			if err := h.RequestConsolidation(context.WithoutCancel(ctx), "forget "+id, true); err != nil {
-				return res, err
-			}
+	// Forced past forgotten memories: the next consolidation must take
+	// them out again without waiting for the cooldown.
+	for id := range gone {
+		if err := h.RequestConsolidation(context.WithoutCancel(ctx), "forget "+id, true); err != nil {
+			return res, err
 		}
 	}
 	if after, err := Snapshot(opts.Root); err == nil {
@@ -531,6 +475,92 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		}
 	}
 	return res, nil
+}
+
+// alreadyHeld reports whether a rollback to the current generation would
+// write nothing: the folder already holds it. Recording it would copy the
+// current generation, push an older, different one out of the history
+// and start the cooldown (a consolidation that changes nothing records
+// nothing either). After a hand edit it is a real rollback; after an
+// interrupted landing, the folder is not what the store says it holds.
+func alreadyHeld(ctx context.Context, h History, opts LandOptions, action string, g Generation, forgotten int) (bool, error) {
+	_, unfinished, err := h.UnfinishedLanding(ctx)
+	if err != nil || action != LandRollback || !g.Current || forgotten > 0 || unfinished {
+		return false, err
+	}
+	files, before, err := generationAndFolder(ctx, h, g.ID, opts.Root)
+	if err != nil {
+		return false, err
+	}
+	return len(Diff(onlyGenerated(before), landedFiles(files))) == 0, nil
+}
+
+// claimForLanding takes the global lock for a landing and returns its
+// token. An approve or rollback killed mid-way is finished first (res
+// says so) and the lock taken again for this one.
+func claimForLanding(ctx context.Context, h History, opts LandOptions, res *LandResult) (string, error) {
+	claim, err := h.ClaimGlobal(ctx, opts.WorkerID, true)
+	if err != nil {
+		return "", err
+	}
+	if claim.Status != ClaimClaimed {
+		return "", fmt.Errorf("%w (%s); try again when it has finished", ErrBusy, strings.ReplaceAll(string(claim.Status), "_", " "))
+	}
+	rec, ok, err := finishLanding(ctx, h, opts, claim.Token)
+	if err != nil {
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = h.ReleaseGlobal(bg, claim.Token)
+		return "", err
+	}
+	if !ok {
+		return claim.Token, nil
+	}
+	// That landing marked the job done; take the lock again for ours.
+	res.Recovered = &rec
+	if claim, err = h.ClaimGlobal(ctx, opts.WorkerID, true); err != nil {
+		return "", err
+	}
+	if claim.Status != ClaimClaimed {
+		return "", fmt.Errorf("%w (%s)", ErrBusy, claim.Status)
+	}
+	return claim.Token, nil
+}
+
+// generationAndFolder reads generation id's files and the memory folder
+// as it is now, which a landing compares or writes over.
+func generationAndFolder(ctx context.Context, h History, id int64, root string) (files, folder []BaselineFile, err error) {
+	if files, err = h.GenerationFiles(ctx, id); err != nil {
+		return nil, nil, err
+	}
+	folder, err = snapshotIfExists(root)
+	return files, folder, err
+}
+
+// applyLanding writes generation g's files into the memory folder under
+// the landing mark, and returns the folder as it was before. A failed
+// write puts the folder back when it can, so nothing is half-landed;
+// when it cannot, the mark stays and the next approve, rollback or
+// consolidate finishes the landing.
+func applyLanding(ctx context.Context, h History, opts LandOptions, token, action string, g Generation) ([]BaselineFile, error) {
+	files, before, err := generationAndFolder(ctx, h, g.ID, opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := h.BeginLanding(ctx, token, action, g.ID); err != nil || !ok {
+		if err == nil {
+			err = ErrLostOwnership
+		}
+		return nil, err
+	}
+	if err := ApplyFiles(opts.Root, files, opts.Now()); err != nil {
+		if uerr := ApplyFiles(opts.Root, before, opts.Now()); uerr == nil {
+			_ = h.CancelLanding(context.WithoutCancel(ctx), token)
+			return nil, fmt.Errorf("%s generation %d: %w (the folder is unchanged)", action, g.ID, err)
+		}
+		return nil, fmt.Errorf("%s generation %d: %w (the next approve, rollback or consolidate finishes it)", action, g.ID, err)
+	}
+	return before, nil
 }
 
 // forgottenInputs returns the memories g was built from that the user

@@ -388,14 +388,7 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) s
 		}
 	}
 	recent := recentDays(g.mems, recentMemoryDays)
-	var rec, old []memory
-	for _, m := range mergeAlike(g.mems) {
-		if recent[m.day] {
-			rec = append(rec, m)
-		} else {
-			old = append(old, m)
-		}
-	}
+	rec, old := repeatsMerged(g.mems, recent, true), repeatsMerged(g.mems, recent, false)
 	lim := v2Limits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
 		recent: min(len(rec), maxProjectRecent), older: min(len(old), maxProjectOlder)}
 	for {
@@ -424,7 +417,7 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) s
 	}
 }
 
-func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memory, lim v2Limits) string {
+func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []indexEntry, lim v2Limits) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
 	if len(g.mems) == 0 {
@@ -442,7 +435,8 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 	writeList(&sb, tips[:lim.tips], "none recorded yet")
 	sb.WriteString("\n### What's in memory for this project\n")
 	day := ""
-	for i, m := range rec {
+	for i, e := range rec {
+		m := e.memory
 		if i == lim.recent {
 			fmt.Fprintf(&sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
 			break
@@ -451,7 +445,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 			day = m.day
 			fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 		}
-		fmt.Fprintf(&sb, "- %s: %s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.marks())
+		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
 		if l := firstLearning(m); l != "" && m.stale == nil {
 			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
@@ -462,12 +456,13 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 	}
 	if lim.older > 0 {
 		sb.WriteString("\n#### Older topics\n\n")
-		for i, m := range old {
+		for i, e := range old {
+			m := e.memory
 			if i == lim.older {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s (%s)%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.marks())
+			fmt.Fprintf(&sb, "- %s: %s (%s)%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.staleNote(), seenIn(e.sessions))
 		}
 	}
 	return sb.String()

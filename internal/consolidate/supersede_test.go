@@ -67,3 +67,45 @@ func TestNewerFactsSupersedeOlderOnes(t *testing.T) {
 		}
 	}
 }
+
+// TestIdenticalMemoriesMergeWithTheirCount: three sessions of one project
+// stated the same memory word for word. MEMORY.md gives each fact one
+// bullet that says how many sessions stated it, never lists the older
+// copies as superseded by the newest (nothing changed), and the summary's
+// index has one line for the three; a fact that did change is still
+// superseded.
+func TestIdenticalMemoriesMergeWithTheirCount(t *testing.T) {
+	day := int64(86400)
+	base := int64(1785840059) // 2026-08-04
+	const check, fix = "Check: `npm test` passed after the changes to src/cart.ts.", "Fix: `npm run build` failed (`TS2304`) and passed after changes to tsconfig.json."
+	var sel []Selected
+	for i, id := range []string{"s1", "s2", "s3"} {
+		sel = append(sel, Selected{ThreadID: id, SourceUpdatedAt: base - int64(i)*day, Cwd: "/home/dev/src/shop", RolloutSlug: id,
+			RawMemory: offlineMemory("fix the cart total", []string{check}, []string{"`npm ci` is slow without the cache."})})
+	}
+	// An older session that said otherwise about `npm test`.
+	sel = append(sel, Selected{ThreadID: "s4", SourceUpdatedAt: base - 3*day, Cwd: "/home/dev/src/shop", RolloutSlug: "s4",
+		RawMemory: offlineMemory("break the cart", []string{fix}, []string{"`npm test` failed (`total is NaN`) and no later run passed."})})
+	root := runHeuristic(t, "v1", sel)
+	memory := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	for _, want := range []string{
+		"- " + check + " (seen in 3 sessions) [Task 1, Task 2, Task 3]\n",
+		"- `npm ci` is slow without the cache. (seen in 3 sessions) [Task 1, Task 2, Task 3]\n",
+		"- `npm test` failed (`total is NaN`) and no later run passed. (superseded on 2026-08-04 by Task 1) [Task 4]\n",
+		"- " + fix + " [Task 4]\n", // one session: no count
+	} {
+		if !strings.Contains(memory, want) {
+			t.Errorf("MEMORY.md lacks %q:\n%s", want, memory)
+		}
+	}
+	if n := strings.Count(memory, check); n != 1 {
+		t.Errorf("MEMORY.md states the repeated check %d times, want once:\n%s", n, memory)
+	}
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
+	if n := strings.Count(summary, "desc: fix the cart total"); n != 1 || !strings.Contains(summary, "(seen in 3 sessions)\n") {
+		t.Errorf("the summary's index lists the repeated memory %d times, or without its count:\n%s", n, summary)
+	}
+	if strings.Contains(summary, "learnings: "+check+" (superseded") {
+		t.Errorf("the summary calls a repeated fact superseded:\n%s", summary)
+	}
+}

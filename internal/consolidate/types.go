@@ -8,6 +8,13 @@
 // The baseline lives in the store (see [Jobs]) instead of a private git
 // repository, so no git binary is needed; the diff file handed to the
 // consolidator keeps the git-style format.
+//
+// Where each part lives: the runner (run.go, runsteps.go, order.go, sync.go,
+// difffile.go, snapshot.go, validate.go, onstore.go), the generations
+// and their review (history.go), the consolidators (heuristic*.go for
+// the offline one: reading its inputs, MEMORY.md, memory_summary.md, the
+// facts that supersede each other, the profile's stack; modelc.go;
+// agent.go), and the project layer (projects.go).
 package consolidate
 
 import (

@@ -110,7 +110,10 @@ func Scoped(req Request) (SummaryResult, error) {
 	if maxTokens == 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	id, entry, found := ix.Locate(req.Project, req.Overrides)
+	id, entry, found, err := ix.LocateArg(req.Project, req.Overrides)
+	if err != nil {
+		return SummaryResult{}, err
+	}
 	scope := &Scope{Key: id.Key, Name: id.Name, HasMemory: found}
 	var parts []string
 	if teamText != "" {

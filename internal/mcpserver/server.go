@@ -32,7 +32,8 @@ type Options struct {
 	// Version is memctl's build version, reported as the server version.
 	Version string
 	// Ranked runs a ranked full-text search (memctl search's engine:
-	// StoreSearch); nil leaves the search tool's ranked mode unavailable.
+	// StoreSearch), the search tool's engine for a query; nil leaves only
+	// the line search (queries) available.
 	Ranked func(ctx context.Context, req RankedRequest) ([]RankedHit, error)
 	// Cwd is the folder the server was started in: its project is the
 	// default scope of every tool (docs/projects.md).
@@ -120,7 +121,8 @@ const (
 )
 
 const instructions = `These tools read the memory folder that memctl builds from past agent sessions.
-Start from memory_summary.md and MEMORY.md; use search to find keywords, then read the lines it points to.
+Start from memory_summary.md and MEMORY.md; search with a query for the memories that best match it (ranked),
+or with queries for the lines that contain them, then read the files it points to.
 Paths are relative to the memory folder. Only add a note when the user asks you to remember, correct or forget something.
 Memory is scoped to the project of the folder the server runs in: results say their scope (project, shared or other);
 other projects' memory is left out of list and search unless you pass project "*".`
@@ -159,10 +161,11 @@ type ReadOutput struct {
 	Stale []evidence.Notice `json:"stale,omitempty"`
 }
 
-// SearchInput is the search tool's arguments: a grep over the folder, or
-// with mode "ranked" a ranked full-text search of everything memctl stored.
+// SearchInput is the search tool's arguments: a ranked full-text search
+// of everything memctl stored (memctl search's engine) for a query, or a
+// grep over the folder's lines for queries.
 type SearchInput struct {
-	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for (grep mode); at least one, none blank"`
+	Queries       []string        `json:"queries,omitempty" jsonschema:"substrings to look for, line by line (grep mode, the default when queries are given); at least one in grep mode, none blank"`
 	MatchMode     memfs.MatchMode `json:"match_mode,omitzero" jsonschema:"how the queries combine: {\"type\":\"any\"} (default), {\"type\":\"all_on_same_line\"} or {\"type\":\"all_within_lines\",\"line_count\":n}"`
 	Path          string          `json:"path,omitempty" jsonschema:"file or directory to search, relative to the memory folder; default the whole folder"`
 	Cursor        string          `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
@@ -170,8 +173,8 @@ type SearchInput struct {
 	CaseSensitive *bool           `json:"case_sensitive,omitempty" jsonschema:"match case exactly; default true"`
 	Normalized    bool            `json:"normalized,omitempty" jsonschema:"compare letters and digits only, ignoring spaces and punctuation; default false"`
 	MaxResults    int             `json:"max_results,omitempty" jsonschema:"results per page, 1 to 200; default 200 (20 in ranked mode)"`
-	Mode          string          `json:"mode,omitempty" jsonschema:"grep (default): substring search of the memory files; ranked: relevance-ranked full-text search, uses query"`
-	Query         string          `json:"query,omitempty" jsonschema:"free-text query for mode ranked; default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
+	Mode          string          `json:"mode,omitempty" jsonschema:"ranked: relevance-ranked full-text search of everything memctl stored, for query (the default when query is given without queries); grep: substring search of the memory files' lines, for queries (the default otherwise)"`
+	Query         string          `json:"query,omitempty" jsonschema:"free-text query for a ranked search; in mode ranked default the queries joined by spaces; at most 64 distinct words within 4096 bytes count"`
 	Project       string          `json:"project,omitempty" jsonschema:"project whose memory to answer from first: a project key or name; default the project of the folder the server runs in; \"*\" for every project alike"`
 }
 
@@ -242,9 +245,11 @@ func NewServer(opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "search",
 		Title: "Search the memory",
-		Description: "Find lines of the memory files containing substrings (queries), optionally ignoring case (case_sensitive=false), " +
-			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode). " +
-			"Results are sorted by path and line; page with next_cursor. With mode \"ranked\" and a query, runs a relevance-ranked search over all stored memories instead, when available.",
+		Description: "With a query: a relevance-ranked full-text search over every stored memory (raw memories, rollout summaries, memory files), " +
+			"best match first, each hit with its kind, thread or path and a snippet. " +
+			"With queries: the lines of the memory files containing those substrings, optionally ignoring case (case_sensitive=false), " +
+			"comparing only letters and digits (normalized), or requiring all queries on one line or within a window of lines (match_mode); " +
+			"sorted by path and line, paged with next_cursor. mode (\"ranked\" or \"grep\") picks the engine explicitly.",
 		Annotations: readOnly,
 	}, h.search)
 	if !opts.ReadOnly {
@@ -302,22 +307,44 @@ type scoped struct {
 	dir  string // the project's folder under projects/, "" when it has none
 }
 
-func (h *handlers) scope(arg string) scoped {
-	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+// scope resolves a tool's project argument (project.LocateArg, as every
+// command does): a name several projects share is a request error that
+// lists their keys, never the first of them.
+func (h *handlers) scope(arg string) (scoped, error) {
+	ix := h.index()
 	arg = strings.TrimSpace(arg)
 	if arg == allProjects || (arg == "" && h.opts.Cwd == "") {
-		return scoped{info: ScopeInfo{All: true}, ix: ix}
+		return scoped{info: ScopeInfo{All: true}, ix: ix}, nil
 	}
 	if arg == "" {
 		arg = h.opts.Cwd
 	}
-	id, e, found := ix.Locate(arg, h.opts.Overrides)
+	id, e, found, err := ix.LocateArg(arg, h.opts.Overrides)
+	if err != nil {
+		return scoped{}, ambiguous(err)
+	}
 	sc := scoped{info: ScopeInfo{Key: id.Key, Name: id.Name}, ix: ix}
 	if found {
 		sc.info = ScopeInfo{Key: e.Key, Name: e.Name}
 		sc.dir = e.Dir
 	}
-	return sc
+	return sc, nil
+}
+
+// index is the memory folder's project index (nil when there is none).
+func (h *handlers) index() *project.Index {
+	ix, _ := project.LoadIndex(filepath.Join(h.opts.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	return ix
+}
+
+// ambiguous makes project.Match's refusal of a shared name a request
+// error the model can correct: it lists the keys to choose from.
+func ambiguous(err error) error {
+	var amb *project.AmbiguousError
+	if errors.As(err, &amb) {
+		return requestErrorf("project: %s; %s", amb.Error(), amb.Hint())
+	}
+	return err
 }
 
 // place ranks a file for the scope: the project's own first, shared
@@ -339,7 +366,10 @@ func (sc scoped) place(path string) (int, string, bool) {
 }
 
 func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
-	sc := h.scope(in.Project)
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
 	res, err := memfs.ListPlaced(h.opts.Root, in.Path, in.Cursor, in.MaxResults, sc.place)
 	if err != nil {
 		return nil, ListOutput{}, h.toolError(err)
@@ -365,7 +395,10 @@ func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput)
 	res.Content = h.clean(res.Content)
 	// A file of another project can be read (the summary points to them),
 	// but it says whose it is.
-	sc := h.scope(in.Project)
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, ReadOutput{}, h.toolError(err)
+	}
 	out := ReadOutput{ReadResult: res, Scope: project.ScopeShared, For: sc.info}
 	if !sc.info.All {
 		out.Scope, out.Project = sc.ix.ScopeOf(sc.info.Key, res.Path, "", "")
@@ -396,10 +429,34 @@ func (h *handlers) stale() []evidence.Notice {
 	return scan.Stale
 }
 
+// searchMode is the engine a search call asked for. Without a mode the
+// ranked index (memctl search's engine) answers, unless the call uses
+// Codex's line-search arguments: queries promise line matches with their
+// paths and line numbers, which only the grep over the folder gives (and
+// a note just added is in the folder before the index).
+func searchMode(in SearchInput) string {
+	if in.Mode != "" {
+		return in.Mode
+	}
+	if len(in.Queries) > 0 || strings.TrimSpace(in.Query) == "" {
+		return modeGrep
+	}
+	return modeRanked
+}
+
+// The search tool's modes.
+const (
+	modeGrep   = "grep"
+	modeRanked = "ranked"
+)
+
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	sc := h.scope(in.Project)
-	switch in.Mode {
-	case "", "grep":
+	sc, err := h.scope(in.Project)
+	if err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
+	switch searchMode(in) {
+	case modeGrep:
 		res, err := memfs.Search(h.opts.Root, memfs.SearchRequest{
 			Queries: in.Queries, MatchMode: in.MatchMode, Path: in.Path, Cursor: in.Cursor,
 			ContextLines: in.ContextLines, CaseSensitive: in.CaseSensitive, Normalized: in.Normalized, MaxResults: in.MaxResults,
@@ -423,7 +480,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 			}
 		}
 		return nil, out, nil
-	case "ranked":
+	case modeRanked:
 		return h.ranked(ctx, in, sc)
 	default:
 		return nil, SearchOutput{}, h.toolError(requestErrorf("mode must be grep or ranked, got %q", in.Mode))
@@ -432,7 +489,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 
 func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.CallToolResult, SearchOutput, error) {
 	if h.opts.Ranked == nil {
-		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; use the default grep mode"))
+		return nil, SearchOutput{}, h.toolError(requestErrorf("ranked search is not available here; search the lines with queries (grep mode)"))
 	}
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
@@ -470,7 +527,7 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 	if hits == nil {
 		hits = []RankedHit{}
 	}
-	out := SearchOutput{Mode: "ranked", Query: query, Hits: hits, Scope: sc.info}
+	out := SearchOutput{Mode: modeRanked, Query: query, Hits: hits, Scope: sc.info}
 	if qt := store.SearchTerms(query); qt.Cut {
 		out.Query, out.Note = qt.Query(), qt.Note()
 	}
@@ -526,16 +583,28 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 func (h *handlers) noteProject(arg string) (string, error) {
 	arg = strings.TrimSpace(arg)
 	own := h.ownProject()
-	switch {
-	case arg == allProjects:
+	switch arg {
+	case allProjects:
 		return "", nil
-	case arg == "":
-		return own.Key, nil
-	case own.Key != "" && (arg == own.Key || arg == own.Name):
+	case "":
 		return own.Key, nil
 	}
-	if sc := h.scope(arg); sc.dir != "" {
-		return sc.info.Key, nil
+	// The server's own project counts as known even before its memory
+	// is consolidated; a name it shares with a project in memory is
+	// ambiguous like any other.
+	var ownKnown []project.Known
+	if own.Key != "" {
+		ownKnown = []project.Known{{Key: own.Key, Name: own.Name}}
+	}
+	k, found, err := project.Match(arg, ownKnown, h.index().Known())
+	if err != nil {
+		return "", ambiguous(err)
+	}
+	if found {
+		return k.Key, nil
+	}
+	if sc, err := h.scope(arg); err == nil && sc.dir != "" {
+		return sc.info.Key, nil // a folder whose project is in memory
 	}
 	return "", requestErrorf("no project %q in memory; give the key or name of a project in memory (list shows projects/index.json), or \"*\"", arg)
 }

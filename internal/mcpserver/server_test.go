@@ -220,6 +220,7 @@ func TestToolErrors(t *testing.T) {
 		{"search", map[string]any{"queries": []string{"x"}, "path": "/etc"}, "must stay within the memories root"},
 		{"search", map[string]any{"queries": []string{"x"}, "match_mode": map[string]any{"type": "all_within_lines"}}, "line_count"},
 		{"search", map[string]any{"mode": "ranked", "query": "x"}, "ranked search is not available"},
+		{"search", map[string]any{"query": "x"}, "ranked search is not available"},
 		{"search", map[string]any{"mode": "semantic"}, "mode must be grep or ranked"},
 		{"add_ad_hoc_note", map[string]any{"note": "x"}, "filename or slug is required"},
 		{"add_ad_hoc_note", map[string]any{"filename": "notes.md", "note": "x"}, "filename 'notes.md'"},
@@ -304,6 +305,38 @@ func TestRankedSearch(t *testing.T) {
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"mode": "ranked", "query": "boom"}})
 	if err == nil || !strings.Contains(err.Error(), "index unavailable") {
 		t.Fatalf("index failure: %v", err)
+	}
+}
+
+// TestSearchDefaultsToTheRankedIndex: a call that names no mode is
+// answered by the ranked index when it gives a query, and by the grep
+// over the folder's lines when it gives queries (Codex's contract: line
+// matches), even where the ranked index is available.
+func TestSearchDefaultsToTheRankedIndex(t *testing.T) {
+	var asked []string
+	cs := connect(t, Options{
+		Root: memoryFolder(t),
+		Ranked: func(_ context.Context, req RankedRequest) ([]RankedHit, error) {
+			asked = append(asked, req.Query)
+			return []RankedHit{{Kind: "file", Path: "MEMORY.md", Snippet: "Use the blue runner.", Score: 2}}, nil
+		},
+	})
+	var res SearchOutput
+	if msg := call(t, cs, "search", map[string]any{"query": "blue runner"}, &res); msg != "" {
+		t.Fatal(msg)
+	}
+	if res.Mode != "ranked" || len(res.Hits) != 1 || res.Hits[0].Path != "MEMORY.md" || len(res.Matches) != 0 {
+		t.Fatalf("a query without a mode: %+v", res)
+	}
+	res = SearchOutput{}
+	if msg := call(t, cs, "search", map[string]any{"queries": []string{"blue"}}, &res); msg != "" {
+		t.Fatal(msg)
+	}
+	if res.Mode != "" || len(res.Hits) != 0 || len(res.Matches) != 2 || res.Matches[0].MatchLineNumber != 2 {
+		t.Fatalf("queries without a mode: %+v", res)
+	}
+	if !slices.Equal(asked, []string{"blue runner"}) {
+		t.Errorf("the ranked index was asked %q, want only the query", asked)
 	}
 }
 
@@ -397,5 +430,44 @@ func TestReadAndSearchHoldBackOrders(t *testing.T) {
 		if strings.Contains(m.Content, "evil.example") {
 			t.Errorf("search returned the order: %q", m.Content)
 		}
+	}
+}
+
+// TestASharedProjectNameIsRefused: a project argument naming two projects
+// (two checkouts both called "workspace") is a tool error listing both
+// keys in every tool, never the first of them; a key still works.
+func TestASharedProjectNameIsRefused(t *testing.T) {
+	root := memoryFolder(t)
+	index := `{"version":1,"projects":[
+{"key":"git:example.com/a/workspace","name":"workspace","dir":"workspace-a"},
+{"key":"git:example.com/b/workspace","name":"workspace","dir":"workspace-b"}]}`
+	if err := os.MkdirAll(filepath.Join(root, "projects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "projects", "index.json"), []byte(index), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, Options{Root: root, Now: fixedNow, Ranked: func(context.Context, RankedRequest) ([]RankedHit, error) { return nil, nil }})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list", map[string]any{}},
+		{"read", map[string]any{"path": "MEMORY.md"}},
+		{"search", map[string]any{"queries": []string{"blue"}}},
+		{"search", map[string]any{"query": "blue"}},
+		{"add_ad_hoc_note", map[string]any{"slug": "shared-name", "note": "x"}},
+	} {
+		tc.args["project"] = "workspace"
+		msg := call(t, cs, tc.tool, tc.args, nil)
+		for _, want := range []string{`2 projects are named "workspace"`, "git:example.com/a/workspace", "git:example.com/b/workspace"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s %v: %q, want a tool error containing %q", tc.tool, tc.args, msg, want)
+			}
+		}
+	}
+	var res SearchOutput
+	if msg := call(t, cs, "search", map[string]any{"queries": []string{"blue"}, "project": "git:example.com/b/workspace"}, &res); msg != "" || res.Scope.Name != "workspace" {
+		t.Errorf("a key of the shared name: %q %+v", msg, res.Scope)
 	}
 }

@@ -190,3 +190,42 @@ func Consolidate(ctx context.Context, s ConsolidateStage) (ConsolidateReport, er
 	}
 	return rep, nil
 }
+
+// ConsolidateVersion runs Phase 2 (Consolidate) for one version: stage is
+// the command's settings, given the version's store and memory folder
+// here.
+func ConsolidateVersion(ctx context.Context, open OpenStore, memoryRoot func(memversion.Version) (string, error), version memversion.Version, stage ConsolidateStage) (ConsolidateReport, error) {
+	root, err := memoryRoot(version)
+	if err != nil {
+		return ConsolidateReport{}, err
+	}
+	st, err := open(ctx, version)
+	if err != nil {
+		return ConsolidateReport{}, err
+	}
+	defer st.Close()
+	stage.Store, stage.Root, stage.Version = st, root, version
+	return Consolidate(ctx, stage)
+}
+
+// ConsolidateVersions runs run for every version, the first first, and
+// returns every result. A failed consolidation (a failed_… result) still
+// reports its status and does not keep the next version from running;
+// its error is returned at the end. Any other error (config, store,
+// interruption) stops the loop and is returned with no results: there is
+// nothing to report.
+func ConsolidateVersions(ctx context.Context, versions []memversion.Version, run func(ctx context.Context, version memversion.Version) (consolidate.Result, error)) ([]consolidate.Result, error) {
+	var results []consolidate.Result
+	var failed error
+	for _, v := range versions {
+		res, err := run(ctx, v)
+		if err != nil && !res.Status.Failed() {
+			return nil, err
+		}
+		results = append(results, res)
+		if err != nil && failed == nil {
+			failed = err
+		}
+	}
+	return results, failed
+}

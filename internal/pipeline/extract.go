@@ -9,6 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -136,4 +137,45 @@ func ResolveThreads(ctx context.Context, st *store.Store, only []string, current
 		}
 	}
 	return ids, current, nil
+}
+
+// ExtractFunc extracts one version from its scanned store: the caller
+// resolves the run's options there (its flags, the rate-limit guard, a
+// first run's question to the user) and calls Extract.
+type ExtractFunc func(ctx context.Context, st *store.Store, version memversion.Version) (extract.RunResult, error)
+
+// ExtractVersion scans a version's store, then extracts it with fn, on
+// one handle. The scan's result is returned for the caller to report.
+func ExtractVersion(ctx context.Context, open OpenStore, version memversion.Version, scanStage ScanStage, fn ExtractFunc) (extract.RunResult, scan.Result, error) {
+	st, err := open(ctx, version)
+	if err != nil {
+		return extract.RunResult{}, scan.Result{}, err
+	}
+	defer st.Close()
+	scanned, err := Scan(ctx, st, scanStage)
+	if err != nil {
+		return extract.RunResult{}, scanned, err
+	}
+	res, err := fn(ctx, st, version)
+	return res, scanned, err
+}
+
+// ExtractVersions runs ExtractVersion for every version, the first first,
+// and returns their extractions added up (MergeExtract) with the first
+// version's scan (every version scans the same sources). The first error
+// stops the loop.
+func ExtractVersions(ctx context.Context, open OpenStore, versions []memversion.Version, scanStage ScanStage, fn ExtractFunc) (extract.RunResult, scan.Result, error) {
+	var results []extract.RunResult
+	var first scan.Result
+	for i, v := range versions {
+		res, scanned, err := ExtractVersion(ctx, open, v, scanStage, fn)
+		if err != nil {
+			return extract.RunResult{}, first, err
+		}
+		if i == 0 {
+			first = scanned
+		}
+		results = append(results, res)
+	}
+	return MergeExtract(results), first, nil
 }

@@ -80,6 +80,21 @@ func Prune(ctx context.Context, st *store.Store, version memversion.Version, max
 	return res, nil
 }
 
+// PruneVersions prunes every version's store (PruneVersion), the first
+// first, and adds up what they pruned; the first error stops the loop.
+func PruneVersions(ctx context.Context, open OpenStore, versions []memversion.Version, maxUnusedDays int, dryRun bool, now func() time.Time) (prune.Result, error) {
+	total := prune.Result{ThreadIDs: []string{}, DryRun: dryRun}
+	for _, v := range versions {
+		res, err := PruneVersion(ctx, open, v, maxUnusedDays, dryRun, now)
+		if err != nil {
+			return total, err
+		}
+		total.Pruned += res.Pruned
+		total.ThreadIDs = append(total.ThreadIDs, res.ThreadIDs...)
+	}
+	return total, nil
+}
+
 // StageStatus is how a stage without its own result ended: ok, failed (with
 // the error) or skipped_dry_run.
 type StageStatus struct {

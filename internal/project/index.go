@@ -117,24 +117,16 @@ func (ix *Index) byRoot(root string) (IndexEntry, bool) {
 	return IndexEntry{}, false
 }
 
-// Locate finds the project of a working directory (or of a key, when
-// cwdOrKey is not an absolute path) without the git binary where it can:
+// Locate finds the project of a working directory (absolute; a project
+// argument that may be a key or a name goes through LocateArg) without
+// the git binary where it can:
 // a remote or a [[projects]] entry names the key at once; a repository
 // without a remote or a plain folder is matched against the roots the
 // index recorded; only a repository met at a new place (moved, cloned)
 // asks git for its root commit. The identity is returned even when the
 // index holds no memory of it (found is then false).
-func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
-	if !isAbs(cwdOrKey) {
-		// A key, or a display name (the first project of that name: a
-		// caller that must refuse an ambiguous name asks Named itself).
-		if named := Named(cwdOrKey, ix.Known()); len(named) > 0 {
-			e, _ := ix.ByKey(named[0].Key)
-			return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true
-		}
-		return Printable(Identity{Key: cwdOrKey, Name: cwdOrKey, Source: SourceConfig}), IndexEntry{}, false
-	}
-	id = NewResolver(overrides, WithoutGit()).Resolve(cwdOrKey, "")
+func (ix *Index) Locate(cwd string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
+	id = NewResolver(overrides, WithoutGit()).Resolve(cwd, "")
 	if e, ok := ix.ByKey(id.Key); ok {
 		return id, e, true
 	}
@@ -144,7 +136,7 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 		// key the next scan upgrades (Resolver.Upgrade asks git whether
 		// the history is the recorded one).
 		if e, ok := ix.byRoot(id.Root); ok && id.Source == SourceRemote {
-			if up, ok := NewResolver(overrides).Upgrade(cwdOrKey, "", e.Key); ok && up.Key == id.Key {
+			if up, ok := NewResolver(overrides).Upgrade(cwd, "", e.Key); ok && up.Key == id.Key {
 				return id, e, true
 			}
 		}
@@ -166,7 +158,7 @@ func (ix *Index) Locate(cwdOrKey string, overrides []Override) (id Identity, ent
 			return Identity{Key: e.Key, Name: e.Name, Root: id.Root, Source: id.Source}, e, true
 		}
 	}
-	full := NewResolver(overrides).Resolve(cwdOrKey, "")
+	full := NewResolver(overrides).Resolve(cwd, "")
 	e, ok := ix.ByKey(full.Key)
 	return full, e, ok
 }

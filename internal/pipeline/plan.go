@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/model"
+)
+
+// Consolidator resolves consolidation.mode into Phase 2's consolidator and
+// what answers it (Kind, Model; Provider is nil but in model mode), for the
+// token record and the history. auto is model when provider.kind resolves
+// to a model (getenv reads its keys), else heuristic; provider builds the
+// configured model provider, asked only in model mode; an agent
+// consolidator writes its own messages to agentLog. A mode that cannot
+// work is a *config.Error.
+func Consolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func(string) string, provider func() (Provider, error), agentLog io.Writer) (consolidate.Consolidator, Provider, error) {
+	if mode == config.ModeAuto {
+		if model.Resolve(model.Kind(cfg.Provider.Kind), getenv) == model.KindHeuristic {
+			mode = config.ModeHeuristic
+		} else {
+			mode = config.ModeModel
+		}
+	}
+	switch mode {
+	case config.ModeHeuristic:
+		return consolidate.NewHeuristic(), Provider{Kind: model.KindHeuristic}, nil
+	case config.ModeModel:
+		prov, err := provider()
+		if err != nil {
+			return nil, Provider{}, err
+		}
+		if prov.Provider == nil {
+			return nil, Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("mode \"model\" needs a model provider, but provider.kind resolves to heuristic")}
+		}
+		return consolidate.NewModel(prov.Provider, prov.Model), prov, nil
+	case config.ModeAgent:
+		argv := cfg.Consolidation.AgentCommand
+		if len(argv) == 0 || argv[0] == "" {
+			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
+		}
+		if err := CheckProgram(argv[0]); err != nil {
+			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
+		}
+		// The agent answers: recorded under its mode.
+		return consolidate.NewAgent(argv, cfg.Consolidation.AgentTimeout, agentEnv(), agentLog), Provider{Kind: model.Kind(config.ModeAgent)}, nil
+	}
+	return nil, Provider{}, &config.Error{Key: "consolidation.mode", Err: fmt.Errorf("unknown mode %q", mode)}
+}
+
+// agentEnv is the environment of the consolidation agent: this process's,
+// less memctl's own variables, so the agent cannot reach memctl's home or
+// config through them.
+func agentEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "MEMCTL_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// CheckProgram refuses a program that cannot be started, so a typo in
+// provider.command or consolidation.agent_command is a config error (exit
+// 2) before any stage runs, not a failure per thread that spends its
+// retries and backs it off. A relative path with a slash is left to the
+// run: the agent resolves it inside the memory folder.
+func CheckProgram(name string) error {
+	if !filepath.IsAbs(name) && filepath.Base(name) != name {
+		return nil
+	}
+	_, err := exec.LookPath(name)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("program %q is not in PATH", name)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("program %s does not exist", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("program %s is not executable", name)
+	}
+	return fmt.Errorf("program %s cannot be run: %w", name, err)
+}

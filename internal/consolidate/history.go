@@ -210,6 +210,27 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 		return err
 	}
 	have := indexFiles(cur)
+	if err := writeWanted(root, want, have); err != nil {
+		return err
+	}
+	if err := removeUnwanted(root, want, cur); err != nil {
+		return err
+	}
+	stale, err := staleExtensionResources(root, now)
+	if err != nil {
+		return err
+	}
+	for _, p := range stale {
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeWanted writes the files of want that root does not hold as they
+// are (have), atomically, in crash order.
+func writeWanted(root string, want, have map[string]BaselineFile) error {
 	var paths []string
 	for p := range want {
 		paths = append(paths, p)
@@ -237,6 +258,12 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// removeUnwanted removes the generated files of cur that want does not
+// hold, then the folders they leave empty.
+func removeUnwanted(root string, want map[string]BaselineFile, cur []BaselineFile) error {
 	var dirs []string
 	for _, h := range cur {
 		if _, ok := want[h.Path]; ok || !Landed(h.Path) {
@@ -256,15 +283,6 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 			if os.Remove(filepath.Join(root, filepath.FromSlash(d))) != nil {
 				break // not empty (or gone): its parents are not empty either
 			}
-		}
-	}
-	stale, err := staleExtensionResources(root, now)
-	if err != nil {
-		return err
-	}
-	for _, p := range stale {
-		if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
 		}
 	}
 	return nil

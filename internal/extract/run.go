@@ -110,18 +110,10 @@ type claimed struct {
 // Run claims idle threads and extracts them (Codex 6.1 and 6.9).
 func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 	res := RunResult{Jobs: []JobResult{}, DryRun: opts.DryRun, NotClaimed: map[string]int{}}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	if opts.MaxClaims <= 0 {
 		return res, nil
 	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
-	}
-	if opts.Redact == nil {
-		opts.Redact = func(s string) string { return s }
-	}
+	opts = opts.withDefaults()
 	cands, err := st.Candidates(ctx, opts.Filter)
 	if err != nil {
 		return res, fmt.Errorf("list candidates: %w", err)
@@ -134,6 +126,40 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 	if _, err := st.ReapAbandoned(ctx); err != nil {
 		return res, fmt.Errorf("reclaim abandoned jobs: %w", err)
 	}
+	claims, err := claimBatch(ctx, st, opts, cands)
+	if err != nil {
+		return res, err
+	}
+	res.Claimed = len(claims)
+	if opts.Progress != nil && len(claims) > 0 {
+		opts.Progress(0, len(claims))
+	}
+	res.tally(runClaims(ctx, st, opts, claims))
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// withDefaults fills the options a caller may leave zero.
+func (opts RunOptions) withDefaults() RunOptions {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	return opts
+}
+
+// claimBatch claims up to opts.MaxClaims of the candidates that are not
+// already up to date, in their order. On an error it gives back what it
+// claimed, so an interrupted or failed pass does not hold those threads
+// for the lease's hour.
+func claimBatch(ctx context.Context, st Store, opts RunOptions, cands []store.Thread) ([]claimed, error) {
 	var claims []claimed
 	var claimErr error
 	for _, t := range cands {
@@ -159,17 +185,17 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 		}
 	}
 	if claimErr != nil {
-		// Give back what this pass already claimed, so an interrupted or
-		// failed pass does not hold those threads for the lease's hour.
 		for _, c := range claims {
 			_ = st.ReleaseStage1(context.WithoutCancel(ctx), c.thread.ID, c.token)
 		}
-		return res, claimErr
+		return nil, claimErr
 	}
-	res.Claimed = len(claims)
-	if opts.Progress != nil && len(claims) > 0 {
-		opts.Progress(0, len(claims))
-	}
+	return claims, nil
+}
+
+// runClaims runs the claimed jobs on opts.Concurrency workers and returns
+// their results in the claims' order, reporting progress as each ends.
+func runClaims(ctx context.Context, st Store, opts RunOptions, claims []claimed) []JobResult {
 	results := make([]JobResult, len(claims))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -195,6 +221,12 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 	}
 	close(next)
 	wg.Wait()
+	return results
+}
+
+// tally counts the jobs' outcomes and usage into the result, jobs sorted
+// by thread id.
+func (res *RunResult) tally(results []JobResult) {
 	for _, r := range results {
 		switch r.Status {
 		case StatusSucceeded:
@@ -211,10 +243,6 @@ func Run(ctx context.Context, st Store, opts RunOptions) (RunResult, error) {
 		res.Jobs = append(res.Jobs, r)
 	}
 	sort.SliceStable(res.Jobs, func(i, j int) bool { return res.Jobs[i].ThreadID < res.Jobs[j].ThreadID })
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	return res, nil
 }
 
 func dryRun(ctx context.Context, st Store, opts RunOptions, cands []store.Thread) (RunResult, error) {

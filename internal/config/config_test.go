@@ -64,6 +64,11 @@ func TestDefaultFileParsesToDefaults(t *testing.T) {
 		if strings.TrimSpace(tomlValue(e.Value)) != strings.TrimSpace(tomlValue(de.Value)) {
 			t.Errorf("%s: %v != default %v", e.Key, e.Value, de.Value)
 		}
+		// config init writes every key commented out (issue 26): a key the
+		// file set would freeze today's default and show as set in the file.
+		if e.Origin != FromDefault {
+			t.Errorf("%s: the generated file sets it (origin %s); it must stay commented out", e.Key, e.Origin)
+		}
 	}
 }
 

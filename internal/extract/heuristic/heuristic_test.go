@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 )
 
@@ -429,5 +430,40 @@ func TestRepeatedFailureKeepsEachErrorLine(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("failure line %q does not say %q", line, want)
 		}
+	}
+}
+
+// A session of many requests that overshoots the raw memory's budget at
+// one item a list loses its command references, last task first, before
+// the hard cap cuts the middle out of it (issue 25: the middle cut took a
+// task's preference and outcome with it). Final answers and preferences
+// stay.
+func TestOverBudgetDropsCommandRefsFirst(t *testing.T) {
+	var doc rawmemory.Doc
+	for i := range 10 {
+		doc.Tasks = append(doc.Tasks, rawmemory.Task{
+			Title: fmt.Sprintf("request %d", i), Outcome: "success",
+			Prefs: []string{fmt.Sprintf("“Please dont touch the server by hand (%d).”", i)},
+			Refs: []string{"`" + strings.Repeat("x", 600) + "` (ran 1×)",
+				finalAnswerRef + fmt.Sprintf("“Request %d is done.”", i)},
+		})
+	}
+	const budget = 4000
+	if len(rawmemory.Render(doc)) <= budget {
+		t.Fatal("the test memory fits already")
+	}
+	got := rawmemory.Render(withoutRefs(doc, budget))
+	if len(got) > budget {
+		t.Errorf("still %d bytes, budget %d", len(got), budget)
+	}
+	for i := range 10 {
+		for _, want := range []string{fmt.Sprintf("touch the server by hand (%d)", i), fmt.Sprintf("Request %d is done.", i)} {
+			if !strings.Contains(got, want) {
+				t.Errorf("lost %q", want)
+			}
+		}
+	}
+	if !strings.Contains(got, strings.Repeat("x", 600)) {
+		t.Error("dropped every command reference; the first tasks' fit within the budget")
 	}
 }

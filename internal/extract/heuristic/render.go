@@ -310,8 +310,33 @@ func (x *Extractor) Result() Result {
 				break
 			}
 		}
+		if len(res.RawMemory) > rawMemoryBudget {
+			res.RawMemory = rawmemory.Render(withoutRefs(x.rawDoc(d, 1), rawMemoryBudget))
+		}
 	}
 	return res
+}
+
+// finalAnswerRef opens the reference that quotes a task's final answer.
+const finalAnswerRef = "Final answer: "
+
+// withoutRefs fits a raw memory of many tasks, still too long at one item
+// a list, by dropping the references to commands and files, the last
+// task's first: they point at what the other sections state. A task's
+// final answer stays (it says how the task ended). Otherwise the hard cap
+// after it cuts the middle out, taking some task's preferences and
+// findings with it.
+func withoutRefs(doc rawmemory.Doc, budget int) rawmemory.Doc {
+	for i := len(doc.Tasks) - 1; i >= 0 && len(rawmemory.Render(doc)) > budget; i-- {
+		var kept []string
+		for _, r := range doc.Tasks[i].Refs {
+			if strings.HasPrefix(r, finalAnswerRef) {
+				kept = append(kept, r)
+			}
+		}
+		doc.Tasks[i].Refs = kept
+	}
+	return doc
 }
 
 // capSteps shortens a long history to n lines: every message of the user
@@ -421,7 +446,7 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 				}
 				refs = append(refs, "Earlier answer: "+quote(textcut.Line(a, max/2)))
 			}
-			refs = append(refs, "Final answer: "+quote(textcut.Line(t.final, max)))
+			refs = append(refs, finalAnswerRef+quote(textcut.Line(t.final, max)))
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,

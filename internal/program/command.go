@@ -409,7 +409,7 @@ func Queries(cmd string) bool {
 // nothing: each part only asks (Queries), checks (IsCheck, reported as a
 // check of its own) or formats the code (Formats).
 func Routine(cmd string) bool {
-	return eachPart(cmd, func(p string) bool { return ReadOnly(p) || asksState(Core(p)) || IsCheck(p) || Formats(p) })
+	return eachPart(cmd, func(p string) bool { return Queries(p) || IsCheck(p) || Formats(p) })
 }
 
 // eachPart reports whether ok holds for every part of a "&&", "||" or ";"

@@ -3,6 +3,7 @@ package program
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // A project's stack shows in what the agent ran and the files it touched,
@@ -43,15 +44,35 @@ var stacks = []struct {
 	{"Nix", ".nix", "flake.nix", "nix"},
 }
 
+// stackBy is the table turned into lookups, built on first use: each
+// extension, manifest and program to the row that names it (the first row
+// wins, as the table's order says).
+var stackBy = sync.OnceValue(func() (by struct{ ext, manifest, program map[string]string }) {
+	by.ext, by.manifest, by.program = map[string]string{}, map[string]string{}, map[string]string{}
+	add := func(m map[string]string, words, name string) {
+		for _, w := range strings.Fields(words) {
+			if _, ok := m[w]; !ok {
+				m[w] = name
+			}
+		}
+	}
+	for _, s := range stacks {
+		add(by.ext, s.extensions, s.name)
+		add(by.manifest, s.manifests, s.name)
+		add(by.program, s.programs, s.name)
+	}
+	return by
+})
+
 // StackOfFile names the language or tool a file path shows by its
 // extension or as a manifest; "" when it shows none.
 func StackOfFile(file string) string {
 	base := path.Base(file)
-	ext := path.Ext(base)
-	for _, s := range stacks {
-		if (ext != "" && hasField(s.extensions, ext)) || hasField(s.manifests, base) {
-			return s.name
-		}
+	if name := stackBy().manifest[base]; name != "" {
+		return name
+	}
+	if ext := path.Ext(base); ext != "" {
+		return stackBy().ext[ext]
 	}
 	return ""
 }
@@ -59,23 +80,5 @@ func StackOfFile(file string) string {
 // StackOfCommand names the language or tool of the program a command
 // line runs; "" when it shows none.
 func StackOfCommand(cmd string) string {
-	name := Name(cmd)
-	if name == "" {
-		return ""
-	}
-	for _, s := range stacks {
-		if hasField(s.programs, name) {
-			return s.name
-		}
-	}
-	return ""
-}
-
-func hasField(list, w string) bool {
-	for x := range strings.FieldsSeq(list) {
-		if x == w {
-			return true
-		}
-	}
-	return false
+	return stackBy().program[Name(cmd)]
 }

@@ -44,17 +44,18 @@ var structuralLineRE = regexp.MustCompile(`^(- none\.?|- Tools used: .*|- Files 
 
 // noiseLines counts the statement lines of a raw memory (its bullet lines,
 // "- …" or "1. …", without the structural ones above) and, of those, the
-// noise: lines that match none of the session's fact patterns. A line
-// that states something true but unannotated counts as noise too, so the
-// measure is strict: it is what a reader pays for beyond what the
-// annotator wrote down.
-func noiseLines(raw string, facts []*regexp.Regexp) (lines, noise int) {
+// noise: lines that match none of the given patterns. Issue 25 defines
+// noise as a line that conveys no annotated fact nor a true, useful
+// statement, so it is measured against the fact patterns and the judged
+// ones together; measured against the fact patterns alone it is the
+// strict figure, which counts every true but unannotated line too.
+func noiseLines(raw string, known []*regexp.Regexp) (lines, noise int) {
 	for l := range strings.Lines(raw) {
 		if statementLine(strings.TrimSpace(l)) {
 			lines++
 		}
 	}
-	return lines, len(noiseOf(raw, facts))
+	return lines, len(noiseOf(raw, known))
 }
 
 // statementLine reports a bullet line that is no structural one.
@@ -62,15 +63,15 @@ func statementLine(l string) bool {
 	return bulletRE.MatchString(l) && !structuralLineRE.MatchString(l)
 }
 
-// noiseOf returns the statement lines of raw that match no fact pattern.
-func noiseOf(raw string, facts []*regexp.Regexp) []string {
+// noiseOf returns the statement lines of raw that match no pattern.
+func noiseOf(raw string, known []*regexp.Regexp) []string {
 	var out []string
 	for l := range strings.Lines(raw) {
 		l = strings.TrimSpace(l)
 		if !statementLine(l) {
 			continue
 		}
-		if !slices.ContainsFunc(facts, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
+		if !slices.ContainsFunc(known, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
 			out = append(out, l)
 		}
 	}
@@ -95,6 +96,15 @@ type evalFile struct {
 		Pattern string `json:"pattern"`
 		Why     string `json:"why"`
 	} `json:"false"`
+	// Useful holds statements judged after the extractor ran: each is true
+	// (its why quotes the transcript line that proves it) and useful to the
+	// next agent, though the blind annotation did not write it down. They
+	// only keep a line from counting as noise; they never count as recall.
+	Useful []struct {
+		ID      string `json:"id"`
+		Pattern string `json:"pattern"`
+		Why     string `json:"why"`
+	} `json:"useful"`
 }
 
 // repoRoot finds the module root, which the annotations' paths are
@@ -156,6 +166,7 @@ type evalScore struct {
 	missed        []string
 	falsePatterns int
 	lines, noise  int
+	strictNoise   int // against the fact patterns alone
 }
 
 func TestEvaluation(t *testing.T) {
@@ -166,7 +177,7 @@ func TestEvaluation(t *testing.T) {
 	}
 	sort.Strings(files)
 	var scores []evalScore
-	total, kept, falseTotal, falseMade, lines, noise := 0, 0, 0, 0, 0, 0
+	total, kept, falseTotal, falseMade, lines, noise, strict := 0, 0, 0, 0, 0, 0, 0
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -210,34 +221,44 @@ func TestEvaluation(t *testing.T) {
 				t.Errorf("%s: false statement %s (%s): the memory says %q", sc.name, f.ID, f.Why, m)
 			}
 		}
+		known := slices.Clone(factREs)
+		for _, u := range ev.Useful {
+			re, err := regexp.Compile("(?i)" + u.Pattern)
+			if err != nil {
+				t.Fatalf("%s: useful %s: %v", p, u.ID, err)
+			}
+			known = append(known, re)
+		}
 		if os.Getenv("MEMCTL_EVAL_DUMP") != "" {
 			t.Logf("=== %s ===\n%s", sc.name, text)
 		}
 		if os.Getenv("MEMCTL_EVAL_NOISE") != "" {
-			for _, l := range noiseOf(raw, factREs) {
+			for _, l := range noiseOf(raw, known) {
 				t.Logf("noise in %s: %s", sc.name, l)
 			}
 		}
-		sc.lines, sc.noise = noiseLines(raw, factREs)
+		sc.lines, sc.noise = noiseLines(raw, known)
+		_, sc.strictNoise = noiseLines(raw, factREs)
 		total += sc.facts
 		kept += sc.kept
 		falseTotal += sc.falsePatterns
 		falseMade += len(sc.falseMade)
 		lines += sc.lines
 		noise += sc.noise
+		strict += sc.strictNoise
 		scores = append(scores, sc)
 	}
 	var b strings.Builder
-	b.WriteString("\n| session | facts kept | recall | false statements made | noise lines |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| session | facts kept | recall | false statements made | noise lines | strict noise |\n|---|---|---|---|---|---|\n")
 	for _, sc := range scores {
 		recall := "–"
 		if sc.facts > 0 {
 			recall = fmt.Sprintf("%.0f%%", 100*float64(sc.kept)/float64(sc.facts))
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s |\n", sc.name, sc.kept, sc.facts, recall, len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines))
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s |\n", sc.name, sc.kept, sc.facts, recall, len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines), share(sc.strictNoise, sc.lines))
 	}
 	overall := float64(kept) / float64(total)
-	fmt.Fprintf(&b, "| **all** | %d/%d | %.1f%% | %d/%d | %s |\n", kept, total, 100*overall, falseMade, falseTotal, share(noise, lines))
+	fmt.Fprintf(&b, "| **all** | %d/%d | %.1f%% | %d/%d | %s | %s |\n", kept, total, 100*overall, falseMade, falseTotal, share(noise, lines), share(strict, lines))
 	for _, sc := range scores {
 		if len(sc.missed) > 0 {
 			fmt.Fprintf(&b, "missed in %s: %s\n", sc.name, strings.Join(sc.missed, ", "))

@@ -68,6 +68,16 @@ type findings struct {
 	seen  map[string]bool
 	order int
 	msgs  int
+	// turn is the message count when the human last spoke: the agent's
+	// messages after it are its answer to that message.
+	turn int
+}
+
+// withdrawAnswer drops what the agent said since the human last spoke:
+// the human rejected that answer ("it's not valid to track all changes
+// under one session"), so its designs and claims did not stand.
+func (f *findings) withdrawAnswer() {
+	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg > f.turn })
 }
 
 // add reads one assistant message.
@@ -155,6 +165,15 @@ var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now 
 // from the runs themselves.
 var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|the (test )?suite|everything) (now |both |all |still )*pass(es|ed)?( locally| again| cleanly)?( \\(\\d+ passed\\))?[.;]?$")
 
+// outlineRE is the frame of a plan or a document rather than something
+// found: a step or phase heading ("Phase 2: Claude Implementation (7
+// steps)"), a status or conclusion label, and an
+// effort estimate ("Estimated effort: 3-4 hours", "Phase 1 (High): 2-4
+// days"). What the plan says lives in the final answer, which the memory
+// quotes; the headings on their own tell the next agent nothing.
+var outlineRE = lazyRE(`(?i)^((step|phase|stage|part|option|milestone|file)\b[^:]{0,24}|(implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan)( \w+)?|[\w ]{0,20}\bestimated?\b[\w ]{0,20})\s*:|` +
+	`\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(hours?|hrs?|days?|weeks?|months?)\b`)
+
 // diagnosisRE is how the agent names a cause.
 var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
 
@@ -169,7 +188,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) || outlineRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))

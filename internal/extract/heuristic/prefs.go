@@ -98,7 +98,7 @@ func standing(s string) bool {
 	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) {
 		return false
 	}
-	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) {
+	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) || specifiesRE().MatchString(s) && !addressesRE().MatchString(s) {
 		return false
 	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
@@ -126,6 +126,15 @@ var aboutTheUserRE = lazyRE(`(?i)\bthe user('s)?\b`)
 // command → call showSuggestion()"): a specification of what to build,
 // not a way of working.
 var mappingRE = lazyRE(`\s(→|->|=>)\s`)
+
+// specifiesRE is a sentence that opens on a condition ("if the error is a
+// SilentError, do not print anything"): unless it addresses the agent
+// (addressesRE), it specifies what the program must do, which is the
+// request itself, not a way of working.
+var (
+	specifiesRE = lazyRE(`(?i)^(if|when|unless|in case)\b`)
+	addressesRE = lazyRE(`(?i)\b(you|your|we|us|our|me|my|i)\b`)
+)
 
 // prose reports text that reads as words rather than pasted code or logs:
 // mostly letters and spaces.

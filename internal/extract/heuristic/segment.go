@@ -151,6 +151,7 @@ func (x *Extractor) human(e sessions.Event) {
 		kind := stepFollowUp
 		if negative {
 			kind = stepCorrection
+			cur.findings.withdrawAnswer()
 			cur.complaint = textcut.Line(text, 220)
 			if len(cur.corrections) < 3 {
 				cur.corrections = append(cur.corrections, textcut.Line(text, 240))
@@ -169,6 +170,7 @@ func (x *Extractor) human(e sessions.Event) {
 	}
 	cur.answered = false
 	cur.finalSince = false
+	cur.findings.turn = cur.findings.msgs
 	cur.addWords(words)
 	for _, p := range preferences(text, x.asked) {
 		cur.addPref(p)

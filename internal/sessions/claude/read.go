@@ -169,6 +169,12 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				continue
 			}
 			switch {
+			case cl.IsSidechain && cl.Type == "user":
+				// The sub-agent's "user" is the agent that started it: this
+				// is the prompt it was given, not anything it found.
+				p := mk(transcript.EventContext)
+				p.Text = b.Text
+				out = append(out, p)
 			case cl.IsSidechain:
 				p := mk(transcript.EventOtherAgent)
 				p.Text = b.Text
@@ -376,11 +382,10 @@ func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Met
 				if m.Preview == "" && p.Text != "[image omitted]" {
 					m.Preview = strings.TrimSpace(p.Text)
 				}
-			case transcript.EventOtherAgent:
-				if firstTask == "" && cl.Type == "user" {
+			case transcript.EventContext:
+				if firstTask == "" && cl.IsSidechain && cl.Type == "user" {
 					firstTask = strings.TrimSpace(p.Text)
 				}
-			case transcript.EventContext:
 				if firstCmd == "" && p.cmdName != "" {
 					firstCmd = p.cmdName
 				}

@@ -165,7 +165,7 @@ context "<environment_context>\n<cwd>/l</cwd>\n</environment_context>"
 human "rename foo to bar"
 tool_call "shell" "rg 'foo bar'" "x1"
 tool_result "x1" exit=1 error
-assistant "Renamed."
+assistant(final) "Renamed."
 `
 	if got := describe(evs); got != want {
 		t.Errorf("events:\n%s\nwant:\n%s", got, want)
@@ -416,5 +416,35 @@ func TestFingerprint(t *testing.T) {
 	}
 	if _, err := Fingerprint(filepath.Join(dir, "missing")); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// A rollout that marks neither the end of a turn (task_complete) nor its
+// final answer (phase) ends a turn when the model answers without calling
+// a tool: the answer held back when the user speaks again is that turn's
+// final one, and words followed by a tool call are not.
+const codexUnmarkedTurns = `{"timestamp":"2025-09-26T17:01:04.000Z","type":"session_meta","payload":{"id":"33333333-2222-3333-4444-555555555555","timestamp":"2025-09-26T17:01:04.000Z","cwd":"/l","originator":"codex_vscode","cli_version":"0.40.0"}}
+{"timestamp":"2025-09-26T17:01:05.000Z","type":"event_msg","payload":{"type":"user_message","message":"what is in the readme?","images":[]}}
+{"timestamp":"2025-09-26T17:01:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me read it."}]}}
+{"timestamp":"2025-09-26T17:01:07.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"README.md\"]}","call_id":"c1"}}
+{"timestamp":"2025-09-26T17:01:08.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"hello\",\"metadata\":{\"exit_code\":0}}"}}
+{"timestamp":"2025-09-26T17:01:09.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"It says hello."}]}}
+{"timestamp":"2025-09-26T17:01:10.000Z","type":"event_msg","payload":{"type":"user_message","message":"thanks, and the licence?","images":[]}}
+{"timestamp":"2025-09-26T17:01:11.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"There is none."}]}}
+`
+
+func TestCodexUnmarkedTurnsEndOnTheAnswer(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "rollout-2025-09-26T17-01-04-33333333-2222-3333-4444-555555555555.jsonl", codexUnmarkedTurns)
+	evs, _ := collectEvents(t, File{Kind: KindCodex, Path: p})
+	want := `human "what is in the readme?"
+assistant "Let me read it."
+tool_call "shell" "cat README.md" "c1"
+tool_result "c1" exit=0
+assistant(final) "It says hello."
+human "thanks, and the licence?"
+assistant(final) "There is none."
+`
+	if got := describe(evs); got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -83,6 +83,21 @@ var otherAgentDirs = []string{".cursor", ".gemini"}
 // agentFileRE matches the agents' own folders (skills, plugins, commands,
 // sub-agent definitions) and skill files.
 var agentFileRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|/)\.(` + agentDirNames() + `)/(plugins|skills|commands|agents)/|/SKILL\.md$`)
+})
+
+// IsAgentState reports a path where an agent keeps its own state for a
+// session (the plans, to-do lists and shell snapshots under its home
+// folder): writing one is the harness at work, not a change to a project.
+func IsAgentState(path string) bool { return agentStateRE().MatchString(path) }
+
+var agentStateRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|/)\.(` + agentDirNames() + `)/(plans|todos|shell-snapshots)/`)
+})
+
+// agentDirNames is an alternation of the agents' home folder names,
+// without their leading dot.
+func agentDirNames() string {
 	dirs := slices.Clone(otherAgentDirs)
 	for _, f := range formats() {
 		if f.HomeDir != "" {
@@ -94,8 +109,8 @@ var agentFileRE = sync.OnceValue(func() *regexp.Regexp {
 	for i, d := range dirs {
 		names[i] = regexp.QuoteMeta(strings.TrimPrefix(d, "."))
 	}
-	return regexp.MustCompile(`(^|/)\.(` + strings.Join(names, "|") + `)/(plugins|skills|commands|agents)/|/SKILL\.md$`)
-})
+	return strings.Join(names, "|")
+}
 
 // IsAgentFile reports a path inside an agent's own folders (its skills,
 // plugins, commands, sub-agent definitions) or a skill file: reading one is

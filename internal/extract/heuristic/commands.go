@@ -71,6 +71,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if t == nil {
 		return
 	}
+	x.looked = true
 	if readsMemory(e) {
 		// The agent reading its own memory is no part of the work.
 		if e.CallID != "" {
@@ -186,10 +187,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			c.tally = program.PassTally(e.Output)
 		}
 		x.scriptOf(t, c.command, e.Output)
-		c.commits = commitsMade(c.command, e.Output)
-		t.addCommits(c.commits)
-		if len(c.commits) == 0 && program.ChangesThroughGit(c.command, e.Output) {
-			t.addGitChange(c.command)
+		if !x.scratch(cdTarget(c.command)) {
+			c.commits = commitsMade(c.command, e.Output)
+			t.addCommits(c.commits)
+			if len(c.commits) == 0 && program.ChangesThroughGit(c.command, e.Output) {
+				t.addGitChange(c.command)
+			}
 		}
 	}
 	if c.status == stOK && c.tool == "AskUserQuestion" {
@@ -290,6 +293,33 @@ func (x *Extractor) absPath(p string) string {
 		return p
 	}
 	return path.Join(x.meta.Cwd, p)
+}
+
+// scratch reports a path outside the project that no later session will
+// look for: a temporary folder (unless the session works in one) or the
+// agent's own state (its plans and to-do lists). A repository made in
+// /tmp to try git out, or a binary built there, is not the project's.
+func (x *Extractor) scratch(p string) bool {
+	if p == "" {
+		return false
+	}
+	p = x.absPath(p)
+	if cwd := strings.TrimRight(x.meta.Cwd, "/"); cwd != "" && (p == cwd || strings.HasPrefix(p, cwd+"/")) {
+		return false
+	}
+	return tempDirRE().MatchString(p) || sessions.IsAgentState(p)
+}
+
+var tempDirRE = lazyRE(`^(/private)?/(tmp|var/tmp|var/folders)(/|$)`)
+
+// cdTarget is the folder a command line moves to before it runs ("cd
+// /tmp/try && git init …"), "" when it does not.
+func cdTarget(cmd string) string {
+	w := shellWords(cmd)
+	if len(w) < 2 || w[0] != "cd" {
+		return ""
+	}
+	return w[1]
 }
 
 // relPath shows a path relative to the thread's cwd when it lies under it:

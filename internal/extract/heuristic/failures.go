@@ -75,9 +75,9 @@ func trackFamily(t *task, c *call) {
 		}
 	}
 	f := t.families[c.family]
-	if f != nil && !failed && f.fails > 0 && !slices.Equal(urlsOf(f.failRun.command), urlsOf(c.command)) {
-		// Another address fetched is another target, not the failed
-		// one made to work.
+	if f != nil && !failed && f.fails > 0 && !slices.Equal(targetsOf(f.failRun.command), targetsOf(c.command)) {
+		// Another address fetched, or another path searched, is another
+		// target, not the failed one made to work.
 		return
 	}
 	if f == nil {
@@ -208,6 +208,23 @@ var urlRE = lazyRE(`[a-z]+://[^\s'"()]+`)
 
 // urlsOf lists the addresses a command line names.
 func urlsOf(cmd string) []string { return urlRE().FindAllString(cmd, -1) }
+
+// targetsOf is what a command works on, for telling one target from
+// another: the addresses it names and, for a look around (a search, a
+// listing), the paths it looks in: `rg x node_modules/a` that broke is not
+// made to work by `rg x node_modules/b`.
+func targetsOf(cmd string) []string {
+	out := urlsOf(cmd)
+	if !program.ReadOnly(cmd) {
+		return out
+	}
+	for i, w := range shellWords(program.WithoutFilters(cmd)) {
+		if i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, "/") && !strings.Contains(w, "://") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 // causeNamed reports a command that a failure's output points at: the
 // output tells to run it ("Run 'mix format' to fix"), or names a file it
@@ -358,7 +375,9 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	}
 	// The task reported done (by a check, or by the final answer alone
 	// while this failure stood): say what the answer claims about it.
-	if outcome == "success" || reportsCompletion(final) && !reportsFailure(final) {
+	// A look around that broke (a search of a path that is not there)
+	// never stood in the way of the work, so it puts nothing in doubt.
+	if !isExploration(run.command) && (outcome == "success" || reportsCompletion(final) && !reportsFailure(final)) {
 		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -30,6 +31,7 @@ type fileRec struct {
 	// undone says how the change was thrown away ("" while it stands).
 	undone  string
 	stashed bool
+	deleted bool // its latest change deleted it
 }
 
 type edit struct{ old, new string }
@@ -82,6 +84,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 		f.first = fs.changes
 	}
 	f.touches++
+	f.deleted = op == "delete"
 	if !slices.Contains(f.ops, op) {
 		f.ops = append(f.ops, op)
 	}
@@ -183,6 +186,20 @@ func goneLater(tasks []*task) map[string]bool {
 	return gone
 }
 
+// deletedNames are the base names of the files the session left deleted
+// (the latest task to touch each decides): what the agent said about such
+// a file describes something that is no longer there.
+func deletedNames(tasks []*task) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tasks {
+		for _, f := range t.files.m {
+			out[path.Base(f.path)] = f.deleted
+		}
+	}
+	maps.DeleteFunc(out, func(_ string, gone bool) bool { return !gone })
+	return out
+}
+
 // undone lists the files whose changes were thrown away.
 func (fs *files) undoneFiles() []*fileRec {
 	var out []*fileRec
@@ -232,7 +249,7 @@ func inGitDir(p string) bool {
 }
 
 func (x *Extractor) changeFile(t *task, p, op, old, nw string) {
-	if inGitDir(p) {
+	if inGitDir(p) || x.scratch(p) {
 		return
 	}
 	p = x.absPath(p)

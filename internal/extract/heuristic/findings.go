@@ -68,16 +68,14 @@ type findings struct {
 	seen  map[string]bool
 	order int
 	msgs  int
-	// turn is the message count when the human last spoke: the agent's
-	// messages after it are its answer to that message.
-	turn int
 }
 
-// withdrawAnswer drops what the agent said since the human last spoke:
-// the human rejected that answer ("it's not valid to track all changes
-// under one session"), so its designs and claims did not stand.
+// withdrawAnswer drops what the agent's latest message said: the human
+// rejected that answer ("it's not valid to track all changes under one
+// session"), so the design or claim it made did not stand. What the agent
+// found on its way there, in earlier messages, still does.
 func (f *findings) withdrawAnswer() {
-	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg > f.turn })
+	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg == f.msgs })
 }
 
 // add reads one assistant message.

@@ -42,7 +42,7 @@ const (
 // Limits on what the extractor keeps and prints. Memory stays bounded
 // whatever the transcript length: every list kept per task is capped.
 const (
-	maxTasks        = 6
+	maxTasks        = 8
 	maxFollowUps    = 6
 	maxPrefs        = 8
 	maxTrackedFiles = 200 // distinct files remembered per task
@@ -110,6 +110,13 @@ type Extractor struct {
 	// asked is set while the agent's latest words were a question: the
 	// human's next message answers it.
 	asked bool
+	// deleted are the base names of the files the session left deleted,
+	// set when the memory is written.
+	deleted map[string]bool
+	// looked is set once the agent called a tool since the human last
+	// spoke: an answer given without looking at anything is what the
+	// model already believed, which the session did not find out.
+	looked bool
 }
 
 // New returns an extractor for one thread.
@@ -194,7 +201,9 @@ func (x *Extractor) assistant(e sessions.Event) {
 			c.explanation = explanationOf(text)
 		}
 	}
-	t.findings.add(text)
+	if x.looked {
+		t.findings.add(text)
+	}
 	if e.Final {
 		t.finalSince = true
 		if oneLine(stripMarkdown(text)) != t.final {
@@ -325,6 +334,17 @@ func failureTies(c *call) []string {
 		}
 	}
 	return out
+}
+
+// namesAny reports a sentence that names one of the files, by base name,
+// as a word of its own.
+func namesAny(s string, names map[string]bool) bool {
+	for n := range names {
+		if sentenceNaming(s, n) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // mentionsAny reports a sentence that holds one of words as a word of its

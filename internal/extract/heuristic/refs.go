@@ -14,7 +14,8 @@ import (
 // it did something no other line says: a passing check is already a
 // "Check:" line, a query ("gh pr view", "bd ready") showed a state the
 // memory has no use for, and a formatter run ("mise run fmt") only
-// rewrote the layout.
+// rewrote the layout; one run in a scratch folder (/tmp) tried something
+// out away from the project.
 
 // The keys returned beside the lines name the failing command each line
 // is about ("" for the others), so a reference that only repeats a
@@ -40,7 +41,8 @@ func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Routine(st.command) {
+		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Routine(st.command) &&
+			!x.scratch(cdTarget(st.command)) {
 			out = append(out, st.ref())
 		}
 	}

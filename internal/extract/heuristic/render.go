@@ -75,6 +75,7 @@ func (x *Extractor) digest() digest {
 		d.cwd = "unknown"
 	}
 	gone := goneLater(x.tasks)
+	x.deleted = deletedNames(x.tasks)
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
 		if !t.finalSince {
@@ -242,7 +243,10 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	if quotesFinal && t.finalSince {
 		final = oneLine(textcut.Line(t.final, finalAnswerMax))
 	}
-	said := func(s string) bool { return final != "" && strings.Contains(final, oneLine(s)) }
+	// A sentence about a file the session deleted describes what is gone.
+	said := func(s string) bool {
+		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted)
+	}
 	for _, f := range t.findings.best(n, said) {
 		add(rawmemory.TagFinding + " " + f)
 	}

@@ -97,6 +97,38 @@ var seenFailureCases = []ruleCase{
 		},
 		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "`mix credo --strict` \\(ran", "`mix format` \\(ran", "ETS table is public", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
 	},
+	{
+		name: "only what stood: a rejected design, a deleted file's description, an answer given without looking, a sub-agent's prompt, a plan's headings and estimates are no findings",
+		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"a sub-agent said “Entries are stored in internal/book/journal\\.go",
+			"The user corrected the agent: “it's bad idea",
+			"Final answer: “Done: closing entries now live in the journal",
+		},
+		mustNot: []string{
+			"Finding: [^\\n]*closings\\.jsonl",                              // the design the user rejected
+			"Finding: [^\\n]*(Phase 1: Closing|Estimated effort|3-4 hours)", // a plan's frame
+			"draft close loop",              // a file the session deleted
+			"Finding: [^\n]*trial balance",  // answered without looking at anything
+			"said “Examine|concise summary", // the parent's prompt to its sub-agent
+			"Final answer: “Proposed design",
+		},
+	},
+	{
+		name: "scratch: a repository tried out in /tmp, a binary built there and the agent's plan file are not the project's; a search of a missing path is not made to work by a search elsewhere; a conditional spec is no preference",
+		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
+		must: []string{
+			"`rg -n 'func Append' vendor/ledgerkit` failed once \\(`rg: vendor/ledgerkit: No such file or directory \\(os error 2\\)`\\) and no later run passed\\.",
+			"Files changed: `internal/book/journal\\.go`\\.",
+		},
+		mustNot: []string{
+			"1f2e3d4|Commits made|made 1 git commit",
+			"tidy-closing-otter|/tmp/ledger-bin \\(|try-close`? \\(ran",
+			"vendor/ledgerkit[^\n]*passed later",
+			"still reported done",
+			"- “if a posting",
+		},
+	},
 }
 
 func TestSeenFailures(t *testing.T) {

@@ -116,6 +116,7 @@ func (x *Extractor) human(e sessions.Event) {
 		return
 	}
 	x.humans++
+	x.looked = false
 	words := topicWords(meaningfulWords(text))
 	cur := x.current()
 	// A complaint is about this session's work only when it speaks of
@@ -170,7 +171,6 @@ func (x *Extractor) human(e sessions.Event) {
 	}
 	cur.answered = false
 	cur.finalSince = false
-	cur.findings.turn = cur.findings.msgs
 	cur.addWords(words)
 	for _, p := range preferences(text, x.asked) {
 		cur.addPref(p)
@@ -281,7 +281,7 @@ func cleanHuman(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-var negativeRE = lazyRE(`(?i)(\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|still not|never) work|\bnot working\b|\bstill (fail|failing|broken|crash|crashing|getting|seeing|see|wrong|doesn'?t|does not|not)\b|\b(is|are|was|it's|that's|looks|still|all|everything) (wrong|broken)\b|\brevert\b|\bundo\b|^(no|nope)\b|that'?s not|that is not|\bit'?s not\b|\bnot what i)`)
+var negativeRE = lazyRE(`(?i)(\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|still not|never) work|\bnot working\b|\bstill (fail|failing|broken|crash|crashing|getting|seeing|see|wrong|doesn'?t|does not|not)\b|\b(is|are|was|it's|that's|looks|still|all|everything) (wrong|broken)\b|\brevert\b|\bundo\b|^(no|nope)\b|that'?s not|that is not|\bit'?s not\b|\bnot what i|\b(a )?(bad|terrible|poor) (idea|approach)\b|\bnot (a )?good (idea|approach)\b)`)
 
 func isNegative(s string) bool { return negativeRE().MatchString(s) }
 

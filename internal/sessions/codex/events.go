@@ -19,7 +19,16 @@ type codexState struct {
 	pending     map[string][]transcript.Event // apply_patch call id → changes awaiting the result
 	sessions    map[string]string             // unified-exec session id → the call that opened it
 	polls       map[string]string             // write_stdin call id → session id it polls
+	// marksTurns is set once the rollout marked the end of a turn
+	// (task_complete) or its final answer (phase). Older rollouts mark
+	// neither: there a turn ends when the model answers without calling a
+	// tool, so the answer still held back when the user speaks again, or
+	// when the file ends, is that turn's final one.
+	marksTurns bool
 }
+
+// endTurn ends the turn on the user's next words or the end of the file.
+func (st *codexState) endTurn() error { return st.em.EndTurn(!st.marksTurns) }
 
 func (st *codexState) bound() {
 	// Caps keep a pathological rollout from growing these without end.
@@ -83,7 +92,7 @@ func Events(f transcript.File, probs func(transcript.Problem), fn func(transcrip
 	if err != nil {
 		return err
 	}
-	return em.EndTurn(false)
+	return st.endTurn()
 }
 
 func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
@@ -93,7 +102,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		ev := base
 		ev.Kind = transcript.EventHuman
 		ev.Text = transcript.CleanPreview(transcript.FieldString(p, "message"))
-		if err := em.EndTurn(false); err != nil {
+		if err := st.endTurn(); err != nil {
 			return err
 		}
 		return em.Emit(ev)
@@ -115,6 +124,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			return em.Emit(ev)
 		}
 	case "task_complete":
+		st.marksTurns = true
 		if em.Pending() {
 			return em.EndTurn(true)
 		}
@@ -196,7 +206,9 @@ func (st *codexState) responseItem(base transcript.Event, p []byte) error {
 			ev := base
 			ev.Kind = transcript.EventAssistant
 			ev.Text = strings.Join(parts, "\n")
-			ev.Final = transcript.FieldString(p, "phase") == "final_answer"
+			phase := transcript.FieldString(p, "phase")
+			st.marksTurns = st.marksTurns || phase != ""
+			ev.Final = phase == "final_answer"
 			if strings.TrimSpace(ev.Text) == "" {
 				return nil
 			}
@@ -217,7 +229,7 @@ func (st *codexState) responseItem(base transcript.Event, p []byte) error {
 					}
 					ev.Kind = transcript.EventHuman
 					ev.Text = transcript.CleanPreview(part)
-					if err := em.EndTurn(false); err != nil {
+					if err := st.endTurn(); err != nil {
 						return err
 					}
 				default:

@@ -29,6 +29,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -57,6 +58,7 @@ const (
 	maxChangedNames = 12
 	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
 	requestMax      = 300
+	lineMax         = 200 // a follow-up message, an error line
 	askMax          = 420 // the opening request as the summary quotes it
 	finalAnswerMax  = 500
 	answerMax       = 1500 // the answer to a question: nothing else holds what was learned
@@ -313,7 +315,7 @@ files option options argument arguments`)
 // failing program, and the longer words of its error line.
 func failureTies(c *call) []string {
 	var out []string
-	if n := toolNeedle(c.command); len(n) >= 3 {
+	if n := program.SpokenName(c.command); len(n) >= 3 {
 		out = append(out, strings.ToLower(n))
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(c.errLine), func(r rune) bool {

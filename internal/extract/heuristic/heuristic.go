@@ -22,6 +22,12 @@
 //   - findings.go: the agent's explanations (causes, locations, facts);
 //   - outcome.go: the triage of each task;
 //   - render.go: the digest, printed through internal/rawmemory.
+//
+// How programs behave is not this package's knowledge: which commands
+// check, only look, or change files, which line of a failed command's
+// output states the problem, which words say a run failed, all live in
+// internal/program, shared with the stale-evidence code. What is here is
+// what a memory makes of them.
 package heuristic
 
 import (

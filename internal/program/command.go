@@ -118,9 +118,10 @@ func Name(cmd string) string {
 var readOnlyGit = wordSet(`status diff log show branch blame rev-parse ls-files remote describe shortlog
 reflog grep config fetch`)
 
-// ReadOnly reports commands that only look around (the caller rules out
-// those that write a file through a redirection). Their exit status
-// says little (rg exits 1 on no match) so they never count as failures.
+// ReadOnly reports commands that only look around, by their program and
+// subcommand; Explores also rules out those that write a file through a
+// redirection. Their exit status says little (rg exits 1 on no match) so
+// they never count as failures.
 func ReadOnly(cmd string) bool {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -541,7 +542,7 @@ func ChangesThroughGit(cmd, out string) bool {
 	if gitNoChangeRE().MatchString(out) {
 		return false
 	}
-	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '\n' }) {
+	for _, part := range splitChain(cmd) {
 		args := GitArgs(Core(part))
 		if len(args) == 0 || !gitChangeSubs()[args[0]] {
 			continue

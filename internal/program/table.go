@@ -1,10 +1,3 @@
-// Package program is memctl's knowledge of the programs agents run: which
-// class each belongs to (it reads, writes, runs others, talks to version
-// control, or checks work by testing, linting, type-checking or
-// building), and how a command line names what it does. It is a leaf: it
-// imports nothing of memctl, so the offline extractor and the
-// stale-evidence code share one table. Adding a language's toolchain is
-// adding rows below; table_test.go holds one case per row kind.
 package program
 
 import (
@@ -12,6 +5,10 @@ import (
 	"strings"
 	"sync"
 )
+
+// The table: each program, subcommand and script word with its class.
+// Adding a language's toolchain is adding rows below; table_test.go holds
+// one case per row kind.
 
 // Class is what running a program does to a project.
 type Class string

@@ -1,10 +1,10 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
 	"path"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -101,7 +101,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if cmd := strings.TrimSpace(e.Command); cmd != "" {
 		c.command = cmd
 		c.family = program.Family(cmd)
-		c.explore = isExploration(cmd)
+		c.explore = program.Explores(cmd)
 		c.check = !c.explore && program.IsCheck(cmd)
 		if c.check {
 			c.purpose = program.Purpose(cmd)
@@ -113,7 +113,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			t.cmds[cmd] = st
 		}
 		if c.explore {
-			for _, p := range readsFromShell(cmd) {
+			for _, p := range program.FilesRead(cmd) {
 				t.addRead(x.relPath(x.absPath(p)))
 			}
 			t.steps.add(step{kind: stepExplore, text: program.Name(cmd)})
@@ -174,8 +174,8 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	t.endedRefused = false
 	if c.status == stFailed {
-		c.errLine = errorLine(e.Output)
-		c.tests = failingTests(e.Output)
+		c.errLine = textcut.Line(program.ErrorLine(e.Output), lineMax)
+		c.tests = program.FailingTests(e.Output)
 		c.output = textcut.Line(e.Output, maxKeptOutput)
 		if c.command != "" {
 			x.kw.addErrorWords(c.errLine)
@@ -187,7 +187,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			c.tally = program.PassTally(e.Output)
 		}
 		x.scriptOf(t, c.command, e.Output)
-		if !x.scratch(cdTarget(c.command)) {
+		if !x.scratch(program.Dir(c.command)) {
 			c.commits = commitsMade(c.command, e.Output)
 			t.addCommits(c.commits)
 			if len(c.commits) == 0 && program.ChangesThroughGit(c.command, e.Output) {
@@ -203,7 +203,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		// an rg without a match is: it shows no problem of the project.
 		// A lookup tool that could not start at all (Node's "spawn
 		// ENOENT") is broken, which the next session needs to know.
-		lookup := (c.action == sessions.ActionRead || c.action == sessions.ActionSearch) && !spawnFailedRE().MatchString(c.errLine)
+		lookup := (c.action == sessions.ActionRead || c.action == sessions.ActionSearch) && !program.SpawnFailed(c.errLine)
 		if c.status == stFailed && !lookup && len(t.toolFails) < 4 {
 			t.toolFails = append(t.toolFails, c)
 		}
@@ -213,11 +213,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		return
 	}
 	if c.status != stFailed {
-		for _, p := range filesFromShell(c.command) {
-			key := c.id + "\x00" + path.Base(p.path)
+		for _, p := range program.FilesChanged(c.command) {
+			key := c.id + "\x00" + path.Base(p.Path)
 			if !x.seenChange[key] {
 				x.markChange(key)
-				x.changeFile(t, p.path, p.op, "", "")
+				x.changeFile(t, p.Path, p.Op, "", "")
 			}
 		}
 		x.restore(t, c)
@@ -245,7 +245,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		// A look-around command says little by failing (rg exits 1 on
 		// no match), except when the sandbox refused it: then its rerun
 		// is a fix worth knowing.
-		if (c.status == stFailed && (sandboxErrRE().MatchString(c.errLine) || brokeRun(c))) || (c.status == stOK && t.families[c.family] != nil) {
+		if (c.status == stFailed && (program.NotPermitted(c.errLine) || brokeRun(c))) || (c.status == stOK && t.families[c.family] != nil) {
 			trackFamily(t, c)
 		}
 		return
@@ -270,12 +270,12 @@ func (x *Extractor) restore(t *task, c *call) {
 	if c.status == stFailed {
 		return
 	}
-	r := revertsFiles(c.command)
-	if !r.all && !r.unstash && len(r.files) == 0 {
+	r := program.Restores(c.command)
+	if r.Empty() {
 		return
 	}
 	var names []string
-	for _, f := range r.files {
+	for _, f := range r.Files {
 		names = append(names, x.absPath(f))
 	}
 	for _, f := range t.files.revert(r, names) {
@@ -312,21 +312,9 @@ func (x *Extractor) scratch(p string) bool {
 
 var tempDirRE = lazyRE(`^(/private)?/(tmp|var/tmp|var/folders)(/|$)`)
 
-// cdTarget is the folder a command line moves to before it runs ("cd
-// /tmp/try && git init …"), "" when it does not.
-func cdTarget(cmd string) string {
-	w := shellWords(cmd)
-	if len(w) < 2 || w[0] != "cd" {
-		return ""
-	}
-	return w[1]
-}
 
 // relPath shows a path relative to the thread's cwd when it lies under it:
 // shorter, and still valid the next time someone works in that project.
-// spawnFailedRE is a tool's report that its program could not be started.
-var spawnFailedRE = lazyRE(`(?i)\bENOENT\b.*spawn\b|spawn\b.*\bENOENT\b`)
-
 func (x *Extractor) relPath(p string) string {
 	cwd := strings.TrimRight(x.meta.Cwd, "/")
 	if cwd != "" && strings.HasPrefix(p, cwd+"/") {
@@ -383,9 +371,6 @@ func (x *Extractor) subagentReport(t *task, c *call, out string) {
 // timeout (124), a missing program (127).
 func brokeRun(c *call) bool { return c.exit != nil && *c.exit >= 2 }
 
-// sandboxErrRE matches what a sandbox or missing permission prints.
-var sandboxErrRE = lazyRE(`(?i)operation not permitted|permission denied|sandbox|not allowed|EACCES|EPERM|read-only file system`)
-
 // choiceRE reads Claude Code's AskUserQuestion result: `User has answered
 // your questions: "question"="answer", …`.
 var choiceRE = lazyRE(`"((?:[^"\\]|\\.){3,400}?)"="((?:[^"\\]|\\.){1,300}?)"`)
@@ -400,29 +385,21 @@ func (x *Extractor) userChoices(t *task, out string) {
 	}
 }
 
-// npmHeaderRE reads the two lines npm, pnpm and yarn print before running a
-// package script: "> pkg@1.0.0 ci" then "> npm run lint && npm run build".
-var npmHeaderRE = lazyRE(`^\s*> \S+@\S* (\S+)\r?\n> ([^\n]{2,300})`)
-
 // scriptOf keeps what a package script that ran clean is made of, in the
 // words its runner printed: "npm run ci" is license check, lint, build and
 // tests here.
 func (x *Extractor) scriptOf(t *task, cmd, out string) {
+	runs, ok := program.ScriptRan(cmd, out)
+	if !ok || len(t.scripts) >= 3 {
+		return
+	}
 	fam := program.Family(cmd)
-	f := strings.Fields(fam)
-	if len(f) != 3 || (f[0] != "npm" && f[0] != "pnpm" && f[0] != "yarn") || f[1] != "run" || len(t.scripts) >= 3 {
-		return
-	}
-	m := npmHeaderRE().FindStringSubmatch(out)
-	if m == nil || m[1] != f[2] {
-		return
-	}
 	for _, s := range t.scripts {
 		if s[0] == fam {
 			return
 		}
 	}
-	if strings.ContainsAny(m[2], "&|;") { // a script of one program says little
-		t.scripts = append(t.scripts, [2]string{fam, strings.TrimSpace(m[2])})
+	if strings.ContainsAny(runs, "&|;") { // a script of one program says little
+		t.scripts = append(t.scripts, [2]string{fam, runs})
 	}
 }

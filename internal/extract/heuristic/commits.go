@@ -1,10 +1,10 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -20,7 +20,7 @@ const maxCommits = 8
 // no file was edited by a tool, and the hashes are what the next agent
 // can look up.
 func commitsMade(cmd, out string) []commit {
-	if program.Name(cmd) != "git" || isExploration(cmd) {
+	if program.Name(cmd) != "git" || program.Explores(cmd) {
 		return nil
 	}
 	cs := program.CommitsReported(out, maxCommits)

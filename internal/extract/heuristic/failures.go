@@ -1,13 +1,13 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -94,7 +94,7 @@ func trackFamily(t *task, c *call) {
 		}
 		f.fails++
 		f.failRun = c
-		f.missing = isMissingTool(c)
+		f.missing = program.NotInstalled(c.command, c.exit, c.errLine)
 		// What happened "in between" starts again at the latest failure.
 		f.edited, f.ranSince, f.replacedBy, f.ranOther = nil, nil, nil, false
 		return
@@ -132,7 +132,7 @@ func (r recovery) change() string {
 	}
 	failCmd, passCmd := program.WithoutFilters(r.fail.command), program.WithoutFilters(r.pass.command)
 	if passCmd != failCmd {
-		added, dropped := argDiff(failCmd, passCmd)
+		added, dropped := program.ArgDiff(failCmd, passCmd)
 		if slices.ContainsFunc(append(slices.Clone(added), dropped...), func(w string) bool { return w == "&&" || w == "||" || w == ";" || w == "|" }) {
 			// Commands added to or dropped from a chain: another
 			// sequence of steps, not an option of the same one.
@@ -210,28 +210,16 @@ var urlRE = lazyRE(`[a-z]+://[^\s'"()]+`)
 func urlsOf(cmd string) []string { return urlRE().FindAllString(cmd, -1) }
 
 // targetsOf is what a command works on, for telling one target from
-// another: the addresses it names and, for a look around (a search, a
-// listing), the paths it looks in: `rg x node_modules/a` that broke is not
-// made to work by `rg x node_modules/b`.
-func targetsOf(cmd string) []string {
-	out := urlsOf(cmd)
-	if !program.ReadOnly(cmd) {
-		return out
-	}
-	for i, w := range shellWords(program.WithoutFilters(cmd)) {
-		if i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, "/") && !strings.Contains(w, "://") {
-			out = append(out, w)
-		}
-	}
-	return out
-}
+// another: the addresses it names and, for a look around, the paths it
+// looks in.
+func targetsOf(cmd string) []string { return append(urlsOf(cmd), program.LookedIn(cmd)...) }
 
 // causeNamed reports a command that a failure's output points at: the
 // output tells to run it ("Run 'mix format' to fix"), or names a file it
 // works on ("Unable to create '.git/index.lock'" before "rm -f
 // .git/index.lock"), or it changed files itself (a revert, a write).
 func causeNamed(cmd string, failed *call) bool {
-	if r := revertsFiles(cmd); r.all || r.unstash || len(r.files) > 0 || len(filesFromShell(cmd)) > 0 {
+	if !program.Restores(cmd).Empty() || len(program.FilesChanged(cmd)) > 0 {
 		return true // it changed files, as an edit does
 	}
 	if fam := program.Family(cmd); len(fam) >= 3 && strings.Contains(failed.output, fam) {
@@ -344,7 +332,7 @@ func openFailures(t *task) []*family {
 func replacementPhrase(cmds []string, fs *files) string {
 	var wrapper, plain []string
 	for _, c := range cmds {
-		if names := wrapperFiles[program.Name(c)]; len(names) > 0 && fs.editedAny(names) {
+		if names := program.TargetFiles(program.Name(c)); len(names) > 0 && fs.editedAny(names) {
 			wrapper = append(wrapper, c)
 		} else {
 			plain = append(plain, c)
@@ -377,8 +365,8 @@ func openFailureLine(f *family, outcome, final string, fs *files) string {
 	// while this failure stood): say what the answer claims about it.
 	// A look around that broke (a search of a path that is not there)
 	// never stood in the way of the work, so it puts nothing in doubt.
-	if !isExploration(run.command) && (outcome == "success" || reportsCompletion(final) && !reportsFailure(final)) {
-		if s := sentenceNaming(final, toolNeedle(run.command)); s != "" {
+	if !program.Explores(run.command) && (outcome == "success" || reportsCompletion(final) && !reportsFailure(final)) {
+		if s := sentenceNaming(final, program.SpokenName(run.command)); s != "" {
 			return line + "; the final answer says: " + quote(textcut.Line(s, 220))
 		}
 		return explained(line+" and no later run passed; the task was still reported done.", run)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 )
 
@@ -121,15 +122,15 @@ func inverseEdit(edits []edit, old, nw string) int {
 
 // revert applies a restore to the task's files and returns the files it
 // undid. names are the files the command named, absolute.
-func (fs *files) revert(r restored, names []string) []string {
+func (fs *files) revert(r program.Restore, names []string) []string {
 	var out []string
 	for _, f := range fs.sorted() {
 		switch {
-		case r.unstash && f.stashed:
+		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
 		case f.undone != "" || f.created:
 			// untracked files survive a restore from git
-		case r.all:
+		case r.All:
 			f.undone = "restored from git"
 			f.stashed = true
 			out = append(out, f.path)

@@ -22,6 +22,12 @@
 //   - findings.go: the agent's explanations (causes, locations, facts);
 //   - outcome.go: the triage of each task;
 //   - render.go: the digest, printed through internal/rawmemory.
+//
+// How programs behave is not this package's knowledge: which commands
+// check, only look, or change files, which line of a failed command's
+// output states the problem, which words say a run failed, all live in
+// internal/program, shared with the stale-evidence code. What is here is
+// what a memory makes of them.
 package heuristic
 
 import (
@@ -29,6 +35,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -57,6 +64,7 @@ const (
 	maxChangedNames = 12
 	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
 	requestMax      = 300
+	lineMax         = 200 // a follow-up message, an error line
 	askMax          = 420 // the opening request as the summary quotes it
 	finalAnswerMax  = 500
 	answerMax       = 1500 // the answer to a question: nothing else holds what was learned
@@ -322,7 +330,7 @@ files option options argument arguments`)
 // failing program, and the longer words of its error line.
 func failureTies(c *call) []string {
 	var out []string
-	if n := toolNeedle(c.command); len(n) >= 3 {
+	if n := program.SpokenName(c.command); len(n) >= 3 {
 		out = append(out, strings.ToLower(n))
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(c.errLine), func(r rune) bool {

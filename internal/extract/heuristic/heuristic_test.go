@@ -2,7 +2,6 @@ package heuristic
 
 import (
 	"fmt"
-	"github.com/memctl/memctl/internal/program"
 	"strings"
 	"testing"
 	"time"
@@ -190,122 +189,6 @@ func TestStanding(t *testing.T) {
 	}
 }
 
-func TestErrorLine(t *testing.T) {
-	tests := []struct{ out, want string }{
-		{"--- FAIL: TestX (0.1s)\n    x_test.go:12: got 3, want 4\nFAIL\nFAIL\tpkg\t0.2s", "x_test.go:12: got 3, want 4"},
-		{"Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: bad input", "ValueError: bad input"},
-		{"# pkg\n./main.go:7:2: undefined: Foo", "./main.go:7:2: undefined: Foo"},
-		{"ls: cannot access 'x': No such file or directory", "ls: cannot access 'x': No such file or directory"},
-		{"npm ERR! missing script: lint", "npm ERR! missing script: lint"},
-		{"The following paths are ignored by one of your .gitignore files:\ndist\nhint: Use -f if you really want to add them.", "The following paths are ignored by one of your .gitignore files: dist"},
-		{"plain\nlast words\n\n", "last words"},
-		// a task runner's status lines name no cause; the linter's located line does
-		{"[STARTED] markdownlint\n[FAILED] markdownlint [FAILED]\n\n✖ markdownlint:\ndocs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified\nhook failed (code 1)",
-			"docs/a.md:26 error MD040/fenced-code-language Fenced code blocks should have a language specified"},
-		{"src/a.ts\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n✖ 1 problem", "3:7 error 'x' is assigned a value but never used no-unused-vars"},
-		// an API's JSON error body reads as its message
-		{`{"errors":[{"path":["query","a","b"],"extensions":{"code":"argumentNotAccepted"},"message":"Field 'b' doesn't accept argument 'c'"}]}`,
-			"Field 'b' doesn't accept argument 'c'"},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := errorLine(tt.out); got != tt.want {
-			t.Errorf("errorLine(%q) = %q, want %q", tt.out, got, tt.want)
-		}
-	}
-}
-
-func TestCommandClassification(t *testing.T) {
-	tests := []struct {
-		cmd            string
-		family         string
-		explore, check bool
-	}{
-		{"go test ./internal/x -run Foo", "go test", false, true},
-		{"cd /w && GOFLAGS=-mod=mod go test ./...", "go test", false, true},
-		{"npm run build", "npm run build", false, true},
-		{"python -m pytest -q", "python -m pytest", false, true},
-		{"rg -n test src", "rg", true, false},
-		{"sed -i 's/a/b/' main.go", "sed", false, false},
-		{"git status --short", "git status", true, false},
-		{"git -C repo push", "git push", false, false},
-		{"git commit -m 'fix tests'", "git commit", false, false},
-		{"ps aux | grep node", "ps", true, false},
-		{"sudo logrotate -d /etc/logrotate.d/nginx", "logrotate", false, true},
-		{"nginx -t", "nginx", false, true},
-		{"make", "make", false, true},
-		// A runner target or package script is a check when its name
-		// says it verifies; cleaning, deploying or rewriting files is not.
-		// git branch, config and remote look around only in their
-		// listing and reading forms.
-		{"git branch -a", "git branch", true, false},
-		{"git branch --show-current", "git branch", true, false},
-		{"git branch -D stale", "git branch", false, false},
-		{"git branch feature-x", "git branch", false, false},
-		{"git config --get user.email", "git config", true, false},
-		{"git config user.name", "git config", true, false},
-		{"git config user.name Dev", "git config", false, false},
-		{"git remote -v", "git remote", true, false},
-		{"git remote add upstream git@example.com:a/b.git", "git remote", false, false},
-		{"make check", "make check", false, true},
-		{"make -j4 test-unit", "make", false, true},
-		{"make clean", "make clean", false, false},
-		{"make deploy ENV=staging", "make deploy", false, false},
-		{"npm run check", "npm run check", false, true},
-		{"npm run ci", "npm run ci", false, true},
-		{"npm ci", "npm ci", false, false},
-		{"pnpm run lint", "pnpm run lint", false, true},
-		{"yarn typecheck", "yarn typecheck", false, true},
-		{"just test", "just test", false, true},
-		{"just qa", "just qa", false, true},
-		{"just deploy", "just deploy", false, false},
-		{"npm run precommit", "npm run precommit", false, true},
-		{"pre-commit run --all-files", "pre-commit", false, true},
-		{"prettier --write src", "prettier", false, false},
-		{"prettier --check src", "prettier", false, true},
-		{"gofmt -w main.go", "gofmt", false, false},
-		{"ruff format .", "ruff", false, false},
-		{"ruff format --check .", "ruff", false, true},
-		// Output sent to a file is a change, not a look around.
-		{"cat > /tmp/t.js << 'EOF'\nconsole.log(a => a > 1)\nEOF\nnode /tmp/t.js", "cat", false, false},
-		{"echo done >> notes.txt", "echo", false, false},
-		{"ls src | tee listing.txt", "ls", false, false},
-		{"grep -rn foo src 2>/dev/null", "grep", true, false},
-		{"ps aux 2>&1 | grep node", "ps", true, false},
-		{"grep -n 'a > b' main.go", "grep", true, false},
-	}
-	for _, tt := range tests {
-		if got := program.Family(tt.cmd); got != tt.family {
-			t.Errorf("program.Family(%q) = %q, want %q", tt.cmd, got, tt.family)
-		}
-		explore := isExploration(tt.cmd)
-		if explore != tt.explore {
-			t.Errorf("isExploration(%q) = %v", tt.cmd, explore)
-		}
-		if got := !explore && program.IsCheck(tt.cmd); got != tt.check {
-			t.Errorf("program.IsCheck(%q) = %v", tt.cmd, got)
-		}
-	}
-	for cmd, want := range map[string]string{
-		"git checkout -- a.go b.go": "files=[a.go b.go]", "git restore a.go": "files=[a.go]", "git stash": "all",
-		"git reset --hard HEAD": "all", "git checkout .": "all", "git restore --staged a.go": "none", "git stash pop": "unstash",
-	} {
-		r := revertsFiles(cmd)
-		got := "none"
-		switch {
-		case r.all:
-			got = "all"
-		case r.unstash:
-			got = "unstash"
-		case len(r.files) > 0:
-			got = fmt.Sprintf("files=%v", r.files)
-		}
-		if got != want {
-			t.Errorf("revertsFiles(%q) = %s, want %s", cmd, got, want)
-		}
-	}
-}
-
 // An edit that puts the replaced text back cancels the earlier one.
 func TestInverseEditUndoes(t *testing.T) {
 	s := &seq{}
@@ -377,39 +260,6 @@ func TestSlug(t *testing.T) {
 	s.human(strings.Repeat("Überlange Anfrage mit Sonderzeichen ", 20)).final("ok")
 	if got := Extract(V1, meta("/x"), s.events).Slug; len(got) > maxSlugBytes || strings.ContainsAny(got, "Ü ") {
 		t.Errorf("slug %q", got)
-	}
-}
-
-func TestFilesFromShellQuotes(t *testing.T) {
-	for cmd, want := range map[string]string{
-		`sed -i 's/expr \$1 - \$2/expr \$1 + \$2/' 'calc.sh'`: "[{calc.sh update}]",
-		`rm 'my notes.txt'`:      "[{my notes.txt delete}]",
-		`sed -i "s/a/$B/" f.txt`: "[]", // a double-quoted $ may expand to anything
-		`rm "$F"`:                "[]",
-		`rm *.tmp`:               "[]",
-		"cat > types/todo.ts << 'EOF'\nexport type A = 1 > 0\nEOF": "[{types/todo.ts write}]",
-		"cat >> notes.md <<EOF\nmore\nEOF":                         "[{notes.md update}]",
-		"sed -i 's/a/b/' x.go\nrm y.go":                            "[]",
-	} {
-		if got := fmt.Sprint(filesFromShell(cmd)); got != want {
-			t.Errorf("filesFromShell(%q) = %s, want %s", cmd, got, want)
-		}
-	}
-}
-
-func TestSpawnFailed(t *testing.T) {
-	tests := []struct {
-		errLine string
-		want    bool
-	}{
-		{"ENOENT: no such file or directory, posix_spawn '/opt/tool/bin/rg'", true},
-		{"Error: spawn rg ENOENT", true},
-		{"ENOENT: no such file or directory, open 'src/missing.ts'", false}, // a lookup that found nothing
-	}
-	for _, tt := range tests {
-		if got := spawnFailedRE().MatchString(tt.errLine); got != tt.want {
-			t.Errorf("spawnFailedRE(%q) = %v, want %v", tt.errLine, got, tt.want)
-		}
 	}
 }
 

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"sort"
 	"strings"
+
+	"github.com/memctl/memctl/internal/program"
 )
 
 const maxKeywordPool = 2000
@@ -34,10 +36,10 @@ func (k *keywords) add(w string, weight int) {
 	k.score[w] += weight
 }
 
-var errorIdentRE = lazyRE(`\b([A-Z][A-Za-z]*(?:Error|Exception)|E[0-9]{3,5}|TS[0-9]{4}|ENOENT|EACCES|EADDRINUSE|ECONNREFUSED|SIGSEGV)\b`)
-
+// addErrorWords scores the error names an error line holds (TypeError,
+// TS2345, ENOENT): what a later search for the error would type.
 func (k *keywords) addErrorWords(line string) {
-	for _, m := range errorIdentRE().FindAllString(line, 3) {
+	for _, m := range program.ErrorCodes(line, 3) {
 		k.add(m, 2)
 	}
 }

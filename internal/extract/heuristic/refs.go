@@ -1,11 +1,11 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -41,8 +41,8 @@ func (x *Extractor) references(t *task, live []*fileRec) (out, keys []string) {
 			break
 		}
 		// a clean write (cat > f <<EOF) is listed by the file it wrote
-		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !writesFile(st.command) && !program.Routine(st.command) &&
-			!x.scratch(cdTarget(st.command)) {
+		if !st.explore && !st.check && st.clean() && !program.IsBasic(program.Name(st.command)) && !program.WritesFile(st.command) && !program.Routine(st.command) &&
+			!x.scratch(program.Dir(st.command)) {
 			out = append(out, st.ref())
 		}
 	}

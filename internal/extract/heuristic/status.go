@@ -1,10 +1,8 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
-	"strings"
-
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -25,17 +23,6 @@ const (
 
 // refused reports a call that never ran or was cut short by the user.
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
-
-// failWordsRE are the words a command's output uses to say it failed.
-var failWordsRE = lazyRE(`(?m)^--- FAIL|^FAIL\b|^FAILED\b|\bexit status [1-9]\d*\b|^Traceback \(most recent call last\)|` +
-	`command not found|^npm ERR!|^(error|fatal|panic)(\[\w+\])?:|^Error:|Process exited with code [1-9]|` +
-	`\b[1-9]\d* (failed|failing)\b|^# fail [1-9]|^not ok \d+|^E {2,}\S|^make(\[\d+\])?: \*\*\*|BUILD FAILED|` +
-	`^ERROR\b|^\s*✗|^\s*✘`)
-
-// okWordsRE are the words that say a command succeeded, read only when
-// the transcript records no exit status at all.
-var okWordsRE = lazyRE(`(?m)^ok\s+\S|^PASS\s*$|^\s*\d+ passed\b|^\[[^\]\s]+ [0-9a-f]{7,}\] |^Successfully\b|^Success\b|` +
-	`\bBuild succeeded\b|\bAll tests passed\b|^To \S+\n\s+[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s`)
 
 // resultStatus settles a call from its result. The transcript's own signal
 // comes first (an exit status, is_error, a rejection); the output's words
@@ -64,16 +51,16 @@ func resultStatus(c *call, e sessions.Event) status {
 		words = words[:32<<10] + "\n" + words[len(words)-32<<10:]
 	}
 	if known {
-		if pipesOutput(c.command) && failWordsRE().MatchString(words) {
+		if program.HidesExitStatus(c.command) && program.OutputSaysFailed(words) {
 			c.masked = true
 			return stFailed
 		}
 		return stOK
 	}
 	switch {
-	case failWordsRE().MatchString(words):
+	case program.OutputSaysFailed(words):
 		return stFailed
-	case okWordsRE().MatchString(words):
+	case program.OutputSaysOK(words):
 		return stOK
 	}
 	return stUnknown
@@ -117,20 +104,4 @@ func (c *call) statusText() string {
 		return "cancelled by the harness, not run"
 	}
 	return "no result recorded"
-}
-
-// isMissingTool reports a failed run whose program is not installed: exit
-// status 127, or a "not found" message that names the program itself
-// (so "cat: x.txt: No such file or directory" does not count).
-func isMissingTool(c *call) bool {
-	tool := program.Name(c.command)
-	if tool == "" {
-		return false
-	}
-	if c.exit != nil && *c.exit == 127 {
-		return true
-	}
-	l := strings.ToLower(c.errLine)
-	return (strings.Contains(l, "command not found") || strings.Contains(l, "is not recognized as") ||
-		strings.Contains(l, ": not found")) && strings.Contains(c.errLine, tool)
 }

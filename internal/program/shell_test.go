@@ -1,0 +1,242 @@
+package program
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// What a command line is, as the extractor asks it: its family, whether
+// it only looks around (a write through a redirection does not), and
+// whether it checks the work.
+func TestCommandClassification(t *testing.T) {
+	tests := []struct {
+		cmd            string
+		family         string
+		explore, check bool
+	}{
+		{"go test ./internal/x -run Foo", "go test", false, true},
+		{"cd /w && GOFLAGS=-mod=mod go test ./...", "go test", false, true},
+		{"npm run build", "npm run build", false, true},
+		{"python -m pytest -q", "python -m pytest", false, true},
+		{"rg -n test src", "rg", true, false},
+		{"sed -i 's/a/b/' main.go", "sed", false, false},
+		{"git status --short", "git status", true, false},
+		{"git -C repo push", "git push", false, false},
+		{"git commit -m 'fix tests'", "git commit", false, false},
+		{"ps aux | grep node", "ps", true, false},
+		{"sudo logrotate -d /etc/logrotate.d/nginx", "logrotate", false, true},
+		{"nginx -t", "nginx", false, true},
+		{"make", "make", false, true},
+		// A runner target or package script is a check when its name
+		// says it verifies; cleaning, deploying or rewriting files is not.
+		// git branch, config and remote look around only in their
+		// listing and reading forms.
+		{"git branch -a", "git branch", true, false},
+		{"git branch --show-current", "git branch", true, false},
+		{"git branch -D stale", "git branch", false, false},
+		{"git branch feature-x", "git branch", false, false},
+		{"git config --get user.email", "git config", true, false},
+		{"git config user.name", "git config", true, false},
+		{"git config user.name Dev", "git config", false, false},
+		{"git remote -v", "git remote", true, false},
+		{"git remote add upstream git@example.com:a/b.git", "git remote", false, false},
+		{"make check", "make check", false, true},
+		{"make -j4 test-unit", "make", false, true},
+		{"make clean", "make clean", false, false},
+		{"make deploy ENV=staging", "make deploy", false, false},
+		{"npm run check", "npm run check", false, true},
+		{"npm run ci", "npm run ci", false, true},
+		{"npm ci", "npm ci", false, false},
+		{"pnpm run lint", "pnpm run lint", false, true},
+		{"yarn typecheck", "yarn typecheck", false, true},
+		{"just test", "just test", false, true},
+		{"just qa", "just qa", false, true},
+		{"just deploy", "just deploy", false, false},
+		{"npm run precommit", "npm run precommit", false, true},
+		{"pre-commit run --all-files", "pre-commit", false, true},
+		{"prettier --write src", "prettier", false, false},
+		{"prettier --check src", "prettier", false, true},
+		{"gofmt -w main.go", "gofmt", false, false},
+		{"ruff format .", "ruff", false, false},
+		{"ruff format --check .", "ruff", false, true},
+		// Output sent to a file is a change, not a look around.
+		{"cat > /tmp/t.js << 'EOF'\nconsole.log(a => a > 1)\nEOF\nnode /tmp/t.js", "cat", false, false},
+		{"echo done >> notes.txt", "echo", false, false},
+		{"ls src | tee listing.txt", "ls", false, false},
+		{"grep -rn foo src 2>/dev/null", "grep", true, false},
+		{"ps aux 2>&1 | grep node", "ps", true, false},
+		{"grep -n 'a > b' main.go", "grep", true, false},
+	}
+	for _, tt := range tests {
+		if got := Family(tt.cmd); got != tt.family {
+			t.Errorf("Family(%q) = %q, want %q", tt.cmd, got, tt.family)
+		}
+		explore := Explores(tt.cmd)
+		if explore != tt.explore {
+			t.Errorf("Explores(%q) = %v", tt.cmd, explore)
+		}
+		if got := !explore && IsCheck(tt.cmd); got != tt.check {
+			t.Errorf("IsCheck(%q) = %v", tt.cmd, got)
+		}
+	}
+}
+
+// A restore from git throws away all uncommitted changes or the files it
+// names; git stash pop brings stashed changes back; unstaging keeps the
+// edit.
+func TestRestores(t *testing.T) {
+	tests := []struct{ cmd, want string }{
+		{"git checkout -- a.go b.go", "files=[a.go b.go]"},
+		{"git restore a.go", "files=[a.go]"},
+		{"git stash", "all"},
+		{"git reset --hard HEAD", "all"},
+		{"git checkout .", "all"},
+		{"git restore --staged a.go", "none"},
+		{"git stash pop", "unstash"},
+		{"git -C repo stash && go test ./...", "all"},
+		{"go test ./...", "none"},
+	}
+	for _, tt := range tests {
+		r := Restores(tt.cmd)
+		got := "none"
+		switch {
+		case r.All:
+			got = "all"
+		case r.Unstash:
+			got = "unstash"
+		case len(r.Files) > 0:
+			got = fmt.Sprintf("files=%v", r.Files)
+		}
+		if got != tt.want {
+			t.Errorf("Restores(%q) = %s, want %s", tt.cmd, got, tt.want)
+		}
+		if r.Empty() != (tt.want == "none") {
+			t.Errorf("Restores(%q).Empty() = %v", tt.cmd, r.Empty())
+		}
+	}
+}
+
+// Only plain paths are read: anything the shell could expand is left
+// alone rather than guessed.
+func TestFilesChanged(t *testing.T) {
+	tests := []struct{ cmd, want string }{
+		{`sed -i 's/expr \$1 - \$2/expr \$1 + \$2/' 'calc.sh'`, "[{calc.sh update}]"},
+		{`rm 'my notes.txt'`, "[{my notes.txt delete}]"},
+		{`sed -i "s/a/$B/" f.txt`, "[]"}, // a double-quoted $ may expand to anything
+		{`rm "$F"`, "[]"},
+		{`rm *.tmp`, "[]"},
+		{"cat > types/todo.ts << 'EOF'\nexport type A = 1 > 0\nEOF", "[{types/todo.ts write}]"},
+		{"cat >> notes.md <<EOF\nmore\nEOF", "[{notes.md update}]"},
+		{"sed -i 's/a/b/' x.go\nrm y.go", "[]"},
+		{"rm -f a.go b.go", "[{a.go delete} {b.go delete}]"},
+		{"git rm old.go", "[{old.go delete}]"},
+		{"touch new.txt", "[{new.txt add}]"},
+		{"sed -n '1,5p' a.go", "[]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(FilesChanged(tt.cmd)); got != tt.want {
+			t.Errorf("FilesChanged(%q) = %s, want %s", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestFilesRead(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"cat a.go", []string{"a.go"}},
+		{"sed -n '1,80p' main.go", []string{"main.go"}},
+		{"nl -ba src/x.ts", []string{"src/x.ts"}},
+		{"head -n 20 README", nil}, // no dot nor slash: not known to be a file
+		{"cat a.go | grep x", nil},
+		{"rg foo src/a.go", nil}, // rg prints matches, not the file
+	}
+	for _, tt := range tests {
+		if got := FilesRead(tt.cmd); !slices.Equal(got, tt.want) {
+			t.Errorf("FilesRead(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestHidesExitStatus(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want bool
+	}{
+		{"go test ./... | tail -20", true},
+		{"set -o pipefail; go test ./... | tail -20", false},
+		{"go test ./... || echo failed", false},
+		{"go test ./...", false},
+	}
+	for _, tt := range tests {
+		if got := HidesExitStatus(tt.cmd); got != tt.want {
+			t.Errorf("HidesExitStatus(%q) = %v", tt.cmd, got)
+		}
+	}
+}
+
+func TestArgDiff(t *testing.T) {
+	tests := []struct {
+		failed, passed string
+		added, dropped []string
+	}{
+		{"git push", "git push --set-upstream origin x", []string{"--set-upstream", "origin", "x"}, nil},
+		{"go test -race ./...", "go test ./...", nil, []string{"-race"}},
+		{"go test -v -v ./a", "go test -v ./b", []string{"./b"}, []string{"-v", "./a"}},
+		{"make", "make", nil, nil},
+	}
+	for _, tt := range tests {
+		added, dropped := ArgDiff(tt.failed, tt.passed)
+		if !slices.Equal(added, tt.added) || !slices.Equal(dropped, tt.dropped) {
+			t.Errorf("ArgDiff(%q, %q) = %q, %q; want %q, %q", tt.failed, tt.passed, added, dropped, tt.added, tt.dropped)
+		}
+	}
+}
+
+func TestSpokenName(t *testing.T) {
+	tests := []struct{ cmd, want string }{
+		{"golangci-lint run ./...", "golangci-lint"},
+		{"npm run lint", "npm run lint"},
+		{"python3 -m pytest -q", "python3 -m pytest"},
+		{"cd web && npx tsc --noEmit", "npx tsc"},
+	}
+	for _, tt := range tests {
+		if got := SpokenName(tt.cmd); got != tt.want {
+			t.Errorf("SpokenName(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestTargetFiles(t *testing.T) {
+	if !slices.Contains(TargetFiles("make"), "Makefile") || !slices.Contains(TargetFiles("pnpm"), "package.json") || TargetFiles("go") != nil {
+		t.Error("TargetFiles: make has its Makefile, pnpm its package.json, go none")
+	}
+}
+
+func TestDirAndLookedIn(t *testing.T) {
+	dirs := map[string]string{
+		"cd /tmp/try && git init && git commit -m init": "/tmp/try",
+		"cd 'my dir' && ls":                             "my dir",
+		"go test ./...":                                 "",
+		"cd":                                            "",
+	}
+	for cmd, want := range dirs {
+		if got := Dir(cmd); got != want {
+			t.Errorf("Dir(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	looked := map[string][]string{
+		`rg -n "compact|summary" node_modules/opencode-ai`:            {"node_modules/opencode-ai"},
+		`rg -n "compact" node_modules/@codemieai/opencode | head -20`: {"node_modules/@codemieai/opencode"},
+		"ls -la src/core":               {"src/core"},
+		"curl -s https://example.com/a": nil,
+		"rm -rf build/out":              nil, // no look around
+	}
+	for cmd, want := range looked {
+		if got := LookedIn(cmd); !slices.Equal(got, want) {
+			t.Errorf("LookedIn(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

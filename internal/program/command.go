@@ -134,7 +134,7 @@ func ReadOnly(cmd string) bool {
 	if name == "git" {
 		return gitReadOnly(GitArgs(f))
 	}
-	return readers()[name]
+	return readers()[name] || readers()[strings.ToLower(name)]
 }
 
 // gitListFlags make git branch list branches whatever else it names.

@@ -7,6 +7,7 @@ import (
 )
 
 // The table: each program, subcommand and script word with its class.
+// PowerShell's cmdlets are written in lower case: PowerShell ignores case.
 // Adding a language's toolchain is adding rows below; table_test.go holds
 // one case per row kind.
 
@@ -37,7 +38,9 @@ var rows = []struct {
 }{
 	{ClassRead, `ls cat sed rg grep find head tail pwd wc tree echo which file stat less nl fd du df printenv type jq
 		awk sort uniq diff whoami date uname realpath readlink basename dirname ps pgrep top lsof netstat ss id env
-		hostname uptime free history man help yq bat exa eza column cut tr xxd od hexdump strings more tee`},
+		hostname uptime free history man help yq bat exa eza column cut tr xxd od hexdump strings more tee
+		get-content get-childitem get-command get-item get-itemproperty get-location get-process select-string
+		test-path resolve-path measure-object format-list format-table out-string gc gci gcm sls dir`},
 	{ClassWrite, `rm mv cp mkdir touch chmod chown cd ln rmdir kill pkill sleep true false export source set unset
 		open code vim nano docker-compose-logs`},
 	{ClassVCS, `git gh`},

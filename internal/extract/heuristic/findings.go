@@ -37,11 +37,13 @@ var (
 		`\s(=|→|->)\s|\bis (an alias|shorthand) for\b|\bruns\b.+\b(then|and)\b|\bexpects\b|\breturns\b|\bwithout\b.+\bfails\b`)
 	// planRE marks intentions and chatter, which state nothing learned.
 	planRE = lazyRE(`(?i)^(i'?ll|i will|i'?m going to|i am going to|let me|let's|now i|next,? i|first,? i|then i|i need to|i should|i can|i could|we need to|we should|shall i|would you|do you|should i|if you|please|sure|great|ok|okay|done\b|here'?s|here is|i'?ve (updated|added|created|changed|made))\b`)
-	// guessRE marks a sentence that guesses or waves a tool's verdict away
-	// ("probably", "a false positive", "typically", "a flaky test": the
+	// guessRE marks a sentence that guesses, says it is still to be
+	// verified, or waves a tool's verdict away ("probably", "(needs
+	// verification)", "a false positive", "typically", "a flaky test": the
 	// extractor calls a run flaky only when an identical rerun passed): a
 	// hypothesis the session may refute later, not a finding.
-	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b|\bflak(y|iness)\b`)
+	guessRE = lazyRE(`(?i)` + dismissal + `|\b(probably|likely|perhaps|maybe|presumably|possibly|typically|usually)\b|\bmight\b|\bi (think|suspect|guess|believe)\b|\b(seems|appears) (to|like)\b|\bflak(y|iness)\b|` +
+		`\bneeds? (verification|verifying|to be (verified|checked|confirmed))\b|\bunverified\b|\bto be confirmed\b|\bTBD\b`)
 	// dismissRE marks a sentence waving a tool's verdict away: when the
 	// check later passes after a change, the code was wrong, so even right
 	// after the failure it is no explanation worth keeping.
@@ -165,12 +167,12 @@ var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|
 
 // outlineRE is the frame of a plan or a document rather than something
 // found: a step or phase heading ("Phase 2: Claude Implementation (7
-// steps)"), a status or conclusion label, and an
+// steps)"), a status, conclusion or next-steps label, and an
 // effort estimate ("Estimated effort: 3-4 hours", "Phase 1 (High): 2-4
 // days"). What the plan says lives in the final answer, which the memory
 // quotes; the headings on their own tell the next agent nothing.
-var outlineRE = lazyRE(`(?i)^((step|phase|stage|part|option|milestone|file)\b[^:]{0,24}|(implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan)( \w+)?|[\w ]{0,20}\bestimated?\b[\w ]{0,20})\s*:|` +
-	`\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(hours?|hrs?|days?|weeks?|months?)\b`)
+var outlineRE = lazyRE(`(?i)^((step|phase|stage|part|option|milestone|file|scenario)\b[^:]{0,24}|(implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan|next( steps?)?|verify|priority|success criteria|key insight)( \w+)?|[\w ]{0,20}\b(estimated?|effort)\b[\w ]{0,20})\s*:|` +
+	`\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(\w+ )?(hours?|hrs?|days?|weeks?|months?)\b`)
 
 // diagnosisRE is how the agent names a cause.
 var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
@@ -178,7 +180,7 @@ var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (i
 // findingScore is 0 for a sentence that is no finding, else higher for
 // more concrete ones.
 func findingScore(s string) int {
-	if len(s) < findingMinLen || len(s) > findingMaxLen || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") {
+	if len(s) < findingMinLen || len(s) > findingMaxLen || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, ":") {
 		return 0
 	}
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {

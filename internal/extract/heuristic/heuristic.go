@@ -217,7 +217,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		if oneLine(stripMarkdown(text)) != t.final {
 			// Some transcripts carry the final answer twice (message
 			// item and turn-complete event); print it once.
-			t.steps.add(step{kind: stepAnswer, text: textcut.Line(flat, 160)})
+			t.steps.add(step{kind: stepAnswer, text: textcut.Line(flat, 160), unchecked: !x.looked})
 		}
 		t.final = oneLine(stripMarkdown(text))
 	}

@@ -69,7 +69,7 @@ func preferences(text string, reply bool) []pref {
 	ss := sentences(text, 40)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
-		if !standing(s) || reply && answersChoice(s) {
+		if !standing(s) || reply && answersChoice(s) || tooShort(s) {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
@@ -86,12 +86,18 @@ var optionRefRE = lazyRE(`(?i)\b(option|choice|alternative|approach|variant)\s*(
 
 // answersChoice reports a sentence of a reply that only answers the
 // question asked (see preferences).
-func answersChoice(s string) bool {
-	if prefRuleRE().MatchString(s) || prefNeverRE().MatchString(s) {
-		return false
-	}
-	return optionRefRE().MatchString(s) || len(topicWords(meaningfulWords(s))) < 2
+func answersChoice(s string) bool { return !marksStanding(s) && optionRefRE().MatchString(s) }
+
+// tooShort reports a ban of a word or two ("dont run", "don't"): it
+// stops what the agent is about to do, and names nothing a rule could
+// stand on.
+func tooShort(s string) bool {
+	return !marksStanding(s) && len(topicWords(meaningfulWords(s))) < 2
 }
+
+// marksStanding reports a sentence that says it stands ("always", "from
+// now on", "never").
+func marksStanding(s string) bool { return prefRuleRE().MatchString(s) || prefNeverRE().MatchString(s) }
 
 // standing reports a sentence that states a rule (see the rule above).
 func standing(s string) bool {

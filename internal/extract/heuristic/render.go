@@ -145,6 +145,9 @@ func (x *Extractor) failures(t *task, outcome string) []string {
 		out = append(out, line+".")
 	}
 	for _, c := range t.refused {
+		if c.command != "" && program.Explores(c.command) {
+			continue // a look around the user stopped shows nothing of the project
+		}
 		what := c.describe()
 		switch c.status {
 		case stRejected:

@@ -43,6 +43,9 @@ type step struct {
 	files []string
 	count int
 	names []string // exploration: distinct command names
+	// unchecked marks an answer given without any tool call since the
+	// human spoke.
+	unchecked bool
 }
 
 type timeline struct {
@@ -209,6 +212,11 @@ func (s step) render() string {
 	case stepInterrupt:
 		return "The user interrupted the agent."
 	case stepAnswer:
+		if s.unchecked {
+			// what the model believed, with nothing in the session behind
+			// it: the next agent should not take it for a finding
+			return "The assistant answered without checking anything (not quoted: nothing in the session backs it)."
+		}
 		return "The assistant answered: " + quote(s.text)
 	case stepChoice:
 		return "Asked " + quote(textcut.Line(s.files[0], 200)) + ", the user chose " + quote(s.text) + "."

@@ -175,6 +175,13 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				p := mk(transcript.EventContext)
 				p.Text = b.Text
 				out = append(out, p)
+			case cl.Type == "assistant" && cl.Message.Model == "<synthetic>":
+				// Claude Code's own words in the agent's place ("No
+				// response requested.", an API error): the harness, not
+				// the model, and never an answer.
+				p := mk(transcript.EventContext)
+				p.Text = b.Text
+				out = append(out, p)
 			case cl.IsSidechain:
 				p := mk(transcript.EventOtherAgent)
 				p.Text = b.Text

@@ -62,6 +62,9 @@ func ShellJoin(argv []string) string {
 			return argv[2]
 		}
 	}
+	if script, ok := powerShellScript(argv); ok {
+		return script
+	}
 	parts := make([]string, len(argv))
 	for i, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#") {
@@ -71,6 +74,35 @@ func ShellJoin(argv []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// powerShellScript reads the `powershell.exe -NoLogo -NoProfile -Command
+// "<script>"` form Codex uses on Windows as the script it runs: what the
+// agent ran is the script, not PowerShell.
+func powerShellScript(argv []string) (string, bool) {
+	if len(argv) < 3 {
+		return "", false
+	}
+	base := strings.ToLower(argv[0][strings.LastIndexAny(argv[0], `/\`)+1:])
+	switch strings.TrimSuffix(base, ".exe") {
+	case "powershell", "pwsh":
+	default:
+		return "", false
+	}
+	flag := strings.ToLower(argv[len(argv)-2])
+	if flag != "-command" && flag != "-c" {
+		return "", false
+	}
+	opts := argv[1 : len(argv)-2]
+	for i := 0; i < len(opts); i++ {
+		switch {
+		case strings.EqualFold(opts[i], "-ExecutionPolicy"):
+			i++ // its value
+		case !strings.HasPrefix(opts[i], "-"):
+			return "", false // an argument that is no option: not this form
+		}
+	}
+	return argv[len(argv)-1], true
 }
 
 // unwrapShell drops a "bash -lc '…'" style wrapper from a command line

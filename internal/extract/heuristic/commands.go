@@ -312,7 +312,6 @@ func (x *Extractor) scratch(p string) bool {
 
 var tempDirRE = lazyRE(`^(/private)?/(tmp|var/tmp|var/folders)(/|$)`)
 
-
 // relPath shows a path relative to the thread's cwd when it lies under it:
 // shorter, and still valid the next time someone works in that project.
 func (x *Extractor) relPath(p string) string {

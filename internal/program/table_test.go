@@ -36,6 +36,8 @@ func TestTable(t *testing.T) {
 		{"make deploy", "make deploy", false, false, ""},
 		{"nginx -t", "nginx", false, true, "check"},
 		{"rg -n foo src", "rg", true, false, ""},
+		{"Get-Content -Raw '.kiro/specs/requirements.md'", "Get-Content", true, false, ""},
+		{"get-childitem", "get-childitem", true, false, ""},
 		{"git status --short", "git status", true, false, ""},
 		{"git commit -m 'fix tests'", "git commit", false, false, ""},
 		{"curl -fsS https://example.com", "curl", false, false, ""},

@@ -72,6 +72,9 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		return
 	}
 	x.looked = true
+	if e.Action != sessions.ActionPlan {
+		t.findings.answerFrom = t.findings.msgs
+	}
 	if readsMemory(e) {
 		// The agent reading its own memory is no part of the work.
 		if e.CallID != "" {

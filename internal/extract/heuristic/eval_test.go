@@ -25,17 +25,18 @@ import (
 //
 //	go test ./internal/extract/heuristic -run TestEvaluation -v
 
-// The bars on the whole set. A false statement always fails the test. Issue
-// 25 sets the targets, recall ≥ 90% and noise ≤ 20%, which the extractor
-// does not reach yet on the 42 sessions (366/408, 89.7%; noise 188/572,
-// 33%; docs/quality.md). Until it does, the test holds the figures reached
-// as a ratchet, so that no change makes the memory worse, and logs the gap
-// to the targets. Raise the floors as the figures improve.
+// The bars on the whole set, issue 25's: a false statement always fails the
+// test, recall must stay at 90% or more and noise (as the issue defines it)
+// at 20% or less; docs/quality.md has the figures. The strict noise
+// figure, against the fact patterns alone, is reported beside it.
 const (
-	minRecall    = 0.89 // floor reached; the target is targetRecall
-	maxNoise     = 0.34 // ceiling reached; the target is targetNoise
-	targetRecall = 0.90
-	targetNoise  = 0.20
+	minRecall = 0.90
+	maxNoise  = 0.20
+	// maxUntrue is how many of the statements judged untrue after the run
+	// (the "untrue" lists) the memory may still make: the ones left are
+	// the agent's or a sub-agent's own words, quoted and labelled as
+	// theirs, which the session never took back in a way a rule can read.
+	maxUntrue = 6
 )
 
 // structuralLineRE are bullet lines that carry the memory's frame, not a
@@ -80,31 +81,46 @@ func noiseOf(raw string, known []*regexp.Regexp) []string {
 
 var bulletRE = regexp.MustCompile(`^(- |\d+\. )`)
 
+// pattern is one annotation: a Go regular expression and the transcript
+// line that proves it.
+type pattern struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Pattern string `json:"pattern"`
+	Why     string `json:"why"`
+}
+
 type evalFile struct {
-	Session   string   `json:"session"`
-	Source    string   `json:"source"`
-	SubAgents []string `json:"sub_agents"`
-	Notes     string   `json:"notes"`
-	Facts     []struct {
-		ID      string `json:"id"`
-		Kind    string `json:"kind"`
-		Pattern string `json:"pattern"`
-		Why     string `json:"why"`
-	} `json:"facts"`
-	False []struct {
-		ID      string `json:"id"`
-		Pattern string `json:"pattern"`
-		Why     string `json:"why"`
-	} `json:"false"`
+	Session   string    `json:"session"`
+	Source    string    `json:"source"`
+	SubAgents []string  `json:"sub_agents"`
+	Notes     string    `json:"notes"`
+	Facts     []pattern `json:"facts"`
+	False     []pattern `json:"false"`
 	// Useful holds statements judged after the extractor ran: each is true
 	// (its why quotes the transcript line that proves it) and useful to the
 	// next agent, though the blind annotation did not write it down. They
 	// only keep a line from counting as noise; they never count as recall.
-	Useful []struct {
-		ID      string `json:"id"`
-		Pattern string `json:"pattern"`
-		Why     string `json:"why"`
-	} `json:"useful"`
+	Useful []pattern `json:"useful"`
+	// Untrue holds statements the judges found false in the memory after
+	// the run, which the blind annotation had not foreseen. The test
+	// counts those the memory still makes; see maxUntrue.
+	Untrue []pattern `json:"untrue"`
+}
+
+// compiled returns the patterns compiled as the README says: Go RE2,
+// case-insensitive.
+func compiled(t *testing.T, file, list string, ps []pattern) []*regexp.Regexp {
+	t.Helper()
+	out := make([]*regexp.Regexp, len(ps))
+	for i, p := range ps {
+		re, err := regexp.Compile("(?i)" + p.Pattern)
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", file, list, p.ID, err)
+		}
+		out[i] = re
+	}
+	return out
 }
 
 // repoRoot finds the module root, which the annotations' paths are
@@ -167,87 +183,105 @@ type evalScore struct {
 	falsePatterns int
 	lines, noise  int
 	strictNoise   int // against the fact patterns alone
+	untrue        []string
+	untrueJudged  int
 }
 
 func TestEvaluation(t *testing.T) {
-	root := repoRoot(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "eval", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no evaluation files: %v", err)
 	}
 	sort.Strings(files)
 	var scores []evalScore
-	total, kept, falseTotal, falseMade, lines, noise, strict := 0, 0, 0, 0, 0, 0, 0
 	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ev evalFile
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&ev); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		kind := sessions.Kind(ev.Source)
-		switch kind {
-		case sessions.KindCodex, sessions.KindClaudeCode, sessions.KindJSONL:
-		default:
-			t.Fatalf("%s: unknown source %q", p, ev.Source)
-		}
-		raw, summary := memoryParts(t, kind, filepath.Join(root, filepath.FromSlash(ev.Session)), extract.V1)
-		text := raw + "\n" + summary
-		sc := evalScore{name: strings.TrimSuffix(filepath.Base(p), ".json"), facts: len(ev.Facts), falsePatterns: len(ev.False)}
-		var factREs []*regexp.Regexp
-		for _, f := range ev.Facts {
-			re, err := regexp.Compile("(?i)" + f.Pattern)
-			if err != nil {
-				t.Fatalf("%s: fact %s: %v", p, f.ID, err)
-			}
-			factREs = append(factREs, re)
-			if re.MatchString(text) {
-				sc.kept++
-			} else {
-				sc.missed = append(sc.missed, f.ID)
-			}
-		}
-		for _, f := range ev.False {
-			re, err := regexp.Compile("(?i)" + f.Pattern)
-			if err != nil {
-				t.Fatalf("%s: false %s: %v", p, f.ID, err)
-			}
-			if m := re.FindString(text); m != "" {
-				sc.falseMade = append(sc.falseMade, f.ID)
-				t.Errorf("%s: false statement %s (%s): the memory says %q", sc.name, f.ID, f.Why, m)
-			}
-		}
-		known := slices.Clone(factREs)
-		for _, u := range ev.Useful {
-			re, err := regexp.Compile("(?i)" + u.Pattern)
-			if err != nil {
-				t.Fatalf("%s: useful %s: %v", p, u.ID, err)
-			}
-			known = append(known, re)
-		}
-		if os.Getenv("MEMCTL_EVAL_DUMP") != "" {
-			t.Logf("=== %s ===\n%s", sc.name, text)
-		}
-		if os.Getenv("MEMCTL_EVAL_NOISE") != "" {
-			for _, l := range noiseOf(raw, known) {
-				t.Logf("noise in %s: %s", sc.name, l)
-			}
-		}
-		sc.lines, sc.noise = noiseLines(raw, known)
-		_, sc.strictNoise = noiseLines(raw, factREs)
-		total += sc.facts
-		kept += sc.kept
-		falseTotal += sc.falsePatterns
-		falseMade += len(sc.falseMade)
-		lines += sc.lines
-		noise += sc.noise
-		strict += sc.strictNoise
-		scores = append(scores, sc)
+		scores = append(scores, scoreSession(t, repoRoot(t), p))
 	}
+	var all evalScore
+	for _, sc := range scores {
+		all.facts += sc.facts
+		all.kept += sc.kept
+		all.falsePatterns += sc.falsePatterns
+		all.falseMade = append(all.falseMade, sc.falseMade...)
+		all.lines += sc.lines
+		all.noise += sc.noise
+		all.strictNoise += sc.strictNoise
+		all.untrue = append(all.untrue, sc.untrue...)
+		all.untrueJudged += sc.untrueJudged
+	}
+	t.Log(evalReport(scores, all))
+	if recall := float64(all.kept) / float64(all.facts); recall < minRecall {
+		t.Errorf("recall %.1f%% is below the %.0f%% bar", 100*recall, 100*minRecall)
+	}
+	if len(all.untrue) > maxUntrue {
+		t.Errorf("the memory makes %d of the statements judged untrue; the ceiling is %d", len(all.untrue), maxUntrue)
+	}
+	if all.lines > 0 && float64(all.noise)/float64(all.lines) > maxNoise {
+		t.Errorf("noise %s is above the %.0f%% bar", share(all.noise, all.lines), 100*maxNoise)
+	}
+}
+
+// scoreSession extracts the session an evaluation file annotates, as the
+// pipeline does, and scores its memory against the file's patterns.
+func scoreSession(t *testing.T, root, file string) evalScore {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev evalFile
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ev); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	kind := sessions.Kind(ev.Source)
+	switch kind {
+	case sessions.KindCodex, sessions.KindClaudeCode, sessions.KindJSONL:
+	default:
+		t.Fatalf("%s: unknown source %q", file, ev.Source)
+	}
+	raw, summary := memoryParts(t, kind, filepath.Join(root, filepath.FromSlash(ev.Session)), extract.V1)
+	text := raw + "\n" + summary
+	sc := evalScore{name: strings.TrimSuffix(filepath.Base(file), ".json"), facts: len(ev.Facts),
+		falsePatterns: len(ev.False), untrueJudged: len(ev.Untrue)}
+	facts := compiled(t, file, "fact", ev.Facts)
+	for i, re := range facts {
+		if re.MatchString(text) {
+			sc.kept++
+		} else {
+			sc.missed = append(sc.missed, ev.Facts[i].ID)
+		}
+	}
+	for i, re := range compiled(t, file, "false", ev.False) {
+		if m := re.FindString(text); m != "" {
+			f := ev.False[i]
+			sc.falseMade = append(sc.falseMade, f.ID)
+			t.Errorf("%s: false statement %s (%s): the memory says %q", sc.name, f.ID, f.Why, m)
+		}
+	}
+	for i, re := range compiled(t, file, "untrue", ev.Untrue) {
+		if re.MatchString(text) {
+			sc.untrue = append(sc.untrue, ev.Untrue[i].ID)
+		}
+	}
+	known := append(slices.Clone(facts), compiled(t, file, "useful", ev.Useful)...)
+	if os.Getenv("MEMCTL_EVAL_DUMP") != "" {
+		t.Logf("=== %s ===\n%s", sc.name, text)
+	}
+	if os.Getenv("MEMCTL_EVAL_NOISE") != "" {
+		for _, l := range noiseOf(raw, known) {
+			t.Logf("noise in %s: %s", sc.name, l)
+		}
+	}
+	sc.lines, sc.noise = noiseLines(raw, known)
+	_, sc.strictNoise = noiseLines(raw, facts)
+	return sc
+}
+
+// evalReport is the table docs/quality.md shows, the facts missed and the
+// judged untrue statements still made.
+func evalReport(scores []evalScore, all evalScore) string {
 	var b strings.Builder
 	b.WriteString("\n| session | facts kept | recall | false statements made | noise lines | strict noise |\n|---|---|---|---|---|---|\n")
 	for _, sc := range scores {
@@ -255,30 +289,24 @@ func TestEvaluation(t *testing.T) {
 		if sc.facts > 0 {
 			recall = fmt.Sprintf("%.0f%%", 100*float64(sc.kept)/float64(sc.facts))
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s |\n", sc.name, sc.kept, sc.facts, recall, len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines), share(sc.strictNoise, sc.lines))
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s |\n", sc.name, sc.kept, sc.facts, recall,
+			len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines), share(sc.strictNoise, sc.lines))
 	}
-	overall := float64(kept) / float64(total)
-	fmt.Fprintf(&b, "| **all** | %d/%d | %.1f%% | %d/%d | %s | %s |\n", kept, total, 100*overall, falseMade, falseTotal, share(noise, lines), share(strict, lines))
+	fmt.Fprintf(&b, "| **all** | %d/%d | %.1f%% | %d/%d | %s | %s |\n", all.kept, all.facts,
+		100*float64(all.kept)/float64(all.facts), len(all.falseMade), all.falsePatterns,
+		share(all.noise, all.lines), share(all.strictNoise, all.lines))
 	for _, sc := range scores {
 		if len(sc.missed) > 0 {
 			fmt.Fprintf(&b, "missed in %s: %s\n", sc.name, strings.Join(sc.missed, ", "))
 		}
 	}
-	t.Log(b.String())
-	if overall < minRecall {
-		t.Errorf("recall %.1f%% is below the %.0f%% floor", 100*overall, 100*minRecall)
-	} else if overall < targetRecall {
-		t.Logf("recall %.1f%% holds the %.0f%% floor; issue 25's target is %.0f%%", 100*overall, 100*minRecall, 100*targetRecall)
+	fmt.Fprintf(&b, "judged untrue after the run: %d of %d still said\n", len(all.untrue), all.untrueJudged)
+	for _, sc := range scores {
+		if len(sc.untrue) > 0 {
+			fmt.Fprintf(&b, "still untrue in %s: %s\n", sc.name, strings.Join(sc.untrue, ", "))
+		}
 	}
-	noiseShare := 0.0
-	if lines > 0 {
-		noiseShare = float64(noise) / float64(lines)
-	}
-	if noiseShare > maxNoise {
-		t.Errorf("noise %s is above the %.0f%% ceiling", share(noise, lines), 100*maxNoise)
-	} else if noiseShare > targetNoise {
-		t.Logf("noise %s holds the %.0f%% ceiling; issue 25's target is %.0f%%", share(noise, lines), 100*maxNoise, 100*targetNoise)
-	}
+	return b.String()
 }
 
 // share prints n of total as "n/total (p%)", "–" for an empty total.

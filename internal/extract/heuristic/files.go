@@ -201,6 +201,23 @@ func deletedNames(tasks []*task) map[string]bool {
 	return out
 }
 
+// presentNames are the base names of the files the session read or left
+// changed: whatever was said about them being missing, they were there.
+func presentNames(tasks []*task) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tasks {
+		for _, p := range t.reads {
+			out[path.Base(p)] = true
+		}
+		for _, f := range t.files.live() {
+			if !f.deleted {
+				out[path.Base(f.path)] = true
+			}
+		}
+	}
+	return out
+}
+
 // undone lists the files whose changes were thrown away.
 func (fs *files) undoneFiles() []*fileRec {
 	var out []*fileRec

@@ -70,14 +70,18 @@ type findings struct {
 	seen  map[string]bool
 	order int
 	msgs  int
+	// answerFrom is the message count when the agent last did something
+	// (a tool call other than a plan update) or the human last spoke: the
+	// messages after it are the agent's answer.
+	answerFrom int
 }
 
-// withdrawAnswer drops what the agent's latest message said: the human
-// rejected that answer ("it's not valid to track all changes under one
-// session"), so the design or claim it made did not stand. What the agent
-// found on its way there, in earlier messages, still does.
+// withdrawAnswer drops what the agent's answer said: the human rejected it
+// ("it's not valid to track all changes under one session"), so the
+// design or claim it made did not stand. What the agent found on its way
+// there, before its last tool call, still does.
 func (f *findings) withdrawAnswer() {
-	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg == f.msgs })
+	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg > f.answerFrom })
 }
 
 // add reads one assistant message.
@@ -174,6 +178,32 @@ var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|
 var outlineRE = lazyRE(`(?i)^((step|phase|stage|part|option|milestone|file|scenario)\b[^:]{0,24}|(implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan|next( steps?)?|verify|priority|success criteria|key insight)( \w+)?|[\w ]{0,20}\b(estimated?|effort)\b[\w ]{0,20})\s*:|` +
 	`\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(\w+ )?(hours?|hrs?|days?|weeks?|months?)\b`)
 
+// verbRE finds a word that makes a clause in English: an auxiliary or
+// modal, or a lower-case word ending as a verb in the third person or
+// the past does ("returns", "skipped"). Plural nouns match too, which only
+// keeps a sentence that might have gone.
+var verbRE = lazyRE(`\b(?i:is|are|was|were|be|been|has|have|had|does|do|did|can|cannot|can't|could|will|won't|would|should|must|may|might|need)\b|\b[a-z]{2,}(s|ed)\b`)
+
+// verbless reports an English sentence with no verb: a list item or a
+// caption ("Next.js 14 with TypeScript, Tailwind CSS, and ESLint",
+// "Append-only DAG instead of mutable record") that names things and
+// states nothing about them. A "Label: value" line states that the label
+// is the value ("Runtime: Node.js ≥24"), so it is read apart. Text in
+// scripts without spaces between words is left alone.
+func verbless(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 {
+			return false
+		}
+	}
+	return !verbRE().MatchString(stripCode(s))
+}
+
+// stripCode drops `code` spans, whose words are names, not English.
+func stripCode(s string) string { return codeSpanRE().ReplaceAllString(s, "x") }
+
+var codeSpanRE = lazyRE("`[^`]*`")
+
 // diagnosisRE is how the agent names a cause.
 var diagnosisRE = lazyRE(`(?i)\bthe (root )?(issue|problem|cause|bug|culprit) (is|was)\b`)
 
@@ -188,7 +218,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) || outlineRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) || outlineRE().MatchString(s) || verbless(s) && !labelledRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))

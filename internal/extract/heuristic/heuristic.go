@@ -121,6 +121,7 @@ type Extractor struct {
 	// deleted are the base names of the files the session left deleted,
 	// set when the memory is written.
 	deleted map[string]bool
+	present map[string]bool // base names of the files the session read or left changed
 	// looked is set once the agent called a tool since the human last
 	// spoke: an answer given without looking at anything is what the
 	// model already believed, which the session did not find out.

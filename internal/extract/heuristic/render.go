@@ -76,6 +76,7 @@ func (x *Extractor) digest() digest {
 	}
 	gone := goneLater(x.tasks)
 	x.deleted = deletedNames(x.tasks)
+	x.present = presentNames(x.tasks)
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
 		if !t.finalSince {
@@ -246,15 +247,21 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	if quotesFinal && t.finalSince {
 		final = oneLine(textcut.Line(t.final, finalAnswerMax))
 	}
-	// A sentence about a file the session deleted describes what is gone.
+	// A sentence about a file the session deleted describes what is gone;
+	// one calling a file missing that the session read or wrote was
+	// wrong about it.
 	said := func(s string) bool {
-		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted)
+		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted) ||
+			absenceRE().MatchString(s) && namesAny(s, x.present)
 	}
 	for _, f := range t.findings.best(n, said) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out
 }
+
+// absenceRE is a sentence saying something is not there.
+var absenceRE = lazyRE(`(?i)\b(missing|does ?n[o']t exist|do ?n[o']t exist|not found|no such file|absent)\b`)
 
 // editedBefore names the standing changes made before a call ran: a file
 // first changed after the check is not one the check verified.

@@ -98,7 +98,7 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "`mix credo --strict` \\(ran", "`mix format` \\(ran", "ETS table is public", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
 	},
 	{
-		name: "only what stood: a rejected design, a deleted file's description, an answer given without looking, a sub-agent's prompt, a plan's headings and estimates are no findings",
+		name: "only what stood: a rejected design, a deleted file's description, an answer given without looking, a sub-agent's prompt, a plan's headings and estimates, a claim still to verify, a caption and a file called missing that the session read are no findings; the harness's words are not the agent's",
 		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
 			"a sub-agent said “Entries are stored in internal/book/journal\\.go",
@@ -112,6 +112,11 @@ var seenFailureCases = []ruleCase{
 			"Finding: [^\n]*trial balance",  // answered without looking at anything
 			"said “Examine|concise summary", // the parent's prompt to its sub-agent
 			"Final answer: “Proposed design",
+			"No response requested",                                          // Claude Code's words, not the agent's
+			"Finding: [^\\n]*(needs verification|Next steps|lock the month)", // unverified, a plan, a question
+			"- “dont run”",                                                   // a ban of a word or two
+			"closing_test\\.go file is missing",                              // the session read it: the claim did not stand
+			"Finding: [^\\n]*Ledger 2 with",                                  // a caption states nothing
 		},
 	},
 	{

@@ -171,6 +171,7 @@ func (x *Extractor) human(e sessions.Event) {
 	}
 	cur.answered = false
 	cur.finalSince = false
+	cur.findings.answerFrom = cur.findings.msgs
 	cur.addWords(words)
 	for _, p := range preferences(text, x.asked) {
 		cur.addPref(p)

@@ -221,6 +221,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 			t.steps.add(step{kind: stepAnswer, text: textcut.Line(flat, 160), unchecked: !x.looked})
 		}
 		t.final = oneLine(stripMarkdown(text))
+		t.finalUnchecked = !x.looked
 	}
 }
 

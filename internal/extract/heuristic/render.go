@@ -30,6 +30,7 @@ const maxKnowledge = 10
 type taskDigest struct {
 	name      string
 	final     string
+	unchecked bool     // the final answer came with no tool call since the user spoke
 	question  bool     // nothing was changed or run: the answer is the work
 	answers   []string // earlier answers to the user's follow-up questions
 	score     int      // how much work the task holds; picks the main task
@@ -78,7 +79,7 @@ func (x *Extractor) digest() digest {
 	x.deleted = deletedNames(x.tasks)
 	x.present = presentNames(x.tasks)
 	for _, t := range x.tasks {
-		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, answers: t.answers}
+		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, unchecked: t.finalUnchecked, answers: t.answers}
 		if !t.finalSince {
 			// The user wrote again and no answer came: it answered an
 			// earlier message, one the user may have disputed since.
@@ -460,7 +461,12 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 				}
 				refs = append(refs, "Earlier answer: "+quote(textcut.Line(a, max/2)))
 			}
-			refs = append(refs, finalAnswerRef+quote(textcut.Line(t.final, max)))
+			label := finalAnswerRef
+			if t.unchecked {
+				// what the model believed, said without looking at anything
+				label += "(given without checking anything) "
+			}
+			refs = append(refs, label+quote(textcut.Line(t.final, max)))
 		}
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,

@@ -104,6 +104,9 @@ var seenFailureCases = []ruleCase{
 			"a sub-agent said “Entries are stored in internal/book/journal\\.go",
 			"The user corrected the agent: “it's bad idea",
 			"Final answer: “Done: closing entries now live in the journal",
+			// said without looking: kept as the answer, labelled as such
+			"Final answer: \\(given without checking anything\\) “A trial balance lists",
+			"The assistant answered without checking anything\\.",
 		},
 		mustNot: []string{
 			"Finding: [^\\n]*closings\\.jsonl",                              // the design the user rejected

@@ -29,8 +29,11 @@ type task struct {
 	answered   bool // assistant text came after the latest human message
 	finalSince bool // a final answer came after the latest human message
 	final      string
-	answers    []string // earlier final answers of the task, one per human message
-	complaint  string   // the latest message that said the result did not work
+	// finalUnchecked is set while the final answer came with no tool call
+	// since the human spoke.
+	finalUnchecked bool
+	answers        []string // earlier final answers of the task, one per human message
+	complaint      string   // the latest message that said the result did not work
 	// corrections are the human's messages pushing back on the agent's
 	// work: they often carry what the agent got wrong about the project.
 	corrections []string

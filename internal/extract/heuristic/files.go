@@ -1,7 +1,6 @@
 package heuristic
 
 import (
-	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -188,16 +187,27 @@ func goneLater(tasks []*task) map[string]bool {
 }
 
 // deletedNames are the base names of the files the session left deleted
-// (the latest task to touch each decides): what the agent said about such
-// a file describes something that is no longer there.
+// (the latest task to touch a file decides) and no other file of that
+// name stands: what the agent said about such a file describes something
+// that is no longer there.
 func deletedNames(tasks []*task) map[string]bool {
-	out := map[string]bool{}
+	gone := map[string]bool{} // path → deleted at the end
 	for _, t := range tasks {
-		for _, f := range t.files.m {
-			out[path.Base(f.path)] = f.deleted
+		for p, f := range t.files.m {
+			gone[p] = f.deleted
 		}
 	}
-	maps.DeleteFunc(out, func(_ string, gone bool) bool { return !gone })
+	out := map[string]bool{}
+	for p, deleted := range gone {
+		if deleted {
+			out[path.Base(p)] = true
+		}
+	}
+	for p, deleted := range gone {
+		if !deleted {
+			delete(out, path.Base(p))
+		}
+	}
 	return out
 }
 

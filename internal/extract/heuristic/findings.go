@@ -139,11 +139,12 @@ func (f *findings) dropWeakest() {
 }
 
 // best returns the strongest findings in the order the agent said them,
-// leaving out those the memory already quotes elsewhere (said), and at
-// most findingsPerMessage from any one message: a long overview is one
-// answer, and its list items must not push out what other messages found.
-func (f *findings) best(n int, said func(string) bool) []string {
-	c := slices.DeleteFunc(slices.Clone(f.list), func(x finding) bool { return said(x.text) })
+// leaving out those skip reports (the memory quotes them elsewhere, or
+// they did not stand), and at most findingsPerMessage from any one
+// message: a long overview is one answer, and its list items must not
+// push out what other messages found.
+func (f *findings) best(n int, skip func(string) bool) []string {
+	c := slices.DeleteFunc(slices.Clone(f.list), func(x finding) bool { return skip(x.text) })
 	slices.SortStableFunc(c, func(a, b finding) int { return cmp.Or(b.score-a.score, a.order-b.order) })
 	var kept []finding
 	per := map[int]int{}

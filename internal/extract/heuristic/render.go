@@ -248,14 +248,14 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	if quotesFinal && t.finalSince {
 		final = oneLine(textcut.Line(t.final, finalAnswerMax))
 	}
-	// A sentence about a file the session deleted describes what is gone;
-	// one calling a file missing that the session read or wrote was
-	// wrong about it.
-	said := func(s string) bool {
+	// A sentence the final answer quotes is said already; one about a
+	// file the session deleted describes what is gone; one calling a file
+	// missing that the session read or wrote was wrong about it.
+	skip := func(s string) bool {
 		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted) ||
 			absenceRE().MatchString(s) && namesAny(s, x.present)
 	}
-	for _, f := range t.findings.best(n, said) {
+	for _, f := range t.findings.best(n, skip) {
 		add(rawmemory.TagFinding + " " + f)
 	}
 	return out

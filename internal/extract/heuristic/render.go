@@ -463,8 +463,8 @@ func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
 			}
 			label := finalAnswerRef
 			if t.unchecked {
-				// what the model believed, said without looking at anything
-				label += "(given without checking anything) "
+				// what the model believed: nothing was looked at or run for it
+				label += "(no tool call since the user spoke) "
 			}
 			refs = append(refs, label+quote(textcut.Line(t.final, max)))
 		}

@@ -105,8 +105,8 @@ var seenFailureCases = []ruleCase{
 			"The user corrected the agent: “it's bad idea",
 			"Final answer: “Done: closing entries now live in the journal",
 			// said without looking: kept as the answer, labelled as such
-			"Final answer: \\(given without checking anything\\) “A trial balance lists",
-			"The assistant answered without checking anything\\.",
+			"Final answer: \\(no tool call since the user spoke\\) “A trial balance lists",
+			"The assistant answered with no tool call since the user spoke\\.",
 		},
 		mustNot: []string{
 			"Finding: [^\\n]*closings\\.jsonl",                              // the design the user rejected

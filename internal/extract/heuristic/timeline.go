@@ -215,7 +215,7 @@ func (s step) render() string {
 		if s.unchecked {
 			// what the model believed, with nothing in the session behind
 			// it: the next agent should not take it for a finding
-			return "The assistant answered without checking anything."
+			return "The assistant answered with no tool call since the user spoke."
 		}
 		return "The assistant answered: " + quote(s.text)
 	case stepChoice:

@@ -111,6 +111,18 @@ var classes = sync.OnceValue(func() map[string][]Class {
 	return m
 })
 
+// genericWords are table words that name a kind of run, not a program:
+// "don't test" names no tool.
+var genericWords = wordSet(`test tests lint vet build compile check verify validate typecheck e2e make type file
+help set true false more strings date top free id env man history sort cut tr`)
+
+// IsProgram reports a word the table knows as a program ("yarn",
+// "pytest", "Get-Content"), not as a kind of run.
+func IsProgram(word string) bool {
+	w := strings.ToLower(word)
+	return len(classes()[w]) > 0 && !genericWords()[w]
+}
+
 // Is reports whether the table puts word in class c.
 func Is(word string, c Class) bool {
 	for _, k := range classes()[word] {

@@ -71,10 +71,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	x.looked = true
-	if e.Action != sessions.ActionPlan {
-		t.findings.answerFrom = t.findings.msgs
-	}
 	if readsMemory(e) {
 		// The agent reading its own memory is no part of the work.
 		if e.CallID != "" {
@@ -85,6 +81,11 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		}
 		x.memReads++
 		return
+	}
+	if e.Action != sessions.ActionPlan {
+		// Updating its own to-do list looks at nothing.
+		x.looked = true
+		t.findings.answerFrom = t.findings.msgs
 	}
 	t.touch(e.Time)
 	t.calls++
@@ -212,6 +213,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		}
 		if c.action == sessions.ActionAgent && c.status == stOK {
 			x.subagentReport(t, c, e.Output)
+			t.findings.answerFrom = t.findings.msgs // what it found is no part of the answer
 		}
 		return
 	}

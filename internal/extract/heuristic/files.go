@@ -131,10 +131,11 @@ func (fs *files) revert(r program.Restore, names []string) []string {
 			// untracked files survive a restore from git
 		case r.All:
 			f.undone = "restored from git"
-			f.stashed = true
+			f.stashed, f.deleted = true, false
 			out = append(out, f.path)
 		case slices.ContainsFunc(names, func(n string) bool { return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")) }):
 			f.undone = "restored from git"
+			f.deleted = false
 			out = append(out, f.path)
 		}
 	}
@@ -186,46 +187,47 @@ func goneLater(tasks []*task) map[string]bool {
 	return gone
 }
 
-// deletedNames are the base names of the files the session left deleted
-// (the latest task to touch a file decides) and no other file of that
-// name stands: what the agent said about such a file describes something
-// that is no longer there.
-func deletedNames(tasks []*task) map[string]bool {
-	gone := map[string]bool{} // path → deleted at the end
-	for _, t := range tasks {
+// fileNames reads the session's files by base name, as the agent's
+// sentences name them. deleted are the files the session left deleted
+// (the latest task to touch a file decides) when no other file of that
+// name was read or stands: what the agent said about them describes
+// something that is no longer there. A name of no extension may be a
+// folder (rm -rf build) or a binary, so it never counts. existed are the
+// files the session read or changed: whatever was said about one being
+// missing, it was there.
+func (x *Extractor) fileNames() (deleted, existed map[string]bool) {
+	final := map[string]bool{} // path → deleted at the end
+	for _, t := range x.tasks {
 		for p, f := range t.files.m {
-			gone[p] = f.deleted
+			final[x.relPath(p)] = f.deleted
 		}
 	}
-	out := map[string]bool{}
-	for p, deleted := range gone {
-		if deleted {
-			out[path.Base(p)] = true
-		}
-	}
-	for p, deleted := range gone {
-		if !deleted {
-			delete(out, path.Base(p))
-		}
-	}
-	return out
-}
-
-// presentNames are the base names of the files the session read or left
-// changed: whatever was said about them being missing, they were there.
-func presentNames(tasks []*task) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range tasks {
+	standing := map[string]bool{} // paths read or changed that were not deleted
+	existed = map[string]bool{}
+	for _, t := range x.tasks {
 		for _, p := range t.reads {
-			out[path.Base(p)] = true
-		}
-		for _, f := range t.files.live() {
-			if !f.deleted {
-				out[path.Base(f.path)] = true
-			}
+			standing[p] = standing[p] || !final[p]
 		}
 	}
-	return out
+	for p, gone := range final {
+		standing[p] = standing[p] || !gone
+		existed[path.Base(p)] = true
+	}
+	for p := range standing {
+		existed[path.Base(p)] = true
+	}
+	deleted = map[string]bool{}
+	for p, gone := range final {
+		if name := path.Base(p); gone && path.Ext(name) != "" {
+			deleted[name] = true
+		}
+	}
+	for p, stands := range standing {
+		if stands && !final[p] {
+			delete(deleted, path.Base(p))
+		}
+	}
+	return deleted, existed
 }
 
 // undone lists the files whose changes were thrown away.

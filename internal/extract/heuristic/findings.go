@@ -170,20 +170,62 @@ var probeRE = lazyRE(`(?i)^(now )?(let me|let's|i'?ll|i will) (also |first |now 
 // from the runs themselves.
 var passReportRE = lazyRE("^(`[^`]+`(,? (and|or) `[^`]+`)*|(all )?(the )?tests?|the (test )?suite|everything) (now |both |all |still )*pass(es|ed)?( locally| again| cleanly)?( \\(\\d+ passed\\))?[.;]?$")
 
-// outlineRE is the frame of a plan or a document rather than something
-// found: a step or phase heading ("Phase 2: Claude Implementation (7
-// steps)"), a status, conclusion or next-steps label, and an
-// effort estimate ("Estimated effort: 3-4 hours", "Phase 1 (High): 2-4
-// days"). What the plan says lives in the final answer, which the memory
-// quotes; the headings on their own tell the next agent nothing.
-var outlineRE = lazyRE(`(?i)^((step|phase|stage|part|option|milestone|file|scenario)\b[^:]{0,24}|(implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan|next( steps?)?|verify|priority|success criteria|key insight)( \w+)?|[\w ]{0,20}\b(estimated?|effort)\b[\w ]{0,20})\s*:|` +
-	`\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(\w+ )?(hours?|hrs?|days?|weeks?|months?)\b`)
+// outline reports the frame of a plan or a document rather than
+// something found: a step, phase or status label over a title or a
+// phrase that states nothing ("Phase 2: Claude Implementation (7
+// steps)"), what is still to be done ("Next steps: proceed to
+// `/speckit.plan`") and an effort estimate ("Estimated effort: 3-4
+// hours", "Phase 1 (High): 2-4 days"). What the plan says lives in the
+// final answer, which the memory quotes. A label over a clause still says
+// something ("Conclusion: the race comes from t.Parallel"), and so does a
+// duration with no estimate about it ("the keys expire after 12-24
+// hours").
+func outline(s string) bool {
+	if m := headingLabelRE().FindStringSubmatch(s); m != nil && (verbless(m[1]) || titled(m[1])) {
+		return true
+	}
+	return planLabelRE().MatchString(s) || estimateRE().MatchString(s)
+}
+
+var (
+	headingLabelRE = lazyRE(`(?i)^(?:(?:step|phase|stage|part|option|milestone|file|scenario)\b[^:]{0,24}|(?:implementation|solution|conclusion|status|context|summary|goal|approach|overview|plan|priority|success criteria|key insight)(?: \w+)?)\s*:\s*(.*)$`)
+	// planLabelRE opens what is still to be done, whatever follows.
+	planLabelRE = lazyRE(`(?i)^(next(?: steps?)?|verify|to ?do|action items?|follow[- ]ups?)\s*:`)
+	estimateRE  = lazyRE(`(?i)(\b(estimated?|estimates?|effort|eta)\b[^.]{0,40}|^[^:.]{1,40}:\s*[^.]{0,30}?)\b\d+(\.\d+)?\s*(-|–|to)\s*\d+(\.\d+)?\s*(\w+ )?(hours?|hrs?|days?|weeks?|months?)\b`)
+)
+
+// titled reports a phrase written as a title: most of its words
+// capitalised ("Core Abstractions (6 steps)", "Understanding What You
+// Want to Build"), brackets and small words aside.
+func titled(s string) bool {
+	words, caps := 0, 0
+	for _, w := range strings.Fields(bracketedRE().ReplaceAllString(stripCode(s), " ")) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsLetter(r) || smallWords()[strings.ToLower(w)] {
+			continue
+		}
+		words++
+		if unicode.IsUpper(r) {
+			caps++
+		}
+	}
+	return words >= 2 && caps*10 >= words*8
+}
+
+var (
+	bracketedRE = lazyRE(`\([^)]*\)|\[[^\]]*\]`)
+	smallWords  = wordSet(`a an the to of and or in on for with by at from as vs`)
+)
 
 // verbRE finds a word that makes a clause in English: an auxiliary or
-// modal, or a lower-case word ending as a verb in the third person or
-// the past does ("returns", "skipped"). Plural nouns match too, which only
-// keeps a sentence that might have gone.
-var verbRE = lazyRE(`\b(?i:is|are|was|were|be|been|has|have|had|does|do|did|can|cannot|can't|could|will|won't|would|should|must|may|might|need)\b|\b[a-z]{2,}(s|ed)\b`)
+// modal (also in its "n't" form), a word ending as a verb in the third
+// person or the past does ("returns", "Fixed"), or a common irregular
+// past ("broke", "found"). Plural nouns match too, which only keeps a
+// sentence that might have gone; a word in capitals ("CSS") does not.
+var verbRE = lazyRE(`\b(?i:is|are|was|were|be|been|has|have|had|does|do|did|can|cannot|could|will|would|should|must|may|might|need|\w+n['’]t|` +
+	`broke|broken|found|made|took|taken|gave|given|got|went|gone|came|ran|built|wrote|written|left|kept|lost|began|begun|became|brought|` +
+	`caught|chose|knew|known|led|meant|met|paid|said|sent|shown|sold|stood|told|thought|threw|understood|won|saw|seen|done|held|fell|felt|stuck|hid|hidden)\b|` +
+	`\b[A-Za-z][a-z]+(s|ed)\b`)
 
 // verbless reports an English sentence with no verb: a list item or a
 // caption ("Next.js 14 with TypeScript, Tailwind CSS, and ESLint",
@@ -219,7 +261,7 @@ func findingScore(s string) int {
 		// a proposal, not something found out
 		return 0
 	}
-	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) || outlineRE().MatchString(s) || verbless(s) && !labelledRE().MatchString(s) {
+	if planRE().MatchString(s) || guessRE().MatchString(s) || passReportRE().MatchString(s) || outline(s) || verbless(s) && !labelledRE().MatchString(s) {
 		return 0
 	}
 	evidence := min(3, len(evidenceRE().FindAllString(s, 4)))

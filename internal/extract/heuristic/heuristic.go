@@ -118,10 +118,10 @@ type Extractor struct {
 	// asked is set while the agent's latest words were a question: the
 	// human's next message answers it.
 	asked bool
-	// deleted are the base names of the files the session left deleted,
-	// set when the memory is written.
+	// deleted and existed name files by base name (see fileNames), set
+	// when the memory is written.
 	deleted map[string]bool
-	present map[string]bool // base names of the files the session read or left changed
+	existed map[string]bool // base names of the files the session read or changed
 	// looked is set once the agent called a tool since the human last
 	// spoke: an answer given without looking at anything is what the
 	// model already believed, which the session did not find out.
@@ -384,6 +384,7 @@ func (x *Extractor) otherAgent(e sessions.Event) {
 		c.explanation = explanationOf(text)
 	}
 	t.findings.addFrom(text, "a sub-agent said", 0)
+	t.findings.answerFrom = t.findings.msgs // what it found is no part of the answer
 }
 
 // readsMemory reports a tool call that works on memory itself; the

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,63 @@ func TestOverBudgetDropsCommandRefsFirst(t *testing.T) {
 	}
 	if !strings.Contains(got, strings.Repeat("x", 600)) {
 		t.Error("dropped every command reference; the first tasks' fit within the budget")
+	}
+}
+
+// A preference is the user's standing rule, not the request itself: a
+// conditional spec of the program is none unless it says it stands, and
+// a ban of a word or two is none unless it names a program.
+func TestPreferencesOfOneMessage(t *testing.T) {
+	tests := []struct {
+		message string
+		want    []string
+	}{
+		{"if error is type of cli.SilentError, do not print anything.", nil},
+		{"When committing, always use conventional commits.", []string{"When committing, always use conventional commits."}},
+		{"When a test fails, never skip it.", []string{"When a test fails, never skip it."}},
+		{"If you touch the schema, run the migrations first because staging breaks otherwise.",
+			nil}, // no rule word: a request, however it is phrased
+		{"dont run", nil},
+		{"Don't use yarn.", []string{"Don't use yarn."}},
+		{"don't use pytest here, use the tox envs", []string{"don't use pytest here, use the tox envs"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, p := range preferences(normQuotes(tt.message), false) {
+			got = append(got, p.text)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("preferences(%q) = %q, want %q", tt.message, got, tt.want)
+		}
+	}
+}
+
+// What a finding is: a sentence that states something, not the frame of
+// a plan, a caption, an estimate or a claim still to verify.
+func TestFindingOrNot(t *testing.T) {
+	tests := []struct {
+		sentence string
+		finding  bool
+	}{
+		// the frame of a plan
+		{"Phase 2: Claude Implementation (7 steps)", false},
+		{"Next steps: proceed to `/speckit.plan` using the delivered spec as the baseline.", false},
+		{"Estimated effort: 3-4 hours (1 field + processor update + tests)", false},
+		{"Total Effort: 15-23 developer days", false},
+		{"Token location: `event_msg` with `type: \"token_count\"` (needs verification)", false},
+		{"Next.js 14 with TypeScript, Tailwind CSS, and ESLint", false},
+		{"Should the close step also lock the month？", false},
+		// a label over a clause, a duration with no estimate: findings
+		{"Conclusion: the race comes from t.Parallel in `settle_test.go` sharing one DB.", true},
+		{"Step 3 broke: the seed script inserts users before orgs in `seed.sql`.", true},
+		{"Redis keys in `cache.go` expire after 12-24 hours, so stale sessions linger.", true},
+		{"Runtime: Node.js ≥24.0.0, TypeScript 5.3+ (ES2024)", true},
+		{"Vite hot reload broke after the upgrade to 5.2 in `vite.config.ts`.", true},
+		{"The handler isn't retried because `retry.go` only wraps GET requests.", true},
+	}
+	for _, tt := range tests {
+		if got := findingScore(normQuotes(tt.sentence)) > 0; got != tt.finding {
+			t.Errorf("findingScore(%q) > 0 = %v, want %v", tt.sentence, got, tt.finding)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -90,9 +92,16 @@ func answersChoice(s string) bool { return !marksStanding(s) && optionRefRE().Ma
 
 // tooShort reports a ban of a word or two ("dont run", "don't"): it
 // stops what the agent is about to do, and names nothing a rule could
-// stand on.
+// stand on. One that names a program ("Don't use yarn.") does.
 func tooShort(s string) bool {
-	return !marksStanding(s) && len(topicWords(meaningfulWords(s))) < 2
+	if marksStanding(s) || len(topicWords(meaningfulWords(s))) >= 2 {
+		return false
+	}
+	return !slices.ContainsFunc(strings.FieldsFunc(s, notWordRune), program.IsProgram)
+}
+
+func notWordRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
 }
 
 // marksStanding reports a sentence that says it stands ("always", "from
@@ -104,7 +113,7 @@ func standing(s string) bool {
 	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) {
 		return false
 	}
-	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) || specifiesRE().MatchString(s) && !addressesRE().MatchString(s) {
+	if aboutTheUserRE().MatchString(s) || mappingRE().MatchString(s) || specifies(s) {
 		return false
 	}
 	marked := prefRuleRE().MatchString(s) || prefBanRE().MatchString(s) || prefMustRE().MatchString(s) ||
@@ -133,10 +142,15 @@ var aboutTheUserRE = lazyRE(`(?i)\bthe user('s)?\b`)
 // not a way of working.
 var mappingRE = lazyRE(`\s(→|->|=>)\s`)
 
-// specifiesRE is a sentence that opens on a condition ("if the error is a
-// SilentError, do not print anything"): unless it addresses the agent
-// (addressesRE), it specifies what the program must do, which is the
-// request itself, not a way of working.
+// specifies reports a sentence that opens on a condition ("if the error
+// is a SilentError, do not print anything"): unless it addresses the
+// agent or says it stands ("When committing, always use conventional
+// commits"), it specifies what the program must do, which is the request
+// itself, not a way of working.
+func specifies(s string) bool {
+	return specifiesRE().MatchString(s) && !addressesRE().MatchString(s) && !marksStanding(s)
+}
+
 var (
 	specifiesRE = lazyRE(`(?i)^(if|when|unless|in case)\b`)
 	addressesRE = lazyRE(`(?i)\b(you|your|we|us|our|me|my|i)\b`)

@@ -76,8 +76,7 @@ func (x *Extractor) digest() digest {
 		d.cwd = "unknown"
 	}
 	gone := goneLater(x.tasks)
-	x.deleted = deletedNames(x.tasks)
-	x.present = presentNames(x.tasks)
+	x.deleted, x.existed = x.fileNames()
 	for _, t := range x.tasks {
 		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, unchecked: t.finalUnchecked, answers: t.answers}
 		if !t.finalSince {
@@ -252,8 +251,7 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	// file the session deleted describes what is gone; one calling a file
 	// missing that the session read or wrote was wrong about it.
 	skip := func(s string) bool {
-		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted) ||
-			absenceRE().MatchString(s) && namesAny(s, x.present)
+		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted) || callsMissing(s, x.existed)
 	}
 	for _, f := range t.findings.best(n, skip) {
 		add(rawmemory.TagFinding + " " + f)
@@ -261,8 +259,16 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	return out
 }
 
-// absenceRE is a sentence saying something is not there.
-var absenceRE = lazyRE(`(?i)\b(missing|does ?n[o']t exist|do ?n[o']t exist|not found|no such file|absent)\b`)
+// absenceRE is a clause saying something is not there, ending on it
+// ("… files are missing.", "x.go does not exist"): "config.go is missing
+// the Timeout field" says what a file lacks, not that it is absent.
+var absenceRE = lazyRE(`(?i)\b(is|are|was|were|be|been)\s+(missing|absent|not found|nowhere)\s*([.,;:!)]|$|\b(from|in|under|at)\b)|\b(does|do|did)\s*n[o']t exist\b|\bno such file\b`)
+
+// callsMissing reports a sentence calling a file absent that the session
+// read or changed: it was there.
+func callsMissing(s string, existed map[string]bool) bool {
+	return absenceRE().MatchString(s) && namesAny(s, existed)
+}
 
 // editedBefore names the standing changes made before a call ran: a file
 // first changed after the check is not one the check verified.

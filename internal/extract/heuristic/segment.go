@@ -155,7 +155,9 @@ func (x *Extractor) human(e sessions.Event) {
 		kind := stepFollowUp
 		if negative {
 			kind = stepCorrection
-			cur.findings.withdrawAnswer()
+			if rejectsRE().MatchString(text) {
+				cur.findings.withdrawAnswer()
+			}
 			cur.complaint = textcut.Line(text, 220)
 			if len(cur.corrections) < 3 {
 				cur.corrections = append(cur.corrections, textcut.Line(text, 240))
@@ -288,6 +290,11 @@ func cleanHuman(s string) string {
 var negativeRE = lazyRE(`(?i)(\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|still not|never) work|\bnot working\b|\bstill (fail|failing|broken|crash|crashing|getting|seeing|see|wrong|doesn'?t|does not|not)\b|\b(is|are|was|it's|that's|looks|still|all|everything) (wrong|broken)\b|\brevert\b|\bundo\b|^(no|nope)\b|that'?s not|that is not|\bit'?s not\b|\bnot what i|\b(a )?(bad|terrible|poor) (idea|approach)\b|\bnot (a )?good (idea|approach)\b)`)
 
 func isNegative(s string) bool { return negativeRE().MatchString(s) }
+
+// rejectsRE is a complaint that rejects what the agent proposed or
+// claimed ("it's bad idea, since …", "that's wrong", "no, …"), not one that
+// only says something still fails or asks to undo a change.
+var rejectsRE = lazyRE(`(?i)\b((a )?(bad|terrible|poor) (idea|approach)|not (a )?good (idea|approach)|wrong approach|not what i|that'?s (not|wrong)|that is (not|wrong)|it'?s not (valid|right|correct|true|what)|not valid|does ?n[o']t make sense)\b|^(no|nope)\s*[,.!]`)
 
 const maxReads = 24
 

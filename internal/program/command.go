@@ -123,7 +123,64 @@ reflog grep config fetch`)
 // redirection. Their exit status says little (rg exits 1 on no match) so
 // they never count as failures.
 func ReadOnly(cmd string) bool {
-	f := Core(cmd)
+	parts := chainRE().Split(strings.TrimSpace(structure(cmd)), -1)
+	looks := false
+	for _, p := range parts {
+		f := CoreWords(strings.Fields(p))
+		switch {
+		case len(f) == 0:
+			return false
+		case f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || f[0] == "true" || f[0] == ":":
+			continue // moving around, or "|| true", changes nothing
+		case !readOnlyStages(p):
+			return false
+		}
+		looks = true
+	}
+	return looks
+}
+
+// structure is a command line with what the shell does not read as
+// structure blanked: quoted text ('s|a|b|', "a; b") and an escaped
+// semicolon (find … -exec cat {} \;).
+func structure(cmd string) string {
+	b := []byte(strings.ReplaceAll(cmd, `\;`, "  "))
+	var quote byte
+	for i, c := range b {
+		switch {
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// readOnlyStages reports a pipeline whose first program only looks and
+// whose later stages only read what it prints ("rg x | head", not
+// "Get-ChildItem | Remove-Item" or "ls | xargs rm").
+func readOnlyStages(p string) bool {
+	stages := pipeRE().Split(p, -1)
+	if !readOnlyProgram(CoreWords(strings.Fields(stages[0]))) {
+		return false
+	}
+	for _, st := range stages[1:] {
+		f := CoreWords(strings.Fields(st))
+		for len(f) > 0 && (f[0] == "xargs" || strings.HasPrefix(f[0], "-")) {
+			f = f[1:] // xargs and its options: what counts is what it runs
+		}
+		if len(f) == 0 || !isReader(path.Base(f[0])) {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyProgram reports a command's words that only look around.
+func readOnlyProgram(f []string) bool {
 	if len(f) == 0 {
 		return false
 	}
@@ -134,8 +191,12 @@ func ReadOnly(cmd string) bool {
 	if name == "git" {
 		return gitReadOnly(GitArgs(f))
 	}
-	return readers()[name] || readers()[strings.ToLower(name)]
+	return isReader(name)
 }
+
+// isReader reports a program of the read class; PowerShell's cmdlets are
+// in the table in lower case, as PowerShell ignores case.
+func isReader(name string) bool { return readers()[name] || readers()[strings.ToLower(name)] }
 
 // gitListFlags make git branch list branches whatever else it names.
 var gitListFlags = wordSet(`-l --list -a --all -r --remotes -v -vv --verbose --contains --no-contains --merged

@@ -355,28 +355,72 @@ var targetFiles = map[string][]string{
 // them was edited to say so.
 func TargetFiles(runner string) []string { return targetFiles[runner] }
 
-// Dir is the folder a command line moves to before it runs ("cd
-// /tmp/try && git init …"), "" when it does not.
+// Dir is the folder a command line works in before anything else: where
+// it moves to ("cd /tmp/try && git init …", "pushd build; make") or the
+// folder git is pointed at ("git -C /tmp/x commit"); "" when none.
 func Dir(cmd string) string {
 	w := shellWords(cmd)
-	if len(w) < 2 || w[0] != "cd" {
+	if len(w) < 2 {
 		return ""
 	}
-	return w[1]
+	switch {
+	case w[0] == "cd" || w[0] == "pushd":
+		return strings.TrimRight(w[1], ";")
+	case path.Base(w[0]) == "git" && w[1] == "-C" && len(w) > 2:
+		return w[2]
+	}
+	return ""
 }
 
-// LookedIn returns the paths a look around (a search, a listing) names,
-// "" for any other command: `rg x node_modules/a` looks in another place
-// than `rg x node_modules/b`, so one cannot stand in for the other.
+// WorktreeAdded is the folder a `git worktree add` makes, "" for any other
+// command: work done there is the project's, wherever the folder is.
+func WorktreeAdded(cmd string) string {
+	for _, part := range splitChain(cmd) {
+		args := GitArgs(shellWords(strings.TrimSpace(part)))
+		if len(args) < 3 || args[0] != "worktree" || args[1] != "add" {
+			continue
+		}
+		for i := 2; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-b" || a == "-B" || a == "--reason":
+				i++ // its value
+			case !strings.HasPrefix(a, "-"):
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// LookedIn returns what a look around (a search, a listing) looks in: its
+// operands, the pattern of a search aside; nil for any other command.
+// `rg x node_modules/a` looks in another place than `rg x node_modules/b`,
+// and `rg x srv` than `rg x server`, so one cannot stand in for the
+// other.
 func LookedIn(cmd string) []string {
 	if !ReadOnly(cmd) {
 		return nil
 	}
+	w := CoreWords(shellWords(WithoutFilters(DropCd(cmd))))
+	if len(w) == 0 {
+		return nil
+	}
+	patternFirst := searchers()[strings.ToLower(path.Base(w[0]))]
 	var out []string
-	for i, w := range shellWords(WithoutFilters(cmd)) {
-		if i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, "/") && !strings.Contains(w, "://") {
-			out = append(out, w)
+	for i := 1; i < len(w); i++ {
+		switch a := w[i]; {
+		case a == "-e" || a == "--regexp" || a == "-f" || a == "--file":
+			patternFirst = false // the pattern comes with its option
+			i++
+		case strings.HasPrefix(a, "-") || isNumber(a):
+		case patternFirst:
+			patternFirst = false
+		default:
+			out = append(out, a)
 		}
 	}
 	return out
 }
+
+// searchers are the programs whose first operand is a pattern.
+var searchers = wordSet(`rg grep egrep fgrep ag ack sls select-string`)

@@ -219,6 +219,9 @@ func TestDirAndLookedIn(t *testing.T) {
 	dirs := map[string]string{
 		"cd /tmp/try && git init && git commit -m init": "/tmp/try",
 		"cd 'my dir' && ls":                             "my dir",
+		"cd /tmp; git init":                             "/tmp",
+		"pushd build && make":                           "build",
+		"git -C /tmp/x commit -m init":                  "/tmp/x",
 		"go test ./...":                                 "",
 		"cd":                                            "",
 	}
@@ -231,12 +234,55 @@ func TestDirAndLookedIn(t *testing.T) {
 		`rg -n "compact|summary" node_modules/opencode-ai`:            {"node_modules/opencode-ai"},
 		`rg -n "compact" node_modules/@codemieai/opencode | head -20`: {"node_modules/@codemieai/opencode"},
 		"ls -la src/core":               {"src/core"},
+		"rg foo srv":                    {"srv"},
+		"rg 'foo/bar' src":              {"src"},
+		"rg -e foo -e bar lib test":     {"lib", "test"},
+		`Get-ChildItem src\app`:         {`src\app`},
 		"curl -s https://example.com/a": nil,
 		"rm -rf build/out":              nil, // no look around
 	}
 	for cmd, want := range looked {
 		if got := LookedIn(cmd); !slices.Equal(got, want) {
 			t.Errorf("LookedIn(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// A command only looks when every part of its chain and every stage of
+// its pipes only looks; quoted text and an escaped semicolon are no
+// structure.
+func TestReadOnlyWholeLine(t *testing.T) {
+	tests := map[string]bool{
+		"rg -n foo src | head -20":                                  true,
+		"grep -q x file || true":                                    true,
+		"cd /tmp && ls -la":                                         true,
+		`find . -name '*.go' -exec cat {} \; | wc -l`:               true,
+		`tree types/ 2>/dev/null || find types/ | sed 's|types/||'`: true,
+		"Get-ChildItem -Recurse -Filter *.log | Remove-Item":        false,
+		"Get-Content a.txt | Set-Content b.txt":                     false,
+		`echo "" | npx create-next-app@latest app`:                  false,
+		"ls | xargs rm":                                             false,
+		"ls && rm -rf build":                                        false,
+		"find . -name '*.tmp' | xargs grep -l TODO":                 true,
+	}
+	for cmd, want := range tests {
+		if got := ReadOnly(cmd); got != want {
+			t.Errorf("ReadOnly(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestWorktreeAdded(t *testing.T) {
+	tests := map[string]string{
+		"git worktree add /tmp/app-hotfix -b hotfix":         "/tmp/app-hotfix",
+		"git worktree add -b hotfix ../app-hotfix main":      "../app-hotfix",
+		"cd repo && git -C . worktree add /tmp/wt":           "/tmp/wt",
+		"git worktree list":                                  "",
+		"git commit -m 'git worktree add /tmp/x is in text'": "",
+	}
+	for cmd, want := range tests {
+		if got := WorktreeAdded(cmd); got != want {
+			t.Errorf("WorktreeAdded(%q) = %q, want %q", cmd, got, want)
 		}
 	}
 }

@@ -92,7 +92,7 @@ var agentFileRE = sync.OnceValue(func() *regexp.Regexp {
 func IsAgentState(path string) bool { return agentStateRE().MatchString(path) }
 
 var agentStateRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|/)\.(` + agentDirNames() + `)/(plans|todos|shell-snapshots)/`)
+	return regexp.MustCompile(`(^|[/\\])\.(` + agentDirNames() + `)[/\\](plans|todos|shell-snapshots)[/\\]`)
 })
 
 // agentDirNames is an alternation of the agents' home folder names,

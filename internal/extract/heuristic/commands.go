@@ -191,6 +191,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			c.tally = program.PassTally(e.Output)
 		}
 		x.scriptOf(t, c.command, e.Output)
+		if w := program.WorktreeAdded(c.command); w != "" && len(x.worktrees) < 8 {
+			x.worktrees = append(x.worktrees, x.absPath(w))
+		}
 		if !x.scratch(program.Dir(c.command)) {
 			c.commits = commitsMade(c.command, e.Output)
 			t.addCommits(c.commits)
@@ -301,21 +304,25 @@ func (x *Extractor) absPath(p string) string {
 }
 
 // scratch reports a path outside the project that no later session will
-// look for: a temporary folder (unless the session works in one) or the
-// agent's own state (its plans and to-do lists). A repository made in
-// /tmp to try git out, or a binary built there, is not the project's.
+// look for: a temporary folder or the agent's own state (its plans and
+// to-do lists). A repository made in /tmp to try git out, or a binary
+// built there, is not the project's; the session's own folder and a git
+// worktree the session added are, wherever they are.
 func (x *Extractor) scratch(p string) bool {
 	if p == "" {
 		return false
 	}
 	p = x.absPath(p)
-	if cwd := strings.TrimRight(x.meta.Cwd, "/"); cwd != "" && (p == cwd || strings.HasPrefix(p, cwd+"/")) {
-		return false
+	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
+		if root = strings.TrimRight(root, `/\`); root != "" && (p == root || strings.HasPrefix(p, root+"/") || strings.HasPrefix(p, root+`\`)) {
+			return false
+		}
 	}
 	return tempDirRE().MatchString(p) || sessions.IsAgentState(p)
 }
 
-var tempDirRE = lazyRE(`^(/private)?/(tmp|var/tmp|var/folders)(/|$)`)
+// tempDirRE matches the temporary folders of Unix, macOS and Windows.
+var tempDirRE = lazyRE(`^(/private)?/(tmp|var/tmp|var/folders)(/|$)|(?i)^[a-z]:\\(windows\\temp|users\\[^\\]+\\appdata\\local\\temp)(\\|$)`)
 
 // relPath shows a path relative to the thread's cwd when it lies under it:
 // shorter, and still valid the next time someone works in that project.

@@ -36,7 +36,7 @@ const (
 	// (the "untrue" lists) the memory may still make: the ones left are
 	// the agent's or a sub-agent's own words, quoted and labelled as
 	// theirs, which the session never took back in a way a rule can read.
-	maxUntrue = 6
+	maxUntrue = 5
 )
 
 // structuralLineRE are bullet lines that carry the memory's frame, not a

@@ -230,9 +230,9 @@ var verbRE = lazyRE(`\b(?i:is|are|was|were|be|been|has|have|had|does|do|did|can|
 // verbless reports an English sentence with no verb: a list item or a
 // caption ("Next.js 14 with TypeScript, Tailwind CSS, and ESLint",
 // "Append-only DAG instead of mutable record") that names things and
-// states nothing about them. A "Label: value" line states that the label
-// is the value ("Runtime: Node.js ≥24"), so it is read apart. Text in
-// scripts without spaces between words is left alone.
+// states nothing about them (findingScore lets a "Label: value" line
+// through: it says the label is the value, "Runtime: Node.js ≥24"). Text
+// in scripts without spaces between words is left alone.
 func verbless(s string) bool {
 	for _, r := range s {
 		if r >= 0x2E80 {

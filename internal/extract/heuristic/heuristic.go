@@ -122,6 +122,9 @@ type Extractor struct {
 	// when the memory is written.
 	deleted map[string]bool
 	existed map[string]bool // base names of the files the session read or changed
+	// worktrees are the folders `git worktree add` made: the project's,
+	// even under /tmp.
+	worktrees []string
 	// looked is set once the agent called a tool since the human last
 	// spoke: an answer given without looking at anything is what the
 	// model already believed, which the session did not find out.

@@ -137,6 +137,12 @@ var seenFailureCases = []ruleCase{
 			"- “if a posting",
 		},
 	},
+	{
+		name: "a git worktree the session added under /tmp is the project's: its edits and commits count",
+		file: "seen-worktree.claude.jsonl", kind: sessions.KindClaudeCode,
+		must:    []string{"9a8b7c6", "round\\.go \\(update\\)"},
+		mustNot: []string{"changed no file"},
+	},
 }
 
 func TestSeenFailures(t *testing.T) {

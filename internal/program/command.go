@@ -143,21 +143,7 @@ func ReadOnly(cmd string) bool {
 // structure is a command line with what the shell does not read as
 // structure blanked: quoted text ('s|a|b|', "a; b") and an escaped
 // semicolon (find … -exec cat {} \;).
-func structure(cmd string) string {
-	b := []byte(strings.ReplaceAll(cmd, `\;`, "  "))
-	var quote byte
-	for i, c := range b {
-		switch {
-		case quote == 0 && (c == '\'' || c == '"'):
-			quote = c
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			b[i] = ' '
-		}
-	}
-	return string(b)
-}
+func structure(cmd string) string { return blankQuotes(strings.ReplaceAll(cmd, `\;`, "  "), true) }
 
 // readOnlyStages reports a pipeline whose first program only looks and
 // whose later stages only read what it prints ("rg x | head", not

@@ -134,7 +134,7 @@ func Restores(cmd string) Restore {
 			if args[0] == "restore" && slices.Contains(args, "--staged") && !slices.Contains(args, "--worktree") {
 				continue // only unstages: the edit stays in the file
 			}
-			paths := operands(args[1:])
+			paths := Operands(args[1:])
 			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
 				r.All = true
 			} else {
@@ -145,8 +145,8 @@ func Restores(cmd string) Restore {
 	return r
 }
 
-// operands returns the words that are not options, without their quotes.
-func operands(args []string) []string {
+// Operands returns the words that are not options, without their quotes.
+func Operands(args []string) []string {
 	var out []string
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
@@ -248,7 +248,12 @@ func Explores(cmd string) bool { return !WritesFile(cmd) && ReadOnly(cmd) }
 // blankQuoted replaces the text between single quotes, and between double
 // quotes when it expands nothing, with spaces, so that what is left is the
 // command's own syntax.
-func blankQuoted(cmd string) string {
+func blankQuoted(cmd string) string { return blankQuotes(cmd, false) }
+
+// blankQuotes blanks quoted text; with all, also double-quoted text that
+// expands a variable or a command ("$x", "`y`"), whose words are no
+// structure of the line either.
+func blankQuotes(cmd string, all bool) string {
 	b := []byte(cmd)
 	for i := 0; i < len(b); i++ {
 		q := b[i]
@@ -260,7 +265,7 @@ func blankQuoted(cmd string) string {
 			break
 		}
 		end := i + 1 + j
-		if q == '"' && strings.ContainsAny(cmd[i+1:end], "$`\\") {
+		if !all && q == '"' && strings.ContainsAny(cmd[i+1:end], "$`\\") {
 			i = end
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/program"
 )
 
 // A shell command line is compared by two things: its key, the program
@@ -81,7 +83,7 @@ func (c shellCommand) isCleanup() bool {
 // commandKey names the program of fields and its sub-command.
 func commandKey(f []string) string {
 	prog := path.Base(strings.Trim(f[0], `"'`))
-	rest := nonFlags(f[1:])
+	rest := program.Operands(f[1:])
 	switch {
 	case prog == "python" || prog == "python3" || prog == "py":
 		for i := 1; i+1 < len(f); i++ {
@@ -114,17 +116,6 @@ func commandKey(f []string) string {
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
-
-// nonFlags drops flags and their glued values.
-func nonFlags(f []string) []string {
-	var out []string
-	for _, w := range f {
-		if !strings.HasPrefix(w, "-") {
-			out = append(out, strings.Trim(w, `"'`))
-		}
-	}
-	return out
-}
 
 func isAssignment(w string) bool {
 	i := strings.IndexByte(w, '=')

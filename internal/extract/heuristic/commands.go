@@ -216,7 +216,6 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		}
 		if c.action == sessions.ActionAgent && c.status == stOK {
 			x.subagentReport(t, c, e.Output)
-			t.findings.answerFrom = t.findings.msgs // what it found is no part of the answer
 		}
 		return
 	}

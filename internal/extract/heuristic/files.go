@@ -197,34 +197,24 @@ func goneLater(tasks []*task) map[string]bool {
 // missing, it was there.
 func (x *Extractor) fileNames() (deleted, existed map[string]bool) {
 	final := map[string]bool{} // path → deleted at the end
+	var touched []string       // paths read or changed
 	for _, t := range x.tasks {
 		for p, f := range t.files.m {
 			final[x.relPath(p)] = f.deleted
+			touched = append(touched, x.relPath(p))
 		}
+		touched = append(touched, t.reads...)
 	}
-	standing := map[string]bool{} // paths read or changed that were not deleted
-	existed = map[string]bool{}
-	for _, t := range x.tasks {
-		for _, p := range t.reads {
-			standing[p] = standing[p] || !final[p]
-		}
-	}
-	for p, gone := range final {
-		standing[p] = standing[p] || !gone
-		existed[path.Base(p)] = true
-	}
-	for p := range standing {
-		existed[path.Base(p)] = true
-	}
-	deleted = map[string]bool{}
+	deleted, existed = map[string]bool{}, map[string]bool{}
 	for p, gone := range final {
 		if name := path.Base(p); gone && path.Ext(name) != "" {
 			deleted[name] = true
 		}
 	}
-	for p, stands := range standing {
-		if stands && !final[p] {
-			delete(deleted, path.Base(p))
+	for _, p := range touched {
+		existed[path.Base(p)] = true
+		if !final[p] {
+			delete(deleted, path.Base(p)) // a file of that name stands
 		}
 	}
 	return deleted, existed

@@ -84,10 +84,15 @@ func (f *findings) withdrawAnswer() {
 	f.list = slices.DeleteFunc(f.list, func(x finding) bool { return x.msg > f.answerFrom })
 }
 
+// agentSaid is who the agent's own findings come from.
+const agentSaid = "the agent said"
+
 // add reads one assistant message.
-func (f *findings) add(text string) { f.addFrom(text, "the agent said", 0) }
+func (f *findings) add(text string) { f.addFrom(text, agentSaid, 0) }
 
 // addFrom reads one message of who, adding bonus to each candidate's score.
+// What a sub-agent found is no part of the agent's answer: a rejection of
+// the answer leaves it standing.
 func (f *findings) addFrom(text, who string, bonus int) {
 	if f.seen == nil {
 		f.seen = map[string]bool{}
@@ -112,6 +117,9 @@ func (f *findings) addFrom(text, who string, bonus int) {
 		if len(f.list) > maxFindingCands {
 			f.dropWeakest()
 		}
+	}
+	if who != agentSaid {
+		f.answerFrom = f.msgs
 	}
 }
 

@@ -31,6 +31,8 @@
 package heuristic
 
 import (
+	"iter"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -285,7 +287,7 @@ func (x *Extractor) laterReasoning(text string) {
 		}
 		ties := failureTies(c)
 		for _, s := range sentences(stripMarkdown(text), 12) {
-			if causeRE().MatchString(s) && !guessRE().MatchString(s) && mentionsAny(s, ties) {
+			if causeRE().MatchString(s) && !guessRE().MatchString(s) && mentionsAny(s, slices.Values(ties)) {
 				c.reasoning, c.reasoningLater = textcut.Line(s, 260), true
 				return
 			}
@@ -349,21 +351,10 @@ func failureTies(c *call) []string {
 	return out
 }
 
-// namesAny reports a sentence that names one of the files, by base name,
-// as a word of its own.
-func namesAny(s string, names map[string]bool) bool {
-	for n := range names {
-		if sentenceNaming(s, n) != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // mentionsAny reports a sentence that holds one of words as a word of its
 // own.
-func mentionsAny(s string, words []string) bool {
-	for _, w := range words {
+func mentionsAny(s string, words iter.Seq[string]) bool {
+	for w := range words {
 		if sentenceNaming(s, w) != "" {
 			return true
 		}
@@ -387,7 +378,6 @@ func (x *Extractor) otherAgent(e sessions.Event) {
 		c.explanation = explanationOf(text)
 	}
 	t.findings.addFrom(text, "a sub-agent said", 0)
-	t.findings.answerFrom = t.findings.msgs // what it found is no part of the answer
 }
 
 // readsMemory reports a tool call that works on memory itself; the

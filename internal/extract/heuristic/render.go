@@ -1,11 +1,12 @@
 package heuristic
 
 import (
-	"github.com/memctl/memctl/internal/program"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
@@ -251,7 +252,7 @@ func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
 	// file the session deleted describes what is gone; one calling a file
 	// missing that the session read or wrote was wrong about it.
 	skip := func(s string) bool {
-		return final != "" && strings.Contains(final, oneLine(s)) || namesAny(s, x.deleted) || callsMissing(s, x.existed)
+		return final != "" && strings.Contains(final, oneLine(s)) || mentionsAny(s, maps.Keys(x.deleted)) || callsMissing(s, x.existed)
 	}
 	for _, f := range t.findings.best(n, skip) {
 		add(rawmemory.TagFinding + " " + f)
@@ -267,7 +268,7 @@ var absenceRE = lazyRE(`(?i)\b(is|are|was|were|be|been)\s+(missing|absent|not fo
 // callsMissing reports a sentence calling a file absent that the session
 // read or changed: it was there.
 func callsMissing(s string, existed map[string]bool) bool {
-	return absenceRE().MatchString(s) && namesAny(s, existed)
+	return absenceRE().MatchString(s) && mentionsAny(s, maps.Keys(existed))
 }
 
 // editedBefore names the standing changes made before a call ran: a file

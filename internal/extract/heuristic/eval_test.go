@@ -91,12 +91,17 @@ type pattern struct {
 }
 
 type evalFile struct {
-	Session   string    `json:"session"`
-	Source    string    `json:"source"`
-	SubAgents []string  `json:"sub_agents"`
-	Notes     string    `json:"notes"`
-	Facts     []pattern `json:"facts"`
-	False     []pattern `json:"false"`
+	Session string `json:"session"`
+	Source  string `json:"source"`
+	// Part is "dev" (rules may be written against the session's
+	// repository) or "test" (held out: no rule writer opens it); the
+	// split is by repository, see testdata/eval/SPLIT.md.
+	Part       string    `json:"part"`
+	Repository string    `json:"repository"`
+	SubAgents  []string  `json:"sub_agents"`
+	Notes      string    `json:"notes"`
+	Facts      []pattern `json:"facts"`
+	False      []pattern `json:"false"`
 	// Useful holds statements judged after the extractor ran: each is true
 	// (its why quotes the transcript line that proves it) and useful to the
 	// next agent, though the blind annotation did not write it down. They
@@ -221,9 +226,32 @@ func TestEvaluation(t *testing.T) {
 	}
 }
 
-// scoreSession extracts the session an evaluation file annotates, as the
-// pipeline does, and scores its memory against the file's patterns.
-func scoreSession(t *testing.T, root, file string) evalScore {
+// TestEvaluationSplit holds the split of the evaluation set in place: every
+// session names its part and its repository, and no repository has
+// sessions in both parts (SPLIT.md says why).
+func TestEvaluationSplit(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "eval", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no evaluation files: %v", err)
+	}
+	partOf := map[string]string{} // repository → part
+	for _, file := range files {
+		ev := readEvalFile(t, file)
+		if ev.Part != "dev" && ev.Part != "test" {
+			t.Errorf("%s: part %q, want \"dev\" or \"test\"", file, ev.Part)
+		}
+		if ev.Repository == "" {
+			t.Errorf("%s: no repository", file)
+		}
+		if p, ok := partOf[ev.Repository]; ok && p != ev.Part {
+			t.Errorf("%s: repository %s has sessions in both parts", file, ev.Repository)
+		}
+		partOf[ev.Repository] = ev.Part
+	}
+}
+
+// readEvalFile decodes one annotation file, refusing unknown keys.
+func readEvalFile(t *testing.T, file string) evalFile {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -235,6 +263,14 @@ func scoreSession(t *testing.T, root, file string) evalScore {
 	if err := dec.Decode(&ev); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+	return ev
+}
+
+// scoreSession extracts the session an evaluation file annotates, as the
+// pipeline does, and scores its memory against the file's patterns.
+func scoreSession(t *testing.T, root, file string) evalScore {
+	t.Helper()
+	ev := readEvalFile(t, file)
 	kind := sessions.Kind(ev.Source)
 	switch kind {
 	case sessions.KindCodex, sessions.KindClaudeCode, sessions.KindJSONL:

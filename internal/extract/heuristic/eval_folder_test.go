@@ -136,6 +136,9 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 			for j, re := range compiled(t, c.file, "fact", c.ev.Facts) {
 				if re.MatchString(res.text) {
 					sc.folderKept++
+					if ruleKind(c.ev.Facts[j].Kind) {
+						sc.folderRulesKept++
+					}
 				} else {
 					sc.missedInDir = append(sc.missedInDir, c.ev.Facts[j].ID)
 				}

@@ -211,10 +211,11 @@ type evalScore struct {
 	// folder is the recall of the memory folder built from the session's
 	// repository (eval_folder_test.go); folderRun is false when it was
 	// not built.
-	folderRun   bool
-	folderKept  int
-	hasMemory   bool
-	missedInDir []string
+	folderRun       bool
+	folderKept      int
+	folderRulesKept int
+	hasMemory       bool
+	missedInDir     []string
 }
 
 // evalCase is one annotation file and the text the extractor made of its
@@ -319,6 +320,7 @@ func partTotal(scores []evalScore, part string) evalScore {
 		all.untrue = append(all.untrue, sc.untrue...)
 		all.untrueJudged += sc.untrueJudged
 		all.folderKept += sc.folderKept
+		all.folderRulesKept += sc.folderRulesKept
 		all.folderRun = all.folderRun && sc.folderRun
 	}
 	return all
@@ -467,7 +469,7 @@ func (s evalShow) memories(part string) bool {
 // statements still said.
 func evalReport(scores []evalScore, dev, test evalScore, show evalShow) string {
 	var b strings.Builder
-	b.WriteString("\n| part | sessions | facts kept | recall | folder recall | rules kept verbatim | false statements made | judged untrue still said | noise lines (as judged) | strict noise |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| part | sessions | facts kept | recall | folder recall | rules kept verbatim (memory, folder) | false statements made | judged untrue still said | noise lines (as judged) | strict noise |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range []evalScore{dev, test} {
 		n := 0
 		for _, sc := range scores {
@@ -475,8 +477,8 @@ func evalReport(scores []evalScore, dev, test evalScore, show evalShow) string {
 				n++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d/%d | %d/%d | %d/%d | %s | %s |\n", p.part, n, p.kept, p.facts,
-			pct(p.kept, p.facts), folderCell(p), p.rulesKept, p.rules, len(p.falseMade), p.falsePatterns,
+		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d/%d, %d/%d | %d/%d | %d/%d | %s | %s |\n", p.part, n, p.kept, p.facts,
+			pct(p.kept, p.facts), folderCell(p), p.rulesKept, p.rules, p.folderRulesKept, p.rules, len(p.falseMade), p.falsePatterns,
 			len(p.untrue), p.untrueJudged, share(p.noise, p.lines), share(p.strictNoise, p.lines))
 	}
 	fmt.Fprintf(&b, "test part bars (issue 33, enforced: %v): recall ≥ %.0f%%, folder recall ≥ %.0f%%, ≤ 1 false or misleading statement per 5 sessions, every rule kept verbatim, noise ≤ %.0f%%\n",

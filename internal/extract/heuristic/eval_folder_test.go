@@ -17,6 +17,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	// The folder recall runs the memctl binary, built from source by the
+	// test; importing the command layer makes go test's cached result
+	// depend on everything that binary links, so a change there reruns it.
+	_ "github.com/memctl/memctl/cmd"
 )
 
 // The folder recall: what a user gets is not one session's raw memory but

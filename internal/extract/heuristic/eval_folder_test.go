@@ -99,7 +99,6 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 	type built struct {
 		text   string
 		memory map[string]bool // session file (absolute) → the pipeline made a memory
-		took   time.Duration
 		err    error
 	}
 	results := make([]built, len(repos))
@@ -112,9 +111,7 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 			for r := range work {
 				dir := t.TempDir()
 				var res built
-				began := time.Now()
 				res.text, res.memory, res.err = buildFolder(bin, root, dir, cases, byRepo[repos[r]])
-				res.took = time.Since(began)
 				results[r] = res
 			}
 		}()
@@ -127,9 +124,6 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 	t.Logf("folder recall: %d folders built in %v", len(repos), time.Since(start).Round(100*time.Millisecond))
 	for r, repo := range repos {
 		res := results[r]
-		if os.Getenv("MEMCTL_EVAL_TIMES") != "" {
-			t.Logf("folder of %s: %v", repo, res.took.Round(10*time.Millisecond))
-		}
 		if res.err != nil {
 			t.Fatalf("memory folder of %s: %v", repo, res.err)
 		}
@@ -218,12 +212,13 @@ func buildFolder(bin, root, dir string, cases []evalCase, idx []int) (string, ma
 			}
 			kinds[kind] = true
 			scratchOf[to] = from
+			if kind != "claude-code" {
+				continue
+			}
 			// A Claude Code session's sub-agents live in a folder named
 			// after it; discovery attaches them from there.
-			if sub := strings.TrimSuffix(from, ".jsonl"); kind == "claude-code" {
-				if err := copyTree(sub, strings.TrimSuffix(to, ".jsonl")); err != nil {
-					return "", nil, err
-				}
+			if err := copyTree(strings.TrimSuffix(from, ".jsonl"), strings.TrimSuffix(to, ".jsonl")); err != nil {
+				return "", nil, err
 			}
 		}
 	}

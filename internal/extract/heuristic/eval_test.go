@@ -198,7 +198,8 @@ func memoryParts(t *testing.T, kind sessions.Kind, path, version string) (string
 }
 
 type evalScore struct {
-	name, part, repo string
+	name, part       string
+	sessions         int // in a part's total: how many sessions it adds up
 	facts, kept      int
 	rules, rulesKept int // facts of kind rule or preference: the user's words
 	falseMade        []string
@@ -208,9 +209,9 @@ type evalScore struct {
 	strictNoise      int // against the fact patterns alone
 	untrue           []string
 	untrueJudged     int
-	// folder is the recall of the memory folder built from the session's
-	// repository (eval_folder_test.go); folderRun is false when it was
-	// not built.
+	// The folder recall (eval_folder_test.go): the facts kept by the memory
+	// folder built from the session's repository, which holds a memory of
+	// the session when hasMemory; folderRun is false when it was not built.
 	folderRun       bool
 	folderKept      int
 	folderRulesKept int
@@ -218,8 +219,7 @@ type evalScore struct {
 	missedInDir     []string
 }
 
-// evalCase is one annotation file and the text the extractor made of its
-// session.
+// evalCase is one annotation file, decoded.
 type evalCase struct {
 	file string
 	ev   evalFile
@@ -252,7 +252,7 @@ func TestEvaluation(t *testing.T) {
 	t.Log(evalReport(scores, dev, test, show))
 	checkDevBars(t, dev)
 	if enforce := testPartBarsEnforced || os.Getenv("MEMCTL_EVAL_TEST_BARS") == "1"; enforce {
-		for _, miss := range testBarsMissed(scores, test) {
+		for _, miss := range testBarsMissed(test) {
 			t.Error("test part: " + miss)
 		}
 	}
@@ -275,7 +275,7 @@ func checkDevBars(t *testing.T, dev evalScore) {
 
 // testBarsMissed says which of issue 33's bars the test part misses, in
 // figures only: no session, fact or memory text.
-func testBarsMissed(scores []evalScore, test evalScore) []string {
+func testBarsMissed(test evalScore) []string {
 	var out []string
 	if recall := ratio(test.kept, test.facts); recall < testMinRecall {
 		out = append(out, fmt.Sprintf("recall %.1f%% is below the %.0f%% bar", 100*recall, 100*testMinRecall))
@@ -283,14 +283,8 @@ func testBarsMissed(scores []evalScore, test evalScore) []string {
 	if recall := ratio(test.folderKept, test.facts); !test.folderRun || recall < testMinFolderRecall {
 		out = append(out, fmt.Sprintf("folder recall %.1f%% is below the %.0f%% bar", 100*recall, 100*testMinFolderRecall))
 	}
-	sessions := 0
-	for _, sc := range scores {
-		if sc.part == "test" {
-			sessions++
-		}
-	}
-	if wrong := len(test.falseMade) + len(test.untrue); float64(wrong) > testFalsePerSessionMax*float64(sessions) {
-		out = append(out, fmt.Sprintf("%d false or misleading statements in %d sessions; the ceiling is one per five sessions", wrong, sessions))
+	if wrong := len(test.falseMade) + len(test.untrue); float64(wrong) > testFalsePerSessionMax*float64(test.sessions) {
+		out = append(out, fmt.Sprintf("%d false or misleading statements in %d sessions; the ceiling is one per five sessions", wrong, test.sessions))
 	}
 	if test.rulesKept < test.rules {
 		out = append(out, fmt.Sprintf("%d of %d user rules kept verbatim; every one must be", test.rulesKept, test.rules))
@@ -303,11 +297,12 @@ func testBarsMissed(scores []evalScore, test evalScore) []string {
 
 // partTotal adds up the scores of one part.
 func partTotal(scores []evalScore, part string) evalScore {
-	all := evalScore{name: part, part: part, folderRun: true}
+	all := evalScore{name: part, part: part, folderRun: true, hasMemory: true}
 	for _, sc := range scores {
 		if sc.part != part {
 			continue
 		}
+		all.sessions++
 		all.facts += sc.facts
 		all.kept += sc.kept
 		all.rules += sc.rules
@@ -367,8 +362,8 @@ func readEvalFile(t *testing.T, file string) evalFile {
 	return ev
 }
 
-// ruleKinds are the facts that are the user's own standing words: the
-// test part's "rule", the development part's "preference".
+// ruleKind reports the kinds of fact that are the user's own standing
+// words: the test part's "rule", the development part's "preference".
 func ruleKind(kind string) bool { return kind == "rule" || kind == "preference" }
 
 // scoreSession extracts the session an evaluation file annotates, as the
@@ -380,7 +375,7 @@ func scoreSession(t *testing.T, root string, c evalCase, show evalShow) evalScor
 	ev, file := c.ev, c.file
 	raw, summary := memoryParts(t, sessions.Kind(ev.Source), filepath.Join(root, filepath.FromSlash(ev.Session)), extract.V1)
 	text := raw + "\n" + summary
-	sc := evalScore{name: strings.TrimSuffix(filepath.Base(file), ".json"), part: ev.Part, repo: ev.Repository,
+	sc := evalScore{name: strings.TrimSuffix(filepath.Base(file), ".json"), part: ev.Part,
 		facts: len(ev.Facts), falsePatterns: len(ev.False), untrueJudged: len(ev.Untrue)}
 	detail := show.detail(ev.Part)
 	facts := compiled(t, file, "fact", ev.Facts)
@@ -471,19 +466,13 @@ func evalReport(scores []evalScore, dev, test evalScore, show evalShow) string {
 	var b strings.Builder
 	b.WriteString("\n| part | sessions | facts kept | recall | folder recall | rules kept verbatim (memory, folder) | false statements made | judged untrue still said | noise lines (as judged) | strict noise |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range []evalScore{dev, test} {
-		n := 0
-		for _, sc := range scores {
-			if sc.part == p.part {
-				n++
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d/%d, %d/%d | %d/%d | %d/%d | %s | %s |\n", p.part, n, p.kept, p.facts,
+		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d/%d, %d/%d | %d/%d | %d/%d | %s | %s |\n", p.part, p.sessions, p.kept, p.facts,
 			pct(p.kept, p.facts), folderCell(p), p.rulesKept, p.rules, p.folderRulesKept, p.rules, len(p.falseMade), p.falsePatterns,
 			len(p.untrue), p.untrueJudged, share(p.noise, p.lines), share(p.strictNoise, p.lines))
 	}
 	fmt.Fprintf(&b, "test part bars (issue 33, enforced: %v): recall ≥ %.0f%%, folder recall ≥ %.0f%%, ≤ 1 false or misleading statement per 5 sessions, every rule kept verbatim, noise ≤ %.0f%%\n",
 		testPartBarsEnforced, 100*testMinRecall, 100*testMinFolderRecall, 100*testMaxNoise)
-	for _, miss := range testBarsMissed(scores, test) {
+	for _, miss := range testBarsMissed(test) {
 		fmt.Fprintf(&b, "test part misses: %s\n", miss)
 	}
 	fmt.Fprintf(&b, "sessions listed: %s part (MEMCTL_EVAL_PART=dev|test|all)\n", show.part)
@@ -520,7 +509,7 @@ func folderCell(sc evalScore) string {
 		return "–"
 	}
 	cell := pct(sc.folderKept, sc.facts)
-	if sc.name != sc.part && !sc.hasMemory {
+	if !sc.hasMemory {
 		cell += " (no memory)"
 	}
 	return cell

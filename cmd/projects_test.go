@@ -294,7 +294,9 @@ func TestNoMemoryLeaksAcrossProjects(t *testing.T) {
 		w.web:     {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
 		w.cli:     {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
 		w.cliWT:   {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
-		w.outside: {has: []string{prefGeneral, "No memory of this project has been consolidated yet."}, hasNot: []string{prefAPI, prefWeb, prefCLI}},
+		// A folder with no memory of its own: the personal rules alone,
+		// no instructions and no other project's name.
+		w.outside: {has: []string{prefGeneral}, hasNot: []string{prefAPI, prefWeb, prefCLI, "## Memory", "acme/api", "webapp", "acme/cli"}},
 	}
 	own := w.ownItems()
 	for p, items := range own {

@@ -121,7 +121,12 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		"memctl: provider auto picked heuristic",
 		"extracted 2 threads: 2 with a memory",
 		"v1: consolidation succeeded (2 raw memories)")
-	if out, _ := w.expect(0, cmds[2][1:]); !strings.Contains(out, "## Memory") || !strings.Contains(out, "invoicer") {
+	// The home folder holds no project's memory: summary prints nothing
+	// there and says so, naming the projects that have memory.
+	if out, _ := w.expect(0, cmds[2][1:], "so summary printed nothing; projects in memory: example-org/invoicer, recipes"); out != "" {
+		t.Errorf("summary in a folder with no memory printed:\n%s", out)
+	}
+	if out, _ := w.expect(0, append(cmds[2][1:], "--project", "example-org/invoicer")); !strings.Contains(out, "## Memory") || !strings.Contains(out, "invoicer") {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 

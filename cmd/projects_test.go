@@ -288,12 +288,12 @@ func TestNoMemoryLeaksAcrossProjects(t *testing.T) {
 		return out
 	}
 	cases := map[string]want{
-		w.apiA:    {has: []string{prefAPI, prefGeneral, "## Project: acme/api"}, hasNot: others(prefAPI)},
-		w.apiB:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)},
-		w.apiC:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)}, // a clone with no sessions of its own
-		w.web:     {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
-		w.cli:     {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
-		w.cliWT:   {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
+		w.apiA:  {has: []string{prefAPI, prefGeneral, "## Project: acme/api"}, hasNot: others(prefAPI)},
+		w.apiB:  {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)},
+		w.apiC:  {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)}, // a clone with no sessions of its own
+		w.web:   {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
+		w.cli:   {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
+		w.cliWT: {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
 		// A folder with no memory of its own: the personal rules alone,
 		// no instructions and no other project's name.
 		w.outside: {has: []string{prefGeneral}, hasNot: []string{prefAPI, prefWeb, prefCLI, "## Memory", "acme/api", "webapp", "acme/cli"}},

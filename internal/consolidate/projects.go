@@ -448,9 +448,9 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		// The folders are the transcripts' cwd, which may hold newlines.
 		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
 	}
-	sb.WriteString("\n\n### Preferences in this project\n\n")
+	sb.WriteString("\n\n" + memdir.ProjectPrefsHeading + "\n\n")
 	writeList(&sb, prefs[:lim.prefs], memdir.NoneRecorded)
-	sb.WriteString("\n### Tips for this project\n\n")
+	sb.WriteString("\n" + memdir.ProjectTipsHeading + "\n\n")
 	writeList(&sb, tips[:lim.tips], memdir.NoneRecorded)
 	sb.WriteString("\n### What's in memory for this project\n")
 	day := ""

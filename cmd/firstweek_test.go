@@ -43,3 +43,56 @@ func TestExportToRepositoryCarriesThisProjectOnly(t *testing.T) {
 		})
 	}
 }
+
+// exampleHome is a fresh home holding the example sessions where Codex
+// and Claude Code keep theirs, after `memctl run`.
+func exampleHome(t *testing.T) *walk {
+	t.Helper()
+	w := &walk{t: t, home: t.TempDir()}
+	copyTree(t, filepath.Join("..", "examples", "sessions", "codex", "sessions"), filepath.Join(w.home, ".codex", "sessions"))
+	copyTree(t, filepath.Join("..", "examples", "sessions", "claude", "projects"), filepath.Join(w.home, ".claude", "projects"))
+	w.expect(0, []string{"run"})
+	return w
+}
+
+// team propose shares a memory's lessons, a file a reviewer reads in a
+// minute (under 1.5 KB, no "the agent said" narrative), or one lesson of
+// it; --list numbers them.
+func TestTeamProposeSharesLessonsNotTheSession(t *testing.T) {
+	w := exampleHome(t)
+	repo := filepath.Join(w.home, "src", "invoicer")
+	makeRepo(t, repo, "git@github.com:example-org/invoicer.git")
+	const pref = "always run `go test -race` for this repo"
+
+	out, _ := w.expect(0, []string{"team", "propose", "--list", "--repo", repo, "01a1f83b"})
+	if !strings.Contains(out, "  1  preference: ") || !strings.Contains(out, "  2  lesson: Fix: `go test ./...` failed") || strings.Contains(out, "the agent said") {
+		t.Errorf("team propose --list:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".memctl")); err == nil {
+		t.Error("--list wrote a team file")
+	}
+
+	out, _ = w.expect(0, []string{"team", "propose", "--repo", repo, "--author", "Ada <ada@example.com>", "01a1f83b"})
+	b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(strings.TrimSpace(out))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) >= 1536 || !strings.Contains(string(b), pref) || !strings.Contains(string(b), "Fix: `go test ./...` failed") {
+		t.Errorf("the team file is %d bytes, want under 1.5 KB with the preference and the fix:\n%s", len(b), b)
+	}
+	for _, not := range []string{"the agent said", "Key steps", "References", "/home/dev"} {
+		if strings.Contains(string(b), not) {
+			t.Errorf("the team file carries %q:\n%s", not, b)
+		}
+	}
+
+	out, _ = w.expect(0, []string{"team", "propose", "--repo", repo, "--lesson", "2", "01a1f83b"})
+	b, err = os.ReadFile(filepath.Join(repo, filepath.FromSlash(strings.TrimSpace(out))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Lessons:\n- Fix: `go test ./...` failed") || strings.Contains(string(b), pref) {
+		t.Errorf("--lesson 2 wrote:\n%s", b)
+	}
+	w.expect(2, []string{"team", "propose", "--repo", repo, "--lesson", "9", "01a1f83b"}, "no lesson 9: the memory has 3 (1 to 3)")
+}

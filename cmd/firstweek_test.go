@@ -96,3 +96,21 @@ func TestTeamProposeSharesLessonsNotTheSession(t *testing.T) {
 	}
 	w.expect(2, []string{"team", "propose", "--repo", repo, "--lesson", "9", "01a1f83b"}, "no lesson 9: the memory has 3 (1 to 3)")
 }
+
+// demo removes its temporary folder unless --keep.
+func TestDemoRemovesItsFolderUnlessKept(t *testing.T) {
+	w := &walk{t: t, home: t.TempDir()}
+	tmp := t.TempDir()
+	w.extra = []string{"TMPDIR=" + tmp}
+	out, _ := w.expect(0, []string{"demo"}, "`memctl demo --keep` keeps it to look around")
+	if !strings.Contains(out, "invoicer") {
+		t.Errorf("demo printed no summary:\n%s", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("demo left %v in TMPDIR", left)
+	}
+	w.expect(0, []string{"demo", "--keep"}, "The memory folder is ", "Look around:")
+	if left, _ := filepath.Glob(filepath.Join(tmp, "memctl-demo-*")); len(left) != 1 {
+		t.Errorf("demo --keep left %v, want its folder", left)
+	}
+}

@@ -114,3 +114,42 @@ func TestDemoRemovesItsFolderUnlessKept(t *testing.T) {
 		t.Errorf("demo --keep left %v, want its folder", left)
 	}
 }
+
+// `memctl threads` alone lists the threads, as `threads list` does.
+func TestThreadsAloneLists(t *testing.T) {
+	w := exampleHome(t)
+	out, _ := w.expect(0, []string{"threads"})
+	list, _ := w.expect(0, []string{"threads", "list"})
+	if out != list || !strings.Contains(out, "01a1f83b-f8ce-7718-a139-873a95bd447e") {
+		t.Errorf("threads:\n%s\nthreads list:\n%s", out, list)
+	}
+	w.expect(2, []string{"threads", "bogus"}, `unknown command "bogus" for "memctl threads"`)
+}
+
+// note add needs no --slug (one is made of the text, after redaction);
+// note list shows the notes and note rm removes one.
+func TestNoteAddListRemove(t *testing.T) {
+	w := exampleHome(t)
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	out, _ := w.expect(0, []string{"note", "add", "--personal", "Prefer pnpm over npm in every repo"})
+	if got := strings.TrimSpace(out); got != "extensions/ad_hoc/notes/2026-11-27T12-00-00-prefer-pnpm-over-npm-in-every-repo.md" {
+		t.Errorf("note add wrote %q", got)
+	}
+	w.now = "2026-11-27T12:00:01Z"
+	out, _ = w.expect(0, []string{"note", "add", "--personal", token + " opens the registry"})
+	if strings.Contains(out, "ghp") || !strings.Contains(out, "-redacted") {
+		t.Errorf("a slug made of a secret: %q", out)
+	}
+	w.now = ""
+	out, _ = w.expect(0, []string{"note", "list"})
+	if !strings.Contains(out, "2026-11-27T12-00-00-prefer-pnpm-over-npm-in-every-repo.md\t*\tPrefer pnpm over npm in every repo\n") || strings.Count(out, "\n") != 2 {
+		t.Errorf("note list:\n%s", out)
+	}
+	w.expect(0, []string{"note", "rm", "prefer-pnpm"}, "removed extensions/ad_hoc/notes/2026-11-27T12-00-00-prefer-pnpm-over-npm-in-every-repo.md")
+	if out, _ := w.expect(0, []string{"note", "list"}); strings.Contains(out, "pnpm") {
+		t.Errorf("the note is still listed:\n%s", out)
+	}
+	w.expect(2, []string{"note", "rm", "prefer-pnpm"}, `no such note: "prefer-pnpm"`)
+	// The removal asks for a consolidation: it runs inside the cooldown.
+	w.expect(0, []string{"consolidate"}, "consolidation succeeded")
+}

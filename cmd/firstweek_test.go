@@ -153,3 +153,34 @@ func TestNoteAddListRemove(t *testing.T) {
 	// The removal asks for a consolidation: it runs inside the cooldown.
 	w.expect(0, []string{"consolidate"}, "consolidation succeeded")
 }
+
+// search shows each memory once (its raw memory, rollout summary and
+// summary file are one memory), with a snippet worth reading in an
+// 80-column terminal.
+func TestSearchOneRowPerMemory(t *testing.T) {
+	w := exampleHome(t)
+	lines := w.inPty(80, "search", "go", "test", "--all-projects")
+	t.Logf("search at 80 columns:\n%s", strings.Join(lines, "\n"))
+	rows := 0
+	for _, id := range []string{"01a1f83b", "01a20e6d", "2026-11-20T09-14-02", "2026-11-24T16-40-11"} {
+		n := 0
+		for _, l := range lines[1:] {
+			if strings.Contains(l, id) {
+				n++
+			}
+		}
+		rows += n
+		if n > 1 {
+			t.Errorf("%s is shown %d times", id, n)
+		}
+	}
+	if rows != 2 {
+		t.Errorf("the two memories with go test take %d rows, want one each", rows)
+	}
+	at := strings.Index(lines[0], "SNIPPET")
+	for _, l := range lines[1:] {
+		if len([]rune(l))-at < 45 && strings.HasSuffix(l, "…") {
+			t.Errorf("a snippet cut to %d columns: %q", len([]rune(l))-at, l)
+		}
+	}
+}

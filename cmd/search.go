@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -53,6 +54,11 @@ func newSearchCmd(f *Factory, runF func(context.Context, *SearchOptions) error) 
 configured memory version, best match first (SQLite FTS5, bm25). Every word of
 the query must match; the last word also matches as a prefix. The index follows
 extract, consolidate, forget, prune and clear.
+
+A memory is one result, however many of its texts match (its raw memory,
+its rollout summary, its file in the memory folder): the best of them is
+shown. On a terminal a memory is named by the first characters of its id,
+which every command takes.
 
 A query counts at most 64 distinct words within its first 4,096 bytes; the
 rest of a longer one (pasted text) is left out, with a warning.
@@ -119,8 +125,14 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	if qt := store.SearchTerms(opts.Query); qt.Cut {
 		opts.IO.Warnf("%s", qt.Note())
 	}
+	// One memory matches as its raw memory, its rollout summary and its
+	// summary file: ask for more, then keep one row per memory.
+	so.Limit = opts.Limit * 3
 	hits, err := st.SearchWith(ctx, opts.Query, so)
 	if err != nil {
+		return err
+	}
+	if hits, err = oneHitPerMemory(ctx, st, hits, opts.Limit); err != nil {
 		return err
 	}
 	out := make([]searchHitJSON, len(hits))
@@ -150,9 +162,61 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	tb.paths("WHERE").shrink("SNIPPET", 40).shrink("SCOPE", 12).shrink("WHERE", 24).drop("SCOPE").drop("KIND").
 		shrink("SNIPPET", 24).shrink("WHERE", minIDWidth).shrink("SNIPPET", minFlexWidth)
 	for _, h := range out {
-		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
+		where := hitWhere(h.Hit)
+		if opts.IO.StdoutTTY && h.Path == "" && len(where) > minIDWidth {
+			// A unique prefix names a memory on every command; the rest
+			// of the id is room the snippet needs.
+			where = where[:minIDWidth]
+		}
+		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, where, textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
 	}
 	return tb.print()
+}
+
+// oneHitPerMemory keeps the best hit of each memory: its raw memory, its
+// rollout summary and its rollout summary file in the memory folder are
+// one memory, shown once (the best-scoring of them); other files of the
+// folder stay rows of their own. At most limit hits are kept, in order.
+func oneHitPerMemory(ctx context.Context, st *store.Store, hits []store.Hit, limit int) ([]store.Hit, error) {
+	fileOf := map[string]string{} // rollout summary file → thread id
+	for _, h := range hits {
+		if h.ThreadID == "" {
+			continue
+		}
+		if _, done := fileOf[h.ThreadID]; done {
+			continue
+		}
+		fileOf[h.ThreadID] = ""
+		m, err := st.Memory(ctx, h.ThreadID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		slug := ""
+		if m.RolloutSlug != nil {
+			slug = *m.RolloutSlug
+		}
+		fileOf[memdir.RolloutSummariesDir+"/"+memdir.RolloutSummaryStem(m.ThreadID, m.SourceUpdatedAt, slug)+".md"] = m.ThreadID
+	}
+	seen := map[string]bool{}
+	out := hits[:0:0]
+	for _, h := range hits {
+		key := h.ThreadID
+		if key == "" {
+			key = h.Path
+			if id := fileOf[h.Path]; id != "" {
+				key = id
+			}
+		}
+		if seen[key] || len(out) == limit {
+			continue
+		}
+		seen[key] = true
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // scoreCell shows a hit's score: on a terminal relative to the best hit

@@ -366,7 +366,7 @@ func notClaimedText(counts map[string]int) string {
 	for i, k := range keys {
 		label := notClaimedLabel[k]
 		if counts[k] == 1 {
-			label = strings.Replace(label, "sessions", "session", 1) // issue 26: "1 non-interactive (exec) sessions"
+			label = strings.Replace(strings.Replace(label, "sessions", "session", 1), "imported memories", "imported memory", 1) // "1 non-interactive (exec) sessions"
 		}
 		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {

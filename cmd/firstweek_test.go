@@ -184,3 +184,36 @@ func TestSearchOneRowPerMemory(t *testing.T) {
 		}
 	}
 }
+
+// A sync remote that is a missing folder is an error naming it, not
+// "offline"; memories another machine sent are reported as imported, not
+// as non-interactive sessions; sync --help does not ask for a [sync]
+// table that config init already wrote.
+func TestSyncFirstWeek(t *testing.T) {
+	w := newSyncWorld(t)
+	w.a.session("11111111-0000-4000-8000-000000000001", syncPref)
+	w.a.memctl("run", "--all")
+	w.a.memctl("sync")
+
+	typo := filepath.Join(w.dir, "remtoe.git")
+	for _, remote := range []string{typo, "file://" + typo} {
+		out, errOut, code := runCLI(t, w.b.env, "", "sync", "--remote", remote)
+		if code != ExitUsage || !strings.Contains(errOut, "the sync remote "+typo+" is a folder of this machine that does not exist") || out != "" {
+			t.Errorf("sync --remote %s: exit %d, want %d naming the folder\n%s%s", remote, code, ExitUsage, out, errOut)
+		}
+	}
+	if _, err := os.Stat(typo); err == nil {
+		t.Error("the mistyped remote was created")
+	}
+
+	w.b.memctl("sync")
+	_, errOut, code := runCLI(t, w.b.env, "", "run")
+	if code != 0 || !strings.Contains(errOut, "1 imported memory (no transcript here)") || strings.Contains(errOut, "non-interactive") {
+		t.Errorf("run after sync: exit %d\n%s", code, errOut)
+	}
+
+	help := w.b.memctl("sync", "--help")
+	if strings.Contains(help, "add [sync]") {
+		t.Errorf("sync --help asks to add a [sync] table:\n%s", help)
+	}
+}

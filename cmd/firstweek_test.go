@@ -217,3 +217,15 @@ func TestSyncFirstWeek(t *testing.T) {
 		t.Errorf("sync --help asks to add a [sync] table:\n%s", help)
 	}
 }
+
+// eval in an 80-column terminal still says the memory's precision, junk
+// rate and tokens, and never calls a precision nobody measured 0%.
+func TestEvalNarrowTerminalKeepsTheMemoryFigures(t *testing.T) {
+	dir := evalSessions(t)
+	w := &walk{t: t, home: t.TempDir()}
+	out := strings.Join(w.inPty(80, "eval", "--source", "jsonl="+dir), "\n")
+	if !strings.Contains(out, "Injected memory: precision n/a (no agent cited a memory") || !strings.Contains(out, "junk rate ") ||
+		!strings.Contains(out, "tokens a session.") || strings.Contains(out, "precision 0%") {
+		t.Errorf("eval at 80 columns:\n%s", out)
+	}
+}

@@ -229,3 +229,30 @@ func TestEvalNarrowTerminalKeepsTheMemoryFigures(t *testing.T) {
 		t.Errorf("eval at 80 columns:\n%s", out)
 	}
 }
+
+// A named home that does not exist is refused (a typo would otherwise
+// become an empty home that reports no memory), except by the commands
+// that start a home, which create it inside a folder that exists and say
+// so; agent hooks are never refused.
+func TestMistypedHomeIsRefused(t *testing.T) {
+	w := &walk{t: t, home: t.TempDir()}
+	typo := filepath.Join(w.home, ".memclt")
+	w.extra = []string{"MEMCTL_HOME=" + typo}
+	for _, args := range [][]string{{"status"}, {"summary"}, {"search", "x"}, {"doctor"}, {"note", "add", "a note"}} {
+		w.expect(2, args, "memctl: error: the home HOME/.memclt (MEMCTL_HOME) does not exist\n",
+			"memctl: hint: check MEMCTL_HOME; to start a new home there, run memctl config init or memctl run\n")
+	}
+	w.expect(2, []string{"--home", filepath.Join(typo, "x"), "run"}, "the home HOME/.memclt/x (--home) does not exist, nor does its folder HOME/.memclt\n")
+	if _, err := os.Stat(typo); err == nil {
+		t.Fatal("a refused command created the home")
+	}
+	// Hooks stay quiet and succeed.
+	if out, errOut := w.expect(0, []string{"summary", "--agent", "claude-code"}); out != "" || errOut != "" {
+		t.Errorf("summary as a hook: %q %q", out, errOut)
+	}
+	// A cron line with a new home works, and says what it did.
+	w.expect(0, []string{"run"}, "memctl: created the home HOME/.memclt (MEMCTL_HOME): a new home, with no memory yet\n")
+	if _, errOut := w.expect(0, []string{"status"}); strings.Contains(errOut, "created") {
+		t.Errorf("status on the home run created: %s", errOut)
+	}
+}

@@ -64,6 +64,11 @@ func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factor
 	// The home is both --home and $MEMCTL_HOME: a root command built in a
 	// test binds --home back to "" and the variable still finds it.
 	home := filepath.Join(dir, "home")
+	// The user's home exists: a named home that does not is refused
+	// (homecheck.go), and is tested on its own.
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	vars := map[string]string{"MEMCTL_HOME": home}
 	for k, v := range env {
 		vars[k] = v

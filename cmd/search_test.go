@@ -52,11 +52,12 @@ func TestRunSearch(t *testing.T) {
 		{name: "json", opts: SearchOptions{Query: "parser", Limit: 1, JSON: true},
 			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.000001913647851727043,"project_key":"path:/src/project-1","project":"project-1"}]`},
 		// issue 17, item 4: readable scores, the snippet cut to the terminal, the header over its column
+		// One row per memory: thread 1's rollout summary is its raw
+		// memory's row; an id's first characters name it on a terminal.
 		{name: "terminal: scores relative to the best, fitted to 120 columns", opts: SearchOptions{Query: "parser", Limit: 3}, tty: true,
-			wantOut: "\x1b[1mSCORE  KIND             WHERE                                 SNIPPET                                              SCOPE\x1b[22m\n" +
-				"100%   raw_memory       " + thread1 + "  …number 1 in the [parser] — outcome success task:…   -\n" +
-				"100%   raw_memory       " + thread0 + "  …number 0 in the [parser] — outcome success task:…   -\n" +
-				"96%    rollout_summary  " + thread1 + "  …number 1 in the [parser] in project-1 Rollout con…  -\n"},
+			wantOut: "\x1b[1mSCORE  KIND        WHERE     SNIPPET                                                           SCOPE\x1b[22m\n" +
+				"100%   raw_memory  00000000  …number 1 in the [parser] — outcome success task: fix the flaky…  -\n" +
+				"100%   raw_memory  00000000  …number 0 in the [parser] — outcome success task: fix the flaky…  -\n"},
 		{name: "no match", opts: SearchOptions{Query: "kubernetes", Limit: 20}, wantErrOut: "no matches\n"},
 		{name: "no match, json: an empty array", opts: SearchOptions{Query: "kubernetes", Limit: 20, JSON: true}, wantOut: "[]"},
 		// issue 24, point 4: a pasted query is cut, and says so

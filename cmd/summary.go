@@ -180,7 +180,8 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 // error (exit 2) naming it. As an agent's hook (--agent) summary says
 // nothing and never fails over it: a session must not be held up.
 func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryResult) error {
-	if opts.Agent != "" || res.Project == nil || res.Project.HasMemory || res.Team != nil {
+	noLayer := res.Project == nil && !res.Injected && !opts.AllProjects // nothing consolidated yet
+	if opts.Agent != "" || res.Team != nil || !noLayer && (res.Project == nil || res.Project.HasMemory) {
 		return nil
 	}
 	var names []string
@@ -194,10 +195,10 @@ func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryR
 		known = "projects in memory: " + strings.Join(names, ", ")
 	}
 	arg := strings.TrimSpace(opts.Project)
-	if _, isFolder := project.FolderArg(arg); arg != "" && !isFolder && !strings.Contains(arg, ":") && res.Project.File == "" {
+	if _, isFolder := project.FolderArg(arg); arg != "" && !isFolder && !strings.Contains(arg, ":") && (noLayer || res.Project.File == "") {
 		return withHint(FlagErrorf("--project: no project %q in memory", arg), known+"; give one of them, a folder or a key")
 	}
-	if opts.JSON {
+	if opts.JSON || noLayer {
 		return nil
 	}
 	what := "nothing"

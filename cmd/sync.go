@@ -106,9 +106,6 @@ EXIT STATUS
 			if opts.Branch == "" {
 				return FlagErrorf("--branch must not be empty")
 			}
-			if err := localRemoteMissing(c.Context(), opts); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -124,6 +121,9 @@ EXIT STATUS
 func runSync(ctx context.Context, opts *SyncOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
+		return err
+	}
+	if err := localRemoteMissing(ctx, opts); err != nil {
 		return err
 	}
 	home, err := opts.Home()

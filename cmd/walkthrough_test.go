@@ -434,7 +434,9 @@ func TestNewcomerFirstRunTakesHistory(t *testing.T) {
 	if err != nil || len(ents) != n {
 		t.Errorf("the memory folder holds %d rollout summaries (%v), want %d", len(ents), err, n)
 	}
-	if out, _ := w.expect(0, cmds[2][1:]); !strings.Contains(out, "## Memory") {
+	// The home folder has no memory of its own: the summary of every
+	// project is what --all-projects prints.
+	if out, _ := w.expect(0, append(cmds[2][1:], "--all-projects")); !strings.Contains(out, "## Memory") {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 	// The next run is not a first run: Codex's windows again.

@@ -274,3 +274,28 @@ func TestReadmeTimingsAreHonest(t *testing.T) {
 		}
 	}
 }
+
+// doctor says when Claude Code's auto memory or Codex's memories feature
+// injects a memory of its own beside memctl's, and how to keep one.
+func TestDoctorFindsTheAgentsOwnMemory(t *testing.T) {
+	w := exampleHome(t)
+	writeFile(t, filepath.Join(w.home, ".claude", "projects", "-home-dev-src-recipes", "memory", "MEMORY.md"), "- use uv run pytest\n")
+	writeFile(t, filepath.Join(w.home, ".codex", "config.toml"), "[features]\nmemories = true\n")
+	out, _ := w.expect(0, []string{"doctor"})
+	for _, want := range []string{
+		"info\tagent_memory\tclaude-code\n  Claude Code's auto memory is on (on by default): it injects the first 200 lines",
+		"1 project holds one (HOME/.claude/projects/*/memory). memctl is not wired into this agent",
+		"info\tagent_memory\tcodex\n  Codex's memories feature is on ([features] memories = true in HOME/.codex/config.toml)",
+		"fix: memctl setup codex adds memctl's summary beside it; docs/integrations.md says how to choose",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+	// Turned off in the agents' own settings: no finding.
+	writeFile(t, filepath.Join(w.home, ".claude", "settings.json"), `{"autoMemoryEnabled": false}`)
+	writeFile(t, filepath.Join(w.home, ".codex", "config.toml"), "[features]\nmemories = false\n")
+	if out, _ := w.expect(0, []string{"doctor"}); strings.Contains(out, "agent_memory") {
+		t.Errorf("doctor reports an agent memory that is off:\n%s", out)
+	}
+}

@@ -47,6 +47,7 @@ var homeUseOf = map[string]homeUse{
 	"memctl redact":      homeNone,
 	"memctl version":     homeNone,
 	"memctl eval":        homeNone, // reads a database only when there is one; says so
+	"memctl threads":     homeUses, // alone, it lists
 }
 
 func commandHomeUse(c *cobra.Command) homeUse {
@@ -59,8 +60,8 @@ func commandHomeUse(c *cobra.Command) homeUse {
 			return homeNone
 		}
 	}
-	if !c.Runnable() {
-		return homeNone // a group that prints its help
+	if c.HasSubCommands() {
+		return homeNone // a group: it says which subcommands it has
 	}
 	return homeUses
 }

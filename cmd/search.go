@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -125,14 +124,8 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	if qt := store.SearchTerms(opts.Query); qt.Cut {
 		opts.IO.Warnf("%s", qt.Note())
 	}
-	// One memory matches as its raw memory, its rollout summary and its
-	// summary file: ask for more, then keep one row per memory.
-	so.Limit = opts.Limit * 3
-	hits, err := st.SearchWith(ctx, opts.Query, so)
+	hits, err := st.SearchMemories(ctx, opts.Query, so)
 	if err != nil {
-		return err
-	}
-	if hits, err = oneHitPerMemory(ctx, st, hits, opts.Limit); err != nil {
 		return err
 	}
 	out := make([]searchHitJSON, len(hits))
@@ -171,52 +164,6 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, where, textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
 	}
 	return tb.print()
-}
-
-// oneHitPerMemory keeps the best hit of each memory: its raw memory, its
-// rollout summary and its rollout summary file in the memory folder are
-// one memory, shown once (the best-scoring of them); other files of the
-// folder stay rows of their own. At most limit hits are kept, in order.
-func oneHitPerMemory(ctx context.Context, st *store.Store, hits []store.Hit, limit int) ([]store.Hit, error) {
-	fileOf := map[string]string{} // rollout summary file → thread id
-	for _, h := range hits {
-		if h.ThreadID == "" {
-			continue
-		}
-		if _, done := fileOf[h.ThreadID]; done {
-			continue
-		}
-		fileOf[h.ThreadID] = ""
-		m, err := st.Memory(ctx, h.ThreadID)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		slug := ""
-		if m.RolloutSlug != nil {
-			slug = *m.RolloutSlug
-		}
-		fileOf[memdir.RolloutSummariesDir+"/"+memdir.RolloutSummaryStem(m.ThreadID, m.SourceUpdatedAt, slug)+".md"] = m.ThreadID
-	}
-	seen := map[string]bool{}
-	out := hits[:0:0]
-	for _, h := range hits {
-		key := h.ThreadID
-		if key == "" {
-			key = h.Path
-			if id := fileOf[h.Path]; id != "" {
-				key = id
-			}
-		}
-		if seen[key] || len(out) == limit {
-			continue
-		}
-		seen[key] = true
-		out = append(out, h)
-	}
-	return out, nil
 }
 
 // scoreCell shows a hit's score: on a terminal relative to the best hit

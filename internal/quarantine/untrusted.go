@@ -62,7 +62,7 @@ var (
 		`|\.aws/(?:credentials|config)\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\.docker/config\.json|/etc/(?:shadow|passwd|sudoers)\b` +
 		`|\.pypirc\b|\.npmrc\b|\.config/gh/hosts\.yml|\.gnupg\b|\.keychain(?:-db)?\b|\.password-store\b|\.vault-token\b` +
 		`|gcloud/(?:credentials|application_default_credentials)|\.azure/(?:accesstokens|msal_token_cache)`)
-	envReadRe = lazyRE(`(?i)\bos\.environ\b|\bprocess\.env\b|\bos\.getenv\b|\bgetenv\s*\(|\bprintenv\b|\$\(\s*env\s*\)|\benv\s*\||\bENV\[|%ENV\b|\$env:|(?:^|[\s/'"=@<])\.env\b`)
+	envReadRe   = lazyRE(`(?i)\bos\.environ\b|\bprocess\.env\b|\bos\.getenv\b|\bgetenv\s*\(|\bprintenv\b|\$\(\s*env\s*\)|\benv\s*\||\bENV\[|%ENV\b|\$env:|(?:^|[\s/'"=@<])\.env\b`)
 	envSampleRe = lazyRE(`(?i)\.env\.(?:example|sample|template|dist|defaults)\b`)
 
 	markdownImageRe = lazyRE(`!\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)`)
@@ -75,8 +75,8 @@ var (
 	urlScriptRe = lazyRE(`(?i)\.(?:sh|bash|zsh|ps1|psm1|py|pl|rb|bat|cmd|exe|msi|pkg|dmg|deb|rpm|apk|jar|vbs|scr)$`)
 	// A long opaque value in a URL is data on its way out.
 	opaqueDataRe = lazyRE(`[=/][A-Za-z0-9+_%-]{40,}={0,2}(?:[&#]|$)`)
-	urlRulesRe  = lazyRE(`(?i)(?:rules|instructions?|prompts?|system|jailbreak|agents\.md|claude\.md|\.cursorrules|copilot-instructions)`)
-	postRe      = lazyRE(`-X\s*["']?(?i:post|put)\b|--request[= ]["']?(?i:post|put)\b|\s-d\s|\s-d["'@$]|--data\b|--data-\w+\b|\s-F\s|--form\b|--upload-file\b|\s-T\s|--post-data\b|--post-file\b` +
+	urlRulesRe   = lazyRE(`(?i)(?:rules|instructions?|prompts?|system|jailbreak|agents\.md|claude\.md|\.cursorrules|copilot-instructions)`)
+	postRe       = lazyRE(`-X\s*["']?(?i:post|put)\b|--request[= ]["']?(?i:post|put)\b|\s-d\s|\s-d["'@$]|--data\b|--data-\w+\b|\s-F\s|--form\b|--upload-file\b|\s-T\s|--post-data\b|--post-file\b` +
 		`|(?i:\brequests\.(?:post|put)\s*\(|\.post\s*\(|method\s*:\s*["']post|-method\s+post\b|\b(?:http|https|xh)\s+(?:post|put)\b|\binvoke-restmethod\b)`)
 
 	pipeIntoRe = lazyRE(`(?i)\|\s*` + runAs + `(?:/usr)?(?:/local)?(?:/bin/)?(?:(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|nodejs|php|pwsh|powershell|iex|invoke-expression|osascript|lua|deno|bun|tclsh|source)\b`)

@@ -20,6 +20,7 @@ import (
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
@@ -77,6 +78,10 @@ type RankedHit struct {
 	Scope      string `json:"scope,omitempty"`
 	Project    string `json:"project,omitempty"`
 	ProjectKey string `json:"project_key,omitempty"`
+	// Origin is where the hit's memory came from (a session, the user,
+	// another machine, a bundle, an agent); absent for the files memctl
+	// wrote.
+	Origin *origin.Origin `json:"origin,omitempty"`
 }
 
 // StoreSearch is the ranked search of `memctl search` for Options.Ranked:
@@ -97,7 +102,7 @@ func StoreSearch(open func(ctx context.Context) (*store.Store, error)) func(ctx 
 		out := make([]RankedHit, len(hits))
 		for i, h := range hits {
 			out[i] = RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score,
-				ProjectKey: h.ProjectKey, Project: h.Project}
+				ProjectKey: h.ProjectKey, Project: h.Project, Origin: h.Origin}
 		}
 		return out, nil
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/review"
+	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
 )
@@ -123,7 +125,7 @@ func summaryProject(opts *SummaryOptions) string {
 	return wd
 }
 
-func runSummary(_ context.Context, opts *SummaryOptions) error {
+func runSummary(ctx context.Context, opts *SummaryOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -145,8 +147,10 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		}
 		if !opts.AllProjects {
 			req.Project = summaryProject(opts)
-			req.TeamDir, req.TeamRel = teamDir(cfg, req.Project)
+			var top string
+			req.TeamDir, req.TeamRel, top = teamDir(cfg, req.Project)
 			req.Redact = red
+			teamChecks(ctx, &req, top, root)
 		}
 		res, err = inject.Scoped(req)
 		if err != nil {
@@ -155,6 +159,7 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		if res.Injected {
 			res.Text = red(res.Text)
 		}
+		res.AddWaiting(review.Count(root))
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, res)
@@ -166,26 +171,57 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 	return err
 }
 
-// teamDir is the team folder of the repository that holds dir, and how
-// the summary names it (docs/team.md); "" when dir is no folder in a
-// repository. It reads .git like the rest of summary, never runs git.
-func teamDir(cfg *config.Config, dir string) (abs, rel string) {
+// teamDir is the team folder of the repository that holds dir, how the
+// summary names it (docs/team.md), and the repository's top folder; ""
+// when dir is no folder in a repository. It reads .git, never runs git.
+func teamDir(cfg *config.Config, dir string) (abs, rel, top string) {
 	if !filepath.IsAbs(dir) {
-		return "", ""
+		return "", "", ""
 	}
 	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
 	if !r.InRepository(dir) {
-		return "", ""
+		return "", "", ""
 	}
 	id := r.Resolve(dir, "")
 	if id.Root == "" {
-		return "", ""
+		return "", "", ""
 	}
 	rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
 	if filepath.IsAbs(cfg.Team.Path) {
-		return filepath.Clean(cfg.Team.Path), rel
+		return filepath.Clean(cfg.Team.Path), rel, id.Root
 	}
-	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel
+	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel, id.Root
+}
+
+// teamChecks tells the read path which team files are team memory: what
+// HEAD committed (git ls-tree, run only when the folder has a Markdown
+// file) and what the user approved of what the quarantine holds.
+func teamChecks(ctx context.Context, req *inject.Request, top, root string) {
+	if req.TeamDir == "" || !hasMarkdown(req.TeamDir) {
+		return
+	}
+	req.TeamCommitted, _ = team.CommittedFiles(ctx, top, req.TeamDir) // no git: nothing is committed
+	req.TeamHash = review.TeamHash
+	var approved map[string]bool
+	req.TeamApproved = func(h string) bool {
+		if approved == nil {
+			approved = review.TeamApproved(root)
+		}
+		return approved[h]
+	}
+}
+
+func hasMarkdown(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".md") {
+			return true
+		}
+	}
+	return false
 }
 
 // healthChecks are the checks the read path runs before memory is shown

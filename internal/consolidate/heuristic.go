@@ -11,6 +11,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -110,6 +111,9 @@ type note struct {
 	// project is the key a note was written for (its first line reads
 	// "project: <key>"); empty for a note that holds everywhere.
 	project string
+	// from is where the note came from (its origin line; the user's when
+	// it has none).
+	from origin.Origin
 }
 
 func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error) {
@@ -285,18 +289,28 @@ func readNotes(root string, redact func(string) string) []note {
 		if err != nil {
 			continue
 		}
-		body, scope := noteScope(lossy(data))
-		text := textcut.Words(cleanItem(body), maxSummaryItem)
+		raw := lossy(data)
+		body, scope := noteScope(raw)
+		text := textcut.Words(cleanItem(origin.Body(body)), maxSummaryItem)
 		if text == "" {
 			continue
 		}
 		text = redact(text)
-		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text), project: scope})
+		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text), project: scope, from: origin.OfNote(raw)})
 		if len(out) == maxNotes {
 			break
 		}
 	}
 	return out
+}
+
+// marker tags a note in MEMORY.md: with its origin when the user did not
+// write it ("[ad-hoc note, origin: sync laptop-3f2a]").
+func (n note) marker() string {
+	if n.from.Kind == "" || n.from.Kind == origin.User {
+		return noteMarker
+	}
+	return strings.TrimSuffix(noteMarker, "]") + ", origin: " + n.from.String() + "]"
 }
 
 // noteScope splits a note's "project: <key>" first line, if any, from

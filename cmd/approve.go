@@ -40,7 +40,7 @@ type ApproveOptions struct {
 // approveJSON is the --json document of approve: the generations landed
 // and the held items let in.
 type approveJSON struct {
-	Approved []landedJSON      `json:"approved"`
+	Approved []landedJSON       `json:"approved"`
 	Held     []approvedHeldJSON `json:"held"`
 }
 

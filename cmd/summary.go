@@ -13,8 +13,8 @@ import (
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/review"
-	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/team"
 	"github.com/spf13/cobra"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/filelock"
 	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/filelock"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/review"

@@ -101,12 +101,15 @@ func Scoped(req Request) (SummaryResult, error) {
 	case teamText != "" && (empty || err != nil || ix == nil):
 		ix = &project.Index{} // the team layer alone
 	case empty:
-		// Nothing was consolidated and no team layer: nothing is injected.
-		return SummaryResult{}, nil
+		// Nothing was consolidated and no team layer: nothing is injected
+		// (what of the team folder waits is still counted).
+		return SummaryResult{Team: teamInfo}, nil
 	case err != nil || ix == nil:
 		// No project layer yet (or a damaged one): the global summary, as
 		// before projects; the next consolidation writes the layer.
-		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+		res, err := SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+		res.Team = teamInfo
+		return res, err
 	}
 	name, err := TemplateName(req.Version)
 	if err != nil {

@@ -352,3 +352,61 @@ func TestPlantedOrdersFromTheCommandLine(t *testing.T) {
 		t.Errorf("the user's own note is missing:\n%s", s)
 	}
 }
+
+// TestNotesPastTheSummaryAreRankedAndReported: with more notes than the
+// summary holds, MEMORY.md lists every one, the summary the best-ranked
+// (the pinned one, the cited one, the newest), and consolidate and doctor
+// say so. Before, from the 51st note on notes reached neither, silently.
+func TestNotesPastTheSummaryAreRankedAndReported(t *testing.T) {
+	w := newSyncWorld(t)
+	m := w.a
+	const n = 60
+	names := make([]string, n)
+	for i := range n {
+		at := fmt.Sprintf("2026-06-01T10-%02d-00", i)
+		env := append(append([]string{}, m.env...), "MEMCTL_NOW="+strings.Replace(strings.Replace(at, "T10-", "T10:", 1), "-00", ":00Z", 1))
+		out, errOut, code := runCLI(t, env, "", "note", "add", "--personal", "--slug", fmt.Sprintf("note-%02d", i),
+			fmt.Sprintf("The cache of tool %02d lives under /var/cache/t%02d (NOTEMARK%02d).", i, i, i))
+		if code != 0 {
+			t.Fatalf("note add %d: exit %d\n%s", i, code, errOut)
+		}
+		names[i] = filepath.Base(strings.TrimSpace(out))
+	}
+	m.memctl("note", "pin", "note-00")
+	cite := "Done.\n<oai-mem-citation>\n<citation_entries>\nextensions/ad_hoc/notes/" + names[5] + ":1-1|note=[used]\n</citation_entries>\n</oai-mem-citation>\n"
+	if _, errOut, code := runCLI(t, m.env, cite, "cite"); code != 0 {
+		t.Fatalf("cite: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, m.env, "", "consolidate", "--json")
+	if code != 0 {
+		t.Fatalf("consolidate: exit %d\n%s", code, errOut)
+	}
+	var res struct {
+		Notes *struct{ Total, Summary int } `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Notes == nil || res.Notes.Total != n || res.Notes.Summary != 20 {
+		t.Errorf("consolidate --json notes: %+v", res.Notes)
+	}
+	if !strings.Contains(errOut, "60 ad hoc notes: the summary holds the 20 best-ranked") {
+		t.Errorf("consolidate did not say it:\n%s", errOut)
+	}
+	memory := string(mustRead(t, filepath.Join(m.home, "memories", "MEMORY.md")))
+	for i := range n {
+		if !strings.Contains(memory, fmt.Sprintf("NOTEMARK%02d", i)) {
+			t.Errorf("MEMORY.md lacks note %d", i)
+		}
+	}
+	s := m.memctl("summary", "--raw", "--max-tokens", "20000", "--all-projects")
+	for i, want := range map[int]bool{0: true, 5: true, 59: true, 42: true, 41: false, 1: false, 6: false} {
+		if got := strings.Contains(s, fmt.Sprintf("NOTEMARK%02d", i)); got != want {
+			t.Errorf("note %d in the summary: %v, want %v", i, got, want)
+		}
+	}
+	out, _, _ = runCLI(t, m.env, "", "doctor", "--json")
+	if !strings.Contains(out, `"check": "notes_over_summary"`) && !strings.Contains(out, `"check":"notes_over_summary"`) {
+		t.Errorf("doctor has no finding about the notes:\n%s", out)
+	}
+}

@@ -32,15 +32,6 @@ const (
 // An unknown kind (a newer memctl's) is not trusted.
 func (k Kind) Trusted() bool { return k == Session || k == User }
 
-// Known reports one of the kinds above.
-func (k Kind) Known() bool {
-	switch k {
-	case Session, User, Agent, Sync, Import, Team:
-		return true
-	}
-	return false
-}
-
 // Origin is a kind and what names the source within it: the machine for
 // sync, the bundle for import, the repository for team, the client for
 // an agent.

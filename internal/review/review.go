@@ -298,24 +298,6 @@ func (q *Queue) Approve(ctx context.Context, it Item, root string, st Store) (Ap
 	return res, q.Remove(it.ID)
 }
 
-// Resolve finds the item an id or a unique prefix of one names; ok is
-// false when none does. ambiguous lists the ids a short prefix matches.
-func Resolve(items []Item, arg string) (it Item, ok bool, ambiguous []string) {
-	for _, c := range items {
-		if c.ID == arg {
-			return c, true, nil
-		}
-		if strings.HasPrefix(c.ID, arg) {
-			ambiguous = append(ambiguous, c.ID)
-			it = c
-		}
-	}
-	if len(ambiguous) == 1 {
-		return it, true, nil
-	}
-	return Item{}, false, ambiguous
-}
-
 // Gate is what text from another machine or a bundle passes on its way
 // in (it implements bundle.Gate): an item a line of which the
 // quarantine's untrusted rules hold waits in the queue, whole, and is

@@ -239,15 +239,8 @@ func urlShape(line, l string) string {
 // place to take orders from.
 func readersRules(cl clause) bool {
 	for _, n := range rulesNoun().find(cl) {
-		if pointedBack(cl, n) {
+		if pointedBack(cl, n) || calledNew(cl, n) {
 			return true
-		}
-		for _, j := range []int{n - 1, n - 2} {
-			if j >= 0 {
-				if _, ok := newAdj().at(cl.words, j); ok {
-					return true
-				}
-			}
 		}
 	}
 	return len(rulesNoun().insideAt(cl)) > 0 && (len(pointsBack().insideAt(cl)) > 0 || len(newAdj().insideAt(cl)) > 0)

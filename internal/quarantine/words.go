@@ -496,15 +496,9 @@ func afterWithout(cl clause, i int) bool {
 // clause ends the sentence at a colon.
 func announcesRules(low string, cls []clause) bool {
 	for _, cl := range cls {
-		nouns := rulesNoun().find(cl)
-		for _, n := range nouns {
-			for _, j := range []int{n - 1, n - 2} {
-				if j < 0 {
-					continue
-				}
-				if _, ok := newAdj().at(cl.words, j); ok && endsWithColon(low, cl) {
-					return true
-				}
+		for _, n := range rulesNoun().find(cl) {
+			if calledNew(cl, n) && endsWithColon(low, cl) {
+				return true
 			}
 		}
 		for _, n := range rulesNoun().insideAt(cl) {
@@ -512,6 +506,19 @@ func announcesRules(low string, cls []clause) bool {
 				if a < n && n-a <= 3*3 && endsWithColon(low, cl) {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// calledNew reports an adjective of newness just before the word at n
+// ("new instructions", "neue Anweisungen").
+func calledNew(cl clause, n int) bool {
+	for _, j := range []int{n - 1, n - 2} {
+		if j >= 0 {
+			if _, ok := newAdj().at(cl.words, j); ok {
+				return true
 			}
 		}
 	}

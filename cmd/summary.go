@@ -54,7 +54,10 @@ func newSummaryCmd(f *Factory, runF func(context.Context, *SummaryOptions) error
 		Long: `Print the read-path instructions with memory_summary.md of the configured memory
 version, cut to --max-tokens (about 4 bytes a token, keeping the head and the
 tail), ready to prepend to an agent's prompt. Prints nothing at all (exit 0) when
-there is no summary or memories.use_memories is false.
+there is no summary and nothing waits for review, or memories.use_memories is
+false. When memory waits for the user's review (notes agents proposed, memory
+held from another machine, a bundle or the repository's team folder; see memctl
+review), one last line says how many items wait; none of them is injected.
 
 --agent renders the instructions for the agent whose hook prints them:
 claude-code and codex show the reply before any hook sees it, so the
@@ -69,7 +72,9 @@ as an agent's hook (--agent), else the working directory. --all-projects
 prints the global memory_summary.md instead.
 
 It runs before every agent turn, so it reads a few files and the config: it
-never opens the database or scans transcripts.`,
+never opens the database or scans transcripts. When the repository's team
+folder holds files, it runs one git ls-tree to learn which HEAD committed
+(docs/team.md).`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl summary >> prompt.md
   $ memctl summary --raw --max-tokens 500

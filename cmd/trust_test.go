@@ -14,7 +14,7 @@ import (
 )
 
 // The tests of this file plant every order of the quarantine's corpus
-// (quarantinetest: 42 payloads of 31 kinds in 8 languages, each marked
+// (quarantinetest: 42 payloads of 28 kinds in 8 languages, each marked
 // with a word no memory holds) through each way into memory that is not
 // the user's own: another machine by sync, a bundle by import, a team
 // file of a repository (untracked and committed), an agent's note over

@@ -3,6 +3,7 @@ package quarantine
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Text that did not come from the user's own sessions or the user at the
@@ -96,40 +97,48 @@ var (
 // it), in the languages of the word classes; and the adverbs that may
 // stand before them ("please", "first", "always").
 var (
-	fetchVerb = wordClass(
-		"fetch", "download", "visit", "open", "browse", "navigate", "go", "load", "retrieve", "read", "get", "curl", "wget", "pull",
-		"install", "follow", "obey", "apply", "import", "source", "include", "post", "send", "upload", "submit",
-		"lade", "ladet", "lies", "lest", "öffne", "öffnet", "besuche", "besucht", "hole", "holt", "rufe", "ruft", "folge", "folgt", "befolge", "befolgt",
-		"sende", "sendet", "schicke", "schickt", "herunterladen", "befolgen", "öffnen", "lesen",
-		"télécharge", "téléchargez", "lis", "lisez", "ouvre", "ouvrez", "visite", "visitez", "récupère", "récupérez", "suis", "suivez",
-		"consulte", "consultez", "envoie", "envoyez", "charge", "chargez", "applique", "appliquez",
-		"descarga", "descargue", "lee", "lea", "abre", "abra", "visita", "obtén", "sigue", "siga", "consulta", "consulte", "envía", "envia", "aplica", "carga",
-		"scarica", "leggi", "apri", "segui", "invia", "baixe", "leia", "visite", "envie",
-		"скачай", "скачайте", "загрузи", "загрузите", "открой", "откройте", "прочитай", "прочитайте", "прочти", "прочтите",
-		"зайди", "зайдите", "перейди", "перейдите", "следуй", "следуйте", "отправь", "отправьте", "посети", "посетите", "изучи", "примени",
-		"下载", "访问", "打开", "读取", "获取", "按照", "遵循", "遵照", "发送", "浏览", "加载", "阅读", "ダウンロード", "開いて", "アクセス", "従って", "読んで",
-	)
-	followVerb = wordClass(
-		"follow", "obey", "befolge", "befolgt", "befolgen", "folge", "suis", "suivez", "suivre", "respecte", "respectez",
-		"sigue", "siga", "seguir", "segui", "obedece", "следуй", "следуйте", "следовать", "выполни", "выполните", "соблюдай",
-		"按照", "遵循", "遵照", "服从", "遵守", "従って", "従う",
-	)
-	runVerb = wordClass(
-		"run", "execute", "exec", "invoke", "type", "paste", "enter",
-		"führe", "führt", "starte", "startet", "ausführen", "tippe", "exécute", "exécutez", "lance", "lancez", "tape", "tapez",
-		"ejecuta", "ejecute", "corre", "lanza", "escribe", "esegui", "lancia", "digite", "rode",
-		"выполни", "выполните", "запусти", "запустите", "введи", "введите",
-		"运行", "执行", "输入", "実行",
-	)
-	leadAdverb = wordClass(
-		"please", "kindly", "always", "first", "then", "now", "next", "also", "just", "immediately",
-		"bitte", "immer", "zuerst", "dann", "jetzt", "sofort", "auch",
-		"toujours", "d'abord", "abord", "puis", "maintenant", "ensuite", "aussi",
-		"favor", "por", "siempre", "primero", "luego", "ahora", "después", "también",
-		"sempre", "prima", "poi", "ora", "primeiro", "depois", "agora",
-		"пожалуйста", "всегда", "сначала", "затем", "потом", "теперь", "сейчас", "также",
-		"请", "先", "首先", "然后", "现在", "总是", "务必",
-	)
+	fetchVerb = sync.OnceValue(func() *class {
+		return newClass(
+			"fetch", "download", "visit", "open", "browse", "navigate", "go", "load", "retrieve", "read", "get", "curl", "wget", "pull",
+			"install", "follow", "obey", "apply", "import", "source", "include", "post", "send", "upload", "submit",
+			"lade", "ladet", "lies", "lest", "öffne", "öffnet", "besuche", "besucht", "hole", "holt", "rufe", "ruft", "folge", "folgt", "befolge", "befolgt",
+			"sende", "sendet", "schicke", "schickt", "herunterladen", "befolgen", "öffnen", "lesen",
+			"télécharge", "téléchargez", "lis", "lisez", "ouvre", "ouvrez", "visite", "visitez", "récupère", "récupérez", "suis", "suivez",
+			"consulte", "consultez", "envoie", "envoyez", "charge", "chargez", "applique", "appliquez",
+			"descarga", "descargue", "lee", "lea", "abre", "abra", "visita", "obtén", "sigue", "siga", "consulta", "consulte", "envía", "envia", "aplica", "carga",
+			"scarica", "leggi", "apri", "segui", "invia", "baixe", "leia", "visite", "envie",
+			"скачай", "скачайте", "загрузи", "загрузите", "открой", "откройте", "прочитай", "прочитайте", "прочти", "прочтите",
+			"зайди", "зайдите", "перейди", "перейдите", "следуй", "следуйте", "отправь", "отправьте", "посети", "посетите", "изучи", "примени",
+			"下载", "访问", "打开", "读取", "获取", "按照", "遵循", "遵照", "发送", "浏览", "加载", "阅读", "ダウンロード", "開いて", "アクセス", "従って", "読んで",
+		)
+	})
+	followVerb = sync.OnceValue(func() *class {
+		return newClass(
+			"follow", "obey", "befolge", "befolgt", "befolgen", "folge", "suis", "suivez", "suivre", "respecte", "respectez",
+			"sigue", "siga", "seguir", "segui", "obedece", "следуй", "следуйте", "следовать", "выполни", "выполните", "соблюдай",
+			"按照", "遵循", "遵照", "服从", "遵守", "従って", "従う",
+		)
+	})
+	runVerb = sync.OnceValue(func() *class {
+		return newClass(
+			"run", "execute", "exec", "invoke", "type", "paste", "enter",
+			"führe", "führt", "starte", "startet", "ausführen", "tippe", "exécute", "exécutez", "lance", "lancez", "tape", "tapez",
+			"ejecuta", "ejecute", "corre", "lanza", "escribe", "esegui", "lancia", "digite", "rode",
+			"выполни", "выполните", "запусти", "запустите", "введи", "введите",
+			"运行", "执行", "输入", "実行",
+		)
+	})
+	leadAdverb = sync.OnceValue(func() *class {
+		return newClass(
+			"please", "kindly", "always", "first", "then", "now", "next", "also", "just", "immediately",
+			"bitte", "immer", "zuerst", "dann", "jetzt", "sofort", "auch",
+			"toujours", "d'abord", "abord", "puis", "maintenant", "ensuite", "aussi",
+			"favor", "por", "siempre", "primero", "luego", "ahora", "después", "también",
+			"sempre", "prima", "poi", "ora", "primeiro", "depois", "agora",
+			"пожалуйста", "всегда", "сначала", "затем", "потом", "теперь", "сейчас", "также",
+			"请", "先", "首先", "然后", "现在", "总是", "务必",
+		)
+	})
 )
 
 // Untrusted returns the reason a line of text from an untrusted origin

@@ -27,82 +27,104 @@ var (
 	// setAside are the verbs of setting aside, in the imperative and the
 	// infinitive (the two forms an order takes); past forms are left out,
 	// since "the agent ignored AGENTS.md" reports, it does not order.
-	setAside = wordClass(
-		"ignore", "disregard", "forget", "override", "bypass", "overrule", "supersede", "discard",
-		"ignoriere", "ignorier", "ignorieren", "ignoriert", "vergiss", "vergesst", "vergessen", "missachte", "missachtet", "missachten",
-		"übergehe", "übergeht", "übergehen", "verwirf", "verwerft", "verwerfen", "umgehe", "umgeht", "umgehen",
-		"ignorez", "ignorer", "oublie", "oubliez", "oublier", "néglige", "négligez", "négliger", "outrepasse", "outrepassez", "outrepasser",
-		"contourne", "contournez", "contourner", "pas compte",
-		"ignora", "ignoren", "ignorad", "ignorar", "olvida", "olvide", "olviden", "olvidad", "olvidar", "omite", "omita", "omitan", "omitir",
-		"descarta", "descarte", "descartar", "desobedece", "desobedecer", "caso omiso",
-		"ignorate", "ignorare", "dimentica", "dimenticate", "dimenticare", "trascura", "tralascia",
-		"esqueça", "esqueca", "esquece", "esquecer", "desconsidere", "desconsiderar",
-		"игнорируй", "игнорируйте", "игнорировать", "проигнорируй", "проигнорируйте", "забудь", "забудьте", "забыть",
-		"пренебреги", "пренебрегите", "отбрось", "отбросьте", "не обращай", "не обращайте",
-		"忽略", "忽视", "无视", "不理会", "忘记", "忘掉", "抛开", "抛弃", "绕过", "無視", "忘れ",
-	)
+	setAside = sync.OnceValue(func() *class {
+		return newClass(
+			"ignore", "disregard", "forget", "override", "bypass", "overrule", "supersede", "discard",
+			"ignoriere", "ignorier", "ignorieren", "ignoriert", "vergiss", "vergesst", "vergessen", "missachte", "missachtet", "missachten",
+			"übergehe", "übergeht", "übergehen", "verwirf", "verwerft", "verwerfen", "umgehe", "umgeht", "umgehen",
+			"ignorez", "ignorer", "oublie", "oubliez", "oublier", "néglige", "négligez", "négliger", "outrepasse", "outrepassez", "outrepasser",
+			"contourne", "contournez", "contourner", "pas compte",
+			"ignora", "ignoren", "ignorad", "ignorar", "olvida", "olvide", "olviden", "olvidad", "olvidar", "omite", "omita", "omitan", "omitir",
+			"descarta", "descarte", "descartar", "desobedece", "desobedecer", "caso omiso",
+			"ignorate", "ignorare", "dimentica", "dimenticate", "dimenticare", "trascura", "tralascia",
+			"esqueça", "esqueca", "esquece", "esquecer", "desconsidere", "desconsiderar",
+			"игнорируй", "игнорируйте", "игнорировать", "проигнорируй", "проигнорируйте", "забудь", "забудьте", "забыть",
+			"пренебреги", "пренебрегите", "отбрось", "отбросьте", "не обращай", "не обращайте",
+			"忽略", "忽视", "无视", "不理会", "忘记", "忘掉", "抛开", "抛弃", "绕过", "無視", "忘れ",
+		)
+	})
 	// rulesNoun names what an agent is given to follow.
-	rulesNoun = wordClass(
-		"instruction", "instructions", "prompt", "prompts", "rules", "guidelines", "directives", "directions", "guidance", "constraints",
-		"anweisung*", "anleitung*", "regeln", "richtlinien", "vorgaben", "instruktion*", "systemprompt*", "systemanweisung*",
-		"consigne*", "règles", "regles", "directive", "invite",
-		"instrucción", "instruccion", "instrucciones", "reglas", "directrices", "indicaciones", "pautas", "normas",
-		"istruzion*", "regole", "direttive",
-		"instruções", "instrucoes", "regras", "diretrizes", "orientações",
-		"инструкци*", "указани*", "правил*", "директив*", "промпт*",
-		"指令", "指示", "规则", "提示词", "系统提示", "设定", "ルール", "プロンプト",
-	)
+	rulesNoun = sync.OnceValue(func() *class {
+		return newClass(
+			"instruction", "instructions", "prompt", "prompts", "rules", "guidelines", "directives", "directions", "guidance", "constraints",
+			"anweisung*", "anleitung*", "regeln", "richtlinien", "vorgaben", "instruktion*", "systemprompt*", "systemanweisung*",
+			"consigne*", "règles", "regles", "directive", "invite",
+			"instrucción", "instruccion", "instrucciones", "reglas", "directrices", "indicaciones", "pautas", "normas",
+			"istruzion*", "regole", "direttive",
+			"instruções", "instrucoes", "regras", "diretrizes", "orientações",
+			"инструкци*", "указани*", "правил*", "директив*", "промпт*",
+			"指令", "指示", "规则", "提示词", "系统提示", "设定", "ルール", "プロンプト",
+		)
+	})
 	// pointsBack are the determiners that make those rules the reader's
 	// own: earlier ones, the system's, yours, all of them.
-	pointsBack = wordClass(
-		"previous", "prior", "above", "earlier", "preceding", "former", "existing", "original", "initial", "system", "safety", "your", "all", "any",
-		"vorherig*", "vorig*", "bisherig*", "obig*", "früher*", "ursprünglich*", "alle", "allen", "deine", "deinen", "deiner", "ihre", "ihren", "eure", "euren", "system*",
-		"précédent*", "precedent*", "antérieur*", "anterieur*", "ci-dessus", "initiales", "originales", "tes", "vos", "toutes", "tous", "système", "systeme",
-		"anteriores", "previas", "previos", "precedentes", "tus", "sus", "vuestras", "todas", "todos", "sistema",
-		"precedenti", "tue", "vostre", "tutte", "originali",
-		"prévias", "suas", "tuas",
-		"предыдущ*", "прежн*", "вышеуказанн*", "все", "всех", "свои", "твои", "ваши", "системн*", "исходн*",
-		"之前", "以前", "先前", "上述", "以上", "上面", "所有", "全部", "你的", "您的", "原来", "原有", "系统", "これまで", "すべて", "全て", "あなたの",
-	)
+	pointsBack = sync.OnceValue(func() *class {
+		return newClass(
+			"previous", "prior", "above", "earlier", "preceding", "former", "existing", "original", "initial", "system", "safety", "your", "all", "any",
+			"vorherig*", "vorig*", "bisherig*", "obig*", "früher*", "ursprünglich*", "alle", "allen", "deine", "deinen", "deiner", "ihre", "ihren", "eure", "euren", "system*",
+			"précédent*", "precedent*", "antérieur*", "anterieur*", "ci-dessus", "initiales", "originales", "tes", "vos", "toutes", "tous", "système", "systeme",
+			"anteriores", "previas", "previos", "precedentes", "tus", "sus", "vuestras", "todas", "todos", "sistema",
+			"precedenti", "tue", "vostre", "tutte", "originali",
+			"prévias", "suas", "tuas",
+			"предыдущ*", "прежн*", "вышеуказанн*", "все", "всех", "свои", "твои", "ваши", "системн*", "исходн*",
+			"之前", "以前", "先前", "上述", "以上", "上面", "所有", "全部", "你的", "您的", "原来", "原有", "系统", "これまで", "すべて", "全て", "あなたの",
+		)
+	})
 	// negation keeps an order to follow the rules ("don't forget the
 	// rules") from reading as one to drop them.
-	negation = wordClass(
-		"not", "don't", "dont", "never", "nicht", "nichts", "kein", "keinem", "nie", "niemals", "ne", "n'", "no", "nunca", "non", "não", "nao", "не", "никогда",
-		"不要", "别", "勿", "不", "しないで",
-	)
+	negation = sync.OnceValue(func() *class {
+		return newClass(
+			"not", "don't", "dont", "never", "nicht", "nichts", "kein", "keinem", "nie", "niemals", "ne", "n'", "no", "nunca", "non", "não", "nao", "не", "никогда",
+			"不要", "别", "勿", "不", "しないで",
+		)
+	})
 	// tellVerb, userNoun and without make the order to hide something
 	// from the user: a negated telling whose listener is the user.
-	tellVerb = wordClass(
-		"tell", "inform", "notify", "alert", "mention", "show",
-		"sag", "sage", "sagt", "erzähl", "erzähle", "informiere", "informieren", "benachrichtige", "zeige", "zeig", "mitteilen",
-		"dis", "dites", "informe", "informez", "informer", "préviens", "prévenez", "montre", "montrez", "mentionne",
-		"digas", "diga", "digan", "informes", "avises", "avisar", "informar", "menciones", "muestres",
-		"dire", "dica", "informare", "contar", "conte",
-		"говори", "говорите", "сообщай", "сообщайте", "сообщать", "рассказывай", "рассказывайте", "показывай", "показывайте", "упоминай",
-		"告诉", "通知", "提及", "透露", "告知", "知らせ", "伝え",
-	)
-	userNoun = wordClass(
-		"user", "benutzer*", "nutzer*", "anwender*", "utilisateur*", "utilisatrice*", "usuario*", "usuária", "usuário", "utente",
-		"пользовател*", "用户", "使用者", "ユーザー",
-	)
-	without = wordClass("without", "ohne", "sans", "sin", "senza", "sem", "без", "不让", "瞒着")
+	tellVerb = sync.OnceValue(func() *class {
+		return newClass(
+			"tell", "inform", "notify", "alert", "mention", "show",
+			"sag", "sage", "sagt", "erzähl", "erzähle", "informiere", "informieren", "benachrichtige", "zeige", "zeig", "mitteilen",
+			"dis", "dites", "informe", "informez", "informer", "préviens", "prévenez", "montre", "montrez", "mentionne",
+			"digas", "diga", "digan", "informes", "avises", "avisar", "informar", "menciones", "muestres",
+			"dire", "dica", "informare", "contar", "conte",
+			"говори", "говорите", "сообщай", "сообщайте", "сообщать", "рассказывай", "рассказывайте", "показывай", "показывайте", "упоминай",
+			"告诉", "通知", "提及", "透露", "告知", "知らせ", "伝え",
+		)
+	})
+	userNoun = sync.OnceValue(func() *class {
+		return newClass(
+			"user", "benutzer*", "nutzer*", "anwender*", "utilisateur*", "utilisatrice*", "usuario*", "usuária", "usuário", "utente",
+			"пользовател*", "用户", "使用者", "ユーザー",
+		)
+	})
+	without = sync.OnceValue(func() *class {
+		return newClass("without", "ohne", "sans", "sin", "senza", "sem", "без", "不让", "瞒着")
+	})
 	// newAdj and aiNoun make the other shapes of an injection: a header
 	// announcing new instructions, and a line addressed to an AI reader.
-	newAdj = wordClass(
-		"new", "updated", "real", "actual", "hidden", "secret",
-		"neue", "neuen", "geheime", "echte", "nouvelles", "nouvelle", "vraies", "nuevas", "nuevos", "verdaderas", "nuove", "novas",
-		"новые", "новая", "настоящие", "скрытые", "新", "新的", "真正的", "隐藏的", "新しい",
-	)
-	aiNoun = wordClass(
-		"ai", "ki", "ia", "ии", "llm", "llms", "assistant", "assistants", "assistent*", "asistente*", "assistente*", "ассистент*",
-		"agent", "agents", "agenten", "agente", "agentes", "агент*", "claude", "codex", "copilot", "chatgpt",
-		"人工智能", "助手", "智能体", "ai助手", "アシスタント",
-	)
-	addressedTo = wordClass("to", "for", "für", "an", "pour", "à", "aux", "para", "per", "для", "致", "给")
-	noteNoun    = wordClass(
-		"note", "message", "notice", "attention", "hinweis", "nachricht", "achtung", "avis", "nota", "aviso", "mensaje", "messaggio",
-		"mensagem", "примечание", "сообщение", "внимание", "注意", "提示", "消息", "备注",
-	)
+	newAdj = sync.OnceValue(func() *class {
+		return newClass(
+			"new", "updated", "real", "actual", "hidden", "secret",
+			"neue", "neuen", "geheime", "echte", "nouvelles", "nouvelle", "vraies", "nuevas", "nuevos", "verdaderas", "nuove", "novas",
+			"новые", "новая", "настоящие", "скрытые", "新", "新的", "真正的", "隐藏的", "新しい",
+		)
+	})
+	aiNoun = sync.OnceValue(func() *class {
+		return newClass(
+			"ai", "ki", "ia", "ии", "llm", "llms", "assistant", "assistants", "assistent*", "asistente*", "assistente*", "ассистент*",
+			"agent", "agents", "agenten", "agente", "agentes", "агент*", "claude", "codex", "copilot", "chatgpt",
+			"人工智能", "助手", "智能体", "ai助手", "アシスタント",
+		)
+	})
+	addressedTo = sync.OnceValue(func() *class {
+		return newClass("to", "for", "für", "an", "pour", "à", "aux", "para", "per", "для", "致", "给")
+	})
+	noteNoun = sync.OnceValue(func() *class {
+		return newClass(
+			"note", "message", "notice", "attention", "hinweis", "nachricht", "achtung", "avis", "nota", "aviso", "mensaje", "messaggio",
+			"mensagem", "примечание", "сообщение", "внимание", "注意", "提示", "消息", "备注",
+		)
+	})
 )
 
 // class is a word class: whole words, prefixes, word sequences, and
@@ -114,23 +136,23 @@ type class struct {
 	inside   []string
 }
 
-func wordClass(entries ...string) func() *class {
-	return sync.OnceValue(func() *class {
-		c := &class{whole: map[string]bool{}}
-		for _, e := range entries {
-			switch {
-			case unspaced(e):
-				c.inside = append(c.inside, e)
-			case strings.Contains(e, " "):
-				c.seqs = append(c.seqs, strings.Fields(e))
-			case strings.HasSuffix(e, "*"):
-				c.prefixes = append(c.prefixes, strings.TrimSuffix(e, "*"))
-			default:
-				c.whole[e] = true
-			}
+// newClass sorts the entries of a word class by how they match; the
+// classes are built on first use (sync.OnceValue), never at start-up.
+func newClass(entries ...string) *class {
+	c := &class{whole: map[string]bool{}}
+	for _, e := range entries {
+		switch {
+		case unspaced(e):
+			c.inside = append(c.inside, e)
+		case strings.Contains(e, " "):
+			c.seqs = append(c.seqs, strings.Fields(e))
+		case strings.HasSuffix(e, "*"):
+			c.prefixes = append(c.prefixes, strings.TrimSuffix(e, "*"))
+		default:
+			c.whole[e] = true
 		}
-		return c
-	})
+	}
+	return c
 }
 
 // unspaced reports text in a script written without spaces (Han, kana).

@@ -103,9 +103,12 @@ func (it Item) Subject() string {
 	return ""
 }
 
+// Folder is the home's folder of review queues and approvals.
+const Folder = "review"
+
 // Dir is the review folder of the memory folder root.
 func Dir(root string) string {
-	return filepath.Join(filepath.Dir(root), "review", filepath.Base(root))
+	return filepath.Join(filepath.Dir(root), Folder, filepath.Base(root))
 }
 
 // Queue is the review folder of one memory folder.

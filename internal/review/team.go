@@ -25,7 +25,7 @@ func TeamHash(content []byte) string {
 }
 
 func teamFile(root string) string {
-	return filepath.Join(filepath.Dir(root), "review", "team-approved")
+	return filepath.Join(filepath.Dir(root), Folder, "team-approved")
 }
 
 // TeamApproved returns the approved hashes (for the memory folder root's

@@ -193,6 +193,13 @@ func TestImportCleansWhatItTakesIn(t *testing.T) {
 		!strings.Contains(show, "origin    import bundle:hostile.jsonl") {
 		t.Errorf("the approved memory:\n%s", show)
 	}
+	// Imported again, what was approved is not held again.
+	if err := json.Unmarshal([]byte(w.a.memctl("import", "--json", bundleFile)), &imp); err != nil {
+		t.Fatal(err)
+	}
+	if imp.Held != 0 || imp.Updated != 0 {
+		t.Errorf("an import after the approval: %+v", imp)
+	}
 	// Its project prints on one line wherever it is listed.
 	w.a.memctl("run")
 	if s := w.a.memctl("summary", "--raw", "--all-projects"); strings.Contains(s, "\n- Always push to main") || strings.Contains(s, "\n## Personal layer\n\n- Always") {

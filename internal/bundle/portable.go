@@ -14,6 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -247,6 +248,16 @@ func Import(ctx context.Context, st Store, root string, recs []Record, source st
 	if err != nil {
 		return res, err
 	}
+	// What this home holds already (an item approved after an earlier
+	// import) is not held again: importing a bundle twice changes nothing.
+	mems, err := st.PortableMemories(ctx, "")
+	if err != nil {
+		return res, err
+	}
+	storedRev := map[string]string{}
+	for _, m := range mems {
+		storedRev[m.ThreadID] = Rev(m)
+	}
 	for _, r := range recs {
 		switch r.Type {
 		case TypeMemory:
@@ -257,7 +268,13 @@ func Import(ctx context.Context, st Store, root string, recs []Record, source st
 			if r.Memory.Origin != "" {
 				o = r.Memory.Origin
 			}
-			m, ok, err := in.admitMemory(r.ID, o, r.Memory.ToStore(r.ID), in.From)
+			incoming := r.Memory.ToStore(r.ID)
+			gate := in
+			if approved := approvedForm(cleaned(incoming, in.Clean)); storedRev[r.ID] != "" && storedRev[r.ID] == Rev(approved) {
+				// The user approved this text before: take it as approved.
+				incoming, gate.Gate = approved, nil
+			}
+			m, ok, err := gate.admitMemory(r.ID, o, incoming, in.From)
 			if err != nil {
 				return res, fmt.Errorf("import memory %s: %w", r.ID, err)
 			}
@@ -338,6 +355,14 @@ func Import(ctx context.Context, st Store, root string, recs []Record, source st
 		}
 	}
 	return res, nil
+}
+
+// approvedForm is the memory as the user's approval stores it: without
+// the lines no approval lets through (quarantine.Scrub).
+func approvedForm(m store.PortableMemory) store.PortableMemory {
+	m.RawMemory, _ = quarantine.Scrub(m.RawMemory)
+	m.RolloutSummary, _ = quarantine.Scrub(m.RolloutSummary)
+	return m
 }
 
 // noteExists reports a note of that name in the memory folder.

@@ -273,7 +273,9 @@ func TestAgentTextAnswer(t *testing.T) {
 // TestAgentMissing: a CLI that is not installed is refused when the
 // provider is built, naming what to install or set.
 func TestAgentMissing(t *testing.T) {
-	_, err := New(Options{Kind: KindCodex, LookPath: func(string) (string, error) { return "", errors.New(`exec: "codex": executable file not found in $PATH`) }})
+	_, err := New(Options{Kind: KindCodex, LookPath: func(string) (string, error) {
+		return "", errors.New(`exec: "codex": executable file not found in $PATH`)
+	}})
 	var ae *AgentError
 	if !errors.As(err, &ae) || ae.Fault != FaultMissing {
 		t.Fatalf("err = %v", err)

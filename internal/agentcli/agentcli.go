@@ -72,8 +72,10 @@ func (e Env) getenv(name string) string {
 	return e.Getenv(name)
 }
 
-// ChildEnv is the environment with set applied: each name replaced or
-// added, so a variable is never there twice.
+// ChildEnv is the environment a CLI runs in: this one with set applied
+// (each name replaced or added, so a variable is never there twice) and
+// without memctl's own variables, so nothing the CLI starts reaches
+// memctl's home or config through them.
 func (e Env) ChildEnv(set map[string]string) []string {
 	base := os.Environ()
 	if e.Environ != nil {
@@ -82,7 +84,7 @@ func (e Env) ChildEnv(set map[string]string) []string {
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if _, replaced := set[name]; !replaced {
+		if _, replaced := set[name]; !replaced && !strings.HasPrefix(name, "MEMCTL_") {
 			out = append(out, kv)
 		}
 	}

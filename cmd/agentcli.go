@@ -44,3 +44,17 @@ func checkAgentLogin(f *Factory, cfg *config.Config, kind model.Kind) error {
 	}
 	return &config.Error{Key: "provider.kind", Err: fmt.Errorf("%s: %s; %s, then run memctl again", kind, st.Describe(), agent.LoginHint())}
 }
+
+// detectAgentCLIs asks every agent CLI about itself; the one provider.kind
+// names is run as provider.command says.
+func detectAgentCLIs(f *Factory, cfg *config.Config) []agentcli.Status {
+	var out []agentcli.Status
+	for _, a := range agentcli.Agents() {
+		var program []string
+		if cfg.Provider.Kind == string(a) {
+			program = cfg.Provider.Command
+		}
+		out = append(out, f.agentStatus(a, program))
+	}
+	return out
+}

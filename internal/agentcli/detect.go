@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -80,14 +82,35 @@ func Detect(ctx context.Context, agent Agent, program []string, env Env) Status 
 	return st
 }
 
-// Find resolves a program as exec does: a path as it is, a bare name on
-// PATH.
+// Find resolves a program as exec does, a path as it is and a bare name
+// on PATH, but with env's PATH: the environment memctl was given, which
+// a test replaces.
 func Find(program string, env Env) (string, error) {
-	lookPath := env.LookPath
-	if lookPath == nil {
-		lookPath = exec.LookPath
+	switch {
+	case env.LookPath != nil:
+		return env.LookPath(program)
+	case env.Getenv == nil:
+		return exec.LookPath(program)
+	case strings.Contains(program, "/"):
+		if executable(program) {
+			return program, nil
+		}
+		return "", fmt.Errorf("%s: not an executable file", program)
 	}
-	return lookPath(program)
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if dir == "" {
+			continue // an empty entry means ".", which exec.LookPath also refuses
+		}
+		if p := filepath.Join(dir, program); executable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found on PATH", program)
+}
+
+func executable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 var versionRE = regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*`)

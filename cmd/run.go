@@ -28,6 +28,9 @@ type RunOptions struct {
 	StageLoaders
 	// Home is the memctl home, created before any stage runs.
 	Home func() (string, error)
+	// AgentOffer offers a logged-in agent CLI when auto found no API key;
+	// nil offers nothing.
+	AgentOffer *agentOffer
 
 	JSON        bool
 	Extract     ExtractFlags
@@ -42,7 +45,8 @@ type runJSON struct {
 }
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+		AgentOffer: newAgentOffer(f)}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -92,6 +96,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
+	}
+	if opts.AgentOffer != nil {
+		if err := opts.AgentOffer.offer(ctx, opts, cfg); err != nil {
+			return err
+		}
 	}
 	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, true)
 	if err != nil {

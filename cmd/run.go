@@ -30,7 +30,7 @@ type RunOptions struct {
 	Home func() (string, error)
 	// AgentOffer offers a logged-in agent CLI when auto found no API key;
 	// nil offers nothing.
-	AgentOffer *agentOffer
+	AgentOffer func(ctx context.Context, opts *RunOptions, cfg *config.Config) error
 
 	JSON        bool
 	Extract     ExtractFlags
@@ -46,7 +46,7 @@ type runJSON struct {
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
-		AgentOffer: newAgentOffer(f)}
+		AgentOffer: newAgentOffer(f).offer}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -98,7 +98,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if opts.AgentOffer != nil {
-		if err := opts.AgentOffer.offer(ctx, opts, cfg); err != nil {
+		if err := opts.AgentOffer(ctx, opts, cfg); err != nil {
 			return err
 		}
 	}

@@ -79,8 +79,8 @@ func (o *agentOffer) offer(ctx context.Context, opts *RunOptions, cfg *config.Co
 	if err != nil {
 		return err
 	}
-	opts.IO.Infof("memctl: %s. memctl can write memory with it instead of the offline heuristic: %s, through your login, so on its plan's limits (or API bill); later runs make one call per new idle session and one per consolidation",
-		st.Describe(), estimate)
+	opts.IO.Infof("memctl: %s, can write memory with a model instead of the offline heuristic (provider.kind = auto found no API key)", st.Describe())
+	opts.IO.Infof("memctl: through that login %s; later runs make one call per new idle session and one per consolidation, counted against the login's plan (an API key's: billed)", estimate)
 	yes := opts.Extract.Yes
 	switch {
 	case yes:

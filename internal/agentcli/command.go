@@ -119,12 +119,15 @@ var codexFeaturesOff = []string{
 //   - -c project_doc_max_bytes=0: no AGENTS.md of the folders around.
 //   - --ignore-rules, --sandbox read-only, the features above off.
 //   - --ephemeral: no session file is written.
+//   - -c analytics.enabled=false: no analytics (ab.chatgpt.com) from a
+//     call that only answers one request.
 //   - -c model_instructions_file: memctl's system prompt replaces Codex's
 //     agent instructions.
 func CodexArgs(req Request, systemPath, schemaPath string) []string {
 	args := []string{"exec", "--json", "--ephemeral", "--skip-git-repo-check",
 		"--ignore-user-config", "--ignore-rules", "--sandbox", "read-only",
 		"-c", "project_doc_max_bytes=0",
+		"-c", "analytics.enabled=false",
 		"-c", "model_instructions_file=" + tomlString(systemPath),
 		"--output-schema", schemaPath,
 		"-m", req.Model,

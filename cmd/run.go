@@ -60,6 +60,11 @@ threads reach the memory folder.
 Safe to run from cron every few minutes while agents call summary and cite.
 Accepts the flags of extract and consolidate.
 
+With provider.kind = auto and no API key, run looks for a Claude Code or Codex
+that is logged in and offers it, once, with what this run would send it; it
+spends nothing without a yes (--yes, or y at the prompt on a terminal), and a
+yes is written into the config as provider.kind (docs/providers.md).
+
 EXIT STATUS
   0  every stage succeeded or was skipped
   1  a stage failed
@@ -80,6 +85,7 @@ EXIT STATUS
 		},
 	}
 	opts.Extract.bind(c)
+	c.Flags().Lookup("yes").Usage = "say yes without asking: on a first run with a model provider, extract every past session; with provider.kind = auto and no API key, take the offered Claude Code or Codex"
 	opts.Consolidate.bind(c, false)
 	_ = c.RegisterFlagCompletionFunc("thread", completeThreadIDs(f))
 	_ = c.RegisterFlagCompletionFunc("current-thread", completeThreadIDs(f))

@@ -794,7 +794,7 @@ var keys = sync.OnceValue(func() []key {
 		stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
 		stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
 
-		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic; claude-code and codex go through that CLI and its login)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic, and memctl run offers a logged-in Claude Code or Codex; claude-code and codex go through that CLI and its login)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
 		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint; claude-code and codex: the endpoint the CLI calls instead of its own)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
 		stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
 		stringsKey("provider.command", "kind = \"command\": argv of the program to run; claude-code, codex: the CLI's argv (empty: claude or codex on PATH)", func(c *Config) *[]string { return &c.Provider.Command }),

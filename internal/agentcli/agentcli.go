@@ -14,7 +14,6 @@ package agentcli
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -98,8 +97,6 @@ func (e Env) ChildEnv(set map[string]string) []string {
 // appends digits.
 const scratchPrefix = "memctl-agent-"
 
-var scratchNameRE = regexp.MustCompile(`^` + scratchPrefix + `[0-9]+$`)
-
 // IsScratch reports whether dir is a scratch folder of memctl's own
 // calls, or inside one. The scan never indexes a session that ran there:
 // the CLIs are told to save none, and should one save it anyway, memory
@@ -109,7 +106,8 @@ func IsScratch(dir string) bool {
 		return false
 	}
 	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(dir)), "/") {
-		if scratchNameRE.MatchString(part) {
+		digits, ok := strings.CutPrefix(part, scratchPrefix)
+		if ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
 			return true
 		}
 	}

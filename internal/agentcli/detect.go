@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -73,7 +74,7 @@ func Detect(ctx context.Context, agent Agent, program []string, env Env) Status 
 	st.Path = path
 	argv := append([]string{path}, program[1:]...)
 	out, _, _ := ask(ctx, env, agent, argv, "--version")
-	st.Version = versionRE.FindString(out)
+	st.Version = versionRE().FindString(out)
 	if agent == Codex {
 		st.LoggedIn, st.Login, st.Problem = codexLogin(ctx, env, argv)
 	} else {
@@ -113,7 +114,7 @@ func executable(path string) bool {
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
-var versionRE = regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*`) })
 
 // ask runs the CLI with args, bounded in time, in the environment a
 // request would get, and returns its stdout, stderr and exit code (-1
@@ -182,7 +183,9 @@ func claudeLogin(ctx context.Context, env Env, argv []string) (bool, string, str
 // codexLoginRE reads `codex login status`: "Logged in using ChatGPT",
 // "API key configured - sk-…". Only words are kept: the masked key (or
 // anything else after them) is never repeated.
-var codexLoginRE = regexp.MustCompile(`(?m)^(?:Logged in using ([A-Za-z][A-Za-z ]*[A-Za-z])|(API key) configured\b)`)
+var codexLoginRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Logged in using ([A-Za-z][A-Za-z ]*[A-Za-z])|(API key) configured\b)`)
+})
 
 func codexLogin(ctx context.Context, env Env, argv []string) (bool, string, string) {
 	out, errOut, code := ask(ctx, env, Codex, argv, "login", "status")
@@ -195,7 +198,7 @@ func codexLogin(ctx context.Context, env Env, argv []string) (bool, string, stri
 	default:
 		return false, "", fmt.Sprintf("`codex login status` exited %d", code)
 	}
-	m := codexLoginRE.FindStringSubmatch(out + "\n" + errOut)
+	m := codexLoginRE().FindStringSubmatch(out + "\n" + errOut)
 	switch {
 	case m == nil:
 		return true, "", ""

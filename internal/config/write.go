@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // SetInFile sets one string key ("section.name") in the config file at
@@ -78,7 +79,7 @@ func SetInFile(path, key, value, note string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-var tableHeaderRE = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$`)
+var tableHeaderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$`) })
 
 // setLine puts line in place of field's assignment in [section], or
 // right under the section's header, or in a new section at the end.
@@ -87,7 +88,7 @@ func setLine(text []byte, section, field, line string) []byte {
 	assign := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(field) + `\s*=`)
 	header := -1
 	for i, l := range lines {
-		m := tableHeaderRE.FindStringSubmatch(l)
+		m := tableHeaderRE().FindStringSubmatch(l)
 		if header >= 0 && (m != nil || strings.HasPrefix(strings.TrimSpace(l), "[[")) {
 			break // the next table: no assignment in ours
 		}

@@ -46,6 +46,9 @@ func (o *agentOffer) offer(ctx context.Context, opts *RunOptions, cfg *config.Co
 	if opts.Extract.DryRun || !auto || model.Resolve(model.KindAuto, o.getenv) != model.KindHeuristic {
 		return nil
 	}
+	if opts.IO.Quiet && !opts.Extract.Yes {
+		return nil // an offer nobody sees is not made (nor remembered as said)
+	}
 	home, err := o.home()
 	if err != nil {
 		return err

@@ -111,16 +111,21 @@ func (p *agentProvider) Call(ctx context.Context, req Request) (Response, error)
 	}
 	fail := &AgentError{Kind: p.kind, Program: p.program[0], ExitCode: -1, Message: p.redact(out.errMessage),
 		Stderr: p.redact(agentcli.Stderr(tail.String())), Err: runErr}
+	if errors.Is(runErr, exec.ErrWaitDelay) {
+		// It exited cleanly; something it started kept the pipes open and
+		// was killed with its group. The answer is complete.
+		runErr = nil
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		fail.Fault, fail.Timeout = FaultTimedOut, p.timeout
 		return resp, fail
+	case cmd.Process == nil:
+		fail.Fault = FaultMissing // it could not be started
+		return resp, fail
 	case errors.As(runErr, &exitErr) && exitErr.ExitCode() == -1:
 		fail.Fault = FaultKilled // a signal, not memctl's timeout
-		return resp, fail
-	case runErr != nil && exitErr == nil:
-		fail.Fault = FaultMissing // it could not be started
 		return resp, fail
 	case exitErr != nil:
 		fail.ExitCode = exitErr.ExitCode()

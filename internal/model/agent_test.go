@@ -284,6 +284,15 @@ func TestAgentMissing(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("error = %q\nwant    %q", err, want)
 	}
+	// Gone between the check and the call (uninstalled mid-run).
+	dir := t.TempDir()
+	prog := fakeAgentCLI(t, dir, "claude-success.out", "exit 0")
+	p := newTestAgent(t, KindClaudeCode, prog, time.Minute, nil)
+	os.Remove(prog)
+	_, err = p.Call(context.Background(), testRequest())
+	if !errors.As(err, &ae) || ae.Fault != FaultMissing || !strings.Contains(err.Error(), "claude-code: cannot run "+prog+": ") {
+		t.Errorf("a CLI gone at call time: %v", err)
+	}
 }
 
 // TestAgentInterrupted: memctl stopped mid-call kills the CLI and counts

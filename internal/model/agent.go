@@ -160,7 +160,8 @@ func classify(out agentAnswer) AgentFault {
 	switch {
 	case out.status == 401 || out.status == 403 || strings.Contains(msg, "not logged in") ||
 		strings.Contains(msg, "/login") || strings.Contains(msg, "codex login") || strings.Contains(msg, "401 unauthorized") ||
-		strings.Contains(msg, "invalid api key") || strings.Contains(msg, "authentication"):
+		strings.Contains(msg, "invalid api key") || strings.Contains(msg, "authentication") ||
+		strings.Contains(msg, "oauth token") || strings.Contains(msg, "token has expired"):
 		return FaultNotLoggedIn
 	case out.status == 429 || strings.Contains(msg, "rate limit") || strings.Contains(msg, "rate_limit") ||
 		strings.Contains(msg, "usage limit") || strings.Contains(msg, "hit your limit") ||

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/english"
@@ -39,6 +40,9 @@ type DoctorOptions struct {
 	Getenv func(string) string
 	// LookPath finds a program on PATH (exec.LookPath).
 	LookPath func(string) (string, error)
+	// AgentCLIs asks each agent CLI (Claude Code, Codex) whether it is
+	// installed and logged in.
+	AgentCLIs func(cfg *config.Config) []agentcli.Status
 
 	JSON bool
 }
@@ -46,7 +50,8 @@ type DoctorOptions struct {
 func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
 		Home: f.Home, Getenv: f.Getenv, LookPath: exec.LookPath,
-		Agents: func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) }}
+		Agents:    func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) },
+		AgentCLIs: func(cfg *config.Config) []agentcli.Status { return detectAgentCLIs(f, cfg) }}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report the health of the memory, the agents' setup and the provider",
@@ -65,6 +70,9 @@ each finding with the command that fixes it (docs/doctor.md):
   oversized_file    memory files larger than one MCP read returns
   summary_size      memory_summary.md against the cut summary applies
   agent_setup       the hooks, MCP entry and permissions memctl setup writes
+  agent_cli         the Claude Code and Codex CLIs installed here: version,
+                    login, and whether memctl writes memory through them
+                    (or could: then it says how, and what it costs)
   provider          the provider configured for extraction and consolidation
   leases            the consolidation lock and the threads claimed for
                     extraction, and whether the process holding them has
@@ -111,7 +119,14 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 		SummaryTokens:    inject.DefaultSummaryTokens,
 		ReadTokens:       memfs.DefaultReadTokens,
-		Provider:         providerState(cfg, opts.Getenv, opts.LookPath),
+	}
+	clis := opts.AgentCLIs(cfg)
+	dopts.Provider = providerState(cfg, opts.Getenv, opts.LookPath, clis)
+	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, opts.Getenv)
+	auto := model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == ""
+	for _, st := range clis {
+		dopts.AgentCLIs = append(dopts.AgentCLIs, doctor.AgentCLIState{Status: st, Provider: string(choice.Kind),
+			Offer: auto && choice.Kind == model.KindHeuristic})
 	}
 	// The doctor reads: it does not create a database where none is.
 	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
@@ -213,7 +228,7 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 
 // providerState says whether the configured provider can work, without
 // calling it: the API key variable is set, the command exists.
-func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error)) doctor.ProviderState {
+func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error), clis []agentcli.Status) doctor.ProviderState {
 	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, getenv)
 	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(choice.Kind)}
 	switch choice.Kind {
@@ -221,6 +236,16 @@ func providerState(cfg *config.Config, getenv func(string) string, lookPath func
 		if model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "" {
 			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
 			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
+		}
+	case model.KindClaudeCode, model.KindCodex:
+		for _, st := range clis {
+			if st.Agent == agentcli.Agent(choice.Kind) && !st.Usable() {
+				ps.Problem = fmt.Sprintf("provider.kind is %s, but %s", choice.Kind, st.Describe())
+				ps.Fix = st.Agent.LoginHint()
+				if st.Path == "" {
+					ps.Fix = fmt.Sprintf("install %s, or set provider.command to the path of %s", st.Agent.Name(), st.Agent.Program())
+				}
+			}
 		}
 	case model.KindCommand:
 		if len(cfg.Provider.Command) == 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
@@ -43,6 +44,8 @@ type Factory struct {
 	cfg *config.Config
 	// autoAnnounced: "provider auto picked …" is said once per process.
 	autoAnnounced bool
+	// agents caches what each agent CLI said about itself (agentStatus).
+	agents map[agentcli.Agent]agentcli.Status
 }
 
 // Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.

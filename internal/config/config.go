@@ -755,7 +755,7 @@ func durationKey(name, def, doc string, field func(c *Config) *time.Duration) ke
 }
 
 // ProviderKinds lists the valid provider.kind values.
-var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "heuristic"}
+var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "claude-code", "codex", "heuristic"}
 
 // SyncConflicts lists the valid sync.conflict values.
 var SyncConflicts = []string{"fail", "union"}
@@ -794,10 +794,10 @@ var keys = sync.OnceValue(func() []key {
 		stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
 		stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
 
-		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
-		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
+		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic, and memctl run offers a logged-in Claude Code or Codex; claude-code and codex go through that CLI and its login)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint; claude-code and codex: the endpoint the CLI calls instead of its own)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
 		stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
-		stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
+		stringsKey("provider.command", "kind = \"command\": argv of the program to run; claude-code, codex: the CLI's argv (empty: claude or codex on PATH)", func(c *Config) *[]string { return &c.Provider.Command }),
 		durationKey("provider.timeout", "10m", "timeout of one model call attempt", func(c *Config) *time.Duration { return &c.Provider.Timeout }),
 		intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
 		intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),

@@ -62,7 +62,7 @@ const (
 
 // AllChecks lists every check.
 var AllChecks = []string{CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
-	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider, CheckLeases, CheckNotes, CheckReview}
+	CheckOversized, CheckSummarySize, CheckAgents, CheckAgentCLIs, CheckProvider, CheckLeases, CheckNotes, CheckReview}
 
 // Finding is one problem, with the command that fixes it.
 type Finding struct {
@@ -170,7 +170,9 @@ type Options struct {
 	// ReadTokens is what one MCP read returns at most (memfs.DefaultReadTokens).
 	ReadTokens int
 	Agents     []AgentState
-	Provider   ProviderState
+	// AgentCLIs are the agent CLIs found on this machine.
+	AgentCLIs []AgentCLIState
+	Provider  ProviderState
 	// StaleBudget bounds the stale checks (0: 10 s): doctor is not on the
 	// hot path and checks everything it can.
 	StaleBudget time.Duration
@@ -250,6 +252,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		{CheckOversized, func() ([]Finding, string, error) { return oversized(opts, len(outs)) }},
 		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
 		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
+		{CheckAgentCLIs, func() ([]Finding, string, error) { return agentCLIs(opts.AgentCLIs), "", nil }},
 		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
 		{CheckLeases, func() ([]Finding, string, error) {
 			if opts.Store == nil {

@@ -137,6 +137,8 @@ func roughBefore(k boundary, b []byte, p int) bool {
 		return !isASCIIWord(b[p-1]) || mayEndEscape(b, p)
 	case alnumBefore:
 		return !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || mayEndEscape(b, p)
+	case identBefore:
+		return !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || camelHump(b, p) || mayEndEscape(b, p)
 	case queryBefore:
 		return b[p-1] == '?' || b[p-1] == '&' || b[p-1] == '6' || b[p-1] == ';'
 	}
@@ -161,9 +163,9 @@ func boundaryOK(k boundary, b []byte, p int, esc bool) bool {
 			}
 		}
 		return false
-	case alnumBefore:
+	case alnumBefore, identBefore:
 		// An anchor that starts with punctuation ("_pwd") carries its own boundary.
-		if !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) {
+		if !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || k == identBefore && camelHump(b, p) {
 			return true
 		}
 		if esc {
@@ -302,6 +304,16 @@ func isHexDigit(c byte) bool {
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// camelHump reports whether p starts a word of a camelCase name: an
+// upper-case letter after a lower-case letter or a digit.
+func camelHump(b []byte, p int) bool {
+	if p == 0 || p >= len(b) || b[p] < 'A' || b[p] > 'Z' {
+		return false
+	}
+	c := b[p-1]
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+}
 
 // wordEndOK reports whether a word boundary follows a match ending in a word character.
 func wordEndOK(b []byte, e int) bool {

@@ -9,6 +9,7 @@
 package redacttest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
@@ -189,7 +190,10 @@ func familyDefs() []familyDef {
 			s := g.s("abcdefghijklmnopqrstuvwxyz", 6) + "." + g.s("abcdefghijklmnopqrstuvwxyz0123456789", 16)
 			return "users:\n- name: ci\n  user:\n    token: " + s, s
 		}},
-		{"docker_auths", value(`{"auths": {"https://index.docker.io/v1/": {"auth": "`, b64, 40, `"}}}`)},
+		{"docker_auths", func(g *gen) (string, string) {
+			s := base64.StdEncoding.EncodeToString([]byte("alice:" + g.s(alnum, 18)))
+			return `{"auths": {"https://index.docker.io/v1/": {"auth": "` + s + `"}}}`, s
+		}},
 		{"netrc_one_line", value("machine api.example.com login alice password ", alnum, 16, "")},
 		{"netrc_multi_line", value("machine api.example.com\n  login alice\n  password ", alnum, 16, "")},
 		// Passwords on command lines, in each tool's own syntax.
@@ -200,7 +204,15 @@ func familyDefs() []familyDef {
 		{"openssl_pass", value("openssl rsa -in key.pem -passin pass:", alnum, 16, " -out plain.pem")},
 		// Vendor formats.
 		{"aws_sts_key_id", bare("AS"+"IA", upper, 16)},
-		{"age_secret_key", bare("AGE-"+"SECRET-KEY-1", "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)},
+		{"age_secret_key", func(g *gen) (string, string) {
+			const bech32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+			b := make([]byte, 58)
+			for i := range b {
+				b[i] = bech32[g.rng.IntN(len(bech32))]
+			}
+			s := "AGE-" + "SECRET-KEY-1" + string(b)
+			return s, s
+		}},
 		{"fcm_server_key", func(g *gen) (string, string) {
 			s := "AAAA" + g.s(b64url, 7) + ":APA91b" + g.s(b64url, 134)
 			return s, s

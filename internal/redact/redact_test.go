@@ -436,7 +436,7 @@ func TestCorpusSecretsRemoved(t *testing.T) {
 			t.Errorf("%s secret %q survived", p.Family, p.Secret)
 		}
 	}
-	if len(seen) < 25 {
+	if len(seen) < 56 {
 		t.Errorf("corpus covered only %d families", len(seen))
 	}
 }

@@ -421,7 +421,7 @@ func TestIdempotent(t *testing.T) {
 
 func TestCorpusSecretsRemoved(t *testing.T) {
 	var planted []corpus.Planted
-	data := genCorpus(t, 2_000_000, &planted)
+	data := genCorpus(t, 5_000_000, &planted)
 	var out bytes.Buffer
 	if err := Default().Copy(&out, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -436,7 +436,7 @@ func TestCorpusSecretsRemoved(t *testing.T) {
 			t.Errorf("%s secret %q survived", p.Family, p.Secret)
 		}
 	}
-	if len(seen) < 56 {
+	if len(seen) < 55 { // every family corpus.Generate plants
 		t.Errorf("corpus covered only %d families", len(seen))
 	}
 }

@@ -115,25 +115,30 @@ func keyValueSettle(u []byte, loc []int, _ bool) bool {
 var identRe = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // dockerAuthIsUserPassword accepts the "auth" of a Docker config only when
-// it decodes to user:password, as Docker writes it; identity and registry
-// tokens are accepted as they are.
+// it decodes to user:password, as Docker writes it.
 func dockerAuthIsUserPassword(u []byte, loc []int, _ bool) bool {
-	if !bytes.HasPrefix(u[loc[0]:], []byte("auth")) {
-		return true
-	}
 	v := bytes.TrimRight(u[loc[4]:loc[5]], "=")
 	dec, err := base64.RawStdEncoding.DecodeString(string(v))
 	return err == nil && bytes.IndexByte(dec, ':') > 0
 }
 
-// netrcPasswordLine accepts "password X" as a line of a multi-line .netrc
-// entry: it stands alone on its line (raw or escaped line breaks, quotes of
-// the JSON string it may sit in), and X has a character that is not a
-// lower-case letter, so a log line such as "password required" stays.
-// The line may also end at the quote or escape that closes the JSON string
-// it sits in, or at a control character (a terminal's colour reset).
-func netrcPasswordLine(u []byte, loc []int, esc bool) bool {
+// netrcEntryRe is the start of a one-line .netrc entry up to its password
+// keyword: the machine, then any login, account or port.
+var netrcEntryRe = lazyRegexp(`machine[ \t]+\S+(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$`)
+
+// netrcSettle accepts "password X" of a .netrc: after "machine HOST" and
+// its login on the same line (netrc's one-line layout), or standing alone
+// on its line (the multi-line layout), where the line may end at the quote
+// or escape that closes the JSON string it sits in or at a control
+// character (a terminal's colour reset). A line alone needs an X of four
+// characters or more with one that is not a lower-case letter, so a log
+// line such as "password required" stays.
+func netrcSettle(u []byte, loc []int, esc bool) bool {
 	p := loc[0]
+	from := max(bytes.LastIndexByte(u[:p], '\n')+1, p-512)
+	if m := netrcEntryRe().FindIndex(u[from:p]); m != nil && boundaryOK(wordBefore, u, from+m[0], esc) {
+		return true
+	}
 	for p > 0 && (u[p-1] == ' ' || u[p-1] == '\t') {
 		p--
 	}
@@ -153,7 +158,11 @@ func netrcPasswordLine(u []byte, loc []int, esc bool) bool {
 	if e < len(u) && u[e] >= 0x20 && bytes.IndexByte([]byte(`\"'`), u[e]) < 0 {
 		return false
 	}
-	for _, c := range u[loc[4]:loc[5]] {
+	v := u[loc[4]:loc[5]]
+	if len(v) < 4 {
+		return false
+	}
+	for _, c := range v {
 		if c < 'a' || c > 'z' {
 			return true
 		}

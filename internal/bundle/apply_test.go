@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memctl/memctl/internal/store"
@@ -60,3 +61,40 @@ func TestApplyTakesInOnlyWhatTheLogChanged(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestApplyCleansEveryTextTakenIn: a memory's texts, slug included, and a
+// note from the log pass clean before they are stored.
+func TestApplyCleansEveryTextTakenIn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, filepath.Join(dir, "memories_1.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	root := filepath.Join(dir, "memories")
+	slug := "deploy-with-SECRET"
+	recs := []Record{
+		{Type: TypeMemory, ID: "x", Rev: "r1", At: "2026-06-01T00:00:00Z", Machine: "a",
+			Memory: &Memory{RawMemory: "raw SECRET", RolloutSummary: "summary SECRET", RolloutSlug: &slug, Preview: "preview SECRET", SourceUpdatedAt: 10}},
+		{Type: TypeNote, Path: "2026-06-01T10-00-00-deploy.md", Rev: NoteRev("note SECRET"), Content: "note SECRET", At: "2026-06-01T00:00:00Z", Machine: "a"},
+	}
+	clean := func(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED_SECRET]") }
+	if _, err := Apply(ctx, st, root, Fold(recs), clean); err != nil {
+		t.Fatal(err)
+	}
+	mems, err := st.PortableMemories(ctx, "")
+	if err != nil || len(mems) != 1 {
+		t.Fatal(mems, err)
+	}
+	m := mems[0]
+	for what, text := range map[string]string{"raw memory": m.RawMemory, "summary": m.RolloutSummary, "slug": *m.RolloutSlug, "preview": m.Preview} {
+		if strings.Contains(strings.ReplaceAll(text, "[REDACTED_SECRET]", ""), "SECRET") {
+			t.Errorf("the %s was stored as it came: %q", what, text)
+		}
+	}
+	notes, err := Notes(root)
+	if err != nil || len(notes) != 1 || notes[0].Content != "note [REDACTED_SECRET]" {
+		t.Errorf("notes: %+v %v", notes, err)
+	}
+}

@@ -73,12 +73,16 @@ func noteProject(content string) string {
 	return ""
 }
 
-// writeNote writes a note that is not there yet; an existing note of the
-// same name is left as it is (notes are never overwritten). It reports
-// whether it wrote.
-func writeNote(root string, n Note) (bool, error) {
+// writeNote writes a note from elsewhere that is not there yet, its text
+// passed through clean first (nil keeps it); an existing note of the same
+// name is left as it is (notes are never overwritten). It reports whether
+// it wrote.
+func writeNote(root string, n Note, clean func(string) string) (bool, error) {
 	if err := memfs.ValidateNoteFilename(n.Name); err != nil {
 		return false, err
+	}
+	if clean != nil {
+		n.Content = clean(n.Content)
 	}
 	_, err := memfs.AddNote(root, n.Name, n.Content)
 	if errors.Is(err, memfs.ErrAlreadyExists) {
@@ -173,10 +177,10 @@ func (r ImportResult) Changed() bool { return r.Added+r.Updated+r.Forgotten+r.No
 // thread this home does not know. Importing the same records again
 // changes nothing.
 //
-// clean is applied to the text of every memory taken in (redaction and
-// the quarantine's scrub: a bundle or another machine may carry what this
-// one's rules hold back); nil keeps it. Importing twice still changes
-// nothing: the cleaned text is what is compared.
+// clean is applied to the text of every memory and note taken in
+// (redaction and the quarantine's scrub: a bundle or another machine may
+// carry what this one's rules hold back); nil keeps it. Importing twice
+// still changes nothing: the cleaned text is what is compared.
 func Import(ctx context.Context, st Store, root string, recs []Record, origin string, clean func(string) string) (ImportResult, error) {
 	var res ImportResult
 	for _, r := range recs {
@@ -247,7 +251,7 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 				res.Forgotten++
 			}
 		case TypeNote:
-			wrote, err := writeNote(root, Note{Name: r.Path, Content: r.Content})
+			wrote, err := writeNote(root, Note{Name: r.Path, Content: r.Content}, clean)
 			if err != nil {
 				return res, fmt.Errorf("import note %s: %w", r.Path, err)
 			}
@@ -270,6 +274,10 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 func cleaned(m store.PortableMemory, clean func(string) string) store.PortableMemory {
 	if clean != nil {
 		m.RawMemory, m.RolloutSummary, m.Preview = clean(m.RawMemory), clean(m.RolloutSummary), clean(m.Preview)
+		if m.RolloutSlug != nil {
+			slug := clean(*m.RolloutSlug)
+			m.RolloutSlug = &slug
+		}
 	}
 	return m
 }
@@ -393,10 +401,10 @@ func (r ApplyResult) Changed() bool {
 // is taken in, so a change made here and not yet in the log is never
 // undone (Outgoing sends it first).
 //
-// clean is applied to the text of every memory taken in, as in Import; a
-// text it changed differs from the log's and goes back to the log as this
-// machine's edit at the next sync, so the log converges to the cleaned
-// text.
+// clean is applied to the text of every memory and note taken in, as in
+// Import; a memory's text it changed differs from the log's and goes back
+// to the log as this machine's edit at the next sync, so the log converges
+// to the cleaned text (a note is never sent back: the log has it).
 func Apply(ctx context.Context, st Store, root string, log *State, clean func(string) string) (ApplyResult, error) {
 	res := ApplyResult{Conflicts: []Conflict{}}
 	mems, err := st.PortableMemories(ctx, "")
@@ -510,7 +518,7 @@ func Apply(ctx context.Context, st Store, root string, log *State, clean func(st
 		if synced[name] == r.Rev {
 			continue
 		}
-		wrote, err := writeNote(root, Note{Name: name, Content: r.Content})
+		wrote, err := writeNote(root, Note{Name: name, Content: r.Content}, clean)
 		if err != nil {
 			return res, fmt.Errorf("note %s: %w", name, err)
 		}

@@ -106,6 +106,9 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 			return err
 		}
 		res, err := bundle.Import(ctx, st, root, recs, origin, importClean(red))
+		if err == nil && res.Forgotten > 0 {
+			scrubAfterForget(ctx, opts.IO, st, v)
+		}
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v, err)

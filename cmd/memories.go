@@ -508,6 +508,21 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	if len(doc.Forgotten) > 0 {
 		doc.ID, doc.Versions = doc.Forgotten[0].ID, doc.Forgotten[0].Versions
 	}
+	scrubbed := map[memversion.Version]bool{}
+	for _, one := range doc.Forgotten {
+		for _, v := range one.Versions {
+			if scrubbed[v] {
+				continue
+			}
+			scrubbed[v] = true
+			st, err := opts.OpenStore(ctx, v)
+			if err != nil {
+				return err
+			}
+			scrubAfterForget(ctx, opts.IO, st, v)
+			st.Close()
+		}
+	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
@@ -520,6 +535,20 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	}
 	opts.IO.Infof("the next consolidation rebuilds the memory folder without these %d memories (`memctl consolidate`)", len(doc.Forgotten))
 	return nil
+}
+
+// scrubAfterForget rewrites a database that memories were just forgotten
+// from, so that no free page left by an older deletion keeps their text
+// (store.Scrub). The forget itself is done either way: a failure is a
+// warning.
+func scrubAfterForget(ctx context.Context, ios *IOStreams, st *store.Store, v memversion.Version) {
+	complete, err := st.Scrub(ctx)
+	switch {
+	case err != nil:
+		ios.Warnf("%s: the forgotten text is deleted, but the database could not be rewritten to clear older free pages: %v", v, err)
+	case !complete:
+		ios.Warnf("%s: another memctl process was reading the database, so its write-ahead log (%s-wal) keeps older copies of pages until later writes reuse it", v, st.Path())
+	}
 }
 
 // MemoriesEditOptions is what `memctl memories edit` needs: injected

@@ -449,13 +449,14 @@ func newMemoriesForgetCmd(f *Factory, runF func(context.Context, *MemoriesForget
 		Use:   "forget ID...",
 		Short: "Forget raw memories: out of the store and the index now, out of the folder at the next consolidation",
 		Long: `Forget a raw memory for good. At once: it is deleted from the store and the search
-index (with the copy of its rollout summary that the index held), and its thread
+index (with the copy of its rollout summary that the index held), its thread
 is disabled so it is not extracted again (memctl threads enable undoes that
-for future sessions only). At the next consolidation, which runs even inside
-the six-hour cooldown: its rollout summary leaves the memory folder and the
-memory files are rebuilt from the remaining inputs, so nothing derived from it
-survives. An older generation built from it is not restored by rollback unless
-forced.
+for future sessions only) and its preview blanked, every kept generation that
+may hold its text is purged (memctl history marks it; rollback cannot restore
+it, forced or not), and the database file is rewritten so no free page keeps
+the text. At the next consolidation, which runs even inside the six-hour
+cooldown: its rollout summary leaves the memory folder and the memory files
+are rebuilt from the remaining inputs, so nothing derived from it survives.
 
 Several ids forget several memories (doctor's fix for duplicates names them
 all); every id is checked before any memory is forgotten.`,

@@ -243,7 +243,8 @@ var memctlSpecs = []spec{
 		example: `GITHUB_TOKEN=…, db_password: …, "api_key": "…", export AWS_SECRET_KEY=…`,
 		anchors: []string{
 			"secret", "token", "passw", "passphrase", "_pwd", "api_key", "api-key", "apikey",
-			"app_key", "app-key", "appkey", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
+			"app_key", "app-key", "appkey", "access_key", "access-key", "accesskey",
+			"private_key", "private-key", "privatekey",
 			"credential", "auth_token", "auth-token", "authtoken",
 		},
 		fold: true, before: identBefore,

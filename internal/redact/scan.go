@@ -10,8 +10,8 @@ import (
 // every rule, so a rule's regular expression only runs where it can possibly match. It
 // keys a 64 Ki table on each pair of adjacent bytes; pairs that key no anchor (nearly
 // all of them) cost one table load. An anchor is keyed on the first of its pairs that
-// is not among the commonest pairs of transcript text (see commonPairs), so "sshpass"
-// is looked for where "hp" occurs rather than at every "ss". Case-insensitive anchors
+// is not among the commonest pairs of transcript text (see commonPairs), so "secret"
+// is looked for where "cr" occurs rather than at every "se". Case-insensitive anchors
 // are entered under every ASCII case variant of their key pair and then compared with
 // an ASCII fold.
 

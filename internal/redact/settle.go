@@ -55,8 +55,7 @@ var keyRe = lazyRegexp(`^[-+]?[A-Za-z_][A-Za-z0-9_.-]*:$`)
 // "\napi_key:" to the first value and leave the second value bare. The
 // value ends where the escape starts (and must keep Codex's eight
 // characters); a value that starts on the next line must not be the next
-// line's key. Read without escapes, the match is
-// Codex's own.
+// line's key. Read without escapes, the match is Codex's own.
 func codexValueOwnLine(u []byte, loc []int, esc bool) bool {
 	if !esc {
 		return true

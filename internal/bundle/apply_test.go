@@ -15,13 +15,7 @@ import (
 // is not overwritten.
 func TestApplyTakesInOnlyWhatTheLogChanged(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "memories_1.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	root := filepath.Join(dir, "memories")
+	st, root := openHome(t)
 	const t1, t2 = "2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"
 	r1 := Record{Type: TypeMemory, ID: "x", Rev: "r1", At: t1, Machine: "a", Memory: &Memory{RawMemory: "one", SourceUpdatedAt: 10, ProjectKey: "git:h/o/n"}}
 	apply := func(recs ...Record) ApplyResult {
@@ -66,13 +60,7 @@ func ptr(s string) *string { return &s }
 // note from the log pass clean before they are stored.
 func TestApplyCleansEveryTextTakenIn(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "memories_1.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	root := filepath.Join(dir, "memories")
+	st, root := openHome(t)
 	slug := "deploy-with-SECRET"
 	recs := []Record{
 		{Type: TypeMemory, ID: "x", Rev: "r1", At: "2026-06-01T00:00:00Z", Machine: "a",
@@ -97,4 +85,17 @@ func TestApplyCleansEveryTextTakenIn(t *testing.T) {
 	if err != nil || len(notes) != 1 || notes[0].Content != "note [REDACTED_SECRET]" {
 		t.Errorf("notes: %+v %v", notes, err)
 	}
+}
+
+// openHome is a real store and the path of its memory folder, in a
+// temporary home.
+func openHome(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(dir, "memories_1.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, filepath.Join(dir, "memories")
 }

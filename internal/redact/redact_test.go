@@ -533,3 +533,22 @@ func genCorpus(tb testing.TB, size int, planted *[]corpus.Planted) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestEveryEnvCredentialNameCounts: each name the env_credential rule
+// anchors on is one its pattern takes, glued to a prefix as environment
+// variables are.
+func TestEveryEnvCredentialNameCounts(t *testing.T) {
+	for _, ru := range builtinRules() {
+		if ru.name != "env_credential" {
+			continue
+		}
+		for _, a := range ru.anchors {
+			in := "MY" + a + "=" + fake("", setAlnum, 12)
+			if got := Default().String(in); got != "MY"+a+"="+Token {
+				t.Errorf("%s: %q", a, got)
+			}
+		}
+		return
+	}
+	t.Fatal("no env_credential rule")
+}

@@ -270,8 +270,14 @@ var memctlSpecs = []spec{
 		// and four characters are enough. A name ending in _KEY counts when the
 		// word before says what kind of key (APP_KEY, SERVICE_KEY); PRIMARY_KEY or
 		// CACHE_KEY do not.
-		anchors: append([]string{"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH"}, envKeyAnchors...),
-		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH|(?:` + strings.Join(envKeyWords, "|") + `)_KEY)` +
+		anchors: []string{
+			"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH",
+			"APP_KEY", "API_KEY", "APPLICATION_KEY", "SECRET_KEY", "ACCESS_KEY", "PRIVATE_KEY", "MASTER_KEY",
+			"ENCRYPTION_KEY", "SIGNING_KEY", "CLIENT_KEY", "SERVER_KEY", "LICENSE_KEY", "ACCOUNT_KEY",
+			"SERVICE_KEY", "WRITE_KEY", "INGEST_KEY", "ADMIN_KEY", "SDK_KEY", "AUTH_KEY",
+		},
+		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH|(?:APP|API|APPLICATION|SECRET|ACCESS|PRIVATE|MASTER|` +
+			`ENCRYPTION|SIGNING|CLIENT|SERVER|LICENSE|ACCOUNT|SERVICE|WRITE|INGEST|ADMIN|SDK|AUTH)_KEY)` +
 			`(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]\x00-\x1f` + "`" + `]{4,})`,
 		group:            2,
 		keepPlaceholders: true,
@@ -444,21 +450,6 @@ const shellFlagValue = `[^-\s"'\\\x00-\x1f;&|<>)\]}` + "`" + `]` + shellValue + 
 // shellArgs are the words between a command and the flag a rule looks for:
 // as few as needed, never past a pipe, a ';' or a '&'.
 const shellArgs = `(?:[ \t]+` + shellWord + `)*?`
-
-// envKeyWords name the kinds of key that make an environment variable
-// NAME_KEY a credential; envKeyAnchors are their anchors.
-var envKeyWords = []string{
-	"APP", "API", "APPLICATION", "SECRET", "ACCESS", "PRIVATE", "MASTER", "ENCRYPTION", "SIGNING",
-	"CLIENT", "SERVER", "LICENSE", "ACCOUNT", "SERVICE", "WRITE", "INGEST", "ADMIN", "SDK", "AUTH",
-}
-
-var envKeyAnchors = func() []string {
-	out := make([]string, len(envKeyWords))
-	for i, w := range envKeyWords {
-		out[i] = w + "_KEY"
-	}
-	return out
-}()
 
 // structuralSpecs run before everything else and may span lines.
 func structuralSpecs() []spec {

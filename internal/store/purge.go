@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 )
 
 // Forgetting a memory takes its text out of everything the database keeps
@@ -40,17 +39,19 @@ func purgeDerivedTx(ctx context.Context, tx *sql.Tx, id string, consolidated boo
 	// the current generation left it: when that one is purged, everything
 	// in them but the notes and the other memories' rollout summaries goes
 	// (the next consolidation rebuilds the files and both); otherwise only
-	// the files that name the thread.
-	cond := namesThread("%s")
+	// the files that name the thread. A baseline file keeps its path with
+	// no content, so the next diff still shows that it went or changed.
+	gone := namesThread
 	if tainted[current] {
-		cond = `NOT (path LIKE 'extensions/%' OR path LIKE 'rollout_summaries/%' AND NOT ` + namesThread("%s") + `)`
+		gone = func(col string) string {
+			return `NOT (path LIKE 'extensions/%' OR path LIKE 'rollout_summaries/%' AND NOT ` + namesThread(col) + `)`
+		}
 	}
 	a1, a2 := threadMarks(id)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM baseline_files WHERE `+strings.ReplaceAll(cond, "%s", "content"), a1, a2); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE baseline_files SET content = x'' WHERE `+gone("content"), a1, a2); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE kind = 'file' AND thread_id = '' AND `+
-		strings.ReplaceAll(cond, "%s", "CAST(body AS BLOB)"), a1, a2); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE kind = 'file' AND thread_id = '' AND `+gone("CAST(body AS BLOB)"), a1, a2); err != nil {
 		return err
 	}
 	// A deleted document stays in the full-text index's older segments

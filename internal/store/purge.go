@@ -75,9 +75,8 @@ func namesThread(col string) string {
 // derivedGenerationsTx returns the kept generations that may hold text of
 // the memory of thread id: those that selected it or whose files or
 // workspace diff name its thread (threadMarks), and those built on one of
-// them. A
-// consolidation builds on its parent's folder; a rollback copies the
-// generation it restores. A generation built on one purged before was
+// them. A consolidation builds on its parent's folder; a rollback copies
+// the generation it restores. A generation built on one purged before was
 // rebuilt from its inputs (a forget asks the next run to regenerate), so
 // nothing passes through it; one built on a generation that has left the
 // history counts as derived when the memory was ever consolidated.

@@ -107,6 +107,9 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 			return err
 		}
 		res, err := bundle.Import(ctx, st, root, recs, source, intake(origin.Origin{Kind: origin.Import, Detail: source}, red, root))
+		if err == nil && res.Forgotten > 0 {
+			scrubAfterForget(ctx, opts.IO, st, v)
+		}
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v, err)

@@ -195,6 +195,11 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, t := range targets {
+		if out.Applied[t.version].Forgotten > 0 {
+			scrubAfterForget(ctx, opts.IO, t.st, t.version)
+		}
+	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, out)
 	}

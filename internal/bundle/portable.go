@@ -75,9 +75,9 @@ func noteProject(content string) string {
 	return ""
 }
 
-// writeNote writes a note that is not there yet; an existing note of the
-// same name is left as it is (notes are never overwritten). It reports
-// whether it wrote.
+// writeNote writes a note from elsewhere that is not there yet (its text
+// already through the intake); an existing note of the same name is left
+// as it is (notes are never overwritten). It reports whether it wrote.
 func writeNote(root string, n Note) (bool, error) {
 	if err := memfs.ValidateNoteFilename(n.Name); err != nil {
 		return false, err
@@ -375,6 +375,10 @@ func noteExists(root, name string) bool {
 func cleaned(m store.PortableMemory, clean func(string) string) store.PortableMemory {
 	if clean != nil {
 		m.RawMemory, m.RolloutSummary, m.Preview = clean(m.RawMemory), clean(m.RolloutSummary), clean(m.Preview)
+		if m.RolloutSlug != nil {
+			slug := clean(*m.RolloutSlug)
+			m.RolloutSlug = &slug
+		}
 	}
 	return m
 }

@@ -189,7 +189,13 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	if p.cur, err = Snapshot(root); err != nil {
 		return end(r.fail(ctx, StatusFailedStatus, err, true))
 	}
-	p.changes = Diff(p.base, p.cur)
+	if p.claim.Regenerate {
+		// The files are rebuilt from the inputs alone: the old ones, which
+		// may hold what a forget took out, are no part of the diff.
+		p.changes = Diff(inputFiles(p.base), inputFiles(p.cur))
+	} else {
+		p.changes = Diff(p.base, p.cur)
+	}
 	r.setChanges(p.changes)
 	p.commit = Commit{Token: r.token, Watermark: p.watermark, Selected: p.selected, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep}
 	return nil

@@ -229,16 +229,28 @@ func nullString(p *string) sql.NullString {
 }
 
 // ForgetMemory forgets a raw memory for good: its thread is disabled (so it
-// is not extracted again), the memory, its Phase 1 job and its search
-// documents (its own and its rollout summary file's) are deleted, a
+// is not extracted again) and its preview blanked, the memory, its Phase 1
+// job and its search documents (its own and its rollout summary file's)
+// are deleted, every kept generation that may hold text of it is purged
+// with the baseline and indexed files it left (see purgeDerivedTx), a
 // tombstone records when, and the next consolidation is asked to run and
-// regenerate the memory folder without it, cooldown or not. ErrNotFound
-// when there is neither such a thread nor such a memory.
+// regenerate the memory folder without it, cooldown or not. Deleted text
+// is overwritten in the file (secure_delete); Scrub also clears what older
+// deletions left. ErrNotFound when there is neither such a thread nor such
+// a memory.
 func (s *Store) ForgetMemory(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return forgetTx(ctx, tx, id, s.now().Unix()) })
 }
 
 func forgetTx(ctx context.Context, tx *sql.Tx, id string, now int64) error {
+	// Whether a consolidation ever selected the memory: history older than
+	// the kept generations may then hold its text. Without a memory (never
+	// extracted, or pruned) only the kept history can tell.
+	var consolidations int64
+	err := tx.QueryRowContext(ctx, `SELECT consolidations FROM stage1_outputs WHERE thread_id = ?`, id).Scan(&consolidations)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE threads SET memory_mode = 'disabled', mode_set_by_user = 1 WHERE id = ?`, id)
 	if err != nil {
 		return err
@@ -262,6 +274,9 @@ func forgetTx(ctx context.Context, tx *sql.Tx, id string, now int64) error {
 	// the next consolidation removes it; search must not find it meanwhile.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE kind = 'file' AND path LIKE 'rollout_summaries/%'
   AND substr(body, 1, ?) = ?`, len("thread_id: "+id+"\n"), "thread_id: "+id+"\n"); err != nil {
+		return err
+	}
+	if err := purgeDerivedTx(ctx, tx, id, consolidations > 0, now); err != nil {
 		return err
 	}
 	if outputRows == 0 {

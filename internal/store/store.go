@@ -90,6 +90,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// Deleted text is overwritten with zeros, not left in free pages: a
+	// forgotten memory must not be readable from the file.
+	q.Add("_pragma", "secure_delete(1)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)

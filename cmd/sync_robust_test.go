@@ -219,4 +219,3 @@ func TestSyncNeverFollowsASymlinkFromTheRemote(t *testing.T) {
 		t.Errorf("A's log on the remote is not a plain file: %s", entry)
 	}
 }
-

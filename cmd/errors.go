@@ -154,6 +154,12 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
 	case errors.Is(err, store.ErrDiskFull):
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: free some space on that disk and run again; the next run takes back the threads this one held")
+	case errors.Is(err, store.ErrReadOnly):
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: the memctl home cannot be written; the commands that only read (status, search, memories list, doctor, export) still work")
+	case store.IsDamaged(err):
+		// The file is not moved or rebuilt here: what it still holds
+		// (pins, edits, uses, history) is the user's to recover.
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: `memctl doctor` names the backup memctl keeps and how to restore it; `memctl export -o rescue.jsonl` salvages what can still be read")
 	}
 	return code
 }

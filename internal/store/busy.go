@@ -24,21 +24,6 @@ func isBusy(err error) bool {
 	return false
 }
 
-// IsDamaged reports whether err says the database file is not SQLite or
-// is corrupt (SQLITE_NOTADB, SQLITE_CORRUPT): retrying cannot help, and
-// the user needs to be told how to start again.
-func IsDamaged(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return true
-	}
-	return false
-}
-
 // retryBusy runs fn again while it fails with SQLITE_BUSY, for the few
 // statements SQLite does not route through the busy handler (a journal
 // mode switch, a read that meets another process's WAL recovery). The

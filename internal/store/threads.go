@@ -164,7 +164,7 @@ ON CONFLICT (id) DO UPDATE SET
 // TouchFile records a new size/mtime for a file whose content fingerprint
 // did not change (a copy or a touch), so the next scan skips it cheaply.
 func (s *Store) TouchFile(ctx context.Context, id string, size, mtimeNs int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE threads SET file_size = ?, file_mtime_ns = ? WHERE id = ?`, size, mtimeNs, id)
+	_, err := s.exec(ctx, `UPDATE threads SET file_size = ?, file_mtime_ns = ? WHERE id = ?`, size, mtimeNs, id)
 	return err
 }
 

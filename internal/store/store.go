@@ -52,7 +52,7 @@ type Store struct {
 	// readOnly is why the store was opened read-only; nil when it can
 	// write.
 	readOnly error
-	now  func() time.Time
+	now      func() time.Time
 	// ownerGone says whether the process a lease's worker id names has
 	// exited (owner.Gone); such a lease is taken back at once.
 	ownerGone func(workerID string) bool

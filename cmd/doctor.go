@@ -53,6 +53,10 @@ func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 		Long: `Check the memory of the configured version and print what needs attention,
 each finding with the command that fixes it (docs/doctor.md):
 
+  database          the database file can be read whole: it opens, and
+                    SQLite's quick_check finds every page sound (a damaged
+                    file: the fix restores the backup memctl keeps, or
+                    salvages what can be read)
   duplicates        raw memories that say exactly the same thing
   near_duplicates   raw memories that say nearly the same thing
                     (health.near_duplicate)
@@ -113,14 +117,21 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		ReadTokens:       memfs.DefaultReadTokens,
 		Provider:         providerState(cfg, opts.Getenv, opts.LookPath),
 	}
-	// The doctor reads: it does not create a database where none is.
-	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
+	// The doctor reads: it does not create a database where none is, and
+	// a damaged one is a finding, not a failure.
+	dbPath := filepath.Join(home, store.FileName(version))
+	if _, err := os.Stat(dbPath); err == nil {
+		dopts.Database = dbPath
 		st, err := opts.OpenStore(ctx, version)
-		if err != nil {
+		switch {
+		case store.IsDamaged(err):
+			dopts.Damaged = err.Error()
+		case err != nil:
 			return err
+		default:
+			defer st.Close()
+			dopts.Store = st
 		}
-		defer st.Close()
-		dopts.Store = st
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -186,6 +197,9 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 	}
 	if len(skipped) > 0 {
 		ios.Debugf("skipped: %s", strings.Join(skipped, ", "))
+	}
+	if rep.Backup != nil {
+		ios.Infof("memctl: backup of the database: %s, written %s; to restore it: %s", rep.Backup.Path, rep.Backup.ModTime.Format(time.RFC3339), rep.Restore)
 	}
 	if rep.Healthy {
 		msg := fmt.Sprintf("healthy: %d checks, %s", len(rep.Checks), english.Count(rep.RawMemories, "raw memory", "raw memories"))

@@ -162,6 +162,11 @@ func (s *Store) ensureFile(ctx context.Context) error {
 	if fi, err := os.Stat(s.path); err == nil {
 		return s.checkSize(fi) // another process made it while this one waited
 	}
+	// A -wal file without its database holds changes of a file moved or
+	// deleted: SQLite would apply them to the new one and damage it.
+	if _, err := os.Stat(s.path + "-wal"); err == nil {
+		return fmt.Errorf("open store %s: the database is missing but %s-wal is there, with changes of the file that was moved away; move it along with that file (or delete it) first", s.path, s.path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(s.path), "."+filepath.Base(s.path)+".new-*")
 	if err != nil {
 		return fmt.Errorf("create store %s: %w", s.path, err)
@@ -358,6 +363,39 @@ func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 	var res string
 	err := s.db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res)
 	return res, err
+}
+
+// QuickCheck runs SQLite's quick_check, which reads every page of the
+// file (the cost grows with its size: a second or so for a few hundred
+// megabytes) but skips the slower check that indexes match their tables.
+// It returns at most limit problems SQLite found, none when the file is
+// sound; a file too damaged to check is one problem, not an error.
+func (s *Store) QuickCheck(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
+	if err != nil {
+		if IsDamaged(err) {
+			return []string{err.Error()}, nil
+		}
+		return nil, err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if IsDamaged(err) {
+			return append(problems, err.Error()), nil
+		}
+		return nil, err
+	}
+	return problems, nil
 }
 
 func nullInt(v sql.NullInt64) *int64 {

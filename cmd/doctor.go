@@ -74,12 +74,15 @@ each finding with the command that fixes it (docs/doctor.md):
                     extraction, and whether the process holding them has
                     exited (then the next run takes them back at once)
 
-It only reads: nothing is changed.
+It only reads: nothing is changed. It also names the backup of the database
+memctl keeps (<home>/backups/, refreshed before the first consolidation of
+each day) and the command that puts it back.
 
 EXIT STATUS
   0  healthy: no finding is a warning (findings marked info may remain)
-  5  unhealthy: at least one warning; the report says what to run
-  1  the check itself failed (the database cannot be read)`,
+  5  unhealthy: at least one warning (a damaged database among them); the
+     report says what to run
+  1  the check itself failed (the home cannot be read)`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl doctor
   $ memctl doctor --json | jq '.findings[] | select(.severity == "warning") | .fix'`,

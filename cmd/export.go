@@ -80,7 +80,18 @@ folder (agents-md, claude-md), or Codex's
 memories_extensions/memctl/instructions.md (codex). Text outside the block
 is kept; exporting again replaces the block in place.
 
-Nothing of the transcripts is exported.`,
+Nothing of the transcripts is exported.
+
+A damaged database (emptied, a damaged header, a corrupt page) is salvaged:
+export reads what it can, row by row around the pages that cannot be read,
+from a copy (the file itself is not written), writes the bundle and says on
+stderr what it left out. Import the bundle into a new database to recover
+(memctl doctor prints the commands).
+
+EXIT STATUS
+  0  the bundle was written
+  3  the database is damaged: the bundle holds what could be read
+  1  an error (nothing written)`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl export -o memory.jsonl
   $ memctl export --project ~/src/app > app-memory.jsonl
@@ -232,6 +243,9 @@ func warnSalvage(ios *IOStreams, rep store.SalvageReport) {
 	switch {
 	case rep.Empty:
 		ios.Warnf("%s is empty: no memory to read; the bundle holds the memory folder's notes only", rep.Source)
+		return
+	case rep.Unreadable != "":
+		ios.Warnf("nothing of %s could be read (%s); the bundle holds the memory folder's notes only", rep.Source, rep.Unreadable)
 		return
 	case rep.HeaderRepaired:
 		ios.Warnf("its header was damaged; it was read with a fresh one (page size %d)", rep.PageSize)

@@ -67,6 +67,12 @@ The remote is --remote, else sync.remote in the config. Without the network
 the records wait in the clone and go with the next sync (exit 0, reported
 as offline).
 
+A line of a log that this version cannot use (not a record, too long, a
+record type of a newer memctl) is set aside with a warning naming the file
+and line; every other record still syncs, and the line stays in its log for
+the versions that can read it. A symbolic link in the remote is never
+followed.
+
 EXIT STATUS
   0  synced, or the remote could not be reached (the records are queued)
   1  an error (git missing, the clone cannot be read)

@@ -832,7 +832,7 @@ var keys = sync.OnceValue(func() []key {
 		intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
 		intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
 
-		patternsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
+		patternsKey("redaction.extra_patterns", "more regular expressions to redact (Go syntax; one that does not compile or matches the empty string is a config error for every command)", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
 		stringKey("templates.dir", "", "folder whose files override the built-in prompts, file by file (relative: from the config file's folder; must exist)", nil, func(c *Config) *string { return &c.Templates.Dir }),
 
 		boolKey("health.stale_checks", true, "summary and the MCP tools flag memory whose files or commands changed since it was written", func(c *Config) *bool { return &c.Health.StaleChecks }),

@@ -52,9 +52,9 @@ func (s *Store) RefreshBackup(ctx context.Context, maxAge time.Duration) (bool, 
 	if s.readOnly != nil {
 		return false, nil
 	}
-	// File times are wall-clock times: the age is measured on the wall
-	// clock, not on the injected one.
-	if b, ok := StatBackup(s.path); ok && time.Since(b.ModTime) < maxAge {
+	// The backup's modification time is the store clock's time of the
+	// copy (the wall clock but in tests), and its age is measured on it.
+	if b, ok := StatBackup(s.path); ok && s.now().Sub(b.ModTime) < maxAge {
 		return false, nil
 	}
 	dir := filepath.Dir(BackupPath(s.path))
@@ -73,6 +73,10 @@ func (s *Store) RefreshBackup(ctx context.Context, maxAge time.Duration) (bool, 
 	}()
 	if _, err := s.db.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
 		return false, fmt.Errorf("back up %s: %w", s.path, s.damaged(s.diskFull(err)))
+	}
+	now := s.now()
+	if err := os.Chtimes(tmp, now, now); err != nil {
+		return false, fmt.Errorf("back up %s: %w", s.path, err)
 	}
 	if err := os.Rename(tmp, BackupPath(s.path)); err != nil {
 		return false, fmt.Errorf("back up %s: %w", s.path, err)

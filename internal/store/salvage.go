@@ -35,6 +35,8 @@ type SalvageReport struct {
 	Source string `json:"source"`
 	// Empty: the file had no byte to read.
 	Empty bool `json:"empty,omitempty"`
+	// Unreadable says why nothing of the file could be read.
+	Unreadable string `json:"unreadable,omitempty"`
 	// HeaderRepaired: the file's header was not SQLite's; the copy read
 	// was given a fresh one with this page size.
 	HeaderRepaired bool           `json:"header_repaired,omitempty"`
@@ -70,7 +72,7 @@ func (r RowRange) String() string {
 
 // Complete reports whether every table was read whole.
 func (r SalvageReport) Complete() bool {
-	if r.Empty {
+	if r.Empty || r.Unreadable != "" {
 		return false
 	}
 	for _, t := range r.Tables {
@@ -117,9 +119,7 @@ func Salvage(ctx context.Context, path, dst string, opts ...Option) (*Store, Sal
 	if err := readableHeader(ctx, cp, &rep); err != nil {
 		// Nothing to read from: a bundle of the folder's notes is still
 		// worth writing, so this is reported, not returned.
-		for _, t := range SalvageTables {
-			rep.Tables = append(rep.Tables, SalvageTable{Name: t, Error: err.Error()})
-		}
+		rep.Unreadable = err.Error()
 		return fresh, rep, nil
 	}
 	conn, err := fresh.db.Conn(ctx)

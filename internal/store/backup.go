@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -82,4 +84,15 @@ func (s *Store) RefreshBackup(ctx context.Context, maxAge time.Duration) (bool, 
 		return false, fmt.Errorf("back up %s: %w", s.path, err)
 	}
 	return true, nil
+}
+
+// dropBackup deletes the backup once memory was forgotten or cleared: the
+// copy still holds the text, and a forget means gone. The consolidation
+// the forget asks for makes a new one without it.
+func (s *Store) dropBackup() error {
+	p := BackupPath(s.path)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("forgotten, but the backup %s still holds the text and cannot be removed: %w", p, err)
+	}
+	return nil
 }

@@ -300,3 +300,30 @@ func TestSalvageOfAnEmptyFileReadsNothing(t *testing.T) {
 		t.Errorf("report: %+v", rep)
 	}
 }
+
+func TestForgetAndClearDropTheBackup(t *testing.T) {
+	path := seededDB(t, 3)
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"forget", func() error { return s.ForgetMemory(ctx, "019b0000-0000-7000-8000-000000000000") }},
+		{"forget thread", func() error { return s.ForgetThread(ctx, "019b0001-0000-7000-8000-000000000001") }},
+		{"clear", func() error { return s.Clear(ctx) }},
+	} {
+		if wrote, err := s.RefreshBackup(ctx, 0); err != nil || !wrote {
+			t.Fatalf("backup: %v %v", wrote, err)
+		}
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if b, ok := StatBackup(path); ok {
+			t.Errorf("after %s the backup %s still holds the text", step.name, b.Path)
+		}
+	}
+}

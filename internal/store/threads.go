@@ -332,7 +332,7 @@ func (s *Store) SetMemoryMode(ctx context.Context, id, mode string) error {
 // ForgetMemory): the memory, its Phase 1 job and its search documents are
 // deleted and the next consolidation regenerates the folder without it.
 func (s *Store) ForgetThread(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE id = ?`, id).Scan(&n); err != nil {
 			return err
@@ -342,6 +342,10 @@ func (s *Store) ForgetThread(ctx context.Context, id string) error {
 		}
 		return forgetTx(ctx, tx, id, s.now().Unix())
 	})
+	if err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 // CandidateFilter is the Phase 1 claim query (Codex 6.1).

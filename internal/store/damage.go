@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -43,11 +42,7 @@ func IsDamaged(err error) bool {
 	if errors.Is(err, ErrDamaged) {
 		return true
 	}
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
+	switch primaryCode(err) {
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 		return true
 	}
@@ -62,8 +57,7 @@ func (s *Store) damaged(err error) error {
 		return err
 	}
 	why := "it is corrupt"
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+	if primaryCode(err) == sqlite3.SQLITE_NOTADB {
 		why = "it is not a SQLite database (its header is damaged or it was overwritten)"
 	}
 	return &DamagedError{Path: s.path, Why: why, Err: err}

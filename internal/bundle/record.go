@@ -219,9 +219,9 @@ func Read(r io.Reader, name string) ([]Record, error) {
 func bundleHeader(r Record) error {
 	switch {
 	case r.Type != TypeHeader:
-		return fmt.Errorf("the first record is of type %s; a memctl bundle starts with its header record (memctl export writes one)", quoteShort(r.Type))
+		return fmt.Errorf("the first record is of type %s; a memctl bundle starts with its header record (memctl export writes one)", QuoteShort(r.Type))
 	case r.Format != Format:
-		return fmt.Errorf("the header names format %s, not %q: not a memctl bundle", quoteShort(r.Format), Format)
+		return fmt.Errorf("the header names format %s, not %q: not a memctl bundle", QuoteShort(r.Format), Format)
 	}
 	return nil
 }
@@ -351,10 +351,10 @@ func (r Record) check() error {
 			return errors.New("a note record needs path")
 		}
 	default:
-		return fmt.Errorf("unknown record type %s (written by a newer memctl?)", quoteShort(r.Type))
+		return fmt.Errorf("unknown record type %s (written by a newer memctl?)", QuoteShort(r.Type))
 	}
 	if r.ID != "" && !validID(r.ID) {
-		return fmt.Errorf("id %s is not a memory id", quoteShort(r.ID))
+		return fmt.Errorf("id %s is not a memory id", QuoteShort(r.ID))
 	}
 	return nil
 }
@@ -401,9 +401,9 @@ func atOf(r Record) time.Time {
 	return t
 }
 
-// quoteShort quotes the start of a value read from a file, for a message:
+// QuoteShort quotes the start of a value read from a file, for a message:
 // a hostile file may hold a megabyte where a word belongs.
-func quoteShort(s string) string { return strconv.Quote(textcut.Head(s, 64)) }
+func QuoteShort(s string) string { return strconv.Quote(textcut.Head(s, 64)) }
 
 // short is the first eight characters of a revision, for people.
 func short(rev string) string {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/textcut"
 )
 
 // LogFormat names a machine's log in its header record.
@@ -539,7 +538,7 @@ func (s *syncer) readLog() ([]bundle.Record, error) {
 	for _, rel := range files {
 		b, err := s.readFile(rel)
 		if errors.Is(err, errNotRegular) {
-			s.res.SetAside = append(s.res.SetAside, bundle.SetAside{File: rel, Line: 0, Reason: errNotRegular.Error()})
+			s.res.SetAside = append(s.res.SetAside, bundle.SetAside{File: rel, Reason: errNotRegular.Error()})
 			continue
 		}
 		if err != nil {
@@ -582,12 +581,12 @@ func capAside(rel string, aside []bundle.SetAside) []bundle.SetAside {
 func wholeLogAside(rel string, recs []bundle.Record, aside []bundle.SetAside) (bundle.SetAside, bool) {
 	for _, a := range aside {
 		if a.TooNew() {
-			return bundle.SetAside{File: rel, Line: a.Line, Reason: a.Reason + "; the whole log is left for a newer memctl"}, true
+			return bundle.SetAside{File: rel, Reason: fmt.Sprintf("line %d: %s; the whole log is left for a newer memctl", a.Line, a.Reason)}, true
 		}
 	}
 	for _, r := range recs {
 		if r.Type == bundle.TypeHeader && r.Format != LogFormat {
-			return bundle.SetAside{File: rel, Line: 1, Reason: fmt.Sprintf("not a memctl sync log (its header names format %s)", strconv.Quote(textcut.Head(r.Format, 64)))}, true
+			return bundle.SetAside{File: rel, Reason: "not a memctl sync log: its header names format " + bundle.QuoteShort(r.Format)}, true
 		}
 	}
 	return bundle.SetAside{}, false

@@ -340,7 +340,7 @@ func database(ctx context.Context, opts Options, backup *store.Backup) ([]Findin
 }
 
 func databaseSkipped(opts Options) string {
-	if opts.Database == "" {
+	if opts.Store == nil && opts.Damaged == "" {
 		return "no database yet"
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -511,6 +512,17 @@ var errNotRegular = errors.New("not a regular file (a symbolic link?): memctl do
 // plain file holding the link's target; this guards a clone checked out
 // before that.
 func (s *syncer) readFile(rel string) ([]byte, error) {
+	f, err := s.openFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// openFile opens a file of the clone for reading, refusing a symbolic
+// link (see readFile).
+func (s *syncer) openFile(rel string) (*os.File, error) {
 	path := filepath.Join(s.opts.Dir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -519,7 +531,7 @@ func (s *syncer) readFile(rel string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
 	}
-	return os.ReadFile(path)
+	return os.Open(path)
 }
 
 // readLog reads every machine's log. A line that cannot be taken in (not
@@ -536,7 +548,7 @@ func (s *syncer) readLog() ([]bundle.Record, error) {
 	s.res.SetAside = nil // each read reports the logs as they are now
 	var all []bundle.Record
 	for _, rel := range files {
-		b, err := s.readFile(rel)
+		f, err := s.openFile(rel)
 		if errors.Is(err, errNotRegular) {
 			s.res.SetAside = append(s.res.SetAside, bundle.SetAside{File: rel, Reason: errNotRegular.Error()})
 			continue
@@ -544,7 +556,10 @@ func (s *syncer) readLog() ([]bundle.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		recs, aside, err := bundle.ReadLenient(bytes.NewReader(b), rel)
+		// Streamed: a log of any size is read a line (at most 4 MiB) at
+		// a time.
+		recs, aside, err := bundle.ReadLenient(f, rel)
+		f.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -603,16 +618,37 @@ func (s *syncer) countOthers() (int, error) {
 		if rel == s.ownFile() {
 			continue
 		}
-		b, err := s.readFile(rel)
+		f, err := s.openFile(rel)
 		if errors.Is(err, errNotRegular) {
 			continue
 		}
 		if err != nil {
 			return 0, err
 		}
-		n += max(0, bytes.Count(b, []byte("\n"))-1) // the header
+		lines, err := countLines(f)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+		n += max(0, lines-1) // the header
 	}
 	return n, nil
+}
+
+// countLines counts the newlines of r without holding it.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte("\n"))
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // MachineID returns this home's machine id, kept in file; the first call

@@ -77,7 +77,7 @@ func TestProtocolErrorsHaveCodesAndEchoLittle(t *testing.T) {
 		"again":    jsonrpc.CodeInvalidRequest, // a second initialize
 		"method":   jsonrpc.CodeMethodNotFound,
 		"tool":     jsonrpc.CodeInvalidParams,
-		"resource": mcp.CodeResourceNotFound,
+		"resource": jsonrpc.CodeInvalidParams, // a resource that is not there, as the SDK answers it
 	} {
 		if c := code(id); c != want {
 			t.Errorf("%s: code %d, want %d", id, c, want)

@@ -29,7 +29,6 @@ func BackupPath(dbPath string) string {
 type Backup struct {
 	Path    string    `json:"path"`
 	ModTime time.Time `json:"written_at"`
-	Size    int64     `json:"size"`
 }
 
 // StatBackup returns the backup of the database at dbPath; ok is false
@@ -40,7 +39,7 @@ func StatBackup(dbPath string) (Backup, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return Backup{}, false
 	}
-	return Backup{Path: p, ModTime: fi.ModTime().UTC(), Size: fi.Size()}, true
+	return Backup{Path: p, ModTime: fi.ModTime().UTC()}, true
 }
 
 // RefreshBackup replaces the backup of the database when it is older

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -70,13 +71,16 @@ type memoryJSON struct {
 	SelectedForPhase2 bool    `json:"selected_for_phase2"`
 	// UpdatedAt is the thread's update the memory was extracted from
 	// (source_updated_at elsewhere, in unix seconds); ExtractedAt when.
-	UpdatedAt      string  `json:"updated_at"`
-	ExtractedAt    string  `json:"extracted_at"`
-	Cwd            string  `json:"cwd"`
-	Source         string  `json:"source"`
-	MemoryMode     string  `json:"memory_mode"`
-	RawMemory      *string `json:"raw_memory,omitempty"`
-	RolloutSummary *string `json:"rollout_summary,omitempty"`
+	UpdatedAt   string `json:"updated_at"`
+	ExtractedAt string `json:"extracted_at"`
+	Cwd         string `json:"cwd"`
+	Source      string `json:"source"`
+	MemoryMode  string `json:"memory_mode"`
+	// Origin is where the memory came from: a session here, the user,
+	// another machine (sync), a bundle (import).
+	Origin         origin.Origin `json:"origin"`
+	RawMemory      *string       `json:"raw_memory,omitempty"`
+	RolloutSummary *string       `json:"rollout_summary,omitempty"`
 }
 
 func rfc3339Ptr(t *time.Time) *string {
@@ -91,7 +95,7 @@ func toMemoryJSON(m store.Memory, withText bool) memoryJSON {
 	out := memoryJSON{ID: m.ThreadID, Description: memoryDescription(m), Pinned: m.Pinned, UserAsserted: m.UserAsserted(),
 		EditedAt: rfc3339Ptr(m.EditedAt), UsageCount: m.UsageCount, LastUsage: rfc3339Ptr(m.LastUsage),
 		SelectedForPhase2: m.SelectedForPhase2, UpdatedAt: rfc3339(time.Unix(m.SourceUpdatedAt, 0)),
-		ExtractedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode}
+		ExtractedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode, Origin: m.From}
 	if withText {
 		out.RawMemory, out.RolloutSummary = &m.RawMemory, &m.RolloutSummary
 	}
@@ -289,7 +293,7 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 	w, ios := opts.IO.Out, opts.IO
 	tx := ios.Text // the memory's fields come from a transcript or a model
 	fmt.Fprintf(w, "%s %s\n", ios.Bold("memory"), tx(m.ThreadID))
-	fmt.Fprintf(w, "  flags     %s\n  uses      %d\n", memoryFlags(m), m.UsageCount)
+	fmt.Fprintf(w, "  flags     %s\n  origin    %s\n  uses      %d\n", memoryFlags(m), tx(m.From.String()), m.UsageCount)
 	if m.LastUsage != nil {
 		fmt.Fprintf(w, "  last use  %s\n", rfc3339(*m.LastUsage))
 	}

@@ -9,9 +9,11 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/filelock"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/syncgit"
 	"github.com/spf13/cobra"
@@ -183,7 +185,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		},
 		Apply: func(ctx context.Context, log *bundle.State) error {
 			for i, t := range targets {
-				r, err := bundle.Apply(ctx, t.st, t.root, log, importClean(red))
+				r, err := bundle.Apply(ctx, t.st, t.root, log, intake(origin.Origin{Kind: origin.Sync}, red, t.root))
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.version, err)
 				}
@@ -214,20 +216,27 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	a := out.Applied[primary.version]
 	opts.IO.Infof("memctl: sync %s as %s: sent %d record(s), received %d; %d memories added, %d updated, %d forgotten, %d pin(s), %d note(s)%s",
 		opts.Remote, machine, res.Sent, res.Received, a.Added, a.Updated, a.Forgotten, a.Pinned, a.Notes, pushedNote(res))
+	warnHeld(opts.IO, a.Held)
 	if a.Changed() {
 		opts.IO.Infof("memctl: hint: run `memctl run` (or `memctl consolidate`) to fold them into the memory folder")
 	}
 	return nil
 }
 
-// importClean is what memory text from another machine or a bundle goes
-// through before it is stored: this machine's redaction, then the
-// quarantine's scrub of instruction-shaped lines (there is no session
-// here to vouch for any of it).
-func importClean(red func(string) string) func(string) string {
-	return func(s string) string {
-		s, _ = quarantine.Scrub(red(s))
-		return s
+// intake is how memory from another machine or a bundle comes into the
+// memory folder root and its store: redacted with this machine's rules,
+// and held for the user's review, whole, when the quarantine's untrusted
+// rules object to a line of it (there is no session here to vouch for
+// any of it).
+func intake(from origin.Origin, red func(string) string, root string) bundle.Intake {
+	return bundle.Intake{From: from, Clean: red, Gate: review.Gate{Queue: review.Open(root, nil)}}
+}
+
+// warnHeld says that memory from elsewhere waits for the user's review.
+func warnHeld(ios *IOStreams, n int) {
+	if n > 0 {
+		ios.Warnf("%s held for your review: they read like orders to an agent (a command, a URL to fetch, a destructive action); `memctl review` shows them, `memctl approve --all` or `memctl reject --all` settles them",
+			english.Count(n, "memory or note", "memories or notes"))
 	}
 }
 

@@ -25,7 +25,7 @@ func TestApplyTakesInOnlyWhatTheLogChanged(t *testing.T) {
 	r1 := Record{Type: TypeMemory, ID: "x", Rev: "r1", At: t1, Machine: "a", Memory: &Memory{RawMemory: "one", SourceUpdatedAt: 10, ProjectKey: "git:h/o/n"}}
 	apply := func(recs ...Record) ApplyResult {
 		t.Helper()
-		res, err := Apply(ctx, st, root, Fold(recs), nil)
+		res, err := Apply(ctx, st, root, Fold(recs), Intake{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,6 +73,10 @@ func (j storeJobs) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selec
 	return j.st.Selection(ctx, n, maxUnusedDays)
 }
 
+func (j storeJobs) NoteMarks(ctx context.Context) (map[string]NoteMark, error) {
+	return j.st.NoteMarks(ctx)
+}
+
 func (j storeJobs) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {
 	return j.st.Baseline(ctx)
 }

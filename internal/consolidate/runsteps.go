@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 )
 
@@ -33,6 +34,7 @@ type pass struct {
 	selected  []Selected
 	watermark int64
 	evid      *staleCheck
+	marks     map[string]NoteMark
 	base, cur []BaselineFile
 	changes   []Change
 	commit    Commit
@@ -179,6 +181,7 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	r.res.Watermark = p.watermark
 
 	p.evid = r.checkEvidence(ctx, p.selected)
+	p.marks = r.noteMarks(ctx)
 	if err := syncInputs(root, opts.Version, p.selected, opts.MaxRaw, r.now, p.evid.stale); err != nil {
 		return end(r.fail(ctx, StatusFailedSync, err, true))
 	}
@@ -293,7 +296,7 @@ func (r *runner) diffWritten(ctx context.Context, p *pass) *outcome {
 		}
 	}
 	// The old layer's files stay until the summary is new.
-	if err := writeProjectLayer(root, p.selected, opts.Redact, p.evid.stale, false); err != nil {
+	if _, err := writeProjectLayer(root, p.selected, opts.Redact, p.evid.stale, p.marks, false); err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedPrepare, fmt.Errorf("project layer: %w", err), true))
 	}
@@ -307,7 +310,7 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 	p.ws = &Workspace{
 		Root: root, Version: opts.Version, Selected: p.selected, Changes: p.changes,
 		DiffFile: p.diffText, Prompt: p.prompt, TemplateDir: opts.TemplateDir, Now: r.now,
-		Redact: opts.Redact, Log: r.log, Stale: p.evid.stale,
+		Redact: opts.Redact, Log: r.log, Stale: p.evid.stale, NoteMarks: p.marks,
 	}
 	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, p.ws)
 	r.res.Usage, p.usage = usage, usage
@@ -335,10 +338,12 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 // and the lock is still this run's. Then the folder is final.
 func (r *runner) verified(ctx context.Context, p *pass) *outcome {
 	opts, root := r.opts, r.root
-	if err := writeProjectLayer(root, p.selected, p.ws.redact, p.evid.stale, true); err != nil {
+	notes, err := writeProjectLayer(root, p.selected, p.ws.redact, p.evid.stale, p.marks, true)
+	if err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true))
 	}
+	r.reportNotes(notes)
 	if err := r.holdBack(root, "from what the "+opts.Consolidator.Name()+" consolidator wrote"); err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedInvalid, err, true))
@@ -395,4 +400,30 @@ func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 		p.commit.Generation = &gen
 	}
 	return r.committed(ctx, p, StatusSucceeded, true)
+}
+
+// noteMarks are the notes' pins and uses when the store keeps them; none
+// (notes rank by recency) when it does not or cannot be read.
+func (r *runner) noteMarks(ctx context.Context) map[string]NoteMark {
+	if nm, ok := r.jobs.(noteRanker); ok {
+		if marks, err := nm.NoteMarks(ctx); err == nil {
+			return marks
+		}
+	}
+	return nil
+}
+
+// reportNotes says when the folder holds more notes than the summary:
+// nothing is left out of it in silence.
+func (r *runner) reportNotes(total int) {
+	if total <= MaxSummaryNotes {
+		return
+	}
+	r.res.Notes = &NotesCap{Total: total, Summary: MaxSummaryNotes}
+	where := "MEMORY.md lists every one"
+	if r.opts.Version == memversion.V2 {
+		where = "the others stay in " + memdir.NotesDir + "/"
+	}
+	fmt.Fprintf(r.log, "memctl: warning: %d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); %s; `memctl note pin NAME` keeps one in the summary\n",
+		total, MaxSummaryNotes, where)
 }

@@ -20,12 +20,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/bundle"
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -54,11 +57,13 @@ const (
 	CheckAgents         = "agent_setup"
 	CheckProvider       = "provider"
 	CheckLeases         = "leases"
+	CheckNotes          = "notes_over_summary"
+	CheckReview         = "review_waiting"
 )
 
 // AllChecks lists every check.
 var AllChecks = []string{CheckDatabase, CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
-	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider, CheckLeases}
+	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider, CheckLeases, CheckNotes, CheckReview}
 
 // Finding is one problem, with the command that fixes it.
 type Finding struct {
@@ -280,6 +285,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			fs, err := leases(ctx, opts.Store)
 			return fs, "", err
 		}},
+		{CheckNotes, func() ([]Finding, string, error) { return notesOverSummary(opts.Root) }},
+		{CheckReview, func() ([]Finding, string, error) { return reviewWaiting(opts.Root), "", nil }},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -358,6 +365,36 @@ func restoreCommand(dbPath string) string {
 func moveAside(dbPath string) string {
 	db, damaged := shellQuote(dbPath), shellQuote(dbPath+".damaged")
 	return fmt.Sprintf("mv %s %s && { mv %s-wal %s-wal 2>/dev/null; rm -f %s-shm; }", db, damaged, db, damaged, db)
+}
+
+// notesOverSummary reports a memory folder with more ad hoc notes than
+// the summary holds: the others reach MEMORY.md only (v1) or stay in the
+// notes folder (v2), ranked out by pin, use and age.
+func notesOverSummary(root string) ([]Finding, string, error) {
+	notes, err := bundle.Notes(root)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(notes) <= consolidate.MaxSummaryNotes {
+		return nil, "", nil
+	}
+	return []Finding{{Check: CheckNotes, Severity: Info, Subject: memdir.NotesDir,
+		Message: fmt.Sprintf("%d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); the other %d are not in it",
+			len(notes), consolidate.MaxSummaryNotes, len(notes)-consolidate.MaxSummaryNotes),
+		Fix: "memctl note pin NAME (keep one in the summary); fold old notes into fewer with memctl note add and delete them"}}, "", nil
+}
+
+// reviewWaiting reports memory held for the user's review: notes agents
+// proposed, memory from another machine or a bundle the quarantine held.
+func reviewWaiting(root string) []Finding {
+	n := review.Count(root)
+	if n == 0 {
+		return nil
+	}
+	return []Finding{{Check: CheckReview, Severity: Info, Subject: "review queue",
+		Message: fmt.Sprintf("%s of memory %s for your review and %s not in memory until you approve", english.Count(n, "item", "items"),
+			english.Noun(n, "waits", "wait"), english.Noun(n, "is", "are")),
+		Fix: "memctl review; then memctl approve ID|--all or memctl reject ID|--all"}}
 }
 
 // capped keeps maxListed findings and counts the rest in one more.

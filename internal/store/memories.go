@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // A raw memory is one row of stage1_outputs, named by its thread's id
@@ -43,6 +45,8 @@ type Memory struct {
 	Source     string     `json:"source"`
 	Preview    string     `json:"preview"`
 	MemoryMode string     `json:"memory_mode"`
+	// From is the way the memory came into this home.
+	From origin.Origin `json:"origin"`
 }
 
 // UserAsserted reports whether the user wrote the memory's current text.
@@ -57,14 +61,16 @@ type MemoryFilter struct {
 
 const memoryColumns = `o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.generated_at,
     COALESCE(o.usage_count, 0), o.last_usage, o.selected_for_phase2, o.selected_for_phase2_source_updated_at,
-    o.pinned, o.edited_at, COALESCE(t.cwd, ''), COALESCE(t.source, ''), COALESCE(t.preview, ''), COALESCE(t.memory_mode, '')`
+    o.pinned, o.edited_at, COALESCE(t.cwd, ''), COALESCE(t.source, ''), COALESCE(t.preview, ''), COALESCE(t.memory_mode, ''),
+    o.origin, o.origin_detail`
 
 func scanMemory(r scanner) (Memory, error) {
 	var m Memory
 	var slug sql.NullString
 	var last, selAt, edited sql.NullInt64
 	err := r.Scan(&m.ThreadID, &m.SourceUpdatedAt, &m.RawMemory, &m.RolloutSummary, &slug, &m.GeneratedAt,
-		&m.UsageCount, &last, &m.SelectedForPhase2, &selAt, &m.Pinned, &edited, &m.Cwd, &m.Source, &m.Preview, &m.MemoryMode)
+		&m.UsageCount, &last, &m.SelectedForPhase2, &selAt, &m.Pinned, &edited, &m.Cwd, &m.Source, &m.Preview, &m.MemoryMode,
+		&m.From.Kind, &m.From.Detail)
 	if slug.Valid {
 		m.RolloutSlug = &slug.String
 	}
@@ -200,7 +206,7 @@ func (s *Store) EditMemory(ctx context.Context, id string, e MemoryEdit) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now().Unix()
 		res, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET raw_memory = COALESCE(?, raw_memory),
-    rollout_summary = COALESCE(?, rollout_summary), edited_at = ? WHERE thread_id = ?`,
+    rollout_summary = COALESCE(?, rollout_summary), edited_at = ?, origin = 'user', origin_detail = '' WHERE thread_id = ?`,
 			nullString(e.RawMemory), nullString(e.RolloutSummary), now, id)
 		if err != nil {
 			return err

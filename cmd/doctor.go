@@ -58,6 +58,10 @@ func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 		Long: `Check the memory of the configured version and print what needs attention,
 each finding with the command that fixes it (docs/doctor.md):
 
+  database          the database file can be read whole: it opens, and
+                    SQLite's quick_check finds every page sound (a damaged
+                    file: the fix restores the backup memctl keeps, or
+                    salvages what can be read)
   duplicates        raw memories that say exactly the same thing
   near_duplicates   raw memories that say nearly the same thing
                     (health.near_duplicate)
@@ -78,12 +82,15 @@ each finding with the command that fixes it (docs/doctor.md):
                     extraction, and whether the process holding them has
                     exited (then the next run takes them back at once)
 
-It only reads: nothing is changed.
+It only reads: nothing is changed. It also names the backup of the database
+memctl keeps (<home>/backups/, refreshed before the first consolidation of
+each day) and the command that puts it back.
 
 EXIT STATUS
   0  healthy: no finding is a warning (findings marked info may remain)
-  5  unhealthy: at least one warning; the report says what to run
-  1  the check itself failed (the database cannot be read)`,
+  5  unhealthy: at least one warning (a damaged database among them); the
+     report says what to run
+  1  the check itself failed (the home cannot be read)`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl doctor
   $ memctl doctor --json | jq '.findings[] | select(.severity == "warning") | .fix'`,
@@ -128,14 +135,21 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		dopts.AgentCLIs = append(dopts.AgentCLIs, doctor.AgentCLIState{Status: st, Provider: string(choice.Kind),
 			Offer: auto && choice.Kind == model.KindHeuristic})
 	}
-	// The doctor reads: it does not create a database where none is.
-	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
+	// The doctor reads: it does not create a database where none is, and
+	// a damaged one is a finding, not a failure.
+	dbPath := filepath.Join(home, store.FileName(version))
+	if _, err := os.Stat(dbPath); err == nil {
+		dopts.Database = dbPath
 		st, err := opts.OpenStore(ctx, version)
-		if err != nil {
+		switch {
+		case store.IsDamaged(err):
+			dopts.Damaged = err.Error()
+		case err != nil:
 			return err
+		default:
+			defer st.Close()
+			dopts.Store = st
 		}
-		defer st.Close()
-		dopts.Store = st
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -201,6 +215,9 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 	}
 	if len(skipped) > 0 {
 		ios.Debugf("skipped: %s", strings.Join(skipped, ", "))
+	}
+	if rep.Backup != nil {
+		ios.Infof("memctl: backup of the database: %s, written %s; to restore it: %s", rep.Backup.Path, rep.Backup.ModTime.Format(time.RFC3339), rep.Restore)
 	}
 	if rep.Healthy {
 		msg := fmt.Sprintf("healthy: %d checks, %s", len(rep.Checks), english.Count(rep.RawMemories, "raw memory", "raw memories"))

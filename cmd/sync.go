@@ -69,9 +69,15 @@ The remote is --remote, else sync.remote in the config. Without the network
 the records wait in the clone and go with the next sync (exit 0, reported
 as offline).
 
+A line of a log that this version cannot use (not a record, too long, a
+record type of a newer memctl) is set aside with a warning naming the file
+and line; every other record still syncs, and the line stays in its log for
+the versions that can read it. A symbolic link in the remote is never
+followed.
+
 EXIT STATUS
   0  synced, or the remote could not be reached (the records are queued)
-  1  an error (git missing, a log line that is no record)
+  1  an error (git missing, the clone cannot be read)
   2  no remote configured, or a bad flag
   6  the remote diverged and cannot be merged cleanly (--conflict=fail):
      nothing was changed, here or on the remote`,
@@ -205,6 +211,9 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	}
 	if res.Offline {
 		opts.IO.Warnf("the sync remote could not be reached (%s); %d commit(s) wait in %s for the next sync", res.OfflineReason, res.Queued, filepath.Join(dir, "repo"))
+	}
+	for _, a := range res.SetAside {
+		opts.IO.Warnf("set aside, not synced: %s (the line stays in the log as it is; every other record was synced)", a)
 	}
 	for _, c := range out.Conflicts {
 		opts.IO.Warnf("memory %s was edited on two machines: both are kept (%d versions; the others as %s~…); edit %s to settle it", c.ID, len(c.Versions), c.ID, c.ID)

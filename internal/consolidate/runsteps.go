@@ -89,6 +89,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 // rollback killed mid-way is finished first, and is then the run's work.
 func (r *runner) claimed(ctx context.Context, p *pass) *outcome {
 	opts := r.opts
+	// Before the claim, so the copy holds no lock of this run's.
+	if b, ok := r.jobs.(Backups); ok {
+		if err := b.RefreshBackup(ctx); err != nil {
+			// The consolidation goes on; doctor shows the backup's age.
+			fmt.Fprintf(r.log, "memctl: warning: the database backup was not refreshed: %v\n", err)
+		}
+	}
 	claim, err := r.jobs.ClaimGlobal(ctx, opts.WorkerID, opts.Force)
 	if err != nil {
 		return end(r.fail(ctx, StatusFailedClaim, err, false))

@@ -307,11 +307,13 @@ func (h *handlers) clean(text string) string {
 
 // toolError turns an error into what the SDK sends: request errors become
 // tool results with IsError set, anything else a JSON-RPC internal error.
+// Either way the message repeats at most a short prefix of what the
+// request sent (bounded).
 func (h *handlers) toolError(err error) error {
 	if memfs.IsRequestError(err) || errors.Is(err, errRequest) {
-		return errors.New(h.opts.Redact(err.Error()))
+		return errors.New(bounded(h.opts.Redact(err.Error())))
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: h.opts.Redact(err.Error())}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: bounded(h.opts.Redact(err.Error()))}
 }
 
 // errRequest marks request errors found by this package itself.
@@ -388,6 +390,9 @@ func (sc scoped) place(path string) (int, string, bool) {
 }
 
 func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	if err := checkArgs(map[string]string{"path": in.Path, "cursor": in.Cursor, "project": in.Project}); err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
 	sc, err := h.scope(in.Project)
 	if err != nil {
 		return nil, ListOutput{}, h.toolError(err)
@@ -400,6 +405,9 @@ func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput)
 }
 
 func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
+	if err := checkArgs(map[string]string{"path": in.Path, "project": in.Project}); err != nil {
+		return nil, ReadOutput{}, h.toolError(err)
+	}
 	offset, maxLines := 1, 0
 	if in.LineOffset != nil {
 		offset = *in.LineOffset
@@ -473,6 +481,13 @@ const (
 )
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	args := map[string]string{"path": in.Path, "cursor": in.Cursor, "project": in.Project, "mode": in.Mode}
+	for i, q := range in.Queries {
+		args[fmt.Sprintf("queries[%d]", i)] = q
+	}
+	if err := checkArgs(args); err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
 	sc, err := h.scope(in.Project)
 	if err != nil {
 		return nil, SearchOutput{}, h.toolError(err)
@@ -567,6 +582,9 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 }
 
 func (h *handlers) addNote(_ context.Context, req *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {
+	if err := checkArgs(map[string]string{"filename": in.Filename, "slug": in.Slug, "project": in.Project}); err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
 	filename := in.Filename
 	switch {
 	case in.Filename != "" && in.Slug != "":

@@ -25,7 +25,7 @@ type TokenUsage struct {
 
 // AddTokenUsage records the tokens one job or run spent.
 func (s *Store) AddTokenUsage(ctx context.Context, u TokenUsage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO token_usage (stage, provider, model, job_key, input_tokens, cached_input_tokens,
+	_, err := s.exec(ctx, `INSERT INTO token_usage (stage, provider, model, job_key, input_tokens, cached_input_tokens,
     output_tokens, reasoning_tokens, total_tokens, cost_usd, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.Stage, u.Provider, u.Model, u.JobKey, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningTokens,
 		u.TotalTokens, u.CostUSD, s.now().Unix())
@@ -62,7 +62,7 @@ type StageRun struct {
 
 // RecordStageRun remembers how a stage ended, for `memctl status`.
 func (s *Store) RecordStageRun(ctx context.Context, r StageRun) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO stage_runs (stage, started_at, finished_at, status, detail) VALUES (?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO stage_runs (stage, started_at, finished_at, status, detail) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (stage) DO UPDATE SET started_at = excluded.started_at, finished_at = excluded.finished_at,
     status = excluded.status, detail = excluded.detail`, r.Stage, r.StartedAt.Unix(), r.FinishedAt.Unix(), r.Status, r.Detail)
 	return err
@@ -103,7 +103,7 @@ func (s *Store) SaveRateLimit(ctx context.Context, r RateLimitState) error {
 	if r.ResetAt != nil && !r.ResetAt.IsZero() {
 		reset = r.ResetAt.Unix()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO rate_limits (provider, remaining_percent, reached, observed_at, reset_at) VALUES (?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO rate_limits (provider, remaining_percent, reached, observed_at, reset_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (provider) DO UPDATE SET remaining_percent = excluded.remaining_percent, reached = excluded.reached,
     observed_at = excluded.observed_at, reset_at = excluded.reset_at
 WHERE excluded.observed_at >= rate_limits.observed_at`, r.Provider, r.RemainingPercent, r.Reached, r.ObservedAt.Unix(), reset)

@@ -239,7 +239,10 @@ func nullString(p *string) sql.NullString {
 // deletions left. ErrNotFound when there is neither such a thread nor such
 // a memory.
 func (s *Store) ForgetMemory(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return forgetTx(ctx, tx, id, s.now().Unix()) })
+	if err := s.tx(ctx, func(tx *sql.Tx) error { return forgetTx(ctx, tx, id, s.now().Unix()) }); err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 func forgetTx(ctx context.Context, tx *sql.Tx, id string, now int64) error {

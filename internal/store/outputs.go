@@ -246,7 +246,7 @@ ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT 
 // record of tokens spent and of stage runs, which describes the past
 // rather than holding memory.
 func (s *Store) Clear(ctx context.Context) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
 			`UPDATE consolidation_progress SET max_thread_count = 0`,
 			`DELETE FROM stage1_outputs`,
@@ -274,6 +274,10 @@ func (s *Store) Clear(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 // AllOutputs lists every stored raw memory, by thread id.

@@ -20,17 +20,20 @@ func TestLoadRefusesEverySecretFamily(t *testing.T) {
 	for start := 0; start < len(fams); start += per {
 		dir := t.TempDir()
 		batch := fams[start:min(start+per, len(fams))]
-		for i, f := range batch {
-			e := Entry{ID: fmt.Sprintf("f%02d", i), Title: f.Name, Body: "The deploy notes:\n\n" + f.Text}
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.md", i)), []byte(Render(e)), 0o644); err != nil {
+		// Every file is committed as it is: only the secret keeps it out.
+		committed := map[string]string{}
+		write := func(name string, e Entry) {
+			b := []byte(Render(e))
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			committed[name] = GitBlobID(b)
 		}
-		clean := Entry{ID: "ok", Title: "clean", Body: "Run make check before pushing."}
-		if err := os.WriteFile(filepath.Join(dir, "ok.md"), []byte(Render(clean)), 0o644); err != nil {
-			t.Fatal(err)
+		for i, f := range batch {
+			write(fmt.Sprintf("f%02d.md", i), Entry{ID: fmt.Sprintf("f%02d", i), Title: f.Name, Body: "The deploy notes:\n\n" + f.Text})
 		}
-		l, err := Load(dir, redact.Default().String)
+		write("ok.md", Entry{ID: "ok", Title: "clean", Body: "Run make check before pushing."})
+		l, err := Load(LoadOptions{Dir: dir, Redact: redact.Default().String, Committed: committed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,8 +48,11 @@ func TestLoadRefusesEverySecretFamily(t *testing.T) {
 				secret++
 			}
 		}
-		if secret != len(batch) || len(l.Entries) != 1 {
-			t.Errorf("%d of %d files refused as secret, %d loaded: %+v", secret, len(batch), len(l.Entries), l.Dropped)
+		// A file the quarantine holds for review (a command line that
+		// carries its password, say) is kept out too, before any
+		// approval looks at it.
+		if secret+len(l.Waiting) != len(batch) || len(l.Entries) != 1 {
+			t.Errorf("%d of %d files refused as secret, %d held, %d loaded: %+v %+v", secret, len(batch), len(l.Waiting), len(l.Entries), l.Dropped, l.Waiting)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (pipeline.Pro
 		} else {
 			f.IO.Infof("memctl: provider auto picked %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 		}
-	} else if kind != model.KindHeuristic && kind != model.KindCommand {
+	} else if kind != model.KindHeuristic && kind != model.KindCommand && !isAgentKind(kind) {
 		f.IO.Debugf("memctl: provider %s at %s (%s)", kind, choice.Endpoint(), choice.Reason)
 	}
 	if kind == model.KindHeuristic {
@@ -33,12 +33,22 @@ func buildProvider(f *Factory, cfg *config.Config, purpose string) (pipeline.Pro
 	if retries == 0 {
 		retries = -1 // the config's 0 means no retries; the model package's 0 means its default
 	}
+	red, err := redactor(cfg)
+	if err != nil {
+		return pipeline.Provider{}, err
+	}
 	p, err := model.New(model.Options{
 		Kind: kind, BaseURL: choice.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv, Command: cfg.Provider.Command,
 		Timeout: cfg.Provider.Timeout, MaxRetries: retries, Getenv: f.Getenv, Stderr: f.IO.ErrOut, Now: f.Now,
+		Environ: f.Environ, Redact: red,
 	})
 	if err != nil {
 		return pipeline.Provider{}, &config.Error{Key: "provider", Err: err}
+	}
+	if isAgentKind(kind) {
+		if err := checkAgentLogin(f, cfg, kind); err != nil {
+			return pipeline.Provider{}, err
+		}
 	}
 	if kind == model.KindCommand {
 		if err := pipeline.CheckProgram(cfg.Provider.Command[0]); err != nil {

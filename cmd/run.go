@@ -28,6 +28,9 @@ type RunOptions struct {
 	StageLoaders
 	// Home is the memctl home, created before any stage runs.
 	Home func() (string, error)
+	// AgentOffer offers a logged-in agent CLI when auto found no API key;
+	// nil offers nothing.
+	AgentOffer func(ctx context.Context, opts *RunOptions, cfg *config.Config) error
 
 	JSON        bool
 	Extract     ExtractFlags
@@ -42,7 +45,8 @@ type runJSON struct {
 }
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+		AgentOffer: newAgentOffer(f).offer}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -55,6 +59,11 @@ threads reach the memory folder.
 
 Safe to run from cron every few minutes while agents call summary and cite.
 Accepts the flags of extract and consolidate.
+
+With provider.kind = auto and no API key, run looks for a Claude Code or Codex
+that is logged in and offers it, once, with what this run would send it; it
+spends nothing without a yes (--yes, or y at the prompt on a terminal), and a
+yes is written into the config as provider.kind (docs/providers.md).
 
 EXIT STATUS
   0  every stage succeeded or was skipped
@@ -76,6 +85,7 @@ EXIT STATUS
 		},
 	}
 	opts.Extract.bind(c)
+	c.Flags().Lookup("yes").Usage = "say yes without asking: on a first run with a model provider, extract every past session; with provider.kind = auto and no API key, take the offered Claude Code or Codex"
 	opts.Consolidate.bind(c, false)
 	_ = c.RegisterFlagCompletionFunc("thread", completeThreadIDs(f))
 	_ = c.RegisterFlagCompletionFunc("current-thread", completeThreadIDs(f))
@@ -92,6 +102,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
+	}
+	if opts.AgentOffer != nil {
+		if err := opts.AgentOffer(ctx, opts, cfg); err != nil {
+			return err
+		}
 	}
 	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, true)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // The search index is kept in step with the rows it mirrors: outputs are
@@ -57,6 +59,10 @@ func (s *Store) ReplaceIndexedFiles(ctx context.Context, files []IndexedFile) er
 	})
 }
 
+// notesPrefix is where the ad hoc notes lie in the memory folder
+// (memdir.NotesDir).
+const notesPrefix = "extensions/ad_hoc/notes/"
+
 // Hit is one search result.
 type Hit struct {
 	Kind     string  `json:"kind"`
@@ -68,6 +74,10 @@ type Hit struct {
 	// files, which the caller places).
 	ProjectKey string `json:"project_key"`
 	Project    string `json:"project"`
+	// Origin is where the hit's memory came from: a raw memory's stored
+	// origin, a note's header; nil for the other memory folder files,
+	// which memctl wrote.
+	Origin *origin.Origin `json:"origin,omitempty"`
 }
 
 // SearchOptions narrows or orders a search.
@@ -253,10 +263,20 @@ ORDER BY CASE WHEN t.project_key = ? THEN 0
 	for _, r := range top {
 		var h Hit
 		var body string
-		if err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, '')
-FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, r.id).
-			Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project); err != nil {
+		var from origin.Origin
+		if err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''),
+    COALESCE(o.origin, ''), COALESCE(o.origin_detail, '')
+FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
+    LEFT JOIN stage1_outputs o ON o.thread_id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, r.id).
+			Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &from.Kind, &from.Detail); err != nil {
 			return nil, err
+		}
+		switch {
+		case from.Kind != "":
+			h.Origin = &from
+		case strings.HasPrefix(h.Path, notesPrefix):
+			n := origin.OfNote(body)
+			h.Origin = &n
 		}
 		h.Score = r.score
 		h.Snippet = snippet(body, terms, 12)

@@ -191,7 +191,7 @@ func runSummary(ctx context.Context, opts *SummaryOptions) error {
 // nothing and never fails over it: a session must not be held up.
 func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryResult) error {
 	noLayer := res.Project == nil && !res.Injected && !opts.AllProjects // nothing consolidated yet
-	if opts.Agent != "" || res.Team != nil || !noLayer && (res.Project == nil || res.Project.HasMemory) {
+	if opts.Agent != "" || res.Team != nil && res.Team.Entries > 0 || !noLayer && (res.Project == nil || res.Project.HasMemory) {
 		return nil
 	}
 	var names []string

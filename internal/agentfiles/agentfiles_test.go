@@ -48,10 +48,12 @@ func TestWriteIsIdempotent(t *testing.T) {
 func TestProjectLessonsKeepOnlyTheProjectsOwnLists(t *testing.T) {
 	summary := "## Project: acme/api\n\nkey: git:github.com/acme/api; folders: /src/api\n\n" +
 		"### Preferences in this project\n\n- Use tabs.\n\n" +
-		"### Tips for this project\n\n- Fix: `make test` needs the db up.\n- See rollout_summaries/2026-11-20T00-00-00-x-a.md for the steps.\n- Notes live in /home/u/.memctl/memories/x.\n\n" +
+		"### Tips for this project\n\n- Fix: `make test` needs the db up.\n- See rollout_summaries/2026-11-20T00-00-00-x-a.md for the steps.\n- Notes live in /home/u/.memctl/memories/x.\n" +
+		"- As in projects/shop-1a2b3c4d/summary.md.\n- Check: `go test ./projects/...` passed.\n\n" +
 		"### What's in memory for this project\n\n- api: keywords\n  - desc: a task (rollout_summaries/x.md)\n"
 	l := ProjectLessons(summary, "/home/u/.memctl/memories")
-	if len(l.Prefs) != 1 || l.Prefs[0] != "Use tabs." || len(l.Tips) != 1 || l.Tips[0] != "Fix: `make test` needs the db up." {
+	if len(l.Prefs) != 1 || l.Prefs[0] != "Use tabs." || len(l.Tips) != 2 || l.Tips[0] != "Fix: `make test` needs the db up." ||
+		l.Tips[1] != "Check: `go test ./projects/...` passed." {
 		t.Errorf("lessons: %+v", l)
 	}
 	if !ProjectLessons("## Project: x\n\n### Preferences in this project\n\n- none recorded yet\n", "").Empty() {

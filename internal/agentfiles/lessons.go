@@ -62,8 +62,15 @@ func pointsIntoMemory(item, memoryRoot string) bool {
 	if memoryRoot != "" && strings.Contains(item, memoryRoot) {
 		return true
 	}
-	for _, dir := range []string{memdir.RolloutSummariesDir + "/", memdir.ProjectsDir + "/", memdir.NotesDir + "/", ".memctl/memories"} {
+	for _, dir := range []string{memdir.RolloutSummariesDir + "/", memdir.NotesDir + "/", memdir.PersonalFile, ".memctl/memories"} {
 		if strings.Contains(item, dir) {
+			return true
+		}
+	}
+	// A project summary's path: projects/<dir>/summary.md.
+	for _, f := range strings.Fields(item) {
+		f = strings.Trim(f, "`'\"()[],;.:")
+		if strings.HasPrefix(f, memdir.ProjectsDir+"/") && strings.HasSuffix(f, "/"+memdir.ProjectSummaryFile) {
 			return true
 		}
 	}

@@ -145,7 +145,7 @@ func Scoped(req Request) (SummaryResult, error) {
 		// project to search or cite, and nothing of another project's
 		// belongs here. No personal rule: nothing at all.
 		if personal == "" {
-			return SummaryResult{Project: scope}, nil
+			return SummaryResult{Project: scope, Team: teamInfo}, nil
 		}
 		cut := textcut.MiddleTokens(personal, maxTokens)
 		res.Truncated = cut != personal

@@ -149,7 +149,7 @@ func TestNoteAddListRemove(t *testing.T) {
 	if out, _ := w.expect(0, []string{"note", "list"}); strings.Contains(out, "pnpm") {
 		t.Errorf("the note is still listed:\n%s", out)
 	}
-	w.expect(2, []string{"note", "rm", "prefer-pnpm"}, `no such note: "prefer-pnpm"`)
+	w.expect(2, []string{"note", "rm", "prefer-pnpm"}, `no note "prefer-pnpm" under extensions/ad_hoc/notes`)
 	// The removal asks for a consolidation: it runs inside the cooldown.
 	w.expect(0, []string{"consolidate"}, "consolidation succeeded")
 }

@@ -2,12 +2,10 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
@@ -75,23 +73,17 @@ func runNoteList(_ context.Context, opts *NoteListOptions) error {
 	if err != nil {
 		return err
 	}
-	names, err := memfs.NoteNames(root)
+	all, err := bundle.Notes(root)
 	if err != nil {
 		return err
 	}
-	notes := make([]noteJSON, 0, len(names))
-	for _, n := range names {
-		rel := memdir.NotesDir + "/" + n
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return err
-		}
-		text := string(b)
-		key := ""
+	notes := make([]noteJSON, 0, len(all))
+	for _, n := range all {
+		text, key := n.Content, ""
 		if first, rest, _ := strings.Cut(text, "\n"); strings.HasPrefix(first, "project:") {
 			key, text = strings.TrimSpace(strings.TrimPrefix(first, "project:")), rest
 		}
-		notes = append(notes, noteJSON{Name: n, Path: rel, Project: key, Text: strings.TrimSpace(text)})
+		notes = append(notes, noteJSON{Name: n.Name, Path: memdir.NotesDir + "/" + n.Name, Project: key, Text: strings.TrimSpace(text)})
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, notes)
@@ -142,12 +134,9 @@ func runNoteRm(ctx context.Context, opts *NoteListOptions) error {
 	if err != nil {
 		return err
 	}
-	name, err := memfs.FindNote(root, opts.Name)
-	if errors.Is(err, memfs.ErrNoteNotFound) {
-		return withHint(&FlagError{Err: &notFoundError{err.Error()}}, "memctl note list shows the notes")
-	}
+	name, err := resolveNote(root, opts.Name)
 	if err != nil {
-		return withHint(&FlagError{Err: err}, "give more of its name")
+		return err
 	}
 	if err := memfs.RemoveNote(root, name); err != nil {
 		return err

@@ -1,11 +1,8 @@
 package memfs
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
@@ -39,57 +36,6 @@ func SlugOf(text string) string {
 		return "note"
 	}
 	return s
-}
-
-// NoteNames lists the ad hoc notes of the memory folder root, oldest
-// first (their names start with their UTC time). Files whose name is not
-// a note's are left out; a missing folder has none.
-func NoteNames(root string) ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(memdir.NotesDir)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		if e.Type().IsRegular() && ValidateNoteFilename(e.Name()) == nil {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
-// ErrNoteNotFound is returned by FindNote when no note answers to the name.
-var ErrNoteNotFound = errors.New("no such note")
-
-// FindNote returns the note of root that arg names: its file name (a
-// path to it is cut to the name), else the one note whose name holds arg
-// (its slug, say). Several matches are an error listing them.
-func FindNote(root, arg string) (string, error) {
-	arg = filepath.Base(filepath.FromSlash(strings.TrimSpace(arg)))
-	names, err := NoteNames(root)
-	if err != nil {
-		return "", err
-	}
-	var match []string
-	for _, n := range names {
-		if n == arg {
-			return n, nil
-		}
-		if arg != "" && strings.Contains(n, arg) {
-			match = append(match, n)
-		}
-	}
-	switch len(match) {
-	case 0:
-		return "", fmt.Errorf("%w: %q under %s", ErrNoteNotFound, arg, memdir.NotesDir)
-	case 1:
-		return match[0], nil
-	}
-	return "", fmt.Errorf("%q names %d notes: %s", arg, len(match), strings.Join(match, ", "))
 }
 
 // RemoveNote deletes the note called name from the memory folder root.

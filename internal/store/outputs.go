@@ -84,7 +84,7 @@ const retentionClock = `COALESCE(last_usage, MAX(source_updated_at, generated_at
 // Selection picks the raw memories of the next consolidation (Codex 7.2):
 // non-empty, used within max_unused_days (or never used and fresh by the
 // retention clock), ranked by usage count, last use or update, update and
-// id; only threads whose memory mode is enabled; at most n; sorted by
+// id; only memories in memory (InMemory); at most n; sorted by
 // thread id. Pinned memories are memctl's addition: they rank before all
 // others and are eligible whatever their age.
 func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error) {
@@ -100,7 +100,7 @@ FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
   AND (o.pinned <> 0
        OR (o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND MAX(o.source_updated_at, o.generated_at) >= ?))
-  AND t.memory_mode = 'enabled'
+  AND `+inMemorySQL+`
 ORDER BY o.pinned DESC, COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
 LIMIT ?`, SourceImported, cutoff, cutoff, n)

@@ -31,6 +31,38 @@ func unindexThreadTx(ctx context.Context, tx *sql.Tx, threadID string) error {
 	return err
 }
 
+// A raw memory is in memory while its thread's memory mode is enabled:
+// consolidation selects it (Selection) and search finds it. A thread taken
+// out of memory (threads disable or forget, a memory forgotten, a polluted
+// thread) keeps its row, but neither uses it. inMemorySQL is the rule on
+// the threads table aliased t, left-joined (a raw memory with no thread
+// row was never taken out); InMemory is the same rule in Go (a test keeps
+// them in step).
+const inMemorySQL = "COALESCE(t.memory_mode, 'enabled') = 'enabled'"
+
+// InMemory reports whether t's raw memory is consolidated and searchable.
+func InMemory(t Thread) bool { return t.MemoryMode == "enabled" }
+
+// Searchable reports whether a search can find o, the raw memory of t: it
+// holds text (an empty one is never indexed) and t is in memory.
+func Searchable(t Thread, o Output) bool {
+	return InMemory(t) && (o.RawMemory != "" || o.RolloutSummary != "")
+}
+
+// searchableDoc is the condition on a search document d (with its thread t
+// joined) that a search may return it: a memory-folder file, or a raw
+// memory or rollout summary whose thread is in memory.
+const searchableDoc = "(d.thread_id = '' OR " + inMemorySQL + ")"
+
+// SearchableMemories counts the raw memories a search can find (see
+// Searchable).
+func (s *Store) SearchableMemories(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT d.thread_id) FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id
+WHERE d.thread_id <> '' AND `+inMemorySQL).Scan(&n)
+	return n, err
+}
+
 // IndexedFile is one memory-folder file for the search index.
 type IndexedFile struct {
 	Path string // relative, slash-separated
@@ -203,14 +235,15 @@ func (s *Store) SearchWith(ctx context.Context, query string, opts SearchOptions
 	// Rank on rowids and scores alone, then read the few documents returned
 	// and cut their snippets here: a common word matches most of the index,
 	// and reading every matching document before the LIMIT is what made
-	// search slow. A project scope has to look at each match's owner, but
-	// not at its body.
-	q := `SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`
+	// search slow. Each match's owner is looked at (is it in memory? in the
+	// scoped project?), but not its body.
+	const from = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
+JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
+WHERE search_index MATCH ? AND ` + searchableDoc
+	q := from + ` ORDER BY bm25(search_index) LIMIT ?`
 	args := []any{match, limit}
 	if opts.ProjectKey != "" {
-		q = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
-JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
-WHERE search_index MATCH ?
+		q = from + `
 ORDER BY CASE WHEN t.project_key = ? THEN 0
   WHEN d.thread_id = '' AND ? <> '' AND substr(d.path, 1, length(?)) = ? THEN 0
   WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2

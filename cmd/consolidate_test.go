@@ -49,13 +49,15 @@ func TestNewConsolidateCmd(t *testing.T) {
 }
 
 func TestRunConsolidate(t *testing.T) {
+	var home string // the last newOpts's
 	newOpts := func(t *testing.T, tty bool, cfg string) (*testStreams, *ConsolidateOptions) {
 		ios := newTestIO(tty)
 		f := newTestFactory(t, ios.IOStreams, nil)
 		writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[consolidation]\nmode = \"heuristic\"\n"+cfg)
 		seedMemory(t, f, "v1", "thread-a", testNow.Add(-48*time.Hour))
 		seedMemory(t, f, "v1", "thread-b", testNow.Add(-24*time.Hour))
-		return ios, &ConsolidateOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+		home, _ = f.Home()
+		return ios, &ConsolidateOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	}
 	// Each step runs on the state the previous steps left.
 	steps := []struct {
@@ -145,9 +147,8 @@ func TestRunConsolidate(t *testing.T) {
 	t.Run("dual_write: one document with every version", func(t *testing.T) {
 		ios, opts := newOpts(t, false, "")
 		// The v2 store gets its own memories; the config now writes both.
-		f := &Factory{IO: ios.IOStreams, Now: opts.Now, Getenv: func(string) string { return "" }}
-		root, _ := opts.MemoryRoot("v1")
-		f.HomeFlag = filepath.Dir(root)
+		f := &Factory{IO: ios.IOStreams, Now: func() time.Time { return testNow }, Getenv: func(string) string { return "" }}
+		f.HomeFlag = home
 		writeConfig(t, f, "[memories]\nmax_unused_days = 365\ndual_write = true\n[consolidation]\nmode = \"heuristic\"\n")
 		seedMemory(t, f, "v2", "thread-c", testNow.Add(-24*time.Hour))
 		opts.JSON = true

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/setup"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -37,15 +36,15 @@ type DoctorOptions struct {
 	// would run memctl (as memctl setup does).
 	Agents func(cfg *config.Config) ([]setup.Target, error)
 	Getenv func(string) string
-	// LookPath finds a program on PATH (exec.LookPath).
-	LookPath func(string) (string, error)
+	// Pipeline builds the Home whose plan the provider check resolves.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 }
 
 func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
-		Home: f.Home, Getenv: f.Getenv, LookPath: exec.LookPath,
+		Home: f.Home, Getenv: f.Getenv, Pipeline: f.Pipeline,
 		Agents: func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) }}
 	c := &cobra.Command{
 		Use:   "doctor",
@@ -111,7 +110,13 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100,
 		SummaryTokens:    inject.DefaultSummaryTokens,
 		ReadTokens:       memfs.DefaultReadTokens,
-		Provider:         providerState(cfg, opts.Getenv, opts.LookPath),
+	}
+	if opts.Pipeline != nil {
+		pipe, err := opts.Pipeline(cfg, pipeline.Quiet{})
+		if err != nil {
+			return err
+		}
+		dopts.Provider = providerState(pipe)
 	}
 	// The doctor reads: it does not create a database where none is.
 	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
@@ -211,42 +216,36 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 	return out, nil
 }
 
-// providerState says whether the configured provider can work, without
-// calling it: the API key variable is set, the command exists.
-func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error)) doctor.ProviderState {
-	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, getenv)
-	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(choice.Kind)}
-	switch choice.Kind {
-	case model.KindHeuristic:
-		if model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "" {
-			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
-			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
-		}
-	case model.KindCommand:
-		if len(cfg.Provider.Command) == 0 {
-			ps.Problem, ps.Fix = "provider.kind is command but provider.command is empty", "set provider.command to the argv of the program that answers"
-		} else if _, err := lookPath(cfg.Provider.Command[0]); err != nil {
-			ps.Problem = fmt.Sprintf("provider.command runs %q, which cannot be found: %v", cfg.Provider.Command[0], err)
-			ps.Fix = "install it, or set provider.command to a program that exists"
-		}
-	default:
-		_, err := model.New(model.Options{Kind: choice.Kind, BaseURL: choice.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv,
-			Command: cfg.Provider.Command, Getenv: getenv, Stderr: io.Discard})
-		if err != nil {
-			ps.Problem = err.Error()
-			ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
-		}
+// providerState says whether the configured provider and consolidator
+// can work, as the pipeline resolves them for a run but without calling
+// them: an API key variable unset, a program not found, a model missing.
+func providerState(pipe *pipeline.Home) doctor.ProviderState {
+	cfg := pipe.Config()
+	c := pipe.CheckModels()
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(c.Choice.Kind)}
+	if c.Choice.Kind == model.KindHeuristic && c.Auto {
+		ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + c.Choice.Reason + ")"
+		ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
 	}
-	if cfg.Consolidation.Mode == config.ModeAgent {
-		switch {
-		case len(cfg.Consolidation.AgentCommand) == 0:
-			ps.Problem, ps.Fix = "consolidation.mode is agent but consolidation.agent_command is empty", "set consolidation.agent_command (docs/config.md has recipes)"
-		default:
-			if _, err := lookPath(cfg.Consolidation.AgentCommand[0]); err != nil {
-				ps.Problem = fmt.Sprintf("consolidation.agent_command runs %q, which cannot be found: %v", cfg.Consolidation.AgentCommand[0], err)
-				ps.Fix = "install the agent, or set consolidation.mode = \"heuristic\""
-			}
-		}
+	if c.Err == nil {
+		return ps
+	}
+	ps.Problem = c.Err.Error()
+	var cerr *config.Error
+	errors.As(c.Err, &cerr)
+	switch {
+	case cerr != nil && cerr.Key == "provider.command" && len(cfg.Provider.Command) == 0:
+		ps.Fix = "set provider.command to the argv of the program that answers"
+	case cerr != nil && cerr.Key == "provider.command":
+		ps.Fix = "install it, or set provider.command to a program that exists"
+	case cerr != nil && cerr.Key == "consolidation.agent_command" && len(cfg.Consolidation.AgentCommand) == 0:
+		ps.Fix = "set consolidation.agent_command (docs/config.md has recipes)"
+	case cerr != nil && cerr.Key == "consolidation.agent_command":
+		ps.Fix = "install the agent, or set consolidation.mode = \"heuristic\""
+	case cerr != nil && strings.HasPrefix(cerr.Key, "memories."):
+		ps.Fix = "set " + cerr.Key + " to a model the provider serves"
+	default:
+		ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
 	}
 	return ps
 }

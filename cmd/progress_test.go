@@ -79,8 +79,8 @@ func TestProgressOfASlowStage(t *testing.T) {
 				}
 				return model.Response{}, errors.New("HTTP 500 from the stand-in")
 			}}
-			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
-				StageLoaders: withProvider(f.stageLoaders(), slow), JSON: tt.json, ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config,
+				Pipeline: withProvider(f, slow), JSON: tt.json, ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 			err := runExtract(context.Background(), opts)
 			var partial *PartialError
 			if !errors.As(err, &partial) {

@@ -74,7 +74,7 @@ func TestRunPrune(t *testing.T) {
 			seedMemory(t, f, "v1", "stale-thread", old)
 			seedMemory(t, f, "v1", "fresh-thread", testNow.Add(-time.Hour))
 			opts := tt.opts
-			opts.IO, opts.Config, opts.OpenStore, opts.Now = ios.IOStreams, f.Config, f.OpenStore, f.Now
+			opts.IO, opts.Config, opts.Pipeline = ios.IOStreams, f.Config, f.Pipeline
 			if err := runPrune(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestRunPrune(t *testing.T) {
 		ios := newTestIO(false)
 		ios.Quiet = true
 		f := newTestFactory(t, ios.IOStreams, nil)
-		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 		if err := runPrune(context.Background(), &opts); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestRunPrune(t *testing.T) {
 		writeConfig(t, f, "[memories]\ndual_write = true\n")
 		seedMemory(t, f, "v1", "stale-v1", old)
 		seedMemory(t, f, "v2", "stale-v2", old)
-		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 		if err := runPrune(context.Background(), &opts); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/spf13/cobra"
@@ -220,10 +221,10 @@ func threadIDError(id, flag string, err error) error {
 // ThreadsShowOptions is what `memctl threads show` needs: injected
 // loaders first, then the argument and flag values.
 type ThreadsShowOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home whose claim rules the explanation applies.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 	ID   string
@@ -238,6 +239,8 @@ type threadMemoryJSON struct {
 	LastUsage         *time.Time `json:"last_usage"`
 	SourceUpdatedAt   int64      `json:"source_updated_at"`
 	SelectedForPhase2 bool       `json:"selected_for_phase2"`
+	// Searchable: search finds it (its thread is in memory).
+	Searchable bool `json:"searchable"`
 }
 
 // threadShowJSON is the --json document of threads show.
@@ -250,7 +253,7 @@ type threadShowJSON struct {
 }
 
 func newThreadsShowCmd(f *Factory, runF func(context.Context, *ThreadsShowOptions) error) *cobra.Command {
-	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	return &cobra.Command{
 		Use:               "show ID",
 		ValidArgsFunction: completeThreadIDs(f),
@@ -273,7 +276,11 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	if err != nil {
+		return err
+	}
+	st, err := home.OpenStore(ctx, cfg.Memories.Version)
 	if err != nil {
 		return err
 	}
@@ -288,20 +295,16 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	var job *store.Job
-	if j, err := st.Job(ctx, store.KindStage1, t.ID); err == nil {
-		job = &j
-	} else if !errors.Is(err, store.ErrNotFound) {
+	elig, err := home.Explain(ctx, st, t)
+	if err != nil {
 		return err
 	}
-	elig := extract.Explain(t, job, out, extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays,
-		MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true}, opts.Now())
 	if opts.JSON {
 		doc := threadShowJSON{Thread: toThreadJSON(t, out != nil), Eligibility: elig, RelatedPaths: t.Related, Problems: t.Problems}
 		if out != nil {
 			doc.Memory = &threadMemoryJSON{RawMemory: out.RawMemory, RolloutSummary: out.RolloutSummary, RolloutSlug: out.RolloutSlug,
 				UsageCount: out.UsageCount, LastUsage: out.LastUsage, SourceUpdatedAt: out.SourceUpdatedAt,
-				SelectedForPhase2: out.SelectedForPhase2}
+				SelectedForPhase2: out.SelectedForPhase2, Searchable: store.Searchable(t, *out)}
 		}
 		return printJSON(opts.IO.Out, doc)
 	}
@@ -333,7 +336,11 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 		fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, tx(c.Detail))
 	}
 	if out != nil {
-		fmt.Fprintf(w, "\n%s (used %d times)\n", ios.Bold("raw memory"), out.UsageCount)
+		searchable := ""
+		if !store.InMemory(t) {
+			searchable = "; out of memory: neither consolidated nor found by search until `memctl threads enable`"
+		}
+		fmt.Fprintf(w, "\n%s (used %d times%s)\n", ios.Bold("raw memory"), out.UsageCount, searchable)
 		if out.RawMemory != "" {
 			fmt.Fprintln(w, tx(strings.TrimSpace(out.RawMemory)))
 		}

@@ -101,7 +101,7 @@ func extractedFactory(t *testing.T, ios *testStreams) (*Factory, string) {
 	quiet.Quiet = true
 	// One call at a time: the rows are stored in claim order, and ties
 	// in search rank come out in that order.
-	opts := &ExtractOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
+	opts := &ExtractOptions{IO: quiet.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 		ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 	if err := runExtract(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestRunThreadsShow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f, src := extractedFactory(t, ios)
-			opts := &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, ID: thread0}
+			opts := &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, ID: thread0}
 			if err := runThreadsShow(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +311,7 @@ func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
 	}
 	quiet := newTestIO(false)
 	quiet.Quiet = true
-	co := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	co := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	if err := runConsolidate(context.Background(), co); err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +340,9 @@ func TestThreadIDMistakes(t *testing.T) {
 		{"0000", `"0000": the prefix matches 2 threads: ` + thread0 + ", " + thread1, "give more characters of the id"},
 	} {
 		t.Run(tt.id, func(t *testing.T) {
-			show := runThreadsShow(context.Background(), &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, ID: tt.id})
-			ext := runExtract(context.Background(), &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
-				StageLoaders: f.stageLoaders(), ExtractFlags: ExtractFlags{Threads: []string{tt.id}}})
+			show := runThreadsShow(context.Background(), &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, ID: tt.id})
+			ext := runExtract(context.Background(), &ExtractOptions{IO: ios.IOStreams, Config: f.Config,
+				Pipeline: f.Pipeline, ExtractFlags: ExtractFlags{Threads: []string{tt.id}}})
 			wantError(t, show, "thread "+tt.wantErr)
 			wantError(t, ext, "--thread "+tt.wantErr)
 			for _, err := range []error{show, ext} {

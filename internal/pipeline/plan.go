@@ -15,6 +15,97 @@ import (
 	"github.com/memctl/memctl/internal/model"
 )
 
+// Phase names a phase a command runs, for Plan.
+type Phase int
+
+// The phases a plan resolves.
+const (
+	PhaseExtract Phase = 1 << iota
+	PhaseConsolidate
+)
+
+// planCache is what Plan resolved so far: each part once per Home.
+type planCache struct {
+	redact       func(string) string
+	extract      *Provider
+	consolidator consolidate.Consolidator
+	consolidate  Provider
+}
+
+// Plan resolves the redaction and what phases need: Phase 1's provider
+// (extract), Phase 2's consolidator and what answers it (consolidate).
+// Each part is resolved once per Home, so every version's stages share
+// it. A config that cannot work (a bad redaction pattern, a provider
+// without key or model, agent mode without a command) is refused here,
+// before any stage of any version prunes, claims a thread or takes the
+// lock.
+func (h *Home) Plan(phases Phase) (Plan, error) {
+	c := &h.plan
+	if c.redact == nil {
+		red, err := Redactor(h.cfg)
+		if err != nil {
+			return Plan{}, err
+		}
+		c.redact = red
+	}
+	if err := h.resolveModels(phases); err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{Redact: c.redact, Consolidator: c.consolidator, Consolidate: c.consolidate}
+	if c.extract != nil {
+		plan.Extract = *c.extract
+	}
+	return plan, nil
+}
+
+// resolveModels resolves what answers each phase: Phase 1's provider,
+// Phase 2's consolidator and its provider.
+func (h *Home) resolveModels(phases Phase) error {
+	c := &h.plan
+	if phases&PhaseExtract != 0 && c.extract == nil {
+		prov, err := h.Provider(model.PurposeExtract)
+		if err != nil {
+			return err
+		}
+		c.extract = &prov
+	}
+	if phases&PhaseConsolidate != 0 && c.consolidator == nil {
+		modelProvider := func() (Provider, error) { return h.Provider(model.PurposeConsolidate) }
+		cons, prov, err := Consolidator(h.cfg, h.cfg.Consolidation.Mode, h.env.Getenv, modelProvider, h.env.Stderr)
+		if err != nil {
+			return err
+		}
+		c.consolidator, c.consolidate = cons, prov
+	}
+	return nil
+}
+
+// ModelCheck is whether the models a run would use can work, found the way
+// the run finds them but without calling any: what provider.kind resolves
+// to and why, and the error a run would stop with.
+type ModelCheck struct {
+	Choice model.Choice
+	// Auto: provider.kind is auto (or empty), so Choice was picked.
+	Auto bool
+	// Err is the run's *config.Error: a key missing, a program not found,
+	// no model for a kind without a default; nil when both phases can run.
+	Err error
+}
+
+// CheckModels resolves both phases' models as Run would (building the
+// providers, looking the programs up) and says whether they can work,
+// telling the Reporter nothing. `memctl doctor` asks it.
+func (h *Home) CheckModels() ModelCheck {
+	cfg := h.cfg
+	c := ModelCheck{Choice: model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, h.env.Getenv),
+		Auto: model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == ""}
+	env := h.env
+	env.Reporter, env.Stderr = Quiet{}, nil
+	probe := New(cfg, env)
+	c.Err = probe.resolveModels(PhaseExtract | PhaseConsolidate)
+	return c
+}
+
 // Consolidator resolves consolidation.mode into Phase 2's consolidator and
 // what answers it (Kind, Model; Provider is nil but in model mode), for the
 // token record and the history. auto is model when provider.kind resolves

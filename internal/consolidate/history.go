@@ -25,17 +25,18 @@ import (
 // marks change only when it is approved. A rollback writes an older
 // generation back and is itself recorded as one.
 
-// Generation states and kinds, as the store records them.
+// Generation states and kinds, and the landing actions: the store's, by
+// the names Phase 2 reads them under.
 const (
-	GenerationApproved = "approved"
-	GenerationPending  = "pending"
-	GenerationRejected = "rejected"
+	GenerationApproved = store.GenerationApproved
+	GenerationPending  = store.GenerationPending
+	GenerationRejected = store.GenerationRejected
 
-	KindConsolidation = "consolidation"
-	KindRollback      = "rollback"
+	KindConsolidation = store.GenerationConsolidation
+	KindRollback      = store.GenerationRollback
 
-	LandApprove  = "approve"
-	LandRollback = "rollback"
+	LandApprove  = store.LandApprove
+	LandRollback = store.LandRollback
 )
 
 // Generation is one recorded run of the memory folder: the store's record.

@@ -102,18 +102,26 @@ Nothing of the transcripts is exported.`,
 	return c
 }
 
-// projectKeyOf turns --project (a folder, a key or a name) into a key.
-func projectKeyOf(cfg *config.Config, root, p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if abs, ok := project.FolderArg(p); ok {
-		return project.NewResolver(cfg.ProjectOverrides()).Resolve(abs, "").Key, nil
+// projectKeyOf turns --project (a folder, a key or a name) into a key:
+// what memory knows of projects is the folder's index at root, and the
+// store st's (nil: none).
+func projectKeyOf(ctx context.Context, cfg *config.Config, st *store.Store, root, p string) (string, error) {
+	arg := strings.TrimSpace(p)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
 	}
-	ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-	if k, found, err := project.Match(p, ix.Known()); err != nil || found {
-		return k.Key, projectArgError(err)
+	ix, known, err := projectsKnown(ctx, st, root)
+	if err != nil {
+		return "", err
 	}
-	if strings.Contains(p, ":") {
-		return p, nil
+	res, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
+	switch {
+	case err != nil:
+		return "", projectArgError(err)
+	case res.Known, res.Folder:
+		return res.Identity.Key, nil
+	case strings.Contains(arg, ":"):
+		return arg, nil // a key memory holds nothing of yet
 	}
 	return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
 }
@@ -130,17 +138,17 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if opts.To != "" {
 		return exportTo(opts, cfg, root)
 	}
-	key := ""
-	if opts.Project != "" {
-		if key, err = projectKeyOf(cfg, root, opts.Project); err != nil {
-			return err
-		}
-	}
 	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	key := ""
+	if opts.Project != "" {
+		if key, err = projectKeyOf(ctx, cfg, st, root, opts.Project); err != nil {
+			return err
+		}
+	}
 	red, err := redactor(cfg)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -101,16 +100,17 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	defer st.Close()
-	scope, err := opts.Scope.resolve(ctx, cfg, st)
+	root := "" // without a memory folder, file hits count as shared
+	if opts.MemoryRoot != nil {
+		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
+			return err
+		}
+	}
+	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {
 		return err
 	}
-	var ix *project.Index
-	if opts.MemoryRoot != nil { // without it, file hits count as shared
-		if root, err := opts.MemoryRoot(cfg.Memories.Version); err == nil {
-			ix, _ = project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-		}
-	}
+	ix, _, _ := projectsKnown(ctx, nil, root)
 	so := store.SearchOptions{Limit: opts.Limit, ProjectKey: scope.Key}
 	if e, ok := ix.ByKey(scope.Key); ok {
 		so.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"

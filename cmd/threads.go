@@ -72,6 +72,9 @@ type ThreadsListOptions struct {
 	Config    func() (*config.Config, error)
 	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
+	// MemoryRoot locates the memory folder, whose project index knows
+	// projects by name too.
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON  bool
 	Limit int
@@ -79,7 +82,7 @@ type ThreadsListOptions struct {
 }
 
 func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOptions) error) *cobra.Command {
-	opts := &ThreadsListOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &ThreadsListOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List indexed threads, most recently updated first",
@@ -116,7 +119,13 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		return err
 	}
 	defer st.Close()
-	scope, err := opts.Scope.resolve(ctx, cfg, st)
+	root := ""
+	if opts.MemoryRoot != nil {
+		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
+			return err
+		}
+	}
+	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {
 		return err
 	}

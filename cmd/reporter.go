@@ -30,7 +30,7 @@ type stageReporter struct {
 	home *pipeline.Home
 }
 
-var _ pipeline.Reporter = (*stageReporter)(nil)
+var _ pipeline.Reporter = &stageReporter{}
 
 func newStageReporter(ios *IOStreams, json bool) *stageReporter {
 	return &stageReporter{IOStreams: ios, json: json, hintDefaults: true}

@@ -15,10 +15,10 @@ package quarantine
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -60,9 +60,8 @@ type Session struct {
 	HumanSaid func(s string) bool
 }
 
-func lazyRE(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 // runAs is what may stand between a pipe and the shell it feeds: sudo
 // with its options, env with its assignments.

@@ -6,7 +6,6 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/sessions"
 	"github.com/spf13/cobra"
 )
 
@@ -82,12 +81,4 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 		english.Count(total.Scanned, "transcript", "transcripts"), total.Added, total.Updated, total.Unchanged, english.Count(len(total.Errors), "problem", "problems"))
 	rep.hintSources(total)
 	return sourcesError(total, cfg)
-}
-
-// unreadDefaults calls an optional UnreadDefaults loader.
-func unreadDefaults(f func(*config.Config) []sessions.Source, cfg *config.Config) []sessions.Source {
-	if f == nil {
-		return nil
-	}
-	return f(cfg)
 }

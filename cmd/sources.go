@@ -10,17 +10,21 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// Sources, UnreadDefaults and MissingDefaults list the transcript
-// sources of the config as this process's pipeline.Home reads them, for
-// the commands that only show them.
+// Sources and UnreadDefaults list the transcript sources of the config as
+// this process's pipeline.Home reads them, for the commands that only
+// show them.
 func (f *Factory) Sources(cfg *config.Config) []sessions.Source { return f.sourceHome(cfg).Sources() }
 
 func (f *Factory) UnreadDefaults(cfg *config.Config) []sessions.Source {
 	return f.sourceHome(cfg).UnreadDefaults()
 }
 
-func (f *Factory) MissingDefaults(cfg *config.Config) []sessions.Source {
-	return f.sourceHome(cfg).MissingDefaults()
+// unreadDefaults calls an optional UnreadDefaults loader.
+func unreadDefaults(f func(*config.Config) []sessions.Source, cfg *config.Config) []sessions.Source {
+	if f == nil {
+		return nil
+	}
+	return f(cfg)
 }
 
 // sourceHome is a Home of cfg for its sources alone, which need no home

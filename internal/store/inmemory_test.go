@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -64,5 +65,33 @@ func TestInMemoryRuleAgrees(t *testing.T) {
 	}
 	if n, err := s.SearchableMemories(ctx); err != nil || n != want {
 		t.Errorf("SearchableMemories = %d, %v; want %d", n, err, want)
+	}
+}
+
+// TestSearchRanksPastMemoriesOutOfMemory: when more memories out of
+// memory than the search reads beyond its limit rank above the one in
+// memory, the search ranks further and still finds it.
+func TestSearchRanksPastMemoriesOutOfMemory(t *testing.T) {
+	s, _ := newStore(t)
+	at := s.now().Add(-time.Hour)
+	for i := range searchSlack + 4 {
+		id := fmt.Sprintf("off-%02d", i)
+		addThread(t, s, id, at)
+		_, tok := claim(t, s, id, at.Unix(), 100)
+		if ok, err := s.MarkStage1Succeeded(ctx, id, tok, at.Unix(), "walrus walrus walrus tusk", "walrus", nil); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if err := s.SetMemoryMode(ctx, id, "disabled"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addThread(t, s, "on", at)
+	_, tok := claim(t, s, "on", at.Unix(), 100)
+	if ok, err := s.MarkStage1Succeeded(ctx, "on", tok, at.Unix(), "a note on a walrus and a long tail of other words that dilute it", "", nil); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	hits, err := s.Search(ctx, "walrus", 1)
+	if err != nil || len(hits) != 1 || hits[0].ThreadID != "on" {
+		t.Errorf("search walrus = %+v, %v; want the one memory in memory", hits, err)
 	}
 }

@@ -232,23 +232,65 @@ func (s *Store) SearchWith(ctx context.Context, query string, opts SearchOptions
 	if limit <= 0 {
 		limit = 20
 	}
-	// Rank on rowids and scores alone, then read the few documents returned
-	// and cut their snippets here: a common word matches most of the index,
-	// and reading every matching document before the LIMIT is what made
-	// search slow. Each match's owner is looked at (is it in memory? in the
-	// scoped project?), but not its body.
-	const from = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
-JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
-WHERE search_index MATCH ? AND ` + searchableDoc
-	q := from + ` ORDER BY bm25(search_index) LIMIT ?`
-	args := []any{match, limit}
+	terms := snippetTerms(qt)
+	// A memory out of memory is not returned. The project query looks at
+	// each match's owner anyway and leaves them out as it ranks; the plain
+	// one ranks without looking at owners (that is what keeps it fast) and
+	// drops them as it reads the top documents, ranking further only when
+	// more than searchSlack of the top were out of memory.
+	for fetch := limit + searchSlack; ; fetch *= 2 {
+		top, err := s.rank(ctx, match, opts, fetch)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Hit, 0, limit)
+		for _, r := range top {
+			h, body, in, err := s.searchDoc(ctx, r.id)
+			if err != nil {
+				return nil, err
+			}
+			if !in {
+				continue
+			}
+			h.Score = r.score
+			h.Snippet = snippet(body, terms, 12)
+			if out = append(out, h); len(out) == limit {
+				break
+			}
+		}
+		if len(out) == limit || len(top) < fetch {
+			return out, nil
+		}
+	}
+}
+
+// searchSlack is how many ranked documents past the limit a search reads
+// at first, in case some of the best belong to memories out of memory.
+const searchSlack = 8
+
+// rankedDoc is a search document by rowid, with its score.
+type rankedDoc struct {
+	id    int64
+	score float64
+}
+
+// rank returns the n best documents for match. It ranks on rowids and
+// scores alone: a common word matches most of the index, and reading
+// every matching document before the LIMIT is what made search slow. A
+// project scope has to look at each match's owner, but not at its body,
+// and leaves out the documents that are not searchable while it does.
+func (s *Store) rank(ctx context.Context, match string, opts SearchOptions, n int) ([]rankedDoc, error) {
+	q := `SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`
+	args := []any{match, n}
 	if opts.ProjectKey != "" {
-		q = from + `
+		q = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
+JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
+WHERE search_index MATCH ? AND ` + searchableDoc + `
 ORDER BY CASE WHEN t.project_key = ? THEN 0
   WHEN d.thread_id = '' AND ? <> '' AND substr(d.path, 1, length(?)) = ? THEN 0
   WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2
   WHEN d.thread_id = '' THEN 1 ELSE 2 END, bm25(search_index) LIMIT ?`
-		args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles, limit}
+		args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles, n}
 		if len(opts.ProjectPaths) > 0 {
 			ph := strings.TrimSuffix(strings.Repeat("?, ", len(opts.ProjectPaths)), ", ")
 			q = strings.Replace(q, "WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2",
@@ -257,45 +299,35 @@ ORDER BY CASE WHEN t.project_key = ? THEN 0
 			for _, p := range opts.ProjectPaths {
 				args = append(args, p)
 			}
-			args = append(args, limit)
+			args = append(args, n)
 		}
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	type ranked struct {
-		id    int64
-		score float64
-	}
-	var top []ranked
+	defer rows.Close()
+	var top []rankedDoc
 	for rows.Next() {
-		var r ranked
+		var r rankedDoc
 		if err := rows.Scan(&r.id, &r.score); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		top = append(top, r)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	terms := snippetTerms(qt)
-	out := make([]Hit, 0, len(top))
-	for _, r := range top {
-		var h Hit
-		var body string
-		if err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, '')
-FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, r.id).
-			Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project); err != nil {
-			return nil, err
-		}
-		h.Score = r.score
-		h.Snippet = snippet(body, terms, 12)
-		out = append(out, h)
-	}
-	return out, nil
+	return top, rows.Err()
+}
+
+// searchDoc reads one search document as a hit (its body apart), and
+// whether it is searchable (searchableDoc).
+func (s *Store) searchDoc(ctx context.Context, id int64) (Hit, string, bool, error) {
+	var h Hit
+	var body string
+	var in bool
+	err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''), `+searchableDoc+`
+FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, id).
+		Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &in)
+	return h, body, in, err
 }
 
 // codeSpans gives each word the index of the first word of the `code

@@ -138,9 +138,6 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := redactor(cfg); err != nil {
-		return err // a bad pattern is the config's error before anything is read
-	}
 	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
 	if err != nil {
 		return err

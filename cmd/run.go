@@ -71,12 +71,6 @@ EXIT STATUS
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
-	return runStages(ctx, opts, newStageReporter(opts.IO, opts.JSON))
-}
-
-// runStages is `memctl run` reporting to rep (the demo's hides the hints
-// about the user's own agent folders).
-func runStages(ctx context.Context, opts *RunOptions, rep *stageReporter) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -87,6 +81,7 @@ func runStages(ctx context.Context, opts *RunOptions, rep *stageReporter) error 
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
 	}
+	rep := newStageReporter(opts.IO, opts.JSON)
 	home, err := opts.Pipeline(cfg, rep)
 	if err != nil {
 		return err

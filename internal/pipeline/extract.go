@@ -223,6 +223,9 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 	}
 	filter := h.Window(req.All)
 	filter.ThreadIDs, filter.ExcludeID = threadIDs, current
+	if maxClaims > store.CandidateScanLimit {
+		filter.Limit = maxClaims // --max past the usual scan limit looks at as many
+	}
 	ro := extract.RunOptions{
 		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model, Filter: filter,
 		MaxClaims: maxClaims, Concurrency: h.cfg.Extract.Concurrency, TokenLimit: h.cfg.TokenLimit(), Redact: plan.Redact,

@@ -30,9 +30,9 @@ var stageInternals = map[string]bool{
 	// the stages
 	"extract.Run": true, "consolidate.Run": true, "prune.Run": true, "scan.Run": true,
 	"extract.Guard": true, "extract.Explain": true, "extract.WhyNotClaimed": true,
-	"pipeline.FirstRunBacklog": true, "consolidate.PrepareLayout": true,
+	"consolidate.PrepareLayout": true,
 	// the plan
-	"pipeline.Plan": true, "pipeline.Consolidator": true, "model.New": true, "model.Choose": true, "model.Resolve": true,
+	"pipeline.Plan": true, "model.New": true, "model.Choose": true, "model.Resolve": true,
 	"consolidate.NewHeuristic": true, "consolidate.NewModel": true, "consolidate.NewAgent": true,
 }
 

@@ -20,11 +20,11 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
-// DescribeConsolidation says what a run did, and for a skip the state
+// describeConsolidation says what a run did, and for a skip the state
 // behind it (the last error and when the retry is due, or when the
 // cooldown ends), the raw memories stored and how many the last
 // consolidation took, and the command that overrides the skip.
-func DescribeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
+func describeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
 	status := strings.ReplaceAll(string(res.Status), "_", " ")
 	if res.Status == consolidate.StatusSucceededNoChanges {
 		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"
@@ -198,7 +198,7 @@ func runConsolidate(ctx context.Context, s consolidateStage) (ConsolidateReport,
 	}
 	recordStage(bg, s.Store, "consolidate", started, s.Now(), string(res.Status), detail)
 	if s.Describe {
-		rep.Summary = DescribeConsolidation(bg, s.Store, s.Version, s.Root, res, s.Now())
+		rep.Summary = describeConsolidation(bg, s.Store, s.Version, s.Root, res, s.Now())
 	}
 	return rep, nil
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
-// MergeExtract adds up the extraction of every version into one result
+// mergeExtract adds up the extraction of every version into one result
 // (a single version's is returned as it is).
-func MergeExtract(rs []extract.RunResult) extract.RunResult {
+func mergeExtract(rs []extract.RunResult) extract.RunResult {
 	if len(rs) == 1 {
 		return rs[0]
 	}
@@ -102,11 +102,11 @@ type ThreadIDError struct {
 func (e *ThreadIDError) Error() string { return fmt.Sprintf("thread %q: %v", e.ID, e.Err) }
 func (e *ThreadIDError) Unwrap() error { return e.Err }
 
-// ResolveThreads turns the ids or unique prefixes of --thread into full
+// resolveThreads turns the ids or unique prefixes of --thread into full
 // ids, as `threads show` takes them, and the current thread's into its
 // full id when it names a thread (else it is kept as given: the host's
 // live session may not be indexed yet).
-func ResolveThreads(ctx context.Context, st *store.Store, only []string, current string) ([]string, string, error) {
+func resolveThreads(ctx context.Context, st *store.Store, only []string, current string) ([]string, string, error) {
 	ids := make([]string, 0, len(only))
 	for _, id := range only {
 		t, err := st.Thread(ctx, id)
@@ -149,7 +149,7 @@ type backlogAnswer struct{ yes bool }
 
 // Extract scans the sources into every version's store and runs Phase 1
 // on each, the first first. It returns the extractions added up
-// (MergeExtract) and the first version's scan (every version scans the
+// (mergeExtract) and the first version's scan (every version scans the
 // same sources). The first error stops the loop.
 func (h *Home) Extract(ctx context.Context, req ExtractRequest) (extract.RunResult, scan.Result, error) {
 	plan, err := h.Plan(PhaseExtract)
@@ -168,7 +168,7 @@ func (h *Home) Extract(ctx context.Context, req ExtractRequest) (extract.RunResu
 		}
 		results = append(results, res)
 	}
-	return MergeExtract(results), first, nil
+	return mergeExtract(results), first, nil
 }
 
 // scanAndExtract scans a version's store, then extracts it, on one
@@ -213,7 +213,7 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
 		}
 	}
-	threadIDs, current, err := ResolveThreads(ctx, st, req.Threads, req.CurrentThread)
+	threadIDs, current, err := resolveThreads(ctx, st, req.Threads, req.CurrentThread)
 	if err != nil {
 		return extract.RunResult{}, err
 	}
@@ -244,13 +244,13 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 }
 
 // firstRun widens a version's first extraction to its whole backlog
-// (see FirstRunBacklog): at once with the offline heuristic, which costs
+// (see firstRunBacklog): at once with the offline heuristic, which costs
 // nothing; with a model provider only after the estimate of the input
 // tokens is shown and accepted (req.Yes, or a yes from the Reporter).
 // Without that the run keeps the usual limits and says how to take the
 // rest. The question is asked once per Home, for every version.
 func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req ExtractRequest, ro *extract.RunOptions) error {
-	backlog, err := FirstRunBacklog(ctx, st, *ro)
+	backlog, err := firstRunBacklog(ctx, st, *ro)
 	if err != nil || backlog == nil {
 		return err
 	}

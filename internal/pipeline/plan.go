@@ -71,7 +71,7 @@ func (h *Home) resolveModels(phases Phase) error {
 	}
 	if phases&PhaseConsolidate != 0 && c.consolidator == nil {
 		modelProvider := func() (Provider, error) { return h.Provider(model.PurposeConsolidate) }
-		cons, prov, err := Consolidator(h.cfg, h.cfg.Consolidation.Mode, h.env.Getenv, modelProvider, h.env.Stderr)
+		cons, prov, err := resolveConsolidator(h.cfg, h.cfg.Consolidation.Mode, h.env.Getenv, modelProvider, h.env.Stderr)
 		if err != nil {
 			return err
 		}
@@ -106,14 +106,14 @@ func (h *Home) CheckModels() ModelCheck {
 	return c
 }
 
-// Consolidator resolves consolidation.mode into Phase 2's consolidator and
+// resolveConsolidator resolves consolidation.mode into Phase 2's consolidator and
 // what answers it (Kind, Model; Provider is nil but in model mode), for the
 // token record and the history. auto is model when provider.kind resolves
 // to a model (getenv reads its keys), else heuristic; provider builds the
 // configured model provider, asked only in model mode; an agent
 // consolidator writes its own messages to agentLog. A mode that cannot
 // work is a *config.Error.
-func Consolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func(string) string, provider func() (Provider, error), agentLog io.Writer) (consolidate.Consolidator, Provider, error) {
+func resolveConsolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func(string) string, provider func() (Provider, error), agentLog io.Writer) (consolidate.Consolidator, Provider, error) {
 	if mode == config.ModeAuto {
 		if model.Resolve(model.Kind(cfg.Provider.Kind), getenv) == model.KindHeuristic {
 			mode = config.ModeHeuristic
@@ -138,7 +138,7 @@ func Consolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func
 		if len(argv) == 0 || argv[0] == "" {
 			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
-		if err := CheckProgram(argv[0]); err != nil {
+		if err := checkProgram(argv[0]); err != nil {
 			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
 		}
 		// The agent answers: recorded under its mode.
@@ -161,12 +161,12 @@ func agentEnv() []string {
 	return out
 }
 
-// CheckProgram refuses a program that cannot be started, so a typo in
+// checkProgram refuses a program that cannot be started, so a typo in
 // provider.command or consolidation.agent_command is a config error (exit
 // 2) before any stage runs, not a failure per thread that spends its
 // retries and backs it off. A relative path with a slash is left to the
 // run: the agent resolves it inside the memory folder.
-func CheckProgram(name string) error {
+func checkProgram(name string) error {
 	if !filepath.IsAbs(name) && filepath.Base(name) != name {
 		return nil
 	}

@@ -44,7 +44,7 @@ func (h *Home) Provider(purpose string) (Provider, error) {
 		return Provider{}, &config.Error{Key: "provider", Err: err}
 	}
 	if kind == model.KindCommand {
-		if err := CheckProgram(cfg.Provider.Command[0]); err != nil {
+		if err := checkProgram(cfg.Provider.Command[0]); err != nil {
 			return Provider{}, &config.Error{Key: "provider.command", Err: err}
 		}
 	}

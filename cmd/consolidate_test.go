@@ -69,7 +69,7 @@ func TestRunConsolidate(t *testing.T) {
 		wantOutGolden string
 		wantErrOut    string
 	}{
-		// issue 15: the dry run shows the workspace changes, then the
+		// The dry run shows the workspace changes, then the
 		// planned diff of every artifact.
 		{name: "dry run first: the changes and the planned artifacts on stdout", flags: ConsolidateFlags{DryRun: true},
 			wantOutGolden: "consolidate_dry_run.golden",
@@ -77,7 +77,7 @@ func TestRunConsolidate(t *testing.T) {
 		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories); generation 1\n"},
 		{name: "dry run with nothing to do", flags: ConsolidateFlags{DryRun: true},
 			wantErrOut: "v1: would consolidate 2 raw memories; nothing changed, the memory files stay as they are\n"},
-		// issue 17: a skip said "(0 raw memories)" with memories present
+		// A skip said "(0 raw memories)" with memories present
 		// and did not say how to override it.
 		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z " +
 			"and the next is due at 2026-06-10T18:00:00Z; 2 raw memories stored, 2 of them in the last consolidation; " +
@@ -125,7 +125,7 @@ func TestRunConsolidate(t *testing.T) {
 			t.Errorf("stdout %s", got)
 		}
 
-		// issue 17: the retry skip names the failure, when the retry is
+		// The retry skip names the failure, when the retry is
 		// due, the real counts and the command that overrides it.
 		for _, tty := range []bool{false, true} {
 			ios.out.Reset()

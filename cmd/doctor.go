@@ -176,7 +176,7 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 			continue
 		}
 		// On a terminal the lines break at spaces within its width, so
-		// a long fix does not wrap mid-word (issue 26).
+		// a long fix does not wrap mid-word.
 		width := ios.TerminalWidth()
 		fmt.Fprint(w, wrapWords(ios.Text(f.Message), width, "  ", "  "))
 		if f.Fix != "" {

@@ -282,8 +282,8 @@ func printEval(opts *EvalOptions, rep *regret.Report) error {
 		"COMPLIANCE", "UNAIDED", "PRECISION", "JUNK", "TOKENS")
 	tb.flex = 0
 	// On a narrow terminal the memory-quality and volume columns go first;
-	// repeats and their classes are what the command is for (issue 26:
-	// tables never wrap).
+	// repeats and their classes are what the command is for (tables never
+	// wrap).
 	tb.drop("JUNK").drop("TOKENS").drop("LESSONS").drop("SESSIONS").drop("PRECISION").drop("UNAIDED").shrink("PROJECT", 12)
 	row := func(kind, name string, t regret.Totals) {
 		cells := []string{name, strconv.Itoa(t.Sessions), strconv.Itoa(t.Lessons), strconv.Itoa(t.Returns), strconv.Itoa(t.Repeats),

@@ -230,8 +230,7 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 
 // notClaimedText says why the other indexed threads were not claimed, the
 // most common reason first: "; not claimed: 3 up to date, 1 not idle".
-// A reason a flag or command overrides names it (issue 17: skips name the
-// override).
+// A reason a flag or command overrides names the override.
 func notClaimedText(counts map[string]int) string {
 	if len(counts) == 0 {
 		return ""
@@ -256,7 +255,7 @@ func reasonsText(counts map[string]int) string {
 	for i, k := range keys {
 		label := notClaimedLabel[k]
 		if counts[k] == 1 {
-			label = strings.Replace(label, "sessions", "session", 1) // issue 26: "1 non-interactive (exec) sessions"
+			label = strings.Replace(label, "sessions", "session", 1) // "1 non-interactive (exec) session"
 		}
 		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {

@@ -153,7 +153,7 @@ func TestRunExtract(t *testing.T) {
 	})
 }
 
-// issue 17: a skip names its reason, the count and, where one exists, the
+// A skip names its reason, the count and, where one exists, the
 // flag or command that overrides it. Every reason has its own words.
 func TestNotClaimedNamesTheOverride(t *testing.T) {
 	for reason, override := range map[string]string{

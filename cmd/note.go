@@ -125,7 +125,7 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 		}
 		wd, err := getwd()
 		if err != nil || !r.InRepository(wd) {
-			// issue 26: such a note went to every project without a word.
+			// Such a note holds in every project: say so.
 			opts.IO.Infof("memctl: the working directory is in no repository, so the note holds in every project (the personal layer); --project names one")
 			return "", nil
 		}
@@ -134,8 +134,8 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 		}
 	}
 	// The store knows every project status lists; the index only what the
-	// folder's generation holds (issue 26: refused after a rollback to a
-	// generation from before the project).
+	// folder's generation holds (after a rollback to a generation from
+	// before a project, only the store still knows it).
 	var st *store.Store
 	if opts.OpenStore != nil {
 		if s, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {

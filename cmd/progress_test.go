@@ -42,7 +42,7 @@ func (s *syncBuffer) waitFor(want string) error {
 	return nil
 }
 
-// TestProgressOfASlowStage: issue 17, item 4. With a slow provider the
+// TestProgressOfASlowStage: with a slow provider the
 // terminal stayed blank while threads were extracted; a stage that runs
 // longer than progressDelay shows its progress on stderr, and the line is
 // erased when the stage ends. Piped, or with --quiet or --json, nothing.

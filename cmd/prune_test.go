@@ -21,7 +21,7 @@ func TestNewPruneCmd(t *testing.T) {
 		{name: "zero days is a value", argv: "--max-unused-days 0", want: PruneOptions{MaxUnusedDays: ptrTo(0)}},
 		{name: "not a number", argv: "--max-unused-days abc", wantErr: `--max-unused-days: invalid value "abc": want an integer`},
 		{name: "unknown flag", argv: "--bogus", wantErr: "unknown flag: --bogus"},
-		// issue 17, item 3: a window a config file would clamp is refused on the command line
+		// A window a config file would clamp is refused on the command line
 		{name: "negative days", argv: "--max-unused-days -3", wantErr: "--max-unused-days: invalid value -3: want 0 to 365"},
 		{name: "too many days", argv: "--max-unused-days 400", wantErr: "--max-unused-days: invalid value 400: want 0 to 365"},
 		{name: "argument", argv: "extra", wantErr: `memctl prune takes no arguments, got "extra"`},

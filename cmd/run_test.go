@@ -136,7 +136,7 @@ func TestRunRun(t *testing.T) {
 	})
 }
 
-// issue 17: `run --dry-run` printed "pruned 1 raw memories" for a memory
+// `run --dry-run` printed "pruned 1 raw memories" for a memory
 // it kept; a dry run says what it would do ("would prune 1 raw memory")
 // and changes nothing.
 func TestRunDryRunSaysWouldPrune(t *testing.T) {
@@ -162,7 +162,7 @@ func TestRunDryRunSaysWouldPrune(t *testing.T) {
 	}
 }
 
-// issue 17: with a config no stage can work with, run pruned and printed
+// With a config no stage can work with, run pruned and printed
 // before failing with exit 2; now it refuses before any stage runs.
 func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 	for _, tt := range []struct{ name, config, want string }{
@@ -206,7 +206,7 @@ func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 	}
 }
 
-// issue 17: run did not show the problems scan shows, and a [[sources]]
+// run did not show the problems scan shows, and a [[sources]]
 // path with a typo went unnoticed (exit 0). Now run warns about broken
 // transcripts, still runs the pipeline on the readable sources, and exits
 // 1 naming the source it could not read.
@@ -233,7 +233,7 @@ func TestRunReportsScanProblems(t *testing.T) {
 	}
 }
 
-// issue 17: a run the rate-limit guard stops says why, with the figures
+// A run the rate-limit guard stops says why, with the figures
 // and the key that sets the floor, and runs no stage after the prune.
 func TestRunRateLimitGuardSaysWhy(t *testing.T) {
 	ios := newTestIO(false)

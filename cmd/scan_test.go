@@ -72,7 +72,7 @@ func TestRunScan(t *testing.T) {
 	}
 }
 
-// issue 17: a [[sources]] path with a typo, or a default folder that
+// A [[sources]] path with a typo, or a default folder that
 // cannot be read, gave "scanned 0 transcripts … 0 problems", exit 0; and
 // one [[sources]] block silently stopped the default folders being read.
 func TestRunScanSources(t *testing.T) {

@@ -46,9 +46,9 @@ func agentName(k sessions.Kind) string {
 }
 
 // hintNothingFound says, when a scan found no transcript at all, where
-// memctl looked and which of the agents' default folders do not exist
-// (issue 26: an empty home ran the whole pipeline and reported success
-// without a word about why nothing was found).
+// memctl looked and which of the agents' default folders do not exist,
+// so that a run over an empty home does not report success without a word
+// about why nothing was found.
 func hintNothingFound(ios *IOStreams, res scan.Result, missing []sessions.Source, cfg *config.Config) {
 	if res.Scanned > 0 || res.Err() != nil {
 		return

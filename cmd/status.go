@@ -371,8 +371,8 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		jobs = append(jobs, jobKindName(k)+": "+strings.Join(parts, ", "))
 	}
 	if len(jobs) > 0 {
-		// issue 26: the store's job kinds (memory_stage1, …) meant
-		// nothing to a reader.
+		// Job kinds by their names for people: the store's
+		// (memory_stage1, …) mean nothing to a reader.
 		fmt.Fprintf(out, "  jobs          %s\n", strings.Join(jobs, "; "))
 	}
 	for _, j := range vs.Running {
@@ -443,8 +443,8 @@ func stagePhrase(status string) string {
 
 // consolidationLine says what the memory folder holds and how the last
 // consolidation ended. The job row alone misled: after memctl reject it
-// reads "pending" with no finish time, which said "never finished" after
-// runs that had all succeeded (issue 26).
+// reads "pending" with no finish time, which would say "never finished"
+// after runs that had all succeeded.
 func consolidationLine(ios *IOStreams, now time.Time, vs versionStatus) string {
 	g := vs.LastConsolidation
 	landed := ""

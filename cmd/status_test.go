@@ -92,7 +92,7 @@ func TestRunStatus(t *testing.T) {
 	})
 }
 
-// issue 17: status did not say which sources are read, nor that one
+// status did not say which sources are read, nor that one
 // cannot be.
 func TestRunStatusSources(t *testing.T) {
 	for _, tty := range []bool{false, true} {

@@ -174,8 +174,8 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 
 // blankThread is a file indexed from an agent's session folder in which
 // nothing could be read: no human message, no folder, no model, only
-// problems. Listed, it was a row of dashes dated by the file's mtime
-// (issue 26). It stays indexed, so a rescan skips it without a warning,
+// problems. Listed, it would be a row of dashes dated by the file's mtime.
+// It stays indexed, so a rescan skips it without a warning,
 // and --json still lists it.
 func blankThread(t store.Thread) bool {
 	return t.Problems > 0 && strings.TrimSpace(t.Preview) == "" && t.Cwd == "" && t.Model == ""
@@ -532,9 +532,9 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		opts.IO.Infof("%s %s", opts.Mode, resolved)
 		return nil
 	}
-	// issue 17: forget used to say only "forgot ID", though the memory
-	// folder keeps what it learned from the thread until the next
-	// consolidation (which the cooldown may hold off for hours).
+	// Forget says what the memory folder keeps: what it learned from the
+	// thread stays there until the next consolidation (which the
+	// cooldown may hold off for hours).
 	switch {
 	case inFolder:
 		opts.IO.Infof("forgot %s: its raw memory is deleted, but the memory folder keeps what it learned from it until the next consolidation", resolved)

@@ -203,8 +203,8 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 	if _, err := memdir.RemoveSymlinks(root); err != nil {
 		return err
 	}
-	// What a writer killed earlier left behind goes first (issue 24: a
-	// killed rollback left .memctl-tmp-* files that nothing removed).
+	// What a writer killed earlier left behind goes first (a killed
+	// rollback leaves .memctl-tmp-* files that nothing else removes).
 	memdir.RemoveAbandonedTemps(root, now)
 	cur, err := Snapshot(root)
 	if err != nil {
@@ -431,7 +431,7 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		opts.Now = time.Now
 	}
 	if fi, err := os.Lstat(opts.Root); err == nil && fi.IsDir() {
-		memdir.RemoveAbandonedTemps(opts.Root, opts.Now()) // issue 24
+		memdir.RemoveAbandonedTemps(opts.Root, opts.Now()) // what a killed writer left
 	}
 	// Say what is wrong before taking the lock, and check again under it:
 	// taking the lock and giving it back clears the job's cooldown and

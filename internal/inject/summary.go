@@ -158,7 +158,7 @@ func Render(tmpl, basePath, summary string) string {
 // withoutMissingSkills takes the mentions of skills/ out of a read-path
 // template when the memory folder holds no skill: the offline
 // consolidator never writes one, and an agent told to look there looked
-// for nothing (issue 26). A template of the user's that words it
+// for nothing. A template of the user's that words it
 // otherwise is left as it is.
 func withoutMissingSkills(tmpl, root string) string {
 	if ents, err := os.ReadDir(filepath.Join(root, memdir.SkillsDir)); err == nil && len(ents) > 0 {

@@ -277,7 +277,7 @@ type handlers struct{ opts Options }
 // clean is what every text returned goes through: the redactor, then the
 // quarantine's strong rules, which replace a line that reads like an
 // order to the agent (a note or a hand edit may hold one) with a marker,
-// keeping the line numbers (issue 24, point 8).
+// keeping the line numbers.
 func (h *handlers) clean(text string) string {
 	text, _ = quarantine.Mask(h.opts.Redact(text))
 	return text

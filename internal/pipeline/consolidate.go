@@ -27,12 +27,12 @@ import (
 func describeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
 	status := strings.ReplaceAll(string(res.Status), "_", " ")
 	if res.Status == consolidate.StatusSucceededNoChanges {
-		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"
+		status = "succeeded, nothing changed in the memory folder" // not "succeeded no workspace changes"
 	}
 	base := fmt.Sprintf("%s: consolidation %s", version, status)
 	if res.Status.Succeeded() && res.Selected == 0 && inject.Empty(root) {
-		// issue 26: "consolidation succeeded (0 raw memories); generation
-		// 1" read as if memory had been made.
+		// "consolidation succeeded (0 raw memories); generation 1" would
+		// read as if memory had been made.
 		return fmt.Sprintf("%s: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing", version)
 	}
 	switch res.Status {

@@ -30,7 +30,7 @@ func (b Backlog) Take(ro *extract.RunOptions) {
 // usual windows and limit already take every past session. Codex's windows
 // (sessions idle six hours and updated within ten days, two claims a run)
 // suit a machine memctl runs on every day; on a first run over months of
-// history they kept 2 sessions of 42 (issue 26), so the caller may take
+// history they take two sessions of dozens, so the caller may take
 // the backlog; with a model provider it should ask first, which is why
 // the input is measured here, as a dry run does.
 func firstRunBacklog(ctx context.Context, st *store.Store, ro extract.RunOptions) (*Backlog, error) {

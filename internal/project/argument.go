@@ -41,8 +41,8 @@ func looksLikeFolder(s string) bool {
 }
 
 // AmbiguousError refuses a display name several projects share (two
-// checkouts both called "workspace"): picking one silently put notes,
-// summaries and searches on the wrong project (issue 26).
+// checkouts both called "workspace"): picking one silently would put
+// notes, summaries and searches on the wrong project.
 type AmbiguousError struct {
 	Name string
 	Keys []string

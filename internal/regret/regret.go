@@ -1,6 +1,6 @@
 // Package regret measures, offline and without a model, whether memory
 // keeps coding agents from repeating their mistakes, on the sessions they
-// left on disk (issue 29, `memctl eval`).
+// left on disk (`memctl eval`).
 //
 // It reads every session of the configured sources and finds the lessons
 // they teach: a user's message that corrects what the agent just did, and

@@ -123,7 +123,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	return s.SearchWith(ctx, query, SearchOptions{Limit: limit})
 }
 
-// Bounds of a ranked query (issue 24, point 4). FTS5's work grows faster
+// Bounds of a ranked query. FTS5's work grows faster
 // than the number of terms (8,000 words took 12 s, 50,000 more than two
 // minutes and 561 MB), and a snippet compares every word of a hit with
 // every term: a query is searched for by its first MaxQueryTerms distinct

@@ -25,9 +25,9 @@ import (
 //
 //	go test ./internal/extract/heuristic -run TestEvaluation -v
 
-// The bars on the whole set, issue 25's: a false statement always fails the
-// test, recall must stay at 90% or more and noise (as the issue defines it)
-// at 20% or less; docs/quality.md has the figures. The strict noise
+// The bars on the whole set: a false statement always fails the test,
+// recall must stay at 90% or more and noise (as noiseLines defines it) at
+// 20% or less; docs/quality.md has the figures. The strict noise
 // figure, against the fact patterns alone, is reported beside it.
 const (
 	minRecall = 0.90
@@ -45,8 +45,8 @@ var structuralLineRE = regexp.MustCompile(`^(- none\.?|- Tools used: .*|- Files 
 
 // noiseLines counts the statement lines of a raw memory (its bullet lines,
 // "- …" or "1. …", without the structural ones above) and, of those, the
-// noise: lines that match none of the given patterns. Issue 25 defines
-// noise as a line that conveys no annotated fact nor a true, useful
+// noise: lines that match none of the given patterns. Noise is a line
+// that conveys no annotated fact nor a true, useful
 // statement, so it is measured against the fact patterns and the judged
 // ones together; measured against the fact patterns alone it is the
 // strict figure, which counts every true but unannotated line too.

@@ -102,30 +102,6 @@ Nothing of the transcripts is exported.`,
 	return c
 }
 
-// projectKeyOf turns --project (a folder, a key or a name) into a key:
-// what memory knows of projects is the folder's index at root, and the
-// store st's (nil: none).
-func projectKeyOf(ctx context.Context, cfg *config.Config, st *store.Store, root, p string) (string, error) {
-	arg := strings.TrimSpace(p)
-	if folder, ok := project.FolderArg(arg); ok {
-		arg = folder
-	}
-	ix, known, err := projectsKnown(ctx, st, root)
-	if err != nil {
-		return "", err
-	}
-	res, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
-	switch {
-	case err != nil:
-		return "", projectArgError(err)
-	case res.Known, res.Folder:
-		return res.Identity.Key, nil
-	case strings.Contains(arg, ":"):
-		return arg, nil // a key memory holds nothing of yet
-	}
-	return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
-}
-
 func runExport(ctx context.Context, opts *ExportOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {

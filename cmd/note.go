@@ -143,17 +143,7 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 			st = s
 		}
 	}
-	ix, known, _ := projectsKnown(ctx, st, root)
-	res, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
-	switch {
-	case err != nil:
-		return "", projectArgError(err)
-	case res.Known, res.Folder:
-		return res.Identity.Key, nil
-	case strings.Contains(arg, ":"):
-		return arg, nil // a key memory holds nothing of yet
-	}
-	return "", withHint(FlagErrorf("--project: no project %q", arg), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
+	return projectKeyOf(ctx, cfg, st, root, arg)
 }
 
 func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {

@@ -68,6 +68,31 @@ func projectsKnown(ctx context.Context, st *store.Store, root string) (*project.
 	return ix, known, nil
 }
 
+// projectKeyOf turns --project (a folder, a key or a name) into the key
+// of a project memory knows, of a folder, or a key memory holds nothing of
+// yet; a name nothing knows is a usage error. What memory knows of
+// projects is the folder's index at root and the store st's (nil: none).
+func projectKeyOf(ctx context.Context, cfg *config.Config, st *store.Store, root, p string) (string, error) {
+	arg := strings.TrimSpace(p)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
+	}
+	ix, known, err := projectsKnown(ctx, st, root)
+	if err != nil {
+		return "", err
+	}
+	res, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
+	switch {
+	case err != nil:
+		return "", projectArgError(err)
+	case res.Known, res.Folder:
+		return res.Identity.Key, nil
+	case strings.Contains(arg, ":"):
+		return arg, nil // a key memory holds nothing of yet
+	}
+	return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
+}
+
 // projectArgError makes project.Resolve's refusal of a name several
 // projects share a usage error of --project that lists their keys; other
 // errors pass through.

@@ -34,7 +34,7 @@ given in full or as a unique prefix of at least four characters.`,
 		newThreadsShowCmd(f, nil),
 		newThreadsInputCmd(f, nil),
 		newThreadsModeCmd(f, nil, "enable", "enabled", "Allow a thread to be extracted and consolidated"),
-		newThreadsModeCmd(f, nil, "disable", "disabled", "Keep a thread out of extraction and consolidation"),
+		newThreadsModeCmd(f, nil, "disable", "disabled", "Keep a thread out of extraction, consolidation and search"),
 		newThreadsForgetCmd(f, nil),
 	)
 	return c

@@ -51,7 +51,8 @@ func newSearchCmd(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		Long: `Search the raw memories, rollout summaries and memory folder files of the
 configured memory version, best match first (SQLite FTS5, bm25). Every word of
 the query must match; the last word also matches as a prefix. The index follows
-extract, consolidate, forget, prune and clear.
+extract, consolidate, forget, prune and clear; the raw memory of a thread taken
+out of memory (memctl threads disable) is not found until it is enabled again.
 
 A query counts at most 64 distinct words within its first 4,096 bytes; the
 rest of a longer one (pasted text) is left out, with a warning.

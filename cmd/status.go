@@ -150,7 +150,8 @@ func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) 
 		Use:   "status",
 		Short: "Show what is stored, what is running and what it cost",
 		Long: `Show, for each generated memory version: threads by memory mode, raw
-memories, jobs by kind and status, running leases with their expiry, backoffs
+memories (and how many search finds), the threads the next extract would claim
+(and why the others would not be), jobs by kind and status, running leases with their expiry, backoffs
 with their retry time, the last errors, the last consolidation, the memory
 folder's size, the tokens spent per stage and provider, and when each stage
 last ran and how it ended. Then the transcript sources: each one scan reads (and

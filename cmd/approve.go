@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -21,44 +24,59 @@ type ApproveOptions struct {
 	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
 	MemoryRoot func(version memversion.Version) (string, error)
+	// Getwd is the folder whose repository's team files are reviewed.
+	Getwd func() (string, error)
 
 	JSON bool
 	// ID is the generation to approve; 0 approves whatever is pending in
 	// every generated version.
 	ID int64
+	// Held are the ids of held items to let in; All lets in every held
+	// item and lands every pending generation.
+	Held []string
+	All  bool
 }
 
-// approveJSON is the --json document of approve.
+// approveJSON is the --json document of approve: the generations landed
+// and the held items let in.
 type approveJSON struct {
-	Approved []landedJSON `json:"approved"`
+	Approved []landedJSON       `json:"approved"`
+	Held     []approvedHeldJSON `json:"held"`
 }
 
 func newApproveCmd(f *Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
-	opts := &ApproveOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
+	opts := &ApproveOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, Getwd: os.Getwd}
 	c := &cobra.Command{
-		Use:   "approve [N]",
-		Short: "Land the consolidation waiting for review",
-		Long: `Write the pending generation (see memctl review) into the memory folder and make
+		Use:   "approve [N|ID...] [--all]",
+		Short: "Let in held memory, or land the consolidation waiting for review",
+		Long: `Let in what memctl review shows as held, by ID (or a unique prefix of it): a
+note an agent proposed is written to the memory folder with its origin, a
+memory from another machine or a bundle is stored, a team file's bytes are
+recorded as approved so summary gives it; the next consolidation folds the
+notes and memories in. The quarantine's rules for text from elsewhere are
+what approval lifts: a line that orders an AI around or sends secrets away is
+taken out even then. --all lets in every held item and lands every pending
+generation; a team file that is not committed waits for a commit.
+
+Write the pending generation (see memctl review) into the memory folder and make
 its selection marks and baseline the store's, in one journaled step under the
 consolidation lock; from then on summary injects it. The six-hour cooldown
 starts. The folder's changed paths are printed.
 
-Without N, every generated version's pending generation is approved; with N,
-only that generation of the configured version. Nothing pending exits 0.
+Without N or ID, every generated version's pending generation is approved; with
+N, only that generation of the configured version. Nothing pending exits 0.
 A generation built from a memory forgotten since it was made is refused: reject
 it and consolidate again.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		Example: `  $ memctl review
-  $ memctl approve
+  $ memctl approve note-8faec3e0a398
+  $ memctl approve --all
   $ memctl approve 7 --json`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.JSON, opts.ID = f.JSON, 0
-			if len(args) == 1 {
-				id, err := parseGenerationID(args[0])
-				if err != nil {
-					return err
-				}
-				opts.ID = id
+			opts.JSON = f.JSON
+			var err error
+			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -66,6 +84,7 @@ it and consolidate again.`,
 			return runApprove(c.Context(), opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.All, "all", false, "let in every held item and land every pending generation")
 	return c
 }
 
@@ -74,11 +93,38 @@ func runApprove(ctx context.Context, opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
+	doc := approveJSON{Approved: []landedJSON{}, Held: []approvedHeldJSON{}}
+	items, err := waitingItems(cfg, opts.MemoryRoot, opts.Getwd)
+	if err != nil {
+		return err
+	}
+	if opts.All || len(opts.Held) > 0 {
+		picked, err := pickHeld(items, opts.Held)
+		if err != nil {
+			return err
+		}
+		var later []heldJSON
+		if opts.All {
+			picked, later = approvable(picked)
+		}
+		doc.Held, err = approveHeld(ctx, picked, opts.MemoryRoot, opts.OpenStore, opts.Now, cfg)
+		if err != nil {
+			return err
+		}
+		if !opts.JSON {
+			for _, h := range later {
+				opts.IO.Infof("%s (%s) is %s: only a commit makes it team memory", h.ID, h.Subject, h.State)
+			}
+		}
+		items = nil
+	}
 	versions := cfg.Versions()
 	if opts.ID != 0 {
 		versions = []memversion.Version{cfg.Memories.Version}
 	}
-	doc := approveJSON{Approved: []landedJSON{}}
+	if len(opts.Held) > 0 && opts.ID == 0 && !opts.All {
+		versions = nil // held items only
+	}
 	for _, version := range versions {
 		res, ok, err := approveVersion(ctx, opts, cfg, version)
 		if err != nil {
@@ -91,8 +137,16 @@ func runApprove(ctx context.Context, opts *ApproveOptions) error {
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
-	if len(doc.Approved) == 0 {
-		opts.IO.Infof("nothing waits for review")
+	for _, h := range doc.Held {
+		opts.IO.Infof("%s", approvedLine(h))
+	}
+	if len(doc.Approved) == 0 && len(doc.Held) == 0 {
+		if len(items) > 0 {
+			opts.IO.Infof("no consolidation waits for review; %s %s held (`memctl review`): `memctl approve ID` or `memctl approve --all` lets %s in",
+				english.Count(len(items), "item", "items"), english.Noun(len(items), "is", "are"), english.Noun(len(items), "it", "them"))
+		} else if versions != nil {
+			opts.IO.Infof("nothing waits for review")
+		}
 	}
 	for _, a := range doc.Approved {
 		opts.IO.Infof("%s: approved generation %d (%d files changed); summary injects it from now on", a.Version, a.Generation, len(a.Changes))
@@ -129,6 +183,58 @@ func approveVersion(ctx context.Context, opts *ApproveOptions, cfg *config.Confi
 	}
 	reportLanding(ctx, opts.IO, st, root, res, opts.JSON)
 	return res, true, nil
+}
+
+// approvedLine says what approving a held item did.
+func approvedLine(h approvedHeldJSON) string {
+	switch {
+	case h.Path != "":
+		line := fmt.Sprintf("approved %s: wrote %s; the next consolidation folds it in (`memctl consolidate`)", h.ID, h.Path)
+		if h.Removed > 0 {
+			line += fmt.Sprintf("; %s that order an AI or send secrets away were taken out", english.Count(h.Removed, "line", "lines"))
+		}
+		return line
+	case h.Stored:
+		return fmt.Sprintf("approved %s: stored; the next consolidation folds it in (`memctl consolidate`)", h.ID)
+	case len(h.Versions) == 0:
+		return fmt.Sprintf("approved %s: summary gives this team file from now on, while its bytes stay as they are", h.ID)
+	}
+	return fmt.Sprintf("approved %s: not stored, its memory was forgotten here", h.ID)
+}
+
+// approvable splits held items into those approve can let in and the
+// team files only a commit can.
+func approvable(items []heldJSON) (now, later []heldJSON) {
+	for _, h := range items {
+		if h.Approvable {
+			now = append(now, h)
+		} else {
+			later = append(later, h)
+		}
+	}
+	return now, later
+}
+
+// reviewArgs reads approve's and reject's arguments: at most one
+// generation number (N or #N), and the ids of held items.
+func reviewArgs(args []string) (int64, []string, error) {
+	var gen int64
+	var held []string
+	for _, a := range args {
+		if strings.TrimLeft(strings.TrimPrefix(a, "#"), "0123456789") == "" {
+			id, err := parseGenerationID(a)
+			if err != nil {
+				return 0, nil, err
+			}
+			if gen != 0 {
+				return 0, nil, FlagErrorf("one generation at a time: %d and %d", gen, id)
+			}
+			gen = id
+			continue
+		}
+		held = append(held, a)
+	}
+	return gen, held, nil
 }
 
 // approveError says what to do when an approve is refused.

@@ -18,8 +18,10 @@ func TestNewApproveCmd(t *testing.T) {
 	}{
 		{name: "whatever is pending", want: ApproveOptions{}},
 		{name: "one generation", argv: "7 --json", want: ApproveOptions{ID: 7, JSON: true}},
-		{name: "not a number", argv: "seven", wantErr: `generation id "seven": want a positive number`},
-		{name: "two", argv: "1 2", wantErr: `memctl approve takes at most one argument ([N]), got 2: "1" "2"`},
+		{name: "held items by id", argv: "note-8faec3e0a398 memory-3f", want: ApproveOptions{Held: []string{"note-8faec3e0a398", "memory-3f"}}},
+		{name: "everything", argv: "--all", want: ApproveOptions{All: true}},
+		{name: "no generation zero", argv: "0", wantErr: `generation id "0": want a positive number`},
+		{name: "two generations", argv: "1 2", wantErr: `one generation at a time: 1 and 2`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)
@@ -59,9 +61,9 @@ func TestRunApprove(t *testing.T) {
 		{name: "by id, json", opts: ApproveOptions{ID: 1, JSON: true},
 			wantOut: `{"approved":[{"version":"v1","action":"approve","generation":1,"changes":["A MEMORY.md","A memory_summary.md",` +
 				`"A projects/index.json","A projects/personal.md","A projects/thread-a-987e139c/summary.md","A projects/thread-b-2dddb76d/summary.md",` +
-				`"A raw_memories.md","A rollout_summaries/2026-06-08T12-00-00-Jb1I.md","A rollout_summaries/2026-06-09T12-00-00-Jb1J.md"]}]}`},
+				`"A raw_memories.md","A rollout_summaries/2026-06-08T12-00-00-Jb1I.md","A rollout_summaries/2026-06-09T12-00-00-Jb1J.md"]}],"held":[]}`},
 		{name: "nothing pending", settle: true, wantErrOut: "nothing waits for review\n"},
-		{name: "nothing pending, json", settle: true, opts: ApproveOptions{JSON: true}, wantOut: `{"approved":[]}`},
+		{name: "nothing pending, json", settle: true, opts: ApproveOptions{JSON: true}, wantOut: `{"approved":[],"held":[]}`},
 		{name: "an id that is not pending", settle: true, opts: ApproveOptions{ID: 1},
 			wantErr: "v1: no generation is pending review: generation 1 is not pending"},
 		{name: "an id that is not kept", opts: ApproveOptions{ID: 5}, wantErr: "v1: no generation 5 is kept"},

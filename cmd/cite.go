@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -187,9 +190,10 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		threadIDs = append(threadIDs, normalizeUUID(id))
 	}
 	threadIDs = dedupe(threadIDs)
+	notes := citedNotes(cites.Entries)
 	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited,
 		UnknownIDs: []string{}}
-	if len(threadIDs) > 0 && !opts.DryRun {
+	if (len(threadIDs) > 0 || len(notes) > 0) && !opts.DryRun {
 		cfg, err := opts.Config()
 		if err != nil {
 			return err
@@ -204,6 +208,11 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 			}
 		}
 		n, dup, err := st.RecordTurnUsage(ctx, turnKey, threadIDs)
+		if err == nil && !dup {
+			// A note's uses rank it when more notes exist than the summary
+			// holds (consolidate.MaxSummaryNotes).
+			err = st.RecordNoteUses(ctx, notes)
+		}
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("record citation usage: %w", err)
@@ -223,6 +232,22 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		opts.IO.Debugf("cited %d memories, recorded %d uses", len(threadIDs), res.Recorded)
 	}
 	return nil
+}
+
+// citedNotes are the ad hoc notes a reply cited by their file, by name,
+// each once.
+func citedNotes(entries []inject.Entry) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(path.Clean(filepath.ToSlash(e.Path)), memdir.NotesDir+"/")
+		if !ok || memfs.ValidateNoteFilename(rest) != nil || seen[rest] {
+			continue
+		}
+		seen[rest] = true
+		out = append(out, rest)
+	}
+	return out
 }
 
 // codexHome is where Codex keeps its sessions: $CODEX_HOME, else ~/.codex.

@@ -33,7 +33,8 @@ func newClearCmd(f *Factory, runF func(context.Context, *ClearOptions) error) *c
 		Short: "Delete every memory of both versions (databases and folders)",
 		Long: `Empty the raw memories, jobs and baseline of both versions' databases and the
 contents of the memory folders (memories/, memories_v2/, memories_extensions/),
-keeping the folders themselves and each thread's memory mode. Symbolic links
+keeping the folders themselves and each thread's memory mode, and the memory
+held for review (see memctl review). Symbolic links
 inside the folders are removed, never followed; a memory folder that is itself
 a symbolic link is refused and nothing at all is deleted.
 

@@ -47,7 +47,7 @@ func TestFlagCompletions(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"extract", "--provider", ""}, "auto\nopenai\nopenai-compatible\nanthropic\ncommand\nheuristic\n:4\n"},
+		{[]string{"extract", "--provider", ""}, "auto\nopenai\nopenai-compatible\nanthropic\ncommand\nclaude-code\ncodex\nheuristic\n:4\n"},
 		{[]string{"run", "--mode", ""}, "auto\nmodel\nagent\nheuristic\n:4\n"},
 		{[]string{"summary", "--agent", ""}, "claude-code\ncodex\n:4\n"},
 		{[]string{"cite", "--hook", ""}, "claude\ncodex\n:4\n"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/english"
@@ -38,6 +39,9 @@ type DoctorOptions struct {
 	Getenv func(string) string
 	// Pipeline builds the Home whose plan the provider check resolves.
 	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
+	// AgentCLIs asks each agent CLI (Claude Code, Codex) whether it is
+	// installed and logged in.
+	AgentCLIs func(cfg *config.Config) []agentcli.Status
 
 	JSON bool
 }
@@ -45,13 +49,18 @@ type DoctorOptions struct {
 func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
 		Home: f.Home, Getenv: f.Getenv, Pipeline: f.Pipeline,
-		Agents: func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) }}
+		Agents:    func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) },
+		AgentCLIs: func(cfg *config.Config) []agentcli.Status { return detectAgentCLIs(f, cfg) }}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report the health of the memory, the agents' setup and the provider",
 		Long: `Check the memory of the configured version and print what needs attention,
 each finding with the command that fixes it (docs/doctor.md):
 
+  database          the database file can be read whole: it opens, and
+                    SQLite's quick_check finds every page sound (a damaged
+                    file: the fix restores the backup memctl keeps, or
+                    salvages what can be read)
   duplicates        raw memories that say exactly the same thing
   near_duplicates   raw memories that say nearly the same thing
                     (health.near_duplicate)
@@ -64,17 +73,23 @@ each finding with the command that fixes it (docs/doctor.md):
   oversized_file    memory files larger than one MCP read returns
   summary_size      memory_summary.md against the cut summary applies
   agent_setup       the hooks, MCP entry and permissions memctl setup writes
+  agent_cli         the Claude Code and Codex CLIs installed here: version,
+                    login, and whether memctl writes memory through them
+                    (or could: then it says how, and what it costs)
   provider          the provider configured for extraction and consolidation
   leases            the consolidation lock and the threads claimed for
                     extraction, and whether the process holding them has
                     exited (then the next run takes them back at once)
 
-It only reads: nothing is changed.
+It only reads: nothing is changed. It also names the backup of the database
+memctl keeps (<home>/backups/, refreshed before the first consolidation of
+each day) and the command that puts it back.
 
 EXIT STATUS
   0  healthy: no finding is a warning (findings marked info may remain)
-  5  unhealthy: at least one warning; the report says what to run
-  1  the check itself failed (the database cannot be read)`,
+  5  unhealthy: at least one warning (a damaged database among them); the
+     report says what to run
+  1  the check itself failed (the home cannot be read)`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl doctor
   $ memctl doctor --json | jq '.findings[] | select(.severity == "warning") | .fix'`,
@@ -111,21 +126,32 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		SummaryTokens:    inject.DefaultSummaryTokens,
 		ReadTokens:       memfs.DefaultReadTokens,
 	}
-	if opts.Pipeline != nil {
-		pipe, err := opts.Pipeline(cfg, pipeline.Quiet{})
-		if err != nil {
-			return err
-		}
-		dopts.Provider = providerState(pipe)
+	pipe, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	if err != nil {
+		return err
 	}
-	// The doctor reads: it does not create a database where none is.
-	if _, err := os.Stat(filepath.Join(home, store.FileName(version))); err == nil {
+	check := pipe.CheckModels()
+	clis := opts.AgentCLIs(cfg)
+	dopts.Provider = providerState(cfg, check, clis)
+	for _, st := range clis {
+		dopts.AgentCLIs = append(dopts.AgentCLIs, doctor.AgentCLIState{Status: st, Provider: string(check.Choice.Kind),
+			Offer: check.Auto && check.Choice.Kind == model.KindHeuristic})
+	}
+	// The doctor reads: it does not create a database where none is, and
+	// a damaged one is a finding, not a failure.
+	dbPath := filepath.Join(home, store.FileName(version))
+	if _, err := os.Stat(dbPath); err == nil {
+		dopts.Database = dbPath
 		st, err := opts.OpenStore(ctx, version)
-		if err != nil {
+		switch {
+		case store.IsDamaged(err):
+			dopts.Damaged = err.Error()
+		case err != nil:
 			return err
+		default:
+			defer st.Close()
+			dopts.Store = st
 		}
-		defer st.Close()
-		dopts.Store = st
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -192,6 +218,9 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 	if len(skipped) > 0 {
 		ios.Debugf("skipped: %s", strings.Join(skipped, ", "))
 	}
+	if rep.Backup != nil {
+		ios.Infof("memctl: backup of the database: %s, written %s; to restore it: %s", rep.Backup.Path, rep.Backup.ModTime.Format(time.RFC3339), rep.Restore)
+	}
 	if rep.Healthy {
 		msg := fmt.Sprintf("healthy: %d checks, %s", len(rep.Checks), english.Count(rep.RawMemories, "raw memory", "raw memories"))
 		if n := len(rep.Findings); n > 0 {
@@ -218,21 +247,33 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 
 // providerState says whether the configured provider and consolidator
 // can work, as the pipeline resolves them for a run but without calling
-// them: an API key variable unset, a program not found, a model missing.
-func providerState(pipe *pipeline.Home) doctor.ProviderState {
-	cfg := pipe.Config()
-	c := pipe.CheckModels()
-	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(c.Choice.Kind)}
-	if c.Choice.Kind == model.KindHeuristic && c.Auto {
-		ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + c.Choice.Reason + ")"
+// them (check): an API key variable unset, a program not found, an agent
+// CLI missing or logged out (clis says which), a model missing.
+func providerState(cfg *config.Config, check pipeline.ModelCheck, clis []agentcli.Status) doctor.ProviderState {
+	kind := check.Choice.Kind
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(kind)}
+	if kind == model.KindHeuristic && check.Auto {
+		ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + check.Choice.Reason + ")"
 		ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
 	}
-	if c.Err == nil {
+	if isAgentKind(kind) {
+		for _, st := range clis {
+			if st.Agent == agentcli.Agent(kind) && !st.Usable() {
+				ps.Problem = fmt.Sprintf("provider.kind is %s, but %s", kind, st.Describe())
+				ps.Fix = st.Agent.LoginHint()
+				if st.Path == "" {
+					ps.Fix = fmt.Sprintf("install %s, or set provider.command to the path of %s", st.Agent.Name(), st.Agent.Program())
+				}
+				return ps
+			}
+		}
+	}
+	if check.Err == nil {
 		return ps
 	}
-	ps.Problem = c.Err.Error()
+	ps.Problem = check.Err.Error()
 	var cerr *config.Error
-	errors.As(c.Err, &cerr)
+	errors.As(check.Err, &cerr)
 	switch {
 	case cerr != nil && cerr.Key == "provider.command" && len(cfg.Provider.Command) == 0:
 		ps.Fix = "set provider.command to the argv of the program that answers"

@@ -58,6 +58,19 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d jobs failed (each is recorded with its reason and retried later; see `memctl status`)", e.Failed, e.Total)
 }
 
+// SalvageError is an export that read a damaged database: the bundle
+// holds what could be read, and the warnings before it list what could
+// not; exit 3 (partial).
+type SalvageError struct {
+	Path string
+	// Memories counts the memories the bundle holds.
+	Memories int
+}
+
+func (e *SalvageError) Error() string {
+	return fmt.Sprintf("the database %s is damaged: the bundle holds the %d memories that could be read (what could not is listed above)", e.Path, e.Memories)
+}
+
 // RefusedError is content memctl will not share (a secret, an
 // instruction-shaped line), refused whole; exit 7.
 type RefusedError struct{ Err error }
@@ -94,6 +107,7 @@ func exitCode(err error) int {
 	var unhealthy *doctor.UnhealthyError
 	var diverged *syncgit.DivergedError
 	var refused *RefusedError
+	var salvage *SalvageError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -101,7 +115,7 @@ func exitCode(err error) int {
 		return ExitError
 	case errors.As(err, &flagErr), errors.As(err, &cfgErr), errors.As(err, &envErr):
 		return ExitUsage
-	case errors.As(err, &partial):
+	case errors.As(err, &partial), errors.As(err, &salvage):
 		return ExitPartial
 	case errors.As(err, &unhealthy):
 		return ExitUnhealthy
@@ -140,7 +154,8 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 	label := "error"
 	var partial *PartialError
 	var unhealthy *doctor.UnhealthyError
-	if errors.As(err, &partial) || errors.As(err, &unhealthy) {
+	var salvage *SalvageError
+	if errors.As(err, &partial) || errors.As(err, &unhealthy) || errors.As(err, &salvage) {
 		label = "warning"
 	}
 	// An error may quote a path found on disk or words of a transcript.
@@ -154,6 +169,12 @@ func report(ios *IOStreams, jsonMode bool, err error) int {
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: run with --help for usage")
 	case errors.Is(err, store.ErrDiskFull):
 		fmt.Fprintln(ios.ErrOut, "memctl: hint: free some space on that disk and run again; the next run takes back the threads this one held")
+	case errors.Is(err, store.ErrReadOnly):
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: the memctl home cannot be written; the commands that only read (status, search, memories list, doctor, export) still work")
+	case store.IsDamaged(err):
+		// The file is not moved or rebuilt here: what it still holds
+		// (pins, edits, uses, history) is the user's to recover.
+		fmt.Fprintln(ios.ErrOut, "memctl: hint: `memctl doctor` names the backup memctl keeps and how to restore it; `memctl export -o rescue.jsonl` salvages what can still be read")
 	}
 	return code
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,6 +47,9 @@ type exportJSON struct {
 	Memories int    `json:"memories"`
 	Forgets  int    `json:"forgets"`
 	Notes    int    `json:"notes"`
+	// Salvage says what was read of a damaged database, and what not;
+	// absent when the database was sound.
+	Salvage *store.SalvageReport `json:"salvage,omitempty"`
 }
 
 // exportToJSON is the --json document of export --to.
@@ -76,7 +80,18 @@ folder (agents-md, claude-md), or Codex's
 memories_extensions/memctl/instructions.md (codex). Text outside the block
 is kept; exporting again replaces the block in place.
 
-Nothing of the transcripts is exported.`,
+Nothing of the transcripts is exported.
+
+A damaged database (emptied, a damaged header, a corrupt page) is salvaged:
+export reads what it can, row by row around the pages that cannot be read,
+from a copy (the file itself is not written), writes the bundle and says on
+stderr what it left out. Import the bundle into a new database to recover
+(memctl doctor prints the commands).
+
+EXIT STATUS
+  0  the bundle was written
+  3  the database is damaged: the bundle holds what could be read
+  1  an error (nothing written)`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl export -o memory.jsonl
   $ memctl export --project ~/src/app > app-memory.jsonl
@@ -114,14 +129,19 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if opts.To != "" {
 		return exportTo(opts, cfg, root)
 	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	key := ""
 	if opts.Project != "" {
-		if key, err = projectKeyOf(ctx, cfg, st, root, opts.Project); err != nil {
+		// The store's projects count too when the store opens (a damaged
+		// one is salvaged below, and then only the index knows projects).
+		var st *store.Store
+		if s, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {
+			st = s
+		}
+		key, err = projectKeyOf(ctx, cfg, st, root, opts.Project)
+		if st != nil {
+			st.Close()
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -129,11 +149,12 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	recs, err := bundle.Export(ctx, st, root, bundle.ExportOptions{Project: key, MemoryVersion: cfg.Memories.Version, Now: opts.Now(), Redact: red})
+	eo := bundle.ExportOptions{Project: key, MemoryVersion: cfg.Memories.Version, Now: opts.Now(), Redact: red}
+	recs, salvage, err := exportRecords(ctx, opts, cfg.Memories.Version, root, eo)
 	if err != nil {
 		return err
 	}
-	res := exportJSON{Path: opts.Output, Schema: bundle.Schema, Scope: recs[0].Scope}
+	res := exportJSON{Path: opts.Output, Schema: bundle.Schema, Scope: recs[0].Scope, Salvage: salvage}
 	for _, r := range recs {
 		switch r.Type {
 		case bundle.TypeMemory:
@@ -144,8 +165,16 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 			res.Notes++
 		}
 	}
+	// A salvage wrote what it could: the command ends partial (exit 3).
+	var partial error
+	if salvage != nil {
+		partial = &SalvageError{Path: salvage.Source, Memories: res.Memories}
+	}
 	if opts.Output == "" || opts.Output == "-" {
-		return bundle.Write(opts.IO.Out, recs)
+		if err := bundle.Write(opts.IO.Out, recs); err != nil {
+			return err
+		}
+		return partial
 	}
 	var b strings.Builder
 	if err := bundle.Write(&b, recs); err != nil {
@@ -155,10 +184,80 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, res)
+		if err := printJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+		return partial
 	}
 	opts.IO.Infof("memctl: exported %d memories, %d forgets and %d notes (%s) to %s", res.Memories, res.Forgets, res.Notes, res.Scope, opts.Output)
-	return nil
+	return partial
+}
+
+// exportRecords reads the bundle's records from the store. A database
+// that cannot be opened or read whole (store.IsDamaged) is salvaged: its
+// readable rows are copied into a scratch database in a private
+// temporary folder and exported from there, and the report says what
+// was left out (also printed as warnings).
+func exportRecords(ctx context.Context, opts *ExportOptions, version memversion.Version, root string, eo bundle.ExportOptions) ([]bundle.Record, *store.SalvageReport, error) {
+	st, err := opts.OpenStore(ctx, version)
+	var path string
+	var damaged *store.DamagedError
+	switch {
+	case errors.As(err, &damaged):
+		path = damaged.Path
+	case err != nil:
+		return nil, nil, err
+	default:
+		recs, err := bundle.Export(ctx, st, root, eo)
+		path = st.Path()
+		st.Close()
+		if !store.IsDamaged(err) {
+			return recs, nil, err
+		}
+		opts.IO.Warnf("%v", err)
+	}
+	tmp, err := os.MkdirTemp("", "memctl-salvage-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	sv, rep, err := store.Salvage(ctx, path, filepath.Join(tmp, store.FileName(version)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("salvage %s: %w", path, err)
+	}
+	defer sv.Close()
+	opts.IO.Warnf("the database %s is damaged: exporting what can still be read", path)
+	warnSalvage(opts.IO, rep)
+	recs, err := bundle.Export(ctx, sv, root, eo)
+	return recs, &rep, err
+}
+
+// warnSalvage says what a salvage read and what it left out.
+func warnSalvage(ios *IOStreams, rep store.SalvageReport) {
+	switch {
+	case rep.Empty:
+		ios.Warnf("%s is empty: no memory to read; the bundle holds the memory folder's notes only", rep.Source)
+		return
+	case rep.Unreadable != "":
+		ios.Warnf("nothing of %s could be read (%s); the bundle holds the memory folder's notes only", rep.Source, rep.Unreadable)
+		return
+	case rep.HeaderRepaired:
+		ios.Warnf("its header was damaged; it was read with a fresh one (page size %d)", rep.PageSize)
+	}
+	for _, t := range rep.Tables {
+		switch {
+		case t.Error != "":
+			ios.Warnf("%s: not read: %s", t.Name, t.Error)
+		case len(t.Skipped) > 0:
+			var ranges []string
+			for _, r := range t.Skipped {
+				ranges = append(ranges, r.String())
+			}
+			ios.Warnf("%s: %d rows read; the rows at rowids %s could not be read and are not in the bundle", t.Name, t.Rows, strings.Join(ranges, ", "))
+		default:
+			ios.Warnf("%s: %d rows read, none left out", t.Name, t.Rows)
+		}
+	}
 }
 
 // exportTo writes the project summary into an agent's file.

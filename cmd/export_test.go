@@ -148,8 +148,8 @@ func TestExportToAgentFilesKeepsTheRest(t *testing.T) {
 
 // TestImportCleansWhatItTakesIn: a bundle whose memory carries a token
 // and an order to the agent (written by hand, or by a machine with fewer
-// rules) is stored redacted and without the order; importing it again
-// changes nothing.
+// rules) is held for review, redacted; importing it again holds it once;
+// approved, it is stored without the order.
 func TestImportCleansWhatItTakesIn(t *testing.T) {
 	w := newSyncWorld(t)
 	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
@@ -160,18 +160,45 @@ func TestImportCleansWhatItTakesIn(t *testing.T) {
 	if err := json.Unmarshal([]byte(w.a.memctl("import", "--json", bundleFile)), &imp); err != nil {
 		t.Fatal(err)
 	}
-	if imp.Added != 1 {
+	// An order to an agent holds the memory for review, whole: nothing of
+	// it is stored, and the queue holds it redacted.
+	if imp.Added != 0 || imp.Held != 1 {
 		t.Fatalf("import: %+v", imp)
 	}
-	show := w.a.memctl("memories", "show", "33333333")
-	if strings.Contains(show, token) || strings.Contains(show, "Ignore all previous") || !strings.Contains(show, "The pipeline signs builds.") {
-		t.Errorf("the imported memory was stored as it came:\n%s", show)
+	if ids := w.a.memoryIDs(); len(ids) != 0 {
+		t.Fatalf("a held memory was stored: %v", ids)
+	}
+	var rev reviewJSON
+	if err := json.Unmarshal([]byte(w.a.memctl("review", "--json")), &rev); err != nil {
+		t.Fatal(err)
+	}
+	if len(rev.Held) != 1 || rev.Held[0].Origin.String() != "import bundle:hostile.jsonl" || strings.Contains(rev.Held[0].Text, token) ||
+		len(rev.Held[0].Reasons) == 0 || rev.Held[0].Reasons[0].Reason != "injection" {
+		t.Fatalf("review: %+v", rev.Held)
 	}
 	if err := json.Unmarshal([]byte(w.a.memctl("import", "--json", bundleFile)), &imp); err != nil {
 		t.Fatal(err)
 	}
-	if imp.Added+imp.Updated != 0 || imp.Unchanged != 1 {
-		t.Errorf("a second import of a cleaned memory: %+v", imp)
+	if imp.Added+imp.Updated != 0 || imp.Held != 1 {
+		t.Errorf("a second import: %+v", imp)
+	}
+	if err := json.Unmarshal([]byte(w.a.memctl("review", "--json")), &rev); err != nil || len(rev.Held) != 1 {
+		t.Errorf("a second import held it twice: %+v %v", rev.Held, err)
+	}
+	// Approved, it is stored: redacted, and the order is taken out even
+	// then, since no approval lets an order to an AI through.
+	w.a.memctl("approve", "--all")
+	show := w.a.memctl("memories", "show", "33333333")
+	if strings.Contains(show, token) || strings.Contains(show, "Ignore all previous") || !strings.Contains(show, "The pipeline signs builds.") ||
+		!strings.Contains(show, "origin    import bundle:hostile.jsonl") {
+		t.Errorf("the approved memory:\n%s", show)
+	}
+	// Imported again, what was approved is not held again.
+	if err := json.Unmarshal([]byte(w.a.memctl("import", "--json", bundleFile)), &imp); err != nil {
+		t.Fatal(err)
+	}
+	if imp.Held != 0 || imp.Updated != 0 {
+		t.Errorf("an import after the approval: %+v", imp)
 	}
 	// Its project prints on one line wherever it is listed.
 	w.a.memctl("run")

@@ -26,7 +26,7 @@ func TestNewExtractCmd(t *testing.T) {
 			want: ExtractOptions{JSON: true, ExtractFlags: ExtractFlags{ProviderKind: "heuristic", Model: "m1", Max: ptrTo(5), Concurrency: ptrTo(3),
 				All: true, Threads: []string{"a1b2c3", "d4e5"}, CurrentThread: "ffff", DryRun: true}}},
 		{name: "unknown provider", argv: "--provider gpt",
-			wantErr: `--provider: invalid value "gpt": want one of: auto, openai, openai-compatible, anthropic, command, heuristic`},
+			wantErr: `--provider: invalid value "gpt": want one of: auto, openai, openai-compatible, anthropic, command, claude-code, codex, heuristic`},
 		{name: "max not a number", argv: "--max abc", wantErr: `--max: invalid value "abc": want an integer`},
 		{name: "max zero", argv: "--max 0", wantErr: "--max must be at least 1"},
 		{name: "argument", argv: "now", wantErr: `memctl extract takes no arguments, got "now"`},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
@@ -40,6 +41,8 @@ type Factory struct {
 	clockErr error
 
 	cfg *config.Config
+	// agents caches what each agent CLI said about itself (agentStatus).
+	agents map[agentcli.Agent]agentcli.Status
 }
 
 // Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.
@@ -184,7 +187,8 @@ func (f *Factory) pipelineEnv(rep pipeline.Reporter) (pipeline.Env, error) {
 		return pipeline.Env{}, err
 	}
 	userHome, _ := f.UserHome()
-	return pipeline.Env{Dir: home, UserHome: userHome, Getenv: f.Getenv, Now: f.Now, OpenStore: f.OpenStore, Reporter: rep, Stderr: f.IO.ErrOut}, nil
+	return pipeline.Env{Dir: home, UserHome: userHome, Getenv: f.Getenv, Environ: f.Environ, Now: f.Now, OpenStore: f.OpenStore,
+		Reporter: rep, Stderr: f.IO.ErrOut, AgentStatus: f.agentStatus}, nil
 }
 
 // MemoryRoot is the memory folder of a version.
@@ -208,12 +212,12 @@ func (f *Factory) OpenStore(ctx context.Context, version memversion.Version) (*s
 		return nil, err
 	}
 	path := filepath.Join(home, store.FileName(version))
-	st, err := store.Open(ctx, path, store.WithClock(f.Now))
+	// A home that cannot be written (a read-only folder, a full disk) is
+	// still read: the commands that only read work, a write says why not.
+	st, err := store.Open(ctx, path, store.WithClock(f.Now), store.ReadOnlyFallback())
 	switch {
-	case store.IsDamaged(err):
-		// The transcripts are the source of truth: a new database rebuilt
-		// from them loses only what was never in them.
-		return nil, withHint(err, fmt.Sprintf("the file is damaged; move it aside (mv %s %s.damaged) and run `memctl run --all` to rebuild it from the transcripts still on disk (use counts, pins, edits and history are not recovered)", path, path))
+	case err == nil && st.ReadOnly() != nil:
+		f.IO.Debugf("the database %s is open read-only: %v", path, st.ReadOnly())
 	case errors.Is(err, store.ErrTooNew):
 		return nil, withHint(err, "a newer memctl wrote this database: run that version, or build the newer one (README, Install); memctl version shows this one")
 	}

@@ -1,15 +1,9 @@
 package cmd
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 )
 
 // On a first run with a model provider, at a terminal, memctl
@@ -37,53 +31,11 @@ func TestFirstRunAsksAtTerminal(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.extra = []string{"MEMCTL_PROVIDER_KIND=command", "MEMCTL_PROVIDER_COMMAND=" + model, "MEMCTL_CONSOLIDATION_MODE=heuristic"}
-			c := w.command(w.env(), "run")
-			f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 200})
+			screen, err := inPTY(t, w.command(w.env(), "run"), []string{"[y/N] "}, []string{tt.answer})
 			if err != nil {
-				t.Fatal(err)
+				t.Errorf("memctl run: %v\n%s", err, screen)
 			}
-			defer f.Close()
-			var mu sync.Mutex
-			var out bytes.Buffer
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				buf := make([]byte, 4096)
-				for {
-					n, err := f.Read(buf)
-					mu.Lock()
-					out.Write(buf[:n])
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
-			}()
-			text := func() string { mu.Lock(); defer mu.Unlock(); return strings.ReplaceAll(out.String(), "\r", "") }
-			deadline := time.Now().Add(60 * time.Second)
-			for !strings.Contains(text(), "[y/N] ") {
-				if time.Now().After(deadline) {
-					c.Process.Kill()
-					t.Fatalf("no prompt:\n%s", text())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if _, err := f.Write([]byte(tt.answer + "\n")); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Wait(); err != nil {
-				t.Errorf("memctl run: %v\n%s", err, text())
-			}
-			<-done
-			rest := text()
-			for _, want := range tt.want {
-				i := strings.Index(rest, want)
-				if i < 0 {
-					t.Errorf("the terminal lacks (after the lines before it) %q:\n%s", want, text())
-					continue
-				}
-				rest = rest[i+len(want):]
-			}
+			inOrder(t, screen, tt.want...)
 		})
 	}
 }

@@ -106,10 +106,14 @@ func runHistory(ctx context.Context, opts *HistoryOptions) error {
 }
 
 func generationState(g store.Generation) string {
+	state := g.State
 	if g.Current {
-		return "current"
+		state = "current"
 	}
-	return g.State
+	if g.PurgedAt != nil {
+		state += ", purged"
+	}
+	return state
 }
 
 func generationKind(g store.Generation) string {
@@ -234,6 +238,16 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 		return err
 	}
 	doc := historyShowJSON{Version: version, Generation: g, Previous: g.ParentID, Files: []consolidate.FileDiff{}}
+	if g.PurgedAt != nil {
+		// Its files, inputs and diff went with a forgotten memory.
+		doc.Inputs = []store.GenerationInput{}
+		if opts.JSON {
+			return printJSON(opts.IO.Out, doc)
+		}
+		opts.IO.Infof("%s: generation %d was purged at %s, when a memory it may hold text of was forgotten: its files, inputs and workspace diff are gone",
+			version, g.ID, rfc3339(*g.PurgedAt))
+		return nil
+	}
 	if opts.Input {
 		if doc.WorkspaceDiff, err = st.GenerationWorkspaceDiff(ctx, g.ID); err != nil {
 			return err

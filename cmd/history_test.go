@@ -138,7 +138,7 @@ func TestRunHistory(t *testing.T) {
 			wantOut: `{"version":"v1","keep":20,"generations":[{"id":2,"created_at":"2026-06-10T12:00:00Z","state":"approved",` +
 				`"kind":"consolidation","parent_id":1,"mode":"heuristic","provider":"heuristic","selected":2,"input_tokens":0,` +
 				`"output_tokens":0,"total_tokens":0,"added":0,"modified":5,"deleted":0,"watermark":1781006400,` +
-				`"settled_at":"2026-06-10T12:00:00Z","current":true}]}`},
+				`"settled_at":"2026-06-10T12:00:00Z","purged_at":null,"current":true}]}`},
 		{name: "nothing yet", empty: true, wantErrOut: "v1: no generations yet; the next consolidation that changes the memory folder records one\n"},
 		{name: "nothing yet, json", empty: true, opts: HistoryOptions{JSON: true},
 			wantOut: `{"version":"v1","keep":20,"generations":[]}`},

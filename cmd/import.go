@@ -9,6 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -77,14 +78,14 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	r := opts.IO.In
-	name, origin := "stdin", "bundle"
+	name, source := "stdin", "bundle"
 	if opts.File != "-" {
 		f, err := os.Open(opts.File)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		r, name, origin = f, opts.File, "bundle:"+filepath.Base(opts.File)
+		r, name, source = f, opts.File, "bundle:"+filepath.Base(opts.File)
 	}
 	recs, err := bundle.Read(r, name)
 	if err != nil {
@@ -105,7 +106,10 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 			st.Close()
 			return err
 		}
-		res, err := bundle.Import(ctx, st, root, recs, origin, importClean(red))
+		res, err := bundle.Import(ctx, st, root, recs, source, intake(origin.Origin{Kind: origin.Import, Detail: source}, red, root))
+		if err == nil && res.Forgotten > 0 {
+			scrubAfterForget(ctx, opts.IO, st, v)
+		}
 		st.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v, err)
@@ -121,6 +125,7 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 	a := out.ImportResult
 	opts.IO.Infof("memctl: imported %s: %d memories added, %d updated, %d unchanged, %d forgotten, %d skipped (forgotten here), %d note(s)",
 		name, a.Added, a.Updated, a.Unchanged, a.Forgotten, a.Skipped, a.Notes)
+	warnHeld(opts.IO, a.Held)
 	if a.Changed() {
 		opts.IO.Infof("memctl: hint: run `memctl run` (or `memctl consolidate`) to fold them into the memory folder")
 	}

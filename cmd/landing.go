@@ -25,6 +25,8 @@ func landError(version memversion.Version, err error) error {
 		return withHint(wrapped, "`memctl review` shows it; `memctl approve` or `memctl reject` settles it")
 	case errors.Is(err, store.ErrNotFound):
 		return withHint(wrapped, "`memctl history` lists the kept generations")
+	case errors.Is(err, consolidate.ErrPurged):
+		return withHint(wrapped, "`memctl history` marks the purged generations; pick one that is not")
 	}
 	return wrapped
 }

@@ -43,7 +43,8 @@ Protocol on stdin/stdout, for any MCP-capable agent. Tools:
   search           a query: the ranked full-text search of memctl search
                    (raw memories, summaries, memory files); queries: the
                    lines of the memory files that hold them (Codex's modes)
-  add_ad_hoc_note  write a note the next consolidation folds into memory
+  add_ad_hoc_note  propose a note: it waits in memctl review until you
+                   approve it, then the next consolidation folds it in
 
 The tools answer for the project of the folder the server runs in (a
 "project" argument picks another, "*" every project): list and search leave

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -70,13 +71,16 @@ type memoryJSON struct {
 	SelectedForPhase2 bool    `json:"selected_for_phase2"`
 	// UpdatedAt is the thread's update the memory was extracted from
 	// (source_updated_at elsewhere, in unix seconds); ExtractedAt when.
-	UpdatedAt      string  `json:"updated_at"`
-	ExtractedAt    string  `json:"extracted_at"`
-	Cwd            string  `json:"cwd"`
-	Source         string  `json:"source"`
-	MemoryMode     string  `json:"memory_mode"`
-	RawMemory      *string `json:"raw_memory,omitempty"`
-	RolloutSummary *string `json:"rollout_summary,omitempty"`
+	UpdatedAt   string `json:"updated_at"`
+	ExtractedAt string `json:"extracted_at"`
+	Cwd         string `json:"cwd"`
+	Source      string `json:"source"`
+	MemoryMode  string `json:"memory_mode"`
+	// Origin is where the memory came from: a session here, the user,
+	// another machine (sync), a bundle (import).
+	Origin         origin.Origin `json:"origin"`
+	RawMemory      *string       `json:"raw_memory,omitempty"`
+	RolloutSummary *string       `json:"rollout_summary,omitempty"`
 }
 
 func rfc3339Ptr(t *time.Time) *string {
@@ -91,7 +95,7 @@ func toMemoryJSON(m store.Memory, withText bool) memoryJSON {
 	out := memoryJSON{ID: m.ThreadID, Description: memoryDescription(m), Pinned: m.Pinned, UserAsserted: m.UserAsserted(),
 		EditedAt: rfc3339Ptr(m.EditedAt), UsageCount: m.UsageCount, LastUsage: rfc3339Ptr(m.LastUsage),
 		SelectedForPhase2: m.SelectedForPhase2, UpdatedAt: rfc3339(time.Unix(m.SourceUpdatedAt, 0)),
-		ExtractedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode}
+		ExtractedAt: rfc3339(time.Unix(m.GeneratedAt, 0)), Cwd: m.Cwd, Source: m.Source, MemoryMode: m.MemoryMode, Origin: m.From}
 	if withText {
 		out.RawMemory, out.RolloutSummary = &m.RawMemory, &m.RolloutSummary
 	}
@@ -289,7 +293,7 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 	w, ios := opts.IO.Out, opts.IO
 	tx := ios.Text // the memory's fields come from a transcript or a model
 	fmt.Fprintf(w, "%s %s\n", ios.Bold("memory"), tx(m.ThreadID))
-	fmt.Fprintf(w, "  flags     %s\n  uses      %d\n", memoryFlags(m), m.UsageCount)
+	fmt.Fprintf(w, "  flags     %s\n  origin    %s\n  uses      %d\n", memoryFlags(m), tx(m.From.String()), m.UsageCount)
 	if m.LastUsage != nil {
 		fmt.Fprintf(w, "  last use  %s\n", rfc3339(*m.LastUsage))
 	}
@@ -449,13 +453,14 @@ func newMemoriesForgetCmd(f *Factory, runF func(context.Context, *MemoriesForget
 		Use:   "forget ID...",
 		Short: "Forget raw memories: out of the store and the index now, out of the folder at the next consolidation",
 		Long: `Forget a raw memory for good. At once: it is deleted from the store and the search
-index (with the copy of its rollout summary that the index held), and its thread
+index (with the copy of its rollout summary that the index held), its thread
 is disabled so it is not extracted again (memctl threads enable undoes that
-for future sessions only). At the next consolidation, which runs even inside
-the six-hour cooldown: its rollout summary leaves the memory folder and the
-memory files are rebuilt from the remaining inputs, so nothing derived from it
-survives. An older generation built from it is not restored by rollback unless
-forced.
+for future sessions only) and its preview blanked, every kept generation that
+may hold its text is purged (memctl history marks it; rollback cannot restore
+it, forced or not), and the database file is rewritten so no free page keeps
+the text. At the next consolidation, which runs even inside the six-hour
+cooldown: its rollout summary leaves the memory folder and the memory files
+are rebuilt from the remaining inputs, so nothing derived from it survives.
 
 Several ids forget several memories (doctor's fix for duplicates names them
 all); every id is checked before any memory is forgotten.`,
@@ -508,6 +513,21 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	if len(doc.Forgotten) > 0 {
 		doc.ID, doc.Versions = doc.Forgotten[0].ID, doc.Forgotten[0].Versions
 	}
+	scrubbed := map[memversion.Version]bool{}
+	for _, one := range doc.Forgotten {
+		for _, v := range one.Versions {
+			if scrubbed[v] {
+				continue
+			}
+			scrubbed[v] = true
+			st, err := opts.OpenStore(ctx, v)
+			if err != nil {
+				return err
+			}
+			scrubAfterForget(ctx, opts.IO, st, v)
+			st.Close()
+		}
+	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
@@ -520,6 +540,20 @@ func runMemoriesForget(ctx context.Context, opts *MemoriesForgetOptions) error {
 	}
 	opts.IO.Infof("the next consolidation rebuilds the memory folder without these %d memories (`memctl consolidate`)", len(doc.Forgotten))
 	return nil
+}
+
+// scrubAfterForget rewrites a database that memories were just forgotten
+// from, so that no free page left by an older deletion keeps their text
+// (store.Scrub). The forget itself is done either way: a failure is a
+// warning.
+func scrubAfterForget(ctx context.Context, ios *IOStreams, st *store.Store, v memversion.Version) {
+	complete, err := st.Scrub(ctx)
+	switch {
+	case err != nil:
+		ios.Warnf("%s: the forgotten text is deleted, but the database could not be rewritten to clear older free pages: %v", v, err)
+	case !complete:
+		ios.Warnf("%s: another memctl process was reading the database, so its write-ahead log (%s-wal) keeps older copies of pages until later writes reuse it", v, st.Path())
+	}
 }
 
 // MemoriesEditOptions is what `memctl memories edit` needs: injected

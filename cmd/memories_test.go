@@ -124,7 +124,7 @@ func TestRunMemoriesList(t *testing.T) {
 		{name: "json", opts: MemoriesListOptions{JSON: true, Limit: 1},
 			wantOut: `[{"id":"thread-b","description":"raw memory of thread-b","pinned":false,"user_asserted":false,"edited_at":null,` +
 				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"updated_at":"2026-06-09T12:00:00Z",` +
-				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled"}]`},
+				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled","origin":{"kind":"session"}}]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
@@ -157,7 +157,7 @@ func TestRunMemoriesList(t *testing.T) {
 
 func TestRunMemoriesShow(t *testing.T) {
 	body := func(bold func(string) string) string {
-		return bold("memory") + " thread-a\n  flags     -\n  uses      0\n  updated   2026-06-08T12:00:00Z\n" +
+		return bold("memory") + " thread-a\n  flags     -\n  origin    session\n  uses      0\n  updated   2026-06-08T12:00:00Z\n" +
 			"  extracted 2026-06-08T12:00:00Z\n  cwd       /src/thread-a\n  thread    enabled (memctl threads show thread-a)\n\n" +
 			bold("raw memory") + "\nraw memory of thread-a\n\n" + bold("rollout summary") + "\nsummary of thread-a\n"
 	}
@@ -175,7 +175,7 @@ func TestRunMemoriesShow(t *testing.T) {
 		{name: "json", id: "thread-b", json: true,
 			wantOut: `{"id":"thread-b","description":"raw memory of thread-b","pinned":false,"user_asserted":false,"edited_at":null,` +
 				`"usage_count":0,"last_usage":null,"selected_for_phase2":false,"updated_at":"2026-06-09T12:00:00Z",` +
-				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled",` +
+				`"extracted_at":"2026-06-09T12:00:00Z","cwd":"/src/thread-b","source":"cli","memory_mode":"enabled","origin":{"kind":"session"},` +
 				`"raw_memory":"raw memory of thread-b","rollout_summary":"summary of thread-b"}`},
 		{name: "ambiguous prefix", id: "thread", wantErr: `ambiguous id prefix "thread": it matches thread-a, thread-b`},
 		{name: "short prefix", id: "thr", wantErr: `v1: no raw memory "thr"`},

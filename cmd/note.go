@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
@@ -26,8 +30,127 @@ func newNoteCmd(f *Factory) *cobra.Command {
 	}
 	c.AddCommand(
 		newNoteAddCmd(f, nil),
+		newNotePinCmd(f, nil, true),
+		newNotePinCmd(f, nil, false),
 	)
 	return c
+}
+
+// NotePinOptions is what `memctl note pin` and `unpin` need.
+type NotePinOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
+	MemoryRoot func(version memversion.Version) (string, error)
+
+	JSON bool
+	Name string
+	Pin  bool
+}
+
+// notePinJSON is the --json document of note pin and unpin.
+type notePinJSON struct {
+	Name     string               `json:"name"`
+	Pinned   bool                 `json:"pinned"`
+	Changed  bool                 `json:"changed"`
+	Versions []memversion.Version `json:"versions"`
+}
+
+func newNotePinCmd(f *Factory, runF func(context.Context, *NotePinOptions) error, pin bool) *cobra.Command {
+	opts := &NotePinOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, MemoryRoot: f.MemoryRoot, Pin: pin}
+	c := &cobra.Command{
+		Use:   "pin NAME",
+		Short: "Keep a note in the summary when more notes exist than it holds",
+		Long: fmt.Sprintf(`The summary holds the %d best-ranked ad hoc notes: pinned first, then the most
+used (memctl cite counts a citation of a note's file), then the last used,
+then the newest; MEMORY.md lists every note. Pin keeps a note among them. NAME
+is the note's file name under extensions/ad_hoc/notes/, or a part of it that
+names one note (its slug). The next consolidation takes it in, cooldown or not.`, consolidate.MaxSummaryNotes),
+		Args:    cobra.ExactArgs(1),
+		Example: `  $ memctl note pin prefer-pnpm`,
+	}
+	if !pin {
+		c.Use = "unpin NAME"
+		c.Short = "Let a pinned note rank like any other again"
+		c.Long = ""
+		c.Example = `  $ memctl note unpin prefer-pnpm`
+	}
+	c.RunE = func(c *cobra.Command, args []string) error {
+		opts.JSON, opts.Name = f.JSON, args[0]
+		if runF != nil {
+			return runF(c.Context(), opts)
+		}
+		return runNotePin(c.Context(), opts)
+	}
+	return c
+}
+
+func runNotePin(ctx context.Context, opts *NotePinOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	doc := notePinJSON{Pinned: opts.Pin, Versions: []memversion.Version{}}
+	for _, v := range cfg.Versions() {
+		root, err := opts.MemoryRoot(v)
+		if err != nil {
+			return err
+		}
+		name, err := resolveNote(root, opts.Name)
+		if errors.Is(err, store.ErrNotFound) && v != cfg.Memories.Version {
+			continue // a version that does not hold the note
+		}
+		if err != nil {
+			return err
+		}
+		st, err := opts.OpenStore(ctx, v)
+		if err != nil {
+			return err
+		}
+		changed, err := st.SetNotePinned(ctx, name, opts.Pin)
+		st.Close()
+		if err != nil {
+			return err
+		}
+		doc.Name, doc.Changed = name, doc.Changed || changed
+		doc.Versions = append(doc.Versions, v)
+	}
+	if opts.JSON {
+		return printJSON(opts.IO.Out, doc)
+	}
+	verb := map[bool]string{true: "pinned", false: "unpinned"}[opts.Pin]
+	if !doc.Changed {
+		opts.IO.Infof("%s was already %s", doc.Name, verb)
+		return nil
+	}
+	opts.IO.Infof("%s %s; the next consolidation takes it in", verb, doc.Name)
+	return nil
+}
+
+// resolveNote finds the note arg names in the memory folder root: its
+// file name (or path), else the one note whose name holds arg.
+func resolveNote(root, arg string) (string, error) {
+	arg = path.Base(filepath.ToSlash(strings.TrimSpace(arg)))
+	notes, err := bundle.Notes(root)
+	if err != nil {
+		return "", err
+	}
+	var match []string
+	for _, n := range notes {
+		if n.Name == arg {
+			return n.Name, nil
+		}
+		if strings.Contains(n.Name, arg) {
+			match = append(match, n.Name)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return "", withHint(&FlagError{Err: &notFoundError{fmt.Sprintf("no note %q under %s", arg, memdir.NotesDir)}}, "give its file name or its slug")
+	}
+	return "", withHint(FlagErrorf("%q names several notes: %s", arg, strings.Join(match, ", ")), "give more of its name")
 }
 
 // NoteAddOptions is what `memctl note add` needs: injected loaders first,

@@ -32,7 +32,7 @@ var stageInternals = map[string]bool{
 	"extract.Guard": true, "extract.Explain": true, "extract.WhyNotClaimed": true,
 	"consolidate.PrepareLayout": true,
 	// the plan
-	"pipeline.Plan": true, "model.New": true, "model.Choose": true, "model.Resolve": true,
+	"pipeline.Plan": true, "model.New": true, "model.Choose": true,
 	"consolidate.NewHeuristic": true, "consolidate.NewModel": true, "consolidate.NewAgent": true,
 }
 

@@ -640,6 +640,8 @@ func TestNotesBelongToTheirProject(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"project": ""`) {
 		t.Fatalf("note add --personal: exit %d\n%s%s", code, out, errOut)
 	}
+	// The agent's note is a proposal until the user approves it.
+	w.memctl("approve", "--all")
 	w.memctl("consolidate", "--force")
 	if api := w.summaryIn(w.apiB); !strings.Contains(api, "staging database is reset") || !strings.Contains(api, "Indent with tabs") {
 		t.Errorf("acme/api lacks its note or the personal one:\n%s", api)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memversion"
@@ -17,16 +18,26 @@ type RejectOptions struct {
 	IO        *IOStreams
 	Config    func() (*config.Config, error)
 	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
+	// MemoryRoot finds each version's review queue.
+	MemoryRoot func(version memversion.Version) (string, error)
+	// Getwd is the folder whose repository's team files are reviewed.
+	Getwd func() (string, error)
 
 	JSON bool
 	// ID is the generation to reject; 0 rejects whatever is pending in
 	// every generated version.
 	ID int64
+	// Held are the ids of held items to drop; All drops every held item
+	// and rejects every pending generation.
+	Held []string
+	All  bool
 }
 
-// rejectJSON is the --json document of reject.
+// rejectJSON is the --json document of reject: the generations rejected
+// and the ids of the held items dropped.
 type rejectJSON struct {
 	Rejected []rejectedJSON `json:"rejected"`
+	Held     []string       `json:"held"`
 }
 
 type rejectedJSON struct {
@@ -35,29 +46,33 @@ type rejectedJSON struct {
 }
 
 func newRejectCmd(f *Factory, runF func(context.Context, *RejectOptions) error) *cobra.Command {
-	opts := &RejectOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore}
+	opts := &RejectOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, MemoryRoot: f.MemoryRoot, Getwd: os.Getwd}
 	c := &cobra.Command{
-		Use:   "reject [N]",
-		Short: "Drop the consolidation waiting for review",
-		Long: `Settle the pending generation (see memctl review) as rejected: the memory folder,
+		Use:   "reject [N|ID...] [--all]",
+		Short: "Drop held memory, or the consolidation waiting for review",
+		Long: `Drop what memctl review shows as held, by ID (or a unique prefix of it): the
+note or memory is deleted from the review queue and never reaches memory.
+Importing the bundle again, or a later change of it in the sync log, holds it
+again. A team file is the repository's: fix or delete it there. --all drops
+every held item and rejects every pending generation.
+
+Settle the pending generation (see memctl review) as rejected: the memory folder,
 the selection marks and the baseline stay exactly as they were, and the next
 consolidation may run at once. The rejected generation stays in memctl history
 until it ages out.
 
-Without N, every generated version's pending generation is rejected; with N,
-only that generation of the configured version. Nothing pending exits 0.`,
-		Args: cobra.MaximumNArgs(1),
+Without N or ID, every generated version's pending generation is rejected;
+with N, only that generation of the configured version. Nothing pending exits 0.`,
+		Args: cobra.ArbitraryArgs,
 		Example: `  $ memctl review
-  $ memctl reject
+  $ memctl reject memory-3f2a9c1e4b07
+  $ memctl reject --all
   $ memctl memories forget 019e1625 && memctl consolidate`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.JSON, opts.ID = f.JSON, 0
-			if len(args) == 1 {
-				id, err := parseGenerationID(args[0])
-				if err != nil {
-					return err
-				}
-				opts.ID = id
+			opts.JSON = f.JSON
+			var err error
+			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -65,6 +80,7 @@ only that generation of the configured version. Nothing pending exits 0.`,
 			return runReject(c.Context(), opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.All, "all", false, "drop every held item and reject every pending generation")
 	return c
 }
 
@@ -73,11 +89,30 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 	if err != nil {
 		return err
 	}
+	doc := rejectJSON{Rejected: []rejectedJSON{}, Held: []string{}}
+	if opts.All || len(opts.Held) > 0 {
+		items, err := waitingItems(cfg, opts.MemoryRoot, opts.Getwd)
+		if err != nil {
+			return err
+		}
+		picked, err := pickHeld(items, opts.Held)
+		if err != nil {
+			return err
+		}
+		if opts.All {
+			picked = queued(picked) // a team file stays the repository's
+		}
+		if doc.Held, err = rejectHeld(picked, opts.MemoryRoot); err != nil {
+			return err
+		}
+	}
 	versions := cfg.Versions()
 	if opts.ID != 0 {
 		versions = []memversion.Version{cfg.Memories.Version}
 	}
-	doc := rejectJSON{Rejected: []rejectedJSON{}}
+	if len(opts.Held) > 0 && opts.ID == 0 && !opts.All {
+		versions = nil // held items only
+	}
 	for _, version := range versions {
 		id, err := rejectVersion(ctx, opts, version)
 		if err != nil {
@@ -90,7 +125,10 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
-	if len(doc.Rejected) == 0 {
+	for _, id := range doc.Held {
+		opts.IO.Infof("dropped %s; it does not reach memory", id)
+	}
+	if len(doc.Rejected) == 0 && len(doc.Held) == 0 {
 		opts.IO.Infof("nothing waits for review")
 	}
 	for _, r := range doc.Rejected {

@@ -17,7 +17,9 @@ func TestNewRejectCmd(t *testing.T) {
 	}{
 		{name: "whatever is pending", want: RejectOptions{}},
 		{name: "one generation", argv: "7 --json", want: RejectOptions{ID: 7, JSON: true}},
-		{name: "not a number", argv: "-", wantErr: `generation id "-": want a positive number`},
+		{name: "held items by id", argv: "note-8faec3e0a398", want: RejectOptions{Held: []string{"note-8faec3e0a398"}}},
+		{name: "everything", argv: "--all", want: RejectOptions{All: true}},
+		{name: "no generation zero", argv: "#0", wantErr: `generation id "#0": want a positive number`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(false)
@@ -48,7 +50,7 @@ func TestRunReject(t *testing.T) {
 	}{
 		{name: "piped", wantErrOut: "v1: rejected generation 1; the memory folder is unchanged\n"},
 		{name: "terminal", tty: true, wantErrOut: "v1: rejected generation 1; the memory folder is unchanged\n"},
-		{name: "by id, json", opts: RejectOptions{ID: 1, JSON: true}, wantOut: `{"rejected":[{"version":"v1","generation":1}]}`},
+		{name: "by id, json", opts: RejectOptions{ID: 1, JSON: true}, wantOut: `{"rejected":[{"version":"v1","generation":1}],"held":[]}`},
 		{name: "nothing pending", twice: true, wantErrOut: "nothing waits for review\n"},
 		{name: "an id already settled", twice: true, opts: RejectOptions{ID: 1},
 			wantErr: "v1: generation is not pending review: generation 1 is rejected"},

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -22,15 +23,18 @@ type ReviewOptions struct {
 	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now        func() time.Time
 	MemoryRoot func(version memversion.Version) (string, error)
+	// Getwd is the folder whose repository's team files are reviewed.
+	Getwd func() (string, error)
 
 	JSON bool
 	Stat bool
 }
 
 // reviewJSON is the --json document of review: every version's pending
-// generation (none: an empty list).
+// generation, and every item held for the user (none: empty lists).
 type reviewJSON struct {
 	Pending []reviewPendingJSON `json:"pending"`
+	Held    []heldJSON          `json:"held"`
 }
 
 // reviewPendingJSON is one pending generation and what approving it would
@@ -43,11 +47,23 @@ type reviewPendingJSON struct {
 }
 
 func newReviewCmd(f *Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
-	opts := &ReviewOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
+	opts := &ReviewOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, Getwd: os.Getwd}
 	c := &cobra.Command{
 		Use:   "review",
-		Short: "Show the consolidation waiting for approval",
-		Long: `With consolidation.review = true, a consolidation that would change the memory
+		Short: "Show what waits for approval: held memory and notes, a pending consolidation",
+		Long: `Memory that did not come from your own sessions or your own commands waits here
+until you approve it (docs/security.md): a note an agent proposed over MCP
+(every one), a memory or note from another machine (sync) or a bundle
+(import) that reads like an order to an agent (a command piped into a shell,
+a URL to fetch, a destructive git action, an order to ignore instructions,
+in any language), and the team files of the working directory's repository
+that are not committed, or committed and held by the same rules. Each is
+listed with its id, its origin, the lines that held it and its text. Nothing
+of it reaches the memory folder, the store or a summary until you approve it:
+memctl approve ID (or --all) lets it in, memctl reject ID (or --all) drops it.
+A team file that is not committed waits for a commit, not for approve.
+
+With consolidation.review = true, a consolidation that would change the memory
 folder works in a staging copy and stops at a pending generation; the memory
 folder, the selection marks and what summary injects stay as they were. review
 prints what approving it would change in the memory folder: the generation, the
@@ -55,12 +71,13 @@ raw memories it selected, the status lines and a git-style diff of every file
 (--stat: the status lines alone). memctl approve lands it, memctl reject drops it.
 
 While a generation waits, further consolidations skip (skipped_pending_review).
-Nothing pending prints nothing and exits 0. Under memories.dual_write every
+Nothing waiting prints nothing and exits 0. Under memories.dual_write every
 generated version is shown. See docs/history.md.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl review
   $ memctl review --stat
-  $ memctl approve`,
+  $ memctl approve --all
+  $ memctl reject note-8faec3e0a398`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
 			if runF != nil {
@@ -79,6 +96,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	doc := reviewJSON{Pending: []reviewPendingJSON{}}
+	if doc.Held, err = waitingItems(cfg, opts.MemoryRoot, opts.Getwd); err != nil {
+		return err
+	}
 	for _, version := range cfg.Versions() {
 		p, ok, err := pendingReview(ctx, opts, version)
 		if err != nil {
@@ -91,11 +111,18 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if opts.JSON {
 		return printJSON(opts.IO.Out, doc)
 	}
-	if len(doc.Pending) == 0 {
+	if len(doc.Pending) == 0 && len(doc.Held) == 0 {
 		opts.IO.Infof("nothing waits for review")
 		return nil
 	}
 	w, ios := opts.IO.Out, opts.IO
+	printHeld(ios, doc.Held)
+	if len(doc.Held) > 0 {
+		ios.Infof("`memctl approve ID` (or --all) lets it in, `memctl reject ID` (or --all) drops it")
+		if len(doc.Pending) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
 	for i, p := range doc.Pending {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -137,7 +164,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			fmt.Fprint(w, ios.Text(fd.Diff)) // memory files hold a transcript's words
 		}
 	}
-	ios.Infof("`memctl approve` lands it, `memctl reject` drops it")
+	if len(doc.Pending) > 0 {
+		ios.Infof("`memctl approve` lands it, `memctl reject` drops it")
+	}
 	return nil
 }
 

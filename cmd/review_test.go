@@ -56,7 +56,7 @@ func TestRunReview(t *testing.T) {
 			wantOut:    head(func(s string) string { return "\x1b[1m" + s + "\x1b[22m" }) + stat,
 			wantErrOut: "`memctl approve` lands it, `memctl reject` drops it\n"},
 		{name: "nothing pending", settle: true, wantErrOut: "nothing waits for review\n"},
-		{name: "nothing pending, json", settle: true, opts: ReviewOptions{JSON: true}, wantOut: `{"pending":[]}`},
+		{name: "nothing pending, json", settle: true, opts: ReviewOptions{JSON: true}, wantOut: `{"pending":[],"held":[]}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)

@@ -43,10 +43,12 @@ The next consolidation starts from N: raw memories added or changed since show
 up in its diff and are merged in again, so forget (memctl memories forget) or
 pin what you do not want to see return.
 
-A generation built from a memory you forgot since is refused: restoring it would
-bring the memory back. --force restores it anyway and asks the next
-consolidation to take the forgotten memories out again, cooldown or not.
-While a generation waits for review, approve or reject it first.
+A generation built from a memory you forgot since cannot be restored: the
+forget purged its files (memctl history marks it purged). One recorded by an
+older memctl from a memory forgotten then is refused; --force restores it
+anyway and asks the next consolidation to take the forgotten memories out
+again, cooldown or not. While a generation waits for review, approve or
+reject it first.
 
 It works on the configured memory version (--memory-version picks the other).`,
 		Args: cobra.ExactArgs(1),

@@ -67,11 +67,13 @@ func TestRunRollback(t *testing.T) {
 				`"M projects/thread-a-987e139c/summary.md","M raw_memories.md","M rollout_summaries/2026-06-08T12-00-00-Jb1I.md"]}`},
 		{name: "unknown generation", opts: RollbackOptions{ID: 7}, wantErr: "v1: no generation 7 is kept",
 			wantHint: "`memctl history` lists the kept generations"},
+		// Forgetting a memory purges every generation built from it.
 		{name: "built from a forgotten memory", opts: RollbackOptions{ID: 1}, forget: "thread-b",
-			wantErr:  "v1: generation 1 was built from 1 memory forgotten since (thread-b); landing it would bring it back",
-			wantHint: "pass --force to restore it anyway"},
-		{name: "forced past a forgotten memory", opts: RollbackOptions{ID: 1, Force: true}, forget: "thread-b", wantOut: changes,
-			wantErrOut: "v1: restored generation 1 as generation 3 (5 files changed)\n"},
+			wantErr:  "v1: generation 1 cannot be restored: its files were purged when a memory it was built from was forgotten",
+			wantHint: "`memctl history` marks the purged generations"},
+		{name: "forced past a forgotten memory", opts: RollbackOptions{ID: 1, Force: true}, forget: "thread-b",
+			wantErr:  "v1: generation 1 cannot be restored: its files were purged",
+			wantHint: "`memctl history` marks the purged generations"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)

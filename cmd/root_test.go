@@ -136,7 +136,7 @@ func TestUsageErrorsInMemctlWords(t *testing.T) {
 		{[]string{"completion", "tcsh"}, "memctl: error: memctl completion: invalid argument \"tcsh\": want one of: bash, zsh, fish, powershell\n" + help},
 		{[]string{"--max", "abc"}, "memctl: error: unknown flag: --max\n" + help},
 		{[]string{"extract", "--max", "abc"}, "memctl: error: --max: invalid value \"abc\": want an integer\n" + help},
-		{[]string{"extract", "--provider", "gpt"}, "memctl: error: --provider: invalid value \"gpt\": want one of: auto, openai, openai-compatible, anthropic, command, heuristic\n" + help},
+		{[]string{"extract", "--provider", "gpt"}, "memctl: error: --provider: invalid value \"gpt\": want one of: auto, openai, openai-compatible, anthropic, command, claude-code, codex, heuristic\n" + help},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			ios, code := runMemctl(t, false, nil, tt.args...)

@@ -16,6 +16,9 @@ type RunOptions struct {
 	Config func() (*config.Config, error)
 	// Pipeline builds the Home that runs the stages.
 	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
+	// AgentOffer offers a logged-in agent CLI when auto found no API key;
+	// nil offers nothing.
+	AgentOffer func(ctx context.Context, opts *RunOptions, cfg *config.Config) error
 
 	JSON        bool
 	Extract     ExtractFlags
@@ -30,7 +33,7 @@ type runJSON struct {
 }
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
+	opts := &RunOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline, AgentOffer: newAgentOffer(f).offer}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -43,6 +46,11 @@ threads reach the memory folder.
 
 Safe to run from cron every few minutes while agents call summary and cite.
 Accepts the flags of extract and consolidate.
+
+With provider.kind = auto and no API key, run looks for a Claude Code or Codex
+that is logged in and offers it, once, with what this run would send it; it
+spends nothing without a yes (--yes, or y at the prompt on a terminal), and a
+yes is written into the config as provider.kind (docs/providers.md).
 
 EXIT STATUS
   0  every stage succeeded or was skipped
@@ -64,6 +72,7 @@ EXIT STATUS
 		},
 	}
 	opts.Extract.bind(c)
+	c.Flags().Lookup("yes").Usage = "say yes without asking: on a first run with a model provider, extract every past session; with provider.kind = auto and no API key, take the offered Claude Code or Codex"
 	opts.Consolidate.bind(c, false)
 	_ = c.RegisterFlagCompletionFunc("thread", completeThreadIDs(f))
 	_ = c.RegisterFlagCompletionFunc("current-thread", completeThreadIDs(f))
@@ -80,6 +89,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := opts.Consolidate.apply(cfg); err != nil {
 		return err
+	}
+	if opts.AgentOffer != nil {
+		if err := opts.AgentOffer(ctx, opts, cfg); err != nil {
+			return err
+		}
 	}
 	rep := newStageReporter(opts.IO, opts.JSON)
 	home, err := opts.Pipeline(cfg, rep)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/memctl/memctl/internal/golden"
@@ -25,10 +26,27 @@ func TestMain(m *testing.M) {
 		burnCPU()
 		os.Exit(0)
 	}
+	hideAgentCLIs()
 	testscript.Main(m, map[string]func(){
 		"memctl":            func() { os.Exit(Main()) },
 		"memctl-echo-model": echoModel,
 	})
+}
+
+// hideAgentCLIs takes every folder holding a claude or codex program off
+// PATH: memctl offers a logged-in agent CLI it finds (and doctor reports
+// it), and no test may depend on whether this machine has one. The tests
+// that need one put a fake first on PATH.
+func hideAgentCLIs() {
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		_, errClaude := os.Stat(filepath.Join(dir, "claude"))
+		_, errCodex := os.Stat(filepath.Join(dir, "codex"))
+		if errClaude != nil && errCodex != nil {
+			keep = append(keep, dir)
+		}
+	}
+	os.Setenv("PATH", strings.Join(keep, string(os.PathListSeparator)))
 }
 
 // echoModel is a model stand-in for provider.kind = "command": it copies

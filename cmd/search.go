@@ -145,13 +145,13 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	if scope.Key != "" {
 		opts.IO.Infof("project %s first (--all-projects ranks every project alike)", scope.Name)
 	}
-	// SCOPE comes last: piped output keeps the columns scripts read.
-	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET", "SCOPE")
+	// SCOPE and ORIGIN come last: piped output keeps the columns scripts read.
+	tb := newTable(opts.IO, "SCORE", "KIND", "WHERE", "SNIPPET", "SCOPE", "ORIGIN")
 	tb.flex = 3 // the snippet is cut to fit
-	tb.paths("WHERE").shrink("SNIPPET", 40).shrink("SCOPE", 12).shrink("WHERE", 24).drop("SCOPE").drop("KIND").
+	tb.paths("WHERE").shrink("SNIPPET", 40).shrink("SCOPE", 12).shrink("ORIGIN", 12).shrink("WHERE", 24).drop("ORIGIN").drop("SCOPE").drop("KIND").
 		shrink("SNIPPET", 24).shrink("WHERE", minIDWidth).shrink("SNIPPET", minFlexWidth)
 	for _, h := range out {
-		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)))
+		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)), hitOrigin(h.Hit))
 	}
 	return tb.print()
 }
@@ -167,6 +167,15 @@ func scoreCell(ios *IOStreams, score, best float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d%%", int(math.Round(100*score/best)))
+}
+
+// hitOrigin is where a hit's memory came from; "-" for the files memctl
+// wrote.
+func hitOrigin(h store.Hit) string {
+	if h.Origin == nil {
+		return "-"
+	}
+	return h.Origin.String()
 }
 
 // hitScope says where a hit sits: its scope, with the project's name when

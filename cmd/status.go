@@ -404,7 +404,11 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		fmt.Fprintln(out)
 	}
 	for _, u := range vs.Spend {
-		fmt.Fprintf(out, "  spend         %s via %s: %d tokens (in %d, cached %d, out %d)\n", u.Stage, u.Provider, u.TotalTokens, u.InputTokens, u.CachedInputTokens, u.OutputTokens)
+		fmt.Fprintf(out, "  spend         %s via %s: %d tokens (in %d, cached %d, out %d)", u.Stage, u.Provider, u.TotalTokens, u.InputTokens, u.CachedInputTokens, u.OutputTokens)
+		if u.CostUSD > 0 {
+			fmt.Fprintf(out, ", $%.4f as reported", u.CostUSD)
+		}
+		fmt.Fprintln(out)
 	}
 	for _, r := range vs.RateLimits {
 		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(ios, r.ObservedAt, now))

@@ -12,7 +12,9 @@ import (
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/team"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +54,10 @@ func newSummaryCmd(f *Factory, runF func(context.Context, *SummaryOptions) error
 		Long: `Print the read-path instructions with memory_summary.md of the configured memory
 version, cut to --max-tokens (about 4 bytes a token, keeping the head and the
 tail), ready to prepend to an agent's prompt. Prints nothing at all (exit 0) when
-there is no summary or memories.use_memories is false.
+there is no summary and nothing waits for review, or memories.use_memories is
+false. When memory waits for the user's review (notes agents proposed, memory
+held from another machine, a bundle or the repository's team folder; see memctl
+review), one last line says how many items wait; none of them is injected.
 
 --agent renders the instructions for the agent whose hook prints them:
 claude-code and codex show the reply before any hook sees it, so the
@@ -67,7 +72,9 @@ as an agent's hook (--agent), else the working directory. --all-projects
 prints the global memory_summary.md instead.
 
 It runs before every agent turn, so it reads a few files and the config: it
-never opens the database or scans transcripts.`,
+never opens the database or scans transcripts. When the repository's team
+folder holds files, it runs one git ls-tree to learn which HEAD committed
+(docs/team.md).`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl summary >> prompt.md
   $ memctl summary --raw --max-tokens 500
@@ -123,7 +130,7 @@ func summaryProject(opts *SummaryOptions) string {
 	return wd
 }
 
-func runSummary(_ context.Context, opts *SummaryOptions) error {
+func runSummary(ctx context.Context, opts *SummaryOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -145,8 +152,10 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		}
 		if !opts.AllProjects {
 			req.Project = summaryProject(opts)
-			req.TeamDir, req.TeamRel = teamDir(cfg, req.Project)
+			var top string
+			req.TeamDir, req.TeamRel, top = teamDir(cfg, req.Project)
 			req.Redact = red
+			teamChecks(ctx, &req, top, root)
 		}
 		res, err = inject.Scoped(req)
 		if err != nil {
@@ -155,6 +164,7 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 		if res.Injected {
 			res.Text = red(res.Text)
 		}
+		res.AddWaiting(review.Count(root))
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, res)
@@ -166,26 +176,57 @@ func runSummary(_ context.Context, opts *SummaryOptions) error {
 	return err
 }
 
-// teamDir is the team folder of the repository that holds dir, and how
-// the summary names it (docs/team.md); "" when dir is no folder in a
-// repository. It reads .git like the rest of summary, never runs git.
-func teamDir(cfg *config.Config, dir string) (abs, rel string) {
+// teamDir is the team folder of the repository that holds dir, how the
+// summary names it (docs/team.md), and the repository's top folder; ""
+// when dir is no folder in a repository. It reads .git, never runs git.
+func teamDir(cfg *config.Config, dir string) (abs, rel, top string) {
 	if !filepath.IsAbs(dir) {
-		return "", ""
+		return "", "", ""
 	}
 	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
 	if !r.InRepository(dir) {
-		return "", ""
+		return "", "", ""
 	}
 	id := r.Resolve(dir, "")
 	if id.Root == "" {
-		return "", ""
+		return "", "", ""
 	}
 	rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
 	if filepath.IsAbs(cfg.Team.Path) {
-		return filepath.Clean(cfg.Team.Path), rel
+		return filepath.Clean(cfg.Team.Path), rel, id.Root
 	}
-	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel
+	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel, id.Root
+}
+
+// teamChecks tells the read path which team files are team memory: what
+// HEAD committed (git ls-tree, run only when the folder has a Markdown
+// file) and what the user approved of what the quarantine holds.
+func teamChecks(ctx context.Context, req *inject.Request, top, root string) {
+	if req.TeamDir == "" || !hasMarkdown(req.TeamDir) {
+		return
+	}
+	req.TeamCommitted, _ = team.CommittedFiles(ctx, top, req.TeamDir) // no git: nothing is committed
+	req.TeamHash = review.TeamHash
+	var approved map[string]bool
+	req.TeamApproved = func(h string) bool {
+		if approved == nil {
+			approved = review.TeamApproved(root)
+		}
+		return approved[h]
+	}
+}
+
+func hasMarkdown(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".md") {
+			return true
+		}
+	}
+	return false
 }
 
 // healthChecks are the checks the read path runs before memory is shown

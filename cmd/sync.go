@@ -9,9 +9,11 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/filelock"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/syncgit"
 	"github.com/spf13/cobra"
@@ -67,9 +69,15 @@ The remote is --remote, else sync.remote in the config. Without the network
 the records wait in the clone and go with the next sync (exit 0, reported
 as offline).
 
+A line of a log that this version cannot use (not a record, too long, a
+record type of a newer memctl) is set aside with a warning naming the file
+and line; every other record still syncs, and the line stays in its log for
+the versions that can read it. A symbolic link in the remote is never
+followed.
+
 EXIT STATUS
   0  synced, or the remote could not be reached (the records are queued)
-  1  an error (git missing, a log line that is no record)
+  1  an error (git missing, the clone cannot be read)
   2  no remote configured, or a bad flag
   6  the remote diverged and cannot be merged cleanly (--conflict=fail):
      nothing was changed, here or on the remote`,
@@ -177,7 +185,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		},
 		Apply: func(ctx context.Context, log *bundle.State) error {
 			for i, t := range targets {
-				r, err := bundle.Apply(ctx, t.st, t.root, log, importClean(red))
+				r, err := bundle.Apply(ctx, t.st, t.root, log, intake(origin.Origin{Kind: origin.Sync}, red, t.root))
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.version, err)
 				}
@@ -193,11 +201,19 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, t := range targets {
+		if out.Applied[t.version].Forgotten > 0 {
+			scrubAfterForget(ctx, opts.IO, t.st, t.version)
+		}
+	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, out)
 	}
 	if res.Offline {
 		opts.IO.Warnf("the sync remote could not be reached (%s); %d commit(s) wait in %s for the next sync", res.OfflineReason, res.Queued, filepath.Join(dir, "repo"))
+	}
+	for _, a := range res.SetAside {
+		opts.IO.Warnf("set aside, not synced: %s (the line stays in the log as it is; every other record was synced)", a)
 	}
 	for _, c := range out.Conflicts {
 		opts.IO.Warnf("memory %s was edited on two machines: both are kept (%d versions; the others as %s~…); edit %s to settle it", c.ID, len(c.Versions), c.ID, c.ID)
@@ -205,20 +221,27 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	a := out.Applied[primary.version]
 	opts.IO.Infof("memctl: sync %s as %s: sent %d record(s), received %d; %d memories added, %d updated, %d forgotten, %d pin(s), %d note(s)%s",
 		opts.Remote, machine, res.Sent, res.Received, a.Added, a.Updated, a.Forgotten, a.Pinned, a.Notes, pushedNote(res))
+	warnHeld(opts.IO, a.Held)
 	if a.Changed() {
 		opts.IO.Infof("memctl: hint: run `memctl run` (or `memctl consolidate`) to fold them into the memory folder")
 	}
 	return nil
 }
 
-// importClean is what memory text from another machine or a bundle goes
-// through before it is stored: this machine's redaction, then the
-// quarantine's scrub of instruction-shaped lines (there is no session
-// here to vouch for any of it).
-func importClean(red func(string) string) func(string) string {
-	return func(s string) string {
-		s, _ = quarantine.Scrub(red(s))
-		return s
+// intake is how memory from another machine or a bundle comes into the
+// memory folder root and its store: redacted with this machine's rules,
+// and held for the user's review, whole, when the quarantine's untrusted
+// rules object to a line of it (there is no session here to vouch for
+// any of it).
+func intake(from origin.Origin, red func(string) string, root string) bundle.Intake {
+	return bundle.Intake{From: from, Clean: red, Gate: review.Gate{Queue: review.Open(root, nil)}}
+}
+
+// warnHeld says that memory from elsewhere waits for the user's review.
+func warnHeld(ios *IOStreams, n int) {
+	if n > 0 {
+		ios.Warnf("%s held for your review: they read like orders to an agent (a command, a URL to fetch, a destructive action); `memctl review` shows them, `memctl approve --all` or `memctl reject --all` settles them",
+			english.Count(n, "memory or note", "memories or notes"))
 	}
 }
 

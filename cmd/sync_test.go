@@ -178,7 +178,7 @@ func TestSyncCarriesMemoryAndForgetsBetweenMachines(t *testing.T) {
 		t.Fatalf("B's rollout summaries: %v", summaries)
 	}
 	b, _ := os.ReadFile(summaries[0])
-	if !strings.Contains(string(b), "origin: "+ra.Machine+"\n") {
+	if !strings.Contains(string(b), "origin: sync "+ra.Machine+"\n") {
 		t.Errorf("B's input file does not name machine A (%s):\n%s", ra.Machine, b)
 	}
 	// Nothing of the transcript or the database travels.

@@ -124,7 +124,7 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	if root == "" {
 		root = dir
 	}
-	abs, rel := teamDir(cfg, dir)
+	abs, rel, _ := teamDir(cfg, dir)
 	if abs == "" {
 		rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
 		abs = filepath.Join(root, filepath.FromSlash(rel))

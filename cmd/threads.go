@@ -515,7 +515,9 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 					hadMemory = true
 					inFolder = inFolder || out.SelectedForPhase2
 				}
-				err = st.ForgetThread(ctx, t.ID)
+				if err = st.ForgetThread(ctx, t.ID); err == nil {
+					scrubAfterForget(ctx, opts.IO, st, v)
+				}
 			} else {
 				err = st.SetMemoryMode(ctx, t.ID, opts.Mode)
 			}

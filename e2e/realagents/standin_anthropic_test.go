@@ -157,7 +157,17 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 	if m := claudeCwdRE.FindStringSubmatch(string(b)); m != nil {
 		cwd = m[1]
 	}
-	if len(req.Tools) == 0 {
+	if schema, ok := structuredOutputTool(req.Tools); ok {
+		// memctl's request through claude -p --json-schema: answer once
+		// with the StructuredOutput tool, then end the turn.
+		act = Action{Text: "Done."}
+		if c := anthConv(req, string(b)); len(c.Steps) == 0 {
+			if ans := memoryAnswer(schema, string(b)); ans != nil {
+				args, _ := json.Marshal(ans)
+				act = Action{Tool: "mcp", Name: "StructuredOutput", Args: string(args)}
+			}
+		}
+	} else if len(req.Tools) == 0 {
 		act = Action{Text: "Scripted session"}
 	} else {
 		c := anthConv(req, string(b))

@@ -55,6 +55,12 @@ type respRequest struct {
 	Input        []respItem        `json:"input"`
 	Tools        []json.RawMessage `json:"tools"`
 	Stream       bool              `json:"stream"`
+	Text         struct {
+		Format struct {
+			Type   string         `json:"type"`
+			Schema map[string]any `json:"schema"`
+		} `json:"format"`
+	} `json:"text"`
 }
 
 func respText(raw json.RawMessage) string {
@@ -184,7 +190,14 @@ func (o *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	shell, ok := shellTool(req)
 	act := Action{Text: "Scripted session"}
-	if ok {
+	if f := req.Text.Format; f.Type == "json_schema" {
+		// memctl's request through codex exec --output-schema: the final
+		// message is the JSON answer.
+		if ans := memoryAnswer(f.Schema, string(b)); ans != nil {
+			text, _ := json.Marshal(ans)
+			act = Action{Text: string(text)}
+		}
+	} else if ok {
 		c := respConv(req, string(b))
 		c.Tools = respToolNames(req.Tools)
 		act = Next(c)

@@ -13,6 +13,8 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -73,9 +75,9 @@ func noteProject(content string) string {
 	return ""
 }
 
-// writeNote writes a note that is not there yet; an existing note of the
-// same name is left as it is (notes are never overwritten). It reports
-// whether it wrote.
+// writeNote writes a note from elsewhere that is not there yet (its text
+// already through the intake); an existing note of the same name is left
+// as it is (notes are never overwritten). It reports whether it wrote.
 func writeNote(root string, n Note) (bool, error) {
 	if err := memfs.ValidateNoteFilename(n.Name); err != nil {
 		return false, err
@@ -152,6 +154,60 @@ func Export(ctx context.Context, st Store, root string, opts ExportOptions) ([]R
 	return recs, nil
 }
 
+// Intake is how text from elsewhere is taken in: where it came from, the
+// redaction it passes, and the gate that may hold it for the user's
+// review.
+type Intake struct {
+	// From is its origin: Import with the bundle, or Sync (Apply fills
+	// in the machine of each record).
+	From origin.Origin
+	// Clean redacts the text of every memory and note taken in (nil keeps
+	// it): a bundle or another machine may carry what this one's rules
+	// redact. Taking the same records in twice still changes nothing: the
+	// cleaned text is what is compared.
+	Clean func(string) string
+	// Gate sees every memory and note before it is stored; nil lets all
+	// in.
+	Gate Gate
+}
+
+// Gate decides what of the text taken in may be stored now: what it
+// holds waits for the user's review, and is neither stored nor written.
+type Gate interface {
+	// Memory is given a memory about to be stored (its From set) and the
+	// label its thread would get; held reports that it was put aside.
+	Memory(id, source string, m store.PortableMemory) (held bool, err error)
+	// Note is given a note about to be written, as for Memory.
+	Note(name, content string, from origin.Origin) (held bool, err error)
+}
+
+// admitMemory passes m through the intake: cleaned, its origin set, and
+// through the gate. ok is false when the gate held it.
+func (in Intake) admitMemory(id, source string, m store.PortableMemory, from origin.Origin) (store.PortableMemory, bool, error) {
+	m = cleaned(m, in.Clean)
+	m.From = from
+	if in.Gate == nil {
+		return m, true, nil
+	}
+	held, err := in.Gate.Memory(id, source, m)
+	return m, !held, err
+}
+
+// admitNote is admitMemory for a note: cleaned, labelled with its origin
+// unless the gate holds it.
+func (in Intake) admitNote(name, content string, from origin.Origin) (string, bool, error) {
+	if in.Clean != nil {
+		content = in.Clean(content)
+	}
+	if in.Gate != nil {
+		held, err := in.Gate.Note(name, content, from)
+		if held || err != nil {
+			return "", false, err
+		}
+	}
+	return origin.WithNoteOrigin(content, from), true, nil
+}
+
 // ImportResult counts what Import did.
 type ImportResult struct {
 	Added     int `json:"added"`
@@ -162,6 +218,8 @@ type ImportResult struct {
 	Forgotten int `json:"forgotten"`
 	Skipped   int `json:"skipped"`
 	Notes     int `json:"notes"`
+	// Held counts memories and notes the gate held for the user's review.
+	Held int `json:"held"`
 }
 
 // Changed reports whether the import changed anything.
@@ -169,15 +227,10 @@ func (r ImportResult) Changed() bool { return r.Added+r.Updated+r.Forgotten+r.No
 
 // Import merges bundle records into st and root: a memory is added or
 // takes the bundle's text (never a second copy of it), a forget forgets,
-// a note missing here is written. origin labels the memories whose
-// thread this home does not know. Importing the same records again
-// changes nothing.
-//
-// clean is applied to the text of every memory taken in (redaction and
-// the quarantine's scrub: a bundle or another machine may carry what this
-// one's rules hold back); nil keeps it. Importing twice still changes
-// nothing: the cleaned text is what is compared.
-func Import(ctx context.Context, st Store, root string, recs []Record, origin string, clean func(string) string) (ImportResult, error) {
+// a note missing here is written, each through the intake (in). source
+// labels the memories whose thread this home does not know. Importing the
+// same records again changes nothing.
+func Import(ctx context.Context, st Store, root string, recs []Record, source string, in Intake) (ImportResult, error) {
 	var res ImportResult
 	for _, r := range recs {
 		if r.Type == TypeHeader && r.Format != "" && r.Format != Format {
@@ -195,17 +248,41 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 	if err != nil {
 		return res, err
 	}
+	// What this home holds already (an item approved after an earlier
+	// import) is not held again: importing a bundle twice changes nothing.
+	mems, err := st.PortableMemories(ctx, "")
+	if err != nil {
+		return res, err
+	}
+	storedRev := map[string]string{}
+	for _, m := range mems {
+		storedRev[m.ThreadID] = Rev(m)
+	}
 	for _, r := range recs {
 		switch r.Type {
 		case TypeMemory:
 			if forgets[r.ID] {
 				continue
 			}
-			o := origin
+			o := source
 			if r.Memory.Origin != "" {
 				o = r.Memory.Origin
 			}
-			out, err := st.ImportMemory(ctx, cleaned(r.Memory.ToStore(r.ID), clean), o)
+			incoming := r.Memory.ToStore(r.ID)
+			gate := in
+			if approved := approvedForm(cleaned(incoming, in.Clean)); storedRev[r.ID] != "" && storedRev[r.ID] == Rev(approved) {
+				// The user approved this text before: take it as approved.
+				incoming, gate.Gate = approved, nil
+			}
+			m, ok, err := gate.admitMemory(r.ID, o, incoming, in.From)
+			if err != nil {
+				return res, fmt.Errorf("import memory %s: %w", r.ID, err)
+			}
+			if !ok {
+				res.Held++
+				continue
+			}
+			out, err := st.ImportMemory(ctx, m, o)
 			if err != nil {
 				return res, fmt.Errorf("import memory %s: %w", r.ID, err)
 			}
@@ -247,7 +324,21 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 				res.Forgotten++
 			}
 		case TypeNote:
-			wrote, err := writeNote(root, Note{Name: r.Path, Content: r.Content})
+			if err := memfs.ValidateNoteFilename(r.Path); err != nil {
+				return res, fmt.Errorf("import note %s: %w", r.Path, err)
+			}
+			if noteExists(root, r.Path) {
+				continue // notes are never overwritten
+			}
+			content, ok, err := in.admitNote(r.Path, r.Content, in.From)
+			if err != nil {
+				return res, fmt.Errorf("import note %s: %w", r.Path, err)
+			}
+			if !ok {
+				res.Held++
+				continue
+			}
+			wrote, err := writeNote(root, Note{Name: r.Path, Content: content})
 			if err != nil {
 				return res, fmt.Errorf("import note %s: %w", r.Path, err)
 			}
@@ -266,10 +357,28 @@ func Import(ctx context.Context, st Store, root string, recs []Record, origin st
 	return res, nil
 }
 
+// approvedForm is the memory as the user's approval stores it: without
+// the lines no approval lets through (quarantine.Scrub).
+func approvedForm(m store.PortableMemory) store.PortableMemory {
+	m.RawMemory, _ = quarantine.Scrub(m.RawMemory)
+	m.RolloutSummary, _ = quarantine.Scrub(m.RolloutSummary)
+	return m
+}
+
+// noteExists reports a note of that name in the memory folder.
+func noteExists(root, name string) bool {
+	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(memdir.NotesDir), name))
+	return err == nil
+}
+
 // cleaned applies clean to what of a memory is text from elsewhere.
 func cleaned(m store.PortableMemory, clean func(string) string) store.PortableMemory {
 	if clean != nil {
 		m.RawMemory, m.RolloutSummary, m.Preview = clean(m.RawMemory), clean(m.RolloutSummary), clean(m.Preview)
+		if m.RolloutSlug != nil {
+			slug := clean(*m.RolloutSlug)
+			m.RolloutSlug = &slug
+		}
 	}
 	return m
 }
@@ -381,6 +490,8 @@ type ApplyResult struct {
 	Pinned    int        `json:"pinned"`
 	Notes     int        `json:"notes"`
 	Conflicts []Conflict `json:"conflicts"`
+	// Held counts memories and notes the gate held for the user's review.
+	Held int `json:"held"`
 }
 
 // Changed reports whether anything was changed.
@@ -393,11 +504,13 @@ func (r ApplyResult) Changed() bool {
 // is taken in, so a change made here and not yet in the log is never
 // undone (Outgoing sends it first).
 //
-// clean is applied to the text of every memory taken in, as in Import; a
-// text it changed differs from the log's and goes back to the log as this
-// machine's edit at the next sync, so the log converges to the cleaned
-// text.
-func Apply(ctx context.Context, st Store, root string, log *State, clean func(string) string) (ApplyResult, error) {
+// Every memory and note passes the intake (in), its origin the machine
+// that wrote the record; a text its redaction changed differs from the
+// log's and goes back to the log as this machine's edit at the next sync,
+// so the log converges to the cleaned text. What the gate holds is
+// agreed with the log all the same: it is not taken in again until the
+// log changes it, and the user's approval takes it in.
+func Apply(ctx context.Context, st Store, root string, log *State, in Intake) (ApplyResult, error) {
 	res := ApplyResult{Conflicts: []Conflict{}}
 	mems, err := st.PortableMemories(ctx, "")
 	if err != nil {
@@ -448,12 +561,25 @@ func Apply(ctx context.Context, st Store, root string, log *State, clean func(st
 			// agreement; keep a text it has not sent yet, and do not bring
 			// back a memory this home pruned while the log stood still.
 			take := !forgot && curRev != win.Rev && (has && ms.Has(curRev) || !has && !sameHeads(prev.Heads, ms.Heads))
+			var m store.PortableMemory
 			if take {
-				m := cleaned(win.Memory.ToStore(id), clean)
+				m = win.Memory.ToStore(id)
 				m.Pinned = ms.Pinned
 				if has {
 					m.UsageCount, m.LastUsage = cur.UsageCount, cur.LastUsage
 				}
+				var ok bool
+				var err error
+				m, ok, err = in.admitMemory(id, win.Machine, m, syncFrom(in, win.Machine))
+				if err != nil {
+					return res, fmt.Errorf("import memory %s: %w", id, err)
+				}
+				if !ok {
+					res.Held++
+					take = false
+				}
+			}
+			if take {
 				out, err := st.ImportMemory(ctx, m, win.Machine)
 				if err != nil {
 					return res, fmt.Errorf("import memory %s: %w", id, err)
@@ -480,7 +606,14 @@ func Apply(ctx context.Context, st Store, root string, log *State, clean func(st
 					cid := id + ConflictSep + short(h)
 					keepCopies[cid] = true
 					c.Versions = append(c.Versions, ConflictCopy{Rev: h, Machine: v.Machine, At: v.At, StoredAs: cid})
-					m := cleaned(v.Memory.ToStore(cid), clean)
+					m, ok, err := in.admitMemory(cid, conflictOrigin+v.Machine, v.Memory.ToStore(cid), syncFrom(in, v.Machine))
+					if err != nil {
+						return res, fmt.Errorf("keep the conflicting copy %s: %w", cid, err)
+					}
+					if !ok {
+						res.Held++
+						continue
+					}
 					m.Preview = "conflicting copy of memory " + id + " (from " + v.Machine + "); edit " + id + " to settle it"
 					m.Pinned = false
 					if _, err := st.ImportMemory(ctx, m, conflictOrigin+v.Machine); err != nil {
@@ -510,14 +643,28 @@ func Apply(ctx context.Context, st Store, root string, log *State, clean func(st
 		if synced[name] == r.Rev {
 			continue
 		}
-		wrote, err := writeNote(root, Note{Name: name, Content: r.Content})
+		notes[name] = r.Rev
+		if err := memfs.ValidateNoteFilename(name); err != nil {
+			return res, fmt.Errorf("note %s: %w", name, err)
+		}
+		if noteExists(root, name) {
+			continue // notes are never overwritten
+		}
+		content, ok, err := in.admitNote(name, r.Content, syncFrom(in, r.Machine))
+		if err != nil {
+			return res, fmt.Errorf("note %s: %w", name, err)
+		}
+		if !ok {
+			res.Held++
+			continue
+		}
+		wrote, err := writeNote(root, Note{Name: name, Content: content})
 		if err != nil {
 			return res, fmt.Errorf("note %s: %w", name, err)
 		}
 		if wrote {
 			res.Notes++
 		}
-		notes[name] = r.Rev
 	}
 	if len(agreed) > 0 || len(notes) > 0 {
 		if err := st.SetSyncState(ctx, agreed, notes); err != nil {
@@ -530,6 +677,15 @@ func Apply(ctx context.Context, st Store, root string, log *State, clean func(st
 		}
 	}
 	return res, nil
+}
+
+// syncFrom is the origin of what machine wrote into the log.
+func syncFrom(in Intake, machine string) origin.Origin {
+	k := in.From.Kind
+	if k == "" {
+		k = origin.Sync
+	}
+	return origin.Origin{Kind: k, Detail: machine}
 }
 
 func equalState(a, b store.SyncMemoryState) bool {

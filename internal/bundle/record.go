@@ -11,18 +11,20 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Schema is the version of the record format this binary writes; it reads
@@ -180,34 +182,150 @@ func (e *LineError) Unwrap() error { return e.Err }
 // than Schema.
 var ErrTooNew = errors.New("written by a newer memctl")
 
-// Read parses JSON Lines records. Blank lines are skipped; a line that is
-// not a record, or a record of a type this version does not know, is an
-// error naming the line (a log written by a newer memctl must not be half
-// applied). name labels the errors.
+// Read parses the JSON Lines records of a bundle. Blank lines are skipped;
+// the first record must be a bundle's header, and a line that is not a
+// record, or a record of a type this version does not know, is an error
+// naming the line (a bundle is taken whole or not at all). name labels
+// the errors.
 func Read(r io.Reader, name string) ([]Record, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var out []Record
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
+	last := 0
+	err := eachLine(r, func(line int, b []byte, tooLong bool) error {
+		last = line
+		rec, err := parseLine(b, tooLong)
+		if err == nil && rec != nil && len(out) == 0 {
+			err = bundleHeader(*rec)
 		}
-		var rec Record
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, &LineError{Name: name, Line: line, Err: fmt.Errorf("not a record: %v", err)}
+		if err != nil {
+			return &LineError{Name: name, Line: line, Err: err}
 		}
-		if err := rec.check(); err != nil {
-			return nil, &LineError{Name: name, Line: line, Err: err}
+		if rec != nil {
+			out = append(out, *rec)
 		}
-		out = append(out, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &LineError{Name: name, Line: line + 1, Err: err}
+	if len(out) == 0 {
+		return nil, &LineError{Name: name, Line: max(last, 1), Err: errors.New("no record: an empty file is not a memctl bundle (memctl export writes one)")}
 	}
 	return out, nil
+}
+
+// bundleHeader checks the first record of a bundle: a file that does not
+// start with one (a sync log, a list of records cut from somewhere) is
+// refused rather than taken in as it comes.
+func bundleHeader(r Record) error {
+	switch {
+	case r.Type != TypeHeader:
+		return fmt.Errorf("the first record is of type %s; a memctl bundle starts with its header record (memctl export writes one)", QuoteShort(r.Type))
+	case r.Format != Format:
+		return fmt.Errorf("the header names format %s, not %q: not a memctl bundle", QuoteShort(r.Format), Format)
+	}
+	return nil
+}
+
+// SetAside is a line of a sync log that was left out of the fold: it is
+// not a record, it is too long, or it is a record this version cannot use
+// (an unknown type, a field missing). The line stays in the log as it is,
+// so a newer memctl that knows it still reads it.
+type SetAside struct {
+	File string `json:"file"`
+	// Line is 1-based; 0 when the whole file is set aside unread.
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+	// err is why, for the reader's caller (TooNew).
+	err error
+}
+
+// TooNew reports whether the line is a header of a schema newer than
+// this memctl reads.
+func (s SetAside) TooNew() bool { return errors.Is(s.err, ErrTooNew) }
+
+func (s SetAside) String() string {
+	if s.Line == 0 {
+		return s.File + ": " + s.Reason
+	}
+	return fmt.Sprintf("%s:%d: %s", s.File, s.Line, s.Reason)
+}
+
+// ReadLenient parses JSON Lines records as Read does, but a line Read would
+// refuse is set aside (returned in aside, naming the file and line) and the
+// reading goes on: one machine's bad line in a sync log must not stop every
+// other record. Only an I/O error is returned as an error. name labels the
+// lines set aside.
+func ReadLenient(r io.Reader, name string) (recs []Record, aside []SetAside, err error) {
+	err = eachLine(r, func(line int, b []byte, tooLong bool) error {
+		rec, err := parseLine(b, tooLong)
+		switch {
+		case err != nil:
+			aside = append(aside, SetAside{File: name, Line: line, Reason: err.Error(), err: err})
+		case rec != nil:
+			recs = append(recs, *rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return recs, aside, nil
+}
+
+// parseLine turns one line into a record; nil for a blank line.
+func parseLine(b []byte, tooLong bool) (*Record, error) {
+	if tooLong {
+		return nil, fmt.Errorf("a line longer than %d bytes", maxLine)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("not a record: %v", err)
+	}
+	if err := rec.check(); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// eachLine calls fn with each line of r (1-based, without its newline). A
+// line longer than maxLine is read to its end without being kept: fn gets
+// tooLong and no bytes. fn's error stops the reading and is returned.
+func eachLine(r io.Reader, fn func(line int, b []byte, tooLong bool) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for line := 1; ; line++ {
+		buf = buf[:0]
+		tooLong := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if !tooLong {
+				if len(buf)+len(chunk) > maxLine+2 { // "\r\n" may follow the limit
+					tooLong, buf = true, buf[:0]
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if len(buf) > 0 || tooLong {
+			if ferr := fn(line, bytes.TrimRight(buf, "\r\n"), tooLong); ferr != nil {
+				return ferr
+			}
+		}
+		if err != nil { // io.EOF
+			return nil
+		}
+	}
 }
 
 func (r Record) check() error {
@@ -233,10 +351,10 @@ func (r Record) check() error {
 			return errors.New("a note record needs path")
 		}
 	default:
-		return fmt.Errorf("unknown record type %q", r.Type)
+		return fmt.Errorf("unknown record type %s (written by a newer memctl?)", QuoteShort(r.Type))
 	}
 	if r.ID != "" && !validID(r.ID) {
-		return fmt.Errorf("id %q is not a memory id", r.ID)
+		return fmt.Errorf("id %s is not a memory id", QuoteShort(r.ID))
 	}
 	return nil
 }
@@ -282,6 +400,10 @@ func atOf(r Record) time.Time {
 	t, _ := time.Parse(time.RFC3339, r.At)
 	return t
 }
+
+// QuoteShort quotes the start of a value read from a file, for a message:
+// a hostile file may hold a megabyte where a word belongs.
+func QuoteShort(s string) string { return strconv.Quote(textcut.Head(s, 64)) }
 
 // short is the first eight characters of a revision, for people.
 func short(rev string) string {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/redact"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -741,6 +742,26 @@ func stringsKey(name, doc string, field func(c *Config) *[]string) key {
 		get: func(c *Config) any { return append([]string{}, *field(c)...) }}
 }
 
+// patternsKey is a list of regular expressions for the redactor, checked
+// as the redactor compiles them (Go syntax, none matching the empty
+// string), so a bad one fails every command as a config error, not only
+// the commands that redact.
+func patternsKey(name, doc string, field func(c *Config) *[]string) key {
+	k := stringsKey(name, doc, field)
+	set := k.set
+	k.set = func(c *Config, v any) error {
+		s, err := toStrings(v)
+		if err != nil {
+			return err
+		}
+		if _, err := redact.New(s); err != nil {
+			return err
+		}
+		return set(c, s)
+	}
+	return k
+}
+
 func durationKey(name, def, doc string, field func(c *Config) *time.Duration) key {
 	return key{name: name, kind: kindDuration, def: def, doc: doc,
 		set: func(c *Config, v any) error {
@@ -755,7 +776,7 @@ func durationKey(name, def, doc string, field func(c *Config) *time.Duration) ke
 }
 
 // ProviderKinds lists the valid provider.kind values.
-var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "heuristic"}
+var ProviderKinds = []string{"auto", "openai", "openai-compatible", "anthropic", "command", "claude-code", "codex", "heuristic"}
 
 // SyncConflicts lists the valid sync.conflict values.
 var SyncConflicts = []string{"fail", "union"}
@@ -794,10 +815,10 @@ var keys = sync.OnceValue(func() []key {
 		stringKey("memories.extract_model", "", "Phase 1 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ExtractModel }),
 		stringKey("memories.consolidation_model", "", "Phase 2 model (empty: the provider's default)", nil, func(c *Config) *string { return &c.Memories.ConsolidationModel }),
 
-		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
-		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
+		stringKey("provider.kind", "auto", "which model answers Phase 1 and Phase 2 (auto: openai when OPENAI_API_KEY is set, else anthropic when ANTHROPIC_API_KEY is set, else heuristic, and memctl run offers a logged-in Claude Code or Codex; claude-code and codex go through that CLI and its login)", ProviderKinds, func(c *Config) *string { return &c.Provider.Kind }),
+		stringKey("provider.base_url", "", "API endpoint (empty: the provider's public endpoint; claude-code and codex: the endpoint the CLI calls instead of its own)", nil, func(c *Config) *string { return &c.Provider.BaseURL }),
 		stringKey("provider.api_key_env", "", "variable holding the API key (empty: OPENAI_API_KEY or ANTHROPIC_API_KEY by kind)", nil, func(c *Config) *string { return &c.Provider.APIKeyEnv }),
-		stringsKey("provider.command", "kind = \"command\": argv of the program to run", func(c *Config) *[]string { return &c.Provider.Command }),
+		stringsKey("provider.command", "kind = \"command\": argv of the program to run; claude-code, codex: the CLI's argv (empty: claude or codex on PATH)", func(c *Config) *[]string { return &c.Provider.Command }),
 		durationKey("provider.timeout", "10m", "timeout of one model call attempt", func(c *Config) *time.Duration { return &c.Provider.Timeout }),
 		intKey("provider.max_retries", 4, 0, 20, "retries of a failed call (429, 5xx, network)", func(c *Config) *int { return &c.Provider.MaxRetries }),
 		intKey("provider.context_window", 0, 0, 10_000_000, "model context window in tokens (0: unknown)", func(c *Config) *int { return &c.Provider.ContextWindow }),
@@ -811,7 +832,7 @@ var keys = sync.OnceValue(func() []key {
 		intKey("extract.concurrency", 8, 1, 64, "model calls in flight during extract", func(c *Config) *int { return &c.Extract.Concurrency }),
 		intKey("extract.token_limit", 0, 0, 10_000_000, "input budget per thread in tokens (0: 70% of context_window, or 150000)", func(c *Config) *int { return &c.Extract.TokenLimit }),
 
-		stringsKey("redaction.extra_patterns", "more regular expressions to redact", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
+		patternsKey("redaction.extra_patterns", "more regular expressions to redact (Go syntax; one that does not compile or matches the empty string is a config error for every command)", func(c *Config) *[]string { return &c.Redaction.ExtraPatterns }),
 		stringKey("templates.dir", "", "folder whose files override the built-in prompts, file by file (relative: from the config file's folder; must exist)", nil, func(c *Config) *string { return &c.Templates.Dir }),
 
 		boolKey("health.stale_checks", true, "summary and the MCP tools flag memory whose files or commands changed since it was written", func(c *Config) *bool { return &c.Health.StaleChecks }),

@@ -3,6 +3,7 @@ package consolidate
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -26,7 +28,6 @@ const (
 	maxOlderPerScope  = 25
 	maxRecentPerScope = 20
 	maxProfileScopes  = 8
-	maxNotes          = 50
 	summaryV2Target   = 9000 // comfortably under the 10,000-byte limit
 	recentMemoryDays  = 3
 	dayLayout         = "2006-01-02"
@@ -110,6 +111,9 @@ type note struct {
 	// project is the key a note was written for (its first line reads
 	// "project: <key>"); empty for a note that holds everywhere.
 	project string
+	// from is where the note came from (its origin line; the user's when
+	// it has none).
+	from origin.Origin
 }
 
 func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, error) {
@@ -119,13 +123,15 @@ func (heuristic) Consolidate(ctx context.Context, ws *Workspace) (model.Usage, e
 	if err := ctx.Err(); err != nil {
 		return model.Usage{}, err
 	}
+	// MEMORY.md lists every note; the summary the best-ranked.
+	best := summaryNotes(notes, ws.NoteMarks)
 	if ws.Version == memversion.V2 {
-		return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, notes))), 0o600)
+		return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV2(mems, best))), 0o600)
 	}
 	if err := putFile(filepath.Join(ws.Root, memdir.MemoryFile), []byte(ws.redact(renderMemoryMD(mems, notes))), 0o600); err != nil {
 		return model.Usage{}, err
 	}
-	return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV1(mems, notes))), 0o600)
+	return model.Usage{}, putFile(filepath.Join(ws.Root, memdir.SummaryFile), []byte(ws.redact(renderSummaryV1(mems, best))), 0o600)
 }
 
 // parseSelected parses every selected row, newest first (ties by thread id).
@@ -269,7 +275,48 @@ func fallbackKeywords(text string) []string {
 
 var prefNoteRe = lazyRegexp(`(?i)\b(prefers?|preferred|always|never|don't|do not|avoid|please|i like|i want|i'd like|use)\b`)
 
-// readNotes loads extensions/ad_hoc/notes/*.md in name order.
+// MaxSummaryNotes is how many ad hoc notes the summary and the project
+// layer hold: each is a bullet of up to 240 bytes placed before every
+// memory's, so without a bound notes alone would fill the 2,500-token
+// budget. Past it, notes rank by the user's pin, then uses, then last
+// use, then newest first; MEMORY.md lists every note, and a consolidation
+// and memctl doctor say when some are left out of the summary.
+const MaxSummaryNotes = 20
+
+// summaryNotes are the notes the summary holds: the MaxSummaryNotes
+// best-ranked (see MaxSummaryNotes), in name order.
+func summaryNotes(notes []note, marks map[string]NoteMark) []note {
+	if len(notes) <= MaxSummaryNotes {
+		return notes
+	}
+	ranked := append([]note(nil), notes...)
+	mark := func(n note) NoteMark { return marks[path.Base(n.file)] }
+	sort.SliceStable(ranked, func(i, j int) bool {
+		a, b := mark(ranked[i]), mark(ranked[j])
+		if a.Pinned != b.Pinned {
+			return a.Pinned
+		}
+		if a.UsageCount != b.UsageCount {
+			return a.UsageCount > b.UsageCount
+		}
+		la, lb := int64(0), int64(0)
+		if a.LastUsage != nil {
+			la = *a.LastUsage
+		}
+		if b.LastUsage != nil {
+			lb = *b.LastUsage
+		}
+		if la != lb {
+			return la > lb
+		}
+		return ranked[i].file > ranked[j].file // a note's name starts with its time
+	})
+	best := ranked[:MaxSummaryNotes]
+	sort.SliceStable(best, func(i, j int) bool { return best[i].file < best[j].file })
+	return best
+}
+
+// readNotes loads extensions/ad_hoc/notes/*.md in name order, every one.
 func readNotes(root string, redact func(string) string) []note {
 	dir := filepath.Join(root, filepath.FromSlash(memdir.NotesDir))
 	entries, err := os.ReadDir(dir)
@@ -285,18 +332,25 @@ func readNotes(root string, redact func(string) string) []note {
 		if err != nil {
 			continue
 		}
-		body, scope := noteScope(lossy(data))
-		text := textcut.Words(cleanItem(body), maxSummaryItem)
+		raw := lossy(data)
+		body, scope := noteScope(raw)
+		text := textcut.Words(cleanItem(origin.Body(body)), maxSummaryItem)
 		if text == "" {
 			continue
 		}
 		text = redact(text)
-		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text), project: scope})
-		if len(out) == maxNotes {
-			break
-		}
+		out = append(out, note{file: memdir.NotesDir + "/" + e.Name(), text: text, pref: prefNoteRe().MatchString(text), project: scope, from: origin.OfNote(raw)})
 	}
 	return out
+}
+
+// marker tags a note in MEMORY.md: with its origin when the user did not
+// write it ("[ad-hoc note, origin: sync laptop-3f2a]").
+func (n note) marker() string {
+	if n.from.Kind == "" || n.from.Kind == origin.User {
+		return noteMarker
+	}
+	return strings.TrimSuffix(noteMarker, "]") + ", origin: " + n.from.String() + "]"
 }
 
 // noteScope splits a note's "project: <key>" first line, if any, from

@@ -199,7 +199,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 	if len(notes) > 0 {
 		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(&sb, "- %s %s (%s)\n", noteMarker, n.text, n.file)
+			fmt.Fprintf(&sb, "- %s %s (%s)\n", n.marker(), n.text, n.file)
 		}
 	}
 	return sb.String()

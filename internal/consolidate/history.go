@@ -128,6 +128,11 @@ func (e *ForgottenError) Error() string {
 		e.Generation, len(e.ThreadIDs), english.Noun(len(e.ThreadIDs), "y", "ies"), strings.Join(e.ThreadIDs, ", "), english.Noun(len(e.ThreadIDs), "it", "them"))
 }
 
+// ErrPurged is returned by Rollback for a generation whose files were
+// purged when a memory it may hold text of was forgotten: there is
+// nothing left to restore, forced or not.
+var ErrPurged = errors.New("its files were purged when a memory it was built from was forgotten")
+
 // IsArtifact reports whether a folder path is consolidation output rather
 // than input: everything but raw_memories.md, rollout_summaries/,
 // extensions/ and the diff file.
@@ -139,6 +144,17 @@ func IsArtifact(p string) bool {
 		return false
 	}
 	return true
+}
+
+// inputFiles are the files of a folder state that are not artifacts.
+func inputFiles(files []BaselineFile) []BaselineFile {
+	var out []BaselineFile
+	for _, f := range files {
+		if !IsArtifact(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Landed reports whether a landing (approve, rollback) writes a path:
@@ -422,7 +438,11 @@ func check(ctx context.Context, h History, action string, id int64) (Generation,
 	if pending {
 		return Generation{}, fmt.Errorf("%w: generation %d; approve or reject it first", ErrPendingReview, p.ID)
 	}
-	return h.Generation(ctx, id)
+	g, err := h.Generation(ctx, id)
+	if err == nil && g.PurgedAt != nil {
+		return Generation{}, fmt.Errorf("generation %d cannot be restored: %w", id, ErrPurged)
+	}
+	return g, err
 }
 
 func land(ctx context.Context, h History, opts LandOptions, action string, id int64) (LandResult, error) {

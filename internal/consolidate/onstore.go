@@ -29,7 +29,23 @@ type storeJobs struct {
 // storeHistory adds the generations, the requests and the evidence.
 type storeHistory struct{ storeJobs }
 
+// Backups is a store that keeps a recent backup of itself.
+type Backups interface {
+	// RefreshBackup replaces the backup when it is older than a day.
+	RefreshBackup(ctx context.Context) error
+}
+
+// RefreshBackup keeps the database's backup at most store.BackupInterval
+// old. A consolidation calls it before it takes the lock and changes
+// anything: one copy a day at most (two consolidations starting at once
+// may both copy; the last rename wins, and each copy is whole).
+func (j storeHistory) RefreshBackup(ctx context.Context) error {
+	_, err := j.st.RefreshBackup(ctx, store.BackupInterval)
+	return err
+}
+
 var (
+	_ Backups        = storeHistory{}
 	_ History        = storeHistory{}
 	_ RequestWatcher = storeHistory{}
 	_ EvidenceJobs   = storeHistory{}
@@ -55,6 +71,10 @@ func (j storeJobs) FailGlobal(ctx context.Context, token, reason string) error {
 
 func (j storeJobs) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error) {
 	return j.st.Selection(ctx, n, maxUnusedDays)
+}
+
+func (j storeJobs) NoteMarks(ctx context.Context) (map[string]NoteMark, error) {
+	return j.st.NoteMarks(ctx)
 }
 
 func (j storeJobs) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {

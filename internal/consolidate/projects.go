@@ -478,18 +478,22 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 // the summary, without pruning (so a summary never names a project whose
 // files are not there yet, and the old summary's projects stay), and after
 // it, pruning (undoing anything the consolidator changed there).
-func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory, prune bool) error {
+//
+// It returns how many notes the folder holds: the layer holds the
+// MaxSummaryNotes best-ranked of them (marks).
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory, marks map[string]NoteMark, prune bool) (int, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
 	mems := parseSelected(selected)
 	markStale(mems, stale)
-	layer, err := buildProjectLayer(mems, readNotes(root, redact))
+	notes := readNotes(root, redact)
+	layer, err := buildProjectLayer(mems, summaryNotes(notes, marks))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := memdir.EnsureDir(root, memdir.ProjectsDir); err != nil {
-		return err
+		return 0, err
 	}
 	rels := make([]string, 0, len(layer))
 	for rel := range layer {
@@ -504,7 +508,7 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 		data := layer[rel]
 		dir := filepath.Dir(filepath.FromSlash(rel))
 		if err := memdir.EnsureDir(root, filepath.ToSlash(dir)); err != nil {
-			return err
+			return 0, err
 		}
 		content := data
 		if !strings.HasSuffix(rel, ".json") {
@@ -517,13 +521,13 @@ func writeProjectLayer(root string, selected []Selected, redact func(string) str
 			}
 		}
 		if err := putFile(full, content, 0o600); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if !prune {
-		return nil
+		return len(notes), nil
 	}
-	return pruneProjectLayer(root, layer)
+	return len(notes), pruneProjectLayer(root, layer)
 }
 
 // pruneProjectLayer removes files and folders under projects/ that the

@@ -491,7 +491,7 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	ws := &Workspace{
 		Root: scratch, Version: opts.Version, Selected: selected, Changes: changes,
 		DiffFile: diffText, Prompt: prompt, TemplateDir: opts.TemplateDir, Now: r.now,
-		Redact: opts.Redact, Log: r.log, Stale: evid.stale,
+		Redact: opts.Redact, Log: r.log, Stale: evid.stale, NoteMarks: r.noteMarks(ctx),
 	}
 	usage, err := opts.Consolidator.Consolidate(ctx, ws)
 	r.res.Usage = usage

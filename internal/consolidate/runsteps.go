@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 )
 
@@ -33,6 +34,7 @@ type pass struct {
 	selected  []Selected
 	watermark int64
 	evid      *staleCheck
+	marks     map[string]NoteMark
 	base, cur []BaselineFile
 	changes   []Change
 	commit    Commit
@@ -87,6 +89,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 // rollback killed mid-way is finished first, and is then the run's work.
 func (r *runner) claimed(ctx context.Context, p *pass) *outcome {
 	opts := r.opts
+	// Before the claim, so the copy holds no lock of this run's.
+	if b, ok := r.jobs.(Backups); ok {
+		if err := b.RefreshBackup(ctx); err != nil {
+			// The consolidation goes on; doctor shows the backup's age.
+			fmt.Fprintf(r.log, "memctl: warning: the database backup was not refreshed: %v\n", err)
+		}
+	}
 	claim, err := r.jobs.ClaimGlobal(ctx, opts.WorkerID, opts.Force)
 	if err != nil {
 		return end(r.fail(ctx, StatusFailedClaim, err, false))
@@ -172,6 +181,7 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	r.res.Watermark = p.watermark
 
 	p.evid = r.checkEvidence(ctx, p.selected)
+	p.marks = r.noteMarks(ctx)
 	if err := syncInputs(root, opts.Version, p.selected, opts.MaxRaw, r.now, p.evid.stale); err != nil {
 		return end(r.fail(ctx, StatusFailedSync, err, true))
 	}
@@ -186,7 +196,13 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	if p.cur, err = Snapshot(root); err != nil {
 		return end(r.fail(ctx, StatusFailedStatus, err, true))
 	}
-	p.changes = Diff(p.base, p.cur)
+	if p.claim.Regenerate {
+		// The files are rebuilt from the inputs alone: the old ones, which
+		// may hold what a forget took out, are no part of the diff.
+		p.changes = Diff(inputFiles(p.base), inputFiles(p.cur))
+	} else {
+		p.changes = Diff(p.base, p.cur)
+	}
 	r.setChanges(p.changes)
 	p.commit = Commit{Token: r.token, Watermark: p.watermark, Selected: p.selected, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep}
 	return nil
@@ -286,7 +302,7 @@ func (r *runner) diffWritten(ctx context.Context, p *pass) *outcome {
 		}
 	}
 	// The old layer's files stay until the summary is new.
-	if err := writeProjectLayer(root, p.selected, opts.Redact, p.evid.stale, false); err != nil {
+	if _, err := writeProjectLayer(root, p.selected, opts.Redact, p.evid.stale, p.marks, false); err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedPrepare, fmt.Errorf("project layer: %w", err), true))
 	}
@@ -300,7 +316,7 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 	p.ws = &Workspace{
 		Root: root, Version: opts.Version, Selected: p.selected, Changes: p.changes,
 		DiffFile: p.diffText, Prompt: p.prompt, TemplateDir: opts.TemplateDir, Now: r.now,
-		Redact: opts.Redact, Log: r.log, Stale: p.evid.stale,
+		Redact: opts.Redact, Log: r.log, Stale: p.evid.stale, NoteMarks: p.marks,
 	}
 	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, p.ws)
 	r.res.Usage, p.usage = usage, usage
@@ -328,10 +344,12 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 // and the lock is still this run's. Then the folder is final.
 func (r *runner) verified(ctx context.Context, p *pass) *outcome {
 	opts, root := r.opts, r.root
-	if err := writeProjectLayer(root, p.selected, p.ws.redact, p.evid.stale, true); err != nil {
+	notes, err := writeProjectLayer(root, p.selected, p.ws.redact, p.evid.stale, p.marks, true)
+	if err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true))
 	}
+	r.reportNotes(notes)
 	if err := r.holdBack(root, "from what the "+opts.Consolidator.Name()+" consolidator wrote"); err != nil {
 		r.restore(p.backup)
 		return end(r.fail(ctx, StatusFailedInvalid, err, true))
@@ -388,4 +406,30 @@ func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 		p.commit.Generation = &gen
 	}
 	return r.committed(ctx, p, StatusSucceeded, true)
+}
+
+// noteMarks are the notes' pins and uses when the store keeps them; none
+// (notes rank by recency) when it does not or cannot be read.
+func (r *runner) noteMarks(ctx context.Context) map[string]NoteMark {
+	if nm, ok := r.jobs.(noteRanker); ok {
+		if marks, err := nm.NoteMarks(ctx); err == nil {
+			return marks
+		}
+	}
+	return nil
+}
+
+// reportNotes says when the folder holds more notes than the summary:
+// nothing is left out of it in silence.
+func (r *runner) reportNotes(total int) {
+	if total <= MaxSummaryNotes {
+		return
+	}
+	r.res.Notes = &NotesCap{Total: total, Summary: MaxSummaryNotes}
+	where := "MEMORY.md lists every one"
+	if r.opts.Version == memversion.V2 {
+		where = "the others stay in " + memdir.NotesDir + "/"
+	}
+	fmt.Fprintf(r.log, "memctl: warning: %d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); %s; `memctl note pin NAME` keeps one in the summary\n",
+		total, MaxSummaryNotes, where)
 }

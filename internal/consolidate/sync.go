@@ -14,6 +14,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // rfc3339Offset renders times as chrono's to_rfc3339 does for UTC
@@ -65,9 +66,7 @@ func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
 	if s.ProjectKey != "" {
 		fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 	}
-	if s.Origin != "" {
-		fmt.Fprintf(&b, "origin: %s\n", s.Origin)
-	}
+	writeOrigin(&b, s)
 	if s.GitBranch != "" {
 		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
 	}
@@ -79,6 +78,17 @@ func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
 	b.WriteString(s.RolloutSummary)
 	b.WriteString("\n")
 	return b.Bytes()
+}
+
+// writeOrigin names, in an input file's header, where a memory that did
+// not come from a session here came from ("origin: sync laptop-3f2a",
+// "origin: import bundle:team.jsonl", "origin: user"), so a consolidator
+// and a reader can weigh it. A session's memory gets no line: its files
+// are what Codex writes.
+func writeOrigin(b *bytes.Buffer, s Selected) {
+	if s.From.Kind != "" && s.From.Kind != origin.Session {
+		fmt.Fprintf(b, "origin: %s\n", s.From)
+	}
 }
 
 // writeControlMarks adds the user's controls to an input file's header:
@@ -111,9 +121,7 @@ func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 			fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 		}
 		fmt.Fprintf(&b, "rollout_path: %s\n", s.RolloutPath)
-		if s.Origin != "" {
-			fmt.Fprintf(&b, "origin: %s\n", s.Origin)
-		}
+		writeOrigin(&b, s)
 		fmt.Fprintf(&b, "rollout_summary_file: %s.md\n", memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug))
 		writeControlMarks(&b, s)
 		if st, ok := stale[s.ThreadID]; ok {

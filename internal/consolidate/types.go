@@ -189,6 +189,25 @@ type Workspace struct {
 	// changed since extraction: a consolidator demotes them, or drops
 	// those whose evidence is all gone (docs/stale.md).
 	Stale map[string]StaleMemory
+	// NoteMarks rank the ad hoc notes, by file name, when more exist than
+	// the summary holds (MaxSummaryNotes).
+	NoteMarks map[string]NoteMark
+}
+
+// NoteMark is a note's pin and uses (store.NoteMark).
+type NoteMark = store.NoteMark
+
+// noteRanker is a Jobs that knows the notes' pins and uses; without it,
+// notes rank by recency alone.
+type noteRanker interface {
+	NoteMarks(ctx context.Context) (map[string]NoteMark, error)
+}
+
+// NotesCap says that more notes exist than the summary holds: Total
+// notes, of which the summary holds the Summary best-ranked.
+type NotesCap struct {
+	Total   int `json:"total"`
+	Summary int `json:"summary"`
 }
 
 func (ws *Workspace) redact(s string) string {
@@ -263,4 +282,6 @@ type Result struct {
 	// like orders to the agent (internal/quarantine's strong rules), from
 	// the inputs before the consolidator ran and from its output.
 	Held []HeldLine `json:"held_back,omitempty"`
+	// Notes is set when more ad hoc notes exist than the summary holds.
+	Notes *NotesCap `json:"notes,omitempty"`
 }

@@ -20,12 +20,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/bundle"
+	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -43,6 +46,7 @@ const (
 
 // Checks, in the order they run and are reported.
 const (
+	CheckDatabase       = "database"
 	CheckDuplicates     = "duplicates"
 	CheckNearDuplicates = "near_duplicates"
 	CheckUncited        = "uncited"
@@ -53,11 +57,13 @@ const (
 	CheckAgents         = "agent_setup"
 	CheckProvider       = "provider"
 	CheckLeases         = "leases"
+	CheckNotes          = "notes_over_summary"
+	CheckReview         = "review_waiting"
 )
 
 // AllChecks lists every check.
-var AllChecks = []string{CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
-	CheckOversized, CheckSummarySize, CheckAgents, CheckProvider, CheckLeases}
+var AllChecks = []string{CheckDatabase, CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
+	CheckOversized, CheckSummarySize, CheckAgents, CheckAgentCLIs, CheckProvider, CheckLeases, CheckNotes, CheckReview}
 
 // Finding is one problem, with the command that fixes it.
 type Finding struct {
@@ -91,6 +97,10 @@ type Report struct {
 	RawMemories   int                `json:"raw_memories"`
 	Checks        []CheckResult      `json:"checks"`
 	Findings      []Finding          `json:"findings"`
+	// Backup is the copy of the database memctl keeps (BackupPath); nil
+	// when none was made yet. Restore says how to put it in place.
+	Backup  *store.Backup `json:"backup"`
+	Restore string        `json:"restore,omitempty"`
 }
 
 // Warnings counts the findings that make the home unhealthy.
@@ -117,6 +127,7 @@ func (e *UnhealthyError) Error() string {
 
 // Store is what doctor reads from the store.
 type Store interface {
+	QuickCheck(ctx context.Context, limit int) ([]string, error)
 	AllOutputs(ctx context.Context) ([]store.Output, error)
 	Quarantined(ctx context.Context) ([]store.QuarantineItem, error)
 	Uncited(ctx context.Context, n int) ([]store.UncitedMemory, error)
@@ -153,8 +164,13 @@ type ProviderState struct {
 type Options struct {
 	Version memversion.Version
 	Root    string // the memory folder
-	// Store is nil when the home has no database yet: the store checks
-	// are skipped.
+	// Database is the database file's path ("" when the home has none).
+	Database string
+	// Damaged says why the database could not be opened (empty, not
+	// SQLite); "" when it opened or there is none.
+	Damaged string
+	// Store is nil when the home has no database yet, or it could not be
+	// opened: the store checks are skipped.
 	Store         Store
 	UncitedAfter  int     // consolidations (health.uncited_after)
 	NearDuplicate float64 // similarity 0.5..1 (health.near_duplicate / 100)
@@ -165,7 +181,9 @@ type Options struct {
 	// ReadTokens is what one MCP read returns at most (memfs.DefaultReadTokens).
 	ReadTokens int
 	Agents     []AgentState
-	Provider   ProviderState
+	// AgentCLIs are the agent CLIs found on this machine.
+	AgentCLIs []AgentCLIState
+	Provider  ProviderState
 	// StaleBudget bounds the stale checks (0: 10 s): doctor is not on the
 	// hot path and checks everything it can.
 	StaleBudget time.Duration
@@ -201,6 +219,22 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		r.Findings = append(r.Findings, fs...)
 		return nil
 	}
+	if opts.Database != "" {
+		if b, ok := store.StatBackup(opts.Database); ok {
+			r.Backup, r.Restore = &b, restoreCommand(opts.Database)
+		}
+	}
+	dbFindings, err := database(ctx, opts, r.Backup)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", CheckDatabase, err)
+	}
+	r.Checks = append(r.Checks, CheckResult{Name: CheckDatabase, Findings: len(dbFindings), Skipped: databaseSkipped(opts)})
+	r.Findings = append(r.Findings, dbFindings...)
+	noDB := "no database yet"
+	if len(dbFindings) > 0 {
+		// The other checks would fail on the pages that cannot be read.
+		opts.Store, noDB = nil, "the database is damaged"
+	}
 	var outs []store.Output
 	if opts.Store != nil {
 		var err error
@@ -212,7 +246,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	noStore := func(fn func() []Finding) func() ([]Finding, string, error) {
 		return func() ([]Finding, string, error) {
 			if opts.Store == nil {
-				return nil, "no database yet", nil
+				return nil, noDB, nil
 			}
 			return fn(), "", nil
 		}
@@ -226,7 +260,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		{CheckNearDuplicates, noStore(func() []Finding { return near })},
 		{CheckUncited, func() ([]Finding, string, error) {
 			if opts.Store == nil {
-				return nil, "no database yet", nil
+				return nil, noDB, nil
 			}
 			fs, err := uncited(ctx, opts.Store, opts.UncitedAfter)
 			return fs, "", err
@@ -245,14 +279,17 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		{CheckOversized, func() ([]Finding, string, error) { return oversized(opts, len(outs)) }},
 		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
 		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
+		{CheckAgentCLIs, func() ([]Finding, string, error) { return agentCLIs(opts.AgentCLIs), "", nil }},
 		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
 		{CheckLeases, func() ([]Finding, string, error) {
 			if opts.Store == nil {
-				return nil, "no database yet", nil
+				return nil, noDB, nil
 			}
 			fs, err := leases(ctx, opts.Store)
 			return fs, "", err
 		}},
+		{CheckNotes, func() ([]Finding, string, error) { return notesOverSummary(opts.Root) }},
+		{CheckReview, func() ([]Finding, string, error) { return reviewWaiting(opts.Root), "", nil }},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -267,6 +304,100 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		return r, &UnhealthyError{Warnings: r.Warnings()}
 	}
 	return r, nil
+}
+
+// maxIntegrityProblems bounds what quick_check lists: the first few say
+// the file is damaged and where; a hundred more say nothing new.
+const maxIntegrityProblems = 5
+
+// database checks that the database file can be read whole: it opened
+// (Damaged is empty) and SQLite's quick_check finds every page sound. A
+// damaged file is a warning whose fix is the backup when there is one,
+// else the salvage.
+func database(ctx context.Context, opts Options, backup *store.Backup) ([]Finding, error) {
+	why := opts.Damaged
+	if why == "" && opts.Store != nil {
+		problems, err := opts.Store.QuickCheck(ctx, maxIntegrityProblems)
+		if err != nil {
+			return nil, err
+		}
+		if len(problems) == 0 {
+			return nil, nil
+		}
+		var shown []string
+		for _, p := range problems {
+			shown = append(shown, textcut.Line(p, 200))
+		}
+		why = "SQLite's integrity check (quick_check) finds it damaged: " + strings.Join(shown, "; ")
+	}
+	if why == "" {
+		return nil, nil
+	}
+	f := Finding{Check: CheckDatabase, Severity: Warning, Subject: opts.Database, Message: why}
+	// export exits 3 when it salvaged with rows left out: go on then too.
+	salvage := "{ memctl export -o rescue.jsonl || [ $? -eq 3 ]; } && " + moveAside(opts.Database) + " && memctl import rescue.jsonl"
+	if backup != nil {
+		// The backup first: it has everything up to its day. The salvage
+		// keeps what the damaged file still has of later days.
+		f.Message += fmt.Sprintf("; the fix puts back the backup written %s (what changed since is lost); or salvage what can still be read: %s",
+			backup.ModTime.Format(time.RFC3339), salvage)
+		f.Fix = restoreCommand(opts.Database)
+	} else {
+		f.Message += "; there is no backup to put back (memctl makes one before the first consolidation of each day); the fix salvages what can still be read (export says what it left out)"
+		f.Fix = salvage
+	}
+	return []Finding{f}, nil
+}
+
+func databaseSkipped(opts Options) string {
+	if opts.Store == nil && opts.Damaged == "" {
+		return "no database yet"
+	}
+	return ""
+}
+
+// restoreCommand is the shell line that puts the backup of the database
+// at dbPath in its place, the damaged file moved aside first.
+func restoreCommand(dbPath string) string {
+	return moveAside(dbPath) + " && cp -p " + shellQuote(store.BackupPath(dbPath)) + " " + shellQuote(dbPath)
+}
+
+// moveAside is the shell line that moves a damaged database out of the
+// way with its -wal file, whose changes belong to it (SQLite would apply
+// them to the next file of that name), and drops its -shm.
+func moveAside(dbPath string) string {
+	db, damaged := shellQuote(dbPath), shellQuote(dbPath+".damaged")
+	return fmt.Sprintf("mv %s %s && { mv %s-wal %s-wal 2>/dev/null; rm -f %s-shm; }", db, damaged, db, damaged, db)
+}
+
+// notesOverSummary reports a memory folder with more ad hoc notes than
+// the summary holds: the others reach MEMORY.md only (v1) or stay in the
+// notes folder (v2), ranked out by pin, use and age.
+func notesOverSummary(root string) ([]Finding, string, error) {
+	notes, err := bundle.Notes(root)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(notes) <= consolidate.MaxSummaryNotes {
+		return nil, "", nil
+	}
+	return []Finding{{Check: CheckNotes, Severity: Info, Subject: memdir.NotesDir,
+		Message: fmt.Sprintf("%d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); the other %d are not in it",
+			len(notes), consolidate.MaxSummaryNotes, len(notes)-consolidate.MaxSummaryNotes),
+		Fix: "memctl note pin NAME (keep one in the summary); fold old notes into fewer with memctl note add and delete them"}}, "", nil
+}
+
+// reviewWaiting reports memory held for the user's review: notes agents
+// proposed, memory from another machine or a bundle the quarantine held.
+func reviewWaiting(root string) []Finding {
+	n := review.Count(root)
+	if n == 0 {
+		return nil
+	}
+	return []Finding{{Check: CheckReview, Severity: Info, Subject: "review queue",
+		Message: fmt.Sprintf("%s of memory %s for your review and %s not in memory until you approve", english.Count(n, "item", "items"),
+			english.Noun(n, "waits", "wait"), english.Noun(n, "is", "are")),
+		Fix: "memctl review; then memctl approve ID|--all or memctl reject ID|--all"}}
 }
 
 // capped keeps maxListed findings and counts the rest in one more.

@@ -221,3 +221,22 @@ func TestOversizedNoteFixRunsFromAnywhere(t *testing.T) {
 		t.Fatalf("oversized note: %+v, want fix %q", f, want)
 	}
 }
+
+func TestADamagedDatabaseIsAFindingWithItsFix(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "memories_1.sqlite")
+	rep, err := Run(ctx, Options{Version: "v1", Root: t.TempDir(), Database: db, Damaged: "the database " + db + " is damaged: the file is empty (0 bytes)"})
+	var unhealthy *UnhealthyError
+	if !errors.As(err, &unhealthy) || rep.Healthy {
+		t.Fatalf("a damaged database: %v %+v", err, rep)
+	}
+	got := findings(rep, CheckDatabase)
+	if len(got) != 1 || got[0].Severity != Warning || got[0].Subject != db || !strings.Contains(got[0].Fix, "memctl export -o rescue.jsonl") ||
+		!strings.Contains(got[0].Message, "there is no backup") {
+		t.Errorf("finding: %+v", got)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == CheckDuplicates && c.Skipped != "the database is damaged" {
+			t.Errorf("the store checks ran on a damaged database: %+v", c)
+		}
+	}
+}

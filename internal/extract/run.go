@@ -296,7 +296,7 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	if usage != (model.Usage{}) || opts.Provider != nil {
 		_ = st.AddTokenUsage(bg, store.TokenUsage{Stage: "extract", Provider: string(opts.ProviderName), Model: opts.Model, JobKey: c.thread.ID,
 			InputTokens: usage.InputTokens, CachedInputTokens: usage.CachedInputTokens, OutputTokens: usage.OutputTokens,
-			ReasoningTokens: usage.ReasoningTokens, TotalTokens: usage.TotalTokens})
+			ReasoningTokens: usage.ReasoningTokens, TotalTokens: usage.TotalTokens, CostUSD: usage.CostUSD})
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

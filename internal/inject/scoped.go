@@ -42,6 +42,12 @@ type Request struct {
 	TeamDir string
 	TeamRel string
 	Redact  func(string) string
+	// TeamCommitted, TeamApproved and TeamHash say which team files are
+	// team memory: committed and unchanged, and approved when the
+	// quarantine holds them (team.LoadOptions).
+	TeamCommitted map[string]string
+	TeamApproved  func(hash string) bool
+	TeamHash      func([]byte) string
 }
 
 // TeamInfo says what the team layer gave a summary.
@@ -49,6 +55,9 @@ type TeamInfo struct {
 	Dir     string         `json:"dir"`
 	Entries int            `json:"entries"`
 	Dropped []team.Dropped `json:"dropped,omitempty"`
+	// Waiting are the files not injected until a commit (untracked,
+	// modified) or the user's approval (held).
+	Waiting []team.Waiting `json:"waiting,omitempty"`
 }
 
 // Scope is the project a scoped summary was rendered for.
@@ -81,9 +90,10 @@ func Scoped(req Request) (SummaryResult, error) {
 	var teamText string
 	var teamInfo *TeamInfo
 	if req.TeamDir != "" {
-		l, err := team.Load(req.TeamDir, req.Redact)
-		if err == nil && (len(l.Entries) > 0 || len(l.Dropped) > 0) {
-			teamInfo = &TeamInfo{Dir: req.TeamDir, Entries: len(l.Entries), Dropped: l.Dropped}
+		l, err := team.Load(team.LoadOptions{Dir: req.TeamDir, Redact: req.Redact, Committed: req.TeamCommitted,
+			Approved: req.TeamApproved, Hash: req.TeamHash})
+		if err == nil && (len(l.Entries) > 0 || len(l.Dropped) > 0 || len(l.Waiting) > 0) {
+			teamInfo = &TeamInfo{Dir: req.TeamDir, Entries: len(l.Entries), Dropped: l.Dropped, Waiting: l.Waiting}
 			teamText = l.Section(req.TeamRel)
 		}
 	}
@@ -91,12 +101,15 @@ func Scoped(req Request) (SummaryResult, error) {
 	case teamText != "" && (empty || err != nil || ix == nil):
 		ix = &project.Index{} // the team layer alone
 	case empty:
-		// Nothing was consolidated and no team layer: nothing is injected.
-		return SummaryResult{}, nil
+		// Nothing was consolidated and no team layer: nothing is injected
+		// (what of the team folder waits is still counted).
+		return SummaryResult{Team: teamInfo}, nil
 	case err != nil || ix == nil:
 		// No project layer yet (or a damaged one): the global summary, as
 		// before projects; the next consolidation writes the layer.
-		return SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+		res, err := SummaryChecked(req.Root, req.Version, req.MaxTokens, req.Raw, req.TemplateDir, req.Agent, req.Checks)
+		res.Team = teamInfo
+		return res, err
 	}
 	name, err := TemplateName(req.Version)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
@@ -75,6 +76,34 @@ type SummaryResult struct {
 	// Team is what the repository's team layer gave (docs/team.md); nil
 	// when the repository has none.
 	Team *TeamInfo `json:"team,omitempty"`
+	// Waiting counts the memory items that wait for the user's review
+	// (notes an agent proposed, memory held from another machine or a
+	// bundle, team files not committed or held); the text says how many.
+	Waiting int `json:"waiting,omitempty"`
+}
+
+// AddWaiting adds to the summary the count of memory items that wait for
+// the user's review, n of them besides the team files the result already
+// lists: one line at the end of the text, only when some wait. Nothing of
+// them is injected; the line tells the reader that memory is incomplete
+// and the user where to look. A result that injected nothing becomes
+// that line alone.
+func (r *SummaryResult) AddWaiting(n int) {
+	if r.Team != nil {
+		n += len(r.Team.Waiting)
+	}
+	if n == 0 {
+		return
+	}
+	r.Waiting = n
+	line := fmt.Sprintf("(%s of memory %s for the user's review in `memctl review` and %s not part of this memory.)",
+		english.Count(n, "item", "items"), english.Noun(n, "waits", "wait"), english.Noun(n, "is", "are"))
+	if r.Injected && strings.TrimSpace(r.Text) != "" {
+		r.Text = strings.TrimRight(r.Text, "\n") + "\n\n" + line
+	} else {
+		r.Text, r.Injected = line, true
+	}
+	r.ApproxTokens = textcut.ApproxTokens(r.Text)
 }
 
 // TemplateName returns the read-path template file used for a memory

@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/golden"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
@@ -246,5 +247,23 @@ func TestSummaryForAgent(t *testing.T) {
 	}
 	if _, err := SummaryFor(root, "v1", 0, false, "", "aider"); err == nil {
 		t.Error("unknown agent accepted")
+	}
+}
+
+func TestAddWaitingSaysHowManyWaitInOneLine(t *testing.T) {
+	var none SummaryResult
+	none.AddWaiting(0)
+	if none.Injected || none.Text != "" {
+		t.Errorf("nothing waits: %+v", none)
+	}
+	r := SummaryResult{Text: "## Memory\n\n- a fact\n", Injected: true, Team: &TeamInfo{Waiting: make([]team.Waiting, 2)}}
+	r.AddWaiting(1)
+	if r.Waiting != 3 || !strings.HasSuffix(r.Text, "\n\n(3 items of memory wait for the user's review in `memctl review` and are not part of this memory.)") {
+		t.Errorf("%+v", r)
+	}
+	alone := SummaryResult{}
+	alone.AddWaiting(1)
+	if !alone.Injected || alone.Text != "(1 item of memory waits for the user's review in `memctl review` and is not part of this memory.)" {
+		t.Errorf("%+v", alone)
 	}
 }

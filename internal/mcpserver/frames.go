@@ -39,6 +39,9 @@ import (
 // to its end and dropped, and answered with an invalid-request error.
 const MaxFrameBytes = 16 << 20
 
+// maxIDBytes bounds string ids: every answer repeats its request's id.
+const maxIDBytes = 256
+
 // maxIDMagnitude bounds integer ids: the SDK carries them as float64 on
 // the way in, and a larger one would come back as another number.
 const maxIDMagnitude = 1 << 53
@@ -57,7 +60,8 @@ type frameTransport struct {
 }
 
 func (t *frameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	f := &framer{src: bufio.NewReaderSize(t.in, 64<<10), in: t.in, out: &syncWriter{w: t.out}, max: t.max, calls: map[any]*batch{}}
+	f := &framer{src: bufio.NewReaderSize(t.in, 64<<10), in: t.in, out: &syncWriter{w: t.out}, max: t.max,
+		calls: map[any]*batch{}, methods: map[any]string{}}
 	// The framer enforces the size cap; the SDK's own would count bytes
 	// it read ahead of a frame.
 	conn, err := (&mcp.IOTransport{Reader: f, Writer: nopWriteCloser{f.out}, MaxLineLength: -1}).Connect(ctx)
@@ -97,6 +101,11 @@ type framer struct {
 
 	mu    sync.Mutex
 	calls map[any]*batch // requests handed on and not answered: their batch, nil for a lone request
+	// methods names the method of each request in calls, for the error
+	// codes of its answer (codedError).
+	methods map[any]string
+	// initialized: initialize was answered without an error.
+	initialized bool
 }
 
 // batch gathers the answers to the members of one batch.
@@ -186,6 +195,7 @@ func (f *framer) take(line []byte, tooLong bool) error {
 	if v.call {
 		f.mu.Lock()
 		f.calls[v.id] = nil
+		f.methods[v.id] = v.method
 		f.mu.Unlock()
 	}
 	f.queue(line)
@@ -202,6 +212,7 @@ func (f *framer) takeBatch(line []byte) error {
 	}
 	b := &batch{slot: map[any]int{}}
 	seen := map[any]bool{}
+	methods := map[any]string{}
 	var pass []json.RawMessage
 	for _, m := range members {
 		v := f.check(m, seen)
@@ -210,6 +221,7 @@ func (f *framer) takeBatch(line []byte) error {
 			b.replies = append(b.replies, v.reply)
 		case v.call:
 			seen[v.id] = true
+			methods[v.id] = v.method
 			b.slot[v.id] = len(b.replies)
 			b.replies = append(b.replies, nil)
 			b.waiting++
@@ -222,6 +234,7 @@ func (f *framer) takeBatch(line []byte) error {
 		f.mu.Lock()
 		for id := range b.slot {
 			f.calls[id] = b
+			f.methods[id] = methods[id]
 		}
 		f.mu.Unlock()
 	}
@@ -245,9 +258,10 @@ func (f *framer) answer(reply []byte) error {
 
 // verdict is what check says of one message.
 type verdict struct {
-	reply []byte // the error to answer with; nil when the message goes on
-	call  bool   // a request that awaits an answer
-	id    any    // its id, as the SDK holds it (jsonrpc.ID.Raw)
+	reply  []byte // the error to answer with; nil when the message goes on
+	call   bool   // a request that awaits an answer
+	id     any    // its id, as the SDK holds it (jsonrpc.ID.Raw)
+	method string // its method
 }
 
 // check decides whether the SDK can take msg. taken holds the ids of the
@@ -323,7 +337,7 @@ func (f *framer) check(msg []byte, taken map[any]bool) verdict {
 		return verdict{reply: errorReply(nil, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("request id %s is already in use by a request not answered yet", fields["id"]))}
 	}
-	return verdict{call: true, id: id}
+	return verdict{call: true, id: id, method: req.Method}
 }
 
 // checkID reads a message's id: present and usable (ok), or what is wrong
@@ -339,6 +353,10 @@ func checkID(fields map[string]json.RawMessage) (ok bool, problem string) {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return false, want
+		}
+		if len(s) > maxIDBytes {
+			// Every answer repeats the id: a long one is refused.
+			return false, fmt.Sprintf(`a string "id" must be at most %d bytes long`, maxIDBytes)
 		}
 		return true, ""
 	case string(raw) == "null":
@@ -364,6 +382,7 @@ func (f *framer) answered(resp *jsonrpc.Response) (array []byte, inBatch bool, e
 	defer f.mu.Unlock()
 	b, ok := f.calls[id]
 	delete(f.calls, id)
+	delete(f.methods, id)
 	if !ok || b == nil {
 		return nil, false, nil
 	}
@@ -386,6 +405,9 @@ type frameConn struct {
 }
 
 func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		msg = c.f.outgoing(resp)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 		array, inBatch, err := c.f.answered(resp)
 		if inBatch {
@@ -396,6 +418,26 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// outgoing is an answer of the SDK as it goes out: an error with a
+// JSON-RPC code and a bounded message (codedError), a tool error with a
+// bounded text. It also notes when initialize was answered.
+func (f *framer) outgoing(resp *jsonrpc.Response) *jsonrpc.Response {
+	f.mu.Lock()
+	method := f.methods[resp.ID.Raw()]
+	if method == methodInitialize && resp.Error == nil {
+		f.initialized = true
+	}
+	initialized := f.initialized
+	f.mu.Unlock()
+	out := *resp
+	if out.Error != nil {
+		out.Error = codedError(out.Error, method, initialized)
+	} else {
+		out.Result = boundToolError(out.Result)
+	}
+	return &out
 }
 
 func joinReplies(replies [][]byte) []byte {
@@ -418,7 +460,7 @@ func errorReply(id json.RawMessage, code int64, message string) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   wireError       `json:"error"`
-	}{"2.0", id, wireError{code, message}})
+	}{"2.0", id, wireError{code, bounded(message)}})
 }
 
 // parseError answers a line that is not JSON, saying where it broke but

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,9 +21,12 @@ import (
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/review"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Options configures a memory tool server.
@@ -47,6 +51,9 @@ type Options struct {
 	ReadOnly bool
 	// Now stamps note filenames built from a slug; nil means time.Now.
 	Now func() time.Time
+	// Review is the queue a note waits in for the user's approval (an
+	// agent's note is a proposal); nil: the queue of Root.
+	Review *review.Queue
 	// StaleChecks flags, in read and search results, the memories whose
 	// files or commands changed since they were written (docs/stale.md),
 	// spending at most StaleBudget per call (0: evidence.DefaultBudget).
@@ -77,6 +84,10 @@ type RankedHit struct {
 	Scope      string `json:"scope,omitempty"`
 	Project    string `json:"project,omitempty"`
 	ProjectKey string `json:"project_key,omitempty"`
+	// Origin is where the hit's memory came from (a session, the user,
+	// another machine, a bundle, an agent); absent for the files memctl
+	// wrote.
+	Origin *origin.Origin `json:"origin,omitempty"`
 }
 
 // StoreSearch is the ranked search of `memctl search` for Options.Ranked:
@@ -97,7 +108,7 @@ func StoreSearch(open func(ctx context.Context) (*store.Store, error)) func(ctx 
 		out := make([]RankedHit, len(hits))
 		for i, h := range hits {
 			out[i] = RankedHit{Kind: h.Kind, ThreadID: h.ThreadID, Path: h.Path, Snippet: h.Snippet, Score: h.Score,
-				ProjectKey: h.ProjectKey, Project: h.Project}
+				ProjectKey: h.ProjectKey, Project: h.Project, Origin: h.Origin}
 		}
 		return out, nil
 	}
@@ -210,6 +221,13 @@ type NoteOutput struct {
 	// Redacted is set when secrets were cut from the note before it was
 	// written.
 	Redacted bool `json:"redacted,omitempty"`
+	// Held is always set: the note is a proposal that waits for the
+	// user's approval (memctl review) before any session sees it, and
+	// Path is where it will be written then. Review is its id there.
+	Held   bool   `json:"held"`
+	Review string `json:"review"`
+	// Note says so, for the agent to tell the user.
+	Note string `json:"note"`
 }
 
 // NewServer returns an MCP server with the memory tools over opts.Root.
@@ -219,6 +237,9 @@ func NewServer(opts Options) *mcp.Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Review == nil {
+		opts.Review = review.Open(opts.Root, opts.Now)
 	}
 	version := opts.Version
 	if version == "" {
@@ -256,8 +277,9 @@ func NewServer(opts Options) *mcp.Server {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:  "add_ad_hoc_note",
 			Title: "Add a memory note",
-			Description: "Only when the user explicitly asks to remember, correct or forget something: save a short note under extensions/ad_hoc/notes/. " +
-				"The next consolidation applies it. Existing notes are never overwritten. The note is for the current project unless project is \"*\" " +
+			Description: "Only when the user explicitly asks to remember, correct or forget something: propose a short note for extensions/ad_hoc/notes/. " +
+				"The note waits for the user's approval (memctl review, memctl approve) before the next consolidation applies it; tell the user it waits. " +
+				"Existing notes are never overwritten. The note is for the current project unless project is \"*\" " +
 				"(the user says it holds in all their projects).",
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: &closed, OpenWorldHint: &closed},
 		}, h.addNote)
@@ -285,11 +307,13 @@ func (h *handlers) clean(text string) string {
 
 // toolError turns an error into what the SDK sends: request errors become
 // tool results with IsError set, anything else a JSON-RPC internal error.
+// Either way the message repeats at most a short prefix of what the
+// request sent (bounded).
 func (h *handlers) toolError(err error) error {
 	if memfs.IsRequestError(err) || errors.Is(err, errRequest) {
-		return errors.New(h.opts.Redact(err.Error()))
+		return errors.New(bounded(h.opts.Redact(err.Error())))
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: h.opts.Redact(err.Error())}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: bounded(h.opts.Redact(err.Error()))}
 }
 
 // errRequest marks request errors found by this package itself.
@@ -366,6 +390,9 @@ func (sc scoped) place(path string) (int, string, bool) {
 }
 
 func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	if err := checkArgs(map[string]string{"path": in.Path, "cursor": in.Cursor, "project": in.Project}); err != nil {
+		return nil, ListOutput{}, h.toolError(err)
+	}
 	sc, err := h.scope(in.Project)
 	if err != nil {
 		return nil, ListOutput{}, h.toolError(err)
@@ -378,6 +405,9 @@ func (h *handlers) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput)
 }
 
 func (h *handlers) read(_ context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
+	if err := checkArgs(map[string]string{"path": in.Path, "project": in.Project}); err != nil {
+		return nil, ReadOutput{}, h.toolError(err)
+	}
 	offset, maxLines := 1, 0
 	if in.LineOffset != nil {
 		offset = *in.LineOffset
@@ -451,6 +481,13 @@ const (
 )
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	args := map[string]string{"path": in.Path, "cursor": in.Cursor, "project": in.Project, "mode": in.Mode}
+	for i, q := range in.Queries {
+		args[fmt.Sprintf("queries[%d]", i)] = q
+	}
+	if err := checkArgs(args); err != nil {
+		return nil, SearchOutput{}, h.toolError(err)
+	}
 	sc, err := h.scope(in.Project)
 	if err != nil {
 		return nil, SearchOutput{}, h.toolError(err)
@@ -544,7 +581,10 @@ func (h *handlers) ranked(ctx context.Context, in SearchInput, sc scoped) (*mcp.
 	return nil, out, nil
 }
 
-func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {
+func (h *handlers) addNote(_ context.Context, req *mcp.CallToolRequest, in NoteInput) (*mcp.CallToolResult, NoteOutput, error) {
+	if err := checkArgs(map[string]string{"filename": in.Filename, "slug": in.Slug, "project": in.Project}); err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
 	filename := in.Filename
 	switch {
 	case in.Filename != "" && in.Slug != "":
@@ -562,17 +602,58 @@ func (h *handlers) addNote(_ context.Context, _ *mcp.CallToolRequest, in NoteInp
 	if err != nil {
 		return nil, NoteOutput{}, h.toolError(err)
 	}
-	// The note is written into the memory folder, which holds no secret.
+	// The note will be written into the memory folder, which holds no
+	// secret; the queue holds none either.
 	text := h.opts.Redact(in.Note)
 	redacted := text != in.Note
-	if key != "" && strings.TrimSpace(text) != "" {
-		text = project.NoteHeader(key) + text
+	if strings.TrimSpace(text) == "" {
+		return nil, NoteOutput{}, h.toolError(memfs.ErrEmptyNote)
 	}
-	rel, err := memfs.AddNote(h.opts.Root, filename, text)
+	if err := memfs.ValidateNoteFilename(filename); err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	}
+	rel := memdir.NotesDir + "/" + filename
+	if _, err := os.Lstat(filepath.Join(h.opts.Root, filepath.FromSlash(rel))); err == nil {
+		return nil, NoteOutput{}, h.toolError(requestErrorf("note %s already exists; notes are never overwritten", rel))
+	}
+	if waiting, err := h.opts.Review.NoteWaiting(filename); err != nil {
+		return nil, NoteOutput{}, h.toolError(err)
+	} else if waiting {
+		return nil, NoteOutput{}, h.toolError(requestErrorf("note %s already exists (it waits for the user's review); notes are never overwritten", rel))
+	}
+	content := text
+	if key != "" {
+		content = project.NoteHeader(key) + text
+	}
+	// Any agent can call this tool, one that read a hostile page too: the
+	// note is a proposal, held whole until the user approves it, with
+	// the lines the quarantine would hold from an untrusted origin.
+	it, err := h.opts.Review.Hold(review.Item{Kind: review.KindNote, Origin: origin.Origin{Kind: origin.Agent, Detail: clientName(req)},
+		Reasons: quarantine.Hold("note", text), Note: &review.Note{Name: filename, Content: content}})
 	if err != nil {
 		return nil, NoteOutput{}, h.toolError(err)
 	}
-	return nil, NoteOutput{Path: rel, Project: key, Redacted: redacted}, nil
+	return nil, NoteOutput{Path: rel, Project: key, Redacted: redacted, Held: true, Review: it.ID,
+		Note: "The note waits for the user's approval and no session sees it until then; tell the user to run `memctl review` to see it and `memctl approve " + it.ID + "` to keep it."}, nil
+}
+
+// clientName is the MCP client's name as it introduced itself, on one
+// line and short: it labels the note's origin.
+func clientName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return ""
+	}
+	p := req.Session.InitializeParams()
+	if p == nil || p.ClientInfo == nil {
+		return ""
+	}
+	name := strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || r == ' ' {
+			return '-'
+		}
+		return r
+	}, strings.TrimSpace(p.ClientInfo.Name))
+	return textcut.LineRunes(name, 40)
 }
 
 // noteProject is the project a note is for: the one named, none for "*",

@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/review"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 4, 6, 11, 59, 59, 0, time.UTC) }
@@ -351,16 +353,38 @@ func TestAddAdHocNote(t *testing.T) {
 		t.Fatalf("add by filename: %v %+v", err, res)
 	}
 	// A server started outside any repository writes notes that hold in
-	// every project: no project key.
-	if text := res.Content[0].(*mcp.TextContent).Text; text != `{"path":"extensions/ad_hoc/notes/2026-04-06T10-00-00-prefer-tabs.md","project":""}` {
-		t.Errorf("result text = %q", text)
+	// every project: no project key. The note is a proposal: it waits in
+	// the review queue, and the folder has nothing of it yet.
+	var out NoteOutput
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Path != "extensions/ad_hoc/notes/2026-04-06T10-00-00-prefer-tabs.md" || out.Project != "" || !out.Held || !strings.HasPrefix(out.Review, "note-") ||
+		!strings.Contains(out.Note, "memctl approve "+out.Review) {
+		t.Errorf("result: %+v", out)
 	}
 	if msg := call(t, cs, "add_ad_hoc_note", map[string]any{"slug": "forget-old-runner", "note": "Forget the green runner."}, nil); msg != "" {
 		t.Fatal(msg)
 	}
+	if _, err := os.Stat(filepath.Join(root, "extensions/ad_hoc/notes/2026-04-06T10-00-00-prefer-tabs.md")); err == nil {
+		t.Fatal("an agent's note was written before the user approved it")
+	}
+	q := review.Open(root, fixedNow)
+	items, err := q.List()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("the queue: %+v %v", items, err)
+	}
+	for _, it := range items {
+		if it.Origin.Kind != origin.Agent || it.Origin.Detail != "memctl-test" {
+			t.Errorf("%s: origin %+v", it.ID, it.Origin)
+		}
+		if _, err := q.Approve(context.Background(), it, root, approveStore{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for name, want := range map[string]string{
-		"2026-04-06T10-00-00-prefer-tabs.md":       "User prefers tabs.\n",
-		"2026-04-06T11-59-59-forget-old-runner.md": "Forget the green runner.",
+		"2026-04-06T10-00-00-prefer-tabs.md":       "origin: agent memctl-test\nUser prefers tabs.\n",
+		"2026-04-06T11-59-59-forget-old-runner.md": "origin: agent memctl-test\nForget the green runner.",
 	} {
 		b, err := os.ReadFile(filepath.Join(root, "extensions/ad_hoc/notes", name))
 		if err != nil || string(b) != want {
@@ -391,6 +415,12 @@ func TestAddAdHocNote(t *testing.T) {
 		t.Fatalf("note not searchable: %+v", found)
 	}
 }
+
+// approveStore is the store an approved note needs: a consolidation
+// request, which the test does not look at.
+type approveStore struct{ review.Store }
+
+func (approveStore) RequestConsolidation(context.Context, string, bool) error { return nil }
 
 func TestIOErrorIsProtocolError(t *testing.T) {
 	// A name longer than any file system allows makes lstat fail with an

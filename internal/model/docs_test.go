@@ -14,7 +14,7 @@ import (
 func TestDefaultModelsDocumented(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| `provider.kind` | `extract` default (`memories.extract_model`) | `consolidate` default (`memories.consolidation_model`) |\n|---|---|---|\n")
-	for _, kind := range []Kind{KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand} {
+	for _, kind := range []Kind{KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand, KindClaudeCode, KindCodex} {
 		cell := func(purpose string) string {
 			switch m := DefaultModel(kind, purpose); {
 			case m != "":

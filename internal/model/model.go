@@ -2,7 +2,8 @@
 // prompt, an input, a JSON schema the answer must satisfy, a model and a
 // reasoning effort in; the JSON answer, token usage and the provider's
 // rate-limit state out. Providers: openai (Responses API), openai-compatible
-// (Chat Completions), anthropic (Messages API), command (any program).
+// (Chat Completions), anthropic (Messages API), command (any program),
+// claude-code and codex (the agent CLIs and the user's login in them).
 package model
 
 import (
@@ -32,6 +33,10 @@ type Usage struct {
 	OutputTokens      int64 `json:"output_tokens"`
 	ReasoningTokens   int64 `json:"reasoning_output_tokens"`
 	TotalTokens       int64 `json:"total_tokens"`
+	// CostUSD is what the provider said the call cost, 0 when it says
+	// nothing (only Claude Code does, at API list prices whatever the
+	// login).
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -42,6 +47,7 @@ func (u Usage) Add(o Usage) Usage {
 		OutputTokens:      u.OutputTokens + o.OutputTokens,
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
 		TotalTokens:       u.TotalTokens + o.TotalTokens,
+		CostUSD:           u.CostUSD + o.CostUSD,
 	}
 }
 
@@ -68,7 +74,8 @@ type Response struct {
 
 // Provider makes structured calls. Implementations are safe for concurrent use.
 type Provider interface {
-	// Name is the provider kind: openai, openai-compatible, anthropic, command.
+	// Name is the provider kind: openai, openai-compatible, anthropic,
+	// command, claude-code, codex.
 	Name() string
 	// Call makes one structured call, retrying transient failures. The
 	// returned error names the missing key variable, the unreachable URL, or

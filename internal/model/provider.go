@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/agentcli"
 )
 
 // Kind is a provider kind, the value of provider.kind.
@@ -21,12 +23,14 @@ const (
 	KindOpenAICompatible Kind = "openai-compatible"
 	KindAnthropic        Kind = "anthropic"
 	KindCommand          Kind = "command"
+	KindClaudeCode       Kind = Kind(agentcli.ClaudeCode)
+	KindCodex            Kind = Kind(agentcli.Codex)
 	KindHeuristic        Kind = "heuristic"
 )
 
 // Kinds lists every provider kind, in the order config documents them.
 func Kinds() []Kind {
-	return []Kind{KindAuto, KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand, KindHeuristic}
+	return []Kind{KindAuto, KindOpenAI, KindOpenAICompatible, KindAnthropic, KindCommand, KindClaudeCode, KindCodex, KindHeuristic}
 }
 
 // Request kinds (Request.Kind), which DefaultModel also takes as purpose.
@@ -47,18 +51,21 @@ const (
 
 // Options configures a provider (from the [provider] config section).
 type Options struct {
-	Kind Kind // openai | openai-compatible | anthropic | command
+	Kind Kind // openai | openai-compatible | anthropic | command | claude-code | codex
 	// BaseURL overrides the endpoint. Empty means the public endpoint for
 	// openai (https://api.openai.com/v1) and anthropic
 	// (https://api.anthropic.com, without /v1: the SDK appends v1/messages).
 	// openai-compatible has no public endpoint and requires it, e.g.
-	// http://localhost:11434/v1 for Ollama.
+	// http://localhost:11434/v1 for Ollama. claude-code and codex pass it
+	// to the CLI as the endpoint to call instead of its own.
 	BaseURL string
 	// APIKeyEnv names the variable holding the API key. Empty means
 	// OPENAI_API_KEY or ANTHROPIC_API_KEY by kind. openai-compatible sends a
 	// key only when APIKeyEnv is set (Ollama and llama.cpp need none).
-	APIKeyEnv  string
-	Command    []string      // kind=command: argv
+	APIKeyEnv string
+	// Command is the argv of the program: kind=command's, or the agent
+	// CLI of claude-code and codex (empty: claude or codex on PATH).
+	Command    []string
 	Timeout    time.Duration // per attempt; 0 = DefaultTimeout
 	MaxRetries int           // retries after the first attempt; 0 = DefaultMaxRetries, negative = none
 	// MaxOutputTokens is the Anthropic max_tokens; 0 = DefaultMaxOutputTokens.
@@ -70,12 +77,24 @@ type Options struct {
 	Sleep  func(ctx context.Context, d time.Duration) error
 	Stderr io.Writer        // where the command provider's stderr goes (nil = discard)
 	Now    func() time.Time // clock for rate-limit observations; nil = time.Now
+	// Environ is the environment the agent CLIs inherit; nil means this
+	// process's own.
+	Environ func() []string
+	// LookPath finds the agent CLI on PATH; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+	// Redact scrubs what an agent CLI said (its error, its stderr)
+	// before it is kept in an error; nil keeps it as is.
+	Redact func(string) string
+	// ScratchDir is where the agent CLIs' scratch folders are made; ""
+	// means the system's temporary folder.
+	ScratchDir string
 }
 
 // New builds the provider opts describe. It fails when the kind is unknown
 // (auto must go through Resolve first, heuristic makes no model calls), when
 // a required API key variable is empty (the error names it), when BaseURL
-// is not an absolute http(s) URL, or when kind=command has no argv.
+// is not an absolute http(s) URL, when kind=command has no argv, or when
+// the agent CLI of claude-code or codex is not found (an *AgentError).
 func New(opts Options) (Provider, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
@@ -140,12 +159,14 @@ func New(opts Options) (Provider, error) {
 			return nil, errors.New("provider kind command needs provider.command (the argv of the program to run)")
 		}
 		return newCommand(opts), nil
+	case KindClaudeCode, KindCodex:
+		return newAgent(opts, agentcli.Agent(opts.Kind))
 	case KindAuto, "":
 		return nil, errors.New(`provider kind "auto" must be resolved first (see model.Resolve)`)
 	case KindHeuristic:
 		return nil, errors.New(`provider kind "heuristic" makes no model calls`)
 	default:
-		return nil, fmt.Errorf("unknown provider kind %q (want openai, openai-compatible, anthropic or command)", opts.Kind)
+		return nil, fmt.Errorf("unknown provider kind %q (want openai, openai-compatible, anthropic, command, claude-code or codex)", opts.Kind)
 	}
 }
 
@@ -268,11 +289,16 @@ func Choose(kind Kind, baseURL string, getenv func(string) string) Choice {
 // and purpose ("extract" wants a small, cheap model; "consolidate" a
 // stronger one):
 //
-//	openai     extract: gpt-5.6-luna      consolidate: gpt-5.6-terra
-//	anthropic  extract: claude-haiku-5-5  consolidate: claude-sonnet-5-5
+//	openai       extract: gpt-5.6-luna      consolidate: gpt-5.6-terra
+//	anthropic    extract: claude-haiku-5-5  consolidate: claude-sonnet-5-5
+//	claude-code  extract: haiku             consolidate: sonnet
+//	codex        extract: gpt-5.6-luna      consolidate: gpt-5.6-terra
 //
 // The openai pair follows Codex's newer memory defaults (older releases used
-// gpt-5.4-mini and gpt-5.4). openai-compatible servers host arbitrary models
+// gpt-5.4-mini and gpt-5.4), and codex, which is the same models through
+// the Codex login, uses it too. claude-code names Claude Code's aliases,
+// which it resolves to the newest model of that family the login may use.
+// openai-compatible servers host arbitrary models
 // and the command program picks its own, so both get "": Call then fails
 // with a message asking for memories.extract_model or
 // memories.consolidation_model (openai-compatible) or passes an empty model
@@ -280,11 +306,16 @@ func Choose(kind Kind, baseURL string, getenv func(string) string) Choice {
 func DefaultModel(kind Kind, purpose string) string {
 	consolidate := purpose == PurposeConsolidate
 	switch kind {
-	case KindOpenAI:
+	case KindOpenAI, KindCodex:
 		if consolidate {
 			return "gpt-5.6-terra"
 		}
 		return "gpt-5.6-luna"
+	case KindClaudeCode:
+		if consolidate {
+			return "sonnet"
+		}
+		return "haiku"
 	case KindAnthropic:
 		if consolidate {
 			return "claude-sonnet-5-5"

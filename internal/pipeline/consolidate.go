@@ -187,7 +187,7 @@ func runConsolidate(ctx context.Context, s consolidateStage) (ConsolidateReport,
 	if res.Usage != (model.Usage{}) {
 		_ = s.Store.AddTokenUsage(bg, store.TokenUsage{Stage: "consolidate", Provider: string(s.Provider.Kind), Model: s.Provider.Model, InputTokens: res.Usage.InputTokens,
 			CachedInputTokens: res.Usage.CachedInputTokens, OutputTokens: res.Usage.OutputTokens,
-			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens})
+			ReasoningTokens: res.Usage.ReasoningTokens, TotalTokens: res.Usage.TotalTokens, CostUSD: res.Usage.CostUSD})
 	}
 	if res.Status.Succeeded() {
 		rep.IndexErr = IndexFolder(bg, s.Store, s.Root)

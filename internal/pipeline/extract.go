@@ -295,3 +295,18 @@ func (h *Home) askBacklog(req ExtractRequest, estimate string) bool {
 	}
 	return h.env.Reporter.Confirm(fmt.Sprintf("first run: %s. Extract them all now?", estimate))
 }
+
+// Preview is what Phase 1 of the first generated version would claim and
+// send, as `extract --dry-run` lists it (the scan included), telling the
+// Reporter nothing: what `memctl run` shows before it spends anything.
+func (h *Home) Preview(ctx context.Context, req ExtractRequest) (extract.RunResult, error) {
+	plan, err := h.Plan(PhaseExtract)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	quiet := *h
+	quiet.env.Reporter = Quiet{}
+	req.DryRun = true
+	res, _, err := quiet.scanAndExtract(ctx, plan, h.Versions()[0], req, false)
+	return res, err
+}

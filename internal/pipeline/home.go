@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memdir"
@@ -41,6 +42,14 @@ type Env struct {
 	Stderr io.Writer
 	// WorkerID names this process in the jobs table; "" is owner.ID().
 	WorkerID string
+	// Environ lists the environment, for the programs a provider runs
+	// (an agent CLI); nil is none.
+	Environ func() []string
+	// AgentStatus says whether an agent CLI is there and logged in; nil
+	// asks the CLI itself, once per Home. A process that asks in other
+	// places too (doctor, the first run's offer) passes its own, which
+	// asks once.
+	AgentStatus func(agent agentcli.Agent, program []string) agentcli.Status
 	// Provider, when set, answers both phases instead of the provider the
 	// config names (a caller's own stand-in, as tests use).
 	Provider *Provider
@@ -69,6 +78,9 @@ type Home struct {
 	plan      planCache
 	announced bool           // "provider auto picked …" is said once
 	backlog   *backlogAnswer // a first run's question is asked once
+	// agents is what each agent CLI said of itself, when Env keeps no
+	// answers.
+	agents map[agentcli.Agent]agentcli.Status
 }
 
 // New builds the Home of cfg. cfg is the effective config: the caller has

@@ -15,6 +15,7 @@ package quarantine
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -180,6 +181,15 @@ func Strong(line string) string {
 	if containsAny(low, networkWords) && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
 		return ReasonExfiltration
 	}
+	if hidesCode(l) {
+		return ReasonExfiltration
+	}
+	if strings.Contains(low, "http") && urlTakesSecrets(l) {
+		return ReasonExfiltration
+	}
+	if mayOrderInWords(l, low) && ordersInWords(line) {
+		return ReasonInjection
+	}
 	if (strings.Contains(low, "http") || strings.Contains(low, "@")) && containsAny(low, sinkVerbs) &&
 		verbSinkRe().MatchString(l) && (remoteURL(l) || emailRe().MatchString(l)) {
 		// A public key is meant to be shared.
@@ -189,6 +199,97 @@ func Strong(line string) string {
 	}
 	return ""
 }
+
+// hidesCode reports a command that runs what the reader cannot see or
+// sends the environment away: text decoded and piped into a shell or an
+// interpreter (`echo … | base64 -d | sh`), eval of a download or a
+// decoding, a download piped through anything into an interpreter, and
+// inline interpreter code that reads the environment and reaches the
+// network (`python -c` posting os.environ).
+func hidesCode(l string) bool {
+	low := strings.ToLower(l)
+	if !strings.Contains(low, "|") && !strings.Contains(low, "eval") && !strings.Contains(low, " -c") && !strings.Contains(low, " -e") {
+		return false
+	}
+	if pipeIntoRe().MatchString(l) {
+		at := pipeIntoRe().FindStringIndex(l)[0]
+		if decodeRe().MatchString(l[:at]) || downloadRe().MatchString(l[:at]) {
+			return true
+		}
+	}
+	if m := evalSubstRe().FindStringSubmatch(l); m != nil && (decodeRe().MatchString(m[1]) || downloadRe().MatchString(m[1])) {
+		return true
+	}
+	return inlineRe().MatchString(l) && envReadRe().MatchString(l) &&
+		(remoteURL(l) || networkCodeRe().MatchString(l))
+}
+
+var (
+	downloadRe    = lazyRE(`(?i)\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b`)
+	evalSubstRe   = lazyRE(`(?i)\beval\s*["'(]?\s*\$\(([^\n]{0,300})`)
+	networkCodeRe = lazyRE(`(?i)\b(?:urllib|urlopen|requests\.|http\.client|httplib|socket\.|fetch\s*\(|axios|xmlhttprequest|net/http|lwp::|io::socket|net::http)`)
+	// secretInURLRe is what a URL carries when it takes secrets away: a
+	// shell substitution, a key's or credentials' path, the environment.
+	secretInURLRe = lazyRE(`(?i)\$\(|\$\{|\$[a-z_]{3,}|%24%28|%24%7b|` + "`" + `|\.ssh\b|\.aws/credentials|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.netrc\b|\.git-credentials|os\.environ|process\.env|printenv`)
+)
+
+// urlTakesSecrets reports a remote URL (a Markdown image's or link's, or
+// a bare one) that carries a secret's path or a shell substitution: a
+// viewer or a tool that fetches it sends the secret along.
+func urlTakesSecrets(l string) bool {
+	for _, u := range urlRe().FindAllString(l, -1) {
+		if !localURLRe().MatchString(u) && secretInURLRe().MatchString(queryAndPath(u)) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayOrderInWords is the cheap test before ordersInWords: a line that is
+// not plain ASCII, or holds an ASCII member of a class one of its rules
+// starts from (a verb of setting aside or of telling; with a colon or a
+// comma, a word for instructions or for a note, or an address).
+func mayOrderInWords(l, low string) bool {
+	for i := 0; i < len(l); i++ {
+		if l[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	t := orderTriggers()
+	if containsAny(low, t.verbs) {
+		return true
+	}
+	if !strings.ContainsAny(low, ":,") {
+		return false
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(low, " -*>#"), " ")
+	return containsAny(low, t.headed) || addressedTo().whole[first]
+}
+
+// orderTriggers are the ASCII members of the word classes, as substrings.
+var orderTriggers = sync.OnceValue(func() (t struct{ verbs, headed []string }) {
+	ascii := func(cs ...*class) []string {
+		var out []string
+		for _, c := range cs {
+			words := append([]string(nil), c.prefixes...)
+			for w := range c.whole {
+				words = append(words, w)
+			}
+			for _, s := range c.seqs {
+				words = append(words, s[len(s)-1])
+			}
+			for _, w := range words {
+				if len(w) >= 3 && !strings.ContainsFunc(w, func(r rune) bool { return r >= utf8.RuneSelf }) {
+					out = append(out, w)
+				}
+			}
+		}
+		return out
+	}
+	t.verbs = ascii(setAside(), tellVerb())
+	t.headed = ascii(rulesNoun(), noteNoun())
+	return t
+})
 
 // remoteURL reports a URL in l that is not a loopback address.
 func remoteURL(l string) bool {

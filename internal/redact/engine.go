@@ -373,7 +373,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([
 				loc[k] += h.pos
 			}
 		}
-		if ru.wordAfter && !wordEndOK(u, loc[1]) {
+		if ru.wordAfter && !wordEndOK(u, loc[1]) || ru.settle != nil && !ru.settle(u, loc, esc) {
 			continue
 		}
 		repl, ok := ru.replacement(u, loc)
@@ -444,7 +444,8 @@ func (ru *rule) scanAll(u []byte, esc bool) ([]byte, bool) {
 			}
 		}
 		var repl []byte
-		ok := boundaryOK(ru.before, u, loc[0], esc) && (!ru.wordAfter || wordEndOK(u, loc[1]))
+		ok := boundaryOK(ru.before, u, loc[0], esc) && (!ru.wordAfter || wordEndOK(u, loc[1])) &&
+			(ru.settle == nil || ru.settle(u, loc, esc))
 		if ok {
 			repl, ok = ru.replacement(u, loc)
 		}

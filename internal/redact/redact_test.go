@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"os"
@@ -131,6 +132,69 @@ func families() []family {
 		{"private tag multi-line", "note: <private>the vault code is 12345\nand nobody may know</private> (end)\n",
 			"vault code", "note: " + Token + " (end)\n",
 			"the <private> tag marks spans"},
+		{"kubeconfig client key", "users:\n- name: admin\n  user:\n    client-key-data: " + fake("LS0t", setB64, 80) + "=",
+			fake("LS0t", setB64, 80), "    client-key-data: ",
+			"    client-key-data: DATA+OMITTED"},
+		{"docker auth", `{"auths": {"ghcr.io": {"auth": "` + base64.StdEncoding.EncodeToString([]byte("bob:"+fake("", setAlnum, 20))) + `"}}}`,
+			base64.StdEncoding.EncodeToString([]byte("bob:" + fake("", setAlnum, 20))), `{"auths": {"ghcr.io": {"auth": "`,
+			`{"auth": "required", "oauth": "enabled", "credsStore": "desktop"}`},
+		{"netrc one line", "machine api.example.com login alice password " + fake("", setAlnum, 12),
+			fake("", setAlnum, 12), "machine api.example.com login alice password ",
+			"a .netrc holds machine, login and password entries"},
+		{"netrc multi-line", "machine api.example.com\n  login alice\n  password " + fake("", setAlnum, 12) + "\n",
+			fake("", setAlnum, 12), "  login alice\n  password ",
+			"sudo: a password is required\npassword required\n"},
+		{"mysql -p glued", "mysql -h db -u root -p" + fake("", setAlnum, 12) + " app",
+			fake("", setAlnum, 12), "mysql -h db -u root -p",
+			"mysql -h db -P 3306 -u root -p app"},
+		{"mysqladmin -p spaced", "mysqladmin -u root -p " + fake("", setAlnum, 12) + " status",
+			fake("", setAlnum, 12), " status",
+			"mysqladmin -u root -p flush-privileges"},
+		{"sshpass", "sshpass -p '" + fake("", setAlnum, 12) + "' ssh deploy@web1",
+			fake("", setAlnum, 12), "' ssh deploy@web1",
+			"sshpass -f ~/.ssh/deploy.pass ssh deploy@web1"},
+		{"curl user", "curl -su alice:" + fake("", setAlnum, 12) + " https://api.example.com/v1",
+			fake("", setAlnum, 12), "curl -su alice:",
+			"curl -u alice https://api.example.com/v1 && docker run -u 1000:1000 alpine"},
+		{"openssl pass", "openssl enc -aes-256-cbc -pass pass:" + fake("", setAlnum, 12) + " -in a.txt",
+			fake("", setAlnum, 12), "-pass pass:",
+			"openssl enc -aes-256-cbc -pass env:ENC_PASS -in a.txt"},
+		{"aws temporary key id", `"AccessKeyId": "` + fake("AS"+"IA", setUpper, 16) + `"`,
+			fake("AS"+"IA", setUpper, 16), `"AccessKeyId": "`,
+			"region ASIA_PACIFIC and the ASIA prefix"},
+		{"aws session token", `"SessionToken": "` + fake("IQoJb3JpZ2luX2Vj", setB64, 120) + `",`,
+			fake("IQoJb3JpZ2luX2Vj", setB64, 120), `"SessionToken": "`,
+			`{"sessionTokenTTL": 3600, "maxTokens": 4096, "tokenizer": "cl100k_base"}`},
+		{"age identity", "# public key: age1…\n" + "AGE-" + "SECRET-KEY-1" + strings.Repeat("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 2)[:58],
+			strings.Repeat("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 2)[:58], "# public key: age1…\n",
+			"lines starting AGE-SECRET-KEY-1 are private"},
+		{"fcm server key", `"Authorization": "key=AAAA` + fake("", setURL, 7) + ":APA91b" + fake("", setURL, 134) + `"`,
+			fake("", setURL, 134), `"Authorization": "key=`,
+			"example.com. 300 IN AAAA 2001:db8::1"},
+		{"telegram bot url", "curl https://api.telegram.org/bot" + fake("", "0123456789", 10) + ":AA" + fake("", setURL, 33) + "/getMe",
+			":AA" + fake("", setURL, 33), "https://api.telegram.org/bot",
+			"https://api.telegram.org/bot<token>/getMe and 00:AA:BB:CC:DD:EE"},
+		{"postman", "x-api-key: " + fake("PM"+"AK-", setHex, 24) + "-" + fake("", setHex, 34),
+			fake("", setHex, 34), "x-api-key: ",
+			"Postman keys start with PMAK-"},
+		{"notion", "NOTION_KEY=" + fake("nt"+"n_", "0123456789", 11) + fake("", setAlnum, 35),
+			fake("", setAlnum, 35), "NOTION_KEY=",
+			"NOTION_KEY=$NOTION_KEY"},
+		{"vault", "vault login " + fake("hv"+"s.", setURL, 90),
+			fake("", setURL, 90), "vault login ",
+			"VAULT_ADDR=https://vault.example.com:8200"},
+		{"dotted token in an assignment", "DOPPLER_TOKEN=dp." + "st.dev." + fake("", setAlnum, 40),
+			fake("", setAlnum, 40), "DOPPLER_TOKEN=",
+			"auth_token = settings.auth.token"},
+		{"datadog app key", "DD_APP_KEY=" + fake("", setHex, 40),
+			fake("", setHex, 40), "DD_APP_KEY=",
+			"CACHE_KEY=build-cache-v1 PRIMARY_KEY=customer_id"},
+		{"escaped value keeps the next line's key", `"output":"password: ` + fake("", setAlnum, 10) + `\napi_key: ` + fake("", setHex, 24) + `"`,
+			fake("", setHex, 24), `\napi_key: `,
+			`"output":"api_key: null\nnext: 1"`},
+		{"escaped diff pair", `"diff":"-password: ` + fake("", setAlnum, 10) + `\n+password: ` + fake("", setHex, 24) + `"`,
+			fake("", setHex, 24), `\n+password: `,
+			`"diff":"-  password_min_length: 8\n+  password_min_length: 12"`},
 		{"private tag json-escaped", `{"t":"a \u003cprivate\u003ecode 9\u003c/private\u003e b"}`,
 			"code 9", `{"t":"a ` + Token + ` b"}`,
 			`{"t":"private matters"}`},
@@ -357,7 +421,7 @@ func TestIdempotent(t *testing.T) {
 
 func TestCorpusSecretsRemoved(t *testing.T) {
 	var planted []corpus.Planted
-	data := genCorpus(t, 2_000_000, &planted)
+	data := genCorpus(t, 5_000_000, &planted)
 	var out bytes.Buffer
 	if err := Default().Copy(&out, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -372,7 +436,7 @@ func TestCorpusSecretsRemoved(t *testing.T) {
 			t.Errorf("%s secret %q survived", p.Family, p.Secret)
 		}
 	}
-	if len(seen) < 25 {
+	if len(seen) < 55 { // every family corpus.Generate plants
 		t.Errorf("corpus covered only %d families", len(seen))
 	}
 }
@@ -468,4 +532,23 @@ func genCorpus(tb testing.TB, size int, planted *[]corpus.Planted) []byte {
 		*planted = p
 	}
 	return buf.Bytes()
+}
+
+// TestEveryEnvCredentialNameCounts: each name the env_credential rule
+// anchors on is one its pattern takes, glued to a prefix as environment
+// variables are.
+func TestEveryEnvCredentialNameCounts(t *testing.T) {
+	for _, ru := range builtinRules() {
+		if ru.name != "env_credential" {
+			continue
+		}
+		for _, a := range ru.anchors {
+			in := "MY" + a + "=" + fake("", setAlnum, 12)
+			if got := Default().String(in); got != "MY"+a+"="+Token {
+				t.Errorf("%s: %q", a, got)
+			}
+		}
+		return
+	}
+	t.Fatal("no env_credential rule")
 }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,6 +31,10 @@ const (
 	wordBefore           // Unicode \b before a word character: the previous rune is not a word rune
 	alnumBefore          // the previous byte is not an ASCII letter or digit ('_', '-', quotes are fine)
 	queryBefore          // the previous byte is '?' or '&' (URL query parameters)
+	// identBefore is alnumBefore, or the hump of a camelCase name: a lower-case
+	// letter or digit before an upper-case one, so the Token of "sessionToken"
+	// and the Secret of "clientSecret" start a key word.
+	identBefore
 )
 
 // kind says how the engine treats a rule.
@@ -57,6 +62,11 @@ type spec struct {
 	// kindLine rule contains: a line without it is not searched at all,
 	// which spares a case-insensitive scan of long lines.
 	need string
+	// settle, when set, judges a match by what a regular expression cannot
+	// say (the context before it, the shape of the value) and may shorten it
+	// by moving loc[1] back: false rejects the match. esc is the redactor's
+	// escape reading (see boundaryOK).
+	settle func(u []byte, loc []int, esc bool) bool
 }
 
 // codexSpecs are Codex's four patterns, in Codex's newest order (codex-memories.md 6.6).
@@ -86,8 +96,9 @@ var codexSpecs = []spec{
 		name: "codex_assignment", family: "key/secret/token/password assignment (Codex)",
 		example: `password = "hunter2hunter2"`,
 		anchors: []string{"api", "token", "secret", "password"}, fold: true, before: wordBefore,
-		pattern: `(?i)(api[_-]?key|token|secret|password)([` + ws + `]*[:=][` + ws + `]*)(["']?)[^` + ws + `"']{8,}`,
+		pattern: `(?i)(api[_-]?key|token|secret|password)([` + ws + `]*[:=][` + ws + `]*)(["']?)([^` + ws + `"']{8,})`,
 		tmpl:    "${1}${2}${3}" + Token,
+		settle:  codexValueOwnLine,
 	},
 }
 
@@ -234,30 +245,42 @@ var memctlSpecs = []spec{
 		example: `GITHUB_TOKEN=…, db_password: …, "api_key": "…", export AWS_SECRET_KEY=…`,
 		anchors: []string{
 			"secret", "token", "passw", "passphrase", "_pwd", "api_key", "api-key", "apikey",
-			"access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
+			"app_key", "app-key", "appkey", "access_key", "access-key", "accesskey",
+			"private_key", "private-key", "privatekey",
 			"credential", "auth_token", "auth-token", "authtoken",
 		},
-		fold: true, before: alnumBefore,
+		fold: true, before: identBefore,
 		// The key must end at the keyword (optionally "_key"), so TOKEN_LIMIT, max_tokens or
-		// secret_name do not count; then an optional closing quote (JSON, also \"-escaped),
-		// '=' or ':', an optional opening quote, and a value of at least 8 characters. The
-		// value may start on the next line ("password:\n    …" in YAML), also when the
-		// line break is a \n escape, as it is in a transcript.
-		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
-			`((?:[_-]?key)?\\*["']?[ \t]*[:=](?:[ \t]|\\+[nrt])*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{8,})`,
+		// secret_name do not count; it may start at a camelCase hump (SessionToken,
+		// clientSecret). Then an optional closing quote (JSON, also \"-escaped), '=' or
+		// ':', an optional opening quote, and a value of at least 8 characters. The value
+		// may start on the next line ("password:\n    …" in YAML), also when the line break
+		// is a \n escape, as it is in a transcript, unless that line starts with a key of
+		// its own (see keyValueSettle).
+		pattern: `(?i)(?:secret|token|passw(?:or)?d|passphrase|_pwd|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token)` +
+			`((?:[_-]?key)?\\*["']?[ \t]*[:=](?:[ \t]|\\+[nrt])*\\*["']?)([^\s"'\\,;<>(){}\[\]\x00-\x1f` + "`" + `]{8,})`,
 		group:            2,
 		keepPlaceholders: true,
+		settle:           keyValueSettle,
 	},
 	{
 		name: "env_credential", family: "credential in an environment variable",
-		example: "PGPASSWORD=…, MYSQL_PWD=…, SMTP_PASS=…, NPMTOKEN=…, *_SECRET: …",
+		example: "PGPASSWORD=…, MYSQL_PWD=…, SMTP_PASS=…, NPMTOKEN=…, *_SECRET: …, DD_APP_KEY=…",
 		// Environment variable names glue words together (PGPASSWORD, NPMTOKEN),
 		// which key_value's boundary rules out, and their values are often short,
 		// so for names in capitals that end in a credential word any prefix counts
-		// and four characters are enough.
-		anchors: []string{"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH"},
-		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH)` +
-			`(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]` + "`" + `]{4,})`,
+		// and four characters are enough. A name ending in _KEY counts when the
+		// word before says what kind of key (APP_KEY, SERVICE_KEY); PRIMARY_KEY or
+		// CACHE_KEY do not.
+		anchors: []string{
+			"PASSWORD", "PASSWD", "PASSPHRASE", "_PASS", "_PWD", "TOKEN", "SECRET", "_AUTH",
+			"APP_KEY", "API_KEY", "APPLICATION_KEY", "SECRET_KEY", "ACCESS_KEY", "PRIVATE_KEY", "MASTER_KEY",
+			"ENCRYPTION_KEY", "SIGNING_KEY", "CLIENT_KEY", "SERVER_KEY", "LICENSE_KEY", "ACCOUNT_KEY",
+			"SERVICE_KEY", "WRITE_KEY", "INGEST_KEY", "ADMIN_KEY", "SDK_KEY", "AUTH_KEY",
+		},
+		pattern: `(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET|_AUTH|(?:APP|API|APPLICATION|SECRET|ACCESS|PRIVATE|MASTER|` +
+			`ENCRYPTION|SIGNING|CLIENT|SERVER|LICENSE|ACCOUNT|SERVICE|WRITE|INGEST|ADMIN|SDK|AUTH)_KEY)` +
+			`(\\*["']?[ \t]*[:=][ \t]*\\*["']?)([^\s"'\\,;<>(){}\[\]\x00-\x1f` + "`" + `]{4,})`,
 		group:            2,
 		keepPlaceholders: true,
 	},
@@ -270,6 +293,121 @@ var memctlSpecs = []spec{
 		},
 		fold:             true,
 		pattern:          `(?i)--(?:password|passwd|token|api-?key|secret|client-secret|auth-token)(?:[ \t]+|=)([^\s"'-][^\s"']{7,})`,
+		group:            1,
+		keepPlaceholders: true,
+	},
+	{
+		name: "aws_temporary_key_id", family: "AWS temporary access key id",
+		example: "ASIA<16 upper-case letters and digits> (aws sts)",
+		anchors: []string{"ASIA"}, before: wordBefore, wordAfter: true,
+		pattern: `ASIA[0-9A-Z]{16}`,
+	},
+	{
+		name: "age_secret_key", family: "age identity",
+		example: "AGE-SECRET-KEY-1<58 bech32 characters>",
+		anchors: []string{"AGE-SECRET-KEY-1"}, before: alnumBefore,
+		pattern: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`,
+	},
+	{
+		name: "fcm_server_key", family: "Firebase Cloud Messaging server key",
+		example: "AAAA<7 chars>:APA91b<134 chars>",
+		kind:    kindLine, anchors: []string{":APA91b"}, before: alnumBefore,
+		pattern: `AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}`,
+	},
+	{
+		name: "telegram_bot_token", family: "Telegram bot token",
+		example: "123456789:AA<33 chars>, also in api.telegram.org/bot…/ URLs",
+		kind:    kindLine, anchors: []string{":AA"}, before: alnumBefore,
+		pattern: `(?:bot)?([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`,
+		group:   1,
+	},
+	{
+		name: "postman_key", family: "Postman API key",
+		example: "PMAK-<24 hex>-<34 hex>",
+		anchors: []string{"PMAK-"}, before: alnumBefore,
+		pattern: `PMAK-[0-9a-f]{24}-[0-9a-f]{34}`,
+	},
+	{
+		name: "notion_token", family: "Notion integration token",
+		example: "ntn_<46 chars>, secret_<43 chars>",
+		anchors: []string{"ntn_", "secret_"}, before: alnumBefore, wordAfter: true,
+		pattern: `ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}`,
+	},
+	{
+		name: "vault_token", family: "HashiCorp Vault token",
+		example: "hvs.<24+ chars>, hvb.…, hvr.…",
+		anchors: []string{"hvs.", "hvb.", "hvr."}, before: alnumBefore,
+		pattern: `hv[sbr]\.[A-Za-z0-9_-]{24,}`,
+	},
+	{
+		name: "doppler_token", family: "Doppler token",
+		example: "dp.st.<config>.<40+ chars>, dp.pt.…, dp.ct.…",
+		anchors: []string{"dp.st.", "dp.ct.", "dp.pt.", "dp.sa.", "dp.scim.", "dp.audit."}, before: alnumBefore,
+		pattern: `dp\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}`,
+	},
+	{
+		name: "kubeconfig_data", family: "kubeconfig client key / certificate",
+		example: "client-key-data: <base64>, client-certificate-data: <base64>",
+		anchors: []string{"client-key-data", "client-certificate-data"}, before: alnumBefore,
+		pattern: `client-(?:key|certificate)-data(\\*["']?[ \t]*:[ \t]*\\*["']?)([A-Za-z0-9+/=]{16,})`,
+		group:   2,
+	},
+	{
+		name: "docker_auth", family: "Docker registry credentials (config.json auths)",
+		example: `"auth": "<base64 of user:password>"`,
+		anchors: []string{`auth"`, `auth\`}, before: alnumBefore,
+		pattern: `auth(\\*"[ \t]*:[ \t]*\\*")([A-Za-z0-9+/=]{8,})`,
+		group:   2,
+		settle:  dockerAuthIsUserPassword,
+	},
+	{
+		name: "netrc_password", family: ".netrc password",
+		example: "machine api.example.com login alice password …, or a line of its own: password …",
+		// Anchored at the password keyword; netrcSettle reads the entry before it.
+		anchors:          []string{"password"},
+		pattern:          `password[ \t]+(` + openQuote + `)(` + wordValue + `+)`,
+		group:            2,
+		keepPlaceholders: true,
+		settle:           netrcSettle,
+	},
+	{
+		name: "mysql_password", family: "password on a command line (mysql, sshpass, curl, openssl)",
+		example: "mysql -u root -p…, mysqldump -p…",
+		anchors: []string{"mysql", "mariadb"}, before: wordBefore,
+		pattern:          `(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)` + shellArgs + `[ \t]+-p(` + openQuote + `)(` + shellFlagValue + `)`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "mysqladmin_password", family: "password on a command line (mysql, sshpass, curl, openssl)",
+		example: "mysqladmin -u root -p … status",
+		anchors: []string{"mysqladmin", "mariadb-admin"}, before: wordBefore,
+		pattern:          `(?:mysqladmin|mariadb-admin)` + shellArgs + `[ \t]+-p[ \t]+(` + openQuote + `)(` + shellFlagValue + `)`,
+		group:            2,
+		keepPlaceholders: true,
+		settle:           notMysqladminCommand,
+	},
+	{
+		name: "sshpass_password", family: "password on a command line (mysql, sshpass, curl, openssl)",
+		example: "sshpass -p … ssh host",
+		anchors: []string{"sshpass"}, before: wordBefore,
+		pattern:          `sshpass` + shellArgs + `[ \t]+-p[ \t]*(` + openQuote + `)(` + shellFlagValue + `)`,
+		group:            2,
+		keepPlaceholders: true,
+	},
+	{
+		name: "curl_user_password", family: "password on a command line (mysql, sshpass, curl, openssl)",
+		example: "curl -u user:… , --user user:…, -U proxyuser:…",
+		anchors: []string{"curl"}, before: wordBefore,
+		pattern:          `curl` + shellArgs + `[ \t]+(?:-[A-Za-z]*[uU]|--user|--proxy-user)(?:[ \t]+|=)?` + openQuote + `[^\s:"'\\]*:(` + shellValue + `+)`,
+		group:            1,
+		keepPlaceholders: true,
+	},
+	{
+		name: "openssl_pass", family: "password on a command line (mysql, sshpass, curl, openssl)",
+		example:          "openssl … -passin pass:…, -passout pass:…",
+		anchors:          []string{"-pass"},
+		pattern:          `-pass(?:in|out|word)?[ \t]+` + openQuote + `pass:(` + shellValue + `+)`,
 		group:            1,
 		keepPlaceholders: true,
 	},
@@ -289,6 +427,31 @@ var memctlSpecs = []spec{
 		group:   1,
 	},
 }
+
+// shellWord is one word of a command line, raw or inside JSON-escaped text
+// (where its quotes arrive as \" and a line break as \n, which ends it).
+const shellWord = `(?:[^\s|;&\\]|\\+["'])+`
+
+// openQuote is the quote a value may open with, raw or escaped (\" in a
+// JSON string, \\\" two levels deep).
+const openQuote = `(?:\\*["'])?`
+
+// wordValue is a character of a value that ends at white space, a quote, a
+// backslash (a JSON escape) or a control character (a terminal's colour).
+const wordValue = `[^\s"'\\\x00-\x1f]`
+
+// shellValue is a character of an unquoted value on a command line, which
+// also ends where the shell's syntax does (;&|<> and the closing brackets a
+// command sits in).
+const shellValue = `[^\s"'\\\x00-\x1f;&|<>)\]}` + "`" + `]`
+
+// shellFlagValue is a flag's value: it does not start with '-', which
+// would be the next flag.
+const shellFlagValue = `[^-\s"'\\\x00-\x1f;&|<>)\]}` + "`" + `]` + shellValue + `*`
+
+// shellArgs are the words between a command and the flag a rule looks for:
+// as few as needed, never past a pipe, a ';' or a '&'.
+const shellArgs = `(?:[ \t]+` + shellWord + `)*?`
 
 // structuralSpecs run before everything else and may span lines.
 func structuralSpecs() []spec {
@@ -396,8 +559,31 @@ func Rules() []Rule {
 }
 
 // codeRefRe matches values that are code, not secrets: dotted references such as
-// config.apiKey or process.env.API_TOKEN, and environment variable names in capitals.
-var codeRefRe = lazyRegexp(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
+// config.apiKey, process.env.API_TOKEN or creds.extra?.apiKey, and environment
+// variable names in capitals.
+var codeRefRe = lazyRegexp(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
+
+// hasRandomPart reports whether a value shaped like a code reference has a
+// part, between dots or underscores, that reads as generated rather than
+// written: twelve characters or more mixing letters and digits. Tokens such
+// as hvs.CAESI… (Vault) or dp.st.dev.… (Doppler) are dotted too, and are
+// secrets.
+func hasRandomPart(v []byte) bool {
+	for _, part := range bytes.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '_' }) {
+		if len(part) < 12 {
+			continue
+		}
+		letter, digit := false, false
+		for _, c := range part {
+			letter = letter || isASCIILetter(c)
+			digit = digit || '0' <= c && c <= '9'
+		}
+		if letter && digit {
+			return true
+		}
+	}
+	return false
+}
 
 // isPlaceholder reports whether a matched value is a stand-in rather than a secret:
 // shell or template references, angle-bracket placeholders, masks, earlier redactions.
@@ -409,7 +595,7 @@ func isPlaceholder(v []byte) bool {
 	case '$', '%', '<', '{', '[':
 		return true
 	}
-	if strings.Contains(string(v), "REDACTED") || codeRefRe().Match(v) {
+	if strings.Contains(string(v), "REDACTED") || codeRefRe().Match(v) && !hasRandomPart(v) {
 		return true
 	}
 	switch strings.ToLower(string(v)) {

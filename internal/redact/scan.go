@@ -8,9 +8,12 @@ import (
 
 // The scanner is the prefilter: one pass over the text that finds every anchor literal of
 // every rule, so a rule's regular expression only runs where it can possibly match. It
-// keys a 64 Ki table on each pair of adjacent bytes; pairs that start no anchor (nearly
-// all of them) cost one table load. Case-insensitive anchors are entered under every ASCII
-// case variant of their first two bytes and then compared with an ASCII fold.
+// keys a 64 Ki table on each pair of adjacent bytes; pairs that key no anchor (nearly
+// all of them) cost one table load. An anchor is keyed on the first of its pairs that
+// is not among the commonest pairs of transcript text (see commonPairs), so "secret"
+// is looked for where "cr" occurs rather than at every "se". Case-insensitive anchors
+// are entered under every ASCII case variant of their key pair and then compared with
+// an ASCII fold.
 
 // exoticBit marks lines containing U+212A KELVIN SIGN or U+017F LONG S (see rule.exotic).
 const exoticBit = 63
@@ -23,6 +26,7 @@ type hit struct {
 
 type anchor struct {
 	lit    []byte // lower-cased when fold
+	key    int    // offset in lit of the pair the table is keyed on
 	fold   bool
 	before boundary
 	bit    uint64 // 1 << rule index (or exoticBit)
@@ -39,9 +43,10 @@ func newScanner(rules []*rule) *scanner {
 	s := &scanner{tab: make([]uint16, 1<<16)}
 	add := func(a anchor) {
 		idx := int32(len(s.anchors))
+		a.key = keyOffset(a.lit)
 		s.anchors = append(s.anchors, a)
-		for _, b0 := range caseVariants(a.lit[0], a.fold) {
-			for _, b1 := range caseVariants(a.lit[1], a.fold) {
+		for _, b0 := range caseVariants(a.lit[a.key], a.fold) {
+			for _, b1 := range caseVariants(a.lit[a.key+1], a.fold) {
 				k := uint16(b0)<<8 | uint16(b1)
 				if s.tab[k] == 0 {
 					s.groups = append(s.groups, nil)
@@ -70,6 +75,40 @@ func newScanner(rules []*rule) *scanner {
 	return s
 }
 
+// commonPairs are the commonest pairs of bytes in transcript text, case folded,
+// space and line breaks left out: the 100 commonest of the benchmark corpus (real
+// session lines and Go source), measured once. A pair among them would send the
+// scanner to verify its anchors at nearly every word.
+const commonPairs = `\n co on in en te de es re \" er nt st ": se ns ti od or ", at al le ut pe s/ ts \t an ` +
+	`io ," ro n\ it to th me ex ss ge :" ng ta nd nc em pr ed fi as pl ll ar he ke ou et ec ri ag ca pa ` +
+	`ct t\ li ma mi tr il ie un ea \\ gi ur ok om lo ac id mp`
+
+// keyOffset picks the pair of lit the table is keyed on: the first that is not
+// common, or the first pair when every one is.
+func keyOffset(lit []byte) int {
+	for i := 0; i+1 < len(lit); i++ {
+		pair := string([]byte{lowerASCII(lit[i]), lowerASCII(lit[i+1])})
+		common := false
+		for j := 0; j+1 < len(commonPairs); j += 3 {
+			if commonPairs[j:j+2] == pair {
+				common = true
+				break
+			}
+		}
+		if !common {
+			return i
+		}
+	}
+	return 0
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 func caseVariants(c byte, fold bool) []byte {
 	if fold && 'a' <= c && c <= 'z' {
 		return []byte{c, c - 'a' + 'A'}
@@ -92,22 +131,28 @@ func (s *scanner) scan(b []byte, hits []hit) []hit {
 	if len(b) < 2 {
 		return hits
 	}
+	from := len(hits)
 	tab := s.tab[:1<<16]
 	x := uint16(b[0])
 	for i := 1; i < len(b); i++ {
 		x = x<<8 | uint16(b[i])
 		if g := tab[x]; g != 0 {
-			hits = s.verify(b, i-1, g-1, hits)
+			hits = s.verify(b, i-1, g-1, hits, from)
 		}
 	}
 	return hits
 }
 
-func (s *scanner) verify(b []byte, p int, g uint16, hits []hit) []hit {
+// verify appends the anchors of group g whose key pair starts at k in b.
+// An anchor keyed past its first byte is found after hits that start
+// later, so it is moved back into position order (hits before from are
+// another scan's).
+func (s *scanner) verify(b []byte, k int, g uint16, hits []hit, from int) []hit {
 	for _, ai := range s.groups[g] {
 		a := &s.anchors[ai]
 		n := len(a.lit)
-		if len(b)-p < n {
+		p := k - a.key
+		if p < 0 || len(b)-p < n {
 			continue
 		}
 		if a.fold {
@@ -121,6 +166,9 @@ func (s *scanner) verify(b []byte, p int, g uint16, hits []hit) []hit {
 			continue
 		}
 		hits = append(hits, hit{pos: p, a: ai})
+		for j := len(hits) - 1; j > from && hits[j-1].pos > p; j-- {
+			hits[j-1], hits[j] = hits[j], hits[j-1]
+		}
 	}
 	return hits
 }
@@ -137,6 +185,8 @@ func roughBefore(k boundary, b []byte, p int) bool {
 		return !isASCIIWord(b[p-1]) || mayEndEscape(b, p)
 	case alnumBefore:
 		return !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || mayEndEscape(b, p)
+	case identBefore:
+		return !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || camelHump(b, p) || mayEndEscape(b, p)
 	case queryBefore:
 		return b[p-1] == '?' || b[p-1] == '&' || b[p-1] == '6' || b[p-1] == ';'
 	}
@@ -161,9 +211,9 @@ func boundaryOK(k boundary, b []byte, p int, esc bool) bool {
 			}
 		}
 		return false
-	case alnumBefore:
+	case alnumBefore, identBefore:
 		// An anchor that starts with punctuation ("_pwd") carries its own boundary.
-		if !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) {
+		if !isASCIIAlnum(b[p-1]) || p < len(b) && !isASCIIAlnum(b[p]) || k == identBefore && camelHump(b, p) {
 			return true
 		}
 		if esc {
@@ -302,6 +352,16 @@ func isHexDigit(c byte) bool {
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// camelHump reports whether p starts a word of a camelCase name: an
+// upper-case letter after a lower-case letter or a digit.
+func camelHump(b []byte, p int) bool {
+	if p == 0 || p >= len(b) || b[p] < 'A' || b[p] > 'Z' {
+		return false
+	}
+	c := b[p-1]
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+}
 
 // wordEndOK reports whether a word boundary follows a match ending in a word character.
 func wordEndOK(b []byte, e int) bool {

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/review"
 )
 
 // ErrSymlinkRoot is returned when a memory root is a symbolic link.
@@ -117,13 +118,16 @@ func Clear(ctx context.Context, home string, dbs []Target, dryRun bool) (Result,
 		res.ClearedFolders = append(res.ClearedFolders, root)
 	}
 	// The staging folder holds only working copies of runs (a pending
-	// review's output lives in the database): it goes whole.
-	staging := filepath.Join(home, memdir.StagingFolder)
-	if _, err := os.Lstat(staging); err == nil {
-		res.Entries = append(res.Entries, staging)
-		if !dryRun {
-			if err := os.RemoveAll(staging); err != nil {
-				return res, fmt.Errorf("clear %s: %w", staging, err)
+	// review's output lives in the database), the review folder the held
+	// memory and the approvals of team files: each goes whole.
+	for _, name := range []string{memdir.StagingFolder, review.Folder} {
+		p := filepath.Join(home, name)
+		if _, err := os.Lstat(p); err == nil {
+			res.Entries = append(res.Entries, p)
+			if !dryRun {
+				if err := os.RemoveAll(p); err != nil {
+					return res, fmt.Errorf("clear %s: %w", p, err)
+				}
 			}
 		}
 	}

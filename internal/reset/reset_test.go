@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/review"
 )
 
 type fakeDB struct{ cleared *int }
@@ -126,5 +127,18 @@ func TestClearRemovesTheStagingFolder(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(outside, "precious.txt")); err != nil || string(b) != "keep me" {
 		t.Error("followed a symlink in the staging folder")
+	}
+}
+
+func TestClearRemovesHeldMemory(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, review.Folder, "memories", "note-0123456789ab.json"), "{}")
+	write(t, filepath.Join(home, review.Folder, "team-approved"), "abc\n")
+	n := 0
+	if _, err := Clear(context.Background(), home, targets(home, &n), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, review.Folder)); !os.IsNotExist(err) {
+		t.Errorf("the review folder was kept: %v", err)
 	}
 }

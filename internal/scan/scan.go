@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
@@ -57,12 +58,16 @@ type FileError struct {
 // folder that cannot be read is in Errors too, so readers of the
 // documented shape see it.
 type Result struct {
-	Scanned   int            `json:"scanned"`
-	Added     int            `json:"added"`
-	Updated   int            `json:"updated"`
-	Unchanged int            `json:"unchanged"`
-	Errors    []FileError    `json:"errors"`
-	Sources   []SourceResult `json:"sources"`
+	Scanned   int `json:"scanned"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	// Own counts the transcripts of memctl's own calls through an agent
+	// CLI (run in its scratch folder), which are never indexed: memory
+	// must not feed on its own extractions.
+	Own     int            `json:"own,omitempty"`
+	Errors  []FileError    `json:"errors"`
+	Sources []SourceResult `json:"sources"`
 }
 
 // SourceResult is what the scan found in one source.
@@ -184,6 +189,10 @@ func indexFile(ctx context.Context, st Store, opts Options, known map[string]sto
 	if err != nil {
 		res.Errors = append(res.Errors, FileError{Path: f.Path, Error: err.Error()})
 		return ctx.Err()
+	}
+	if agentcli.IsScratch(meta.Cwd) {
+		res.Own++
+		return nil
 	}
 	for i, p := range problems {
 		if i == maxProblemsPerFile {

@@ -333,3 +333,31 @@ func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
 		t.Errorf("with a copy still there: %v, want tool-old-folder and tool-copy under %s", keys, toolRoot)
 	}
 }
+
+// A transcript of memctl's own call through an agent CLI (run in its
+// scratch folder: the CLIs are told to save none, but one saved anyway
+// must not become memory) is counted and never indexed.
+func TestOwnExtractionSessionsAreNotIndexed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o700)
+	os.WriteFile(filepath.Join(src, "user.jsonl"), []byte(`{"type":"session","id":"user-session","cwd":"/home/dev/src/calc","timestamp":"2026-01-01T10:00:00Z"}
+{"type":"message","role":"user","text":"fix calc.sh","timestamp":"2026-01-01T10:05:00Z"}
+`), 0o600)
+	os.WriteFile(filepath.Join(src, "own.jsonl"), []byte(`{"type":"session","id":"own-session","cwd":"/tmp/memctl-agent-2746158317","timestamp":"2026-01-01T11:00:00Z"}
+{"type":"message","role":"user","text":"# Rollout to summarise\nUser: fix calc.sh","timestamp":"2026-01-01T11:00:01Z"}
+`), 0o600)
+	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := Run(ctx, st, Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}})
+	if err != nil || res.Added != 1 || res.Own != 1 || len(res.Errors) != 0 {
+		t.Fatalf("scan %+v %v", res, err)
+	}
+	if _, err := st.Thread(ctx, "own-session"); err == nil {
+		t.Error("memctl's own extraction session was indexed")
+	}
+}

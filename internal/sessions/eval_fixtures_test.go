@@ -73,13 +73,59 @@ func TestEvalFixturesRead(t *testing.T) {
 		"claude/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl": {
 			ID: "ae4a77f8-aedd-4bc1-888f-c94edc91af04", Source: "cli", Cwd: "/home/USER/projects/spotter-worktrees/spotter-4te", GitBranch: "spotter-4te"},
 	}
+	checkFixtureRoot(t, "testdata/real/eval", want)
+}
+
+// TestHeldoutFixturesRead does the same for the evaluation set's test part
+// under testdata/real/heldout/, a root of its own so that neither the other
+// fixture tests nor the development part's roots see its sessions.
+func TestHeldoutFixturesRead(t *testing.T) {
+	want := map[string]Meta{
+		"codex/2025/10/14/rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.jsonl": {
+			ID: "0199e4a5-5b78-78f2-b041-6b876f71fdab", Source: "cli", Cwd: "/Users/alex/Sites/ai-trading-bot", GitBranch: "migrate-strategies"},
+		"codex/2025/10/17/rollout-2025-10-17T22-40-02-0199f41d-9079-7662-ba8d-eff8c75f8a7a.jsonl": {
+			ID: "0199f41d-9079-7662-ba8d-eff8c75f8a7a", Source: "cli", Cwd: "/Users/alex/Sites/ai-trading-bot", GitBranch: "migrate-strategies"},
+		"codex/2025/10/27/rollout-2025-10-27T08-30-03-019a24c9-ea2a-7dd0-bce4-6965486ab43d.jsonl": {
+			ID: "019a24c9-ea2a-7dd0-bce4-6965486ab43d", Source: "cli", Cwd: "/data2/huangzhe/code/llm-perf-opt", GitBranch: "main"},
+		"codex/2025/11/12/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl": {
+			ID: "019a7ae6-1945-7c63-98f2-210adb922af9", Source: "cli", Cwd: "/mnt/d/ai/MoonMind", GitBranch: "codex/troubleshoot-sign-in-callback-issue-in-celery-dpn1ee"},
+		"codex/2025/11/13/rollout-2025-11-13T18-21-11-019a802a-aab1-7c31-9831-d2510c7a74a2.jsonl": {
+			ID: "019a802a-aab1-7c31-9831-d2510c7a74a2", Source: "cli", Cwd: "/mnt/d/ai/MoonMind", GitBranch: "main"},
+		"claude/-Users-cedricteyton-Code-agents-md-evaluator/31b1be44-3380-444d-8a6f-78bc9463a310.jsonl": {
+			ID: "31b1be44-3380-444d-8a6f-78bc9463a310", Source: "cli", Cwd: "/Users/cedricteyton/Code/agents-md-evaluator", GitBranch: "main"},
+		"claude/-Users-cedricteyton-Code-agents-md-evaluator/5e1ab9a6-bf0e-4850-bd88-c2e45dea3d20.jsonl": {
+			ID: "5e1ab9a6-bf0e-4850-bd88-c2e45dea3d20", Source: "cli", Cwd: "/Users/cedricteyton/Code/agents-md-evaluator", GitBranch: "main"},
+		"claude/-Users-cedricteyton-Code-agents-md-evaluator/beb0056c-ce4d-42d8-9762-1b8b78ade068.jsonl": {
+			ID: "beb0056c-ce4d-42d8-9762-1b8b78ade068", Source: "cli", Cwd: "/Users/cedricteyton/Code/agents-md-evaluator", GitBranch: "main"},
+		"claude/-Users-cedricteyton-Code-agents-md-evaluator/e08c4b79-41bc-4fcf-ba24-d5b1b14a9fd1.jsonl": {
+			ID: "e08c4b79-41bc-4fcf-ba24-d5b1b14a9fd1", Source: "cli", Cwd: "/Users/cedricteyton/Code/agents-md-evaluator", GitBranch: "main"},
+		// Claude Code on Windows: the project folder is the cwd D:\oh-my-posh
+		// with every character that is not a letter or digit made a dash.
+		"claude/D--oh-my-posh/32e7c00e-d1f8-463c-8090-dacd6ba51385.jsonl": {
+			ID: "32e7c00e-d1f8-463c-8090-dacd6ba51385", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		"claude/D--oh-my-posh/3b64e48c-b2c8-45bb-a948-4ad6366272ac.jsonl": {
+			ID: "3b64e48c-b2c8-45bb-a948-4ad6366272ac", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		"claude/D--oh-my-posh/69d8706c-d098-4239-8a99-f89c153822c3.jsonl": {
+			ID: "69d8706c-d098-4239-8a99-f89c153822c3", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		"claude/D--oh-my-posh/b342582f-94b9-4dbd-a7eb-21b2fe4b63c5.jsonl": {
+			ID: "b342582f-94b9-4dbd-a7eb-21b2fe4b63c5", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+	}
+	checkFixtureRoot(t, "testdata/real/heldout", want)
+}
+
+// checkFixtureRoot discovers the Codex and Claude Code sessions under root
+// (in the agents' own layout) and checks that they are exactly want, each
+// read as an interactive, non-sub-agent thread with a preview, times and
+// a non-empty extractor input.
+func checkFixtureRoot(t *testing.T, root string, want map[string]Meta) {
+	t.Helper()
 	got := map[string]File{}
 	for _, src := range []struct {
 		prefix string
 		src    Source
 	}{
-		{"codex/", Source{Kind: KindCodex, Path: "testdata/real/eval/codex/sessions"}},
-		{"claude/", Source{Kind: KindClaudeCode, Path: "testdata/real/eval/claude/projects"}},
+		{"codex/", Source{Kind: KindCodex, Path: root + "/codex/sessions"}},
+		{"claude/", Source{Kind: KindClaudeCode, Path: root + "/claude/projects"}},
 	} {
 		for rel, f := range discoverAll(t, src.src) {
 			got[src.prefix+rel] = f

@@ -18,21 +18,24 @@ type TokenUsage struct {
 	OutputTokens      int64  `json:"output_tokens"`
 	ReasoningTokens   int64  `json:"reasoning_output_tokens"`
 	TotalTokens       int64  `json:"total_tokens"`
+	// CostUSD is what the provider said the calls cost; 0 when it said
+	// nothing.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // AddTokenUsage records the tokens one job or run spent.
 func (s *Store) AddTokenUsage(ctx context.Context, u TokenUsage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO token_usage (stage, provider, model, job_key, input_tokens, cached_input_tokens,
-    output_tokens, reasoning_tokens, total_tokens, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := s.exec(ctx, `INSERT INTO token_usage (stage, provider, model, job_key, input_tokens, cached_input_tokens,
+    output_tokens, reasoning_tokens, total_tokens, cost_usd, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.Stage, u.Provider, u.Model, u.JobKey, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningTokens,
-		u.TotalTokens, s.now().Unix())
+		u.TotalTokens, u.CostUSD, s.now().Unix())
 	return err
 }
 
 // Spend sums token usage by stage and provider.
 func (s *Store) Spend(ctx context.Context) ([]TokenUsage, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT stage, provider, SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens),
-    SUM(reasoning_tokens), SUM(total_tokens) FROM token_usage GROUP BY stage, provider ORDER BY stage, provider`)
+    SUM(reasoning_tokens), SUM(total_tokens), SUM(cost_usd) FROM token_usage GROUP BY stage, provider ORDER BY stage, provider`)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +43,7 @@ func (s *Store) Spend(ctx context.Context) ([]TokenUsage, error) {
 	var out []TokenUsage
 	for rows.Next() {
 		var u TokenUsage
-		if err := rows.Scan(&u.Stage, &u.Provider, &u.InputTokens, &u.CachedInputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.TotalTokens); err != nil {
+		if err := rows.Scan(&u.Stage, &u.Provider, &u.InputTokens, &u.CachedInputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.TotalTokens, &u.CostUSD); err != nil {
 			return nil, err
 		}
 		out = append(out, u)
@@ -59,7 +62,7 @@ type StageRun struct {
 
 // RecordStageRun remembers how a stage ended, for `memctl status`.
 func (s *Store) RecordStageRun(ctx context.Context, r StageRun) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO stage_runs (stage, started_at, finished_at, status, detail) VALUES (?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO stage_runs (stage, started_at, finished_at, status, detail) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (stage) DO UPDATE SET started_at = excluded.started_at, finished_at = excluded.finished_at,
     status = excluded.status, detail = excluded.detail`, r.Stage, r.StartedAt.Unix(), r.FinishedAt.Unix(), r.Status, r.Detail)
 	return err
@@ -100,7 +103,7 @@ func (s *Store) SaveRateLimit(ctx context.Context, r RateLimitState) error {
 	if r.ResetAt != nil && !r.ResetAt.IsZero() {
 		reset = r.ResetAt.Unix()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO rate_limits (provider, remaining_percent, reached, observed_at, reset_at) VALUES (?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO rate_limits (provider, remaining_percent, reached, observed_at, reset_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (provider) DO UPDATE SET remaining_percent = excluded.remaining_percent, reached = excluded.reached,
     observed_at = excluded.observed_at, reset_at = excluded.reset_at
 WHERE excluded.observed_at >= rate_limits.observed_at`, r.Provider, r.RemainingPercent, r.Reached, r.ObservedAt.Unix(), reset)

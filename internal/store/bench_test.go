@@ -252,3 +252,33 @@ func BenchmarkSearchQueryLength(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForget10k forgets one memory of 10,000 (about 2 KB each), then
+// scrubs the file as memctl memories forget does: the purge transaction
+// (its full-text index merge included) and the rewrite, in ms per forget.
+func BenchmarkForget10k(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "memories_1.sqlite"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := seedOutputs(ctx, s, 10_000, newMemoryGen(1)); err != nil {
+		b.Fatal(err)
+	}
+	var forget, scrub time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := s.ForgetMemory(ctx, fmt.Sprintf("019b%04x-0000-7000-8000-%012x", i, i)); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Scrub(ctx); err != nil {
+			b.Fatal(err)
+		}
+		forget, scrub = forget+t1.Sub(t0), scrub+time.Since(t1)
+	}
+	b.ReportMetric(float64(forget.Milliseconds())/float64(b.N), "forget-ms")
+	b.ReportMetric(float64(scrub.Milliseconds())/float64(b.N), "scrub-ms")
+}

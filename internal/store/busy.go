@@ -13,30 +13,22 @@ import (
 // isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED, in any of
 // their extended forms (BUSY_SNAPSHOT, BUSY_RECOVERY, LOCKED_SHAREDCACHE…).
 func isBusy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
+	switch primaryCode(err) {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return true
 	}
 	return false
 }
 
-// IsDamaged reports whether err says the database file is not SQLite or
-// is corrupt (SQLITE_NOTADB, SQLITE_CORRUPT): retrying cannot help, and
-// the user needs to be told how to start again.
-func IsDamaged(err error) bool {
+// primaryCode is SQLite's primary result code of err (the extended code's
+// low byte: SQLITE_IOERR for SQLITE_IOERR_SHMSIZE), 0 when err is not
+// SQLite's.
+func primaryCode(err error) int {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
-		return false
+		return 0
 	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return true
-	}
-	return false
+	return se.Code() & 0xff
 }
 
 // retryBusy runs fn again while it fails with SQLITE_BUSY, for the few

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -56,14 +55,11 @@ func (s *Store) diskFull(err error) error {
 	}
 	enospc := errors.Is(err, syscall.ENOSPC)
 	sqliteFull, ioErr := false, false
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_FULL:
-			sqliteFull = true
-		case sqlite3.SQLITE_IOERR:
-			ioErr = true
-		}
+	switch primaryCode(err) {
+	case sqlite3.SQLITE_FULL:
+		sqliteFull = true
+	case sqlite3.SQLITE_IOERR:
+		ioErr = true
 	}
 	if !enospc && !sqliteFull && !ioErr {
 		return err

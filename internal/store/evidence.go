@@ -66,12 +66,13 @@ func (s *Store) MarkStage1Done(ctx context.Context, threadID, token string, sour
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `
-INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, generated_at, evidence_commit)
-VALUES (?, ?, ?, ?, ?, ?, ?)
+INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, generated_at, evidence_commit, origin, origin_detail)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'session', '')
 ON CONFLICT (thread_id) DO UPDATE SET
     source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
     rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
-    generated_at = excluded.generated_at, evidence_commit = excluded.evidence_commit
+    generated_at = excluded.generated_at, evidence_commit = excluded.evidence_commit,
+    origin = 'session', origin_detail = ''
 WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at
   AND stage1_outputs.edited_at IS NULL`,
 			threadID, sourceUpdatedAt, r.RawMemory, r.RolloutSummary, r.Slug, now, r.Commit)

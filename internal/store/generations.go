@@ -67,6 +67,9 @@ type Generation struct {
 	Deleted      int        `json:"deleted"`
 	Watermark    int64      `json:"watermark"`
 	SettledAt    *time.Time `json:"settled_at"`
+	// PurgedAt is set when forgetting a memory it may hold text of took its
+	// files, inputs and diff: it can no longer be restored.
+	PurgedAt *time.Time `json:"purged_at"`
 	// Current is set on the newest approved generation: what the folder holds.
 	Current bool `json:"current"`
 }
@@ -325,7 +328,12 @@ func trimGenerationsTx(ctx context.Context, tx *sql.Tx, keep int) error {
 		return nil
 	}
 	// foreign_keys(1) cascades the files and inputs; blobs are shared.
-	_, err = tx.ExecContext(ctx, `DELETE FROM generation_blobs WHERE
+	return dropUnusedBlobsTx(ctx, tx)
+}
+
+// dropUnusedBlobsTx deletes the contents no generation refers to.
+func dropUnusedBlobsTx(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM generation_blobs WHERE
       NOT EXISTS (SELECT 1 FROM generation_files f WHERE f.blob = generation_blobs.hash)
   AND NOT EXISTS (SELECT 1 FROM generation_inputs i WHERE i.raw_memory = generation_blobs.hash)
   AND NOT EXISTS (SELECT 1 FROM generation_inputs i WHERE i.rollout_summary = generation_blobs.hash)
@@ -393,16 +401,17 @@ WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, 
 }
 
 const generationColumns = `id, created_at, state, kind, COALESCE(parent_id, 0), COALESCE(restored_from, 0), mode, provider, model,
-    selected, input_tokens, output_tokens, total_tokens, added, modified, deleted, watermark, settled_at`
+    selected, input_tokens, output_tokens, total_tokens, added, modified, deleted, watermark, settled_at, purged_at`
 
 func scanGeneration(r scanner) (Generation, error) {
 	var g Generation
 	var created int64
-	var settled sql.NullInt64
+	var settled, purged sql.NullInt64
 	err := r.Scan(&g.ID, &created, &g.State, &g.Kind, &g.ParentID, &g.RestoredFrom, &g.Mode, &g.Provider, &g.Model,
-		&g.Selected, &g.InputTokens, &g.OutputTokens, &g.TotalTokens, &g.Added, &g.Modified, &g.Deleted, &g.Watermark, &settled)
+		&g.Selected, &g.InputTokens, &g.OutputTokens, &g.TotalTokens, &g.Added, &g.Modified, &g.Deleted, &g.Watermark, &settled, &purged)
 	g.CreatedAt = time.Unix(created, 0).UTC()
 	g.SettledAt = unixTime(nullInt(settled))
+	g.PurgedAt = unixTime(nullInt(purged))
 	return g, err
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // memWith stores a raw memory for a new thread id at watermark wm.
@@ -98,13 +100,19 @@ func TestPinSkipsTheCooldown(t *testing.T) {
 func TestEditMemoryIsKeptAgainstReextraction(t *testing.T) {
 	s, _ := newStore(t)
 	memWith(t, s, "a", 100)
+	if m, _ := s.Memory(ctx, "a"); m.From.Kind != origin.Session {
+		t.Errorf("an extracted memory's origin: %+v", m.From)
+	}
 	text := "the deploy key lives in vault, not in .env"
 	if err := s.EditMemory(ctx, "a", MemoryEdit{RawMemory: &text}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.Memory(ctx, "a")
-	if err != nil || m.RawMemory != text || m.RolloutSummary != "summary a" || !m.UserAsserted() {
+	if err != nil || m.RawMemory != text || m.RolloutSummary != "summary a" || !m.UserAsserted() || m.From.Kind != origin.User {
 		t.Fatalf("edited memory: %+v %v", m, err)
+	}
+	if hits := mustSearch(t, s, "vault"); len(hits) != 1 || hits[0].Origin == nil || hits[0].Origin.Kind != origin.User {
+		t.Errorf("the hit's origin: %+v", hits)
 	}
 	if hits := mustSearch(t, s, "vault"); len(hits) != 1 || hits[0].ThreadID != "a" {
 		t.Errorf("search does not follow the edit: %+v", hits)

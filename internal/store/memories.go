@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // A raw memory is one row of stage1_outputs, named by its thread's id
@@ -43,6 +45,8 @@ type Memory struct {
 	Source     string     `json:"source"`
 	Preview    string     `json:"preview"`
 	MemoryMode string     `json:"memory_mode"`
+	// From is the way the memory came into this home.
+	From origin.Origin `json:"origin"`
 }
 
 // UserAsserted reports whether the user wrote the memory's current text.
@@ -57,14 +61,16 @@ type MemoryFilter struct {
 
 const memoryColumns = `o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.generated_at,
     COALESCE(o.usage_count, 0), o.last_usage, o.selected_for_phase2, o.selected_for_phase2_source_updated_at,
-    o.pinned, o.edited_at, COALESCE(t.cwd, ''), COALESCE(t.source, ''), COALESCE(t.preview, ''), COALESCE(t.memory_mode, '')`
+    o.pinned, o.edited_at, COALESCE(t.cwd, ''), COALESCE(t.source, ''), COALESCE(t.preview, ''), COALESCE(t.memory_mode, ''),
+    o.origin, o.origin_detail`
 
 func scanMemory(r scanner) (Memory, error) {
 	var m Memory
 	var slug sql.NullString
 	var last, selAt, edited sql.NullInt64
 	err := r.Scan(&m.ThreadID, &m.SourceUpdatedAt, &m.RawMemory, &m.RolloutSummary, &slug, &m.GeneratedAt,
-		&m.UsageCount, &last, &m.SelectedForPhase2, &selAt, &m.Pinned, &edited, &m.Cwd, &m.Source, &m.Preview, &m.MemoryMode)
+		&m.UsageCount, &last, &m.SelectedForPhase2, &selAt, &m.Pinned, &edited, &m.Cwd, &m.Source, &m.Preview, &m.MemoryMode,
+		&m.From.Kind, &m.From.Detail)
 	if slug.Valid {
 		m.RolloutSlug = &slug.String
 	}
@@ -200,7 +206,7 @@ func (s *Store) EditMemory(ctx context.Context, id string, e MemoryEdit) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		now := s.now().Unix()
 		res, err := tx.ExecContext(ctx, `UPDATE stage1_outputs SET raw_memory = COALESCE(?, raw_memory),
-    rollout_summary = COALESCE(?, rollout_summary), edited_at = ? WHERE thread_id = ?`,
+    rollout_summary = COALESCE(?, rollout_summary), edited_at = ?, origin = 'user', origin_detail = '' WHERE thread_id = ?`,
 			nullString(e.RawMemory), nullString(e.RolloutSummary), now, id)
 		if err != nil {
 			return err
@@ -223,16 +229,31 @@ func nullString(p *string) sql.NullString {
 }
 
 // ForgetMemory forgets a raw memory for good: its thread is disabled (so it
-// is not extracted again), the memory, its Phase 1 job and its search
-// documents (its own and its rollout summary file's) are deleted, a
+// is not extracted again) and its preview blanked, the memory, its Phase 1
+// job and its search documents (its own and its rollout summary file's)
+// are deleted, every kept generation that may hold text of it is purged
+// with the baseline and indexed files it left (see purgeDerivedTx), a
 // tombstone records when, and the next consolidation is asked to run and
-// regenerate the memory folder without it, cooldown or not. ErrNotFound
-// when there is neither such a thread nor such a memory.
+// regenerate the memory folder without it, cooldown or not. Deleted text
+// is overwritten in the file (secure_delete); Scrub also clears what older
+// deletions left. ErrNotFound when there is neither such a thread nor such
+// a memory.
 func (s *Store) ForgetMemory(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return forgetTx(ctx, tx, id, s.now().Unix()) })
+	if err := s.tx(ctx, func(tx *sql.Tx) error { return forgetTx(ctx, tx, id, s.now().Unix()) }); err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 func forgetTx(ctx context.Context, tx *sql.Tx, id string, now int64) error {
+	// Whether a consolidation ever selected the memory: history older than
+	// the kept generations may then hold its text. Without a memory (never
+	// extracted, or pruned) only the kept history can tell.
+	var consolidations int64
+	err := tx.QueryRowContext(ctx, `SELECT consolidations FROM stage1_outputs WHERE thread_id = ?`, id).Scan(&consolidations)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE threads SET memory_mode = 'disabled', mode_set_by_user = 1 WHERE id = ?`, id)
 	if err != nil {
 		return err
@@ -256,6 +277,9 @@ func forgetTx(ctx context.Context, tx *sql.Tx, id string, now int64) error {
 	// the next consolidation removes it; search must not find it meanwhile.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE kind = 'file' AND path LIKE 'rollout_summaries/%'
   AND substr(body, 1, ?) = ?`, len("thread_id: "+id+"\n"), "thread_id: "+id+"\n"); err != nil {
+		return err
+	}
+	if err := purgeDerivedTx(ctx, tx, id, consolidations > 0, now); err != nil {
 		return err
 	}
 	if outputRows == 0 {

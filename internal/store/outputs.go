@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // Output is one row of stage1_outputs: a thread's raw memory.
@@ -67,9 +69,9 @@ type Selected struct {
 	ProjectKey  string
 	ProjectName string
 	ProjectRoot string
-	// Origin is the machine or bundle an imported memory came from
-	// (docs/sync.md); "" for a memory extracted here.
-	Origin string
+	// From is the way the memory came into this home: a session here, the
+	// user's edit, another machine (its name), a bundle (its name).
+	From origin.Origin
 }
 
 // retentionClock is when a raw memory's unused days start counting: its
@@ -101,14 +103,14 @@ func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected
 	rows, err := s.db.QueryContext(ctx, `
 SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALESCE(o.rollout_slug, ''),
        t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL, t.project_key, t.project_name, t.project_root,
-       CASE WHEN t.source_kind = ? THEN t.source ELSE '' END
+       o.origin, o.origin_detail
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
   AND (o.pinned <> 0 OR `+retentionClock+` >= ?)
   AND `+inMemorySQL+`
 ORDER BY o.pinned DESC, COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
-LIMIT ?`, SourceImported, cutoff, n)
+LIMIT ?`, cutoff, n)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,7 @@ LIMIT ?`, SourceImported, cutoff, n)
 	for rows.Next() {
 		var sel Selected
 		if err := rows.Scan(&sel.ThreadID, &sel.SourceUpdatedAt, &sel.RawMemory, &sel.RolloutSummary, &sel.RolloutSlug,
-			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted, &sel.ProjectKey, &sel.ProjectName, &sel.ProjectRoot, &sel.Origin); err != nil {
+			&sel.RolloutPath, &sel.Cwd, &sel.GitBranch, &sel.Pinned, &sel.UserAsserted, &sel.ProjectKey, &sel.ProjectName, &sel.ProjectRoot, &sel.From.Kind, &sel.From.Detail); err != nil {
 			return nil, err
 		}
 		out = append(out, sel)
@@ -249,7 +251,7 @@ ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT 
 // record of tokens spent and of stage runs, which describes the past
 // rather than holding memory.
 func (s *Store) Clear(ctx context.Context) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
 			`UPDATE consolidation_progress SET max_thread_count = 0`,
 			`DELETE FROM stage1_outputs`,
@@ -277,6 +279,10 @@ func (s *Store) Clear(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 // AllOutputs lists every stored raw memory, by thread id.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // The portable part of memory (docs/sync.md): raw memories with the
@@ -45,6 +47,10 @@ type PortableMemory struct {
 	ProjectKey   string
 	ProjectName  string
 	ProjectRoot  string
+
+	// From is the way the memory came into this home (its stored origin);
+	// ImportMemory records it with a changed text.
+	From origin.Origin
 }
 
 // PortableMemories lists the stored raw memories with their threads, by
@@ -55,7 +61,7 @@ func (s *Store) PortableMemories(ctx context.Context, projectKey string) ([]Port
     COALESCE(t.source_kind, ''), COALESCE(t.source, ''), COALESCE(t.rollout_path, ''), COALESCE(t.cwd, ''),
     COALESCE(t.git_branch, ''), COALESCE(t.git_origin_url, ''), COALESCE(t.preview, ''),
     COALESCE(t.created_at_ms, 0), COALESCE(t.updated_at_ms, 0),
-    COALESCE(t.project_key, ''), COALESCE(t.project_name, ''), COALESCE(t.project_root, '')
+    COALESCE(t.project_key, ''), COALESCE(t.project_name, ''), COALESCE(t.project_root, ''), o.origin, o.origin_detail
 FROM stage1_outputs o LEFT JOIN threads t ON t.id = o.thread_id`
 	var args []any
 	if projectKey != "" {
@@ -77,7 +83,7 @@ FROM stage1_outputs o LEFT JOIN threads t ON t.id = o.thread_id`
 		var source string
 		if err := rows.Scan(&m.ThreadID, &m.SourceUpdatedAt, &m.GeneratedAt, &m.RawMemory, &m.RolloutSummary, &slug,
 			&m.UsageCount, &last, &m.Pinned, &edited, &m.SourceKind, &source, &m.RolloutPath, &m.Cwd,
-			&m.GitBranch, &m.GitOriginURL, &m.Preview, &created, &updated, &m.ProjectKey, &m.ProjectName, &m.ProjectRoot); err != nil {
+			&m.GitBranch, &m.GitOriginURL, &m.Preview, &created, &updated, &m.ProjectKey, &m.ProjectName, &m.ProjectRoot, &m.From.Kind, &m.From.Detail); err != nil {
 			return nil, err
 		}
 		if slug.Valid {
@@ -106,12 +112,18 @@ const (
 
 // ImportMemory stores a raw memory that came from elsewhere. A thread this
 // home indexed itself keeps its row, and the memory attaches to it; an
-// unknown thread gets a row of source_kind SourceImported recording origin.
-// A memory forgotten here is not brought back (ImportForgotten). The text,
+// unknown thread gets a row of source_kind SourceImported recording
+// source (the machine or bundle). m.From is recorded as the memory's
+// origin when its text changes (an import from source when unset). A
+// memory forgotten here is not brought back (ImportForgotten). The text,
 // pin and edit mark become the imported ones; uses only grow (the larger
 // count and the later use win), so importing the same memory twice changes
 // nothing. A change asks the next consolidation to run, cooldown or not.
-func (s *Store) ImportMemory(ctx context.Context, m PortableMemory, origin string) (ImportOutcome, error) {
+func (s *Store) ImportMemory(ctx context.Context, m PortableMemory, source string) (ImportOutcome, error) {
+	from := m.From
+	if from.Kind == "" {
+		from = origin.Origin{Kind: origin.Import, Detail: source}
+	}
 	outcome := ImportUnchanged
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		outcome = ImportUnchanged
@@ -130,7 +142,7 @@ func (s *Store) ImportMemory(ctx context.Context, m PortableMemory, origin strin
 			_, err := tx.ExecContext(ctx, `INSERT INTO threads (id, source_kind, rollout_path, source, cwd, git_branch, git_origin_url,
     preview, created_at_ms, updated_at_ms, memory_mode, scanned_at, project_key, project_name, project_root)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?, ?)`,
-				m.ThreadID, SourceImported, m.RolloutPath, origin, m.Cwd, m.GitBranch, m.GitOriginURL, m.Preview,
+				m.ThreadID, SourceImported, m.RolloutPath, source, m.Cwd, m.GitBranch, m.GitOriginURL, m.Preview,
 				m.CreatedAt.UnixMilli(), m.UpdatedAt.UnixMilli(), s.now().Unix(), m.ProjectKey, m.ProjectName, m.ProjectRoot)
 			if err != nil {
 				return err
@@ -175,13 +187,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?, ?)`,
 			outcome = ImportAdded
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, rollout_slug,
-    generated_at, usage_count, last_usage, pinned, edited_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    generated_at, usage_count, last_usage, pinned, edited_at, origin, origin_detail)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (thread_id) DO UPDATE SET source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
     rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug, generated_at = excluded.generated_at,
-    usage_count = excluded.usage_count, last_usage = excluded.last_usage, pinned = excluded.pinned, edited_at = excluded.edited_at`,
+    usage_count = excluded.usage_count, last_usage = excluded.last_usage, pinned = excluded.pinned, edited_at = excluded.edited_at,
+    origin = excluded.origin, origin_detail = excluded.origin_detail`,
 			m.ThreadID, m.SourceUpdatedAt, m.RawMemory, m.RolloutSummary, nullString(m.RolloutSlug), m.GeneratedAt,
-			uses, last, m.Pinned, m.EditedAt)
+			uses, last, m.Pinned, m.EditedAt, from.Kind, from.Detail)
 		if err != nil {
 			return err
 		}

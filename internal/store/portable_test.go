@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // TestImportedMemoriesJoinPhase2 checks what an imported memory is: it
@@ -15,7 +17,8 @@ func TestImportedMemoriesJoinPhase2(t *testing.T) {
 	at := c.now().Add(-time.Hour)
 	m := PortableMemory{ThreadID: "remote-1", SourceUpdatedAt: at.Unix(), GeneratedAt: at.Unix(), RawMemory: "use make itest",
 		RolloutSummary: "# itest", SourceKind: "codex", RolloutPath: "/laptop/rollout.jsonl", Cwd: "/laptop/app", Preview: "run the tests",
-		CreatedAt: at, UpdatedAt: at, ProjectKey: "git:github.com/acme/app", ProjectName: "acme/app", ProjectRoot: "/laptop/app"}
+		CreatedAt: at, UpdatedAt: at, ProjectKey: "git:github.com/acme/app", ProjectName: "acme/app", ProjectRoot: "/laptop/app",
+		From: origin.Origin{Kind: origin.Sync, Detail: "laptop-1"}}
 	if out, err := s.ImportMemory(ctx, m, "laptop-1"); err != nil || out != ImportAdded {
 		t.Fatalf("first import: %v %v", out, err)
 	}
@@ -27,7 +30,7 @@ func TestImportedMemoriesJoinPhase2(t *testing.T) {
 		t.Errorf("requests after one and two imports: %d, %d", len(reqs), len(again))
 	}
 	sel, err := s.Selection(ctx, 10, 30)
-	if err != nil || len(sel) != 1 || sel[0].Origin != "laptop-1" || sel[0].ProjectKey != "git:github.com/acme/app" || sel[0].RawMemory != "use make itest" {
+	if err != nil || len(sel) != 1 || sel[0].From != m.From || sel[0].ProjectKey != "git:github.com/acme/app" || sel[0].RawMemory != "use make itest" {
 		t.Fatalf("selection: %+v %v", sel, err)
 	}
 	cands, err := s.Candidates(ctx, CandidateFilter{AllWindows: true})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/origin"
 )
 
 // The search index is kept in step with the rows it mirrors: outputs are
@@ -89,6 +91,10 @@ func (s *Store) ReplaceIndexedFiles(ctx context.Context, files []IndexedFile) er
 	})
 }
 
+// notesPrefix is where the ad hoc notes lie in the memory folder
+// (memdir.NotesDir).
+const notesPrefix = "extensions/ad_hoc/notes/"
+
 // Hit is one search result.
 type Hit struct {
 	Kind     string  `json:"kind"`
@@ -100,6 +106,10 @@ type Hit struct {
 	// files, which the caller places).
 	ProjectKey string `json:"project_key"`
 	Project    string `json:"project"`
+	// Origin is where the hit's memory came from: a raw memory's stored
+	// origin, a note's header; nil for the other memory folder files,
+	// which memctl wrote.
+	Origin *origin.Origin `json:"origin,omitempty"`
 }
 
 // SearchOptions narrows or orders a search.
@@ -318,16 +328,30 @@ ORDER BY CASE WHEN t.project_key = ? THEN 0
 	return top, rows.Err()
 }
 
-// searchDoc reads one search document as a hit (its body apart), and
-// whether it is searchable (searchableDoc).
+// searchDoc reads one search document as a hit (its body apart, and
+// where a raw memory or a note came from), and whether it is searchable
+// (searchableDoc).
 func (s *Store) searchDoc(ctx context.Context, id int64) (Hit, string, bool, error) {
 	var h Hit
 	var body string
 	var in bool
-	err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''), `+searchableDoc+`
-FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, id).
-		Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &in)
-	return h, body, in, err
+	var from origin.Origin
+	err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''),
+    COALESCE(o.origin, ''), COALESCE(o.origin_detail, ''), `+searchableDoc+`
+FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
+    LEFT JOIN stage1_outputs o ON o.thread_id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, id).
+		Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &from.Kind, &from.Detail, &in)
+	if err != nil {
+		return h, body, in, err
+	}
+	switch {
+	case from.Kind != "":
+		h.Origin = &from
+	case strings.HasPrefix(h.Path, notesPrefix):
+		n := origin.OfNote(body)
+		h.Origin = &n
+	}
+	return h, body, in, nil
 }
 
 // codeSpans gives each word the index of the first word of the `code

@@ -47,7 +47,12 @@ const busyTimeout = 60 * time.Second
 type Store struct {
 	db   *sql.DB
 	path string
-	now  func() time.Time
+	// fallback: Open may open the file read-only (ReadOnlyFallback).
+	fallback bool
+	// readOnly is why the store was opened read-only; nil when it can
+	// write.
+	readOnly error
+	now      func() time.Time
 	// ownerGone says whether the process a lease's worker id names has
 	// exited (owner.Gone); such a lease is taken back at once.
 	ownerGone func(workerID string) bool
@@ -70,47 +75,140 @@ func FileName(version memversion.Version) string {
 	return "memories_1.sqlite"
 }
 
-// Open opens (creating when needed) the database at path, with its
-// folder created 0700 and the file 0600, and applies pending migrations.
+// Open opens the database at path and applies pending migrations. A
+// database that does not exist yet is made whole under a temporary name
+// and renamed into place (folder 0700, file 0600), so no process ever
+// finds a half-made one: an empty file at path is never memctl's, and is
+// refused (a *DamagedError) rather than taken for a new home, as is a
+// file that is not SQLite or whose schema cannot be read. With
+// ReadOnlyFallback, a database that cannot be opened for writing is
+// opened read-only.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	s := &Store{path: path, now: time.Now, ownerGone: owner.Gone, freeBytes: freeBytes}
+	for _, o := range opts {
+		o(s)
 	}
-	// Create the file ourselves so it is 0600 from the first byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+	st, err := s.open(ctx)
+	if err != nil && s.fallback && cannotWrite(err) {
+		if ro, rerr := s.openReadOnly(ctx, err); rerr == nil {
+			return ro, nil
+		} else if !errors.Is(rerr, fs.ErrNotExist) {
+			return nil, errors.Join(err, rerr)
+		}
 	}
-	f.Close()
+	return st, err
+}
 
+// open opens the database for reading and writing.
+func (s *Store) open(ctx context.Context) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(s.path), err)
+	}
+	if err := s.ensureFile(ctx); err != nil {
+		return nil, s.diskFull(err)
+	}
 	// journal_mode is not in the DSN: every new pooled connection would
 	// run it, and switching to WAL can fail with SQLITE_BUSY without ever
 	// calling the busy handler. prepare switches once, under a file lock.
+	db, err := sql.Open("sqlite", dsn(s.path, nil))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", s.path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(time.Minute)
+	s.db = db
+	if err := s.prepare(ctx); err != nil {
+		db.Close()
+		return nil, s.damaged(s.diskFull(err))
+	}
+	// WAL and SHM files are created by SQLite with the umask; tighten them.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		_ = os.Chmod(s.path+suffix, 0o600)
+	}
+	return s, nil
+}
+
+// dsn is the connection string of the database at path: the busy timeout,
+// the synchronous level and foreign keys on every pooled connection, write
+// transactions that take the lock at BEGIN, and extra query parameters.
+func dsn(path string, extra url.Values) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// Deleted text is overwritten with zeros, not left in free pages: a
+	// forgotten memory must not be readable from the file.
+	q.Add("_pragma", "secure_delete(1)")
 	q.Set("_txlock", "immediate")
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	for k, vs := range extra {
+		q[k] = vs
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// ensureFile makes sure a database file is at s.path. A missing one is
+// made complete (WAL mode, every migration) under a temporary name in the
+// same folder and renamed into place while <path>.lock is held, so a
+// concurrent Open either waits or finds the whole file. An empty file is
+// refused.
+func (s *Store) ensureFile(ctx context.Context) error {
+	if fi, err := os.Stat(s.path); err == nil {
+		return s.checkSize(fi)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("open store %s: %w", s.path, err)
+	}
+	release, err := filelock.Lock(ctx, s.path+".lock")
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return fmt.Errorf("open store %s: %w", s.path, err)
 	}
-	db.SetMaxOpenConns(4)
-	db.SetConnMaxIdleTime(time.Minute)
-	s := &Store{db: db, path: path, now: time.Now, ownerGone: owner.Gone, freeBytes: freeBytes}
-	for _, o := range opts {
-		o(s)
+	defer release()
+	if fi, err := os.Stat(s.path); err == nil {
+		return s.checkSize(fi) // another process made it while this one waited
 	}
-	if err := s.prepare(ctx); err != nil {
-		db.Close()
-		return nil, s.diskFull(err)
+	// A -wal file without its database holds changes of a file moved or
+	// deleted: SQLite would apply them to the new one and damage it.
+	if _, err := os.Stat(s.path + "-wal"); err == nil {
+		return fmt.Errorf("open store %s: the database is missing but %s-wal is there, with changes of the file that was moved away; move it along with that file (or delete it) first", s.path, s.path)
 	}
-	// WAL and SHM files are created by SQLite with the umask; tighten them.
-	for _, suffix := range []string{"-wal", "-shm"} {
-		_ = os.Chmod(path+suffix, 0o600)
+	f, err := os.CreateTemp(filepath.Dir(s.path), "."+filepath.Base(s.path)+".new-*")
+	if err != nil {
+		return fmt.Errorf("create store %s: %w", s.path, err)
 	}
-	return s, nil
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm", ".lock"} {
+			_ = os.Remove(tmp + suffix)
+		}
+	}()
+	db, err := sql.Open("sqlite", dsn(tmp, nil))
+	if err != nil {
+		return fmt.Errorf("create store %s: %w", s.path, err)
+	}
+	fresh := &Store{db: db, path: tmp, now: s.now}
+	err = fresh.prepare(ctx)
+	// Closing the last connection checkpoints the WAL into the file.
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("create store %s: %w", s.path, cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		return fmt.Errorf("create store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// checkSize refuses an empty database file: memctl never leaves one (a
+// new database is renamed into place whole), so something truncated it,
+// and taking it for a new home would silently drop pins, edits, uses and
+// history.
+func (s *Store) checkSize(fi fs.FileInfo) error {
+	if fi.Size() > 0 {
+		return nil
+	}
+	return &DamagedError{Path: s.path, Why: "the file is empty (0 bytes); memctl never leaves an empty database, so something truncated it", Empty: true}
 }
 
 // Close closes the database.
@@ -249,6 +347,9 @@ func (s *Store) migrate(ctx context.Context) error {
 // tx runs fn in a write transaction (BEGIN IMMEDIATE through _txlock).
 // A write that failed because the disk is full says so (ErrDiskFull).
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.diskFull(err)
@@ -265,6 +366,39 @@ func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 	var res string
 	err := s.db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res)
 	return res, err
+}
+
+// QuickCheck runs SQLite's quick_check, which reads every page of the
+// file (the cost grows with its size: a second or so for a few hundred
+// megabytes) but skips the slower check that indexes match their tables.
+// It returns at most limit problems SQLite found, none when the file is
+// sound; a file too damaged to check is one problem, not an error.
+func (s *Store) QuickCheck(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
+	if err != nil {
+		if IsDamaged(err) {
+			return []string{err.Error()}, nil
+		}
+		return nil, err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if IsDamaged(err) {
+			return append(problems, err.Error()), nil
+		}
+		return nil, err
+	}
+	return problems, nil
 }
 
 func nullInt(v sql.NullInt64) *int64 {

@@ -164,7 +164,7 @@ ON CONFLICT (id) DO UPDATE SET
 // TouchFile records a new size/mtime for a file whose content fingerprint
 // did not change (a copy or a touch), so the next scan skips it cheaply.
 func (s *Store) TouchFile(ctx context.Context, id string, size, mtimeNs int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE threads SET file_size = ?, file_mtime_ns = ? WHERE id = ?`, size, mtimeNs, id)
+	_, err := s.exec(ctx, `UPDATE threads SET file_size = ?, file_mtime_ns = ? WHERE id = ?`, size, mtimeNs, id)
 	return err
 }
 
@@ -332,7 +332,7 @@ func (s *Store) SetMemoryMode(ctx context.Context, id, mode string) error {
 // ForgetMemory): the memory, its Phase 1 job and its search documents are
 // deleted and the next consolidation regenerates the folder without it.
 func (s *Store) ForgetThread(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE id = ?`, id).Scan(&n); err != nil {
 			return err
@@ -342,6 +342,10 @@ func (s *Store) ForgetThread(ctx context.Context, id string) error {
 		}
 		return forgetTx(ctx, tx, id, s.now().Unix())
 	})
+	if err != nil {
+		return err
+	}
+	return s.dropBackup()
 }
 
 // CandidateFilter is the Phase 1 claim query (Codex 6.1).

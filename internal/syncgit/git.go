@@ -56,8 +56,10 @@ func (g *git) run(ctx context.Context, args ...string) (string, error) {
 
 func (g *git) runIn(ctx context.Context, stdin []byte, args ...string) (string, error) {
 	// Settings that keep a sync from waiting on a person or signing with
-	// a key the user's config names: memctl runs from cron.
-	full := append([]string{"-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "merge.ff=true"}, args...)
+	// a key the user's config names (memctl runs from cron), and that
+	// check a symbolic link the remote holds out as a plain file naming
+	// its target, so nothing in the clone ever points outside it.
+	full := append([]string{"-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "merge.ff=true", "-c", "core.symlinks=false"}, args...)
 	cmd := exec.CommandContext(ctx, g.bin, full...)
 	cmd.Dir = g.dir
 	cmd.Env = g.env

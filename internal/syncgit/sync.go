@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -100,6 +101,11 @@ type Result struct {
 	Attempts      int    `json:"attempts"`
 	// Union lists the log files a --conflict=union merge settled.
 	Union []string `json:"union_merged,omitempty"`
+	// SetAside lists the lines of the logs that were not taken in (not a
+	// record, too long, a type this version does not know, a file that is
+	// a symbolic link): each is left in its log as it is, and every other
+	// record is synced.
+	SetAside []bundle.SetAside `json:"set_aside,omitempty"`
 }
 
 // Run syncs once: fetch and merge what the others pushed, append and
@@ -265,12 +271,12 @@ func (s *syncer) integrate(ctx context.Context) error {
 	// The remote must still hold every record this machine wrote: a log
 	// rewritten there (history edited and force-pushed by someone) merges
 	// without a conflict when this machine wrote nothing since.
-	now, _ := os.ReadFile(filepath.Join(s.opts.Dir, filepath.FromSlash(s.ownFile())))
+	now, _ := s.readFile(s.ownFile()) // a symbolic link reads as no log at all
 	if own != "" && !strings.HasPrefix(string(now), own) {
 		if !s.union() {
 			return &DivergedError{Remote: s.opts.Remote, Branch: s.opts.Branch, Files: []string{s.ownFile()}, Why: "the remote rewrote this machine's log"}
 		}
-		if err := s.writeLog(s.ownFile(), unionLines(own, string(now))); err != nil {
+		if err := s.writeLog(ctx, s.ownFile(), unionLines(own, string(now))); err != nil {
 			return err
 		}
 		if err := s.commitAll(ctx, "memctl sync: restore the records of "+s.opts.Machine+" the remote lost"); err != nil {
@@ -298,7 +304,7 @@ func (s *syncer) settleUnion(ctx context.Context, files []string) error {
 	for _, f := range files {
 		ours, _ := s.g.stage(ctx, 2, f)
 		theirs, _ := s.g.stage(ctx, 3, f)
-		if err := s.writeLog(f, unionLines(ours, theirs)); err != nil {
+		if err := s.writeLog(ctx, f, unionLines(ours, theirs)); err != nil {
 			return err
 		}
 		if _, err := s.g.run(ctx, "add", "--", f); err != nil {
@@ -327,13 +333,29 @@ func unionLines(a, b string) string {
 	return out.String()
 }
 
-// writeLog replaces a log file of the clone atomically.
-func (s *syncer) writeLog(rel, content string) error {
+// writeLog replaces a log file of the clone atomically, as a plain file:
+// a path the remote made a symbolic link keeps that mode in git's index
+// (core.symlinks=false checks it out as a file), so it leaves the index
+// first and is added back as the file it now is.
+func (s *syncer) writeLog(ctx context.Context, rel, content string) error {
 	path := filepath.Join(s.opts.Dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return memdir.WriteAtomic(path, []byte(content), 0o600)
+	if err := memdir.WriteAtomic(path, []byte(content), 0o600); err != nil {
+		return err
+	}
+	staged, err := s.g.run(ctx, "ls-files", "-s", "--", rel)
+	if err != nil {
+		return err
+	}
+	for _, l := range strings.Split(staged, "\n") {
+		if strings.HasPrefix(l, "120000 ") {
+			_, err = s.g.run(ctx, "rm", "-q", "--cached", "--", rel)
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *syncer) commitAll(ctx context.Context, msg string) error {
@@ -349,8 +371,7 @@ func (s *syncer) commit(ctx context.Context, recs []bundle.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	path := filepath.Join(s.opts.Dir, filepath.FromSlash(s.ownFile()))
-	old, err := os.ReadFile(path)
+	old, err := s.readFile(s.ownFile())
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -366,7 +387,7 @@ func (s *syncer) commit(ctx context.Context, recs []bundle.Record) error {
 	for _, r := range recs {
 		b.WriteString(bundle.Line(r))
 	}
-	if err := s.writeLog(s.ownFile(), b.String()); err != nil {
+	if err := s.writeLog(ctx, s.ownFile(), b.String()); err != nil {
 		return err
 	}
 	return s.commitAll(ctx, fmt.Sprintf("memctl sync: %d record(s) from %s", len(recs), s.opts.Machine))
@@ -456,18 +477,25 @@ func (s *syncer) queued(ctx context.Context) int {
 	return n
 }
 
-// logFiles lists the machines' logs in the clone's work tree.
+// logFiles lists the machines' logs in the clone's work tree: every
+// *.jsonl entry of events/, symbolic links included (readLog sets them
+// aside, naming them, rather than follow them).
 func (s *syncer) logFiles() ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(s.opts.Dir, EventsDir))
-	if errors.Is(err, os.ErrNotExist) {
+	dir := filepath.Join(s.opts.Dir, EventsDir)
+	if fi, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s in the sync clone is not a folder (a symbolic link or a file the remote put there); memctl does not follow it", EventsDir)
 	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
 			out = append(out, EventsDir+"/"+e.Name())
 		}
 	}
@@ -475,33 +503,108 @@ func (s *syncer) logFiles() ([]string, error) {
 	return out, nil
 }
 
-// readLog reads every machine's log.
+// errNotRegular is a log path in the clone that is not a plain file.
+var errNotRegular = errors.New("not a regular file (a symbolic link?): memctl does not follow it")
+
+// readFile reads a file of the clone without following a symbolic link:
+// a link the remote planted must not carry another file's content into a
+// log. git runs with core.symlinks=false, so it checks a link out as a
+// plain file holding the link's target; this guards a clone checked out
+// before that.
+func (s *syncer) readFile(rel string) ([]byte, error) {
+	f, err := s.openFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// openFile opens a file of the clone for reading, refusing a symbolic
+// link (see readFile).
+func (s *syncer) openFile(rel string) (*os.File, error) {
+	path := filepath.Join(s.opts.Dir, filepath.FromSlash(rel))
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
+	}
+	return os.Open(path)
+}
+
+// readLog reads every machine's log. A line that cannot be taken in (not
+// a record, too long, an unknown type) is set aside in the result with a
+// reason, and so is a whole log that is not a plain file, names another
+// format or was written by a newer schema: none of them stops the rest.
+// The lines stay in their logs as they are, so a newer memctl still finds
+// them.
 func (s *syncer) readLog() ([]bundle.Record, error) {
 	files, err := s.logFiles()
 	if err != nil {
 		return nil, err
 	}
+	s.res.SetAside = nil // each read reports the logs as they are now
 	var all []bundle.Record
 	for _, rel := range files {
-		f, err := os.Open(filepath.Join(s.opts.Dir, filepath.FromSlash(rel)))
+		f, err := s.openFile(rel)
+		if errors.Is(err, errNotRegular) {
+			s.res.SetAside = append(s.res.SetAside, bundle.SetAside{File: rel, Reason: errNotRegular.Error()})
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		recs, err := bundle.Read(f, filepath.Join(s.opts.Dir, filepath.FromSlash(rel)))
+		// Streamed: a log of any size is read a line (at most 4 MiB) at
+		// a time.
+		recs, aside, err := bundle.ReadLenient(f, rel)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
+		if whole, ok := wholeLogAside(rel, recs, aside); ok {
+			s.res.SetAside = append(s.res.SetAside, whole)
+			continue
+		}
+		s.res.SetAside = append(s.res.SetAside, capAside(rel, aside)...)
 		for _, r := range recs {
-			if r.Type == bundle.TypeHeader && r.Format != LogFormat {
-				return nil, fmt.Errorf("%s: not a memctl sync log (format %q)", rel, r.Format)
-			}
 			if r.Type != bundle.TypeHeader {
 				all = append(all, r)
 			}
 		}
 	}
 	return all, nil
+}
+
+// maxAsidePerLog bounds the lines of one log listed as set aside; a log
+// of garbage is reported in one more entry, not line by line.
+const maxAsidePerLog = 20
+
+func capAside(rel string, aside []bundle.SetAside) []bundle.SetAside {
+	if len(aside) <= maxAsidePerLog {
+		return aside
+	}
+	rest := aside[maxAsidePerLog:]
+	return append(aside[:maxAsidePerLog:maxAsidePerLog], bundle.SetAside{File: rel, Line: rest[0].Line,
+		Reason: fmt.Sprintf("and %d more lines of this log, from this one on, set aside", len(rest))})
+}
+
+// wholeLogAside says whether a log must be set aside whole: its header
+// names another format, or a schema newer than this memctl reads (its
+// records may mean something this version cannot tell).
+func wholeLogAside(rel string, recs []bundle.Record, aside []bundle.SetAside) (bundle.SetAside, bool) {
+	for _, a := range aside {
+		if a.TooNew() {
+			return bundle.SetAside{File: rel, Reason: fmt.Sprintf("line %d: %s; the whole log is left for a newer memctl", a.Line, a.Reason)}, true
+		}
+	}
+	for _, r := range recs {
+		if r.Type == bundle.TypeHeader && r.Format != LogFormat {
+			return bundle.SetAside{File: rel, Reason: "not a memctl sync log: its header names format " + bundle.QuoteShort(r.Format)}, true
+		}
+	}
+	return bundle.SetAside{}, false
 }
 
 // countOthers counts the record lines of the other machines' logs.
@@ -515,13 +618,37 @@ func (s *syncer) countOthers() (int, error) {
 		if rel == s.ownFile() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(s.opts.Dir, filepath.FromSlash(rel)))
+		f, err := s.openFile(rel)
+		if errors.Is(err, errNotRegular) {
+			continue
+		}
 		if err != nil {
 			return 0, err
 		}
-		n += bytes.Count(b, []byte("\n")) - 1 // the header
+		lines, err := countLines(f)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+		n += max(0, lines-1) // the header
 	}
 	return n, nil
+}
+
+// countLines counts the newlines of r without holding it.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte("\n"))
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // MachineID returns this home's machine id, kept in file; the first call

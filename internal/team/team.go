@@ -12,9 +12,14 @@
 package team
 
 import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -332,23 +337,67 @@ func mdFiles(dir string) ([]string, error) {
 // Dropped is a team file the read path left out, and why.
 type Dropped struct {
 	File   string `json:"file"`
-	Reason string `json:"reason"` // secret | instruction | too_large | not_a_team_file | too_many
+	Reason string `json:"reason"` // secret | too_large | not_a_team_file | too_many
+}
+
+// States of a team file that waits for review instead of being injected.
+const (
+	// StateUntracked: git does not track the file; StateModified: it
+	// differs from what HEAD committed (or git could not tell). Only a
+	// commit makes either team memory.
+	StateUntracked = "untracked"
+	StateModified  = "modified"
+	// StateHeld: committed, but a line of it is one the quarantine holds
+	// in text from an untrusted origin; the user's approval of its bytes
+	// lets it in.
+	StateHeld = "held"
+)
+
+// Waiting is a team file that waits: a proposal not committed yet, or a
+// committed file the quarantine held. It is never injected as it is.
+type Waiting struct {
+	File    string            `json:"file"`
+	State   string            `json:"state"`
+	Reasons []quarantine.Item `json:"reasons,omitempty"`
+	// Hash is what the user's approval of the file records
+	// (review.TeamHash of its bytes).
+	Hash string `json:"hash"`
+	Text string `json:"-"`
 }
 
 // Layer is what the read path takes from a team folder.
 type Layer struct {
 	Entries []Entry
 	Dropped []Dropped
+	Waiting []Waiting
 }
 
-// Load reads the team folder dir for the read path: each file is parsed
-// and checked again (redact changes it: a secret; the quarantine holds a
-// line back: an instruction), and a file that fails is left out whole.
-// Files over MaxFileBytes and past MaxFiles are left out too. A missing
-// folder is an empty layer.
-func Load(dir string, redact func(string) string) (Layer, error) {
+// LoadOptions say how the read path checks a team folder.
+type LoadOptions struct {
+	Dir string
+	// Redact finds secrets: a file it changes is left out whole.
+	Redact func(string) string
+	// Committed holds the git blob id HEAD has for each file of Dir, by
+	// file name (CommittedFiles); a file missing from it, or whose bytes
+	// differ, is not team memory.
+	Committed map[string]string
+	// Approved reports the user's approval of a held file's bytes (by
+	// Hash); nil approves nothing. It is asked only when a file is held.
+	Approved func(hash string) bool
+	// Hash is how the bytes of a file are named for an approval.
+	Hash func([]byte) string
+}
+
+// Load reads the team folder for the read path. Team memory is what the
+// repository committed: a file git does not track, or one that differs
+// from HEAD, waits as a proposal. A committed file is checked again (a
+// secret: left out whole; a line the quarantine holds in untrusted text:
+// held until the user approves its bytes). Files over MaxFileBytes and
+// past MaxFiles are left out, and so are Markdown files that are not
+// team files. A missing folder is an empty layer.
+func Load(o LoadOptions) (Layer, error) {
 	var l Layer
-	names, err := mdFiles(dir)
+	names, err := mdFiles(o.Dir)
 	if err != nil {
 		return l, err
 	}
@@ -362,7 +411,7 @@ func Load(dir string, redact func(string) string) (Layer, error) {
 			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: "too_many"})
 			continue
 		}
-		path := filepath.Join(dir, n)
+		path := filepath.Join(o.Dir, n)
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
@@ -380,32 +429,86 @@ func Load(dir string, redact func(string) string) (Layer, error) {
 			l.Dropped = append(l.Dropped, Dropped{File: n, Reason: "not_a_team_file"})
 			continue
 		}
+		reasons := quarantine.Hold(n, string(b))
+		hash := ""
+		if o.Hash != nil {
+			hash = o.Hash(b)
+		}
+		if blob, tracked := o.Committed[n]; !tracked || blob != GitBlobID(b) {
+			state := StateUntracked
+			if tracked {
+				state = StateModified
+			}
+			l.Waiting = append(l.Waiting, Waiting{File: n, State: state, Reasons: reasons, Hash: hash, Text: string(b)})
+			continue
+		}
+		if len(reasons) > 0 && (o.Approved == nil || !o.Approved(hash)) {
+			l.Waiting = append(l.Waiting, Waiting{File: n, State: StateHeld, Reasons: reasons, Hash: hash, Text: string(b)})
+			continue
+		}
 		files = append(files, file{name: n, text: string(b), e: e})
 	}
 	// One redaction of every file at once is the common case (all clean);
 	// only when it finds something is each file redacted alone.
 	each := false
-	if redact != nil {
+	if o.Redact != nil {
 		all := make([]string, len(files))
 		for i, f := range files {
 			all[i] = f.text
 		}
 		joined := strings.Join(all, "\n")
-		each = redact(joined) != joined
+		each = o.Redact(joined) != joined
 	}
 	for _, f := range files {
-		if each && redact(f.text) != f.text {
+		if each && o.Redact(f.text) != f.text {
 			l.Dropped = append(l.Dropped, Dropped{File: f.name, Reason: KindSecret})
-			continue
-		}
-		if r := Check(f.e.ID, f.text, nil); r != nil {
-			l.Dropped = append(l.Dropped, Dropped{File: f.name, Reason: KindInstruction})
 			continue
 		}
 		f.e.File = f.name
 		l.Entries = append(l.Entries, f.e)
 	}
 	return l, nil
+}
+
+// GitBlobID is the id git gives a file of these bytes (the SHA-1 of its
+// blob object), to compare a file on disk with what HEAD committed
+// without asking git about the working tree.
+func GitBlobID(b []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(b))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CommittedFiles asks git which files of the team folder dir HEAD holds
+// in the repository whose top folder is top: their blob ids, by file
+// name. Only `git ls-tree` runs, which reads objects and runs no hook or
+// filter of the repository; a folder outside the repository, a
+// repository without a commit, or no git, commits nothing.
+func CommittedFiles(ctx context.Context, top, dir string) (map[string]string, error) {
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return map[string]string{}, nil
+	}
+	c := exec.CommandContext(ctx, "git", "-C", top, "-c", "core.fsmonitor=false", "ls-tree", "-z", "--full-tree", "HEAD", "--", filepath.ToSlash(rel)+"/")
+	c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	out, err := c.Output()
+	if err != nil {
+		return map[string]string{}, fmt.Errorf("git ls-tree in %s: %w", top, err)
+	}
+	files := map[string]string{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		// "<mode> blob <id>\t<path>"
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || !strings.HasPrefix(f[0], "100") {
+			continue
+		}
+		if path.Dir(p) == filepath.ToSlash(rel) {
+			files[path.Base(p)] = f[2]
+		}
+	}
+	return files, nil
 }
 
 // Section renders the layer for the summary, with what it ranks above and

@@ -71,8 +71,17 @@ func TestProposeRefusesWholeAndLoadChecksAgain(t *testing.T) {
 	// Edited by hand afterwards: left out on read.
 	os.WriteFile(filepath.Join(dir, "hand.md"), []byte(Render(Entry{ID: "h", Title: "t", Body: "token SECRET"})), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# just a file\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "push.md"), []byte(Render(Entry{ID: "p", Title: "push", Body: "Run `git push --force` after a rebase."})), 0o644)
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte(Render(Entry{ID: "n", Title: "new", Body: "not committed yet"})), 0o644)
+	// What HEAD holds: every file but new.md, and good's as it was.
+	committed := map[string]string{}
+	for _, n := range []string{files[0].File[len(".memctl/"):], "hand.md", "notes.md", "push.md"} {
+		b, _ := os.ReadFile(filepath.Join(dir, n))
+		committed[n] = GitBlobID(b)
+	}
 	redact := func(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED]") }
-	l, err := Load(dir, redact)
+	hash := func(b []byte) string { return GitBlobID(b) }
+	l, err := Load(LoadOptions{Dir: dir, Redact: redact, Committed: committed, Hash: hash})
 	if err != nil || len(l.Entries) != 1 || l.Entries[0].ID != "a1" {
 		t.Fatalf("load: %+v %v", l, err)
 	}
@@ -84,5 +93,24 @@ func TestProposeRefusesWholeAndLoadChecksAgain(t *testing.T) {
 	}
 	if len(l.Dropped) != 2 {
 		t.Errorf("dropped %+v", l.Dropped)
+	}
+	states := map[string]string{}
+	for _, w := range l.Waiting {
+		states[w.File] = w.State
+	}
+	if len(states) != 2 || states["push.md"] != StateHeld || states["new.md"] != StateUntracked {
+		t.Errorf("waiting %+v", l.Waiting)
+	}
+	// Approved, the held file is team memory; edited, the good one waits.
+	b, _ := os.ReadFile(filepath.Join(dir, "push.md"))
+	os.WriteFile(filepath.Join(dir, files[0].File[len(".memctl/"):]), []byte(Render(Entry{ID: "a1", Title: "good", Body: "fine, edited"})), 0o644)
+	l, _ = Load(LoadOptions{Dir: dir, Redact: redact, Committed: committed, Hash: hash, Approved: func(h string) bool { return h == hash(b) }})
+	if len(l.Entries) != 1 || l.Entries[0].ID != "p" {
+		t.Errorf("after the approval and the edit: %+v", l)
+	}
+	for _, w := range l.Waiting {
+		if w.File == files[0].File[len(".memctl/"):] && w.State != StateModified {
+			t.Errorf("the edited file: %+v", w)
+		}
 	}
 }

@@ -25,10 +25,11 @@ import (
 //
 //	go test ./internal/extract/heuristic -run TestEvaluation -v
 
-// The bars on the whole set: a false statement always fails the test,
-// recall must stay at 90% or more and noise (as noiseLines defines it) at
-// 20% or less; docs/quality.md has the figures. The strict noise
-// figure, against the fact patterns alone, is reported beside it.
+// The bars of the development part (testdata/eval/SPLIT.md): a false
+// statement always fails the test, recall must stay at 90% or more and
+// noise (as noiseLines defines it) at 20% or less; docs/quality.md has the
+// figures. The strict noise figure, against the fact patterns alone, is
+// reported beside it.
 const (
 	minRecall = 0.90
 	maxNoise  = 0.20
@@ -37,6 +38,22 @@ const (
 	// the agent's or a sub-agent's own words, quoted and labelled as
 	// theirs, which the session never took back in a way a rule can read.
 	maxUntrue = 5
+)
+
+// The bars of the test part, issue 33's: recall of each session's own
+// memory at least 80% and of the memory folder at least 60% (both over
+// the part's facts), at most one false or misleading statement per five
+// sessions (blind false statements plus judged untrue ones), every
+// explicit rule or preference of the user kept verbatim, noise at most 25%.
+// They are printed on every run and fail the test only when
+// testPartBarsEnforced is true (or MEMCTL_EVAL_TEST_BARS=1 for one run):
+// the coordinator turns the constant on once the extractor meets them.
+const (
+	testPartBarsEnforced   = false
+	testMinRecall          = 0.80
+	testMinFolderRecall    = 0.60
+	testFalsePerSessionMax = 1.0 / 5
+	testMaxNoise           = 0.25
 )
 
 // structuralLineRE are bullet lines that carry the memory's frame, not a
@@ -91,12 +108,17 @@ type pattern struct {
 }
 
 type evalFile struct {
-	Session   string    `json:"session"`
-	Source    string    `json:"source"`
-	SubAgents []string  `json:"sub_agents"`
-	Notes     string    `json:"notes"`
-	Facts     []pattern `json:"facts"`
-	False     []pattern `json:"false"`
+	Session string `json:"session"`
+	Source  string `json:"source"`
+	// Part is "dev" (rules may be written against the session's
+	// repository) or "test" (held out: no rule writer opens it); the
+	// split is by repository, see testdata/eval/SPLIT.md.
+	Part       string    `json:"part"`
+	Repository string    `json:"repository"`
+	SubAgents  []string  `json:"sub_agents"`
+	Notes      string    `json:"notes"`
+	Facts      []pattern `json:"facts"`
+	False      []pattern `json:"false"`
 	// Useful holds statements judged after the extractor ran: each is true
 	// (its why quotes the transcript line that proves it) and useful to the
 	// next agent, though the blind annotation did not write it down. They
@@ -176,31 +198,115 @@ func memoryParts(t *testing.T, kind sessions.Kind, path, version string) (string
 }
 
 type evalScore struct {
-	name          string
-	facts, kept   int
-	falseMade     []string
-	missed        []string
-	falsePatterns int
-	lines, noise  int
-	strictNoise   int // against the fact patterns alone
-	untrue        []string
-	untrueJudged  int
+	name, part       string
+	sessions         int // in a part's total: how many sessions it adds up
+	facts, kept      int
+	rules, rulesKept int // facts of kind rule or preference: the user's words
+	falseMade        []string
+	missed           []string
+	falsePatterns    int
+	lines, noise     int
+	strictNoise      int // against the fact patterns alone
+	untrue           []string
+	untrueJudged     int
+	// The folder recall (eval_folder_test.go): the facts kept by the memory
+	// folder built from the session's repository, which holds a memory of
+	// the session when hasMemory; folderRun is false when it was not built.
+	folderRun       bool
+	folderKept      int
+	folderRulesKept int
+	hasMemory       bool
+	missedInDir     []string
 }
 
-func TestEvaluation(t *testing.T) {
+// evalCase is one annotation file, decoded.
+type evalCase struct {
+	file string
+	ev   evalFile
+}
+
+func loadEvalCases(t *testing.T) []evalCase {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "eval", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no evaluation files: %v", err)
 	}
 	sort.Strings(files)
-	var scores []evalScore
-	for _, p := range files {
-		scores = append(scores, scoreSession(t, repoRoot(t), p))
+	cases := make([]evalCase, 0, len(files))
+	for _, f := range files {
+		cases = append(cases, evalCase{file: f, ev: readEvalFile(t, f)})
 	}
-	var all evalScore
+	return cases
+}
+
+func TestEvaluation(t *testing.T) {
+	root := repoRoot(t)
+	cases := loadEvalCases(t)
+	show := evalOutput()
+	scores := make([]evalScore, len(cases))
+	for i, c := range cases {
+		scores[i] = scoreSession(t, root, c, show)
+	}
+	folderRecall(t, root, cases, scores)
+	dev, test := partTotal(scores, "dev"), partTotal(scores, "test")
+	t.Log(evalReport(scores, dev, test, show))
+	checkDevBars(t, dev)
+	if enforce := testPartBarsEnforced || os.Getenv("MEMCTL_EVAL_TEST_BARS") == "1"; enforce {
+		for _, miss := range testBarsMissed(test) {
+			t.Error("test part: " + miss)
+		}
+	}
+}
+
+// checkDevBars fails the test when the development part misses one of its
+// bars; a false statement made fails it in scoreSession already.
+func checkDevBars(t *testing.T, dev evalScore) {
+	t.Helper()
+	if recall := ratio(dev.kept, dev.facts); recall < minRecall {
+		t.Errorf("development part: recall %.1f%% is below the %.0f%% bar", 100*recall, 100*minRecall)
+	}
+	if len(dev.untrue) > maxUntrue {
+		t.Errorf("development part: the memory makes %d of the statements judged untrue; the ceiling is %d", len(dev.untrue), maxUntrue)
+	}
+	if dev.lines > 0 && ratio(dev.noise, dev.lines) > maxNoise {
+		t.Errorf("development part: noise %s is above the %.0f%% bar", share(dev.noise, dev.lines), 100*maxNoise)
+	}
+}
+
+// testBarsMissed says which of issue 33's bars the test part misses, in
+// figures only: no session, fact or memory text.
+func testBarsMissed(test evalScore) []string {
+	var out []string
+	if recall := ratio(test.kept, test.facts); recall < testMinRecall {
+		out = append(out, fmt.Sprintf("recall %.1f%% is below the %.0f%% bar", 100*recall, 100*testMinRecall))
+	}
+	if recall := ratio(test.folderKept, test.facts); !test.folderRun || recall < testMinFolderRecall {
+		out = append(out, fmt.Sprintf("folder recall %.1f%% is below the %.0f%% bar", 100*recall, 100*testMinFolderRecall))
+	}
+	if wrong := len(test.falseMade) + len(test.untrue); float64(wrong) > testFalsePerSessionMax*float64(test.sessions) {
+		out = append(out, fmt.Sprintf("%d false or misleading statements in %d sessions; the ceiling is one per five sessions", wrong, test.sessions))
+	}
+	if test.rulesKept < test.rules {
+		out = append(out, fmt.Sprintf("%d of %d user rules kept verbatim; every one must be", test.rulesKept, test.rules))
+	}
+	if test.lines > 0 && ratio(test.noise, test.lines) > testMaxNoise {
+		out = append(out, fmt.Sprintf("noise %s is above the %.0f%% bar", share(test.noise, test.lines), 100*testMaxNoise))
+	}
+	return out
+}
+
+// partTotal adds up the scores of one part.
+func partTotal(scores []evalScore, part string) evalScore {
+	all := evalScore{name: part, part: part, folderRun: true, hasMemory: true}
 	for _, sc := range scores {
+		if sc.part != part {
+			continue
+		}
+		all.sessions++
 		all.facts += sc.facts
 		all.kept += sc.kept
+		all.rules += sc.rules
+		all.rulesKept += sc.rulesKept
 		all.falsePatterns += sc.falsePatterns
 		all.falseMade = append(all.falseMade, sc.falseMade...)
 		all.lines += sc.lines
@@ -208,22 +314,34 @@ func TestEvaluation(t *testing.T) {
 		all.strictNoise += sc.strictNoise
 		all.untrue = append(all.untrue, sc.untrue...)
 		all.untrueJudged += sc.untrueJudged
+		all.folderKept += sc.folderKept
+		all.folderRulesKept += sc.folderRulesKept
+		all.folderRun = all.folderRun && sc.folderRun
 	}
-	t.Log(evalReport(scores, all))
-	if recall := float64(all.kept) / float64(all.facts); recall < minRecall {
-		t.Errorf("recall %.1f%% is below the %.0f%% bar", 100*recall, 100*minRecall)
-	}
-	if len(all.untrue) > maxUntrue {
-		t.Errorf("the memory makes %d of the statements judged untrue; the ceiling is %d", len(all.untrue), maxUntrue)
-	}
-	if all.lines > 0 && float64(all.noise)/float64(all.lines) > maxNoise {
-		t.Errorf("noise %s is above the %.0f%% bar", share(all.noise, all.lines), 100*maxNoise)
+	return all
+}
+
+// TestEvaluationSplit holds the split of the evaluation set in place: every
+// session names its part and its repository, and no repository has
+// sessions in both parts (SPLIT.md says why).
+func TestEvaluationSplit(t *testing.T) {
+	partOf := map[string]string{} // repository → part
+	for _, c := range loadEvalCases(t) {
+		if c.ev.Part != "dev" && c.ev.Part != "test" {
+			t.Errorf("%s: part %q, want \"dev\" or \"test\"", c.file, c.ev.Part)
+		}
+		if c.ev.Repository == "" {
+			t.Errorf("%s: no repository", c.file)
+		}
+		if p, ok := partOf[c.ev.Repository]; ok && p != c.ev.Part {
+			t.Errorf("%s: repository %s has sessions in both parts", c.file, c.ev.Repository)
+		}
+		partOf[c.ev.Repository] = c.ev.Part
 	}
 }
 
-// scoreSession extracts the session an evaluation file annotates, as the
-// pipeline does, and scores its memory against the file's patterns.
-func scoreSession(t *testing.T, root, file string) evalScore {
+// readEvalFile decodes one annotation file, refusing unknown keys.
+func readEvalFile(t *testing.T, file string) evalFile {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -241,23 +359,52 @@ func scoreSession(t *testing.T, root, file string) evalScore {
 	default:
 		t.Fatalf("%s: unknown source %q", file, ev.Source)
 	}
-	raw, summary := memoryParts(t, kind, filepath.Join(root, filepath.FromSlash(ev.Session)), extract.V1)
+	return ev
+}
+
+// ruleKind reports the kinds of fact that are the user's own standing
+// words: the test part's "rule", the development part's "preference".
+func ruleKind(kind string) bool { return kind == "rule" || kind == "preference" }
+
+// scoreSession extracts the session an evaluation file annotates, as the
+// pipeline does, and scores its memory against the file's patterns. A
+// false statement fails the test in the development part; in the test
+// part it is counted, and its text is printed only when show says so.
+func scoreSession(t *testing.T, root string, c evalCase, show evalShow) evalScore {
+	t.Helper()
+	ev, file := c.ev, c.file
+	raw, summary := memoryParts(t, sessions.Kind(ev.Source), filepath.Join(root, filepath.FromSlash(ev.Session)), extract.V1)
 	text := raw + "\n" + summary
-	sc := evalScore{name: strings.TrimSuffix(filepath.Base(file), ".json"), facts: len(ev.Facts),
-		falsePatterns: len(ev.False), untrueJudged: len(ev.Untrue)}
+	sc := evalScore{name: strings.TrimSuffix(filepath.Base(file), ".json"), part: ev.Part,
+		facts: len(ev.Facts), falsePatterns: len(ev.False), untrueJudged: len(ev.Untrue)}
+	detail := show.detail(ev.Part)
 	facts := compiled(t, file, "fact", ev.Facts)
 	for i, re := range facts {
-		if re.MatchString(text) {
+		kept := re.MatchString(text)
+		if ruleKind(ev.Facts[i].Kind) {
+			sc.rules++
+			if kept {
+				sc.rulesKept++
+			}
+		}
+		if kept {
 			sc.kept++
 		} else {
 			sc.missed = append(sc.missed, ev.Facts[i].ID)
 		}
 	}
 	for i, re := range compiled(t, file, "false", ev.False) {
-		if m := re.FindString(text); m != "" {
-			f := ev.False[i]
-			sc.falseMade = append(sc.falseMade, f.ID)
+		m := re.FindString(text)
+		if m == "" {
+			continue
+		}
+		f := ev.False[i]
+		sc.falseMade = append(sc.falseMade, f.ID)
+		switch {
+		case ev.Part == "dev":
 			t.Errorf("%s: false statement %s (%s): the memory says %q", sc.name, f.ID, f.Why, m)
+		case detail:
+			t.Logf("test part, %s: false statement %s (%s): the memory says %q", sc.name, f.ID, f.Why, m)
 		}
 	}
 	for i, re := range compiled(t, file, "untrue", ev.Untrue) {
@@ -266,10 +413,10 @@ func scoreSession(t *testing.T, root, file string) evalScore {
 		}
 	}
 	known := append(slices.Clone(facts), compiled(t, file, "useful", ev.Useful)...)
-	if os.Getenv("MEMCTL_EVAL_DUMP") != "" {
+	if show.dump && show.memories(ev.Part) {
 		t.Logf("=== %s ===\n%s", sc.name, text)
 	}
-	if os.Getenv("MEMCTL_EVAL_NOISE") != "" {
+	if show.noise && show.memories(ev.Part) {
 		for _, l := range noiseOf(raw, known) {
 			t.Logf("noise in %s: %s", sc.name, l)
 		}
@@ -279,34 +426,108 @@ func scoreSession(t *testing.T, root, file string) evalScore {
 	return sc
 }
 
-// evalReport is the table docs/quality.md shows, the facts missed and the
-// judged untrue statements still made.
-func evalReport(scores []evalScore, all evalScore) string {
-	var b strings.Builder
-	b.WriteString("\n| session | facts kept | recall | false statements made | noise lines | strict noise |\n|---|---|---|---|---|---|\n")
-	for _, sc := range scores {
-		recall := "–"
-		if sc.facts > 0 {
-			recall = fmt.Sprintf("%.0f%%", 100*float64(sc.kept)/float64(sc.facts))
-		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s |\n", sc.name, sc.kept, sc.facts, recall,
-			len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines), share(sc.strictNoise, sc.lines))
+// evalShow is what the test prints beyond the parts' totals, from the
+// environment: MEMCTL_EVAL_PART names the part whose sessions are listed
+// (dev, the default; test; all), MEMCTL_EVAL_DUMP and MEMCTL_EVAL_NOISE
+// add each listed session's memory and noise lines. A rule writer never
+// sees a test-part session (testdata/eval/SPLIT.md): its rows, missed facts
+// and memories are printed only when MEMCTL_EVAL_PART=test is set, and its
+// memories never with MEMCTL_EVAL_PART=all.
+type evalShow struct {
+	part        string
+	dump, noise bool
+}
+
+func evalOutput() evalShow {
+	part := os.Getenv("MEMCTL_EVAL_PART")
+	switch part {
+	case "dev", "test", "all":
+	default:
+		part = "dev"
 	}
-	fmt.Fprintf(&b, "| **all** | %d/%d | %.1f%% | %d/%d | %s | %s |\n", all.kept, all.facts,
-		100*float64(all.kept)/float64(all.facts), len(all.falseMade), all.falsePatterns,
-		share(all.noise, all.lines), share(all.strictNoise, all.lines))
+	return evalShow{part: part, dump: os.Getenv("MEMCTL_EVAL_DUMP") != "", noise: os.Getenv("MEMCTL_EVAL_NOISE") != ""}
+}
+
+// detail reports whether a session of part is listed row by row.
+func (s evalShow) detail(part string) bool { return s.part == "all" || s.part == part }
+
+// memories reports whether a session of part may have its memory printed.
+func (s evalShow) memories(part string) bool {
+	if part == "test" {
+		return s.part == "test"
+	}
+	return s.detail(part)
+}
+
+// evalReport is the table docs/quality.md shows: each part's totals, the
+// listed part's sessions, the facts they missed and the judged untrue
+// statements still said.
+func evalReport(scores []evalScore, dev, test evalScore, show evalShow) string {
+	var b strings.Builder
+	b.WriteString("\n| part | sessions | facts kept | recall | folder recall | rules kept verbatim (memory, folder) | false statements made | judged untrue still said | noise lines (as judged) | strict noise |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range []evalScore{dev, test} {
+		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d/%d, %d/%d | %d/%d | %d/%d | %s | %s |\n", p.part, p.sessions, p.kept, p.facts,
+			pct(p.kept, p.facts), folderCell(p), p.rulesKept, p.rules, p.folderRulesKept, p.rules, len(p.falseMade), p.falsePatterns,
+			len(p.untrue), p.untrueJudged, share(p.noise, p.lines), share(p.strictNoise, p.lines))
+	}
+	fmt.Fprintf(&b, "test part bars (issue 33, enforced: %v): recall ≥ %.0f%%, folder recall ≥ %.0f%%, ≤ 1 false or misleading statement per 5 sessions, every rule kept verbatim, noise ≤ %.0f%%\n",
+		testPartBarsEnforced, 100*testMinRecall, 100*testMinFolderRecall, 100*testMaxNoise)
+	for _, miss := range testBarsMissed(test) {
+		fmt.Fprintf(&b, "test part misses: %s\n", miss)
+	}
+	fmt.Fprintf(&b, "sessions listed: %s part (MEMCTL_EVAL_PART=dev|test|all)\n", show.part)
+	b.WriteString("\n| session | facts kept | recall | folder recall | rules kept | false statements made | noise lines | strict noise |\n|---|---|---|---|---|---|---|---|\n")
 	for _, sc := range scores {
-		if len(sc.missed) > 0 {
+		if !show.detail(sc.part) {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %d/%d | %d/%d | %s | %s |\n", sc.name, sc.kept, sc.facts, pct(sc.kept, sc.facts),
+			folderCell(sc), sc.rulesKept, sc.rules, len(sc.falseMade), sc.falsePatterns, share(sc.noise, sc.lines), share(sc.strictNoise, sc.lines))
+	}
+	for _, sc := range scores {
+		if show.detail(sc.part) && len(sc.missed) > 0 {
 			fmt.Fprintf(&b, "missed in %s: %s\n", sc.name, strings.Join(sc.missed, ", "))
 		}
 	}
-	fmt.Fprintf(&b, "judged untrue after the run: %d of %d still said\n", len(all.untrue), all.untrueJudged)
 	for _, sc := range scores {
-		if len(sc.untrue) > 0 {
+		if show.detail(sc.part) && len(sc.missedInDir) > 0 {
+			fmt.Fprintf(&b, "missed in the folder of %s: %s\n", sc.name, strings.Join(sc.missedInDir, ", "))
+		}
+	}
+	for _, sc := range scores {
+		if show.detail(sc.part) && len(sc.untrue) > 0 {
 			fmt.Fprintf(&b, "still untrue in %s: %s\n", sc.name, strings.Join(sc.untrue, ", "))
 		}
 	}
 	return b.String()
+}
+
+// folderCell prints a score's folder recall, "–" when the folder was not
+// built, and marks a session the pipeline made no memory of.
+func folderCell(sc evalScore) string {
+	if !sc.folderRun {
+		return "–"
+	}
+	cell := pct(sc.folderKept, sc.facts)
+	if !sc.hasMemory {
+		cell += " (no memory)"
+	}
+	return cell
+}
+
+// pct prints n of total as a percentage, "–" for an empty total.
+func pct(n, total int) string {
+	if total == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*ratio(n, total))
+}
+
+func ratio(n, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return float64(n) / float64(total)
 }
 
 // share prints n of total as "n/total (p%)", "–" for an empty total.

@@ -9,6 +9,7 @@
 package redacttest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
@@ -181,6 +182,75 @@ func familyDefs() []familyDef {
 			return "-----BEGIN RSA PRIVATE" + " KEY-----\n" + body + "\n" + g.s(b64, 64) + "\n" + g.s(b64, 20) + "==\n-----END RSA PRIVATE" + " KEY-----", body
 		}},
 		{"private_tag", value("<private>the door code is ", alnum, 12, "</private>")},
+
+		// Configuration files that hold credentials by their structure.
+		{"kubeconfig_client_key", value("users:\n- name: admin\n  user:\n    client-key-data: ", b64, 120, "=")},
+		{"kubeconfig_client_cert", value("    client-certificate-data: ", b64, 120, "==")},
+		{"kubeconfig_token", func(g *gen) (string, string) {
+			s := g.s("abcdefghijklmnopqrstuvwxyz", 6) + "." + g.s("abcdefghijklmnopqrstuvwxyz0123456789", 16)
+			return "users:\n- name: ci\n  user:\n    token: " + s, s
+		}},
+		{"docker_auths", func(g *gen) (string, string) {
+			s := base64.StdEncoding.EncodeToString([]byte("alice:" + g.s(alnum, 18)))
+			return `{"auths": {"https://index.docker.io/v1/": {"auth": "` + s + `"}}}`, s
+		}},
+		{"netrc_one_line", value("machine api.example.com login alice password ", alnum, 16, "")},
+		{"netrc_multi_line", value("machine api.example.com\n  login alice\n  password ", alnum, 16, "")},
+		// Passwords on command lines, in each tool's own syntax.
+		{"mysql_p_glued", value("mysql -h db.internal -u root -p", alnum, 14, " app")},
+		{"mysqladmin_p_spaced", value("mysqladmin -u root -p ", alnum, 14, " status")},
+		{"sshpass", value("sshpass -p ", alnum, 14, " ssh deploy@web1 uptime")},
+		{"curl_user", value("curl -u alice:", alnum, 16, " https://api.example.com/v1/items")},
+		{"openssl_pass", value("openssl rsa -in key.pem -passin pass:", alnum, 16, " -out plain.pem")},
+		// Vendor formats.
+		{"aws_sts_key_id", bare("AS"+"IA", upper, 16)},
+		{"age_secret_key", func(g *gen) (string, string) {
+			const bech32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+			b := make([]byte, 58)
+			for i := range b {
+				b[i] = bech32[g.rng.IntN(len(bech32))]
+			}
+			s := "AGE-" + "SECRET-KEY-1" + string(b)
+			return s, s
+		}},
+		{"fcm_server_key", func(g *gen) (string, string) {
+			s := "AAAA" + g.s(b64url, 7) + ":APA91b" + g.s(b64url, 134)
+			return s, s
+		}},
+		{"telegram_bot", func(g *gen) (string, string) {
+			s := g.s("0123456789", 10) + ":AA" + g.s(b64url, 33)
+			return s, s
+		}},
+		{"telegram_bot_url", func(g *gen) (string, string) {
+			s := g.s("0123456789", 9) + ":AA" + g.s(b64url, 33)
+			return "https://api.telegram.org/bot" + s + "/sendMessage", s
+		}},
+		{"postman", func(g *gen) (string, string) {
+			s := "PM" + "AK-" + g.s(hexSet, 24) + "-" + g.s(hexSet, 34)
+			return s, s
+		}},
+		{"notion", func(g *gen) (string, string) {
+			s := "nt" + "n_" + g.s("0123456789", 11) + g.s(alnum, 35)
+			return "NOTION_KEY=" + s, s
+		}},
+		{"datadog_app_key", value("DD_APP_KEY=", hexSet, 40, "")},
+		// Values the assignment rules once let through.
+		{"vault_token_env", value("VAULT_TOKEN=hv"+"s.", b64url, 90, "")},
+		{"doppler_token_env", value("DOPPLER_TOKEN=dp"+".st.dev.", alnum, 40, "")},
+		{"aws_sts_session_token", value(`"SessionToken": "`, b64, 200, `",`)},
+		{"camel_case_secret", value(`{"clientSecret": "`, b64url, 32, `"}`)},
+		{"toml_dotted_token", func(g *gen) (string, string) {
+			s := g.s("abcdefghijklmnopqrstuvwxyz", 5) + "." + g.s(alnum, 40)
+			return "[auth]\ntoken = \"" + s + "\"", s
+		}},
+		{"next_line_key", func(g *gen) (string, string) {
+			s := g.s(alnum, 20)
+			return "password: " + g.s(alnum, 10) + "\napi_key: " + s, s
+		}},
+		{"diff_pair", func(g *gen) (string, string) {
+			s := g.s(alnum, 20)
+			return "-password: " + g.s(alnum, 12) + "\n+password: " + s, s
+		}},
 	}
 }
 
@@ -286,5 +356,38 @@ func LookAlikes() []string {
 		"postgres://app@db.internal:5432/app",
 		"https://github.com/memctl/memctl/blob/main/docs/security.md",
 		"PASSWORD_MIN_LENGTH=12",
+		// Near the families of redaction round 3.
+		"mysql -h db.internal -u root -p app",
+		"mysql -u root -p",
+		"mysql -h db -P 3306 -u root -p$MYSQL_PASSWORD app",
+		"mysqladmin -u root -p status",
+		"sshpass -f ~/.ssh/deploy.pass ssh deploy@web1",
+		"curl -u alice https://api.example.com/v1/items",
+		`curl -u "$API_USER:$API_PASS" https://api.example.com/v1/items`,
+		"docker run -u 1000:1000 alpine id",
+		"openssl rsa -in key.pem -passin env:KEY_PASS -out plain.pem",
+		"openssl rsa -in key.pem -passin file:/run/secrets/pass -out plain.pem",
+		"ASIA is the prefix of temporary AWS access key ids",
+		"region: ASIA_PACIFIC_SOUTHEAST",
+		"age-keygen prints a line starting AGE-SECRET-KEY-1 to keep private",
+		"example.com. 300 IN AAAA 2001:db8::1",
+		"the bot token looks like 123456789:AA followed by 33 characters",
+		"https://api.telegram.org/bot<token>/getMe",
+		"Postman API keys start with PMAK-",
+		"Notion tokens start with ntn_ and NOTION_KEY=$NOTION_KEY holds one",
+		"DD_APP_KEY=${DD_APP_KEY}",
+		"DD_SITE=datadoghq.eu",
+		"a .netrc holds machine, login and password entries",
+		"the machine needs a login password reset",
+		"password required",
+		"client-key-data: DATA+OMITTED",
+		"certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJkekNDQVIyZ0F3SUJBZ0lCQURBS0JnZ3Foa2pPUFFRREFqQWpN",
+		`{"auths": {"ghcr.io": {}}, "credsStore": "desktop"}`,
+		`"oauth": "enabled"`,
+		"VAULT_ADDR=https://vault.example.com:8200",
+		"auth_token = settings.auth.token",
+		`"SessionToken": null`,
+		`{"inputTokens": 12034, "outputTokens": 532, "tokenizer": "cl100k_base"}`,
+		"-  password_min_length: 8\n+  password_min_length: 12",
 	}
 }

@@ -6,6 +6,7 @@ package corpus
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -130,7 +131,7 @@ func (g *gen) secret() (string, []Planted) {
 	one := func(family, text, secret string) (string, []Planted) {
 		return text, []Planted{{Family: family, Secret: secret}}
 	}
-	switch g.rng.IntN(30) {
+	switch g.rng.IntN(56) {
 	case 0:
 		s := g.str(b64url, 40)
 		return one("bearer", "curl -H 'Authorization: Bearer "+s+"' https://api.example.com/v1/me", s)
@@ -220,6 +221,81 @@ func (g *gen) secret() (string, []Planted) {
 	case 28:
 		s := "do" + "p_v1_" + g.str(hex, 64)
 		return one("digitalocean", "doctl auth init -t "+s, s)
+	case 30:
+		s := g.str(b64, 120)
+		return one("kubeconfig-key", "users:\n- name: admin\n  user:\n    client-key-data: "+s+"=", s)
+	case 31:
+		s := g.str(b64, 120)
+		return one("kubeconfig-cert", "    client-certificate-data: "+s+"==", s)
+	case 32:
+		s := g.str("abcdefghijklmnopqrstuvwxyz", 6) + "." + g.str("abcdefghijklmnopqrstuvwxyz0123456789", 16)
+		return one("kubeconfig-token", "users:\n- name: ci\n  user:\n    token: "+s, s)
+	case 33:
+		s := base64.StdEncoding.EncodeToString([]byte("alice:" + g.str(alnum, 18)))
+		return one("docker-auths", `{"auths": {"https://index.docker.io/v1/": {"auth": "`+s+`"}}}`, s)
+	case 34:
+		s := g.str(alnum, 16)
+		return one("netrc", "machine api.example.com login alice password "+s, s)
+	case 35:
+		s := g.str(alnum, 16)
+		return one("netrc-lines", "machine api.example.com\n  login alice\n  password "+s+"\n", s)
+	case 36:
+		s := g.str(alnum, 14)
+		return one("mysql-p", "mysql -h db.internal -u root -p"+s+" app", s)
+	case 37:
+		s := g.str(alnum, 14)
+		return one("mysqladmin-p", "mysqladmin -u root -p "+s+" status", s)
+	case 38:
+		s := g.str(alnum, 14)
+		return one("sshpass", "sshpass -p '"+s+"' ssh deploy@web1 uptime", s)
+	case 39:
+		s := g.str(alnum, 16)
+		return one("curl-user", "curl -u alice:"+s+" https://api.example.com/v1/items", s)
+	case 40:
+		s := g.str(alnum, 16)
+		return one("openssl-pass", "openssl rsa -in key.pem -passin pass:"+s+" -out plain.pem", s)
+	case 41:
+		s := "AS" + "IA" + g.str(upper, 16)
+		return one("aws-sts-id", `"AccessKeyId": "`+s+`",`, s)
+	case 42:
+		s := "AGE-" + "SECRET-KEY-1" + g.str("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+		return one("age", "# created: 2026-05-11\n"+s, s)
+	case 43:
+		s := "AAAA" + g.str(b64url, 7) + ":APA91b" + g.str(b64url, 134)
+		return one("fcm", `"Authorization": "key=`+s+`"`, s)
+	case 44:
+		s := g.str("0123456789", 10) + ":AA" + g.str(b64url, 33)
+		return one("telegram", "curl https://api.telegram.org/bot"+s+"/getMe", s)
+	case 45:
+		s := "PM" + "AK-" + g.str(hex, 24) + "-" + g.str(hex, 34)
+		return one("postman", "x-api-key: "+s, s)
+	case 46:
+		s := "nt" + "n_" + g.str("0123456789", 11) + g.str(alnum, 35)
+		return one("notion", "NOTION_KEY="+s, s)
+	case 47:
+		s := g.str(hex, 40)
+		return one("datadog-app-key", "DD_APP_KEY="+s, s)
+	case 48:
+		s := "hv" + "s." + g.str(b64url, 90)
+		return one("vault", "export VAULT_TOKEN="+s, s)
+	case 49:
+		s := g.str(alnum, 40)
+		return one("doppler", "DOPPLER_TOKEN=dp"+".st.dev."+s, s)
+	case 50:
+		s := g.str(b64, 200)
+		return one("sts-session-token", `"SessionToken": "`+s+`",`, s)
+	case 51:
+		s := g.str(b64url, 32)
+		return one("camel-case", `{"clientSecret": "`+s+`"}`, s)
+	case 52:
+		s := g.str("abcdefghijklmnopqrstuvwxyz", 5) + "." + g.str(alnum, 40)
+		return one("toml-dotted", "[auth]\ntoken = \""+s+"\"", s)
+	case 53:
+		s := g.str(alnum, 20)
+		return one("next-line-key", "password: "+g.str(alnum, 10)+"\napi_key: "+s, s)
+	case 54:
+		s := g.str(alnum, 20)
+		return one("diff-pair", "-password: "+g.str(alnum, 12)+"\n+password: "+s, s)
 	default:
 		s := g.str(alnum, 20)
 		return one("private-tag", "note: <private>the vault code is "+s+"\nand nobody may know</private> (end)", s)

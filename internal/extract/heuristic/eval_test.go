@@ -40,7 +40,7 @@ const (
 	maxUntrue = 5
 )
 
-// The bars of the test part, issue 33's: recall of each session's own
+// The bars of the test part: recall of each session's own
 // memory at least 80% and of the memory folder at least 60% (both over
 // the part's facts), at most one false or misleading statement per five
 // sessions (blind false statements plus judged untrue ones), every
@@ -273,7 +273,7 @@ func checkDevBars(t *testing.T, dev evalScore) {
 	}
 }
 
-// testBarsMissed says which of issue 33's bars the test part misses, in
+// testBarsMissed says which of the test part's bars it misses, in
 // figures only: no session, fact or memory text.
 func testBarsMissed(test evalScore) []string {
 	var out []string

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
@@ -31,18 +30,6 @@ func (f *Factory) agentStatus(agent agentcli.Agent, program []string) agentcli.S
 	}
 	f.agents[agent] = st
 	return st
-}
-
-// checkAgentLogin refuses an agent CLI that holds no login before any
-// thread is claimed: every call would fail, each burning a retry.
-func checkAgentLogin(f *Factory, cfg *config.Config, kind model.Kind) error {
-	agent := agentcli.Agent(kind)
-	st := f.agentStatus(agent, cfg.Provider.Command)
-	if st.Usable() {
-		f.IO.Debugf("memctl: provider %s through %s (%s)", kind, st.Path, st.Describe())
-		return nil
-	}
-	return &config.Error{Key: "provider.kind", Err: fmt.Errorf("%s: %s; %s, then run memctl again", kind, st.Describe(), agent.LoginHint())}
 }
 
 // detectAgentCLIs asks every agent CLI about itself; the one provider.kind

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memctl/memctl/internal/agentcli"
 	"github.com/memctl/memctl/internal/config"
@@ -32,10 +33,11 @@ type agentOffer struct {
 	configPath func() (string, bool, error)
 	status     func(agentcli.Agent, []string) agentcli.Status
 	getenv     func(string) string
+	now        func() time.Time
 }
 
 func newAgentOffer(f *Factory) *agentOffer {
-	return &agentOffer{home: f.Home, configPath: f.ConfigPath, status: f.agentStatus, getenv: f.Getenv}
+	return &agentOffer{home: f.Home, configPath: f.ConfigPath, status: f.agentStatus, getenv: f.Getenv, now: f.Now}
 }
 
 // offer runs before the run resolves its plan. On a yes it sets
@@ -111,36 +113,25 @@ func (o *agentOffer) offer(ctx context.Context, opts *RunOptions, cfg *config.Co
 // first run also the whole backlog, which the run asks about next (as for
 // every model provider).
 func (o *agentOffer) estimate(ctx context.Context, opts *RunOptions, cfg *config.Config, kind string) (string, error) {
-	prev := cfg.Provider.Kind
-	cfg.Provider.Kind = kind
-	prov, err := opts.Provider(cfg, model.PurposeExtract)
-	cfg.Provider.Kind = prev
+	with := *cfg // this run's config, through the CLI
+	with.Provider.Kind = kind
+	home, err := opts.Pipeline(&with, pipeline.Quiet{})
 	if err != nil {
 		return "", err
 	}
-	red, err := redactor(cfg)
-	if err != nil {
-		return "", err
-	}
-	quiet := *opts.IO
-	quiet.Quiet = true
-	plan := pipeline.Plan{Redact: red, Extract: prov}
-	dryRun := func(limit *int) (extract.RunResult, error) {
-		eo := &ExtractOptions{IO: &quiet, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
-			JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-		eo.DryRun, eo.backlog = true, nil
-		if eo.Max == nil {
-			eo.Max = limit // a limit turns the first run's backlog off
+	dryRun := func(limit int) (extract.RunResult, error) {
+		req := opts.Extract.request()
+		if req.Max == 0 {
+			req.Max = limit // a limit turns the first run's backlog off
 		}
-		res, _, err := pipeline.ExtractVersion(ctx, opts.OpenStore, cfg.Versions()[0], eo.scanStage(cfg, plan), eo.extractFunc(cfg, plan))
-		return res, err
+		return home.Preview(ctx, req)
 	}
 	usualLimit := cfg.Memories.MaxRolloutsPerStartup
-	usual, err := dryRun(&usualLimit)
+	usual, err := dryRun(usualLimit)
 	if err != nil {
 		return "", err
 	}
-	all, err := dryRun(nil)
+	all, err := dryRun(0)
 	if err != nil {
 		return "", err
 	}
@@ -166,7 +157,7 @@ func (o *agentOffer) accept(opts *RunOptions, cfg *config.Config, kind string) e
 	}
 	path, _, err := o.configPath()
 	if err == nil {
-		err = config.SetInFile(path, "provider.kind", kind, "chosen at memctl run's offer on "+opts.Now().UTC().Format("2006-01-02"))
+		err = config.SetInFile(path, "provider.kind", kind, "chosen at memctl run's offer on "+o.now().UTC().Format("2006-01-02"))
 	}
 	if err != nil {
 		opts.IO.Warnf("cannot write provider.kind to the config (%v): this run uses %s; set provider.kind = %q to keep it", err, kind, kind)
@@ -183,7 +174,7 @@ func (o *agentOffer) remember(opts *RunOptions, path string, agent agentcli.Agen
 		opts.IO.Warnf("cannot remember the answer: %v", err)
 		return
 	}
-	if err := agentcli.SaveOffer(path, agent, answer, opts.Now()); err != nil {
+	if err := agentcli.SaveOffer(path, agent, answer, o.now()); err != nil {
 		opts.IO.Warnf("cannot remember the answer: %v", err)
 	}
 }

@@ -7,11 +7,10 @@ package cmd
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -27,10 +26,8 @@ var (
 	reFlagWord = lazyRegexp(`^--?[A-Za-z]`)
 )
 
-// lazyRegexp compiles pattern the first time it is used.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// lazyRegexp compiles an expression on first use (lazyre.New).
+var lazyRegexp = lazyre.New
 
 // argError rewrites cobra's message about c's positional arguments.
 func argError(c *cobra.Command, args []string, err error) error {

@@ -69,7 +69,7 @@ func TestRunCite(t *testing.T) {
 		{name: "json", opts: CiteOptions{JSON: true}, stdin: reply,
 			wantOut: `{"visible":"The answer.\n\n","entries":[{"path":"MEMORY.md","line_start":1,"line_end":2,"note":"why"}],` +
 				`"rollout_ids":["thread-a"],"recorded":1,"cited":true,"unknown_ids":[]}`, wantUses: 1},
-		// issue 17, item 3: an id with no stored memory is reported, not counted as 0 in silence
+		// An id with no stored memory is reported, not counted as 0 in silence
 		{name: "unknown --id", opts: CiteOptions{IDs: []string{"nope"}},
 			wantErrOut: "memctl: warning: cited id \"nope\" has no stored memory (pruned, forgotten, never extracted or mistyped); not counted\n"},
 		{name: "unknown id in the block, json", opts: CiteOptions{JSON: true},

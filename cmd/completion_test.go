@@ -71,7 +71,7 @@ func TestFlagCompletions(t *testing.T) {
 	}
 }
 
-// TestThreadIDCompletions: issue 17, item 3. `__complete threads show ""`
+// TestThreadIDCompletions: `__complete threads show ""`
 // offered files; it offers the indexed thread ids with their previews.
 func TestThreadIDCompletions(t *testing.T) {
 	ios := newTestIO(false)

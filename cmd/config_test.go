@@ -102,7 +102,7 @@ func TestRunConfigPath(t *testing.T) {
 	}
 }
 
-// issue 17: config show listed the configured [[sources]] (or nothing),
+// `config show` listed the configured [[sources]] (or nothing),
 // not the sources scan reads, and said nothing of the default folders a
 // [[sources]] block stops reading.
 func TestRunConfigShowSources(t *testing.T) {
@@ -143,7 +143,7 @@ func TestRunConfigShowSources(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: config show printed each [[projects]] entry as
+// `config show` printed each [[projects]] entry as
 // ":PATH", the format of a source without its kind, leaving out the key
 // and the name the entry sets.
 func TestRunConfigShowProjects(t *testing.T) {
@@ -162,7 +162,7 @@ func TestRunConfigShowProjects(t *testing.T) {
 	}
 }
 
-// TestConfigClampsAreReported: issue 17, item 3. A value out of range is
+// TestConfigClampsAreReported: a value out of range is
 // clamped as Codex clamps it, but never silently: a warning names the
 // key, the value, where it came from and what is used, and config show
 // marks it clamped.
@@ -220,7 +220,7 @@ func TestConfigClampsAreReported(t *testing.T) {
 	})
 }
 
-// TestUnknownMemctlVariables: issue 17, item 3. A misspelt MEMCTL_ variable
+// TestUnknownMemctlVariables: a misspelt MEMCTL_ variable
 // was ignored without a word; it is named, with the likely intended one.
 // The test suites' own switches (MEMCTL_FULL, …) are left alone.
 func TestUnknownMemctlVariables(t *testing.T) {

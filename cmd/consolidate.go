@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 
@@ -44,11 +42,10 @@ func (o *ConsolidateFlags) apply(cfg *config.Config) error {
 // ConsolidateOptions is what `memctl consolidate` needs: injected loaders
 // first, then the flag values.
 type ConsolidateOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
-	StageLoaders
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home that runs the stages.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 	ConsolidateFlags
@@ -63,7 +60,7 @@ type consolidateDualJSON struct {
 }
 
 func newConsolidateCmd(f *Factory, runF func(context.Context, *ConsolidateOptions) error) *cobra.Command {
-	opts := &ConsolidateOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	opts := &ConsolidateOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	c := &cobra.Command{
 		Use:   "consolidate",
 		Short: "Phase 2: merge the best raw memories into the memory folder",
@@ -127,13 +124,11 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 	if err := opts.apply(cfg); err != nil {
 		return err
 	}
-	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, false, true)
+	home, err := opts.Pipeline(cfg, newStageReporter(opts.IO, opts.JSON))
 	if err != nil {
 		return err
 	}
-	results, runErr := pipeline.ConsolidateVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version) (consolidate.Result, error) {
-		return consolidateVersion(ctx, opts, cfg, plan, v)
-	})
+	results, runErr := home.Consolidate(ctx, pipeline.ConsolidateRequest{Force: opts.Force, DryRun: opts.DryRun, Describe: !opts.JSON})
 	if results == nil {
 		return runErr // no result to report: config, store or interruption
 	}
@@ -147,34 +142,6 @@ func runConsolidate(ctx context.Context, opts *ConsolidateOptions) error {
 		}
 	}
 	return runErr
-}
-
-// consolidateVersion runs Phase 2 for one memory version. A failed run
-// returns its failed_… result with a *consolidate.FailedError.
-func consolidateVersion(ctx context.Context, opts *ConsolidateOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version) (consolidate.Result, error) {
-	cons := plan.Consolidator
-	// An agent consolidator writes its own output to stderr; a progress
-	// line would be torn by it.
-	quiet := opts.JSON || cons.Name() == string(config.ModeAgent)
-	rep, err := pipeline.ConsolidateVersion(ctx, opts.OpenStore, opts.MemoryRoot, version, pipeline.ConsolidateStage{Consolidator: cons,
-		Provider: plan.Consolidate, Config: cfg, Redact: plan.Redact, Force: opts.Force, DryRun: opts.DryRun, WorkerID: workerID(), Now: opts.Now,
-		Log: opts.IO.ErrOut, Progress: stageProgress(opts.IO, quiet), Describe: !opts.JSON})
-	if err != nil {
-		return rep.Result, err
-	}
-	if opts.DryRun {
-		if !opts.JSON {
-			printPlan(opts.IO, version, rep.Result)
-		}
-		return rep.Result, nil
-	}
-	if rep.IndexErr != nil {
-		opts.IO.Warnf("search index: %v", rep.IndexErr)
-	}
-	if rep.Summary != "" {
-		opts.IO.Infof("%s", rep.Summary)
-	}
-	return rep.Result, nil
 }
 
 // printPlan shows a dry run: the workspace changes (status lines), then

@@ -49,13 +49,15 @@ func TestNewConsolidateCmd(t *testing.T) {
 }
 
 func TestRunConsolidate(t *testing.T) {
+	var home string // the last newOpts's
 	newOpts := func(t *testing.T, tty bool, cfg string) (*testStreams, *ConsolidateOptions) {
 		ios := newTestIO(tty)
 		f := newTestFactory(t, ios.IOStreams, nil)
 		writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[consolidation]\nmode = \"heuristic\"\n"+cfg)
 		seedMemory(t, f, "v1", "thread-a", testNow.Add(-48*time.Hour))
 		seedMemory(t, f, "v1", "thread-b", testNow.Add(-24*time.Hour))
-		return ios, &ConsolidateOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+		home, _ = f.Home()
+		return ios, &ConsolidateOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	}
 	// Each step runs on the state the previous steps left.
 	steps := []struct {
@@ -67,7 +69,7 @@ func TestRunConsolidate(t *testing.T) {
 		wantOutGolden string
 		wantErrOut    string
 	}{
-		// issue 15: the dry run shows the workspace changes, then the
+		// The dry run shows the workspace changes, then the
 		// planned diff of every artifact.
 		{name: "dry run first: the changes and the planned artifacts on stdout", flags: ConsolidateFlags{DryRun: true},
 			wantOutGolden: "consolidate_dry_run.golden",
@@ -75,7 +77,7 @@ func TestRunConsolidate(t *testing.T) {
 		{name: "run", wantErrOut: "v1: consolidation succeeded (2 raw memories); generation 1\n"},
 		{name: "dry run with nothing to do", flags: ConsolidateFlags{DryRun: true},
 			wantErrOut: "v1: would consolidate 2 raw memories; nothing changed, the memory files stay as they are\n"},
-		// issue 17: a skip said "(0 raw memories)" with memories present
+		// A skip said "(0 raw memories)" with memories present
 		// and did not say how to override it.
 		{name: "cooldown", wantErrOut: "v1: consolidation skipped cooldown: the last run succeeded at 2026-06-10T12:00:00Z " +
 			"and the next is due at 2026-06-10T18:00:00Z; 2 raw memories stored, 2 of them in the last consolidation; " +
@@ -123,7 +125,7 @@ func TestRunConsolidate(t *testing.T) {
 			t.Errorf("stdout %s", got)
 		}
 
-		// issue 17: the retry skip names the failure, when the retry is
+		// The retry skip names the failure, when the retry is
 		// due, the real counts and the command that overrides it.
 		for _, tty := range []bool{false, true} {
 			ios.out.Reset()
@@ -145,9 +147,8 @@ func TestRunConsolidate(t *testing.T) {
 	t.Run("dual_write: one document with every version", func(t *testing.T) {
 		ios, opts := newOpts(t, false, "")
 		// The v2 store gets its own memories; the config now writes both.
-		f := &Factory{IO: ios.IOStreams, Now: opts.Now, Getenv: func(string) string { return "" }}
-		root, _ := opts.MemoryRoot("v1")
-		f.HomeFlag = filepath.Dir(root)
+		f := &Factory{IO: ios.IOStreams, Now: func() time.Time { return testNow }, Getenv: func(string) string { return "" }}
+		f.HomeFlag = home
 		writeConfig(t, f, "[memories]\nmax_unused_days = 365\ndual_write = true\n[consolidation]\nmode = \"heuristic\"\n")
 		seedMemory(t, f, "v2", "thread-c", testNow.Add(-24*time.Hour))
 		opts.JSON = true

@@ -537,7 +537,7 @@ printf "v1\n\n## What's in Memory\n\n- see projects/personal.md and each project
 while [ ! -e "$BARRIER/agent-go" ]; do sleep 0.02; done
 `
 
-// issue 24: kill -9 of consolidate left a memory_summary.md whose read
+// kill -9 of consolidate left a memory_summary.md whose read
 // path names projects/ files that were not written yet (3 of 20 kills).
 // Here the kill lands right after the consolidator wrote the summary; the
 // project layer it points at must already be whole.
@@ -594,7 +594,7 @@ func TestKilledConsolidationLeavesNoDanglingPointers(t *testing.T) {
 	checkFolderHolds(t, h.home, h.ids)
 }
 
-// issue 24: a killed rollback left .memctl-tmp-* files that stayed until
+// A killed rollback left .memctl-tmp-* files that stayed until
 // they were an hour old, and only a consolidation that got the lock
 // removed them. Every command that writes the memory folder clears a dead
 // writer's temporary files when it starts, even when it then skips.

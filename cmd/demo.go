@@ -12,6 +12,7 @@ import (
 	"github.com/memctl/memctl/examples"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -124,16 +125,17 @@ path = %q
 		return err
 	}
 	opts.IO.Infof("memctl demo: sessions in %s, home in %s", sessions, home)
-	ro := &RunOptions{IO: opts.IO, Config: df.Config, OpenStore: df.OpenStore, Now: df.Now, StageLoaders: df.stageLoaders(), Home: df.Home,
-		JSON: opts.JSON, Extract: ExtractFlags{All: true, Max: ptrTo(100)}}
+	rep := newStageReporter(opts.IO, opts.JSON)
 	// The demo reads its own copies on purpose: the user's agent folders
 	// it leaves alone are not worth a hint.
-	ro.UnreadDefaults = nil
-	plan, err := resolvePlan(ro.StageLoaders, ro.IO, cfg, true, true)
+	rep.hintDefaults = false
+	pipe, err := df.Pipeline(cfg, rep)
 	if err != nil {
 		return err
 	}
-	if _, err := runPipeline(ctx, ro, cfg, plan, cfg.Memories.Version, true); err != nil {
+	rep.home, rep.run = pipe, true
+	if _, err := pipe.Run(ctx, pipeline.RunRequest{Extract: pipeline.ExtractRequest{All: true, Max: 100},
+		Consolidate: pipeline.ConsolidateRequest{Describe: !opts.JSON}}); err != nil {
 		return err
 	}
 	return printDemoSummary(opts, cfg, home)

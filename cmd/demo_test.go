@@ -47,7 +47,7 @@ func TestRunDemo(t *testing.T) {
 		}
 	})
 
-	// issue 17, item 4: the demo's first line was a bare "v1"
+	// The demo's first line was a bare "v1"
 	t.Run("terminal: the first line says what the text is", func(t *testing.T) {
 		ios := newTestIO(true)
 		f := newTestFactory(t, ios.IOStreams, nil)

@@ -46,7 +46,7 @@ func usedBytes(t *testing.T, dir string) int64 {
 	return int64(st.Blocks-st.Bfree) * int64(st.Bsize)
 }
 
-// issue 24: an extract on a full disk failed with "disk I/O error (4874)",
+// An extract on a full disk failed with "disk I/O error (4874)",
 // left its jobs running for an hour, and the next run, with space again,
 // said "claimed by another process". Here the home lives on a real small
 // tmpfs that fills up during extraction.

@@ -39,7 +39,7 @@ func docBlock(t *testing.T, page, marker string) string {
 	return m[1] + "\n"
 }
 
-// issue 17: provider.kind = "command" had no documented protocol in the
+// provider.kind = "command" had no documented protocol in the
 // repository. docs/providers.md documents it with an example program and
 // config; this runs them as written (the page's /home/you is a temporary
 // folder) and checks each promise the page makes about the request.
@@ -124,7 +124,7 @@ func TestCommandProviderAsDocumented(t *testing.T) {
 	}
 }
 
-// issue 17: the cron, systemd and launchd recipes disagreed on where the
+// The cron, systemd and launchd recipes disagreed on where the
 // binary is, and cron's PATH (/usr/bin:/bin) would not find one in
 // ~/go/bin. Each recipe's command is run here as its scheduler would run
 // it: no environment but what the scheduler sets, on a fresh home whose
@@ -226,7 +226,7 @@ func TestSchedulingRecipes(t *testing.T) {
 	})
 }
 
-// issue 17: the README offered only `go install …@latest` (the module is
+// The README offered only `go install …@latest` (the module is
 // not published) and said nothing of the long first build. It installs
 // from a clone with `go install .`, into the folder the scheduling recipes
 // name (TestSchedulingRecipes runs them from there), with the measured

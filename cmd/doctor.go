@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/setup"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -39,8 +38,8 @@ type DoctorOptions struct {
 	// would run memctl (as memctl setup does).
 	Agents func(cfg *config.Config) ([]setup.Target, error)
 	Getenv func(string) string
-	// LookPath finds a program on PATH (exec.LookPath).
-	LookPath func(string) (string, error)
+	// Pipeline builds the Home whose plan the provider check resolves.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 	// AgentCLIs asks each agent CLI (Claude Code, Codex) whether it is
 	// installed and logged in.
 	AgentCLIs func(cfg *config.Config) []agentcli.Status
@@ -50,7 +49,7 @@ type DoctorOptions struct {
 
 func newDoctorCmd(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
-		Home: f.Home, Getenv: f.Getenv, LookPath: exec.LookPath,
+		Home: f.Home, Getenv: f.Getenv, Pipeline: f.Pipeline,
 		Agents:    func(cfg *config.Config) ([]setup.Target, error) { return doctorTargets(f) },
 		AgentCLIs: func(cfg *config.Config) []agentcli.Status { return detectAgentCLIs(f, cfg) }}
 	c := &cobra.Command{
@@ -131,13 +130,16 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		SummaryTokens:    inject.DefaultSummaryTokens,
 		ReadTokens:       memfs.DefaultReadTokens,
 	}
+	pipe, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	if err != nil {
+		return err
+	}
+	check := pipe.CheckModels()
 	clis := opts.AgentCLIs(cfg)
-	dopts.Provider = providerState(cfg, opts.Getenv, opts.LookPath, clis)
-	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, opts.Getenv)
-	auto := model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == ""
+	dopts.Provider = providerState(cfg, check, clis)
 	for _, st := range clis {
-		dopts.AgentCLIs = append(dopts.AgentCLIs, doctor.AgentCLIState{Status: st, Provider: string(choice.Kind),
-			Offer: auto && choice.Kind == model.KindHeuristic})
+		dopts.AgentCLIs = append(dopts.AgentCLIs, doctor.AgentCLIState{Status: st, Provider: string(check.Choice.Kind),
+			Offer: check.Auto && check.Choice.Kind == model.KindHeuristic})
 	}
 	// The doctor reads: it does not create a database where none is, and
 	// a damaged one is a finding, not a failure.
@@ -205,7 +207,7 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 			continue
 		}
 		// On a terminal the lines break at spaces within its width, so
-		// a long fix does not wrap mid-word (issue 26).
+		// a long fix does not wrap mid-word.
 		width := ios.TerminalWidth()
 		fmt.Fprint(w, wrapWords(ios.Text(f.Message), width, "  ", "  "))
 		if f.Fix != "" {
@@ -261,52 +263,48 @@ func doctorTargets(f *Factory) ([]setup.Target, error) {
 	return out, nil
 }
 
-// providerState says whether the configured provider can work, without
-// calling it: the API key variable is set, the command exists.
-func providerState(cfg *config.Config, getenv func(string) string, lookPath func(string) (string, error), clis []agentcli.Status) doctor.ProviderState {
-	choice := model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, getenv)
-	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(choice.Kind)}
-	switch choice.Kind {
-	case model.KindHeuristic:
-		if model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == "" {
-			ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + choice.Reason + ")"
-			ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
-		}
-	case model.KindClaudeCode, model.KindCodex:
+// providerState says whether the configured provider and consolidator
+// can work, as the pipeline resolves them for a run but without calling
+// them (check): an API key variable unset, a program not found, an agent
+// CLI missing or logged out (clis says which), a model missing.
+func providerState(cfg *config.Config, check pipeline.ModelCheck, clis []agentcli.Status) doctor.ProviderState {
+	kind := check.Choice.Kind
+	ps := doctor.ProviderState{Configured: cfg.Provider.Kind, Resolved: string(kind)}
+	if kind == model.KindHeuristic && check.Auto {
+		ps.Note = "provider.kind is auto and no API key is set: extraction and consolidation use the offline heuristic (" + check.Choice.Reason + ")"
+		ps.NoteFix = "export OPENAI_API_KEY=… (or ANTHROPIC_API_KEY=…), or set provider.kind = \"heuristic\" to say so"
+	}
+	if isAgentKind(kind) {
 		for _, st := range clis {
-			if st.Agent == agentcli.Agent(choice.Kind) && !st.Usable() {
-				ps.Problem = fmt.Sprintf("provider.kind is %s, but %s", choice.Kind, st.Describe())
+			if st.Agent == agentcli.Agent(kind) && !st.Usable() {
+				ps.Problem = fmt.Sprintf("provider.kind is %s, but %s", kind, st.Describe())
 				ps.Fix = st.Agent.LoginHint()
 				if st.Path == "" {
 					ps.Fix = fmt.Sprintf("install %s, or set provider.command to the path of %s", st.Agent.Name(), st.Agent.Program())
 				}
+				return ps
 			}
-		}
-	case model.KindCommand:
-		if len(cfg.Provider.Command) == 0 {
-			ps.Problem, ps.Fix = "provider.kind is command but provider.command is empty", "set provider.command to the argv of the program that answers"
-		} else if _, err := lookPath(cfg.Provider.Command[0]); err != nil {
-			ps.Problem = fmt.Sprintf("provider.command runs %q, which cannot be found: %v", cfg.Provider.Command[0], err)
-			ps.Fix = "install it, or set provider.command to a program that exists"
-		}
-	default:
-		_, err := model.New(model.Options{Kind: choice.Kind, BaseURL: choice.BaseURL, APIKeyEnv: cfg.Provider.APIKeyEnv,
-			Command: cfg.Provider.Command, Getenv: getenv, Stderr: io.Discard})
-		if err != nil {
-			ps.Problem = err.Error()
-			ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
 		}
 	}
-	if cfg.Consolidation.Mode == config.ModeAgent {
-		switch {
-		case len(cfg.Consolidation.AgentCommand) == 0:
-			ps.Problem, ps.Fix = "consolidation.mode is agent but consolidation.agent_command is empty", "set consolidation.agent_command (docs/config.md has recipes)"
-		default:
-			if _, err := lookPath(cfg.Consolidation.AgentCommand[0]); err != nil {
-				ps.Problem = fmt.Sprintf("consolidation.agent_command runs %q, which cannot be found: %v", cfg.Consolidation.AgentCommand[0], err)
-				ps.Fix = "install the agent, or set consolidation.mode = \"heuristic\""
-			}
-		}
+	if check.Err == nil {
+		return ps
+	}
+	ps.Problem = check.Err.Error()
+	var cerr *config.Error
+	errors.As(check.Err, &cerr)
+	switch {
+	case cerr != nil && cerr.Key == "provider.command" && len(cfg.Provider.Command) == 0:
+		ps.Fix = "set provider.command to the argv of the program that answers"
+	case cerr != nil && cerr.Key == "provider.command":
+		ps.Fix = "install it, or set provider.command to a program that exists"
+	case cerr != nil && cerr.Key == "consolidation.agent_command" && len(cfg.Consolidation.AgentCommand) == 0:
+		ps.Fix = "set consolidation.agent_command (docs/config.md has recipes)"
+	case cerr != nil && cerr.Key == "consolidation.agent_command":
+		ps.Fix = "install the agent, or set consolidation.mode = \"heuristic\""
+	case cerr != nil && strings.HasPrefix(cerr.Key, "memories."):
+		ps.Fix = "set " + cerr.Key + " to a model the provider serves"
+	default:
+		ps.Fix = "export the key named in the message, or change provider.kind (memctl config show lists the settings)"
 	}
 	return ps
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/regret"
 	"github.com/memctl/memctl/internal/scan"
@@ -25,14 +24,12 @@ import (
 // EvalOptions is what `memctl eval` needs: injected loaders first, then
 // the flag values.
 type EvalOptions struct {
-	IO      *IOStreams
-	Config  func() (*config.Config, error)
-	Sources func(cfg *config.Config) []sessions.Source
-	// Home locates the memctl home, whose database says which memories
-	// agents cited.
-	Home       func() (string, error)
-	MemoryRoot func(version memversion.Version) (string, error)
-	Getenv     func(string) string
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the user's Home: the replay runs a scratch copy of
+	// it, and its database says which memories agents cited.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
+	Getenv   func(string) string
 
 	JSON      bool
 	Source    []string // --source KIND=DIR
@@ -42,7 +39,7 @@ type EvalOptions struct {
 }
 
 func newEvalCmd(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
-	opts := &EvalOptions{IO: f.IO, Config: f.Config, Sources: f.Sources, Home: f.Home, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
+	opts := &EvalOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline, Getenv: f.Getenv}
 	c := &cobra.Command{
 		Use:   "eval",
 		Short: "Measure whether memory keeps agents from repeating mistakes",
@@ -144,7 +141,7 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
-	red, err := redactor(cfg)
+	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
 	if err != nil {
 		return err
 	}
@@ -153,9 +150,8 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 		return err
 	}
 	if len(srcs) == 0 {
-		srcs = opts.Sources(cfg)
+		srcs = home.Sources()
 	}
-	version := cfg.Memories.Version
 	scratch, keep, err := evalScratch(opts.Dir, opts.Getenv)
 	if err != nil {
 		return err
@@ -163,16 +159,10 @@ func runEval(ctx context.Context, opts *EvalOptions) error {
 	if !keep {
 		defer os.RemoveAll(scratch)
 	}
-	used, disabled := fromHome(ctx, opts, version)
+	used, disabled := fromHome(ctx, opts.IO, home)
 	prog := startProgress(opts.IO, opts.JSON, "replaying sessions", "sessions")
-	ro := regret.Options{
-		Sources: srcs, Projects: cfg.ProjectOverrides(), Version: version, Scratch: scratch,
-		MaxTokens: opts.MaxTokens, MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation, MaxUnusedDays: cfg.Memories.MaxUnusedDays,
-		TemplateDir: cfg.Templates.Dir, ExcludeCwdUnder: pipeline.MemoryRoots(opts.MemoryRoot), Redact: red,
-		DisableOnExternalContext: cfg.Memories.DisableOnExternalContext, Used: used, Disabled: disabled,
-		Progress: prog.set, Log: opts.IO.ErrOut,
-	}
-	rep, err := regret.Run(ctx, ro)
+	rep, err := regret.Run(ctx, regret.Options{Home: home, Sources: srcs, Scratch: scratch, MaxTokens: opts.MaxTokens,
+		Used: used, Disabled: disabled, Progress: prog.set, Log: opts.IO.ErrOut})
 	prog.finish()
 	if err != nil {
 		var se *scan.SourcesError
@@ -231,18 +221,14 @@ func evalScratch(dir string, getenv func(string) string) (string, bool, error) {
 // fromHome reads what the user's own database knows: the memories an
 // agent cited, and the threads the user took out of memory. A home
 // without a database, or one memctl cannot open, knows nothing.
-func fromHome(ctx context.Context, opts *EvalOptions, version memversion.Version) (used, disabled map[string]bool) {
-	home, err := opts.Home()
-	if err != nil {
-		return nil, nil
-	}
-	path := filepath.Join(home, store.FileName(version))
+func fromHome(ctx context.Context, ios *IOStreams, home *pipeline.Home) (used, disabled map[string]bool) {
+	path := filepath.Join(home.Dir(), store.FileName(home.Config().Memories.Version))
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}
 	st, err := store.Open(ctx, path)
 	if err != nil {
-		opts.IO.Warnf("cannot read %s: %v; only the citations in the sessions count, and threads you disabled are replayed", path, err)
+		ios.Warnf("cannot read %s: %v; only the citations in the sessions count, and threads you disabled are replayed", path, err)
 		return nil, nil
 	}
 	defer st.Close()
@@ -299,8 +285,8 @@ func printEval(opts *EvalOptions, rep *regret.Report) error {
 		"COMPLIANCE", "UNAIDED", "PRECISION", "JUNK", "TOKENS")
 	tb.flex = 0
 	// On a narrow terminal the memory-quality and volume columns go first;
-	// repeats and their classes are what the command is for (issue 26:
-	// tables never wrap).
+	// repeats and their classes are what the command is for (tables never
+	// wrap).
 	tb.drop("JUNK").drop("TOKENS").drop("LESSONS").drop("SESSIONS").drop("PRECISION").drop("UNAIDED").shrink("PROJECT", 12)
 	// Precision counts citations: when no agent ever cited a memory it
 	// was not measured, and 0% would say every memory was useless.

@@ -78,8 +78,7 @@ func TestRunEval(t *testing.T) {
 	run := func(t *testing.T, tty, jsonOut bool) *testStreams {
 		ios := newTestIO(tty)
 		f := newTestFactory(t, ios.IOStreams, nil)
-		opts := &EvalOptions{IO: ios.IOStreams, Config: f.Config, Sources: f.Sources, Home: f.Home, MemoryRoot: f.MemoryRoot,
-			Getenv: f.Getenv, JSON: jsonOut, Source: []string{"jsonl=" + dir}, Examples: 3}
+		opts := &EvalOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, Getenv: f.Getenv, JSON: jsonOut, Source: []string{"jsonl=" + dir}, Examples: 3}
 		if err := runEval(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

@@ -121,22 +121,6 @@ EXIT STATUS
 	return c
 }
 
-// projectKeyOf turns --project (a folder, a key or a name) into a key.
-func projectKeyOf(cfg *config.Config, root, p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if abs, ok := project.FolderArg(p); ok {
-		return project.NewResolver(cfg.ProjectOverrides()).Resolve(abs, "").Key, nil
-	}
-	ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-	if k, found, err := project.Match(p, ix.Known()); err != nil || found {
-		return k.Key, projectArgError(err)
-	}
-	if strings.Contains(p, ":") {
-		return p, nil
-	}
-	return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
-}
-
 func runExport(ctx context.Context, opts *ExportOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
@@ -151,7 +135,17 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	}
 	key := ""
 	if opts.Project != "" {
-		if key, err = projectKeyOf(cfg, root, opts.Project); err != nil {
+		// The store's projects count too when the store opens (a damaged
+		// one is salvaged below, and then only the index knows projects).
+		var st *store.Store
+		if s, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {
+			st = s
+		}
+		key, err = projectKeyOf(ctx, cfg, st, root, opts.Project)
+		if st != nil {
+			st.Close()
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -278,11 +272,11 @@ func projectLessons(cfg *config.Config, root, proj string) (agentfiles.Lessons, 
 	if err != nil || ix == nil {
 		return agentfiles.Lessons{}, err
 	}
-	_, entry, found, err := ix.LocateArg(proj, cfg.ProjectOverrides())
-	if err != nil || !found {
+	r, err := project.Resolve(proj, ix, nil, cfg.ProjectOverrides())
+	if err != nil || r.Entry.Dir == "" {
 		return agentfiles.Lessons{}, projectArgError(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, memdir.ProjectsDir, entry.Dir, memdir.ProjectSummaryFile))
+	b, err := os.ReadFile(filepath.Join(root, memdir.ProjectsDir, r.Entry.Dir, memdir.ProjectSummaryFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return agentfiles.Lessons{}, err
 	}

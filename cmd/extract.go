@@ -1,21 +1,16 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
-	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/spf13/cobra"
@@ -36,17 +31,9 @@ type ExtractFlags struct {
 	CurrentThread string
 	DryRun        bool
 	// Yes takes a first run's whole backlog with a model provider without
-	// asking (see firstRunPlan).
+	// asking.
 	Yes bool
-	// backlog remembers the answer about a first run's backlog, so a
-	// dual-write run asks once (the flags are copied per version; the
-	// answer is shared).
-	backlog *backlogAnswer
 }
-
-// backlogAnswer is whether the user was asked to take a first run's whole
-// backlog, and what they said.
-type backlogAnswer struct{ asked, yes bool }
 
 func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl := c.Flags()
@@ -67,6 +54,15 @@ func (o *ExtractFlags) check() error {
 		return FlagErrorf("--max must be at least 1")
 	}
 	return checkRange("concurrency", "extract.concurrency", o.Concurrency)
+}
+
+// request is what the flags ask of Phase 1.
+func (o *ExtractFlags) request() pipeline.ExtractRequest {
+	req := pipeline.ExtractRequest{All: o.All, Threads: o.Threads, CurrentThread: o.CurrentThread, DryRun: o.DryRun, Yes: o.Yes}
+	if o.Max != nil {
+		req.Max = *o.Max
+	}
+	return req
 }
 
 // apply writes the flags that mirror config keys into cfg.
@@ -98,20 +94,17 @@ func (o *ExtractFlags) apply(cfg *config.Config) error {
 // ExtractOptions is what `memctl extract` needs: injected loaders first,
 // then the flag values.
 type ExtractOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
-	StageLoaders
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home that runs the stages.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 	ExtractFlags
-	// skipGuard: `memctl run` checks the rate-limit guard itself.
-	skipGuard bool
 }
 
 func newExtractCmd(f *Factory, runF func(context.Context, *ExtractOptions) error) *cobra.Command {
-	opts := &ExtractOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	opts := &ExtractOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	c := &cobra.Command{
 		Use:   "extract",
 		Short: "Phase 1: turn idle threads into raw memories, one model call each",
@@ -164,14 +157,16 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	if err := opts.apply(cfg); err != nil {
 		return err
 	}
-	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, false)
+	rep := newStageReporter(opts.IO, opts.JSON)
+	home, err := opts.Pipeline(cfg, rep)
 	if err != nil {
 		return err
 	}
-	debugNoSources(opts.IO, opts.Sources(cfg))
-	res, scanned, err := pipeline.ExtractVersions(ctx, opts.OpenStore, cfg.Versions(), opts.scanStage(cfg, plan), opts.extractFunc(cfg, plan))
+	rep.home = home
+	debugNoSources(opts.IO, home.Sources())
+	res, scanned, err := home.Extract(ctx, opts.request())
 	if err != nil {
-		return err
+		return extractError(err)
 	}
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, res); err != nil {
@@ -180,8 +175,7 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	} else {
 		reportScan(opts.IO, scanned)
 		printExtract(opts.IO, res)
-		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
-		hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
+		rep.hintSources(scanned)
 	}
 	// A source that could not be read is an error (exit 1) even when the
 	// others gave threads to extract.
@@ -194,125 +188,15 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	return nil
 }
 
-// scanStage is the scan that precedes an extraction: the configured
-// sources, redacted with the plan's redactor.
-func (opts *ExtractOptions) scanStage(cfg *config.Config, plan pipeline.Plan) pipeline.ScanStage {
-	return pipeline.ScanStage{Sources: opts.Sources(cfg), Config: cfg, Redact: plan.Redact, Now: opts.Now, Progress: stageProgress(opts.IO, opts.JSON)}
-}
-
-// extractFunc is how this command extracts a scanned version: its flags
-// and the plan's provider (extractStore).
-func (opts *ExtractOptions) extractFunc(cfg *config.Config, plan pipeline.Plan) pipeline.ExtractFunc {
-	return func(ctx context.Context, st *store.Store, version memversion.Version) (extract.RunResult, error) {
-		return extractStore(ctx, opts, cfg, version, st, plan.Extract, plan.Redact)
-	}
-}
-
-// extractStore extracts one memory version from its scanned store.
-func extractStore(ctx context.Context, opts *ExtractOptions, cfg *config.Config, version memversion.Version, st *store.Store, prov pipeline.Provider, red func(string) string) (extract.RunResult, error) {
-	if !opts.skipGuard && !opts.DryRun {
-		g, err := extract.Guard(ctx, st, prov.Kind, cfg.Memories.MinRateLimitRemainingPercent, opts.Now())
-		if err != nil {
-			return extract.RunResult{}, err
-		}
-		if !g.Allowed {
-			opts.IO.Warnf("extract skipped: %s", g.Reason)
-			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
-		}
-	}
-	threadIDs, current, err := pipeline.ResolveThreads(ctx, st, opts.Threads, opts.CurrentThread)
+// extractError words a --thread id that names no thread (or several) as
+// the flag's error; other errors pass through.
+func extractError(err error) error {
 	var badID *pipeline.ThreadIDError
 	if errors.As(err, &badID) {
-		err = threadIDError(badID.ID, "--thread", badID.Err)
+		return threadIDError(badID.ID, "--thread", badID.Err)
 	}
-	if err != nil {
-		return extract.RunResult{}, err
-	}
-	maxClaims := cfg.Memories.MaxRolloutsPerStartup
-	if opts.Max != nil {
-		maxClaims = *opts.Max
-	}
-	roots := pipeline.MemoryRoots(opts.MemoryRoot)
-	ro := extract.RunOptions{
-		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model,
-		Filter: store.CandidateFilter{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays, MinIdleHours: cfg.Memories.MinRolloutIdleHours,
-			AllWindows: opts.All, InteractiveOnly: true, ThreadIDs: threadIDs, ExcludeID: current, ExcludeCwdUnder: roots},
-		MaxClaims: maxClaims, Concurrency: cfg.Extract.Concurrency, TokenLimit: cfg.TokenLimit(), Redact: red,
-		TemplateDir: cfg.Templates.Dir, WorkerID: workerID(), DryRun: opts.DryRun, Now: opts.Now,
-		Sources: append([]sessions.Source{}, opts.Sources(cfg)...), // never nil: links are checked
-	}
-	if opts.Max == nil && !opts.All && len(threadIDs) == 0 {
-		if err := firstRunPlan(ctx, opts, st, prov, &ro); err != nil {
-			return extract.RunResult{}, err
-		}
-	}
-	return pipeline.Extract(ctx, pipeline.ExtractStage{Store: st, Options: ro, Provider: prov, AllWindows: opts.All, Only: threadIDs,
-		Progress: stageProgress(opts.IO, opts.JSON)})
+	return err
 }
-
-// firstRunPlan widens a version's first extraction to its whole backlog
-// (see pipeline.FirstRunBacklog): at once with the offline heuristic,
-// which costs nothing; with a model provider only after the estimate of
-// the input tokens is shown and accepted (--yes, or a yes at the prompt on
-// a terminal). Without that the run keeps the usual limits and says how to
-// take the rest.
-func firstRunPlan(ctx context.Context, opts *ExtractOptions, st *store.Store, prov pipeline.Provider, ro *extract.RunOptions) error {
-	backlog, err := pipeline.FirstRunBacklog(ctx, st, *ro)
-	if err != nil || backlog == nil {
-		return err
-	}
-	n := backlog.Sessions
-	if prov.Provider == nil {
-		verb := "extracting"
-		if ro.DryRun {
-			verb = "would extract"
-		}
-		opts.IO.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
-			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
-			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
-		backlog.Take(ro)
-		return nil
-	}
-	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, prov.Label())
-	if ro.DryRun {
-		opts.IO.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
-		backlog.Take(ro)
-		return nil
-	}
-	if opts.backlog == nil {
-		opts.backlog = &backlogAnswer{}
-	}
-	if !opts.backlog.asked {
-		*opts.backlog = backlogAnswer{asked: true, yes: askBacklog(opts, estimate)}
-		if !opts.backlog.yes {
-			opts.IO.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", backlog.Taken, estimate)
-			opts.IO.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
-		}
-	}
-	if opts.backlog.yes {
-		backlog.Take(ro)
-	}
-	return nil
-}
-
-// askBacklog is whether to take a first run's whole backlog: yes with
-// --yes, else the answer at the prompt on a terminal, else no.
-func askBacklog(opts *ExtractOptions, estimate string) bool {
-	switch {
-	case opts.Yes:
-		opts.IO.Infof("memctl: first run: extracting all %s (--yes)", estimate)
-		return true
-	case opts.IO.CanPrompt() && !opts.JSON:
-		fmt.Fprintf(opts.IO.ErrOut, "memctl: first run: %s. Extract them all now? [y/N] ", estimate)
-		answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n')
-		answer = strings.TrimSpace(answer)
-		return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
-	}
-	return false
-}
-
-// workerID names this process in the jobs table.
-func workerID() string { return owner.ID() }
 
 func printExtract(ios *IOStreams, res extract.RunResult) {
 	if res.DryRun {
@@ -346,12 +230,17 @@ func printExtract(ios *IOStreams, res extract.RunResult) {
 
 // notClaimedText says why the other indexed threads were not claimed, the
 // most common reason first: "; not claimed: 3 up to date, 1 not idle".
-// A reason a flag or command overrides names it (issue 17: skips name the
-// override).
+// A reason a flag or command overrides names the override.
 func notClaimedText(counts map[string]int) string {
 	if len(counts) == 0 {
 		return ""
 	}
+	return "; not claimed: " + reasonsText(counts)
+}
+
+// reasonsText lists counts of threads by why they are not claimed, the
+// most common reason first.
+func reasonsText(counts map[string]int) string {
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -366,14 +255,14 @@ func notClaimedText(counts map[string]int) string {
 	for i, k := range keys {
 		label := notClaimedLabel[k]
 		if counts[k] == 1 {
-			label = strings.Replace(strings.Replace(label, "sessions", "session", 1), "imported memories", "imported memory", 1) // "1 non-interactive (exec) sessions"
+			label = strings.Replace(strings.Replace(label, "sessions", "session", 1), "imported memories", "imported memory", 1) // "1 non-interactive (exec) session", "1 imported memory"
 		}
 		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {
 			parts[i] = fmt.Sprintf("%d %s", counts[k], strings.ReplaceAll(k, "_", " "))
 		}
 	}
-	return "; not claimed: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 var notClaimedLabel = map[string]string{

@@ -64,12 +64,13 @@ func (p *fakeProvider) Call(ctx context.Context, req model.Request) (model.Respo
 	return p.call(ctx, req)
 }
 
-// withProvider makes every stage of opts use p.
-func withProvider(sl StageLoaders, p model.Provider) StageLoaders {
-	sl.Provider = func(*config.Config, string) (pipeline.Provider, error) {
-		return pipeline.Provider{Provider: p, Kind: "fake", Model: "fake-model"}, nil
+// withProvider builds the Home of f with p answering every stage.
+func withProvider(f *Factory, p model.Provider) func(*config.Config, pipeline.Reporter) (*pipeline.Home, error) {
+	return func(cfg *config.Config, rep pipeline.Reporter) (*pipeline.Home, error) {
+		env, err := f.pipelineEnv(rep)
+		env.Provider = &pipeline.Provider{Provider: p, Kind: "fake", Model: "fake-model"}
+		return pipeline.New(cfg, env), err
 	}
-	return sl
 }
 
 func TestRunExtract(t *testing.T) {
@@ -101,7 +102,7 @@ func TestRunExtract(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f := jsonlFactory(t, ios.IOStreams, 2)
-			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
+			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 				JSON: tt.json, ExtractFlags: tt.flags}
 			if err := runExtract(context.Background(), opts); err != nil {
 				t.Fatal(err)
@@ -125,8 +126,7 @@ func TestRunExtract(t *testing.T) {
 		fail := &fakeProvider{call: func(context.Context, model.Request) (model.Response, error) {
 			return model.Response{}, errors.New("HTTP 500 from the stand-in")
 		}}
-		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
-			StageLoaders: withProvider(f.stageLoaders(), fail), ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: withProvider(f, fail), ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 		err := runExtract(context.Background(), opts)
 		var partial *PartialError
 		if !errors.As(err, &partial) || exitCode(err) != ExitPartial {
@@ -143,7 +143,7 @@ func TestRunExtract(t *testing.T) {
 	t.Run("unknown --thread is a usage error", func(t *testing.T) {
 		ios := newTestIO(false)
 		f := jsonlFactory(t, ios.IOStreams, 1)
-		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
+		opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 			ExtractFlags: ExtractFlags{Threads: []string{"nope"}}}
 		err := runExtract(context.Background(), opts)
 		wantError(t, err, `--thread "nope": no such thread`)
@@ -153,7 +153,7 @@ func TestRunExtract(t *testing.T) {
 	})
 }
 
-// issue 17: a skip names its reason, the count and, where one exists, the
+// A skip names its reason, the count and, where one exists, the
 // flag or command that overrides it. Every reason has its own words.
 func TestNotClaimedNamesTheOverride(t *testing.T) {
 	for reason, override := range map[string]string{

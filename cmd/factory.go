@@ -15,7 +15,6 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -42,8 +41,6 @@ type Factory struct {
 	clockErr error
 
 	cfg *config.Config
-	// autoAnnounced: "provider auto picked …" is said once per process.
-	autoAnnounced bool
 	// agents caches what each agent CLI said about itself (agentStatus).
 	agents map[agentcli.Agent]agentcli.Status
 }
@@ -171,32 +168,27 @@ func unknownEnv(name string) (hint string, unknown bool) {
 	return " (see memctl help environment)", true
 }
 
-// StageLoaders are the loaders the pipeline stages (extract, consolidate,
-// run, demo) need beyond the config, the store and the clock.
-type StageLoaders struct {
-	// Provider builds the model provider of a stage; a nil Provider in the
-	// result means the offline heuristic.
-	Provider func(cfg *config.Config, purpose string) (pipeline.Provider, error)
-	// Sources lists the transcript sources to scan.
-	Sources func(cfg *config.Config) []sessions.Source
-	// UnreadDefaults lists the agents' default folders [[sources]] leaves
-	// unread (nil: none).
-	UnreadDefaults func(cfg *config.Config) []sessions.Source
-	// MissingDefaults lists the agents' default folders that do not exist
-	// when no [[sources]] is configured (nil: none).
-	MissingDefaults func(cfg *config.Config) []sessions.Source
-	// MemoryRoot is the memory folder of a version.
-	MemoryRoot func(version memversion.Version) (string, error)
-	Getenv     func(string) string
+// Pipeline builds this command's pipeline.Home from the effective config
+// (the command's flags already applied to it), reporting to rep. A
+// command builds it once and asks it everything its stages need.
+func (f *Factory) Pipeline(cfg *config.Config, rep pipeline.Reporter) (*pipeline.Home, error) {
+	env, err := f.pipelineEnv(rep)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.New(cfg, env), nil
 }
 
-func (f *Factory) stageLoaders() StageLoaders {
-	return StageLoaders{Provider: f.Provider, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults, MemoryRoot: f.MemoryRoot, Getenv: f.Getenv}
-}
-
-// Provider resolves and builds the provider of a stage (see buildProvider).
-func (f *Factory) Provider(cfg *config.Config, purpose string) (pipeline.Provider, error) {
-	return buildProvider(f, cfg, purpose)
+// pipelineEnv is what a Home takes from this process: the home folder, the
+// environment, the clock, the store loader and the streams.
+func (f *Factory) pipelineEnv(rep pipeline.Reporter) (pipeline.Env, error) {
+	home, err := f.Home()
+	if err != nil {
+		return pipeline.Env{}, err
+	}
+	userHome, _ := f.UserHome()
+	return pipeline.Env{Dir: home, UserHome: userHome, Getenv: f.Getenv, Environ: f.Environ, Now: f.Now, OpenStore: f.OpenStore,
+		Reporter: rep, Stderr: f.IO.ErrOut, AgentStatus: f.agentStatus}, nil
 }
 
 // MemoryRoot is the memory folder of a version.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// issue 26: on a first run with a model provider, at a terminal, memctl
+// On a first run with a model provider, at a terminal, memctl
 // shows the estimated input tokens and asks before it spends them: a yes
 // takes every past session, a no keeps Codex's limits and says how to take
 // the rest. Both through a real pseudo-terminal.

@@ -138,7 +138,7 @@ func flagValues[T any](o *T) T {
 			continue
 		}
 		switch {
-		case fl.Kind() == reflect.Func, fl.Type() == reflect.TypeOf((*IOStreams)(nil)), fl.Type() == reflect.TypeOf(StageLoaders{}):
+		case fl.Kind() == reflect.Func, fl.Type() == reflect.TypeOf((*IOStreams)(nil)):
 			fl.Set(reflect.Zero(fl.Type()))
 		}
 	}

@@ -43,7 +43,7 @@ func generationsFactory(t *testing.T, ios *testStreams, review bool) *Factory {
 func consolidateQuietly(t *testing.T, f *Factory) {
 	t.Helper()
 	quiet := newTestIO(false)
-	opts := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	opts := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	if err := runConsolidate(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // C1 CSI, a backspace.
 const terminalHostile = "\x1b]0;pwned\x07 \x1b[2J\x1b[31mred \u202egnirts\u202c \u009b31m \x08 parser"
 
-// TestStoredTextIsEscaped is issue 24, point 7: escape sequences from a
+// TestStoredTextIsEscaped: escape sequences from a
 // transcript printed raw in threads list/show, memories show and the other
 // commands that print stored text. On a terminal none of the controls may
 // reach stdout; piped, the C0 ones (ESC, BEL, BS) may not, and --json is

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestTranscriptLinksOutOfTheSourceAreNotFollowed is issue 24, point 7: a
+// TestTranscriptLinksOutOfTheSourceAreNotFollowed: a
 // transcript that is a symbolic link to a file outside its source folder
 // (an agent's sandbox can write its own session folder, not /etc/shadow or
 // ~/.ssh) was followed, parsed and indexed, and pieces of the file ended

@@ -88,7 +88,7 @@ func runningJobs(t *testing.T, dbPath string) int {
 	return len(s.Running)
 }
 
-// issue 17: Ctrl-C during consolidate exited 130 but left the job failed
+// Ctrl-C during consolidate exited 130 but left the job failed
 // and backing off for an hour (labelled failed_agent in model mode), so
 // even `consolidate --force` was skipped. Now the previous memory stays,
 // the lock is given back as it was and the next plain run consolidates.

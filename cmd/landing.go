@@ -7,6 +7,7 @@ import (
 
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -53,3 +54,6 @@ func reportLanding(ctx context.Context, ios *IOStreams, st *store.Store, root st
 		fmt.Fprintln(ios.Out, l)
 	}
 }
+
+// workerID names this process in the jobs table.
+func workerID() string { return owner.ID() }

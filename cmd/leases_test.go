@@ -57,7 +57,7 @@ func killRun(t *testing.T, s *started) {
 	<-s.done
 }
 
-// issue 24: after a disk-full extract the jobs stayed `running` for an
+// After a disk-full extract the jobs stayed `running` for an
 // hour, the next run said "claimed by another process", and doctor called
 // the home healthy. A claim whose process is gone is reported by doctor
 // and taken back by the next run at once.
@@ -99,7 +99,7 @@ func TestClaimsOfAKilledExtractAreTakenBackAtOnce(t *testing.T) {
 	}
 }
 
-// issue 24: once the consolidation lock stayed held after its process
+// Once the consolidation lock stayed held after its process
 // exited, so even `consolidate --force` was skipped.
 func TestLockOfAKilledConsolidationIsTakenBackAtOnce(t *testing.T) {
 	h := newParallelHome(t, 3, "agent")

@@ -21,7 +21,7 @@ type frameReply struct {
 	code int
 }
 
-// TestMCPSurvivesMalformedFrames is issue 24, point 3: one bad line from
+// TestMCPSurvivesMalformedFrames: one bad line from
 // the client ended `memctl mcp` (exit 1, no answer). Each malformed frame
 // below goes to the real process; each must get its JSON-RPC error (or,
 // for a notification or a blank line, nothing), and a ping sent after it

@@ -84,7 +84,7 @@ func TestRunMCP(t *testing.T) {
 	})
 }
 
-// TestMCPRankedSearchCutsALongQuery is issue 24, point 4 over MCP: a
+// TestMCPRankedSearchCutsALongQuery: a
 // pasted query of 2,000 words is searched for by its first distinct
 // words, and the result says so in its note.
 func TestMCPRankedSearchCutsALongQuery(t *testing.T) {

@@ -188,7 +188,7 @@ func TestRunMemoriesShow(t *testing.T) {
 			err := runMemoriesShow(context.Background(), opts)
 			wantError(t, err, tt.wantErr)
 			if err != nil {
-				// issue 15: a memory id is a thread id; its mistakes exit 2 as lookupThread's do
+				// A memory id is a thread id; its mistakes exit 2 as lookupThread's do
 				if exitCode(err) != ExitUsage {
 					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
 				}
@@ -304,7 +304,7 @@ func TestRunMemoriesEdit(t *testing.T) {
 			wantErr: "the new text of thread-a is empty; nothing was stored"},
 		{name: "editor fails", editorErr: errors.New("exit status 1"), wantEditor: "vi", wantText: "raw memory of thread-a",
 			wantErr: `editor "vi": exit status 1; nothing was stored`},
-		// issue 15: the editor left no file: say so, and that nothing was stored
+		// The editor left no file: say so, and that nothing was stored
 		{name: "the editor removed the file", editorRm: true, wantEditor: "vi", wantText: "raw memory of thread-a",
 			wantErr: `editor "vi" left no file to read; nothing was stored`},
 		// a pasted log of megabytes would be read by every consolidation

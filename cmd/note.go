@@ -240,51 +240,36 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 		return "", nil
 	}
 	r := project.NewResolver(cfg.ProjectOverrides())
-	p := strings.TrimSpace(opts.Project)
-	folder, isFolder := project.FolderArg(p)
-	if p != "" && !isFolder {
-		ix, _ := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-		var counts []store.ProjectCount
-		if opts.OpenStore != nil {
-			// The store knows every project status lists; the index only
-			// what the folder's generation holds (issue 26: refused after
-			// a rollback to a generation from before the project).
-			if st, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {
-				counts, _ = st.ProjectCounts(ctx)
-				st.Close()
-			}
-		}
-		k, found, err := project.Match(p, ix.Known(), knownProjects(counts))
-		if err != nil {
-			return "", projectArgError(err)
-		}
-		if found {
-			return k.Key, nil
-		}
-		if strings.Contains(p, ":") {
-			return p, nil // a key memory holds nothing of yet
-		}
-		return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
+	arg := strings.TrimSpace(opts.Project)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
 	}
-	dir := folder
-	if dir == "" {
+	if arg == "" {
 		getwd := opts.Getwd
 		if getwd == nil {
 			getwd = os.Getwd
 		}
 		wd, err := getwd()
 		if err != nil || !r.InRepository(wd) {
-			// issue 26: such a note went to every project without a word.
+			// Such a note holds in every project: say so.
 			opts.IO.Infof("memctl: the working directory is in no repository, so the note holds in every project (the personal layer); --project names one")
 			return "", nil
 		}
-		dir = wd
+		if arg, err = filepath.Abs(wd); err != nil {
+			return "", err
+		}
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
+	// The store knows every project status lists; the index only what the
+	// folder's generation holds (after a rollback to a generation from
+	// before a project, only the store still knows it).
+	var st *store.Store
+	if opts.OpenStore != nil {
+		if s, err := opts.OpenStore(ctx, cfg.Memories.Version); err == nil {
+			defer s.Close()
+			st = s
+		}
 	}
-	return r.Resolve(abs, "").Key, nil
+	return projectKeyOf(ctx, cfg, st, root, arg)
 }
 
 func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {

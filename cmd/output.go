@@ -34,8 +34,8 @@ func printJSON(w io.Writer, v any) error {
 // table prints rows. Piped: tab-separated, no header, every cell whole,
 // so scripts can rely on it. On a terminal: a bold header and columns
 // aligned by their visible width (colour codes take no room), fitted to
-// the terminal's width without ever wrapping a row (issue 26: at 80 or 100
-// columns every row wrapped and the preview shrank to 11 characters).
+// the terminal's width without ever wrapping a row (at 80 or 100 columns a
+// wrapped row is unreadable).
 // Fitting first shortens ids to their unique prefix (every command takes
 // one), then applies the table's fit steps in order, dropping or cutting
 // its least useful columns, gives what room is left back to the free-text

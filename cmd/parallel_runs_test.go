@@ -177,7 +177,7 @@ func checkFolderHolds(t *testing.T, home string, ids []string) {
 	}
 }
 
-// issue 24: two `memctl run --all` at once. The first to reach Phase 2
+// Two `memctl run --all` at once. The first to reach Phase 2
 // consolidated 0 of the 10 raw memories the other was extracting, and the
 // six-hour cooldown then kept them out of the memory folder. Here run A
 // claims all ten threads and is held in extraction while run B claims
@@ -205,7 +205,7 @@ func TestParallelRunsConsolidateWhatTheOtherExtracted(t *testing.T) {
 	checkFolderHolds(t, h.home, h.ids)
 }
 
-// issue 24, the other order: run B's consolidation (a slow agent) is in
+// The other order: run B's consolidation (a slow agent) is in
 // flight while run A's raw memories land. B selected before they landed;
 // when it finishes it must see that and consolidate again, since A's own
 // consolidation found the lock held and skipped.

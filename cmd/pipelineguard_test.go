@@ -4,86 +4,141 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"reflect"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/memctl/memctl/internal/store"
 )
 
-// pipelineCommandFiles are the commands that run pipeline stages (and
-// sources.go, the scan's rendering they share): they parse flags, resolve
-// the plan and render, while the stages themselves and their loop over
-// memory versions (internal/pipeline) query and change the store.
-var pipelineCommandFiles = []string{"run.go", "extract.go", "consolidate.go", "prune.go", "scan.go", "sources.go"}
+// The stages run through one door: a pipeline.Home, built once per
+// command from the effective config, resolves the plan and runs every
+// stage; cmd/ turns flags into the config and a request and renders what
+// comes back. These tests keep it so, by reading cmd/'s source.
 
-// storeCallsAllowed are the *store.Store methods a pipeline command may
-// still call, or that share a name with what commands call: closing the
-// store it opened for a stage, and Now (the commands' own clocks are
-// called Now).
-var storeCallsAllowed = map[string]bool{"Close": true, "Now": true}
+// stageCommandFiles are the commands that run pipeline stages, and the
+// rendering they share.
+var stageCommandFiles = []string{"run.go", "extract.go", "consolidate.go", "prune.go", "scan.go", "sources.go", "reporter.go", "demo.go"}
 
-// TestPipelineCommandsMakeNoStoreQueries fails when a pipeline command
-// calls a method of *store.Store (other than Close) itself: that work
-// belongs in internal/pipeline, where the other commands and the tests
-// reach it without cobra. The check is by method name, so a call of a
-// method that merely shares a store method's name is flagged too: rename
-// it or move the call.
-func TestPipelineCommandsMakeNoStoreQueries(t *testing.T) {
-	storeMethods := map[string]bool{}
-	typ := reflect.TypeOf(&store.Store{})
-	for i := range typ.NumMethod() {
-		if name := typ.Method(i).Name; !storeCallsAllowed[name] {
-			storeMethods[name] = true
-		}
+// stageInternals are what only internal/pipeline may build or call: a
+// stage's options and the stages themselves, the parts of a plan (the
+// provider and the consolidator), and the rules of eligibility. A command
+// that needs one asks its Home.
+var stageInternals = map[string]bool{
+	// stage options
+	"extract.RunOptions": true, "consolidate.Options": true, "scan.Options": true,
+	"store.CandidateFilter": true, "extract.Window": true, "store.UpsertPolicy": true,
+	// the stages
+	"extract.Run": true, "consolidate.Run": true, "prune.Run": true, "scan.Run": true,
+	"extract.Guard": true, "extract.Explain": true, "extract.WhyNotClaimed": true,
+	"consolidate.PrepareLayout": true,
+	// the plan
+	"pipeline.Plan": true, "model.New": true, "model.Choose": true,
+	"consolidate.NewHeuristic": true, "consolidate.NewModel": true, "consolidate.NewAgent": true,
+}
+
+// TestCommandsBuildNoStageOptions fails when a file of cmd/ builds a
+// stage's options, runs a stage or resolves a part of the plan itself:
+// that is the Home's, so that what `threads show`, `status`, `doctor` and
+// eval explain is what runs.
+func TestCommandsBuildNoStageOptions(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
 	}
-	inspectPipelineCommands(t, func(at func(token.Pos) token.Position, n ast.Node) {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
 		}
-		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && storeMethods[sel.Sel.Name] {
-			if _, isPkg := sel.X.(*ast.Ident); isPkg && sel.X.(*ast.Ident).Name == "store" {
-				return // a function of package store, not a method
+		inspect(t, path, func(at token.Position, n ast.Node) {
+			var name string
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				name = qualified(n.Type)
+			case *ast.CallExpr:
+				name = qualified(n.Fun)
 			}
-			t.Errorf("%s: calls %s, a *store.Store method: move the query into internal/pipeline", at(call.Pos()), sel.Sel.Name)
-		}
-	})
-}
-
-// TestPipelineCommandsLoopOverNoVersions fails when a pipeline command
-// runs its own loop over the memory versions (range cfg.Versions()): the
-// rules of that loop (which error stops it, whose result is reported)
-// are pipeline logic, in pipeline.RunVersions, ExtractVersions,
-// ConsolidateVersions, PruneVersions and ScanVersions.
-func TestPipelineCommandsLoopOverNoVersions(t *testing.T) {
-	inspectPipelineCommands(t, func(at func(token.Pos) token.Position, n ast.Node) {
-		loop, ok := n.(*ast.RangeStmt)
-		if !ok {
-			return
-		}
-		if call, ok := loop.X.(*ast.CallExpr); ok {
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Versions" {
-				t.Errorf("%s: loops over the memory versions: use the pipeline's loop", at(loop.Pos()))
+			if stageInternals[name] {
+				t.Errorf("%s: uses %s: ask the pipeline.Home (internal/pipeline) instead", at, name)
 			}
-		}
-	})
-}
-
-// inspectPipelineCommands calls visit on every node of every pipeline
-// command file, with a way to name a node's position.
-func inspectPipelineCommands(t *testing.T, visit func(at func(token.Pos) token.Position, n ast.Node)) {
-	t.Helper()
-	fset := token.NewFileSet()
-	for _, path := range pipelineCommandFiles {
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n != nil {
-				visit(fset.Position, n)
-			}
-			return true
 		})
 	}
+}
+
+// TestStageCommandsHoldNoStore fails when a stage command opens or holds
+// a store: its queries belong in internal/pipeline, where the other
+// commands and the tests reach them without cobra.
+func TestStageCommandsHoldNoStore(t *testing.T) {
+	for _, path := range stageCommandFiles {
+		inspect(t, path, func(at token.Position, n ast.Node) {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if qualified(n) == "store.Store" {
+					t.Errorf("%s: holds a *store.Store: move the work into internal/pipeline", at)
+				}
+				if n.Sel.Name == "OpenStore" {
+					t.Errorf("%s: opens a store: move the work into internal/pipeline", at)
+				}
+			}
+		})
+	}
+}
+
+// TestStageCommandsLoopOverNoVersions fails when a stage command runs its
+// own loop over the memory versions: the rules of that loop (which error
+// stops it, whose result is reported) are the Home's (Run, Extract,
+// Consolidate, Prune, Scan).
+func TestStageCommandsLoopOverNoVersions(t *testing.T) {
+	for _, path := range stageCommandFiles {
+		inspect(t, path, func(at token.Position, n ast.Node) {
+			loop, ok := n.(*ast.RangeStmt)
+			if !ok {
+				return
+			}
+			if call, ok := loop.X.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Versions" || qualified(sel) == "memversion.All") {
+					t.Errorf("%s: loops over the memory versions: the Home runs every version", at)
+				}
+			}
+		})
+	}
+}
+
+// TestGuardsSeeTheirFiles keeps the lists above honest: each file exists,
+// so a renamed command is not silently left out.
+func TestGuardsSeeTheirFiles(t *testing.T) {
+	for _, path := range stageCommandFiles {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("stageCommandFiles lists %s: %v", path, err)
+		}
+	}
+}
+
+// qualified names a package-qualified expression ("extract.Run") as
+// written; "" for anything else.
+func qualified(e ast.Expr) string {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return ""
+	}
+	if pkg, ok := sel.X.(*ast.Ident); ok {
+		return pkg.Name + "." + sel.Sel.Name
+	}
+	return ""
+}
+
+// inspect calls visit on every node of the file at path, with its
+// position.
+func inspect(t *testing.T, path string, visit func(at token.Position, n ast.Node)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n != nil {
+			visit(fset.Position(n.Pos()), n)
+		}
+		return true
+	})
 }

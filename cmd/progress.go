@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/humantime"
-	"github.com/memctl/memctl/internal/pipeline"
 )
 
 // progressDelay is how long a stage runs before its progress line
@@ -101,13 +100,4 @@ func (p *progress) draw() {
 	line += ", " + humantime.Duration(time.Since(p.start))
 	fmt.Fprint(p.w, "\r"+line+"\x1b[K")
 	p.shown = true
-}
-
-// stageProgress shows a pipeline stage's progress on a terminal's stderr
-// (not under --json or --quiet).
-func stageProgress(ios *IOStreams, json bool) pipeline.Progress {
-	return func(label, unit string) (func(done, total int), func()) {
-		p := startProgress(ios, json, label, unit)
-		return p.set, p.finish
-	}
 }

@@ -42,7 +42,7 @@ func (s *syncBuffer) waitFor(want string) error {
 	return nil
 }
 
-// TestProgressOfASlowStage: issue 17, item 4. With a slow provider the
+// TestProgressOfASlowStage: with a slow provider the
 // terminal stayed blank while threads were extracted; a stage that runs
 // longer than progressDelay shows its progress on stderr, and the line is
 // erased when the stage ends. Piped, or with --quiet or --json, nothing.
@@ -79,8 +79,8 @@ func TestProgressOfASlowStage(t *testing.T) {
 				}
 				return model.Response{}, errors.New("HTTP 500 from the stand-in")
 			}}
-			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
-				StageLoaders: withProvider(f.stageLoaders(), slow), JSON: tt.json, ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+			opts := &ExtractOptions{IO: ios.IOStreams, Config: f.Config,
+				Pipeline: withProvider(f, slow), JSON: tt.json, ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 			err := runExtract(context.Background(), opts)
 			var partial *PartialError
 			if !errors.As(err, &partial) {

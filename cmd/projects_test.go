@@ -653,7 +653,7 @@ func TestNotesBelongToTheirProject(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: a project's name comes from a folder name or a
+// A project's name comes from a folder name or a
 // remote URL, and is printed in the summary of every other project. A
 // repository folder named with newlines forged a "## Personal layer" and
 // a standing instruction in every other project's injected summary, and a
@@ -720,7 +720,7 @@ func TestHostileProjectNamesStayOnOneLine(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: --project takes "a PATH", but a relative folder
+// --project takes "a PATH", but a relative folder
 // written without "./" (src/webapp, as a shell completes it) was taken
 // for a project key: summary injected "No memory of this project" for a
 // project with memory, and threads and search refused it.
@@ -760,7 +760,7 @@ func TestProjectFlagTakesARelativeFolder(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: a note written in a repository is that project's,
+// A note written in a repository is that project's,
 // but the project layer had a place for it only when the project had
 // consolidated sessions, under the very key the note was written with.
 // A note written in a repository with no memory yet never reached its

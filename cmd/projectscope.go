@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
@@ -44,16 +45,55 @@ type scopeResult struct {
 	Fallback bool `json:"fallback,omitempty"`
 }
 
-// knownProjects are the store's projects, for project.Match.
-func knownProjects(counts []store.ProjectCount) []project.Known {
-	out := make([]project.Known, len(counts))
-	for i, c := range counts {
-		out[i] = project.Known{Key: c.Key, Name: c.Name}
+// projectsKnown is what memory knows of projects, for project.Resolve:
+// the memory folder's index under root (what its consolidations wrote;
+// nil when there is none, or root is "") and the store's projects (what
+// status lists, also those not consolidated yet; none when st is nil).
+func projectsKnown(ctx context.Context, st *store.Store, root string) (*project.Index, []project.Known, error) {
+	var ix *project.Index
+	if root != "" {
+		ix, _ = project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
 	}
-	return out
+	if st == nil {
+		return ix, nil, nil
+	}
+	counts, err := st.ProjectCounts(ctx)
+	if err != nil {
+		return ix, nil, err
+	}
+	known := make([]project.Known, 0, len(counts))
+	for _, c := range counts {
+		known = append(known, project.Known{Key: c.Key, Name: c.Name})
+	}
+	return ix, known, nil
 }
 
-// projectArgError makes project.Match's refusal of a name several
+// projectKeyOf turns --project (a folder, a key or a name) into the key
+// of a project memory knows, of a folder, or a key memory holds nothing of
+// yet; a name nothing knows is a usage error. What memory knows of
+// projects is the folder's index at root and the store st's (nil: none).
+func projectKeyOf(ctx context.Context, cfg *config.Config, st *store.Store, root, p string) (string, error) {
+	arg := strings.TrimSpace(p)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
+	}
+	ix, known, err := projectsKnown(ctx, st, root)
+	if err != nil {
+		return "", err
+	}
+	res, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
+	switch {
+	case err != nil:
+		return "", projectArgError(err)
+	case res.Known, res.Folder:
+		return res.Identity.Key, nil
+	case strings.Contains(arg, ":"):
+		return arg, nil // a key memory holds nothing of yet
+	}
+	return "", withHint(FlagErrorf("--project: no project %q", p), "give a folder, a key (git:…, git-root:…, path:…) or the name `memctl status` shows")
+}
+
+// projectArgError makes project.Resolve's refusal of a name several
 // projects share a usage error of --project that lists their keys; other
 // errors pass through.
 func projectArgError(err error) error {
@@ -64,71 +104,58 @@ func projectArgError(err error) error {
 	return err
 }
 
-// resolve turns the scope into a project key the store filters on. An
+// resolve turns the scope into a project key the store filters on, the
+// memory folder at root and the store st knowing the projects. An
 // explicit --project that names nothing known is an error; the working
 // directory's project with no threads falls back to every project, so a
 // user looking from an unrelated folder still sees their memory.
-func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *store.Store) (scopeResult, error) {
+func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *store.Store, root string) (scopeResult, error) {
 	if s.AllProjects {
 		return scopeResult{}, nil
 	}
-	counts, err := st.ProjectCounts(ctx)
+	ix, known, err := projectsKnown(ctx, st, root)
 	if err != nil {
 		return scopeResult{}, err
 	}
-	known := func(key string) (store.ProjectCount, bool) {
-		for _, c := range counts {
-			if c.Key == key && key != "" {
-				return c, true
-			}
-		}
-		return store.ProjectCount{}, false
+	arg := strings.TrimSpace(s.Project)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
 	}
-	p := strings.TrimSpace(s.Project)
-	folder, isFolder := project.FolderArg(p)
-	if p != "" && !isFolder {
-		k, found, err := project.Match(p, knownProjects(counts))
-		if err != nil {
-			return scopeResult{}, projectArgError(err)
-		}
-		if found {
-			return scopeResult{Key: k.Key, Name: k.Name}, nil
-		}
-		var names []string
-		for _, c := range counts {
-			if c.Key != "" {
-				names = append(names, c.Name)
-			}
-		}
-		hint := "no project is in memory yet; give a folder"
-		if len(names) > 0 {
-			if len(names) > 5 {
-				names = append(names[:5], "…")
-			}
-			hint = "projects in memory: " + strings.Join(names, ", ") + " (`memctl status` lists them all); or give a folder or a key"
-		}
-		return scopeResult{}, withHint(FlagErrorf("--project: no project %q", p), hint)
-	}
-	dir := folder
-	if dir == "" {
+	if arg == "" {
 		getwd := s.Getwd
 		if getwd == nil {
 			getwd = os.Getwd
 		}
-		if dir, err = getwd(); err != nil {
+		wd, err := getwd()
+		if err != nil {
 			return scopeResult{Fallback: true}, nil
 		}
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
+		if arg, err = filepath.Abs(wd); err != nil {
+			arg = wd
 		}
 	}
-	id := project.NewResolver(cfg.ProjectOverrides()).Resolve(dir, "")
-	if c, ok := known(id.Key); ok {
-		return scopeResult{Key: c.Key, Name: c.Name}, nil
-	}
-	if p != "" {
+	r, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
+	switch {
+	case err != nil:
+		return scopeResult{}, projectArgError(err)
+	case r.Known || (r.Folder && s.Project != ""):
 		// An explicit folder with no sessions: an empty scope, said so.
-		return scopeResult{Key: id.Key, Name: id.Name}, nil
+		return scopeResult{Key: r.Identity.Key, Name: r.Identity.Name}, nil
+	case r.Folder:
+		return scopeResult{Fallback: true}, nil
 	}
-	return scopeResult{Fallback: true}, nil
+	var names []string
+	for _, k := range known {
+		if k.Key != "" {
+			names = append(names, k.Name)
+		}
+	}
+	hint := "no project is in memory yet; give a folder"
+	if len(names) > 0 {
+		if len(names) > 5 {
+			names = append(names[:5], "…")
+		}
+		hint = "projects in memory: " + strings.Join(names, ", ") + " (`memctl status` lists them all); or give a folder or a key"
+	}
+	return scopeResult{}, withHint(FlagErrorf("--project: no project %q", s.Project), hint)
 }

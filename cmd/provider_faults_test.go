@@ -146,8 +146,8 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 		Claimed    int            `json:"claimed"`
 		NotClaimed map[string]int `json:"not_claimed"`
 	}
-	// --max keeps Codex's windows on this first run (issue 26 widens a
-	// first run to every past session).
+	// --max keeps Codex's windows on this first run (without it a first
+	// run takes every past session).
 	stdout, stderr, code := runCLI(t, env, "", "--json", "extract", "--max", "2")
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
@@ -157,7 +157,7 @@ func TestExtractSaysWhyNotClaimed(t *testing.T) {
 		t.Errorf("first run: %+v", res)
 	}
 	_, stderr, _ = runCLI(t, env, "", "extract", "--dry-run")
-	// issue 17: a reason a flag overrides names the flag.
+	// A reason a flag overrides names the flag.
 	for _, want := range []string{"would claim 0 threads", "2 already extracted", "1 non-interactive (exec) session",
 		"1 not idle for memories.min_rollout_idle_hours yet (--all ignores it)", "1 older than memories.max_rollout_age_days (--all ignores it)"} {
 		if !strings.Contains(stderr, want) {

@@ -3,23 +3,20 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 
 // PruneOptions is what `memctl prune` needs: injected loaders first, then
 // the flag values.
 type PruneOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home that runs the stage.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 	// MaxUnusedDays overrides memories.max_unused_days; nil when not given.
@@ -28,7 +25,7 @@ type PruneOptions struct {
 }
 
 func newPruneCmd(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
-	opts := &PruneOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &PruneOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	c := &cobra.Command{
 		Use:   "prune",
 		Short: "Delete raw memories nobody used for max_unused_days",
@@ -66,7 +63,11 @@ func runPrune(ctx context.Context, opts *PruneOptions) error {
 			return &FlagError{Err: err}
 		}
 	}
-	total, err := pipeline.PruneVersions(ctx, opts.OpenStore, cfg.Versions(), cfg.Memories.MaxUnusedDays, opts.DryRun, opts.Now)
+	home, err := opts.Pipeline(cfg, newStageReporter(opts.IO, opts.JSON))
+	if err != nil {
+		return err
+	}
+	total, err := home.Prune(ctx, pipeline.PruneRequest{DryRun: opts.DryRun})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func TestNewPruneCmd(t *testing.T) {
 		{name: "zero days is a value", argv: "--max-unused-days 0", want: PruneOptions{MaxUnusedDays: ptrTo(0)}},
 		{name: "not a number", argv: "--max-unused-days abc", wantErr: `--max-unused-days: invalid value "abc": want an integer`},
 		{name: "unknown flag", argv: "--bogus", wantErr: "unknown flag: --bogus"},
-		// issue 17, item 3: a window a config file would clamp is refused on the command line
+		// A window a config file would clamp is refused on the command line
 		{name: "negative days", argv: "--max-unused-days -3", wantErr: "--max-unused-days: invalid value -3: want 0 to 365"},
 		{name: "too many days", argv: "--max-unused-days 400", wantErr: "--max-unused-days: invalid value 400: want 0 to 365"},
 		{name: "argument", argv: "extra", wantErr: `memctl prune takes no arguments, got "extra"`},
@@ -74,7 +74,7 @@ func TestRunPrune(t *testing.T) {
 			seedMemory(t, f, "v1", "stale-thread", old)
 			seedMemory(t, f, "v1", "fresh-thread", testNow.Add(-time.Hour))
 			opts := tt.opts
-			opts.IO, opts.Config, opts.OpenStore, opts.Now = ios.IOStreams, f.Config, f.OpenStore, f.Now
+			opts.IO, opts.Config, opts.Pipeline = ios.IOStreams, f.Config, f.Pipeline
 			if err := runPrune(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestRunPrune(t *testing.T) {
 		ios := newTestIO(false)
 		ios.Quiet = true
 		f := newTestFactory(t, ios.IOStreams, nil)
-		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 		if err := runPrune(context.Background(), &opts); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestRunPrune(t *testing.T) {
 		writeConfig(t, f, "[memories]\ndual_write = true\n")
 		seedMemory(t, f, "v1", "stale-v1", old)
 		seedMemory(t, f, "v2", "stale-v2", old)
-		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+		opts := PruneOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 		if err := runPrune(context.Background(), &opts); err != nil {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestUsageErrorsInMemctlWords: issue 17, item 3. Each mistake names the
+// TestUsageErrorsInMemctlWords: each mistake names the
 // command, what it takes and what it got, with the same exit code (2).
 func TestUsageErrorsInMemctlWords(t *testing.T) {
 	const help = "memctl: hint: run with --help for usage\n"

@@ -3,31 +3,19 @@ package cmd
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/consolidate"
-	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/extract"
-	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/prune"
-	"github.com/memctl/memctl/internal/scan"
-	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 
 // RunOptions is what `memctl run` needs: injected loaders first, then the
 // flag values (those of extract and consolidate).
 type RunOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
-	StageLoaders
-	// Home is the memctl home, created before any stage runs.
-	Home func() (string, error)
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home that runs the stages.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 	// AgentOffer offers a logged-in agent CLI when auto found no API key;
 	// nil offers nothing.
 	AgentOffer func(ctx context.Context, opts *RunOptions, cfg *config.Config) error
@@ -45,8 +33,7 @@ type runJSON struct {
 }
 
 func newRunCmd(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
-		AgentOffer: newAgentOffer(f).offer}
+	opts := &RunOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline, AgentOffer: newAgentOffer(f).offer}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the whole pipeline: prune, rate-limit guard, extract, consolidate",
@@ -108,16 +95,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 	}
-	plan, err := resolvePlan(opts.StageLoaders, opts.IO, cfg, true, true)
+	rep := newStageReporter(opts.IO, opts.JSON)
+	home, err := opts.Pipeline(cfg, rep)
 	if err != nil {
 		return err
 	}
-	opts.Extract.backlog = &backlogAnswer{} // one question for every version
-	debugNoSources(opts.IO, opts.Sources(cfg))
-	runs, stageErr := pipeline.RunVersions(ctx, cfg.Versions(), func(ctx context.Context, v memversion.Version, first bool) (pipeline.Report, error) {
-		return runPipeline(ctx, opts, cfg, plan, v, first)
-	})
+	rep.home, rep.run = home, true
+	debugNoSources(opts.IO, home.Sources())
+	runs, stageErr := home.Run(ctx, pipeline.RunRequest{Extract: opts.Extract.request(),
+		Consolidate: pipeline.ConsolidateRequest{Force: opts.Consolidate.Force, Describe: !opts.JSON}})
+	stageErr = extractError(stageErr)
 	reports := runs.Reports
+	if len(reports) == 0 {
+		return stageErr // the plan was refused: nothing ran
+	}
 	if opts.JSON {
 		if err := printJSON(opts.IO.Out, runJSON{Report: reports[0], Versions: reports}); err != nil {
 			return err
@@ -135,98 +126,4 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return &PartialError{Failed: runs.FailedJobs, Total: runs.Claimed}
 	}
 	return nil
-}
-
-// resolvePlan resolves the redaction, the provider of Phase 1 (extract)
-// and the consolidator of Phase 2 (consolidate) once for every version. A
-// config that cannot work (a bad redaction pattern, a provider without key
-// or model, agent mode without a command) is refused here, before any
-// stage of any version prunes, claims a thread or takes the lock.
-func resolvePlan(sl StageLoaders, ios *IOStreams, cfg *config.Config, extractPhase, consolidatePhase bool) (pipeline.Plan, error) {
-	var plan pipeline.Plan
-	var err error
-	if plan.Redact, err = redactor(cfg); err != nil {
-		return plan, err
-	}
-	if extractPhase {
-		if plan.Extract, err = sl.Provider(cfg, model.PurposeExtract); err != nil {
-			return plan, err
-		}
-	}
-	if consolidatePhase {
-		modelProvider := func() (pipeline.Provider, error) { return sl.Provider(cfg, model.PurposeConsolidate) }
-		plan.Consolidator, plan.Consolidate, err = pipeline.Consolidator(cfg, cfg.Consolidation.Mode, sl.Getenv, modelProvider, ios.ErrOut)
-	}
-	return plan, err
-}
-
-// runPipeline runs the stages of one version (pipeline.RunVersion) and
-// renders them as they end. The first version's pipeline reports the
-// scan's problems (later ones scan the same sources).
-func runPipeline(ctx context.Context, opts *RunOptions, cfg *config.Config, plan pipeline.Plan, version memversion.Version, first bool) (pipeline.Report, error) {
-	rep := pipeline.Report{Version: version, Prepare: pipeline.StageStatus{Status: "ok"}}
-	root, err := opts.MemoryRoot(version)
-	if err != nil {
-		return rep, err
-	}
-	home, err := opts.Home()
-	if err != nil {
-		return rep, err
-	}
-	if err := ensureHome(home); err != nil {
-		return rep, err
-	}
-	dryRun := opts.Extract.DryRun
-	eo := &ExtractOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
-		JSON: opts.JSON, ExtractFlags: opts.Extract, skipGuard: true}
-	co := &ConsolidateOptions{IO: opts.IO, Config: opts.Config, OpenStore: opts.OpenStore, Now: opts.Now, StageLoaders: opts.StageLoaders,
-		JSON: opts.JSON, ConsolidateFlags: opts.Consolidate}
-	return pipeline.RunVersion(ctx, pipeline.VersionRun{
-		Version: version, Root: root, TemplateDir: cfg.Templates.Dir, OpenStore: opts.OpenStore, Now: opts.Now, DryRun: dryRun,
-		MaxUnusedDays: cfg.Memories.MaxUnusedDays, MinRateLimitPercent: cfg.Memories.MinRateLimitRemainingPercent, GuardKind: plan.Extract.Kind,
-		Extract: func(ctx context.Context) (extract.RunResult, scan.Result, error) {
-			return pipeline.ExtractVersion(ctx, opts.OpenStore, version, eo.scanStage(cfg, plan), eo.extractFunc(cfg, plan))
-		},
-		Consolidate: func(ctx context.Context) (consolidate.Result, error) {
-			return consolidateVersion(ctx, co, cfg, plan, version)
-		},
-		Pruned: func(res prune.Result, err error) { reportPrune(opts.IO, version, res, err, dryRun) },
-		Guarded: func(g extract.GuardResult) {
-			opts.IO.Warnf("%s: rate-limit guard: %s; skipping extraction and consolidation", version, g.Reason)
-		},
-		Extracted: func(ex extract.RunResult, scanned scan.Result) {
-			if !opts.JSON {
-				reportExtracted(opts, cfg, ex, scanned, first)
-			}
-		},
-	})
-}
-
-// reportPrune says what a version's prune did; an error is a warning, as
-// Codex logs prune errors and goes on.
-func reportPrune(ios *IOStreams, version memversion.Version, res prune.Result, err error, dryRun bool) {
-	switch {
-	case err != nil:
-		ios.Warnf("%s: prune: %v", version, err)
-	case res.Pruned > 0:
-		verb := "pruned"
-		if dryRun {
-			verb = "would prune" // issue 17: a dry run said "pruned"
-		}
-		ios.Infof("%s: %s %s", version, verb, english.Count(res.Pruned, "raw memory", "raw memories"))
-	}
-}
-
-// reportExtracted renders a version's extraction; the first version also
-// shows the scan's problems (issue 17: run did not show those scan shows)
-// and the hints about the sources.
-func reportExtracted(opts *RunOptions, cfg *config.Config, ex extract.RunResult, scanned scan.Result, first bool) {
-	if first {
-		reportScan(opts.IO, scanned)
-	}
-	printExtract(opts.IO, ex)
-	if first {
-		hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
-		hintNothingFound(opts.IO, scanned, unreadDefaults(opts.MissingDefaults, cfg), cfg)
-	}
 }

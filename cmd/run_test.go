@@ -74,7 +74,7 @@ func TestRunRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f := jsonlFactory(t, ios.IOStreams, 2)
-			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 				Extract: tt.flags}
 			if err := runRun(context.Background(), opts); err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func TestRunRun(t *testing.T) {
 	t.Run("json: one typed document, nothing on stderr", func(t *testing.T) {
 		ios := newTestIO(false)
 		f := jsonlFactory(t, ios.IOStreams, 2)
-		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 			JSON: true, Extract: ExtractFlags{All: true}}
 		if err := runRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
@@ -119,8 +119,8 @@ func TestRunRun(t *testing.T) {
 		}}
 		writeConfig(t, f, "[consolidation]\nmode = \"heuristic\"\n[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = \""+
 			filepath.Join(filepath.Dir(f.HomeFlag), "transcripts")+"\"\n")
-		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: withProvider(f.stageLoaders(), fail),
-			Home: f.Home, Extract: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
+		opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: withProvider(f, fail),
+			Extract: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 		err := runRun(context.Background(), opts)
 		var partial *PartialError
 		if !errors.As(err, &partial) || exitCode(err) != ExitPartial || partial.Failed != 2 {
@@ -136,14 +136,14 @@ func TestRunRun(t *testing.T) {
 	})
 }
 
-// issue 17: `run --dry-run` printed "pruned 1 raw memories" for a memory
+// `run --dry-run` printed "pruned 1 raw memories" for a memory
 // it kept; a dry run says what it would do ("would prune 1 raw memory")
 // and changes nothing.
 func TestRunDryRunSaysWouldPrune(t *testing.T) {
 	ios := newTestIO(false)
 	f := jsonlFactory(t, ios.IOStreams, 1)
 	seedMemory(t, f, "v1", "stale", testNow.AddDate(-2, 0, 0))
-	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 		Extract: ExtractFlags{All: true, DryRun: true}}
 	if err := runRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestRunDryRunSaysWouldPrune(t *testing.T) {
 	}
 }
 
-// issue 17: with a config no stage can work with, run pruned and printed
+// With a config no stage can work with, run pruned and printed
 // before failing with exit 2; now it refuses before any stage runs.
 func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 	for _, tt := range []struct{ name, config, want string }{
@@ -185,7 +185,7 @@ func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 			f := newTestFactory(t, ios.IOStreams, nil)
 			seedMemory(t, f, "v1", "stale", testNow.AddDate(-2, 0, 0))
 			writeConfig(t, f, tt.config)
-			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+			opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 			err := runRun(context.Background(), opts)
 			wantError(t, err, tt.want)
 			if code := exitCode(err); code != ExitUsage {
@@ -206,7 +206,7 @@ func TestRunRefusesBadConfigBeforeAnyStage(t *testing.T) {
 	}
 }
 
-// issue 17: run did not show the problems scan shows, and a [[sources]]
+// run did not show the problems scan shows, and a [[sources]]
 // path with a typo went unnoticed (exit 0). Now run warns about broken
 // transcripts, still runs the pipeline on the readable sources, and exits
 // 1 naming the source it could not read.
@@ -219,7 +219,7 @@ func TestRunReportsScanProblems(t *testing.T) {
 	typo := filepath.Join(filepath.Dir(f.HomeFlag), "projectz")
 	writeConfig(t, f, "[memories]\nmax_unused_days = 365\n[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = \""+src+
 		"\"\n[[sources]]\nkind = \"claude-code\"\npath = \""+typo+"\"\n")
-	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home,
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 		Extract: ExtractFlags{All: true}}
 	err := runRun(context.Background(), opts)
 	if code := exitCode(err); code != ExitError || !strings.Contains(fmt.Sprint(err), "cannot read the claude-code source "+typo+": no such folder") {
@@ -233,7 +233,7 @@ func TestRunReportsScanProblems(t *testing.T) {
 	}
 }
 
-// issue 17: a run the rate-limit guard stops says why, with the figures
+// A run the rate-limit guard stops says why, with the figures
 // and the key that sets the floor, and runs no stage after the prune.
 func TestRunRateLimitGuardSaysWhy(t *testing.T) {
 	ios := newTestIO(false)
@@ -247,7 +247,7 @@ func TestRunRateLimitGuardSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(), Home: f.Home}
+	opts := &RunOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	if err := runRun(context.Background(), opts); err != nil {
 		t.Fatalf("a guarded run is not an error: %v", err)
 	}

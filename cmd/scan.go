@@ -2,38 +2,26 @@ package cmd
 
 import (
 	"context"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/pipeline"
-	"github.com/memctl/memctl/internal/sessions"
-	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
 
 // ScanOptions is what `memctl scan` needs: injected loaders first, then
 // the flag values.
 type ScanOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
-	// Sources lists the transcript sources to scan.
-	Sources func(cfg *config.Config) []sessions.Source
-	// UnreadDefaults lists the agents' default folders [[sources]] leaves
-	// unread (nil: none).
-	UnreadDefaults func(cfg *config.Config) []sessions.Source
-	// MissingDefaults lists the default folders that do not exist (nil:
-	// none).
-	MissingDefaults func(cfg *config.Config) []sessions.Source
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home that runs the stage.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 }
 
 func newScanCmd(f *Factory, runF func(context.Context, *ScanOptions) error) *cobra.Command {
-	opts := &ScanOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults}
+	opts := &ScanOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	return &cobra.Command{
 		Use:   "scan",
 		Short: "Index the configured transcript sources into threads",
@@ -71,14 +59,14 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	red, err := redactor(cfg)
+	rep := newStageReporter(opts.IO, opts.JSON)
+	home, err := opts.Pipeline(cfg, rep)
 	if err != nil {
 		return err
 	}
-	srcs := opts.Sources(cfg)
-	debugNoSources(opts.IO, srcs)
-	total, err := pipeline.ScanVersions(ctx, opts.OpenStore, cfg.Versions(),
-		pipeline.ScanStage{Sources: srcs, Config: cfg, Redact: red, Now: opts.Now, Progress: stageProgress(opts.IO, opts.JSON)})
+	rep.home = home
+	debugNoSources(opts.IO, home.Sources())
+	total, err := home.Scan(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,15 +79,6 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	reportScan(opts.IO, total)
 	opts.IO.Infof("scanned %s: %d added, %d updated, %d unchanged, %s",
 		english.Count(total.Scanned, "transcript", "transcripts"), total.Added, total.Updated, total.Unchanged, english.Count(len(total.Errors), "problem", "problems"))
-	hintUnreadDefaults(opts.IO, unreadDefaults(opts.UnreadDefaults, cfg), cfg)
-	hintNothingFound(opts.IO, total, unreadDefaults(opts.MissingDefaults, cfg), cfg)
+	rep.hintSources(total)
 	return sourcesError(total, cfg)
-}
-
-// unreadDefaults calls an optional UnreadDefaults loader.
-func unreadDefaults(f func(*config.Config) []sessions.Source, cfg *config.Config) []sessions.Source {
-	if f == nil {
-		return nil
-	}
-	return f(cfg)
 }

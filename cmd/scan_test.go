@@ -54,7 +54,7 @@ func TestRunScan(t *testing.T) {
 			src := filepath.Join(filepath.Dir(f.HomeFlag), "transcripts")
 			writeFile(t, filepath.Join(src, "broken.jsonl"),
 				`{"type":"session","id":"broken-1","cwd":"/src/b","source":"cli","timestamp":"2026-06-09T12:00:00Z"}`+"\n{\"type\":\"mess\n")
-			opts := &ScanOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources, JSON: tt.json}
+			opts := &ScanOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, JSON: tt.json}
 			if err := runScan(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestRunScan(t *testing.T) {
 	}
 }
 
-// issue 17: a [[sources]] path with a typo, or a default folder that
+// A [[sources]] path with a typo, or a default folder that
 // cannot be read, gave "scanned 0 transcripts … 0 problems", exit 0; and
 // one [[sources]] block silently stopped the default folders being read.
 func TestRunScanSources(t *testing.T) {
@@ -139,8 +139,7 @@ func TestRunScanSources(t *testing.T) {
 			if text := tt.setup(t, home); text != "" {
 				writeConfig(t, f, text)
 			}
-			opts := &ScanOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, Sources: f.Sources,
-				UnreadDefaults: f.UnreadDefaults, JSON: tt.json}
+			opts := &ScanOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, JSON: tt.json}
 			err := runScan(context.Background(), opts)
 			clean := func(s string) string {
 				return strings.ReplaceAll(strings.ReplaceAll(s, cfgPath, "CFG"), home, "HOME")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +51,8 @@ func newSearchCmd(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		Long: `Search the raw memories, rollout summaries and memory folder files of the
 configured memory version, best match first (SQLite FTS5, bm25). Every word of
 the query must match; the last word also matches as a prefix. The index follows
-extract, consolidate, forget, prune and clear.
+extract, consolidate, forget, prune and clear; the raw memory of a thread taken
+out of memory (memctl threads disable) is not found until it is enabled again.
 
 A memory is one result, however many of its texts match (its raw memory,
 its rollout summary, its file in the memory folder): the best of them is
@@ -106,16 +106,17 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	defer st.Close()
-	scope, err := opts.Scope.resolve(ctx, cfg, st)
+	root := "" // without a memory folder, file hits count as shared
+	if opts.MemoryRoot != nil {
+		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
+			return err
+		}
+	}
+	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {
 		return err
 	}
-	var ix *project.Index
-	if opts.MemoryRoot != nil { // without it, file hits count as shared
-		if root, err := opts.MemoryRoot(cfg.Memories.Version); err == nil {
-			ix, _ = project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
-		}
-	}
+	ix, _, _ := projectsKnown(ctx, nil, root)
 	so := store.SearchOptions{Limit: opts.Limit, ProjectKey: scope.Key}
 	if e, ok := ix.ByKey(scope.Key); ok {
 		so.ProjectFiles = memdir.ProjectsDir + "/" + e.Dir + "/"

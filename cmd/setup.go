@@ -231,7 +231,7 @@ func setupTarget(opts *SetupOptions) (setup.Target, error) {
 // goRunBinary reports whether exe is a temporary build of `go run`:
 // <tmp>/go-build<N>/b<N>/exe/<name>. Go deletes that folder when the
 // command ends, and the build cache may be cleaned at any time, so a hook
-// naming it breaks (issue 26).
+// naming it would break.
 func goRunBinary(exe string) bool {
 	dir := filepath.Dir(exe)
 	if filepath.Base(dir) != "exe" {

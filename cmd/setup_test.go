@@ -95,7 +95,7 @@ func TestRunSetup(t *testing.T) {
 	}
 }
 
-// issue 26: `go run . setup claude-code` wrote hooks naming the temporary
+// `go run . setup claude-code` wrote hooks naming the temporary
 // binary of `go run`, which Go deletes. The real process, at the path Go
 // gives such a binary, refuses and names the installed memctl; a dry run
 // only warns.

@@ -2,80 +2,36 @@ package cmd
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/redact"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// Sources returns the transcript sources of the config: its [[sources]]
-// (an entry without a path is that agent's default folder), or, with none,
-// the agents' default folders that exist on this machine.
-func (f *Factory) Sources(cfg *config.Config) []sessions.Source {
-	userHome, _ := f.UserHome()
-	if len(cfg.Sources) == 0 {
-		return sessions.DefaultSources(f.Getenv, userHome)
-	}
-	out := make([]sessions.Source, 0, len(cfg.Sources))
-	for _, s := range cfg.Sources {
-		kind := sessions.Kind(s.Kind)
-		if s.Path == "" {
-			if d, ok := sessions.DefaultSource(kind, f.Getenv, userHome); ok {
-				out = append(out, d)
-				continue
-			}
-		}
-		p := config.ExpandHome(s.Path, userHome)
-		if abs, err := filepath.Abs(p); err == nil && p != "" {
-			p = abs
-		}
-		out = append(out, sessions.Source{Kind: kind, Path: p})
-	}
-	return out
-}
+// Sources and UnreadDefaults list the transcript sources of the config as
+// this process's pipeline.Home reads them, for the commands that only
+// show them.
+func (f *Factory) Sources(cfg *config.Config) []sessions.Source { return f.sourceHome(cfg).Sources() }
 
-// UnreadDefaults returns the agents' default folders that exist on this
-// machine but are not read, because the config's [[sources]] replace them.
 func (f *Factory) UnreadDefaults(cfg *config.Config) []sessions.Source {
-	if len(cfg.Sources) == 0 {
-		return nil
-	}
-	active := map[string]bool{}
-	for _, s := range f.Sources(cfg) {
-		active[filepath.Clean(s.Path)] = true
-	}
-	userHome, _ := f.UserHome()
-	var out []sessions.Source
-	for _, d := range sessions.DefaultSources(f.Getenv, userHome) {
-		if !active[filepath.Clean(d.Path)] {
-			out = append(out, d)
-		}
-	}
-	return out
+	return f.sourceHome(cfg).UnreadDefaults()
 }
 
-// MissingDefaults returns the agents' default folders that do not exist on
-// this machine, when the config has no [[sources]] (so memctl looks for
-// them); nil otherwise.
-func (f *Factory) MissingDefaults(cfg *config.Config) []sessions.Source {
-	if len(cfg.Sources) > 0 {
+// unreadDefaults calls an optional UnreadDefaults loader.
+func unreadDefaults(f func(*config.Config) []sessions.Source, cfg *config.Config) []sessions.Source {
+	if f == nil {
 		return nil
 	}
-	userHome, _ := f.UserHome()
-	present := map[sessions.Kind]bool{}
-	for _, s := range sessions.DefaultSources(f.Getenv, userHome) {
-		present[s.Kind] = true
-	}
-	var out []sessions.Source
-	for _, k := range []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex} {
-		if d, ok := sessions.DefaultSource(k, f.Getenv, userHome); ok && !present[k] {
-			out = append(out, d)
-		}
-	}
-	return out
+	return f(cfg)
+}
+
+// sourceHome is a Home of cfg for its sources alone, which need no home
+// folder.
+func (f *Factory) sourceHome(cfg *config.Config) *pipeline.Home {
+	env, _ := f.pipelineEnv(nil)
+	return pipeline.New(cfg, env)
 }
 
 // agentName is how a message names the agent of a source kind.
@@ -90,9 +46,9 @@ func agentName(k sessions.Kind) string {
 }
 
 // hintNothingFound says, when a scan found no transcript at all, where
-// memctl looked and which of the agents' default folders do not exist
-// (issue 26: an empty home ran the whole pipeline and reported success
-// without a word about why nothing was found).
+// memctl looked and which of the agents' default folders do not exist,
+// so that a run over an empty home does not report success without a word
+// about why nothing was found.
 func hintNothingFound(ios *IOStreams, res scan.Result, missing []sessions.Source, cfg *config.Config) {
 	if res.Scanned > 0 || res.Err() != nil {
 		return
@@ -181,14 +137,9 @@ func hintUnreadDefaults(ios *IOStreams, unread []sessions.Source, cfg *config.Co
 	}
 }
 
-// redactor builds the redaction function of the config.
-func redactor(cfg *config.Config) (func(string) string, error) {
-	r, err := redact.New(cfg.Redaction.ExtraPatterns)
-	if err != nil {
-		return nil, &config.Error{Key: "redaction.extra_patterns", Err: err}
-	}
-	return r.String, nil
-}
+// redactor builds the redaction function of the config
+// (pipeline.Redactor, the stages' own).
+func redactor(cfg *config.Config) (func(string) string, error) { return pipeline.Redactor(cfg) }
 
 // debugNoSources says, with --debug, why a scan read nothing.
 func debugNoSources(ios *IOStreams, srcs []sessions.Source) {

@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
@@ -28,7 +29,15 @@ type versionStatus struct {
 	ThreadsByMode     map[string]int     `json:"threads_by_mode"`
 	RawMemories       int                `json:"raw_memories"`
 	SelectedForPhase2 int                `json:"selected_for_phase2"`
-	Pinned            int                `json:"pinned"`
+	// SearchableMemories are the raw memories search finds: those of
+	// threads in memory (threads disable takes one out).
+	SearchableMemories int `json:"searchable_memories"`
+	// Eligible counts the threads the next extract claims (were there no
+	// limit); NotEligible the others, by the reason extract --json gives
+	// under not_claimed.
+	Eligible    int            `json:"eligible_threads"`
+	NotEligible map[string]int `json:"not_eligible"`
+	Pinned      int            `json:"pinned"`
 	// Generations counts the kept generations (memctl history); the
 	// current one is what the folder holds, 0 before the first.
 	Generations       int   `json:"generations"`
@@ -82,17 +91,12 @@ func viewJob(j store.Job) jobView {
 // StatusOptions is what `memctl status` needs: injected loaders first,
 // then the flag values.
 type StatusOptions struct {
-	IO         *IOStreams
-	Config     func() (*config.Config, error)
-	OpenStore  func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now        func() time.Time
-	MemoryRoot func(version memversion.Version) (string, error)
-	// Sources and UnreadDefaults list the transcript sources; nil: none.
-	Sources        func(cfg *config.Config) []sessions.Source
-	UnreadDefaults func(cfg *config.Config) []sessions.Source
-	// MissingDefaults lists the agents' default folders that do not exist
-	// when no [[sources]] is configured (nil: none).
-	MissingDefaults func(cfg *config.Config) []sessions.Source
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home whose stores, sources and eligibility
+	// status shows.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
+	Now      func() time.Time
 
 	JSON bool
 }
@@ -113,22 +117,20 @@ type sourceStatus struct {
 
 // sourceStatuses checks every source's folder (one stat and one read of
 // the folder each, no walk).
-func sourceStatuses(opts *StatusOptions, cfg *config.Config) []sourceStatus {
+func sourceStatuses(home *pipeline.Home) []sourceStatus {
 	out := []sourceStatus{}
-	if opts.Sources != nil {
-		for _, s := range opts.Sources(cfg) {
-			ss := sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: s.Default, Active: true}
-			var se *sessions.SourceError
-			if errors.As(sessions.CheckSource(s), &se) {
-				ss.Error = se.Reason
-			}
-			out = append(out, ss)
+	for _, s := range home.Sources() {
+		ss := sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: s.Default, Active: true}
+		var se *sessions.SourceError
+		if errors.As(sessions.CheckSource(s), &se) {
+			ss.Error = se.Reason
 		}
+		out = append(out, ss)
 	}
-	for _, s := range unreadDefaults(opts.UnreadDefaults, cfg) {
+	for _, s := range home.UnreadDefaults() {
 		out = append(out, sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: true})
 	}
-	for _, s := range unreadDefaults(opts.MissingDefaults, cfg) {
+	for _, s := range home.MissingDefaults() {
 		out = append(out, sourceStatus{Kind: string(s.Kind), Path: s.Path, Default: true, Missing: true})
 	}
 	return out
@@ -143,13 +145,13 @@ type statusJSON struct {
 }
 
 func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
-		Sources: f.Sources, UnreadDefaults: f.UnreadDefaults, MissingDefaults: f.MissingDefaults}
+	opts := &StatusOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline, Now: f.Now}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show what is stored, what is running and what it cost",
 		Long: `Show, for each generated memory version: threads by memory mode, raw
-memories, jobs by kind and status, running leases with their expiry, backoffs
+memories (and how many search finds), the threads the next extract would claim
+(and why the others would not be), jobs by kind and status, running leases with their expiry, backoffs
 with their retry time, the last errors, the last consolidation, the memory
 folder's size, the tokens spent per stage and provider, and when each stage
 last ran and how it ended. Then the transcript sources: each one scan reads (and
@@ -173,15 +175,19 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
+	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	if err != nil {
+		return err
+	}
 	var all []versionStatus
-	for _, v := range cfg.Versions() {
-		vs, err := collectStatus(ctx, opts, v)
+	for _, v := range home.Versions() {
+		vs, err := collectStatus(ctx, home, v)
 		if err != nil {
 			return err
 		}
 		all = append(all, vs)
 	}
-	sources := sourceStatuses(opts, cfg)
+	sources := sourceStatuses(home)
 	if opts.JSON {
 		doc := statusJSON{Versions: all, Sources: sources}
 		for _, vs := range all {
@@ -224,8 +230,8 @@ func printSources(ios *IOStreams, sources []sourceStatus) {
 	}
 }
 
-func collectStatus(ctx context.Context, opts *StatusOptions, version memversion.Version) (versionStatus, error) {
-	st, err := opts.OpenStore(ctx, version)
+func collectStatus(ctx context.Context, home *pipeline.Home, version memversion.Version) (versionStatus, error) {
+	st, err := home.OpenStore(ctx, version)
 	if err != nil {
 		return versionStatus{}, err
 	}
@@ -234,7 +240,7 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version memversion.
 	if err != nil {
 		return versionStatus{}, err
 	}
-	root, _ := opts.MemoryRoot(version)
+	root := home.MemoryRoot(version)
 	vs := versionStatus{
 		Version: version, Database: st.Path(), MemoryRoot: root,
 		Threads: s.Threads, ThreadsByMode: s.ThreadsByMode, RawMemories: s.RawMemories, SelectedForPhase2: s.SelectedPhase2,
@@ -244,6 +250,14 @@ func collectStatus(ctx context.Context, opts *StatusOptions, version memversion.
 	if vs.Projects, err = st.ProjectCounts(ctx); err != nil {
 		return versionStatus{}, err
 	}
+	if vs.SearchableMemories, err = st.SearchableMemories(ctx); err != nil {
+		return versionStatus{}, err
+	}
+	c, err := home.Candidacy(ctx, st)
+	if err != nil {
+		return versionStatus{}, err
+	}
+	vs.Eligible, vs.NotEligible = c.Eligible, c.NotEligible
 	for _, mode := range []string{"enabled", "disabled", "polluted"} {
 		if _, ok := vs.ThreadsByMode[mode]; !ok {
 			vs.ThreadsByMode[mode] = 0
@@ -322,7 +336,7 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	if vs.Pinned > 0 {
 		pinned = fmt.Sprintf(", %d pinned", vs.Pinned)
 	}
-	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation%s)\n", vs.RawMemories, vs.SelectedForPhase2, pinned)
+	fmt.Fprintf(out, "  raw memories  %d (%d in the last consolidation, %d searchable%s)\n", vs.RawMemories, vs.SelectedForPhase2, vs.SearchableMemories, pinned)
 	for i, p := range vs.Projects {
 		if i == maxStatusProjects {
 			fmt.Fprintf(out, "  project       and %d more (memctl status --json)\n", len(vs.Projects)-i)
@@ -334,6 +348,11 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		}
 		fmt.Fprintf(out, "  project       %s: %s, %s\n", tx(name), english.Count(p.RawMemories, "raw memory", "raw memories"), english.Count(p.Threads, "thread", "threads"))
 	}
+	others := ""
+	if len(vs.NotEligible) > 0 {
+		others = " (others: " + reasonsText(vs.NotEligible) + ")"
+	}
+	fmt.Fprintf(out, "  eligible      %s for the next extract%s\n", english.Count(vs.Eligible, "thread", "threads"), others)
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {
 		kinds = append(kinds, k)
@@ -353,8 +372,8 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 		jobs = append(jobs, jobKindName(k)+": "+strings.Join(parts, ", "))
 	}
 	if len(jobs) > 0 {
-		// issue 26: the store's job kinds (memory_stage1, …) meant
-		// nothing to a reader.
+		// Job kinds by their names for people: the store's
+		// (memory_stage1, …) mean nothing to a reader.
 		fmt.Fprintf(out, "  jobs          %s\n", strings.Join(jobs, "; "))
 	}
 	for _, j := range vs.Running {
@@ -429,8 +448,8 @@ func stagePhrase(status string) string {
 
 // consolidationLine says what the memory folder holds and how the last
 // consolidation ended. The job row alone misled: after memctl reject it
-// reads "pending" with no finish time, which said "never finished" after
-// runs that had all succeeded (issue 26).
+// reads "pending" with no finish time, which would say "never finished"
+// after runs that had all succeeded.
 func consolidationLine(ios *IOStreams, now time.Time, vs versionStatus) string {
 	g := vs.LastConsolidation
 	landed := ""

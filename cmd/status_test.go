@@ -36,34 +36,37 @@ func TestNewStatusCmd(t *testing.T) {
 }
 
 func TestRunStatus(t *testing.T) {
-	body := func(bold, when string) string {
+	body := func(bold, when, sources string) string {
 		return bold + "\n" +
 			"  database      HOME/memories_1.sqlite\n" +
 			"  memory folder HOME/memories (0 B)\n" +
 			"  threads       2 (enabled 2, disabled 0, polluted 0)\n" +
-			"  raw memories  2 (0 in the last consolidation)\n  project       project-0: 1 raw memory, 1 thread\n  project       project-1: 1 raw memory, 1 thread\n" +
+			"  raw memories  2 (0 in the last consolidation, 2 searchable)\n  project       project-0: 1 raw memory, 1 thread\n  project       project-1: 1 raw memory, 1 thread\n" +
+			"  eligible      0 threads for the next extract (others: 2 already extracted)\n" +
 			"  jobs          consolidation: 1 pending; extraction: 2 done\n" +
 			"  consolidation due at the next run\n" +
 			"  last extract   ok, " + when + " (v1 via heuristic: claimed 2, succeeded 2, no output 0, failed 0)\n" +
-			"  last scan      ok, " + when + " (scanned 2, added 2, updated 0, unchanged 0, problems 0)\n"
+			"  last scan      ok, " + when + " (scanned 2, added 2, updated 0, unchanged 0, problems 0)\n" +
+			"\n" + sources + "\n  jsonl       TRANSCRIPTS\n"
 	}
 	for _, tt := range []struct {
 		name string
 		tty  bool
 		want string
 	}{
-		{name: "piped: RFC 3339 times", want: body("memory version v1", "2026-06-10T12:00:00Z")},
-		{name: "terminal: bold, relative times", tty: true, want: body("\x1b[1mmemory version\x1b[22m v1", "moments ago")},
+		{name: "piped: RFC 3339 times", want: body("memory version v1", "2026-06-10T12:00:00Z", "transcript sources")},
+		{name: "terminal: bold, relative times", tty: true, want: body("\x1b[1mmemory version\x1b[22m v1", "moments ago", "\x1b[1mtranscript sources\x1b[22m")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
-			f, _ := extractedFactory(t, ios)
+			f, transcripts := extractedFactory(t, ios)
 			home, _ := f.Home()
-			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
+			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, Now: f.Now}
 			if err := runStatus(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.ReplaceAll(ios.out.String(), home, "HOME"); got != tt.want {
+			got := strings.ReplaceAll(strings.ReplaceAll(ios.out.String(), transcripts, "TRANSCRIPTS"), home, "HOME")
+			if got != tt.want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", got, tt.want)
 			}
 		})
@@ -72,7 +75,7 @@ func TestRunStatus(t *testing.T) {
 	t.Run("json: the typed document", func(t *testing.T) {
 		ios := newTestIO(false)
 		f, _ := extractedFactory(t, ios)
-		opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot, JSON: true}
+		opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, Now: f.Now, JSON: true}
 		if err := runStatus(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +92,7 @@ func TestRunStatus(t *testing.T) {
 	})
 }
 
-// issue 17: status did not say which sources are read, nor that one
+// status did not say which sources are read, nor that one
 // cannot be.
 func TestRunStatusSources(t *testing.T) {
 	for _, tty := range []bool{false, true} {
@@ -100,8 +103,7 @@ func TestRunStatusSources(t *testing.T) {
 			writeFile(t, filepath.Join(home, ".codex", "sessions", "README"), "")
 			writeFile(t, filepath.Join(home, "logs", "a.jsonl"), "")
 			writeConfig(t, f, "[[sources]]\nkind = \"claude-code\"\npath = \"~/.claude/projectz\"\n[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n")
-			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot,
-				Sources: f.Sources, UnreadDefaults: f.UnreadDefaults}
+			opts := &StatusOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, Now: f.Now}
 			if err := runStatus(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
-// issue 26: in a terminal of 80 or 100 columns (tmux) every row of the
+// In a terminal of 80 or 100 columns (tmux) every row of the
 // tables wrapped and the preview shrank to 11 characters. Each table
 // command runs in a real pseudo-terminal of that width over the real
 // transcripts: no line may be wider than the terminal (the terminal would

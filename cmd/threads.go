@@ -13,6 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ threads lists them as threads list does.`,
 		newThreadsShowCmd(f, nil),
 		newThreadsInputCmd(f, nil),
 		newThreadsModeCmd(f, nil, "enable", "enabled", "Allow a thread to be extracted and consolidated"),
-		newThreadsModeCmd(f, nil, "disable", "disabled", "Keep a thread out of extraction and consolidation"),
+		newThreadsModeCmd(f, nil, "disable", "disabled", "Keep a thread out of extraction, consolidation and search"),
 		newThreadsForgetCmd(f, nil),
 	)
 	return c
@@ -79,6 +80,9 @@ type ThreadsListOptions struct {
 	Config    func() (*config.Config, error)
 	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
 	Now       func() time.Time
+	// MemoryRoot locates the memory folder, whose project index knows
+	// projects by name too.
+	MemoryRoot func(version memversion.Version) (string, error)
 
 	JSON  bool
 	Limit int
@@ -86,7 +90,7 @@ type ThreadsListOptions struct {
 }
 
 func newThreadsListCmd(f *Factory, runF func(context.Context, *ThreadsListOptions) error) *cobra.Command {
-	opts := &ThreadsListOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &ThreadsListOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, MemoryRoot: f.MemoryRoot}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List indexed threads, most recently updated first",
@@ -123,7 +127,13 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		return err
 	}
 	defer st.Close()
-	scope, err := opts.Scope.resolve(ctx, cfg, st)
+	root := ""
+	if opts.MemoryRoot != nil {
+		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
+			return err
+		}
+	}
+	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {
 		return err
 	}
@@ -172,8 +182,8 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 
 // blankThread is a file indexed from an agent's session folder in which
 // nothing could be read: no human message, no folder, no model, only
-// problems. Listed, it was a row of dashes dated by the file's mtime
-// (issue 26). It stays indexed, so a rescan skips it without a warning,
+// problems. Listed, it would be a row of dashes dated by the file's mtime.
+// It stays indexed, so a rescan skips it without a warning,
 // and --json still lists it.
 func blankThread(t store.Thread) bool {
 	return t.Problems > 0 && strings.TrimSpace(t.Preview) == "" && t.Cwd == "" && t.Model == ""
@@ -228,10 +238,10 @@ func threadIDError(id, flag string, err error) error {
 // ThreadsShowOptions is what `memctl threads show` needs: injected
 // loaders first, then the argument and flag values.
 type ThreadsShowOptions struct {
-	IO        *IOStreams
-	Config    func() (*config.Config, error)
-	OpenStore func(ctx context.Context, version memversion.Version) (*store.Store, error)
-	Now       func() time.Time
+	IO     *IOStreams
+	Config func() (*config.Config, error)
+	// Pipeline builds the Home whose claim rules the explanation applies.
+	Pipeline func(*config.Config, pipeline.Reporter) (*pipeline.Home, error)
 
 	JSON bool
 	ID   string
@@ -246,6 +256,8 @@ type threadMemoryJSON struct {
 	LastUsage         *time.Time `json:"last_usage"`
 	SourceUpdatedAt   int64      `json:"source_updated_at"`
 	SelectedForPhase2 bool       `json:"selected_for_phase2"`
+	// Searchable: search finds it (its thread is in memory).
+	Searchable bool `json:"searchable"`
 }
 
 // threadShowJSON is the --json document of threads show.
@@ -258,7 +270,7 @@ type threadShowJSON struct {
 }
 
 func newThreadsShowCmd(f *Factory, runF func(context.Context, *ThreadsShowOptions) error) *cobra.Command {
-	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now}
+	opts := &ThreadsShowOptions{IO: f.IO, Config: f.Config, Pipeline: f.Pipeline}
 	return &cobra.Command{
 		Use:               "show ID",
 		ValidArgsFunction: completeThreadIDs(f),
@@ -281,7 +293,11 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	if err != nil {
+		return err
+	}
+	st, err := home.OpenStore(ctx, cfg.Memories.Version)
 	if err != nil {
 		return err
 	}
@@ -296,20 +312,16 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	var job *store.Job
-	if j, err := st.Job(ctx, store.KindStage1, t.ID); err == nil {
-		job = &j
-	} else if !errors.Is(err, store.ErrNotFound) {
+	elig, err := home.Explain(ctx, st, t)
+	if err != nil {
 		return err
 	}
-	elig := extract.Explain(t, job, out, extract.Window{MaxAgeDays: cfg.Memories.MaxRolloutAgeDays,
-		MinIdleHours: cfg.Memories.MinRolloutIdleHours, InteractiveOnly: true}, opts.Now())
 	if opts.JSON {
 		doc := threadShowJSON{Thread: toThreadJSON(t, out != nil), Eligibility: elig, RelatedPaths: t.Related, Problems: t.Problems}
 		if out != nil {
 			doc.Memory = &threadMemoryJSON{RawMemory: out.RawMemory, RolloutSummary: out.RolloutSummary, RolloutSlug: out.RolloutSlug,
 				UsageCount: out.UsageCount, LastUsage: out.LastUsage, SourceUpdatedAt: out.SourceUpdatedAt,
-				SelectedForPhase2: out.SelectedForPhase2}
+				SelectedForPhase2: out.SelectedForPhase2, Searchable: store.Searchable(t, *out)}
 		}
 		return printJSON(opts.IO.Out, doc)
 	}
@@ -341,7 +353,11 @@ func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
 		fmt.Fprintf(w, "  %s %-15s %s\n", mark, c.Name, tx(c.Detail))
 	}
 	if out != nil {
-		fmt.Fprintf(w, "\n%s (used %d times)\n", ios.Bold("raw memory"), out.UsageCount)
+		searchable := ""
+		if !store.InMemory(t) {
+			searchable = "; out of memory: neither consolidated nor found by search until `memctl threads enable`"
+		}
+		fmt.Fprintf(w, "\n%s (used %d times%s)\n", ios.Bold("raw memory"), out.UsageCount, searchable)
 		if out.RawMemory != "" {
 			fmt.Fprintln(w, tx(strings.TrimSpace(out.RawMemory)))
 		}
@@ -526,9 +542,9 @@ func runThreadsMode(ctx context.Context, opts *ThreadsModeOptions) error {
 		opts.IO.Infof("%s %s", opts.Mode, resolved)
 		return nil
 	}
-	// issue 17: forget used to say only "forgot ID", though the memory
-	// folder keeps what it learned from the thread until the next
-	// consolidation (which the cooldown may hold off for hours).
+	// Forget says what the memory folder keeps: what it learned from the
+	// thread stays there until the next consolidation (which the
+	// cooldown may hold off for hours).
 	switch {
 	case inFolder:
 		opts.IO.Infof("forgot %s: its raw memory is deleted, but the memory folder keeps what it learned from it until the next consolidation", resolved)

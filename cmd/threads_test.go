@@ -101,7 +101,7 @@ func extractedFactory(t *testing.T, ios *testStreams) (*Factory, string) {
 	quiet.Quiet = true
 	// One call at a time: the rows are stored in claim order, and ties
 	// in search rank come out in that order.
-	opts := &ExtractOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders(),
+	opts := &ExtractOptions{IO: quiet.IOStreams, Config: f.Config, Pipeline: f.Pipeline,
 		ExtractFlags: ExtractFlags{All: true, Concurrency: ptrTo(1)}}
 	if err := runExtract(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestRunThreadsList(t *testing.T) {
 		{name: "piped: tab-separated, RFC 3339, no header",
 			wantOut: thread1 + "\tcli\t2026-06-09T12:00:01Z\tenabled\tyes\t/src/project-1\tfix the flaky test number 1 in the parser\tproject-1\n" +
 				thread0 + "\tcli\t2026-06-09T12:00:00Z\tenabled\tyes\t/src/project-0\tfix the flaky test number 0 in the parser\tproject-0\n"},
-		// issue 26: the folder (the project says it) and the mode go
+		// The folder (the project says it) and the mode go
 		// first, and the preview is whole.
 		{name: "terminal: header over its column, the agent, relative times, fitted to 120 columns", tty: true,
 			wantOut: "\x1b[1mID                                    SOURCE  UPDATED  MEMORY  PREVIEW                                    PROJECT\x1b[22m\n" +
@@ -198,7 +198,7 @@ func TestRunThreadsShow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f, src := extractedFactory(t, ios)
-			opts := &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, ID: thread0}
+			opts := &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, ID: thread0}
 			if err := runThreadsShow(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +292,7 @@ func TestRunThreadsMode(t *testing.T) {
 	})
 }
 
-// issue 17: forget said only "forgot ID" though the memory folder keeps
+// forget said only "forgot ID" though the memory folder keeps
 // what it learned from the thread until the next consolidation.
 func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
 	ios := newTestIO(false)
@@ -311,7 +311,7 @@ func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
 	}
 	quiet := newTestIO(false)
 	quiet.Quiet = true
-	co := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, StageLoaders: f.stageLoaders()}
+	co := &ConsolidateOptions{IO: quiet.IOStreams, Config: f.Config, Pipeline: f.Pipeline}
 	if err := runConsolidate(context.Background(), co); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestRunThreadsForgetSaysWhatTheFolderKeeps(t *testing.T) {
 	}
 }
 
-// TestThreadIDMistakes: issue 17, item 3. An id typed on the command line
+// TestThreadIDMistakes: an id typed on the command line
 // that names no thread, one too short or one shared by several threads is
 // said as such, with the candidates, and is the same usage error (exit 2)
 // for threads show as for extract --thread.
@@ -340,9 +340,9 @@ func TestThreadIDMistakes(t *testing.T) {
 		{"0000", `"0000": the prefix matches 2 threads: ` + thread0 + ", " + thread1, "give more characters of the id"},
 	} {
 		t.Run(tt.id, func(t *testing.T) {
-			show := runThreadsShow(context.Background(), &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now, ID: tt.id})
-			ext := runExtract(context.Background(), &ExtractOptions{IO: ios.IOStreams, Config: f.Config, OpenStore: f.OpenStore, Now: f.Now,
-				StageLoaders: f.stageLoaders(), ExtractFlags: ExtractFlags{Threads: []string{tt.id}}})
+			show := runThreadsShow(context.Background(), &ThreadsShowOptions{IO: ios.IOStreams, Config: f.Config, Pipeline: f.Pipeline, ID: tt.id})
+			ext := runExtract(context.Background(), &ExtractOptions{IO: ios.IOStreams, Config: f.Config,
+				Pipeline: f.Pipeline, ExtractFlags: ExtractFlags{Threads: []string{tt.id}}})
 			wantError(t, show, "thread "+tt.wantErr)
 			wantError(t, ext, "--thread "+tt.wantErr)
 			for _, err := range []error{show, ext} {
@@ -358,7 +358,7 @@ func TestThreadIDMistakes(t *testing.T) {
 	}
 }
 
-// issue 17: the SOURCE column said "cli" for both agents. On a terminal it
+// The SOURCE column said "cli" for both agents. On a terminal it
 // names the agent, and the session's origin when that is not its CLI;
 // piped it stays the origin, as scripts read it.
 func TestSourceCellNamesTheAgent(t *testing.T) {

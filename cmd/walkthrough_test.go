@@ -1,6 +1,6 @@
 package cmd
 
-// The newcomer walk-through of issue 17, scripted: a fresh home holding the
+// The newcomer walk-through, scripted: a fresh home holding the
 // example sessions where Codex and Claude Code keep theirs, the README's
 // commands, a second run, Ctrl-C in consolidate, forgetting a thread, a
 // typo'd source, an unreadable folder and a bad flag, each as a real memctl
@@ -105,7 +105,7 @@ func TestNewcomerWalkthrough(t *testing.T) {
 	copyTree(t, filepath.Join("..", "examples", "sessions", "claude", "projects"), filepath.Join(w.home, ".claude", "projects"))
 	cfgPath := filepath.Join(w.home, ".memctl", "config.toml")
 	// The oldest session comes later, as a new one would: the first run
-	// takes every past session (issue 26), the second the new one.
+	// takes every past session, the second the new one.
 	later := filepath.Join(w.home, ".codex", "sessions", "2026", "11", "20")
 	if err := os.Rename(later, filepath.Join(w.home, "later")); err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func readFileString(t *testing.T, p string) string {
 	return string(b)
 }
 
-// issue 26: a new user's first day on a machine with no agent sessions
+// A new user's first day on a machine with no agent sessions
 // yet: the README's commands say that nothing was found and where memctl
 // looked, summary injects nothing, and setup keeps a symlinked agent config
 // (a dotfiles repository) a link, through setup and undo.
@@ -411,7 +411,7 @@ func TestNewcomerEmptyHome(t *testing.T) {
 	}
 }
 
-// issue 26: the README's first-run block on a home holding 44 sessions
+// The README's first-run block on a home holding 44 sessions
 // from months ago (the example sessions, copied with new ids) takes them
 // all, says so, and leaves a memory folder that holds every one; Codex's
 // windows (idle sessions of the last ten days, two a run) took none.

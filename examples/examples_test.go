@@ -645,7 +645,7 @@ func keys(m map[string]sessions.File) []string {
 	return out
 }
 
-// issue 17: the README pointed to files outside the repository
+// The README pointed to files outside the repository
 // (shared/fixtures/real/, session-formats.md). Every link, every folder it
 // names (a path ending in /), every bare .md or .go file name and every
 // transcript of its table must be inside the repository and exist ("…" in

@@ -16,7 +16,7 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// TestSummaryFromExamplesAndRealFixtures is issue 11's bar for the offline
+// TestSummaryFromExamplesAndRealFixtures is the bar for the offline
 // pipeline: the bundled examples and the real fixtures, extracted by the
 // heuristic and consolidated by the heuristic, give a memory_summary.md
 // whose preferences are the user's own words and whose tips each name a

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestClampsAreRecorded: issue 17, item 3. A value out of range is still
+// TestClampsAreRecorded: a value out of range is still
 // clamped as Codex clamps it, and the config says so, with the value given
 // and where it came from; a later source in range takes the clamp back.
 func TestClampsAreRecorded(t *testing.T) {

@@ -64,7 +64,7 @@ func TestDefaultFileParsesToDefaults(t *testing.T) {
 		if strings.TrimSpace(tomlValue(e.Value)) != strings.TrimSpace(tomlValue(de.Value)) {
 			t.Errorf("%s: %v != default %v", e.Key, e.Value, de.Value)
 		}
-		// config init writes every key commented out (issue 26): a key the
+		// config init writes every key commented out: a key the
 		// file set would freeze today's default and show as set in the file.
 		if e.Origin != FromDefault {
 			t.Errorf("%s: the generated file sets it (origin %s); it must stay commented out", e.Key, e.Origin)
@@ -247,7 +247,7 @@ func TestVersionsAndTokenLimit(t *testing.T) {
 	}
 }
 
-// issue 17: a codex or claude-code source without a path is that agent's
+// A codex or claude-code source without a path is that agent's
 // default folder, so that a config can add a source and keep the defaults.
 func TestSourceWithoutPathIsTheDefaultFolder(t *testing.T) {
 	c, err := Parse(strings.NewReader("[[sources]]\nkind = \"codex\"\n[[sources]]\nkind = \"claude-code\"\n[[sources]]\nkind = \"jsonl\"\npath = \"~/logs\"\n"), "c.toml")

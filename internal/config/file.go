@@ -8,8 +8,8 @@ import (
 // DefaultFile renders the commented default config written by
 // `memctl config init`: every key with its default value and what it does,
 // commented out, so that `config show` reports each as a default and a
-// later release's defaults still apply (issue 26: a file that set every
-// key froze them all).
+// later release's defaults still apply (a file that set every key would
+// freeze them all).
 func DefaultFile() string {
 	var b strings.Builder
 	b.WriteString("# memctl configuration. Every key is optional and commented out here, showing its\n")

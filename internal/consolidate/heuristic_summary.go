@@ -281,8 +281,8 @@ func repeatsMerged(mems []memory, recent map[string]bool, recentOnes bool) []ind
 // foldRepeats merges each memory that repeats a newer one of its project
 // (topic, keywords, description and first learning) into that newer
 // entry's count: one line for N identical sessions, not N lines. A run of
-// sessions that recited one answer used to fill an index and push out the
-// session that fixed the bug (issue 25). mems is newest first, and so is
+// sessions that recited one answer would otherwise fill an index and push
+// out the session that fixed the bug. mems is newest first, and so is
 // the result.
 func foldRepeats(mems []memory) []indexEntry {
 	var out []indexEntry

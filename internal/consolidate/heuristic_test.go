@@ -224,7 +224,7 @@ func TestHeuristicReadsExtractorShape(t *testing.T) {
 }
 
 // The profile's stack comes from the commands a memory ran and the files it
-// names, not its words (issue 25): an Elixir session that talked about AWS,
+// names, not its words: an Elixir session that talked about AWS,
 // Azure and the OpenAI API is an Elixir session.
 func TestProfileStackFromCommandsAndFiles(t *testing.T) {
 	raw := "---\ndescription: wire tracing into the Phoenix app\ntask_outcome: success\nkeywords: aws, azure, openai\n---\n\n" +
@@ -244,8 +244,8 @@ func TestProfileStackFromCommandsAndFiles(t *testing.T) {
 	}
 }
 
-// Identical memories fold into one index line that counts the others
-// (issue 25): thirteen sessions that recited the same answer must not push
+// Identical memories fold into one index line that counts the others:
+// thirteen sessions that recited the same answer must not push
 // the session that fixed the bug out of the summary.
 func TestIdenticalMemoriesFoldIntoOneLine(t *testing.T) {
 	base := int64(1785840059)

@@ -25,17 +25,18 @@ import (
 // marks change only when it is approved. A rollback writes an older
 // generation back and is itself recorded as one.
 
-// Generation states and kinds, as the store records them.
+// Generation states and kinds, and the landing actions: the store's, by
+// the names Phase 2 reads them under.
 const (
-	GenerationApproved = "approved"
-	GenerationPending  = "pending"
-	GenerationRejected = "rejected"
+	GenerationApproved = store.GenerationApproved
+	GenerationPending  = store.GenerationPending
+	GenerationRejected = store.GenerationRejected
 
-	KindConsolidation = "consolidation"
-	KindRollback      = "rollback"
+	KindConsolidation = store.GenerationConsolidation
+	KindRollback      = store.GenerationRollback
 
-	LandApprove  = "approve"
-	LandRollback = "rollback"
+	LandApprove  = store.LandApprove
+	LandRollback = store.LandRollback
 )
 
 // Generation is one recorded run of the memory folder: the store's record.
@@ -218,8 +219,8 @@ func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
 	if _, err := memdir.RemoveSymlinks(root); err != nil {
 		return err
 	}
-	// What a writer killed earlier left behind goes first (issue 24: a
-	// killed rollback left .memctl-tmp-* files that nothing removed).
+	// What a writer killed earlier left behind goes first (a killed
+	// rollback leaves .memctl-tmp-* files that nothing else removes).
 	memdir.RemoveAbandonedTemps(root, now)
 	cur, err := Snapshot(root)
 	if err != nil {
@@ -450,7 +451,7 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		opts.Now = time.Now
 	}
 	if fi, err := os.Lstat(opts.Root); err == nil && fi.IsDir() {
-		memdir.RemoveAbandonedTemps(opts.Root, opts.Now()) // issue 24
+		memdir.RemoveAbandonedTemps(opts.Root, opts.Now()) // what a killed writer left
 	}
 	// Say what is wrong before taking the lock, and check again under it:
 	// taking the lock and giving it back clears the job's cooldown and

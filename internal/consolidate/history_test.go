@@ -168,7 +168,7 @@ func TestRollbackRestoresTheFolderByteForByte(t *testing.T) {
 	}
 }
 
-// issue 15: a rollback to the generation the folder already holds changes
+// A rollback to the generation the folder already holds changes
 // nothing, so it records nothing: a new generation would copy the current
 // one, push an older, different one out of the history and start the
 // cooldown. After a hand edit it is a real rollback, and recorded.

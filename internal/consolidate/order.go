@@ -16,8 +16,8 @@ import (
 // writes leaves the folder as it was between them, so every writer here
 // writes the files pointed at first and the pointers last (the summary,
 // which agents read first, very last), and deletes what nothing points at
-// any more only after that (issue 24: a consolidation killed in between
-// left memory_summary.md and the project index naming projects/ files
+// any more only after that (a consolidation killed in between must not
+// leave memory_summary.md and the project index naming projects/ files
 // that were not written yet).
 
 // writeRank orders the writes of one change to the folder: 0 for files

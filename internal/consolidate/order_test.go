@@ -103,7 +103,7 @@ func watchWrites(t *testing.T, root string) func() int {
 	return func() int { return n }
 }
 
-// issue 24: a consolidation killed after the consolidator wrote
+// A consolidation killed after the consolidator wrote
 // memory_summary.md but before the project layer left a summary whose
 // read instructions name projects/ files that did not exist yet.
 func TestConsolidationWritesPointersLast(t *testing.T) {
@@ -125,7 +125,7 @@ func TestConsolidationWritesPointersLast(t *testing.T) {
 	}
 }
 
-// issue 24: a killed rollback left folders mixing two generations. Each
+// A killed rollback left folders mixing two generations. Each
 // write is atomic, so the mix is bounded; what must hold is that no file
 // points at one that is not there yet, in either direction.
 func TestRollbackWritesPointersLast(t *testing.T) {

@@ -107,8 +107,8 @@ func repositories(keys map[string]bool) int {
 // memory first). A fix records a failure and what overcame it, the
 // mistake a later session must not repeat; a passing check is routine.
 // Ranked by recency alone, a run of sessions that each passed a check
-// pushed an older fix out of a project's dozen tips, and `memctl eval`
-// counted the mistake repeated as a ranking miss (issue 29).
+// would push an older fix out of a project's dozen tips, and `memctl eval`
+// would count the mistake repeated as a ranking miss.
 func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	var items []*scopedItem
 	for _, it := range s.byKey {

@@ -30,7 +30,7 @@ type HeldLine struct {
 // agent's instructions or sends secrets away, whoever wrote it. Extraction
 // holds such lines back from raw memories with the session's help; this
 // covers what got past it, what a model or agent consolidator wrote, and
-// what a person put in a note (issue 24, point 8). It runs on the inputs
+// what a person put in a note. It runs on the inputs
 // before the consolidator reads them and on everything once it is done.
 //
 // Hidden names, the workspace diff (made from the swept inputs) and the

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// issue 29: a project's tips are capped at a dozen, newest first, so a
+// A project's tips are capped at a dozen, newest first, so a
 // run of sessions that each passed a routine check pushed an older fix
 // (the failure and what overcame it) out of the summary, and the next
 // session repeated the failure. At the same count, fixes rank first.

@@ -49,7 +49,7 @@ const DefaultHeartbeat = 90 * time.Second
 // When a request came in while a run worked (a raw memory that landed
 // after the run selected its inputs: [RequestWatcher]), the run that
 // succeeded starts over, up to MaxPasses in all, so that parallel runs
-// end with a folder that holds what each of them extracted (issue 24).
+// end with a folder that holds what each of them extracted.
 func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 	r := &runner{jobs: jobs, opts: opts}
 	r.defaults()
@@ -57,7 +57,7 @@ func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 		return r.dryRun(ctx)
 	}
 	// A run that then skips still clears what a killed writer left in the
-	// folder (issue 24); one that works does it again in PrepareLayout.
+	// folder; one that works does it again in PrepareLayout.
 	if fi, err := os.Lstat(r.opts.Root); err == nil && fi.IsDir() {
 		memdir.RemoveAbandonedTemps(r.opts.Root, r.now)
 	}

@@ -441,7 +441,7 @@ func TestRunHeartbeatErrorRestores(t *testing.T) {
 	}
 }
 
-// issue 17: Ctrl-C during a consolidation exited 130 but left the job
+// Ctrl-C during a consolidation exited 130 but left the job
 // failed, in an hour of backoff, so the next run and even --force skipped
 // it. An interrupted run restores the previous files and gives the lock
 // back: no failure, no backoff, and the next run consolidates at once.

@@ -556,8 +556,8 @@ func quarantined(ctx context.Context, st Store) ([]Finding, error) {
 				j-i, strings.Join(rs, ", "), q.Field, q.Line, textcut.Words(q.Text, 200))}
 		if sev == Warning {
 			// A planted order: the session that carried it is not to be
-			// trusted; forgetting it clears the finding. (`memories show`,
-			// the fix before issue 26, changed nothing.)
+			// trusted; forgetting it clears the finding (`memories show`
+			// would change nothing).
 			f.Message += "; the session looks hostile: forget its memory"
 			f.Fix = "memctl memories forget " + q.ThreadID
 		}
@@ -656,8 +656,8 @@ func oversized(opts Options, raw int) ([]Finding, string, error) {
 
 // memoryCap is how many raw memories a consolidation may take for
 // MEMORY.md to fit one read, in proportion to its size now (with a tenth
-// to spare); 0 when a cap cannot help. A fixed 128 did nothing with 42
-// memories stored (issue 26).
+// to spare); 0 when a cap cannot help. A fixed cap (128) does nothing
+// when fewer memories are stored.
 func memoryCap(raw, tokens, readTokens int) int {
 	if raw <= 1 || tokens <= 0 {
 		return 0
@@ -700,7 +700,7 @@ func summarySize(opts Options) ([]Finding, string, error) {
 		// Sessions are given their project's summary, which the project
 		// layer keeps within budget; the global file reaches an agent
 		// only through summary --all-projects. A cap on the raw memories
-		// did not shrink it (issue 26), so no fix is offered.
+		// does not shrink it, so no fix is offered.
 		return []Finding{{Check: CheckSummarySize, Severity: Info, Subject: memdir.SummaryFile,
 			Message: fmt.Sprintf("about %d tokens, past the %d that summary injects; only `memctl summary --all-projects` injects this file (cut in the middle), sessions are given their project's summary",
 				tokens, opts.SummaryTokens)}}, "", nil
@@ -720,8 +720,8 @@ func agents(states []AgentState) []Finding {
 		case a.Err != "":
 			out = append(out, Finding{Check: CheckAgents, Severity: Warning, Subject: a.Agent,
 				Message: "cannot read its config: " + a.Err,
-				// A dry run changed nothing (issue 26): the file itself
-				// needs repair, which only its owner can do.
+				// A dry run changes nothing: the file itself needs repair,
+				// which only its owner can do.
 				Fix: "repair the file named above, then run memctl setup " + a.Agent})
 		case !a.Installed:
 			// Not installed: nothing to wire up, nothing to report.

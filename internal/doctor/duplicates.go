@@ -240,8 +240,8 @@ func groupFinding(check string, group []store.Output, what string) Finding {
 	for i, o := range group {
 		ids[i] = o.ThreadID
 	}
-	// One command for the whole group (issue 26: a chain of 18 commands,
-	// one forget each).
+	// One command for the whole group, not a chain of forgets, one per
+	// memory.
 	return Finding{Check: check, Severity: Warning, Subject: ids[0],
 		Message:   fmt.Sprintf("%d %s; the newest, %s, is kept", len(group), what, ids[0]),
 		Fix:       "memctl memories forget " + strings.Join(ids[1:], " "),

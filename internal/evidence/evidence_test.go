@@ -112,7 +112,7 @@ func TestCaptureKeepsOnlyWhatExists(t *testing.T) {
 	}
 }
 
-// issue 15: evidence is the project's. A folder of the project that is a
+// Evidence is the project's. A folder of the project that is a
 // symbolic link to elsewhere (vendor -> ~/.ssh) must not lead the capture
 // outside: the file is neither read nor hashed. A link inside the project
 // to another folder of it is fine, and so is a project reached through a

@@ -16,11 +16,11 @@
 package evidence
 
 import (
-	"github.com/memctl/memctl/internal/program"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/program"
 )
 
 // Kinds of evidence.
@@ -83,9 +83,8 @@ const (
 	RunnerJust = "just"
 )
 
-func lazyRE(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 var (
 	// pathRe finds path-looking tokens: a name with an extension or a

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -29,39 +28,29 @@ type Eligibility struct {
 type Window = store.CandidateFilter
 
 // Explain evaluates every condition for one thread: the candidate rules of
-// the claim query (store.CandidateRules), then the claim's checks of the
-// thread's job and output. job and out may be nil.
+// the claim query (store.CandidateRules), then the claim's own checks of
+// the thread's job and output (store.ClaimRules). job and out may be nil.
 func Explain(t store.Thread, job *store.Job, out *store.Output, w Window, now time.Time) Eligibility {
 	var e Eligibility
-	add := func(name string, ok bool, detail string, args ...any) {
-		e.Checks = append(e.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
+	add := func(name string, ok bool, detail string) {
+		e.Checks = append(e.Checks, Check{Name: name, OK: ok, Detail: detail})
 	}
 	for _, r := range store.CandidateRules() {
 		ok := r.Holds(t, w, now)
 		if ok && r.ShownWhenFailing {
 			continue
 		}
-		add(r.Name, ok, "%s", r.Detail(t, w, now))
+		add(r.Name, ok, r.Detail(t, w, now))
 	}
-	wm := t.UpdatedAt.Unix()
-	upToDate := (out != nil && out.SourceUpdatedAt >= wm) || (job != nil && job.LastSuccessWatermark != nil && *job.LastSuccessWatermark >= wm)
-	add(checkUpToDate, !upToDate, "this version of the thread %s", map[bool]string{true: "was already extracted", false: "has not been extracted"}[upToDate])
-	if job != nil {
-		advanced := job.InputWatermark == nil || wm > *job.InputWatermark
-		running := job.Status == "running" && job.LeaseUntil != nil && *job.LeaseUntil > now.Unix()
-		add(checkRunning, !running, "job status %s", job.Status)
-		backoff := job.RetryAt != nil && *job.RetryAt > now.Unix() && !advanced
-		detail := "no backoff"
-		if job.RetryAt != nil && *job.RetryAt > now.Unix() {
-			detail = "retry after " + time.Unix(*job.RetryAt, 0).UTC().Format(time.RFC3339)
+	claim := store.ClaimState{Watermark: t.UpdatedAt.Unix(), Job: job, Output: out, Now: now.Unix()}
+	for _, r := range store.ClaimRules() {
+		if r.NeedsJob && job == nil {
+			continue
 		}
-		add(checkBackoff, !backoff, "%s", detail)
-		add(checkRetries, job.RetryRemaining > 0 || advanced, "%d retries left for this version", job.RetryRemaining)
-		if job.LastError != "" {
-			add("last_error", true, "%s", job.LastError)
-		}
-	} else {
-		add(checkRetries, true, "%d retries left (no job yet)", store.DefaultRetries)
+		add(r.Name, r.Holds(claim), r.Detail(claim))
+	}
+	if job != nil && job.LastError != "" {
+		add("last_error", true, job.LastError)
 	}
 	e.Eligible = true
 	for _, c := range e.Checks {
@@ -72,22 +61,14 @@ func Explain(t store.Thread, job *store.Job, out *store.Output, w Window, now ti
 	return e
 }
 
-// The checks of the claim itself, after the candidate rules.
-const (
-	checkUpToDate = "not_up_to_date"
-	checkRunning  = "not_running"
-	checkBackoff  = "backoff"
-	checkRetries  = "retries_left"
-)
-
 // Reasons a thread was not claimed, as WhyNotClaimed counts them (and
 // `extract --json` reports them under not_claimed). A failed candidate
-// rule counts under its own reason (store.Reason*).
+// rule or claim check counts under its own reason (store.Reason*).
 const (
-	ReasonUpToDate  = "up_to_date"
-	ReasonRunning   = "running" // another process holds the claim
-	ReasonBackoff   = "backoff" // failed less than an hour ago
-	ReasonNoRetries = "no_retries_left"
+	ReasonUpToDate  = store.ReasonUpToDate
+	ReasonRunning   = store.ReasonRunning
+	ReasonBackoff   = store.ReasonBackoff
+	ReasonNoRetries = store.ReasonNoRetries
 	ReasonOverLimit = "over_limit" // eligible, but past --max or excluded this run
 )
 
@@ -108,7 +89,8 @@ func reasonOf(t store.Thread, e Eligibility) string {
 			return r.Reason(t)
 		}
 	}
-	if failed[checkUpToDate] {
+	claims := store.ClaimRules()
+	if failed[store.CheckUpToDate] {
 		return ReasonUpToDate
 	}
 	for _, r := range rules {
@@ -116,13 +98,10 @@ func reasonOf(t store.Thread, e Eligibility) string {
 			return r.Reason(t)
 		}
 	}
-	switch {
-	case failed[checkRunning]:
-		return ReasonRunning
-	case failed[checkBackoff]:
-		return ReasonBackoff
-	case failed[checkRetries]:
-		return ReasonNoRetries
+	for _, r := range claims {
+		if failed[r.Name] {
+			return r.Reason
+		}
 	}
 	return ReasonOverLimit
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
-// TestExplainSaysDurationsReadably: issue 17, item 4. threads show said
+// TestExplainSaysDurationsReadably: threads show said
 // "updated 6635h45m0s ago"; a person reads "276d".
 func TestExplainSaysDurationsReadably(t *testing.T) {
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)

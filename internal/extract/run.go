@@ -328,8 +328,8 @@ func runJob(ctx context.Context, st Store, opts RunOptions, c claimed) JobResult
 	case err != nil:
 		r.Status, r.Error = StatusFailed, "store the result: "+err.Error()
 		// Record the failure, or at least give the claim back, so the
-		// thread is not held for the lease's hour (issue 24: a full disk
-		// left every claim running).
+		// thread is not held for the lease's hour (on a full disk every
+		// claim would stay running).
 		if ferr := st.MarkStage1Failed(bg, c.thread.ID, c.token, r.Error); ferr != nil {
 			giveBack(bg, st, c)
 		}
@@ -417,7 +417,7 @@ func saveRateLimit(ctx context.Context, st Store, provider string, rl *model.Rat
 }
 
 // checkLinks refuses a transcript swapped for a link out of the sources
-// since the scan (issue 24, point 7).
+// since the scan.
 func checkLinks(f sessions.File, opts RunOptions) error {
 	if opts.Sources == nil {
 		return nil

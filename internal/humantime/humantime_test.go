@@ -18,7 +18,7 @@ func TestDuration(t *testing.T) {
 		{23*time.Hour + 59*time.Minute, "23h"},
 		{50 * time.Hour, "2d2h"},
 		{72 * time.Hour, "3d"},
-		// issue 17, item 4: threads show said "6635h45m0s"
+		// Threads show said "6635h45m0s"
 		{6635*time.Hour + 45*time.Minute, "276d"},
 		{-90 * time.Minute, "1h30m"},
 	} {

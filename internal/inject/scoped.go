@@ -122,10 +122,11 @@ func Scoped(req Request) (SummaryResult, error) {
 	if maxTokens == 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	id, entry, found, err := ix.LocateArg(req.Project, req.Overrides)
+	r, err := project.Resolve(req.Project, ix, nil, req.Overrides)
 	if err != nil {
 		return SummaryResult{}, err
 	}
+	id, entry, found := r.Identity, r.Entry, r.Known
 	scope := &Scope{Key: id.Key, Name: id.Name, HasMemory: found}
 	personal := personalRules(req.Root)
 	var own string

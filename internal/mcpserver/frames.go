@@ -1,6 +1,6 @@
 package mcpserver
 
-// Framing of the stdio transport (issue 24, point 3).
+// Framing of the stdio transport.
 //
 // The SDK's stdio connection reads newline-delimited JSON and treats any
 // line it cannot decode as a broken connection: a line that is not JSON,

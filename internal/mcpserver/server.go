@@ -299,7 +299,7 @@ type handlers struct{ opts Options }
 // clean is what every text returned goes through: the redactor, then the
 // quarantine's strong rules, which replace a line that reads like an
 // order to the agent (a note or a hand edit may hold one) with a marker,
-// keeping the line numbers (issue 24, point 8).
+// keeping the line numbers.
 func (h *handlers) clean(text string) string {
 	text, _ = quarantine.Mask(h.opts.Redact(text))
 	return text
@@ -331,7 +331,7 @@ type scoped struct {
 	dir  string // the project's folder under projects/, "" when it has none
 }
 
-// scope resolves a tool's project argument (project.LocateArg, as every
+// scope resolves a tool's project argument (project.Resolve, as every
 // command does): a name several projects share is a request error that
 // lists their keys, never the first of them.
 func (h *handlers) scope(arg string) (scoped, error) {
@@ -343,14 +343,14 @@ func (h *handlers) scope(arg string) (scoped, error) {
 	if arg == "" {
 		arg = h.opts.Cwd
 	}
-	id, e, found, err := ix.LocateArg(arg, h.opts.Overrides)
+	r, err := project.Resolve(arg, ix, nil, h.opts.Overrides)
 	if err != nil {
 		return scoped{}, ambiguous(err)
 	}
-	sc := scoped{info: ScopeInfo{Key: id.Key, Name: id.Name}, ix: ix}
-	if found {
-		sc.info = ScopeInfo{Key: e.Key, Name: e.Name}
-		sc.dir = e.Dir
+	sc := scoped{info: ScopeInfo{Key: r.Identity.Key, Name: r.Identity.Name}, ix: ix}
+	if r.Known {
+		sc.info = ScopeInfo{Key: r.Entry.Key, Name: r.Entry.Name}
+		sc.dir = r.Entry.Dir
 	}
 	return sc, nil
 }
@@ -361,7 +361,7 @@ func (h *handlers) index() *project.Index {
 	return ix
 }
 
-// ambiguous makes project.Match's refusal of a shared name a request
+// ambiguous makes project.Resolve's refusal of a shared name a request
 // error the model can correct: it lists the keys to choose from.
 func ambiguous(err error) error {
 	var amb *project.AmbiguousError
@@ -677,15 +677,12 @@ func (h *handlers) noteProject(arg string) (string, error) {
 	if own.Key != "" {
 		ownKnown = []project.Known{{Key: own.Key, Name: own.Name}}
 	}
-	k, found, err := project.Match(arg, ownKnown, h.index().Known())
+	r, err := project.Resolve(arg, h.index(), ownKnown, h.opts.Overrides)
 	if err != nil {
 		return "", ambiguous(err)
 	}
-	if found {
-		return k.Key, nil
-	}
-	if sc, err := h.scope(arg); err == nil && sc.dir != "" {
-		return sc.info.Key, nil // a folder whose project is in memory
+	if r.Known {
+		return r.Identity.Key, nil // a project in memory, or a folder of one
 	}
 	return "", requestErrorf("no project %q in memory; give the key or name of a project in memory (list shows projects/index.json), or \"*\"", arg)
 }

@@ -432,7 +432,7 @@ func TestIOErrorIsProtocolError(t *testing.T) {
 	}
 }
 
-// TestReadAndSearchHoldBackOrders is issue 24, point 8 over MCP: a line
+// TestReadAndSearchHoldBackOrders: a line
 // that reads like an order to the agent (a note written by hand, say)
 // comes back as the held-back marker, on its own line number.
 func TestReadAndSearchHoldBackOrders(t *testing.T) {

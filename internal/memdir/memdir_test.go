@@ -183,7 +183,7 @@ func TestRoot(t *testing.T) {
 	}
 }
 
-// issue 24: a killed writer's .memctl-tmp-* files stayed until they were
+// A killed writer's .memctl-tmp-* files stayed until they were
 // an hour old. The name says who wrote it; a dead writer's file goes at
 // once, a live writer's stays, an untagged one goes once it is old.
 func TestRemoveAbandonedTemps(t *testing.T) {

@@ -92,7 +92,7 @@ func AddNote(root, filename, note string) (string, error) {
 		return "", ErrEmptyNote
 	}
 	// Every agent reads the notes (the next consolidation folds them into
-	// memory): a note may not carry an order to them (issue 24, point 8).
+	// memory): a note may not carry an order to them.
 	for i, line := range strings.Split(note, "\n") {
 		if r := quarantine.Strong(line); r != "" {
 			return "", fmt.Errorf("%w: line %d reads like one (%s); say what is true instead", ErrInstructionShaped, i+1, r)
@@ -102,7 +102,7 @@ func AddNote(root, filename, note string) (string, error) {
 		return "", err
 	}
 	// Every command that writes the folder first clears what a killed
-	// writer left there (issue 24).
+	// writer left there.
 	memdir.RemoveAbandonedTemps(root, time.Now())
 	if err := dirError(memdir.EnsureDir(root, memdir.NotesDir)); err != nil {
 		return "", err

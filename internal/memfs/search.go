@@ -24,7 +24,7 @@ const (
 
 // Bounds of the queries of one Search: every line is compared with every
 // query, and each match lists the queries it holds, so the work and the
-// page grow with the queries (issue 24, point 4). A request past them is
+// page grow with the queries. A request past them is
 // refused, not cut: dropping a query would change what all_on_same_line
 // and all_within_lines mean.
 const (

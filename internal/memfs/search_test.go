@@ -200,7 +200,7 @@ func TestSearchRequestErrors(t *testing.T) {
 		{"escape", SearchRequest{Queries: []string{"x"}, Path: "../x"}, ErrInvalidPath},
 		{"missing path", SearchRequest{Queries: []string{"x"}, Path: "nope"}, ErrNotFound},
 		{"hidden path", SearchRequest{Queries: []string{"x"}, Path: ".git"}, ErrNotFound},
-		// issue 24, point 4: the work grows with the queries
+		// The work grows with the queries
 		{"issue_24: too many queries", SearchRequest{Queries: strings.Fields(strings.Repeat("q ", MaxQueries+1))}, ErrTooManyQueries},
 		{"issue_24: too many query bytes", SearchRequest{Queries: []string{strings.Repeat("q", MaxQueryBytes+1)}}, ErrTooManyQueries},
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestDefaultModelsDocumented keeps the default-model table of
-// docs/providers.md equal to DefaultModel (issue 17: the default model of
+// docs/providers.md equal to DefaultModel (the default model of
 // each provider was stated nowhere); MEMCTL_UPDATE=1 rewrites it.
 func TestDefaultModelsDocumented(t *testing.T) {
 	var b strings.Builder

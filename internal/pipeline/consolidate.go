@@ -20,19 +20,19 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
-// DescribeConsolidation says what a run did, and for a skip the state
+// describeConsolidation says what a run did, and for a skip the state
 // behind it (the last error and when the retry is due, or when the
 // cooldown ends), the raw memories stored and how many the last
 // consolidation took, and the command that overrides the skip.
-func DescribeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
+func describeConsolidation(ctx context.Context, st *store.Store, version memversion.Version, root string, res consolidate.Result, now time.Time) string {
 	status := strings.ReplaceAll(string(res.Status), "_", " ")
 	if res.Status == consolidate.StatusSucceededNoChanges {
-		status = "succeeded, nothing changed in the memory folder" // issue 26: "succeeded no workspace changes"
+		status = "succeeded, nothing changed in the memory folder" // not "succeeded no workspace changes"
 	}
 	base := fmt.Sprintf("%s: consolidation %s", version, status)
 	if res.Status.Succeeded() && res.Selected == 0 && inject.Empty(root) {
-		// issue 26: "consolidation succeeded (0 raw memories); generation
-		// 1" read as if memory had been made.
+		// "consolidation succeeded (0 raw memories); generation 1" would
+		// read as if memory had been made.
 		return fmt.Sprintf("%s: the memory is empty: no raw memory or note to consolidate yet, so summary prints nothing", version)
 	}
 	switch res.Status {
@@ -111,8 +111,8 @@ func IndexFolder(ctx context.Context, st *store.Store, root string) error {
 	return st.ReplaceIndexedFiles(ctx, files)
 }
 
-// ConsolidateStage is Phase 2 of one memory version, its inputs resolved.
-type ConsolidateStage struct {
+// consolidateStage is Phase 2 of one memory version, its inputs resolved.
+type consolidateStage struct {
 	Store        *store.Store
 	Root         string
 	Version      memversion.Version
@@ -125,9 +125,12 @@ type ConsolidateStage struct {
 	WorkerID     string
 	Now          func() time.Time
 	Log          io.Writer // the consolidator's messages
-	Progress     Progress
+	Reporter     Reporter
 	// Describe asks for the report's Summary (it reads the store again).
 	Describe bool
+	// NoHistory records no generation and checks no evidence (a scratch
+	// home).
+	NoHistory bool
 }
 
 // ConsolidateReport is what a consolidation did.
@@ -141,15 +144,24 @@ type ConsolidateReport struct {
 	IndexErr error
 }
 
-// Consolidate runs Phase 2 on s's store and folder, then records its token
-// usage and the stage run, and refreshes the search index after a
+// runConsolidate runs Phase 2 on s's store and folder, then records its
+// token usage and the stage run, and refreshes the search index after a
 // success. A failed run returns its failed_… result with a
 // *consolidate.FailedError.
-func Consolidate(ctx context.Context, s ConsolidateStage) (ConsolidateReport, error) {
+func runConsolidate(ctx context.Context, s consolidateStage) (ConsolidateReport, error) {
 	cfg, cons := s.Config, s.Consolidator
 	started := s.Now()
-	_, done := s.Progress.start(fmt.Sprintf("consolidating %s (%s)", s.Version, cons.Name()), "")
-	res, err := consolidate.Run(ctx, consolidate.OnStore(s.Store), consolidate.Options{
+	done := func() {}
+	// An agent consolidator writes its own messages to stderr; a progress
+	// line would be torn by them.
+	if cons.Name() != string(config.ModeAgent) {
+		_, done = s.Reporter.Progress(fmt.Sprintf("consolidating %s (%s)", s.Version, cons.Name()), "")
+	}
+	var jobs consolidate.Jobs = consolidate.OnStore(s.Store)
+	if s.NoHistory {
+		jobs = consolidate.JobsOnStore(s.Store)
+	}
+	res, err := consolidate.Run(ctx, jobs, consolidate.Options{
 		Root: s.Root, Version: s.Version, Mode: cons.Name(), MaxRaw: cfg.Memories.MaxRawMemoriesForConsolidation,
 		MaxUnusedDays: cfg.Memories.MaxUnusedDays, Force: s.Force, DryRun: s.DryRun, Consolidator: cons,
 		WorkerID: s.WorkerID, Now: s.Now, TemplateDir: cfg.Templates.Dir, Log: s.Log, Redact: s.Redact,
@@ -186,39 +198,38 @@ func Consolidate(ctx context.Context, s ConsolidateStage) (ConsolidateReport, er
 	}
 	recordStage(bg, s.Store, "consolidate", started, s.Now(), string(res.Status), detail)
 	if s.Describe {
-		rep.Summary = DescribeConsolidation(bg, s.Store, s.Version, s.Root, res, s.Now())
+		rep.Summary = describeConsolidation(bg, s.Store, s.Version, s.Root, res, s.Now())
 	}
 	return rep, nil
 }
 
-// ConsolidateVersion runs Phase 2 (Consolidate) for one version: stage is
-// the command's settings, given the version's store and memory folder
-// here.
-func ConsolidateVersion(ctx context.Context, open OpenStore, memoryRoot func(memversion.Version) (string, error), version memversion.Version, stage ConsolidateStage) (ConsolidateReport, error) {
-	root, err := memoryRoot(version)
-	if err != nil {
-		return ConsolidateReport{}, err
-	}
-	st, err := open(ctx, version)
-	if err != nil {
-		return ConsolidateReport{}, err
-	}
-	defer st.Close()
-	stage.Store, stage.Root, stage.Version = st, root, version
-	return Consolidate(ctx, stage)
+// ConsolidateRequest is what a command asks of Phase 2: its flags.
+type ConsolidateRequest struct {
+	// Force ignores the success cooldown (never a live lease or the
+	// backoff after a failure).
+	Force bool
+	// DryRun computes the changes and the planned diff of every artifact
+	// in a scratch copy, and writes nothing.
+	DryRun bool
+	// Describe asks for each report's Summary, for people.
+	Describe bool
 }
 
-// ConsolidateVersions runs run for every version, the first first, and
+// Consolidate runs Phase 2 for every version, the first first, and
 // returns every result. A failed consolidation (a failed_… result) still
 // reports its status and does not keep the next version from running;
 // its error is returned at the end. Any other error (config, store,
 // interruption) stops the loop and is returned with no results: there is
 // nothing to report.
-func ConsolidateVersions(ctx context.Context, versions []memversion.Version, run func(ctx context.Context, version memversion.Version) (consolidate.Result, error)) ([]consolidate.Result, error) {
+func (h *Home) Consolidate(ctx context.Context, req ConsolidateRequest) ([]consolidate.Result, error) {
+	plan, err := h.Plan(PhaseConsolidate)
+	if err != nil {
+		return nil, err
+	}
 	var results []consolidate.Result
 	var failed error
-	for _, v := range versions {
-		res, err := run(ctx, v)
+	for _, v := range h.Versions() {
+		res, err := h.consolidateVersion(ctx, plan, v, req)
 		if err != nil && !res.Status.Failed() {
 			return nil, err
 		}
@@ -228,4 +239,39 @@ func ConsolidateVersions(ctx context.Context, versions []memversion.Version, run
 		}
 	}
 	return results, failed
+}
+
+// consolidateVersion runs Phase 2 for one version on its own store.
+func (h *Home) consolidateVersion(ctx context.Context, plan Plan, version memversion.Version, req ConsolidateRequest) (consolidate.Result, error) {
+	st, err := h.OpenStore(ctx, version)
+	if err != nil {
+		return consolidate.Result{}, err
+	}
+	defer st.Close()
+	rep, err := h.consolidateStore(ctx, st, plan, version, req)
+	return rep.Result, err
+}
+
+// ConsolidateStore runs Phase 2 on an open store of version (eval's
+// replay, which keeps its store open).
+func (h *Home) ConsolidateStore(ctx context.Context, st *store.Store, version memversion.Version, req ConsolidateRequest) (ConsolidateReport, error) {
+	plan, err := h.Plan(PhaseConsolidate)
+	if err != nil {
+		return ConsolidateReport{}, err
+	}
+	return h.consolidateStore(ctx, st, plan, version, req)
+}
+
+// consolidateStore runs Phase 2 on st and the version's memory folder,
+// and tells the Reporter how a run that did not fail ended. A failed run
+// returns its failed_… result with a *consolidate.FailedError.
+func (h *Home) consolidateStore(ctx context.Context, st *store.Store, plan Plan, version memversion.Version, req ConsolidateRequest) (ConsolidateReport, error) {
+	rep, err := runConsolidate(ctx, consolidateStage{Store: st, Root: h.MemoryRoot(version), Version: version,
+		Consolidator: plan.Consolidator, Provider: plan.Consolidate, Config: h.cfg, Redact: plan.Redact, Force: req.Force,
+		DryRun: req.DryRun, WorkerID: h.env.WorkerID, Now: h.env.Now, Log: h.env.Stderr, Reporter: h.env.Reporter,
+		Describe: req.Describe, NoHistory: h.scratch})
+	if err == nil {
+		h.env.Reporter.Consolidated(version, rep, req.DryRun)
+	}
+	return rep, err
 }

@@ -4,34 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
-	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/scan"
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
-// MemoryRoots are the memory folders of every version: sessions run there
-// are agent consolidations and are not extracted.
-func MemoryRoots(memoryRoot func(memversion.Version) (string, error)) []string {
-	var out []string
-	for _, v := range memversion.All() {
-		if r, err := memoryRoot(v); err == nil {
-			out = append(out, r)
-			// Review runs and dry runs consolidate in copies there.
-			if s := consolidate.StagingRoot(r); !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// MergeExtract adds up the extraction of every version into one result
+// mergeExtract adds up the extraction of every version into one result
 // (a single version's is returned as it is).
-func MergeExtract(rs []extract.RunResult) extract.RunResult {
+func mergeExtract(rs []extract.RunResult) extract.RunResult {
 	if len(rs) == 1 {
 		return rs[0]
 	}
@@ -56,9 +40,9 @@ func MergeExtract(rs []extract.RunResult) extract.RunResult {
 	return out
 }
 
-// ExtractStage is Phase 1 of one memory version, its options resolved
+// extractStage is Phase 1 of one memory version, its options resolved
 // (windows, limits, provider, the first-run plan).
-type ExtractStage struct {
+type extractStage struct {
 	Store   *store.Store
 	Options extract.RunOptions
 	// Provider names what answers, for the stage record.
@@ -67,16 +51,16 @@ type ExtractStage struct {
 	// applies as the claim did.
 	AllWindows bool
 	Only       []string
-	Progress   Progress
+	Reporter   Reporter
 }
 
-// Extract claims and extracts s's threads, then counts why the others were
-// not claimed and records the stage run (a dry run records nothing).
-func Extract(ctx context.Context, s ExtractStage) (extract.RunResult, error) {
+// runExtract claims and extracts s's threads, then counts why the others
+// were not claimed and records the stage run (a dry run records nothing).
+func runExtract(ctx context.Context, s extractStage) (extract.RunResult, error) {
 	ro := s.Options
 	done := func() {}
 	if !ro.DryRun {
-		ro.Progress, done = s.Progress.start("extracting "+ro.Version.String(), "threads")
+		ro.Progress, done = s.Reporter.Progress("extracting "+ro.Version.String(), "threads")
 	}
 	started := ro.Now()
 	res, err := extract.Run(ctx, s.Store, ro)
@@ -118,11 +102,11 @@ type ThreadIDError struct {
 func (e *ThreadIDError) Error() string { return fmt.Sprintf("thread %q: %v", e.ID, e.Err) }
 func (e *ThreadIDError) Unwrap() error { return e.Err }
 
-// ResolveThreads turns the ids or unique prefixes of --thread into full
+// resolveThreads turns the ids or unique prefixes of --thread into full
 // ids, as `threads show` takes them, and the current thread's into its
 // full id when it names a thread (else it is kept as given: the host's
 // live session may not be indexed yet).
-func ResolveThreads(ctx context.Context, st *store.Store, only []string, current string) ([]string, string, error) {
+func resolveThreads(ctx context.Context, st *store.Store, only []string, current string) ([]string, string, error) {
 	ids := make([]string, 0, len(only))
 	for _, id := range only {
 		t, err := st.Thread(ctx, id)
@@ -139,36 +123,43 @@ func ResolveThreads(ctx context.Context, st *store.Store, only []string, current
 	return ids, current, nil
 }
 
-// ExtractFunc extracts one version from its scanned store: the caller
-// resolves the run's options there (its flags, the rate-limit guard, a
-// first run's question to the user) and calls Extract.
-type ExtractFunc func(ctx context.Context, st *store.Store, version memversion.Version) (extract.RunResult, error)
+// ExtractRequest is what a command asks of Phase 1: its flags.
+type ExtractRequest struct {
+	// All drops the age and idle windows (--all).
+	All bool
+	// Max claims at most this many threads; 0 is
+	// memories.max_rollouts_per_startup.
+	Max int
+	// Threads are the ids, or unique prefixes, of the only threads to
+	// extract (--thread).
+	Threads []string
+	// CurrentThread is never extracted (--current-thread): the host
+	// agent's live session.
+	CurrentThread string
+	// DryRun claims nothing and calls no model: it lists what would be
+	// claimed with approximate token counts.
+	DryRun bool
+	// Yes takes a first run's whole backlog with a model provider without
+	// asking (see firstRun).
+	Yes bool
+}
 
-// ExtractVersion scans a version's store, then extracts it with fn, on
-// one handle. The scan's result is returned for the caller to report.
-func ExtractVersion(ctx context.Context, open OpenStore, version memversion.Version, scanStage ScanStage, fn ExtractFunc) (extract.RunResult, scan.Result, error) {
-	st, err := open(ctx, version)
+// backlogAnswer is whether a person took a first run's whole backlog.
+type backlogAnswer struct{ yes bool }
+
+// Extract scans the sources into every version's store and runs Phase 1
+// on each, the first first. It returns the extractions added up
+// (mergeExtract) and the first version's scan (every version scans the
+// same sources). The first error stops the loop.
+func (h *Home) Extract(ctx context.Context, req ExtractRequest) (extract.RunResult, scan.Result, error) {
+	plan, err := h.Plan(PhaseExtract)
 	if err != nil {
 		return extract.RunResult{}, scan.Result{}, err
 	}
-	defer st.Close()
-	scanned, err := Scan(ctx, st, scanStage)
-	if err != nil {
-		return extract.RunResult{}, scanned, err
-	}
-	res, err := fn(ctx, st, version)
-	return res, scanned, err
-}
-
-// ExtractVersions runs ExtractVersion for every version, the first first,
-// and returns their extractions added up (MergeExtract) with the first
-// version's scan (every version scans the same sources). The first error
-// stops the loop.
-func ExtractVersions(ctx context.Context, open OpenStore, versions []memversion.Version, scanStage ScanStage, fn ExtractFunc) (extract.RunResult, scan.Result, error) {
 	var results []extract.RunResult
 	var first scan.Result
-	for i, v := range versions {
-		res, scanned, err := ExtractVersion(ctx, open, v, scanStage, fn)
+	for i, v := range h.Versions() {
+		res, scanned, err := h.scanAndExtract(ctx, plan, v, req, !req.DryRun)
 		if err != nil {
 			return extract.RunResult{}, first, err
 		}
@@ -177,5 +168,145 @@ func ExtractVersions(ctx context.Context, open OpenStore, versions []memversion.
 		}
 		results = append(results, res)
 	}
-	return MergeExtract(results), first, nil
+	return mergeExtract(results), first, nil
+}
+
+// scanAndExtract scans a version's store, then extracts it, on one
+// handle; guard checks the rate-limit guard first (a run checks it
+// before both phases itself).
+func (h *Home) scanAndExtract(ctx context.Context, plan Plan, version memversion.Version, req ExtractRequest, guard bool) (extract.RunResult, scan.Result, error) {
+	st, err := h.OpenStore(ctx, version)
+	if err != nil {
+		return extract.RunResult{}, scan.Result{}, err
+	}
+	defer st.Close()
+	scanned, err := h.scanStore(ctx, st, plan.Redact)
+	if err != nil {
+		return extract.RunResult{}, scanned, err
+	}
+	res, err := h.extractStore(ctx, st, plan, version, req, guard)
+	return res, scanned, err
+}
+
+// ExtractStore runs Phase 1 on an open store of version, without a scan
+// (eval's replay, which scans once, first).
+func (h *Home) ExtractStore(ctx context.Context, st *store.Store, version memversion.Version, req ExtractRequest) (extract.RunResult, error) {
+	plan, err := h.Plan(PhaseExtract)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	return h.extractStore(ctx, st, plan, version, req, !req.DryRun)
+}
+
+// extractStore extracts one memory version from its scanned store: the
+// guard (when asked), the threads named, the claim's window and limit,
+// a first run's backlog, then the stage.
+func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, version memversion.Version, req ExtractRequest, guard bool) (extract.RunResult, error) {
+	prov := plan.Extract
+	if guard {
+		g, err := extract.Guard(ctx, st, prov.Kind, h.cfg.Memories.MinRateLimitRemainingPercent, h.Now())
+		if err != nil {
+			return extract.RunResult{}, err
+		}
+		if !g.Allowed {
+			h.env.Reporter.Guarded(version, g, false)
+			return extract.RunResult{Jobs: []extract.JobResult{}, Skipped: g.Status, NotClaimed: map[string]int{}}, nil
+		}
+	}
+	threadIDs, current, err := resolveThreads(ctx, st, req.Threads, req.CurrentThread)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	maxClaims := h.cfg.Memories.MaxRolloutsPerStartup
+	if req.Max > 0 {
+		maxClaims = req.Max
+	}
+	filter := h.Window(req.All)
+	filter.ThreadIDs, filter.ExcludeID = threadIDs, current
+	if maxClaims > store.CandidateScanLimit {
+		filter.Limit = maxClaims // --max past the usual scan limit looks at as many
+	}
+	ro := extract.RunOptions{
+		Version: version, Provider: prov.Provider, ProviderName: prov.Kind, Model: prov.Model, Filter: filter,
+		MaxClaims: maxClaims, Concurrency: h.cfg.Extract.Concurrency, TokenLimit: h.cfg.TokenLimit(), Redact: plan.Redact,
+		TemplateDir: h.cfg.Templates.Dir, WorkerID: h.env.WorkerID, DryRun: req.DryRun, Now: h.env.Now,
+		Sources: h.Sources(), // never nil: links are checked
+	}
+	if ro.Sources == nil {
+		ro.Sources = []sessions.Source{}
+	}
+	if req.Max == 0 && !req.All && len(threadIDs) == 0 {
+		if err := h.firstRun(ctx, st, prov, req, &ro); err != nil {
+			return extract.RunResult{}, err
+		}
+	}
+	return runExtract(ctx, extractStage{Store: st, Options: ro, Provider: prov, AllWindows: req.All, Only: threadIDs, Reporter: h.env.Reporter})
+}
+
+// firstRun widens a version's first extraction to its whole backlog
+// (see firstRunBacklog): at once with the offline heuristic, which costs
+// nothing; with a model provider only after the estimate of the input
+// tokens is shown and accepted (req.Yes, or a yes from the Reporter).
+// Without that the run keeps the usual limits and says how to take the
+// rest. The question is asked once per Home, for every version.
+func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req ExtractRequest, ro *extract.RunOptions) error {
+	backlog, err := firstRunBacklog(ctx, st, *ro)
+	if err != nil || backlog == nil {
+		return err
+	}
+	rep := h.env.Reporter
+	n := backlog.Sessions
+	if prov.Provider == nil {
+		verb := "extracting"
+		if ro.DryRun {
+			verb = "would extract"
+		}
+		rep.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
+			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
+			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
+		backlog.Take(ro)
+		return nil
+	}
+	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, prov.Label())
+	if ro.DryRun {
+		rep.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
+		backlog.Take(ro)
+		return nil
+	}
+	if h.backlog == nil {
+		h.backlog = &backlogAnswer{yes: h.askBacklog(req, estimate)}
+		if !h.backlog.yes {
+			rep.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", backlog.Taken, estimate)
+			rep.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
+		}
+	}
+	if h.backlog.yes {
+		backlog.Take(ro)
+	}
+	return nil
+}
+
+// askBacklog is whether to take a first run's whole backlog: yes with
+// req.Yes, else what the person the Reporter asks answers.
+func (h *Home) askBacklog(req ExtractRequest, estimate string) bool {
+	if req.Yes {
+		h.env.Reporter.Infof("memctl: first run: extracting all %s (--yes)", estimate)
+		return true
+	}
+	return h.env.Reporter.Confirm(fmt.Sprintf("first run: %s. Extract them all now?", estimate))
+}
+
+// Preview is what Phase 1 of the first generated version would claim and
+// send, as `extract --dry-run` lists it (the scan included), telling the
+// Reporter nothing: what `memctl run` shows before it spends anything.
+func (h *Home) Preview(ctx context.Context, req ExtractRequest) (extract.RunResult, error) {
+	plan, err := h.Plan(PhaseExtract)
+	if err != nil {
+		return extract.RunResult{}, err
+	}
+	quiet := *h
+	quiet.env.Reporter = Quiet{}
+	req.DryRun = true
+	res, _, err := quiet.scanAndExtract(ctx, plan, h.Versions()[0], req, false)
+	return res, err
 }

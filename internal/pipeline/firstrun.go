@@ -25,15 +25,15 @@ func (b Backlog) Take(ro *extract.RunOptions) {
 	ro.MaxClaims = max(b.Sessions, ro.MaxClaims)
 }
 
-// FirstRunBacklog reports a version's first-run backlog: nil when the
+// firstRunBacklog reports a version's first-run backlog: nil when the
 // version already holds a raw memory or ran an extraction, or when the
 // usual windows and limit already take every past session. Codex's windows
 // (sessions idle six hours and updated within ten days, two claims a run)
 // suit a machine memctl runs on every day; on a first run over months of
-// history they kept 2 sessions of 42 (issue 26), so the caller may take
+// history they take two sessions of dozens, so the caller may take
 // the backlog; with a model provider it should ask first, which is why
 // the input is measured here, as a dry run does.
-func FirstRunBacklog(ctx context.Context, st *store.Store, ro extract.RunOptions) (*Backlog, error) {
+func firstRunBacklog(ctx context.Context, st *store.Store, ro extract.RunOptions) (*Backlog, error) {
 	s, err := st.Status(ctx)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
-// Package pipeline runs memctl's stages for one memory version: Phase 1
-// (extract) and Phase 2 (consolidate) on a version's store and memory
-// folder, each returning a report. It is what `memctl run`, `extract` and
-// `consolidate` share; cmd/ resolves flags and config into the stage
-// inputs and renders the reports.
+// Package pipeline is the one door from the config to memctl's stages. A
+// Home, built once per process from the effective config, resolves the
+// plan (redaction, Phase 1's provider, Phase 2's consolidator), the
+// sources, the eligibility window and the memory folders, and runs every
+// stage (prepare, prune, scan, the rate-limit guard, extract,
+// consolidate) for each generated memory version, returning reports and
+// telling a Reporter what happens meanwhile. cmd/ turns flags into the
+// config and a request, and renders what comes back.
 package pipeline
 
 import (
@@ -35,19 +38,6 @@ func (p Provider) Label() string {
 	return string(p.Kind) + " (" + p.Model + ")"
 }
 
-// Progress shows a stage's progress to a person: called as the stage
-// starts with what it does and what it counts (unit, "" for nothing), it
-// returns the function that sets how far the stage is and the one that
-// ends the display. nil shows nothing.
-type Progress func(label, unit string) (set func(done, total int), done func())
-
-func (p Progress) start(label, unit string) (set func(done, total int), done func()) {
-	if p == nil {
-		return func(int, int) {}, func() {}
-	}
-	return p(label, unit)
-}
-
 // recordStage notes a stage's run for `memctl status`; a failure to note
 // it must not fail the stage.
 func recordStage(ctx context.Context, st *store.Store, stage string, started, finished time.Time, status, detail string) {
@@ -65,27 +55,44 @@ type Plan struct {
 	Consolidate  Provider
 }
 
-// Prune drops the raw memories unused for maxUnusedDays from a version's
-// store (Codex's retention; it costs no tokens) and records the stage run
-// unless dryRun.
-func Prune(ctx context.Context, st *store.Store, version memversion.Version, maxUnusedDays int, dryRun bool, now func() time.Time) (prune.Result, error) {
-	started := now()
-	res, err := prune.Run(ctx, st, maxUnusedDays, dryRun)
+// PruneRequest is what a command asks of retention: its flags (the
+// retention window is memories.max_unused_days, which a flag sets in the
+// config).
+type PruneRequest struct {
+	DryRun bool
+}
+
+// pruneStore drops the raw memories unused for max_unused_days from a
+// version's store (Codex's retention; it costs no tokens) and records the
+// stage run unless dryRun.
+func (h *Home) pruneStore(ctx context.Context, st *store.Store, version memversion.Version, dryRun bool) (prune.Result, error) {
+	started := h.Now()
+	res, err := prune.Run(ctx, st, h.cfg.Memories.MaxUnusedDays, dryRun)
 	if err != nil {
 		return res, fmt.Errorf("prune %s: %w", version, err)
 	}
 	if !dryRun {
-		recordStage(ctx, st, "prune", started, now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
+		recordStage(ctx, st, "prune", started, h.Now(), "ok", fmt.Sprintf("pruned %d", res.Pruned))
 	}
 	return res, nil
 }
 
-// PruneVersions prunes every version's store (PruneVersion), the first
-// first, and adds up what they pruned; the first error stops the loop.
-func PruneVersions(ctx context.Context, open OpenStore, versions []memversion.Version, maxUnusedDays int, dryRun bool, now func() time.Time) (prune.Result, error) {
-	total := prune.Result{ThreadIDs: []string{}, DryRun: dryRun}
-	for _, v := range versions {
-		res, err := PruneVersion(ctx, open, v, maxUnusedDays, dryRun, now)
+// pruneVersion opens a version's store and prunes it.
+func (h *Home) pruneVersion(ctx context.Context, version memversion.Version, dryRun bool) (prune.Result, error) {
+	st, err := h.OpenStore(ctx, version)
+	if err != nil {
+		return prune.Result{}, err
+	}
+	defer st.Close()
+	return h.pruneStore(ctx, st, version, dryRun)
+}
+
+// Prune prunes every version's store, the first first, and adds up what
+// they pruned; the first error stops the loop.
+func (h *Home) Prune(ctx context.Context, req PruneRequest) (prune.Result, error) {
+	total := prune.Result{ThreadIDs: []string{}, DryRun: req.DryRun}
+	for _, v := range h.Versions() {
+		res, err := h.pruneVersion(ctx, v, req.DryRun)
 		if err != nil {
 			return total, err
 		}
@@ -102,14 +109,23 @@ type StageStatus struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// Prepare repairs the layout of a version's memory folder before its
+// prepare repairs the layout of a version's memory folder before its
 // stages run. A dry run changes nothing and says so.
-func Prepare(root, templateDir string, now time.Time, dryRun bool) (StageStatus, error) {
+func (h *Home) prepare(version memversion.Version, dryRun bool) (StageStatus, error) {
 	if dryRun {
 		return StageStatus{Status: "skipped_dry_run"}, nil
 	}
-	if err := consolidate.PrepareLayout(root, templateDir, now); err != nil {
+	if err := h.Prepare(version); err != nil {
 		return StageStatus{Status: "failed", Error: err.Error()}, err
 	}
 	return StageStatus{Status: "ok"}, nil
+}
+
+// Prepare creates or repairs the layout of a version's memory folder, as
+// `memctl run` does before its stages.
+func (h *Home) Prepare(version memversion.Version) error {
+	if err := h.ensureDir(); err != nil {
+		return err
+	}
+	return consolidate.PrepareLayout(h.MemoryRoot(version), h.cfg.Templates.Dir, h.Now())
 }

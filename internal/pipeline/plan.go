@@ -15,14 +15,105 @@ import (
 	"github.com/memctl/memctl/internal/model"
 )
 
-// Consolidator resolves consolidation.mode into Phase 2's consolidator and
+// Phase names a phase a command runs, for Plan.
+type Phase int
+
+// The phases a plan resolves.
+const (
+	PhaseExtract Phase = 1 << iota
+	PhaseConsolidate
+)
+
+// planCache is what Plan resolved so far: each part once per Home.
+type planCache struct {
+	redact       func(string) string
+	extract      *Provider
+	consolidator consolidate.Consolidator
+	consolidate  Provider
+}
+
+// Plan resolves the redaction and what phases need: Phase 1's provider
+// (extract), Phase 2's consolidator and what answers it (consolidate).
+// Each part is resolved once per Home, so every version's stages share
+// it. A config that cannot work (a bad redaction pattern, a provider
+// without key or model, agent mode without a command) is refused here,
+// before any stage of any version prunes, claims a thread or takes the
+// lock.
+func (h *Home) Plan(phases Phase) (Plan, error) {
+	c := &h.plan
+	if c.redact == nil {
+		red, err := Redactor(h.cfg)
+		if err != nil {
+			return Plan{}, err
+		}
+		c.redact = red
+	}
+	if err := h.resolveModels(phases); err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{Redact: c.redact, Consolidator: c.consolidator, Consolidate: c.consolidate}
+	if c.extract != nil {
+		plan.Extract = *c.extract
+	}
+	return plan, nil
+}
+
+// resolveModels resolves what answers each phase: Phase 1's provider,
+// Phase 2's consolidator and its provider.
+func (h *Home) resolveModels(phases Phase) error {
+	c := &h.plan
+	if phases&PhaseExtract != 0 && c.extract == nil {
+		prov, err := h.Provider(model.PurposeExtract)
+		if err != nil {
+			return err
+		}
+		c.extract = &prov
+	}
+	if phases&PhaseConsolidate != 0 && c.consolidator == nil {
+		modelProvider := func() (Provider, error) { return h.Provider(model.PurposeConsolidate) }
+		cons, prov, err := resolveConsolidator(h.cfg, h.cfg.Consolidation.Mode, h.env.Getenv, modelProvider, h.env.Stderr)
+		if err != nil {
+			return err
+		}
+		c.consolidator, c.consolidate = cons, prov
+	}
+	return nil
+}
+
+// ModelCheck is whether the models a run would use can work, found the way
+// the run finds them but without calling any: what provider.kind resolves
+// to and why, and the error a run would stop with.
+type ModelCheck struct {
+	Choice model.Choice
+	// Auto: provider.kind is auto (or empty), so Choice was picked.
+	Auto bool
+	// Err is the run's *config.Error: a key missing, a program not found,
+	// no model for a kind without a default; nil when both phases can run.
+	Err error
+}
+
+// CheckModels resolves both phases' models as Run would (building the
+// providers, looking the programs up) and says whether they can work,
+// telling the Reporter nothing. `memctl doctor` asks it.
+func (h *Home) CheckModels() ModelCheck {
+	cfg := h.cfg
+	c := ModelCheck{Choice: model.Choose(model.Kind(cfg.Provider.Kind), cfg.Provider.BaseURL, h.env.Getenv),
+		Auto: model.Kind(cfg.Provider.Kind) == model.KindAuto || cfg.Provider.Kind == ""}
+	env := h.env
+	env.Reporter, env.Stderr = Quiet{}, nil
+	probe := New(cfg, env)
+	c.Err = probe.resolveModels(PhaseExtract | PhaseConsolidate)
+	return c
+}
+
+// resolveConsolidator resolves consolidation.mode into Phase 2's consolidator and
 // what answers it (Kind, Model; Provider is nil but in model mode), for the
 // token record and the history. auto is model when provider.kind resolves
 // to a model (getenv reads its keys), else heuristic; provider builds the
 // configured model provider, asked only in model mode; an agent
 // consolidator writes its own messages to agentLog. A mode that cannot
 // work is a *config.Error.
-func Consolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func(string) string, provider func() (Provider, error), agentLog io.Writer) (consolidate.Consolidator, Provider, error) {
+func resolveConsolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func(string) string, provider func() (Provider, error), agentLog io.Writer) (consolidate.Consolidator, Provider, error) {
 	if mode == config.ModeAuto {
 		if model.Resolve(model.Kind(cfg.Provider.Kind), getenv) == model.KindHeuristic {
 			mode = config.ModeHeuristic
@@ -47,7 +138,7 @@ func Consolidator(cfg *config.Config, mode config.ConsolidationMode, getenv func
 		if len(argv) == 0 || argv[0] == "" {
 			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: fmt.Errorf("mode \"agent\" needs agent_command")}
 		}
-		if err := CheckProgram(argv[0]); err != nil {
+		if err := checkProgram(argv[0]); err != nil {
 			return nil, Provider{}, &config.Error{Key: "consolidation.agent_command", Err: err}
 		}
 		// The agent answers: recorded under its mode.
@@ -70,12 +161,12 @@ func agentEnv() []string {
 	return out
 }
 
-// CheckProgram refuses a program that cannot be started, so a typo in
+// checkProgram refuses a program that cannot be started, so a typo in
 // provider.command or consolidation.agent_command is a config error (exit
 // 2) before any stage runs, not a failure per thread that spends its
 // retries and backs it off. A relative path with a slash is left to the
 // run: the agent resolves it inside the memory folder.
-func CheckProgram(name string) error {
+func checkProgram(name string) error {
 	if !filepath.IsAbs(name) && filepath.Base(name) != name {
 		return nil
 	}

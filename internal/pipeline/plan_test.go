@@ -37,7 +37,7 @@ func TestConsolidatorResolvesTheMode(t *testing.T) {
 			cfg := config.Default()
 			cfg.Provider.Kind = string(model.KindHeuristic)
 			cfg.Consolidation.AgentCommand = tc.agent
-			cons, _, err := Consolidator(cfg, tc.mode, noEnv, heuristicProvider, io.Discard)
+			cons, _, err := resolveConsolidator(cfg, tc.mode, noEnv, heuristicProvider, io.Discard)
 			var cerr *config.Error
 			switch {
 			case tc.wantErr && (!errors.As(err, &cerr) || cerr.Key != tc.want):
@@ -53,13 +53,13 @@ func TestConsolidatorResolvesTheMode(t *testing.T) {
 }
 
 func TestCheckProgram(t *testing.T) {
-	if err := CheckProgram("sh"); err != nil {
+	if err := checkProgram("sh"); err != nil {
 		t.Errorf("sh: %v", err)
 	}
-	if err := CheckProgram("memctl-no-such-agent-7f3a"); err == nil || !strings.Contains(err.Error(), "not in PATH") {
+	if err := checkProgram("memctl-no-such-agent-7f3a"); err == nil || !strings.Contains(err.Error(), "not in PATH") {
 		t.Errorf("a missing program: %v", err)
 	}
-	if err := CheckProgram("./bin/agent"); err != nil {
+	if err := checkProgram("./bin/agent"); err != nil {
 		t.Errorf("a relative path is left to the run: %v", err)
 	}
 }

@@ -4,42 +4,40 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/scan"
-	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
-// ScanStage indexes the transcripts of every source into a version's
-// threads table: what `memctl scan` does, and what extract does first.
-type ScanStage struct {
-	Sources  []sessions.Source
-	Config   *config.Config
-	Redact   func(string) string
-	Now      func() time.Time
-	Progress Progress
-}
-
-// Scan indexes s's sources into st and records the stage run: ok,
-// partial when a source could not be read (the others were scanned),
-// failed or interrupted.
-func Scan(ctx context.Context, st *store.Store, s ScanStage) (scan.Result, error) {
-	started := s.Now()
-	cfg := s.Config
-	_, done := s.Progress.start("scanning transcripts", "")
+// scanStore indexes the transcripts of every source into a version's
+// threads table (what `memctl scan` does, and what extract does first)
+// and records the stage run: ok, partial when a source could not be read
+// (the others were scanned), failed or interrupted.
+func (h *Home) scanStore(ctx context.Context, st *store.Store, redact func(string) string) (scan.Result, error) {
+	started := h.Now()
+	cfg := h.cfg
+	_, done := h.env.Reporter.Progress("scanning transcripts", "")
 	res, err := scan.Run(ctx, st, scan.Options{
-		Sources:  s.Sources,
-		Redact:   s.Redact,
+		Sources:  h.Sources(),
+		Redact:   redact,
 		Projects: cfg.ProjectOverrides(),
 		Policy:   store.UpsertPolicy{GenerateMemories: cfg.Memories.GenerateMemories, DisableOnExternalContext: cfg.Memories.DisableOnExternalContext},
 	})
 	done()
 	status, detail := scanOutcome(res, err)
-	recordStage(context.WithoutCancel(ctx), st, "scan", started, s.Now(), status, detail)
+	recordStage(context.WithoutCancel(ctx), st, "scan", started, h.Now(), status, detail)
 	return res, err
+}
+
+// ScanStore indexes the sources into an open store of this home (eval's
+// replay, which keeps its store open).
+func (h *Home) ScanStore(ctx context.Context, st *store.Store) (scan.Result, error) {
+	plan, err := h.Plan(0)
+	if err != nil {
+		return scan.Result{}, err
+	}
+	return h.scanStore(ctx, st, plan.Redact)
 }
 
 // scanOutcome is the stage record of a scan: its status and what it
@@ -63,14 +61,17 @@ func scanOutcome(res scan.Result, err error) (status, detail string) {
 	return status, detail
 }
 
-// ScanVersions scans into every version's store, the first first, and
-// returns the first version's result: every version reads the same
-// sources, so that one result says what was found. The first error
-// stops the loop.
-func ScanVersions(ctx context.Context, open OpenStore, versions []memversion.Version, s ScanStage) (scan.Result, error) {
+// Scan scans into every version's store, the first first, and returns
+// the first version's result: every version reads the same sources, so
+// that one result says what was found. The first error stops the loop.
+func (h *Home) Scan(ctx context.Context) (scan.Result, error) {
+	plan, err := h.Plan(0)
+	if err != nil {
+		return scan.Result{}, err
+	}
 	var first scan.Result
-	for i, v := range versions {
-		res, err := scanVersion(ctx, open, v, s)
+	for i, v := range h.Versions() {
+		res, err := h.scanVersion(ctx, v, plan.Redact)
 		if err != nil {
 			return res, err
 		}
@@ -81,11 +82,11 @@ func ScanVersions(ctx context.Context, open OpenStore, versions []memversion.Ver
 	return first, nil
 }
 
-func scanVersion(ctx context.Context, open OpenStore, version memversion.Version, s ScanStage) (scan.Result, error) {
-	st, err := open(ctx, version)
+func (h *Home) scanVersion(ctx context.Context, version memversion.Version, redact func(string) string) (scan.Result, error) {
+	st, err := h.OpenStore(ctx, version)
 	if err != nil {
 		return scan.Result{}, err
 	}
 	defer st.Close()
-	return Scan(ctx, st, s)
+	return h.scanStore(ctx, st, redact)
 }

@@ -3,36 +3,20 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
-	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/memversion"
-	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
-var bothVersions = []memversion.Version{memversion.V1, memversion.V2}
-
-// storesIn opens each version's store in its own file under dir, as the
-// home does, and counts the opens.
-func storesIn(t *testing.T, dir string, opened map[memversion.Version]int) OpenStore {
+func lastRun(t *testing.T, h *Home, v memversion.Version, stage string) store.StageRun {
 	t.Helper()
-	return func(ctx context.Context, v memversion.Version) (*store.Store, error) {
-		opened[v]++
-		return store.Open(ctx, filepath.Join(dir, v.String()+".sqlite"))
-	}
-}
-
-func lastRun(t *testing.T, open OpenStore, v memversion.Version, stage string) store.StageRun {
-	t.Helper()
-	st, err := open(context.Background(), v)
+	st, err := h.OpenStore(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,24 +34,14 @@ func lastRun(t *testing.T, open OpenStore, v memversion.Version, stage string) s
 	return store.StageRun{}
 }
 
-// TestScanVersionsScansEveryStoreAndReportsTheFirst: every version's
-// store gets the scan and its record; the result is the first version's.
-func TestScanVersionsScansEveryStoreAndReportsTheFirst(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "transcripts")
-	if err := os.MkdirAll(src, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	line := `{"type":"session","id":"s1","cwd":"/src/app","started_at":"2026-01-01T10:00:00Z"}` + "\n"
-	if err := os.WriteFile(filepath.Join(src, "s1.jsonl"), []byte(line), 0o600); err != nil {
-		t.Fatal(err)
-	}
+// TestScanScansEveryStoreAndReportsTheFirst: every version's store gets
+// the scan and its record; the result is the first version's.
+func TestScanScansEveryStoreAndReportsTheFirst(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "transcripts")
+	writeSessions(t, src, "/src/app", "s1")
 	opened := map[memversion.Version]int{}
-	open := storesIn(t, dir, opened)
-	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
-	res, err := ScanVersions(context.Background(), open, bothVersions, ScanStage{
-		Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Config: config.Default(),
-		Redact: func(s string) string { return s }, Now: now})
+	h := testHome(t, src, counting(t.TempDir(), opened, nil), nil)
+	res, err := h.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,18 +52,18 @@ func TestScanVersionsScansEveryStoreAndReportsTheFirst(t *testing.T) {
 		if opened[v] != 1 {
 			t.Errorf("%s opened %d times, want once", v, opened[v])
 		}
-		if r := lastRun(t, open, v, "scan"); r.Status != "ok" || !strings.HasPrefix(r.Detail, "scanned 1,") {
+		if r := lastRun(t, h, v, "scan"); r.Status != "ok" || !strings.HasPrefix(r.Detail, "scanned 1,") {
 			t.Errorf("%s: scan recorded as %+v", v, r)
 		}
 	}
 }
 
-// TestPruneVersionsAddsUpEveryVersion: an empty store prunes nothing, and
-// the total lists no thread but is never null.
-func TestPruneVersionsAddsUpEveryVersion(t *testing.T) {
+// TestPruneAddsUpEveryVersion: an empty store prunes nothing, and the
+// total lists no thread but is never null.
+func TestPruneAddsUpEveryVersion(t *testing.T) {
 	opened := map[memversion.Version]int{}
-	open := storesIn(t, t.TempDir(), opened)
-	total, err := PruneVersions(context.Background(), open, bothVersions, 30, true, time.Now)
+	h := testHome(t, t.TempDir(), counting(t.TempDir(), opened, nil), nil)
+	total, err := h.Prune(context.Background(), PruneRequest{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,67 +72,53 @@ func TestPruneVersionsAddsUpEveryVersion(t *testing.T) {
 	}
 }
 
-// TestConsolidateVersionsGoesPastAFailedRun: a failed_… run is reported
-// and the next version still runs, its error returned at the end; any
-// other error stops at once with nothing to report.
-func TestConsolidateVersionsGoesPastAFailedRun(t *testing.T) {
-	failed := errors.New("consolidate: failed_claim")
-	var ran []memversion.Version
-	results, err := ConsolidateVersions(context.Background(), bothVersions, func(_ context.Context, v memversion.Version) (consolidate.Result, error) {
-		ran = append(ran, v)
-		if v == memversion.V1 {
-			return consolidate.Result{Status: consolidate.StatusFailedClaim}, failed
-		}
-		return consolidate.Result{Status: consolidate.StatusSucceeded}, nil
-	})
-	if !errors.Is(err, failed) || !reflect.DeepEqual(ran, bothVersions) || len(results) != 2 || results[1].Status != consolidate.StatusSucceeded {
-		t.Errorf("after a failed run: ran %v, results %+v, err %v", ran, results, err)
+// TestConsolidateGoesPastAFailedRun: a failed_… run is reported and the
+// next version still runs, its error returned at the end; any other error
+// stops at once with nothing to report.
+func TestConsolidateGoesPastAFailedRun(t *testing.T) {
+	opened := map[memversion.Version]int{}
+	h := testHome(t, t.TempDir(), counting(t.TempDir(), opened, nil), nil)
+	h.cfg.Consolidation.Mode = config.ModeAgent
+	h.cfg.Consolidation.AgentCommand = []string{"sh", "-c", "exit 3"}
+	results, err := h.Consolidate(context.Background(), ConsolidateRequest{})
+	var failed *consolidate.FailedError
+	if !errors.As(err, &failed) || len(results) != 2 || !results[0].Status.Failed() || !results[1].Status.Failed() {
+		t.Errorf("after a failed run: results %+v, err %v", results, err)
 	}
 
 	broken := errors.New("store locked")
-	ran = nil
-	results, err = ConsolidateVersions(context.Background(), bothVersions, func(_ context.Context, v memversion.Version) (consolidate.Result, error) {
-		ran = append(ran, v)
-		return consolidate.Result{}, broken
-	})
-	if !errors.Is(err, broken) || results != nil || len(ran) != 1 {
-		t.Errorf("after a store error: ran %v, results %+v, err %v", ran, results, err)
+	opened = map[memversion.Version]int{}
+	h = testHome(t, t.TempDir(), counting(t.TempDir(), opened, map[memversion.Version]error{memversion.V1: broken}), nil)
+	results, err = h.Consolidate(context.Background(), ConsolidateRequest{})
+	if !errors.Is(err, broken) || results != nil || opened[memversion.V2] != 0 {
+		t.Errorf("after a store error: opened %v, results %+v, err %v", opened, results, err)
 	}
 }
 
-// TestExtractVersionsScansThenExtractsEachStore: each version is scanned
-// and extracted on one handle, the extractions add up, and a failure
-// stops the loop.
-func TestExtractVersionsScansThenExtractsEachStore(t *testing.T) {
+// TestExtractScansThenExtractsEachStore: each version is scanned and
+// extracted on one handle, the extractions add up, and a failure stops
+// the loop.
+func TestExtractScansThenExtractsEachStore(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "sessions")
+	writeSessions(t, src, "/src/app", "s1", "s2", "s3")
 	opened := map[memversion.Version]int{}
-	open := storesIn(t, t.TempDir(), opened)
-	stage := ScanStage{Config: config.Default(), Redact: func(s string) string { return s }, Now: time.Now}
-	var extracted []memversion.Version
-	res, _, err := ExtractVersions(context.Background(), open, bothVersions, stage, func(_ context.Context, st *store.Store, v memversion.Version) (extract.RunResult, error) {
-		extracted = append(extracted, v)
-		if _, err := st.StageRuns(context.Background()); err != nil {
-			t.Errorf("%s: the store handed over is closed: %v", v, err)
-		}
-		return extract.RunResult{Claimed: 2, Succeeded: 1, Failed: 1, NotClaimed: map[string]int{"idle": 1}}, nil
-	})
+	dir := t.TempDir()
+	h := testHome(t, src, counting(dir, opened, nil), nil)
+	res, scanned, err := h.Extract(context.Background(), ExtractRequest{Max: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(extracted, bothVersions) || res.Claimed != 4 || res.Failed != 2 || res.NotClaimed["idle"] != 2 {
-		t.Errorf("extracted %v, merged %+v", extracted, res)
+	if scanned.Scanned != 3 || res.Claimed != 2 || res.Succeeded != 2 || res.NotClaimed["over_limit"] != 4 {
+		t.Errorf("scanned %+v, merged %+v", scanned, res)
 	}
-	for _, v := range bothVersions {
-		if opened[v] != 1 {
-			t.Errorf("%s opened %d times, want once (scan and extraction share the handle)", v, opened[v])
-		}
+	if !reflect.DeepEqual(opened, map[memversion.Version]int{memversion.V1: 1, memversion.V2: 1}) {
+		t.Errorf("opened %v, want each version once (scan and extraction share the handle)", opened)
 	}
 
-	broken := errors.New("provider down")
-	extracted = nil
-	if _, _, err := ExtractVersions(context.Background(), open, bothVersions, stage, func(_ context.Context, _ *store.Store, v memversion.Version) (extract.RunResult, error) {
-		extracted = append(extracted, v)
-		return extract.RunResult{}, broken
-	}); !errors.Is(err, broken) || len(extracted) != 1 {
-		t.Errorf("a failed extraction: err %v, extracted %v", err, extracted)
+	broken := errors.New("disk gone")
+	opened = map[memversion.Version]int{}
+	h = testHome(t, src, counting(dir, opened, map[memversion.Version]error{memversion.V2: broken}), nil)
+	if _, _, err := h.Extract(context.Background(), ExtractRequest{Max: 1}); !errors.Is(err, broken) || opened[memversion.V1] != 1 {
+		t.Errorf("a failed version: err %v, opened %v", err, opened)
 	}
 }

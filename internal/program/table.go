@@ -1,9 +1,10 @@
 package program
 
 import (
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // The table: each program, subcommand and script word with its class.
@@ -208,9 +209,8 @@ func wordSet(words string) func() map[string]bool {
 	})
 }
 
-func lazyRE(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 func isNumber(s string) bool {
 	if s == "" {

@@ -41,8 +41,8 @@ func looksLikeFolder(s string) bool {
 }
 
 // AmbiguousError refuses a display name several projects share (two
-// checkouts both called "workspace"): picking one silently put notes,
-// summaries and searches on the wrong project (issue 26).
+// checkouts both called "workspace"): picking one silently would put
+// notes, summaries and searches on the wrong project.
 type AmbiguousError struct {
 	Name string
 	Keys []string
@@ -76,22 +76,51 @@ func Match(arg string, sources ...[]Known) (k Known, found bool, err error) {
 	}
 }
 
-// LocateArg resolves a project argument against the index: an absolute
-// folder as Locate does, anything else as a key or display name (Match).
-// The identity is returned even when the index holds no memory of it
-// (found is then false); an ambiguous name is an *AmbiguousError.
-func (ix *Index) LocateArg(arg string, overrides []Override) (id Identity, entry IndexEntry, found bool, err error) {
+// Resolution is a project argument resolved.
+type Resolution struct {
+	// Identity is the project: the folder's, the known project a key or
+	// name names, or the argument itself (printable) when nothing knows it.
+	Identity Identity
+	// Entry is the project's entry in the memory folder's index, when it
+	// has one.
+	Entry IndexEntry
+	// Known: memory knows the project (the index or the known list has
+	// it).
+	Known bool
+	// Folder: the argument was a folder.
+	Folder bool
+}
+
+// Resolve is the one reading of a project argument (memctl's --project, a
+// note's project, an MCP tool's project) against the projects memory
+// knows: those of the memory folder's index ix (nil for none) and known
+// (the store's, and whatever else the caller counts as known). An
+// absolute folder is the project whose identity it has (Index.Locate: the
+// folders the index recorded, else the resolver); anything else is a key
+// or a display name of a known project (Match), and a name several
+// projects share is an *AmbiguousError listing their keys. A key or a
+// name that nothing knows comes back as given, Known false: the caller
+// decides whether that is an error and says so in its own words. A
+// command line's relative folder is made absolute first (FolderArg).
+func Resolve(arg string, ix *Index, known []Known, overrides []Override) (Resolution, error) {
+	arg = strings.TrimSpace(arg)
 	if isAbs(arg) {
-		id, entry, found = ix.Locate(arg, overrides)
-		return id, entry, found, nil
+		id, e, found := ix.Locate(arg, overrides)
+		if !found {
+			found = len(Named(id.Key, known)) > 0
+		}
+		return Resolution{Identity: id, Entry: e, Known: found, Folder: true}, nil
 	}
-	k, ok, err := Match(arg, ix.Known())
+	k, found, err := Match(arg, ix.Known(), known)
 	if err != nil {
-		return Identity{}, IndexEntry{}, false, err
+		return Resolution{}, err
 	}
-	if !ok {
-		return Printable(Identity{Key: arg, Name: arg, Source: SourceConfig}), IndexEntry{}, false, nil
+	if !found {
+		return Resolution{Identity: Printable(Identity{Key: arg, Name: arg, Source: SourceConfig})}, nil
 	}
-	e, _ := ix.ByKey(k.Key)
-	return Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, e, true, nil
+	e, inIndex := ix.ByKey(k.Key)
+	if inIndex {
+		k.Name = e.Name
+	}
+	return Resolution{Identity: Identity{Key: k.Key, Name: k.Name, Source: SourceConfig}, Entry: e, Known: true}, nil
 }

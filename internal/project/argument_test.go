@@ -42,22 +42,39 @@ func TestMatchRefusesASharedNameListingEveryKey(t *testing.T) {
 	}
 }
 
-func TestLocateArgRefusesASharedName(t *testing.T) {
+// TestResolveReadsEveryArgumentOneWay: a name several projects share is
+// refused, a name or key of one project is that project, wherever memory
+// knows it from (the index or the store's list), a key nothing knows is
+// kept as given, and a folder is its own project.
+func TestResolveReadsEveryArgumentOneWay(t *testing.T) {
 	ix := twoWorkspaces()
-	if _, _, found, err := ix.LocateArg("workspace", nil); found || err == nil {
-		t.Errorf("a shared name: found %v, err %v", found, err)
+	storeOnly := []Known{{Key: "git:example.com/acme/web", Name: "web"}, {Key: "git:example.com/c/workspace", Name: "workspace"}}
+	if _, err := Resolve("workspace", ix, nil, nil); err == nil {
+		t.Error("a shared name was not refused")
 	}
-	id, e, found, err := ix.LocateArg("api", nil)
-	if err != nil || !found || e.Dir != "api" || id.Key != e.Key {
-		t.Errorf("a name of one project: %+v %+v %v %v", id, e, found, err)
+	if r, err := Resolve("api", ix, storeOnly, nil); err != nil || !r.Known || r.Entry.Dir != "api" || r.Identity.Key != r.Entry.Key {
+		t.Errorf("a name of one project in the index: %+v %v", r, err)
 	}
-	id, _, found, err = ix.LocateArg("git:example.com/new/one", nil)
-	if err != nil || found || id.Key != "git:example.com/new/one" {
-		t.Errorf("a key not in memory: %+v %v %v", id, found, err)
+	if r, err := Resolve("web", ix, storeOnly, nil); err != nil || !r.Known || r.Identity.Key != "git:example.com/acme/web" || r.Entry.Key != "" {
+		t.Errorf("a name only the store knows: %+v %v", r, err)
+	}
+	var amb *AmbiguousError
+	if _, err := Resolve("workspace", nil, storeOnly, nil); err != nil {
+		t.Errorf("a name one list holds once: %v", err)
+	}
+	if _, err := Resolve("workspace", ix, storeOnly, nil); !errors.As(err, &amb) || len(amb.Keys) != 3 {
+		t.Errorf("a name shared across the index and the store: %v", err)
+	}
+	if r, err := Resolve("git:example.com/new/one", ix, storeOnly, nil); err != nil || r.Known || r.Identity.Key != "git:example.com/new/one" {
+		t.Errorf("a key not in memory: %+v %v", r, err)
 	}
 	dir := t.TempDir()
-	if id, _, found, err := ix.LocateArg(dir, nil); err != nil || found || id.Root != dir {
-		t.Errorf("a folder: %+v %v %v", id, found, err)
+	if r, err := Resolve(dir, ix, storeOnly, nil); err != nil || r.Known || !r.Folder || r.Identity.Root != dir {
+		t.Errorf("a folder: %+v %v", r, err)
+	}
+	own, _ := Resolve(dir, nil, nil, nil)
+	if r, err := Resolve(dir, nil, []Known{{Key: own.Identity.Key, Name: "x"}}, nil); err != nil || !r.Known {
+		t.Errorf("a folder whose project the store knows: %+v %v", r, err)
 	}
 }
 

@@ -19,8 +19,8 @@ type Index struct {
 	Projects []IndexEntry `json:"projects"`
 	// Empty is true when the consolidation that wrote the index had
 	// nothing to consolidate: no current memory and no note. The read
-	// path then injects nothing (issue 26: an empty folder cost a session
-	// 1,400 tokens of instructions about nothing). An index written
+	// path then injects nothing (instructions about an empty folder cost
+	// a session some 1,400 tokens for nothing). An index written
 	// before the field existed reads as not empty.
 	Empty bool `json:"empty,omitempty"`
 }

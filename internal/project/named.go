@@ -24,7 +24,7 @@ func (ix *Index) Known() []Known {
 // known projects of every source given, in order: the project with that
 // key, else every project with that display name, one per key. More than
 // one result means the name is ambiguous (two checkouts both called
-// "workspace", issue 26) and the caller must refuse it; none, that no
+// "workspace") and the caller must refuse it; none, that no
 // project is known by it. A project without a key (threads outside any)
 // is never named.
 func Named(arg string, sources ...[]Known) []Known {

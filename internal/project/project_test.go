@@ -256,7 +256,7 @@ func TestParseRemotes(t *testing.T) {
 	}
 }
 
-// Review of issue 13: a folder recorded in the index (sessions started in
+// A folder recorded in the index (sessions started in
 // the home folder, say) must not lend its memory to a repository or a
 // folder below it that has none; only the folder itself is that project.
 func TestLocateDoesNotLendAParentFolderItsMemory(t *testing.T) {
@@ -293,7 +293,7 @@ func TestLocateDoesNotLendAParentFolderItsMemory(t *testing.T) {
 	}
 }
 
-// Review of issue 13: a repository that got a remote after its memory was
+// A repository that got a remote after its memory was
 // consolidated is still found by summary (under the root-commit key the
 // next scan upgrades), and only when its history is the one recorded.
 func TestLocateARepositoryThatGotARemote(t *testing.T) {
@@ -327,7 +327,7 @@ func TestLocateARepositoryThatGotARemote(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: a project's name is printed in the summary injected
+// A project's name is printed in the summary injected
 // into every other project (the pointer lines) and its key in headers the
 // consolidators parse, so neither may carry a newline from a folder name,
 // a transcript's cwd or a percent-encoded remote URL: a folder named
@@ -387,7 +387,7 @@ func TestNameOfKey(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: a repository without a remote that was moved and
+// A repository without a remote that was moved and
 // then pushed, before any session ran in its new folder, lost its memory:
 // summary looked its remote key up, then the folders the index recorded
 // (the old one), and said "no memory of this project". Its history says

@@ -9,15 +9,14 @@ package prune
 
 import (
 	"context"
+
+	"github.com/memctl/memctl/internal/store"
 )
 
 // Store is the part of the store prune needs.
 type Store interface {
 	Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool) ([]string, error)
 }
-
-// Limit is the most raw memories one run deletes.
-const Limit = 200
 
 // Result says what was (or, with DryRun, would be) pruned.
 type Result struct {
@@ -28,7 +27,7 @@ type Result struct {
 
 // Run prunes one store.
 func Run(ctx context.Context, s Store, maxUnusedDays int, dryRun bool) (Result, error) {
-	ids, err := s.Prune(ctx, maxUnusedDays, Limit, dryRun)
+	ids, err := s.Prune(ctx, maxUnusedDays, store.PruneLimit, dryRun)
 	if err != nil {
 		return Result{}, err
 	}

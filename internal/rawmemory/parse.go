@@ -1,14 +1,13 @@
 package rawmemory
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
-func lazyRE(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 var (
 	taskHeading = lazyRE(`(?i)^#{1,4}\s*task\s+(\d+)\s*(?:[:.\-–—)]\s*(.*))?$`)

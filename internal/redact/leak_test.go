@@ -11,9 +11,8 @@ import (
 	"github.com/memctl/memctl/internal/redact/redacttest"
 )
 
-// TestIssue24SecretAtLineStart is the report of issue 24: a token that starts
-// a line of tool output, where the line break is a \n escape, was kept, and
-// PGPASSWORD was never redacted.
+// TestIssue24SecretAtLineStart: a token that starts a line of tool output,
+// where the line break is a \n escape, is redacted, and so is PGPASSWORD.
 func TestIssue24SecretAtLineStart(t *testing.T) {
 	tok := fake("gh"+"p_", setAlnum, 36)
 	for _, tt := range []struct{ in, want string }{

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // The rule table. Order matters: rules run pass by pass on the output of the previous
@@ -611,7 +613,5 @@ func isPlaceholder(v []byte) bool {
 	return same
 }
 
-// lazyRegexp compiles an expression on first use.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// lazyRegexp compiles an expression on first use (lazyre.New).
+var lazyRegexp = lazyre.New

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/regret/synth"
 	"github.com/memctl/memctl/internal/sessions"
@@ -86,10 +88,16 @@ var synthetic = sync.OnceValues(func() (*synthResult, error) {
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, err
 	}
-	rep, err := Run(context.Background(), Options{Sources: synthSources(filepath.Join(root, "sessions")), Scratch: work,
-		MaxUnusedDays: 30, Redact: redact.Default().String})
+	rep, err := Run(context.Background(), Options{Home: userHome(root), Sources: synthSources(filepath.Join(root, "sessions")), Scratch: work,
+		Redact: redact.Default().String})
 	return &synthResult{corpus: corpus, report: rep}, err
 })
+
+// userHome is the home a replay starts from: the default config, its
+// folder at dir/home (which holds no session).
+func userHome(dir string) *pipeline.Home {
+	return pipeline.New(config.Default(), pipeline.Env{Dir: filepath.Join(dir, "home")})
+}
 
 type synthResult struct {
 	corpus *synth.Corpus
@@ -286,7 +294,7 @@ func realSources(tb testing.TB) []sessions.Source {
 // the next session, which runs go test -race as the memory it was given
 // says, and nothing quoted carries a secret.
 func TestRealSessions(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Sources: realSources(t), Scratch: scratch(t), MaxUnusedDays: 30,
+	rep, err := Run(context.Background(), Options{Home: userHome(t.TempDir()), Sources: realSources(t), Scratch: scratch(t),
 		Redact: redact.Default().String})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +331,7 @@ func BenchmarkRealSessions(b *testing.B) {
 		b.StopTimer()
 		dir := scratch(b)
 		b.StartTimer()
-		if _, err := Run(context.Background(), Options{Sources: srcs, Scratch: dir, MaxUnusedDays: 30, Redact: redact.Default().String}); err != nil {
+		if _, err := Run(context.Background(), Options{Home: userHome(dir), Sources: srcs, Scratch: dir, Redact: redact.Default().String}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

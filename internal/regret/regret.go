@@ -1,6 +1,6 @@
 // Package regret measures, offline and without a model, whether memory
 // keeps coding agents from repeating their mistakes, on the sessions they
-// left on disk (issue 29, `memctl eval`).
+// left on disk (`memctl eval`).
 //
 // It reads every session of the configured sources and finds the lessons
 // they teach: a user's message that corrects what the agent just did, and
@@ -32,18 +32,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/inject"
-	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/project"
-	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -68,29 +65,23 @@ var Misses = []Class{ClassExtractionMiss, ClassRankingMiss, ClassComplianceMiss}
 
 // Options configure [Run].
 type Options struct {
-	// Sources are the transcript folders to read.
+	// Home is the home whose sessions are replayed: the replay runs in a
+	// scratch home made from it (pipeline.Home.Scratch), on its config
+	// (windows, limits, redaction, projects, templates), and never
+	// extracts a session run in its memory folders.
+	Home *pipeline.Home
+	// Sources are the transcript folders to read; nil reads the Home's.
 	Sources []sessions.Source
-	// Projects are the config's [[projects]] overrides.
-	Projects []project.Override
-	// Version is the memory version replayed ("v1" or "v2").
-	Version memversion.Version
 	// Scratch is an existing empty folder for the replay home; the caller
 	// removes it.
 	Scratch string
 	// MaxTokens is the injected summary's budget (0: inject's default).
 	MaxTokens int
-	// MaxRaw and MaxUnusedDays are the consolidation's selection limits.
-	MaxRaw        int
-	MaxUnusedDays int
 	// SearchLimit is how many memories the search for a first prompt
 	// returns (0: 5).
 	SearchLimit int
-	TemplateDir string
-	// ExcludeCwdUnder are folders whose sessions are never extracted (the
-	// user's memory folders, where agent consolidations run).
-	ExcludeCwdUnder []string
-	// Redact scrubs secrets from everything extracted and reported; nil
-	// keeps text as it is.
+	// Redact scrubs secrets from what the report quotes; nil is the
+	// Home's redaction.
 	Redact func(string) string
 	// Used are the memories the user's own store recorded a use of (by
 	// thread id); they count as cited.
@@ -98,9 +89,6 @@ type Options struct {
 	// Disabled are the threads the user took out of memory (threads
 	// disable, forget): they are neither replayed nor quoted.
 	Disabled map[string]bool
-	// DisableOnExternalContext is memories.disable_on_external_context:
-	// a thread that used web search or MCP results is not extracted.
-	DisableOnExternalContext bool
 	// Progress, when set, is called with the sessions replayed so far.
 	Progress func(done, total int)
 	// Log receives warnings; nil discards them.
@@ -109,20 +97,14 @@ type Options struct {
 
 // Run reads the sources, replays the memory and returns the report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if opts.Version == "" {
-		opts.Version = memversion.V1
+	if opts.Home == nil {
+		return nil, errors.New("regret: no home to replay")
 	}
 	if opts.SearchLimit <= 0 {
 		opts.SearchLimit = 5
 	}
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = inject.DefaultSummaryTokens
-	}
-	if opts.MaxRaw <= 0 {
-		opts.MaxRaw = 256
-	}
-	if opts.Redact == nil {
-		opts.Redact = func(s string) string { return s }
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -131,16 +113,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, errors.New("regret: no scratch folder")
 	}
 	started := time.Now()
-	r := &replay{opts: &opts, root: filepath.Join(opts.Scratch, "memories")}
-	st, err := store.Open(ctx, filepath.Join(opts.Scratch, store.FileName(opts.Version)), store.WithClock(r.now))
+	r := &replay{opts: &opts, clock: time.Now()}
+	r.home = opts.Home.Scratch(opts.Scratch, opts.Sources, r.now)
+	r.version = r.home.Versions()[0]
+	r.root = r.home.MemoryRoot(r.version)
+	if opts.Redact == nil {
+		red, err := pipeline.Redactor(r.home.Config())
+		if err != nil {
+			return nil, err
+		}
+		opts.Redact = red
+	}
+	st, err := r.home.OpenStore(ctx, r.version)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
 	r.st = st
-	r.clock = time.Now()
-	scanned, err := scan.Run(ctx, st, scan.Options{Sources: opts.Sources, Redact: opts.Redact, Projects: opts.Projects,
-		Policy: store.UpsertPolicy{GenerateMemories: true, DisableOnExternalContext: opts.DisableOnExternalContext}})
+	scanned, err := r.home.ScanStore(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +146,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := r.prepare(ctx, all); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(r.root, 0o700); err != nil {
-		return nil, err
-	}
-	if err := consolidate.PrepareLayout(r.root, opts.TemplateDir, r.clock); err != nil {
+	if err := r.home.Prepare(r.version); err != nil {
 		return nil, err
 	}
 

@@ -3,62 +3,54 @@ package regret
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/consolidate"
-	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/inject"
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/pipeline"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/store"
 )
 
 // The replay rebuilds, in a scratch home, the memory each session would
-// have been given. Every session is extracted first, in parallel, by the
-// offline extractor (extract.Run, the heuristic provider, the candidate
-// rules of `memctl extract --all`): a raw memory depends on its transcript
-// alone. Each memory then stays hidden (its thread disabled, so no
-// consolidation selects it and the search skips it) until its session has
-// ended: before a session starts, the memories of the sessions that ended
-// before it are let in and the uses their answers cited recorded. A
-// heuristic consolidation (consolidate.Run, as `memctl consolidate
-// --force` runs it) then rebuilds the folder, with the store's clock set
-// to the session's start so that retention sees the same ages: always
-// before a session where a lesson returns, so that the lesson has every
-// chance; before the others at most once per consolidation cooldown (six
-// hours of replayed time), as a memctl run from cron would. The session is
-// given what `memctl summary` prints in its project, cut to the same
-// budget; the folder is indexed for search only when a search is run.
+// have been given, through the pipeline users run: a pipeline.Home made by
+// Scratch from the user's Home (its config, windows, limits, redaction,
+// templates and memory folders), which extracts with the offline extractor
+// and consolidates with the offline consolidator. Every session is
+// extracted first (the Home's Phase 1, as `memctl extract --all` claims):
+// a raw memory depends on its transcript alone. Each memory then stays
+// hidden (its thread disabled, so that no consolidation selects it and
+// no search finds it, the store's rules for a memory taken out of memory)
+// until its session has ended: before a session starts, the memories of
+// the sessions that ended before it are let in and the uses their answers
+// cited recorded. The Home's Phase 2 then rebuilds the folder and its
+// search index, on the store's clock set to the session's start, so that
+// retention and the success cooldown see replayed time: before a session
+// where a lesson returns it runs forced, so that the lesson has every
+// chance; before the others it runs as a memctl run from cron would, and
+// the cooldown decides. The session is given what `memctl summary` prints
+// in its project, cut to the same budget.
 
 // replay is the scratch home and its clock.
 type replay struct {
-	st    *store.Store
-	root  string
-	opts  *Options
-	clock time.Time
+	home    *pipeline.Home
+	version memversion.Version
+	st      *store.Store
+	root    string
+	opts    *Options
+	clock   time.Time
 	// hidden are the memories of sessions that have not ended yet.
 	hidden  map[string]bool
 	changed bool // new memories or uses since the last consolidation
 	// stems are the rollout summary file stems of the stored memories,
 	// by thread id; nil after an extraction.
 	stems map[string]string
-	// consolidated is when the last consolidation ran (replayed time).
-	consolidated time.Time
-	// indexed is false when the folder changed since it was indexed.
-	indexed bool
 }
-
-// cooldown is Phase 2's success cooldown: a memctl run from cron
-// consolidates at most this often.
-const cooldown = 6 * time.Hour
 
 func (r *replay) now() time.Time { return r.clock }
 
@@ -79,13 +71,7 @@ func (r *replay) prepare(ctx context.Context, all []*session) error {
 	// Extracted before any session ended: a memory's retention clock
 	// starts at its session's update, as if extracted right after it.
 	r.clock = first.Add(-time.Second)
-	if _, err := extract.Run(ctx, r.st, extract.RunOptions{
-		Version: r.opts.Version, ProviderName: model.KindHeuristic,
-		Filter: store.CandidateFilter{AllWindows: true, InteractiveOnly: true, ThreadIDs: ids,
-			ExcludeCwdUnder: r.opts.ExcludeCwdUnder, Limit: len(ids)},
-		MaxClaims: len(ids), Concurrency: runtime.GOMAXPROCS(0), Redact: r.opts.Redact, TemplateDir: r.opts.TemplateDir,
-		WorkerID: "memctl-eval", Now: r.now,
-	}); err != nil {
+	if _, err := r.home.ExtractStore(ctx, r.st, r.version, pipeline.ExtractRequest{All: true, Threads: ids, Max: len(ids)}); err != nil {
 		return fmt.Errorf("replay extraction: %w", err)
 	}
 	outs, err := r.st.AllOutputs(ctx)
@@ -102,8 +88,8 @@ func (r *replay) prepare(ctx context.Context, all []*session) error {
 }
 
 // advance makes the memory what it was when s started, given the sessions
-// that ended since the last call; eager asks for a consolidation whatever
-// the cooldown.
+// that ended since the last call; eager forces a consolidation through
+// the success cooldown.
 func (r *replay) advance(ctx context.Context, s *session, ended []*session, eager bool) error {
 	r.clock = s.start
 	for _, e := range ended {
@@ -123,54 +109,25 @@ func (r *replay) advance(ctx context.Context, s *session, ended []*session, eage
 			}
 		}
 	}
-	if !r.changed || !eager && !r.consolidated.IsZero() && s.start.Sub(r.consolidated) < cooldown {
-		return nil
+	if !r.changed {
+		return nil // nothing a consolidation would change
 	}
-	r.changed, r.indexed, r.consolidated = false, false, s.start
-	// Jobs only: the replay needs no history, and the files a memory rests
-	// on are checked against the disk as it is today, which says nothing
-	// about the day being replayed.
-	res, err := consolidate.Run(ctx, consolidate.JobsOnStore(r.st), consolidate.Options{
-		Root: r.root, Version: r.opts.Version, Mode: "heuristic", MaxRaw: r.opts.MaxRaw, MaxUnusedDays: r.opts.MaxUnusedDays,
-		Force: true, Consolidator: consolidate.NewHeuristic(), WorkerID: "memctl-eval", Now: r.now,
-		TemplateDir: r.opts.TemplateDir, Redact: r.opts.Redact, Heartbeat: time.Hour,
-	})
+	rep, err := r.home.ConsolidateStore(ctx, r.st, r.version, pipeline.ConsolidateRequest{Force: eager})
 	if err != nil {
 		return fmt.Errorf("replay consolidation: %w", err)
 	}
-	if !res.Status.Succeeded() {
-		return fmt.Errorf("replay consolidation: %s", res.Status)
+	switch status := rep.Result.Status; {
+	case status.Succeeded():
+		r.changed = false
+	case status == consolidate.ClaimCooldown:
+		// The next session's run tries again, as cron would.
+	default:
+		return fmt.Errorf("replay consolidation: %s", status)
+	}
+	if rep.IndexErr != nil {
+		return fmt.Errorf("replay search index: %w", rep.IndexErr)
 	}
 	return nil
-}
-
-// index puts the memory folder's files in the search index, as a
-// consolidation run by memctl does.
-func (r *replay) index(ctx context.Context) error {
-	if r.indexed {
-		return nil
-	}
-	r.indexed = true
-	var files []store.IndexedFile
-	err := filepath.WalkDir(r.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(r.root, p)
-		rel = filepath.ToSlash(rel)
-		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") || rel == memdir.DiffFile || rel == memdir.RawMemoriesFile {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			files = append(files, store.IndexedFile{Path: rel, Body: string(b)})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return r.st.ReplaceIndexedFiles(ctx, files)
 }
 
 // given is what one session was given: the injected text and the memories
@@ -188,8 +145,9 @@ func (r *replay) give(ctx context.Context, s *session, withSearch bool) (given, 
 	// The project by its key: the session's folder may be gone, or on
 	// another machine, and its key was computed when it was scanned.
 	where := s.projectKey
-	res, err := inject.Scoped(inject.Request{Root: r.root, Version: r.opts.Version, MaxTokens: r.opts.MaxTokens,
-		TemplateDir: r.opts.TemplateDir, Project: where, Overrides: r.opts.Projects})
+	cfg := r.home.Config()
+	res, err := inject.Scoped(inject.Request{Root: r.root, Version: r.version, MaxTokens: r.opts.MaxTokens,
+		TemplateDir: cfg.Templates.Dir, Project: where, Overrides: cfg.ProjectOverrides()})
 	if err != nil {
 		return g, fmt.Errorf("replay summary for %s: %w", s.id, err)
 	}
@@ -235,10 +193,9 @@ const maxQueryTerms = 8
 // (memctl's search wants every word of a query to match, so the whole
 // prompt would find nothing), fused by reciprocal rank, the session's
 // project first. It returns the threads of the top SearchLimit results.
+// It finds what `memctl search` finds: a memory still hidden is not
+// searchable (its thread is disabled).
 func (r *replay) search(ctx context.Context, s *session) (map[string]bool, error) {
-	if err := r.index(ctx); err != nil {
-		return nil, err
-	}
 	score := map[string]float64{}
 	seen := map[string]bool{}
 	n := 0
@@ -258,8 +215,8 @@ func (r *replay) search(ctx context.Context, s *session) (map[string]bool, error
 		rank := 0
 		for _, h := range hits {
 			id := h.ThreadID
-			if id == "" || r.hidden[id] {
-				continue // a file of the folder (not one memory), or a session yet to end
+			if id == "" {
+				continue // a file of the folder, not one memory
 			}
 			rank++
 			score[id] += 1 / (60 + float64(rank))

@@ -2,18 +2,16 @@ package regret
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// lazyRE compiles an expression on first use: a package linked into every
-// memctl command must not compile anything at start-up.
-func lazyRE(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 // wordSet builds a set from a space-separated list on first use.
 func wordSet(words string) func() map[string]bool {

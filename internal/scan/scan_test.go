@@ -83,7 +83,7 @@ func TestIncrementalScan(t *testing.T) {
 	}
 }
 
-// issue 17: a [[sources]] path with a typo gave "scanned 0 transcripts …
+// A [[sources]] path with a typo gave "scanned 0 transcripts …
 // 0 problems" and exit 0. The unreadable source is in the errors and the
 // per-source results, the readable one is still scanned, and Err says so.
 func TestUnreadableSourceIsReported(t *testing.T) {
@@ -132,7 +132,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Review of issue 13: a project's key must follow its folder when the
+// A project's key must follow its folder when the
 // folder later says more about it. The usual life of a repository is
 // `git init`, sessions, a first commit, sessions, a push to a new remote:
 // keyed once and for all, its first sessions stayed under the path key
@@ -234,7 +234,7 @@ func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
 	}
 }
 
-// Audit of issue 13: a repository without a remote that was moved (or
+// A repository without a remote that was moved (or
 // renamed) and then pushed to a remote split in two. The sessions of its
 // new folder took the remote's key, but those recorded in the folder it
 // left kept the root-commit key (their folder is gone, so the scan could

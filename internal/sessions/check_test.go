@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// issue 17: a [[sources]] path with a typo, or a folder that cannot be
+// A [[sources]] path with a typo, or a folder that cannot be
 // read, gave "scanned 0 transcripts … 0 problems"; CheckSource says which
 // and why. Root reads any folder whatever its mode, so the cases that must
 // fail for everyone are a file, a dangling link and a link loop; the
@@ -83,7 +83,7 @@ func TestCheckSource(t *testing.T) {
 	})
 }
 
-// issue 17: with no config, an unreadable ~/.claude/projects was skipped
+// With no config, an unreadable ~/.claude/projects was skipped
 // without a word; a default folder that exists in any form is a source,
 // so that the scan reports what is wrong with it.
 func TestDefaultSourcesKeepUnreadableFolders(t *testing.T) {

@@ -53,7 +53,7 @@ func TestEvalFixturesRead(t *testing.T) {
 			ID: "55604662-cf2a-4331-851a-ec234028f8ca", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
 		"claude/-home-marco-projects-spotter/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl": {
 			ID: "d6e0bada-1959-4eec-a9d2-0bfade768d8f", Source: "cli", Cwd: "/home/marco/projects/spotter", GitBranch: "master"},
-		// Issue 25, second round: Go (entireio/cli) and TypeScript (FSM1/cipher-box)
+		// The second round of fixtures: Go (entireio/cli) and TypeScript (FSM1/cipher-box)
 		// sessions published by Entire, and two long marot/spotter sessions with
 		// their sub-agent files (which discovery attaches, not lists).
 		"claude/-Users-gtrrz-victor-wks-cli/d64b50bb-125b-4b54-867a-e59841e553d8.jsonl": {

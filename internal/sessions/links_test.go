@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestLinksStayInsideTheSource is issue 24, point 7: a transcript that is
+// TestLinksStayInsideTheSource: a transcript that is
 // a link is followed only inside its source folder (itself reached through
 // a link here), at discovery and again when it is read.
 func TestLinksStayInsideTheSource(t *testing.T) {

@@ -221,7 +221,7 @@ func Undo(agent, backupRoot string) ([]UndoResult, error) {
 			return out, err
 		}
 		// Written and restored through a link, never over it: the file
-		// may live in a dotfiles repository (issue 26).
+		// may live in a dotfiles repository.
 		target, err := linkTarget(e.Path)
 		if err != nil {
 			return out, err

@@ -220,7 +220,7 @@ func BenchmarkSearch10k(b *testing.B) {
 
 // BenchmarkSearchQueryLength times one ranked search over 2,000 raw
 // memories for queries of 4 to 50,000 words drawn from the memories'
-// vocabulary (issue 24, point 4: the time grew with the square of the
+// vocabulary (the time grew with the square of the
 // words). Past 64 distinct words, or 4 KiB, the query is cut, so the time
 // stays flat; what is left grows with the bytes counted.
 //

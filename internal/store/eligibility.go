@@ -228,3 +228,166 @@ func candidateWhere(f CandidateFilter, now time.Time) (string, []any) {
 	}
 	return strings.Join(where, " AND "), args
 }
+
+// ClaimState is what the claim of a thread's Phase 1 job looks at beyond
+// the thread itself: the version of the thread being claimed, the job and
+// the raw memory this memory version holds of it, and the clock.
+type ClaimState struct {
+	// Watermark is the thread's updated time (unix seconds): the version
+	// the claim extracts.
+	Watermark int64
+	Job       *Job    // nil: the thread has no job yet
+	Output    *Output // nil: no raw memory
+	Now       int64   // unix seconds
+}
+
+// advanced reports whether the thread changed since its job last took it:
+// a new version resets the retry budget and skips the backoff.
+func (c ClaimState) advanced() bool {
+	return c.Job.InputWatermark == nil || c.Watermark > *c.Job.InputWatermark
+}
+
+// ClaimRule is one check of the claim itself, made after the candidate
+// rules: on the job row and raw memory of the thread. TryClaimStage1 builds
+// its SQL from ClaimRules and extract.Explain evaluates the same rows in
+// Go, so the claim and the explanation cannot drift apart (a test runs
+// both over a table of jobs).
+type ClaimRule struct {
+	// Name is the check's name in `threads show --json`.
+	Name string
+	// Reason is the not_claimed reason a failure counts under.
+	Reason string
+	// Outcome is what TryClaimStage1 returns when the check fails.
+	Outcome ClaimOutcome
+	// NeedsJob: the check has nothing to look at (and is not shown)
+	// before the thread has a job.
+	NeedsJob bool
+	// onJobRow: sql is a condition on the job's row alone, which the
+	// claim's update of an existing job checks.
+	onJobRow bool
+	// sql is the condition, over the job's row unless it names its own
+	// tables, with the named arguments :kind, :key, :watermark and :now.
+	sql string
+	// holds is the same condition in Go.
+	holds func(c ClaimState) bool
+	// detail says what the check looked at, for people.
+	detail func(c ClaimState) string
+}
+
+// Holds reports whether the claim's check passes on c.
+func (r ClaimRule) Holds(c ClaimState) bool { return r.holds(c) }
+
+// Detail says what the check looked at in c, for people.
+func (r ClaimRule) Detail(c ClaimState) string { return r.detail(c) }
+
+// Reasons a thread was not claimed for a failed ClaimRule.
+const (
+	ReasonUpToDate  = "up_to_date"
+	ReasonRunning   = "running" // another process holds the claim
+	ReasonBackoff   = "backoff" // failed less than an hour ago
+	ReasonNoRetries = "no_retries_left"
+)
+
+// The names of the claim's checks.
+const (
+	CheckUpToDate = "not_up_to_date"
+	CheckRunning  = "not_running"
+	CheckBackoff  = "backoff"
+	CheckRetries  = "retries_left"
+)
+
+// ClaimRules lists the claim's checks in the order an explanation shows
+// them.
+func ClaimRules() []ClaimRule {
+	return []ClaimRule{
+		{
+			Name: CheckUpToDate, Reason: ReasonUpToDate, Outcome: SkippedUpToDate,
+			// An output or a success already covers this version (Codex 3.6
+			// steps 1–2).
+			sql: `NOT EXISTS (SELECT 1 FROM stage1_outputs WHERE thread_id = :key AND source_updated_at >= :watermark)
+  AND NOT EXISTS (SELECT 1 FROM jobs WHERE kind = :kind AND job_key = :key AND last_success_watermark >= :watermark)`,
+			holds: func(c ClaimState) bool { return !upToDate(c) },
+			detail: func(c ClaimState) string {
+				if upToDate(c) {
+					return "this version of the thread was already extracted"
+				}
+				return "this version of the thread has not been extracted"
+			},
+		},
+		{
+			Name: CheckRunning, Reason: ReasonRunning, Outcome: SkippedRunning, NeedsJob: true, onJobRow: true,
+			sql: `(status <> 'running' OR lease_until IS NULL OR lease_until <= :now)`,
+			holds: func(c ClaimState) bool {
+				j := c.Job
+				return j == nil || !(j.Status == "running" && j.LeaseUntil != nil && *j.LeaseUntil > c.Now)
+			},
+			detail: func(c ClaimState) string { return "job status " + c.Job.Status },
+		},
+		{
+			Name: CheckBackoff, Reason: ReasonBackoff, Outcome: SkippedRetryBackoff, NeedsJob: true, onJobRow: true,
+			sql: `(retry_at IS NULL OR retry_at <= :now OR :watermark > COALESCE(input_watermark, -1))`,
+			holds: func(c ClaimState) bool {
+				j := c.Job
+				return j == nil || !(j.RetryAt != nil && *j.RetryAt > c.Now && !c.advanced())
+			},
+			detail: func(c ClaimState) string {
+				if j := c.Job; j.RetryAt != nil && *j.RetryAt > c.Now {
+					return "retry after " + time.Unix(*j.RetryAt, 0).UTC().Format(time.RFC3339)
+				}
+				return "no backoff"
+			},
+		},
+		{
+			Name: CheckRetries, Reason: ReasonNoRetries, Outcome: SkippedRetryExhausted, onJobRow: true,
+			sql:   `(retry_remaining > 0 OR :watermark > COALESCE(input_watermark, -1))`,
+			holds: func(c ClaimState) bool { return c.Job == nil || c.Job.RetryRemaining > 0 || c.advanced() },
+			detail: func(c ClaimState) string {
+				if c.Job == nil {
+					return fmt.Sprintf("%d retries left (no job yet)", DefaultRetries)
+				}
+				return fmt.Sprintf("%d retries left for this version", c.Job.RetryRemaining)
+			},
+		},
+	}
+}
+
+// upToDate: a raw memory or a successful job already covers c's version.
+func upToDate(c ClaimState) bool {
+	return (c.Output != nil && c.Output.SourceUpdatedAt >= c.Watermark) ||
+		(c.Job != nil && c.Job.LastSuccessWatermark != nil && *c.Job.LastSuccessWatermark >= c.Watermark)
+}
+
+// claimRule returns the claim rule named name.
+func claimRule(name string) ClaimRule {
+	for _, r := range ClaimRules() {
+		if r.Name == name {
+			return r
+		}
+	}
+	panic("store: no claim rule " + name)
+}
+
+// jobRowRules is the WHERE condition of the claim's update of an existing
+// job: every rule on the job's row.
+func jobRowRules() string {
+	var conds []string
+	for _, r := range ClaimRules() {
+		if r.onJobRow {
+			conds = append(conds, r.sql)
+		}
+	}
+	return strings.Join(conds, "\n  AND ")
+}
+
+// whyNotClaimed is the outcome of a claim of an existing job that the
+// update did not take: the most lasting cause first (no retries left,
+// then the backoff, then another process's lease); when every rule holds,
+// the cap on running jobs was reached.
+func whyNotClaimed(c ClaimState) ClaimOutcome {
+	for _, name := range []string{CheckRetries, CheckBackoff, CheckRunning} {
+		if r := claimRule(name); !r.holds(c) {
+			return r.Outcome
+		}
+	}
+	return SkippedRunning
+}

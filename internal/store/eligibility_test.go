@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,4 +88,82 @@ func eligibleByRules(th Thread, f CandidateFilter, now time.Time) bool {
 		}
 	}
 	return true
+}
+
+// TestClaimRulesAgreeWithTheClaim runs the claim (TryClaimStage1, whose
+// SQL is built from ClaimRules) and the rules' Go predicates over one
+// table of jobs: a job is claimed exactly when every rule holds, and a
+// refused claim names the outcome of the rule that failed.
+func TestClaimRulesAgreeWithTheClaim(t *testing.T) {
+	s, _ := newStore(t)
+	now := s.now().Unix()
+	const wm = 1000 // the thread's version being claimed
+	type row struct {
+		status                string
+		lease, retryAt        any // nil or unix seconds
+		remaining             int
+		inWatermark, lastSucc any
+		outputAt              int64 // 0: no raw memory
+	}
+	cases := map[string]row{
+		"no job":                       {},
+		"raw memory covers it":         {outputAt: wm},
+		"raw memory of an older one":   {outputAt: wm - 1},
+		"succeeded on this version":    {status: "done", remaining: 3, inWatermark: wm, lastSucc: wm},
+		"running, live lease":          {status: "running", lease: now + 60, remaining: 3, inWatermark: wm},
+		"running, lease gone":          {status: "running", lease: now - 60, remaining: 3, inWatermark: wm},
+		"failed, backing off":          {status: "error", retryAt: now + 60, remaining: 2, inWatermark: wm},
+		"failed, backing off, changed": {status: "error", retryAt: now + 60, remaining: 2, inWatermark: wm - 1},
+		"failed, backoff over":         {status: "error", retryAt: now - 60, remaining: 2, inWatermark: wm},
+		"out of retries":               {status: "error", retryAt: now - 60, remaining: 0, inWatermark: wm},
+		"out of retries, changed":      {status: "error", retryAt: now - 60, remaining: 0, inWatermark: wm - 1},
+		"out of retries, backing off":  {status: "error", retryAt: now + 60, remaining: 0, inWatermark: wm},
+		"never took a version":         {status: "pending", remaining: 3},
+	}
+	seen := map[ClaimOutcome]bool{}
+	for name, c := range cases {
+		id := strings.ReplaceAll(name, " ", "-")
+		if c.status != "" {
+			if _, err := s.db.Exec(`INSERT INTO jobs (kind, job_key, status, lease_until, retry_at, retry_remaining, input_watermark, last_success_watermark)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, KindStage1, id, c.status, c.lease, c.retryAt, c.remaining, c.inWatermark, c.lastSucc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.outputAt != 0 {
+			if _, err := s.db.Exec(`INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES (?, ?, 'm', 's', ?)`,
+				id, c.outputAt, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		state := ClaimState{Watermark: wm, Now: now}
+		if j, err := s.Job(ctx, KindStage1, id); err == nil {
+			state.Job = &j
+		}
+		if o, err := s.Output(ctx, id); err == nil {
+			state.Output = &o
+		}
+		want := Claimed
+		for _, r := range ClaimRules() {
+			if !r.Holds(state) {
+				want = whyNotClaimed(state)
+				if r.Name == CheckUpToDate {
+					want = r.Outcome
+				}
+				break
+			}
+		}
+		got, _, err := s.TryClaimStage1(ctx, id, "w", wm, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: the claim says %s, the rules say %s", name, got, want)
+		}
+		seen[got] = true
+	}
+	for _, o := range []ClaimOutcome{Claimed, SkippedUpToDate, SkippedRunning, SkippedRetryBackoff, SkippedRetryExhausted} {
+		if !seen[o] {
+			t.Errorf("no job of the table ends %s: it does not exercise that rule", o)
+		}
+	}
 }

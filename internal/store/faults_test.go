@@ -24,7 +24,7 @@ func deadOwner(t *testing.T) string {
 	return strings.Join(parts, "/")
 }
 
-// issue 24: after a disk-full extract, 51 jobs stayed running for an hour
+// After a disk-full extract, 51 jobs stayed running for an hour
 // and the next run said "claimed by another process".
 func TestReapAbandonedFreesClaimsOfExitedProcesses(t *testing.T) {
 	s, _ := newStore(t)
@@ -71,7 +71,7 @@ func TestReapAbandonedFreesClaimsOfExitedProcesses(t *testing.T) {
 	}
 }
 
-// issue 24: the consolidation lock stayed held after its process exited,
+// The consolidation lock stayed held after its process exited,
 // so even --force was skipped.
 func TestClaimGlobalTakesBackTheLockOfAnExitedProcess(t *testing.T) {
 	s, _ := newStore(t)
@@ -103,7 +103,7 @@ func TestClaimGlobalTakesBackTheLockOfAnExitedProcess(t *testing.T) {
 	}
 }
 
-// issue 24: of two parallel runs, the first consolidated none of the raw
+// Of two parallel runs, the first consolidated none of the raw
 // memories the second was extracting, and the six-hour cooldown then kept
 // them out of the folder.
 func TestRawMemoryMissedByAConsolidationSkipsTheCooldown(t *testing.T) {
@@ -159,7 +159,7 @@ func TestRawMemoryMissedByAConsolidationSkipsTheCooldown(t *testing.T) {
 	}
 }
 
-// issue 24: "disk I/O error (4874)" must say the disk is full.
+// "disk I/O error (4874)" must say the disk is full.
 func TestWriteOnAFullDiskSaysSo(t *testing.T) {
 	s, _ := newStore(t)
 	addThread(t, s, "t1", time.Unix(100, 0))

@@ -69,52 +69,43 @@ func (s *Store) TryClaimStage1(ctx context.Context, threadID, workerID string, s
 
 func (s *Store) tryClaimStage1Tx(ctx context.Context, tx *sql.Tx, threadID, workerID string, watermark int64, maxRunning int) (ClaimOutcome, string, error) {
 	now := s.now().Unix()
-	// 1–2: up to date when an output or a success already covers this version.
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM stage1_outputs WHERE thread_id = ? AND source_updated_at >= ?`, threadID, watermark).Scan(&n); err != nil {
-		return "", "", err
-	}
-	if n > 0 {
-		return SkippedUpToDate, "", nil
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key = ? AND last_success_watermark >= ?`, KindStage1, threadID, watermark).Scan(&n); err != nil {
-		return "", "", err
-	}
-	if n > 0 {
-		return SkippedUpToDate, "", nil
-	}
 	token := uuid.NewString()
-	lease := now + int64(Lease/time.Second)
+	args := []any{sql.Named("kind", KindStage1), sql.Named("key", threadID), sql.Named("watermark", watermark), sql.Named("now", now),
+		sql.Named("worker", workerID), sql.Named("token", token), sql.Named("lease", now+int64(Lease/time.Second)),
+		sql.Named("retries", DefaultRetries), sql.Named("max", maxRunning)}
+	// 1–2: up to date when an output or a success already covers this version.
+	fresh := claimRule(CheckUpToDate)
+	var notUpToDate bool
+	if err := tx.QueryRowContext(ctx, `SELECT `+fresh.sql, args...).Scan(&notUpToDate); err != nil {
+		return "", "", err
+	}
+	if !notUpToDate {
+		return fresh.Outcome, "", nil
+	}
 	// 3, insert path: only below the running cap.
 	res, err := tx.ExecContext(ctx, `
 INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, finished_at, lease_until,
                   retry_at, retry_remaining, last_error, input_watermark, last_success_watermark)
-SELECT ?, ?, 'running', ?, ?, ?, NULL, ?, NULL, ?, NULL, ?, NULL
-WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ? AND job_key = ?)
-  AND (SELECT COUNT(*) FROM jobs WHERE kind = ? AND status = 'running' AND lease_until > ?) < ?`,
-		KindStage1, threadID, workerID, token, now, lease, DefaultRetries, watermark,
-		KindStage1, threadID, KindStage1, now, maxRunning)
+SELECT :kind, :key, 'running', :worker, :token, :now, NULL, :lease, NULL, :retries, NULL, :watermark, NULL
+WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = :kind AND job_key = :key)
+  AND (SELECT COUNT(*) FROM jobs WHERE kind = :kind AND status = 'running' AND lease_until > :now) < :max`, args...)
 	if err != nil {
 		return "", "", err
 	}
 	if rows, _ := res.RowsAffected(); rows == 1 {
 		return Claimed, token, nil
 	}
-	// 3, update path: not running, backoff elapsed, budget left (a newer
-	// watermark resets the budget and skips the backoff), below the cap.
+	// 3, update path: every rule on the job's row (not running, backoff
+	// elapsed, budget left; a newer watermark resets the budget and skips
+	// the backoff), below the cap.
 	res, err = tx.ExecContext(ctx, `
-UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_at = ?, finished_at = NULL,
-       lease_until = ?, retry_at = NULL, last_error = NULL,
-       retry_remaining = CASE WHEN ? > COALESCE(input_watermark, -1) THEN ? ELSE retry_remaining END,
-       input_watermark = ?
-WHERE kind = ? AND job_key = ?
-  AND (status <> 'running' OR lease_until IS NULL OR lease_until <= ?)
-  AND (retry_at IS NULL OR retry_at <= ? OR ? > COALESCE(input_watermark, -1))
-  AND (retry_remaining > 0 OR ? > COALESCE(input_watermark, -1))
-  AND (SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key <> ? AND status = 'running' AND lease_until > ?) < ?`,
-		workerID, token, now, lease, watermark, DefaultRetries, watermark,
-		KindStage1, threadID, now, now, watermark, watermark,
-		KindStage1, threadID, now, maxRunning)
+UPDATE jobs SET status = 'running', worker_id = :worker, ownership_token = :token, started_at = :now, finished_at = NULL,
+       lease_until = :lease, retry_at = NULL, last_error = NULL,
+       retry_remaining = CASE WHEN :watermark > COALESCE(input_watermark, -1) THEN :retries ELSE retry_remaining END,
+       input_watermark = :watermark
+WHERE kind = :kind AND job_key = :key
+  AND `+jobRowRules()+`
+  AND (SELECT COUNT(*) FROM jobs WHERE kind = :kind AND job_key <> :key AND status = 'running' AND lease_until > :now) < :max`, args...)
 	if err != nil {
 		return "", "", err
 	}
@@ -122,25 +113,18 @@ WHERE kind = ? AND job_key = ?
 		return Claimed, token, nil
 	}
 	// 4: say why.
-	var status string
-	var lease2, retryAt sql.NullInt64
-	var remaining int
-	err = tx.QueryRowContext(ctx, `SELECT status, lease_until, retry_at, retry_remaining FROM jobs WHERE kind = ? AND job_key = ?`,
-		KindStage1, threadID).Scan(&status, &lease2, &retryAt, &remaining)
+	var j Job
+	var lease, retryAt, in sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT status, lease_until, retry_at, retry_remaining, input_watermark FROM jobs WHERE kind = ? AND job_key = ?`,
+		KindStage1, threadID).Scan(&j.Status, &lease, &retryAt, &j.RetryRemaining, &in)
 	if errors.Is(err, sql.ErrNoRows) {
 		return SkippedRunning, "", nil // the running cap was reached
 	}
 	if err != nil {
 		return "", "", err
 	}
-	switch {
-	case remaining <= 0:
-		return SkippedRetryExhausted, "", nil
-	case retryAt.Valid && retryAt.Int64 > now:
-		return SkippedRetryBackoff, "", nil
-	default:
-		return SkippedRunning, "", nil
-	}
+	j.LeaseUntil, j.RetryAt, j.InputWatermark = nullInt(lease), nullInt(retryAt), nullInt(in)
+	return whyNotClaimed(ClaimState{Watermark: watermark, Job: &j, Now: now}), "", nil
 }
 
 // MarkStage1Succeeded finishes an owned job and stores its output (Codex

@@ -83,29 +83,34 @@ type Selected struct {
 // generation too keeps every other rule of Codex's (docs/retention.md).
 const retentionClock = `COALESCE(last_usage, MAX(source_updated_at, generated_at))`
 
+// retentionCutoff is the retention clock's bound at now: a raw memory
+// whose clock is before it has gone unused for maxUnusedDays.
+func retentionCutoff(now time.Time, maxUnusedDays int) int64 {
+	return now.Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
+}
+
 // Selection picks the raw memories of the next consolidation (Codex 7.2):
 // non-empty, used within max_unused_days (or never used and fresh by the
 // retention clock), ranked by usage count, last use or update, update and
-// id; only threads whose memory mode is enabled; at most n; sorted by
+// id; only memories in memory (InMemory); at most n; sorted by
 // thread id. Pinned memories are memctl's addition: they rank before all
 // others and are eligible whatever their age.
 func (s *Store) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selected, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
+	cutoff := retentionCutoff(s.now(), maxUnusedDays)
 	rows, err := s.db.QueryContext(ctx, `
 SELECT o.thread_id, o.source_updated_at, o.raw_memory, o.rollout_summary, COALESCE(o.rollout_slug, ''),
        t.rollout_path, t.cwd, t.git_branch, o.pinned <> 0, o.edited_at IS NOT NULL, t.project_key, t.project_name, t.project_root,
        o.origin, o.origin_detail
 FROM stage1_outputs o JOIN threads t ON t.id = o.thread_id
 WHERE (length(trim(o.raw_memory)) > 0 OR length(trim(o.rollout_summary)) > 0)
-  AND (o.pinned <> 0
-       OR (o.last_usage IS NOT NULL AND o.last_usage >= ?) OR (o.last_usage IS NULL AND MAX(o.source_updated_at, o.generated_at) >= ?))
-  AND t.memory_mode = 'enabled'
+  AND (o.pinned <> 0 OR `+retentionClock+` >= ?)
+  AND `+inMemorySQL+`
 ORDER BY o.pinned DESC, COALESCE(o.usage_count, 0) DESC, COALESCE(o.last_usage, o.source_updated_at) DESC,
          o.source_updated_at DESC, o.thread_id DESC
-LIMIT ?`, cutoff, cutoff, n)
+LIMIT ?`, cutoff, n)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +201,7 @@ func (s *Store) Prune(ctx context.Context, maxUnusedDays, limit int, dryRun bool
 	if maxUnusedDays < 0 {
 		maxUnusedDays = 0
 	}
-	cutoff := s.now().Add(-time.Duration(maxUnusedDays) * 24 * time.Hour).Unix()
+	cutoff := retentionCutoff(s.now(), maxUnusedDays)
 	const pick = `SELECT thread_id FROM stage1_outputs
 WHERE selected_for_phase2 = 0 AND pinned = 0 AND ` + retentionClock + ` < ?
 ORDER BY ` + retentionClock + ` ASC, source_updated_at ASC, thread_id ASC LIMIT ?`

@@ -33,6 +33,38 @@ func unindexThreadTx(ctx context.Context, tx *sql.Tx, threadID string) error {
 	return err
 }
 
+// A raw memory is in memory while its thread's memory mode is enabled:
+// consolidation selects it (Selection) and search finds it. A thread taken
+// out of memory (threads disable or forget, a memory forgotten, a polluted
+// thread) keeps its row, but neither uses it. inMemorySQL is the rule on
+// the threads table aliased t, left-joined (a raw memory with no thread
+// row was never taken out); InMemory is the same rule in Go (a test keeps
+// them in step).
+const inMemorySQL = "COALESCE(t.memory_mode, 'enabled') = 'enabled'"
+
+// InMemory reports whether t's raw memory is consolidated and searchable.
+func InMemory(t Thread) bool { return t.MemoryMode == "enabled" }
+
+// Searchable reports whether a search can find o, the raw memory of t: it
+// holds text (an empty one is never indexed) and t is in memory.
+func Searchable(t Thread, o Output) bool {
+	return InMemory(t) && (o.RawMemory != "" || o.RolloutSummary != "")
+}
+
+// searchableDoc is the condition on a search document d (with its thread t
+// joined) that a search may return it: a memory-folder file, or a raw
+// memory or rollout summary whose thread is in memory.
+const searchableDoc = "(d.thread_id = '' OR " + inMemorySQL + ")"
+
+// SearchableMemories counts the raw memories a search can find (see
+// Searchable).
+func (s *Store) SearchableMemories(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT d.thread_id) FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id
+WHERE d.thread_id <> '' AND `+inMemorySQL).Scan(&n)
+	return n, err
+}
+
 // IndexedFile is one memory-folder file for the search index.
 type IndexedFile struct {
 	Path string // relative, slash-separated
@@ -101,7 +133,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	return s.SearchWith(ctx, query, SearchOptions{Limit: limit})
 }
 
-// Bounds of a ranked query (issue 24, point 4). FTS5's work grows faster
+// Bounds of a ranked query. FTS5's work grows faster
 // than the number of terms (8,000 words took 12 s, 50,000 more than two
 // minutes and 561 MB), and a snippet compares every word of a hit with
 // every term: a query is searched for by its first MaxQueryTerms distinct
@@ -210,22 +242,65 @@ func (s *Store) SearchWith(ctx context.Context, query string, opts SearchOptions
 	if limit <= 0 {
 		limit = 20
 	}
-	// Rank on rowids and scores alone, then read the few documents returned
-	// and cut their snippets here: a common word matches most of the index,
-	// and reading every matching document before the LIMIT is what made
-	// search slow. A project scope has to look at each match's owner, but
-	// not at its body.
+	terms := snippetTerms(qt)
+	// A memory out of memory is not returned. The project query looks at
+	// each match's owner anyway and leaves them out as it ranks; the plain
+	// one ranks without looking at owners (that is what keeps it fast) and
+	// drops them as it reads the top documents, ranking further only when
+	// more than searchSlack of the top were out of memory.
+	for fetch := limit + searchSlack; ; fetch *= 2 {
+		top, err := s.rank(ctx, match, opts, fetch)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Hit, 0, limit)
+		for _, r := range top {
+			h, body, in, err := s.searchDoc(ctx, r.id)
+			if err != nil {
+				return nil, err
+			}
+			if !in {
+				continue
+			}
+			h.Score = r.score
+			h.Snippet = snippet(body, terms, 12)
+			if out = append(out, h); len(out) == limit {
+				break
+			}
+		}
+		if len(out) == limit || len(top) < fetch {
+			return out, nil
+		}
+	}
+}
+
+// searchSlack is how many ranked documents past the limit a search reads
+// at first, in case some of the best belong to memories out of memory.
+const searchSlack = 8
+
+// rankedDoc is a search document by rowid, with its score.
+type rankedDoc struct {
+	id    int64
+	score float64
+}
+
+// rank returns the n best documents for match. It ranks on rowids and
+// scores alone: a common word matches most of the index, and reading
+// every matching document before the LIMIT is what made search slow. A
+// project scope has to look at each match's owner, but not at its body,
+// and leaves out the documents that are not searchable while it does.
+func (s *Store) rank(ctx context.Context, match string, opts SearchOptions, n int) ([]rankedDoc, error) {
 	q := `SELECT rowid, -bm25(search_index) FROM search_index WHERE search_index MATCH ? ORDER BY bm25(search_index) LIMIT ?`
-	args := []any{match, limit}
+	args := []any{match, n}
 	if opts.ProjectKey != "" {
 		q = `SELECT search_index.rowid, -bm25(search_index) FROM search_index
 JOIN search_docs d ON d.id = search_index.rowid LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
-WHERE search_index MATCH ?
+WHERE search_index MATCH ? AND ` + searchableDoc + `
 ORDER BY CASE WHEN t.project_key = ? THEN 0
   WHEN d.thread_id = '' AND ? <> '' AND substr(d.path, 1, length(?)) = ? THEN 0
   WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2
   WHEN d.thread_id = '' THEN 1 ELSE 2 END, bm25(search_index) LIMIT ?`
-		args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles, limit}
+		args = []any{match, opts.ProjectKey, opts.ProjectFiles, opts.ProjectFiles, opts.ProjectFiles, n}
 		if len(opts.ProjectPaths) > 0 {
 			ph := strings.TrimSuffix(strings.Repeat("?, ", len(opts.ProjectPaths)), ", ")
 			q = strings.Replace(q, "WHEN d.thread_id = '' AND d.path LIKE 'projects/%/%' THEN 2",
@@ -234,55 +309,49 @@ ORDER BY CASE WHEN t.project_key = ? THEN 0
 			for _, p := range opts.ProjectPaths {
 				args = append(args, p)
 			}
-			args = append(args, limit)
+			args = append(args, n)
 		}
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	type ranked struct {
-		id    int64
-		score float64
-	}
-	var top []ranked
+	defer rows.Close()
+	var top []rankedDoc
 	for rows.Next() {
-		var r ranked
+		var r rankedDoc
 		if err := rows.Scan(&r.id, &r.score); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		top = append(top, r)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	terms := snippetTerms(qt)
-	out := make([]Hit, 0, len(top))
-	for _, r := range top {
-		var h Hit
-		var body string
-		var from origin.Origin
-		if err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''),
-    COALESCE(o.origin, ''), COALESCE(o.origin_detail, '')
+	return top, rows.Err()
+}
+
+// searchDoc reads one search document as a hit (its body apart, and
+// where a raw memory or a note came from), and whether it is searchable
+// (searchableDoc).
+func (s *Store) searchDoc(ctx context.Context, id int64) (Hit, string, bool, error) {
+	var h Hit
+	var body string
+	var in bool
+	var from origin.Origin
+	err := s.db.QueryRowContext(ctx, `SELECT d.kind, d.thread_id, d.path, d.body, COALESCE(t.project_key, ''), COALESCE(t.project_name, ''),
+    COALESCE(o.origin, ''), COALESCE(o.origin_detail, ''), `+searchableDoc+`
 FROM search_docs d LEFT JOIN threads t ON t.id = d.thread_id AND d.thread_id <> ''
-    LEFT JOIN stage1_outputs o ON o.thread_id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, r.id).
-			Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &from.Kind, &from.Detail); err != nil {
-			return nil, err
-		}
-		switch {
-		case from.Kind != "":
-			h.Origin = &from
-		case strings.HasPrefix(h.Path, notesPrefix):
-			n := origin.OfNote(body)
-			h.Origin = &n
-		}
-		h.Score = r.score
-		h.Snippet = snippet(body, terms, 12)
-		out = append(out, h)
+    LEFT JOIN stage1_outputs o ON o.thread_id = d.thread_id AND d.thread_id <> '' WHERE d.id = ?`, id).
+		Scan(&h.Kind, &h.ThreadID, &h.Path, &body, &h.ProjectKey, &h.Project, &from.Kind, &from.Detail, &in)
+	if err != nil {
+		return h, body, in, err
 	}
-	return out, nil
+	switch {
+	case from.Kind != "":
+		h.Origin = &from
+	case strings.HasPrefix(h.Path, notesPrefix):
+		n := origin.OfNote(body)
+		h.Origin = &n
+	}
+	return h, body, in, nil
 }
 
 // codeSpans gives each word the index of the first word of the `code

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestSearchTermsAreBounded is issue 24, point 4: a query is searched for
+// TestSearchTermsAreBounded: a query is searched for
 // by at most MaxQueryTerms distinct words within its first MaxQueryBytes,
 // and a query that was cut says so.
 func TestSearchTermsAreBounded(t *testing.T) {

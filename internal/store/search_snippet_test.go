@@ -2,7 +2,7 @@ package store
 
 import "testing"
 
-// TestSnippetHighlightsOutsideBackticks: issue 17, item 4. A match inside
+// TestSnippetHighlightsOutsideBackticks: a match inside
 // a `code span` brackets the whole span, never a word in its middle.
 func TestSnippetHighlightsOutsideBackticks(t *testing.T) {
 	for _, tt := range []struct {

@@ -360,8 +360,12 @@ type CandidateFilter struct {
 	// inside one: memctl's memory folders, where an agent consolidation
 	// (`claude -p`, `codex exec`) runs and must not become memory itself.
 	ExcludeCwdUnder []string
-	Limit           int // scan limit (Codex: 5,000)
+	Limit           int // scan limit; 0 is CandidateScanLimit
 }
+
+// CandidateScanLimit is how many candidates one claim looks at (Codex's
+// 5,000), unless the filter asks for more.
+const CandidateScanLimit = 5000
 
 // Candidates lists threads eligible for Phase 1 (every CandidateRule
 // holds), most recently updated first.
@@ -369,7 +373,7 @@ func (s *Store) Candidates(ctx context.Context, f CandidateFilter) ([]Thread, er
 	where, args := candidateWhere(f, s.now())
 	limit := f.Limit
 	if limit <= 0 {
-		limit = 5000
+		limit = CandidateScanLimit
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE `+where+
 		` ORDER BY updated_at_ms DESC, id DESC LIMIT `+itoa(limit), args...)

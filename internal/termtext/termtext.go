@@ -7,7 +7,7 @@
 // overwrite what was printed, and the Unicode bidi overrides reorder
 // what a reader sees. memctl prints such text in threads, memories,
 // search, status, history, review and doctor; Escape writes those
-// characters as visible escapes first (issue 24, point 7).
+// characters as visible escapes first.
 package termtext
 
 import (

@@ -25,11 +25,11 @@ import (
 //
 //	go test ./internal/extract/heuristic -run TestEvaluation -v
 
-// The bars of the development part (testdata/eval/SPLIT.md), issue 25's:
-// a false statement always fails the test, recall must stay at 90% or more
-// and noise (as the issue defines it) at 20% or less; docs/quality.md has
-// the figures. The strict noise figure, against the fact patterns alone,
-// is reported beside it.
+// The bars of the development part (testdata/eval/SPLIT.md): a false
+// statement always fails the test, recall must stay at 90% or more and
+// noise (as noiseLines defines it) at 20% or less; docs/quality.md has the
+// figures. The strict noise figure, against the fact patterns alone, is
+// reported beside it.
 const (
 	minRecall = 0.90
 	maxNoise  = 0.20
@@ -40,7 +40,7 @@ const (
 	maxUntrue = 5
 )
 
-// The bars of the test part, issue 33's: recall of each session's own
+// The bars of the test part: recall of each session's own
 // memory at least 80% and of the memory folder at least 60% (both over
 // the part's facts), at most one false or misleading statement per five
 // sessions (blind false statements plus judged untrue ones), every
@@ -62,8 +62,8 @@ var structuralLineRE = regexp.MustCompile(`^(- none\.?|- Tools used: .*|- Files 
 
 // noiseLines counts the statement lines of a raw memory (its bullet lines,
 // "- …" or "1. …", without the structural ones above) and, of those, the
-// noise: lines that match none of the given patterns. Issue 25 defines
-// noise as a line that conveys no annotated fact nor a true, useful
+// noise: lines that match none of the given patterns. Noise is a line
+// that conveys no annotated fact nor a true, useful
 // statement, so it is measured against the fact patterns and the judged
 // ones together; measured against the fact patterns alone it is the
 // strict figure, which counts every true but unannotated line too.
@@ -273,7 +273,7 @@ func checkDevBars(t *testing.T, dev evalScore) {
 	}
 }
 
-// testBarsMissed says which of issue 33's bars the test part misses, in
+// testBarsMissed says which of the test part's bars it misses, in
 // figures only: no session, fact or memory text.
 func testBarsMissed(test evalScore) []string {
 	var out []string

@@ -286,7 +286,7 @@ func TestRepeatedFailureKeepsEachErrorLine(t *testing.T) {
 
 // A session of many requests that overshoots the raw memory's budget at
 // one item a list loses its command references, last task first, before
-// the hard cap cuts the middle out of it (issue 25: the middle cut took a
+// the hard cap cuts the middle out of it (the middle cut took a
 // task's preference and outcome with it). Final answers and preferences
 // stay.
 func TestOverBudgetDropsCommandRefsFirst(t *testing.T) {

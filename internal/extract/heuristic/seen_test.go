@@ -9,7 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// Each failure issue 25 saw on real sessions has a small transcript in
+// Each failure seen on real sessions has a small transcript in
 // testdata/rules (seen-*.claude.jsonl, Claude Code's own format, modelled
 // on those sessions but naming nothing of them): what the memory must say
 // and what it must never say.

@@ -2,20 +2,16 @@ package heuristic
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// lazyRE compiles an expression on first use: memctl commands that never
-// extract (summary and cite run on every agent turn) must not pay for the
-// extractor's expressions at start-up.
-func lazyRE(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// lazyRE compiles an expression on first use (lazyre.New).
+var lazyRE = lazyre.New
 
 // wordSet builds a set from a space-separated list on first use.
 func wordSet(words string) func() map[string]bool {

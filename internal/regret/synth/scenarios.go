@@ -191,7 +191,7 @@ func scenarios() []scenario {
 		{name: "static-site", topic: deployLesson("static-site"), agents: [3]Agent{Claude, Codex, Claude}, variant: "repeat", class: "ranking_miss",
 			fillers: 16, fillerFixes: true, why: "16 later sessions each add a preference and a fix of their own, pushing the deploy fix out of the summary; the return's first prompt shares no word with it"},
 		// The same lesson followed by sessions that only passed routine
-		// checks: fixes rank before checks (issue 29), so it stays.
+		// checks: fixes rank before checks, so it stays.
 		{name: "docs-portal", topic: deployLesson("docs-portal"), agents: [3]Agent{Codex, Claude, Codex}, variant: "prevent", class: "prevented",
 			fillers: 16, why: "16 later sessions each add a preference and a passing check; the deploy fix outranks the checks and stays in the summary"},
 		// Lessons kept and respected.

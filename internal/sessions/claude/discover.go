@@ -26,7 +26,7 @@ func Discover(ctx context.Context, root string, fn func(transcript.File) error) 
 	if err != nil {
 		return nil
 	}
-	// Links are followed only inside the folder read (issue 24, point 7).
+	// Links are followed only inside the folder read.
 	real := transcript.RealRoot(root)
 	rootIsProject := false
 	for _, e := range ents {

@@ -10,8 +10,7 @@ import (
 )
 
 // ErrLinkOutside is the reason a transcript is skipped when it is a
-// symbolic link to something outside its source folder (issue 24, point
-// 7). An agent, or whatever runs in its sandbox, can write its own session
+// symbolic link to something outside its source folder. An agent, or whatever runs in its sandbox, can write its own session
 // folder; a link there must not make memctl read, index and send to a
 // model a file the agent could not read (/etc/shadow, an SSH key).
 var ErrLinkOutside = errors.New("a symbolic link to a file outside the source folder: not followed")

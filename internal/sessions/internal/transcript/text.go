@@ -3,22 +3,19 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // eventTextMax bounds the Input/Output text carried by an Event; longer
 // text keeps its head and tail around a marker.
 const EventTextMax = 16 << 10
 
-// lazyRE compiles a regular expression on first use, so that starting
-// memctl for a command that reads no transcript pays nothing for it.
-func LazyRE(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// LazyRE compiles an expression on first use (lazyre.New).
+var LazyRE = lazyre.New
 
 // parseTime reads an RFC 3339 timestamp; the zero time when it is not one.
 func ParseTime(s string) time.Time {

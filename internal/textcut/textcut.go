@@ -176,3 +176,53 @@ func Words(s string, n int) string {
 	}
 	return strings.TrimRight(s[:cut], " ,;:") + "..."
 }
+
+// Sentences splits s into its sentences, each folded to one line: a
+// sentence ends at ".", "!" or "?" followed by white space, and at a line
+// break, so "hello.py" and "v1.2" stay whole. Empty ones are left out.
+func Sentences(s string) []string {
+	var out []string
+	add := func(seg string) {
+		if seg = strings.Join(strings.Fields(seg), " "); seg != "" {
+			out = append(out, seg)
+		}
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n':
+			add(s[start:i])
+			start = i + 1
+		case '.', '!', '?':
+			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') {
+				add(s[start : i+1])
+				start = i + 1
+			}
+		}
+	}
+	add(s[start:])
+	return out
+}
+
+// WholeSentences shortens s to at most n bytes by dropping whole
+// sentences, never by cutting one: it keeps the first sentence, whatever
+// its length, and each later one that still fits, in order. For bullets
+// whose words are quoted (the user's, the agent's answer), where a cut
+// sentence would say something else.
+func WholeSentences(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	for i, sen := range Sentences(s) {
+		if i > 0 && b.Len()+1+len(sen) > n {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(sen)
+	}
+	return b.String()
+}

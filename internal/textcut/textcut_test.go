@@ -239,3 +239,27 @@ func TestRedactedMarkerIsTheRedactors(t *testing.T) {
 		t.Errorf("textcut keeps %q whole, the redactor writes %q", redactedMarker, redact.Token)
 	}
 }
+
+func TestSentences(t *testing.T) {
+	got := Sentences("Fixed hello.py in v1.2. Tests pass!\nWhy? Because  it was\tbroken.")
+	want := []string{"Fixed hello.py in v1.2.", "Tests pass!", "Why?", "Because it was broken."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Sentences = %q, want %q", got, want)
+	}
+}
+
+// A bullet is shortened by whole sentences: the first stays whatever its
+// length, a later one that does not fit is dropped and a shorter one
+// after it may still come.
+func TestWholeSentences(t *testing.T) {
+	s := "The cause was a float. " + strings.Repeat("x", 80) + " is long. Short one."
+	if got := WholeSentences(s, 40); got != "The cause was a float. Short one." {
+		t.Errorf("WholeSentences = %q", got)
+	}
+	if got := WholeSentences("One very long first sentence without an end", 10); got != "One very long first sentence without an end" {
+		t.Errorf("the first sentence was cut: %q", got)
+	}
+	if got := WholeSentences("fits.", 10); got != "fits." {
+		t.Errorf("WholeSentences = %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -24,7 +25,7 @@ func (x *Extractor) project() string {
 	return "unknown"
 }
 
-func (x *Extractor) context(d digest) string {
+func (x *Extractor) context() string {
 	var b strings.Builder
 	kind := sessions.AgentName(x.meta.Kind)
 	if kind == "" {
@@ -37,7 +38,7 @@ func (x *Extractor) context(d digest) string {
 	if x.meta.Cwd != "" {
 		b.WriteString(" in `" + x.meta.Cwd + "`")
 	}
-	b.WriteString(" (project " + d.project)
+	b.WriteString(" (project " + x.project())
 	if x.meta.GitBranch != "" {
 		b.WriteString(", branch `" + x.meta.GitBranch + "`")
 	}
@@ -63,63 +64,100 @@ func (x *Extractor) context(d digest) string {
 	if x.meta.Model != "" {
 		b.WriteString(", model " + x.meta.Model)
 	}
+	var ran, failed, unknown, refused, commits, undone int
+	var changed, gitRan []string
+	gone := goneLater(x.tasks)
+	for _, t := range x.tasks {
+		ran, failed, unknown, refused, commits = ran+t.ran, failed+t.failed, unknown+t.unknown, refused+len(t.refused), commits+len(t.commits)
+		undone += len(t.files.undone())
+		for _, f := range t.files.live() {
+			if !gone[f.path] {
+				changed = appendNew(changed, x.relPath(f.path))
+			}
+		}
+		for _, g := range t.gitChanges {
+			gitRan = appendNew(gitRan, "`"+g+"`")
+		}
+	}
 	b.WriteString(". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ")
-	if d.ran == 0 {
+	if ran == 0 {
 		b.WriteString("ran no command")
 	} else {
-		b.WriteString("ran " + english.Count(d.ran, "command", "commands") + " (" + itoa(d.failed) + " failed")
-		if d.unknown > 0 {
-			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+		b.WriteString("ran " + english.Count(ran, "command", "commands") + " (" + itoa(failed) + " failed")
+		if unknown > 0 {
+			b.WriteString(", " + itoa(unknown) + " without an exit status of its own")
 		}
 		b.WriteString(")")
 	}
-	gitRan := ""
-	if len(d.gitChanges) > 0 {
-		gitRan = "`" + strings.Join(cutLines(d.gitChanges, 80), "`, `") + "`"
-	}
 	switch {
-	case d.files == 0 && d.commits > 0:
-		// Files a commit, a cherry-pick or a revert brought in were
-		// changed by git, not one by one: say what git reported.
-		b.WriteString(" and made " + english.Count(d.commits, "git commit", "git commits") + " (no file edited directly)")
-	case d.files == 0 && gitRan != "":
-		// git apply, a merge or a rebase changed files that no tool
-		// edited, and reported no commit to count: name the commands.
-		b.WriteString(" and edited no file directly; git changed the repository (" + gitRan + ")")
-		gitRan = ""
-	case d.files == 0:
+	case len(changed) == 0 && commits > 0:
+		b.WriteString(" and made " + english.Count(commits, "git commit", "git commits") + " (no file edited directly)")
+	case len(changed) == 0 && len(gitRan) > 0:
+		b.WriteString(" and edited no file directly; git changed the repository (" + strings.Join(gitRan, ", ") + ")")
+		gitRan = nil
+	case len(changed) == 0:
 		b.WriteString(" and changed no file")
 	default:
-		b.WriteString(" and changed " + english.Count(d.files, "file", "files"))
+		b.WriteString(" and changed " + english.Count(len(changed), "file", "files"))
 	}
-	if d.undone > 0 {
-		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
+	if undone > 0 {
+		b.WriteString(" (" + itoa(undone) + " more changed and then undone)")
 	}
-	if d.files > 0 && d.commits > 0 {
-		b.WriteString("; it made " + english.Count(d.commits, "git commit", "git commits"))
+	if len(changed) > 0 && commits > 0 {
+		b.WriteString("; it made " + english.Count(commits, "git commit", "git commits"))
 	}
-	if gitRan != "" {
-		b.WriteString("; git also changed the repository (" + gitRan + ")")
+	if len(gitRan) > 0 {
+		b.WriteString("; git also changed the repository (" + strings.Join(gitRan, ", ") + ")")
 	}
 	b.WriteString(".")
-	if len(d.changed) > 0 {
+	if len(changed) > 0 {
 		// The names, not only the count: which files a session touched is
 		// what a later session searching for one of them needs.
-		b.WriteString(" Files changed: `" + strings.Join(d.changed, "`, `") + "`")
-		if d.files > len(d.changed) {
-			b.WriteString(" and " + itoa(d.files-len(d.changed)) + " more")
+		b.WriteString(" Files changed: `" + strings.Join(capped(changed, maxChangedNames), "`, `") + "`")
+		if len(changed) > maxChangedNames {
+			b.WriteString(" and " + itoa(len(changed)-maxChangedNames) + " more")
 		}
 		b.WriteString(".")
 	}
-	if d.refused > 0 {
-		b.WriteString(" " + english.Count(d.refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
-	}
-	if x.subagents > 0 {
-		b.WriteString(" Sub-agents exchanged " + english.Count(x.subagents, "message", "messages") + ".")
+	if refused > 0 {
+		b.WriteString(" " + english.Count(refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
 	}
 	if x.memReads > 0 {
 		b.WriteString(" The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out.")
 	}
 	b.WriteString(" " + rawmemory.OfflineNote)
 	return b.String()
+}
+
+// keyword scores a word for the keywords of the thread.
+func (x *Extractor) keyword(w string, weight int) {
+	if w = strings.TrimSpace(w); w == "" || len(w) < 3 || stopWords()[w] {
+		return
+	}
+	if _, ok := x.kw[w]; ok || len(x.kw) < maxKeywordPool {
+		if x.kw[w] += weight; x.kw[w] <= 0 {
+			delete(x.kw, w)
+		}
+	}
+}
+
+func (x *Extractor) keywords(words []string, weight int) {
+	for _, w := range words {
+		x.keyword(w, weight)
+	}
+}
+
+// topKeywords returns the best keywords, ties in alphabetical order.
+func (x *Extractor) topKeywords(n int) []string {
+	all := make([]string, 0, len(x.kw))
+	for w := range x.kw {
+		all = append(all, w)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if x.kw[all[i]] != x.kw[all[j]] {
+			return x.kw[all[i]] > x.kw[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	return capped(all, n)
 }

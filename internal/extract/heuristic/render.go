@@ -1,8 +1,8 @@
 package heuristic
 
 import (
-	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -12,358 +12,489 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// What goes in which section of a task (the consolidator turns
-// "Preference signals" into the user's preferences and the tagged
-// knowledge into tips, so each holds only what its name promises):
+// What goes in which section of a task (the consolidator turns "Preference
+// signals" into the user's preferences and Check and Fix items into
+// tips, so each holds only what its name promises):
 //
-//   - Preference signals: the user's standing instructions, quoted.
-//   - Reusable knowledge: facts the transcript validated, each tagged:
-//     Check (a verifying command and what it showed), Fix (a failure and
-//     what made it pass), Finding (the agent's explanation, quoted).
-//   - Failures and how to do differently: each failure and how it ended,
-//     refused or interrupted calls, changes that were thrown away.
-//   - References: the commands with their exact counts, the files whose
-//     change stands, the final answer.
+//   - Preference signals: the user's standing instructions, verbatim.
+//   - Reusable knowledge: Fix (a failure, the pass that ended it and what
+//     ran between), Check (a passing check and the changes it verified),
+//     and the agent's final answers, labelled as its words.
+//   - Failures and how to do differently: failures no pass ended, flaky
+//     passes, calls that did not run, changes thrown away, the user's
+//     corrections, verbatim.
+//   - References: commands that changed state, with their counts, the
+//     commits made, the files whose change stands, the files read.
+//
+// When a text is over its budget, whole items are dropped, the least
+// telling first (shrink); no sentence is cut.
 
-const maxKnowledge = 10
-
-// taskDigest is a task reduced to the lists both renderings print.
-type taskDigest struct {
-	name      string
-	final     string
-	unchecked bool     // the final answer came with no tool call since the user spoke
-	question  bool     // nothing was changed or run: the answer is the work
-	answers   []string // earlier answers to the user's follow-up questions
-	score     int      // how much work the task holds; picks the main task
-	outcome   string
-	reason    string
-	prefs     []string
-	steps     []string
-	failures  []string
-	knowledge []string
-	// rawKnowledge is knowledge without the findings the raw memory
-	// already quotes in its final answer.
-	rawKnowledge []string
-	refs         []string
-	refKeys      []string // the failing command each reference repeats, if any
-	live         []*fileRec
+// taskDoc is a task's lists, before the budget.
+type taskDoc struct {
+	name, outcome, reason string
+	// For the rollout summary only: the commands that changed state, the
+	// files changed, and what did not run or failed outside the work (an
+	// interruption, a refused plan, a tool's own error).
+	commands, files, notes []string
+	prefs, fixes, checks   []string
+	final, earlier         []quoted // the latest final answer; the earlier ones
+	failures, corrections  []string
+	refs, steps            []string
+	live                   int
+	score                  int
 }
 
-type digest struct {
-	project  string
-	cwd      string
-	keywords []string
-	tasks    []taskDigest
-	ran      int
-	failed   int
-	unknown  int
-	files    int
-	commits  int
-	// changed names the files still changed at the end, across tasks,
-	// relative to the cwd, once each, at most maxChangedNames.
-	changed []string
-	undone  int
-	refused int
-	calls   int
-
-	// gitChanges are command lines that changed the repository through
-	// git without reporting a commit, across tasks, once each.
-	gitChanges []string
-}
-
-func (x *Extractor) digest() digest {
-	d := digest{project: x.project(), cwd: x.meta.Cwd, keywords: x.kw.top(maxKeywords)}
-	if d.cwd == "" {
-		d.cwd = "unknown"
+// drops are the ways to shorten the tasks' lists, the least telling
+// first: each drops one whole item and reports whether it did. A list is
+// cut from its end, the last task's first; a final answer loses its last
+// sentence, the longest answer first, down to its first sentence before
+// the failures go, and goes whole only at the very end. The steps that
+// quote the user go after every other step; the steps, which only the
+// rollout summary prints, are left out with steps false.
+func drops(steps bool) []func(ds []taskDoc) bool {
+	last := func(l func(d *taskDoc) *[]string) func(ds []taskDoc) bool {
+		return func(ds []taskDoc) bool {
+			for i := len(ds) - 1; i >= 0; i-- {
+				if p := l(&ds[i]); len(*p) > 0 {
+					*p = (*p)[:len(*p)-1]
+					return true
+				}
+			}
+			return false
+		}
 	}
-	gone := goneLater(x.tasks)
-	x.deleted, x.existed = x.fileNames()
-	for _, t := range x.tasks {
-		td := taskDigest{name: textcut.Line(t.request, 100), final: t.final, unchecked: t.finalUnchecked, answers: t.answers}
-		if !t.finalSince {
-			// The user wrote again and no answer came: it answered an
-			// earlier message, one the user may have disputed since.
-			td.final = ""
+	step := func(human bool) func(ds []taskDoc) bool {
+		return func(ds []taskDoc) bool {
+			for i := len(ds) - 1; i >= 0; i-- {
+				for j := len(ds[i].steps) - 1; j >= 0; j-- {
+					if humanStep(ds[i].steps[j]) == human {
+						ds[i].steps = slices.Delete(ds[i].steps, j, j+1)
+						return true
+					}
+				}
+			}
+			return false
 		}
-		td.live = slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
-		td.question = len(td.live) == 0 && t.ran-t.explore == 0 && t.failed == 0
-		td.score = t.calls - t.explore + 2*len(td.live) + len(t.followUps) + len(t.prefs)
-		td.outcome, td.reason = t.outcome()
-		for _, p := range t.prefs {
-			td.prefs = append(td.prefs, p.render())
-		}
-		d.ran += t.ran
-		d.failed += t.failed
-		d.unknown += t.unknown
-		d.files += len(td.live)
-		for _, f := range td.live {
-			if p := x.relPath(f.path); !slices.Contains(d.changed, p) && len(d.changed) < maxChangedNames {
-				d.changed = append(d.changed, p)
+	}
+	shorten := func(ds []taskDoc) bool {
+		long := -1
+		for i, d := range ds {
+			if len(d.final) > 0 && len(d.final[0].sentences) > 1 && (long < 0 || d.final[0].size() > ds[long].final[0].size()) {
+				long = i
 			}
 		}
-		d.commits += len(t.commits)
-		for _, g := range t.gitChanges {
-			if !slices.Contains(d.gitChanges, g) && len(d.gitChanges) < maxGitChanges {
-				d.gitChanges = append(d.gitChanges, g)
+		if long < 0 {
+			return false
+		}
+		a := &ds[long].final[0]
+		low := len(a.sentences) - 1
+		for i := low - 1; i >= 0; i-- {
+			if worth(a.sentences[i]) < worth(a.sentences[low]) {
+				low = i
 			}
 		}
-		d.undone += len(t.files.undoneFiles())
-		d.refused += len(t.refused)
-		d.calls += t.calls
+		a.sentences = slices.Delete(a.sentences, low, low+1)
+		return true
+	}
+	out := []func(ds []taskDoc) bool{
+		last(func(d *taskDoc) *[]string { return &d.commands }), last(func(d *taskDoc) *[]string { return &d.notes }),
+		last(func(d *taskDoc) *[]string { return &d.files }), last(func(d *taskDoc) *[]string { return &d.refs }),
+		lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }), last(func(d *taskDoc) *[]string { return &d.checks }), shorten,
+		last(func(d *taskDoc) *[]string { return &d.failures }), last(func(d *taskDoc) *[]string { return &d.fixes }),
+		last(func(d *taskDoc) *[]string { return &d.corrections }), step(true),
+		last(func(d *taskDoc) *[]string { return &d.prefs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.final }),
+	}
+	if steps {
+		return append([]func(ds []taskDoc) bool{step(false)}, out...)
+	}
+	return out
+}
 
-		td.steps = t.steps.render()
-		if len(t.tools) > 0 {
-			td.steps = append(td.steps, "Tools used: "+toolList(t.tools)+".")
+func lastAnswer(l func(d *taskDoc) *[]quoted) func(ds []taskDoc) bool {
+	return func(ds []taskDoc) bool {
+		for i := len(ds) - 1; i >= 0; i-- {
+			if p := l(&ds[i]); len(*p) > 0 {
+				*p = (*p)[:len(*p)-1]
+				return true
+			}
 		}
-		td.failures = x.failures(t, td.outcome)
-		td.knowledge = x.knowledge(t, false)
-		td.rawKnowledge = x.knowledge(t, true)
-		td.refs, td.refKeys = x.references(t, td.live)
-		d.tasks = append(d.tasks, td)
+		return false
+	}
+}
+
+// worth is how much a sentence of an answer names that a later session
+// can look up or check: code, paths and file names, numbers, addresses.
+func worth(s string) int {
+	n := strings.Count(s, "`") / 2
+	for _, w := range strings.Fields(s) {
+		if strings.ContainsAny(w, "/#0123456789") || strings.Contains(strings.Trim(w, ".,;:()"), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// quoted is an answer as the memory quotes it: a label and whole
+// sentences.
+type quoted struct {
+	label     string
+	sentences []string
+	unchecked bool
+}
+
+func (q quoted) String() string { return q.label + ": " + quote(joinSentences(q.sentences)) }
+
+// joinSentences joins sentences, closing with ";" a list item that has
+// no stop of its own.
+func joinSentences(ss []string) string {
+	var b strings.Builder
+	for i, s := range ss {
+		b.WriteString(s)
+		if i < len(ss)-1 {
+			if !strings.ContainsAny(s[len(s)-1:], ".!?;:)") {
+				b.WriteByte(';')
+			}
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+func (q quoted) size() int { return len(q.String()) }
+
+// strs prints answers; an answer given before any tool call only with
+// summary set: the raw memory states what the session found.
+func strs(qs []quoted, summary bool) []string {
+	var out []string
+	for _, q := range qs {
+		if summary || !q.unchecked {
+			out = append(out, q.String())
+		}
+	}
+	return out
+}
+
+const EXPERIMENT = false
+
+func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
+	d := taskDoc{name: textcut.Line(t.request, 100)}
+	d.outcome, d.reason = t.outcome()
+	live := slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
+	d.live = len(live)
+	d.score = t.calls - t.explore + 2*len(live) + t.followUps + len(t.prefs)
+	for _, p := range t.prefs {
+		d.prefs = append(d.prefs, userWords(p, prefMax))
+	}
+	covered := map[string]bool{}
+	for _, f := range t.fixes {
+		if !f.Flaky() {
+			d.fixes = append(d.fixes, rawmemory.TagFix+" "+x.fixLine(f))
+			covered[f.Pass.Command] = true
+		}
+	}
+	var checks []*call
+	for _, c := range t.checks {
+		if c.status == stOK && !covered[c.command] {
+			checks = append(checks, c)
+		}
+	}
+	slices.SortFunc(checks, func(a, b *call) int { return b.seq - a.seq }) // the latest first
+	for _, c := range capped(checks, maxChecks) {
+		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
+		if c.tally != "" {
+			line += " (" + code(c.tally) + ")"
+		}
+		if names := x.changedBefore(t, c); len(names) > 0 {
+			line += " after the changes to " + strings.Join(capped(names, 3), ", ")
+			if len(names) > 3 {
+				line += " and " + itoa(len(names)-3) + " more"
+			}
+		}
+		d.checks = append(d.checks, line+".")
+	}
+	for i, a := range t.answers {
+		if a.withdrawn || len(a.sentences) == 0 || i == len(t.answers)-1 && !t.finalSince || i < len(t.answers)-1 && (a.unchecked || EXPERIMENT && (len(live) > 0 || t.ran > t.explore)) {
+			continue
+		}
+		q := quoted{label: "Earlier answer", sentences: a.sentences, unchecked: a.unchecked}
+		if i == len(t.answers)-1 {
+			q.label = "Final answer"
+		}
+		if a.unchecked {
+			// What the model believed, with nothing looked at: worth its
+			// opening only.
+			q.label += " (given before any tool call)"
+			q.sentences = firstSentences(q.sentences, uncheckedMax)
+		}
+		if q.label[0] == 'F' {
+			d.final = []quoted{q}
+		} else {
+			q.sentences = firstSentences(q.sentences, earlierMax)
+			d.earlier = append([]quoted{q}, d.earlier...) // the latest first
+		}
+	}
+	d.failures, d.notes = x.failures(t, d.outcome)
+	for _, c := range t.corrections {
+		d.corrections = append(d.corrections, "The user corrected the agent: "+userWords(c, lineMax)+".")
+	}
+	d.commands, d.files, d.refs = x.references(t, live)
+	d.steps = t.steps.render()
+	if len(t.tools) > 0 {
+		d.steps = append(d.steps, "Tools used: "+toolList(t.tools)+".")
 	}
 	return d
 }
 
-func (x *Extractor) failures(t *task, outcome string) []string {
-	var out []string
-	for _, r := range t.recoveries {
-		out = append(out, r.failureLine())
+// fixLine phrases a failure and the pass that ended it.
+func (x *Extractor) fixLine(f fix) string {
+	line := code(textcut.Line(f.Last.Command, 120)) + " failed"
+	if f.Times > 1 {
+		line += " " + times(f.Times)
 	}
-	for _, f := range openFailures(t) {
-		out = append(out, openFailureLine(f, outcome, t.final, &t.files))
+	line += errPart(f.fail, f.Errors) + " and "
+	added, dropped := program.ArgDiff(program.WithoutFilters(f.Last.Command), program.WithoutFilters(f.Pass.Command))
+	switch {
+	case f.Pass.Escalated && !f.Last.Escalated && len(added)+len(dropped) == 0:
+		line += "passed when rerun with escalated permissions"
+	case len(added)+len(dropped) == 0:
+		line += "passed on a rerun"
+	case len(dropped) == 0 && len(added) <= 6 && !slices.ContainsFunc(added, func(w string) bool { return strings.ContainsAny(w, "&|;") }):
+		line += "passed with " + code(strings.Join(added, " ")) + " added"
+	default:
+		line += code(textcut.Line(f.Pass.Command, 120)) + " passed"
+	}
+	if f.pass.tally != "" {
+		line += " (" + code(f.pass.tally) + ")"
+	}
+	return line + "; " + between(f.Failure) + "."
+}
+
+// between lists what ran between a failure and what came after it.
+func between(f program.Failure) string {
+	if f.Quiet() {
+		return "nothing else ran between the failure and the pass"
+	}
+	var parts []string
+	if len(f.Edited) > 0 {
+		parts = append(parts, "edited "+strings.Join(f.Edited, ", "))
+	}
+	if len(f.Ran) > 0 {
+		cmds := make([]string, len(f.Ran))
+		for i, c := range f.Ran {
+			cmds[i] = textcut.Line(c, 100)
+		}
+		parts = append(parts, "ran "+codeList(cmds))
+	}
+	if f.More > 0 {
+		parts = append(parts, "and "+itoa(f.More)+" more")
+	}
+	return "between the failure and the pass: " + strings.Join(parts, "; ")
+}
+
+// errPart quotes what a failed call printed: its error line, the failing
+// tests it names, and the other error lines of the same work's earlier
+// failures.
+func errPart(c *call, errors []string) string {
+	var parts []string
+	if c != nil && c.errLine != "" {
+		parts = append(parts, code(textcut.Line(c.errLine, 160)))
+	}
+	if c != nil && len(c.tests) > 0 {
+		parts = append(parts, "failing: "+strings.Join(c.tests, ", "))
+	}
+	var earlier []string
+	for _, e := range errors {
+		if c == nil || e != c.errLine {
+			earlier = append(earlier, code(textcut.Line(e, 120)))
+		}
+	}
+	if len(earlier) > 0 {
+		parts = append(parts, "earlier: "+strings.Join(earlier, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// failures lists what failed or did not run: the statements first, then
+// the notes the rollout summary keeps for the record.
+func (x *Extractor) failures(t *task, outcome string) (out, notes []string) {
+	for _, f := range t.fixes {
+		if f.Flaky() {
+			out = append(out, code(textcut.Line(f.Last.Command, 120))+" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
+				", then passed on an identical rerun with nothing run or changed between (possibly flaky).")
+		}
+	}
+	for _, f := range t.open() {
+		line := code(textcut.Line(f.Last.Command, 120)) + " failed " + times(f.Times) + errPart(t.failures[f.Last.Ref], f.Errors)
+		switch {
+		case f.CoveredBy != "":
+			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
+		case outcome == "success" || reportsCompletion(t.final) && !reportsFailure(t.final):
+			line += " and was not run again to a pass; the task was still reported done"
+		default:
+			line += " and was not run again to a pass"
+		}
+		out = append(out, line+".")
 	}
 	for _, c := range t.toolFails {
 		line := upperFirst(c.describe()) + " failed"
 		if c.errLine != "" {
 			line += ": " + code(textcut.Line(c.errLine, 160))
 		}
-		out = append(out, line+".")
-	}
-	for _, c := range t.emptyAgents {
-		line := "The sub-agent task returned no result"
-		if c.errLine != "no report" {
-			line += ", only: " + quote(c.errLine)
-		}
-		out = append(out, line+".")
+		notes = append(notes, line+".")
 	}
 	for _, c := range t.refused {
-		if c.command != "" && program.Explores(c.command) {
+		if c.reads {
 			continue // a look around the user stopped shows nothing of the project
 		}
-		what := c.describe()
+		edit := map[bool]string{true: ": the file was not written"}[c.action == sessions.ActionEdit]
+		list := &out
+		if c.status == stInterrupted || c.action != sessions.ActionEdit && c.command == "" {
+			list = &notes // it changed nothing the project holds
+		}
 		switch c.status {
 		case stRejected:
-			line := "The user rejected " + what + "; it did not run"
-			if c.action == sessions.ActionEdit {
-				line += ": the file was not written"
-			}
-			out = append(out, line+".")
+			*list = append(*list, "The user rejected "+c.describe()+"; it did not run"+edit+".")
 		case stDenied:
-			line := "Permission for " + what + " was not granted; it did not run"
-			if c.action == sessions.ActionEdit {
-				line += ": the file was not written"
-			}
-			out = append(out, line+".")
+			*list = append(*list, "Permission for "+c.describe()+" was not granted; it did not run"+edit+".")
 		case stInterrupted:
-			out = append(out, "The user interrupted "+what+".")
+			*list = append(*list, "The user interrupted "+c.describe()+".")
 		}
 	}
 	if t.interrupts > 0 && len(t.refused) == 0 {
-		out = append(out, "The user interrupted the agent "+times(t.interrupts)+".")
+		notes = append(notes, "The user interrupted the agent "+times(t.interrupts)+".")
 	}
-	for _, f := range t.files.undoneFiles() {
-		if f.undone == undoneTemp {
-			continue // a scratch file: it left nothing behind
-		}
+	for _, f := range t.files.undone() {
 		out = append(out, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}
-	for i, c := range t.corrections {
-		line := "The user corrected the agent: " + quote(c)
-		if i == len(t.corrections)-1 && t.negAfter {
-			line += "; nothing afterwards shows it was fixed"
-		}
-		out = append(out, line+".")
-	}
-	return out
+	return out, notes
 }
 
-func (x *Extractor) knowledge(t *task, quotesFinal bool) []string {
-	var out []string
-	covered := map[string]bool{} // purposes and commands already stated
-	add := func(s string) {
-		if len(out) < maxKnowledge {
-			out = append(out, s)
-		}
+// references lists what a later session looks up: the commands that
+// changed state (not reads, not checks, which other lines state) with
+// their counts, the commits, the files whose change stands, the files
+// read.
+func (x *Extractor) references(t *task, live []*fileRec) (commands, files, out []string) {
+	cmds := make([]string, 0, len(t.cmds))
+	for cmd := range t.cmds {
+		cmds = append(cmds, cmd)
 	}
-	for _, f := range openFailures(t) {
-		if len(f.replacedBy) == 0 {
-			continue
+	sort.Slice(cmds, func(i, j int) bool { return t.cmds[cmds[i]].order < t.cmds[cmds[j]].order })
+	for _, cmd := range cmds {
+		st := t.cmds[cmd]
+		if len(commands) == maxCmdRefs || st.runs+st.refused == 0 || st.fails > 0 && st.unknown+st.refused == 0 ||
+			program.Explores(cmd) || program.IsCheck(cmd) && st.unknown == 0 || program.FileUtility(cmd) || x.scratch(program.Dir(cmd)) {
+			continue // failures have lines of their own
 		}
-		used := replacementPhrase(f.replacedBy, &t.files)
-		run := f.failRun
-		if f.missing {
-			add(rawmemory.TagCheck + " " + used + " is the " + run.purpose + " step that works here; " + code(program.Name(run.command)) + " is not installed.")
-		} else {
-			add(rawmemory.TagCheck + " for " + run.purpose + ", " + used + " passed here where " + code(textcut.Line(run.command, 100)) + " failed.")
+		parts := []string{"ran " + itoa(st.runs) + "×"}
+		if st.fails > 0 {
+			parts = append(parts, "failed "+itoa(st.fails)+"×")
 		}
-		covered[run.purpose] = true
-		for _, c := range f.replacedBy {
-			covered[c] = true
+		if st.unknown > 0 {
+			parts = append(parts, itoa(st.unknown)+"× without an exit status of its own")
 		}
-	}
-	for _, r := range t.recoveries {
-		if r.flaky() {
-			continue
+		if st.refused > 0 {
+			parts = append(parts, "refused or interrupted "+itoa(st.refused)+"×")
 		}
-		add(rawmemory.TagFix + " " + r.fixLine())
-		covered[r.pass.command] = true
+		commands = append(commands, code(textcut.Line(cmd, 100))+" ("+strings.Join(parts, ", ")+")")
 	}
-	for _, p := range program.Purposes {
-		c := t.byPurpose[p]
-		if c == nil || c.status != stOK || covered[p] || covered[c.command] {
-			continue
-		}
-		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
-		if c.tally != "" {
-			line += " (" + code(c.tally) + ")"
-		}
-		if edited := x.editedBefore(t, c); edited != "" {
-			line += " after the changes to " + edited
-		}
-		if program.Targeted(c.command) {
-			line += " (a targeted " + p + " run, not the whole suite)"
-		}
-		add(line + ".")
+	if n := len(t.commits); n > 0 {
+		out = append(out, "Commits made: "+strings.TrimPrefix(strings.TrimPrefix(commitsText(t.commits), "commits "), "commit "))
 	}
-	for _, sc := range t.scripts {
-		add(rawmemory.TagFinding + " " + code(sc[0]) + " runs " + code(textcut.Line(sc[1], 200)) + " (as it printed when it ran clean).")
-	}
-	n := maxFindings
-	if len(t.files.live()) == 0 && t.ran-t.explore == 0 {
-		n += 2 // an answer to a question: what it says is the work
-	}
-	// The raw memory quotes the final answer in References: there its
-	// sentences are no finding of their own.
-	final := ""
-	if quotesFinal && t.finalSince {
-		final = oneLine(textcut.Line(t.final, finalAnswerMax))
-	}
-	// A sentence the final answer quotes is said already; one about a
-	// file the session deleted describes what is gone; one calling a file
-	// missing that the session read or wrote was wrong about it.
-	skip := func(s string) bool {
-		return final != "" && strings.Contains(final, oneLine(s)) || mentionsAny(s, maps.Keys(x.deleted)) || callsMissing(s, x.existed)
-	}
-	for _, f := range t.findings.best(n, skip) {
-		add(rawmemory.TagFinding + " " + f)
-	}
-	return out
-}
-
-// absenceRE is a clause saying something is not there, ending on it
-// ("… files are missing.", "x.go does not exist"): "config.go is missing
-// the Timeout field" says what a file lacks, not that it is absent.
-var absenceRE = lazyRE(`(?i)\b(is|are|was|were|be|been)\s+(missing|absent|not found|nowhere)\s*([.,;:!)]|$|\b(from|in|under|at)\b)|\b(does|do|did)\s*n[o']t exist\b|\bno such file\b`)
-
-// callsMissing reports a sentence calling a file absent that the session
-// read or changed: it was there.
-func callsMissing(s string, existed map[string]bool) bool {
-	return absenceRE().MatchString(s) && mentionsAny(s, maps.Keys(existed))
-}
-
-// editedBefore names the standing changes made before a call ran: a file
-// first changed after the check is not one the check verified.
-func (x *Extractor) editedBefore(t *task, c *call) string {
-	if c.editsBefore == 0 {
-		return ""
-	}
-	var names []string
-	for _, f := range t.files.live() {
-		if f.first > c.editsBefore {
-			continue
-		}
-		if len(names) == 3 {
-			names = append(names, "…")
+	for i, f := range live {
+		if i == 10 {
+			files = append(files, "… and "+itoa(len(live)-10)+" more files")
 			break
 		}
-		names = append(names, x.relPath(f.path))
+		files = append(files, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
 	}
-	return strings.Join(names, ", ")
-}
-
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// main picks the task the thread is about: the first one, unless a later
-// task holds clearly more work (a "show tools" warm-up before the real job).
-func (d digest) main() int {
-	best := 0
-	for i, t := range d.tasks {
-		if t.score > d.tasks[best].score {
-			best = i
+	if len(t.reads) > 0 {
+		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
+		if len(t.reads) > 8 {
+			line += " and " + itoa(len(t.reads)-8) + " more"
 		}
+		out = append(out, line)
 	}
-	return best
+	return commands, files, out
+}
+
+func toolList(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if m[names[i]] != m[names[j]] {
+			return m[names[i]] > m[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, 0, 8)
+	for _, n := range capped(names, 8) {
+		parts = append(parts, n+" ×"+itoa(m[n]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Result renders what was gathered. Call it once, after the last event. A
-// thread without any human message, or an unknown version, gives the
+// thread without any message of the user, or an unknown version, gives the
 // empty result (nothing worth keeping).
 func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
 		return Result{}
 	}
-	d := x.digest()
-	res := Result{Slug: x.slug(d)}
-	for _, items := range []int{6, 4, 3, 2, 1} {
-		res.RolloutSummary = rawmemory.RenderSummary(x.summaryDoc(d, items), x.version == V2)
-		if len(res.RolloutSummary) <= summaryBudget {
-			break
+	gone := goneLater(x.tasks)
+	docs := make([]taskDoc, len(x.tasks))
+	main := 0
+	for i, t := range x.tasks {
+		docs[i] = x.taskDoc(t, gone)
+		if docs[i].score > docs[main].score {
+			main = i
 		}
 	}
+	res := Result{Slug: x.slug(x.tasks[main].request)}
+	res.RolloutSummary = shrink(docs, true, summaryBudget, func(ds []taskDoc) string {
+		return rawmemory.RenderSummary(x.summaryDoc(ds, main), x.version == V2)
+	})
 	if x.version == V1 {
-		for _, items := range []int{6, 4, 3, 2, 1} {
-			res.RawMemory = rawmemory.Render(x.rawDoc(d, items))
-			if len(res.RawMemory) <= rawMemoryBudget {
-				break
-			}
-		}
-		if len(res.RawMemory) > rawMemoryBudget {
-			res.RawMemory = rawmemory.Render(withoutRefs(x.rawDoc(d, 1), rawMemoryBudget))
-		}
+		res.RawMemory = shrink(docs, false, rawMemoryBudget, func(ds []taskDoc) string { return rawmemory.Render(x.rawDoc(ds, main)) })
 	}
 	return res
 }
 
-// finalAnswerRef opens the reference that quotes a task's final answer.
-const finalAnswerRef = "Final answer: "
-
-// withoutRefs fits a raw memory of many tasks, still too long at one item
-// a list, by dropping the references to commands and files, the last
-// task's first: they point at what the other sections state. A task's
-// final answer stays (it says how the task ended). Otherwise the hard cap
-// after it cuts the middle out, taking some task's preferences and
-// findings with it.
-func withoutRefs(doc rawmemory.Doc, budget int) rawmemory.Doc {
-	for i := len(doc.Tasks) - 1; i >= 0 && len(rawmemory.Render(doc)) > budget; i-- {
-		var kept []string
-		for _, r := range doc.Tasks[i].Refs {
-			if strings.HasPrefix(r, finalAnswerRef) {
-				kept = append(kept, r)
+// shrink renders docs within budget bytes, dropping whole items (drops),
+// the last task's first, until it fits.
+func shrink(docs []taskDoc, steps bool, budget int, render func([]taskDoc) string) string {
+	ds := slices.Clone(docs)
+	for i := range ds {
+		d := &ds[i]
+		// Each task's own caps, before the budget; copies, as both texts
+		// shrink the same docs.
+		d.steps = slices.Clone(capSteps(d.steps, 40))
+		d.commands, d.refs, d.earlier = slices.Clone(d.commands), slices.Clone(capped(d.refs, 8)), slices.Clone(d.earlier[:min(len(d.earlier), 3)])
+		d.checks, d.failures, d.fixes = slices.Clone(capped(d.checks, 4)), slices.Clone(capped(d.failures, 6)), slices.Clone(capped(d.fixes, 6))
+		d.corrections, d.prefs = slices.Clone(d.corrections), slices.Clone(d.prefs)
+		d.notes, d.files = slices.Clone(capped(d.notes, 4)), slices.Clone(d.files)
+		for _, l := range []*[]quoted{&d.final, &d.earlier} {
+			*l = slices.Clone(*l)
+			for j := range *l {
+				(*l)[j].sentences = slices.Clone((*l)[j].sentences)
 			}
 		}
-		doc.Tasks[i].Refs = kept
 	}
-	return doc
+	out := render(ds)
+	for _, drop := range drops(steps) {
+		for len(out) > budget && drop(ds) {
+			out = render(ds)
+		}
+	}
+	return out
 }
 
-// capSteps shortens a long history to n lines: every message of the user
-// first (their words are the most telling evidence), then the other steps
-// nearest the start and the end, in their order, with the gaps marked.
+// capSteps shortens a long history to n lines: the user's messages first,
+// then the steps nearest the start and the end, the gaps marked.
 func capSteps(steps []string, n int) []string {
 	if len(steps) <= n {
 		return steps
@@ -376,17 +507,13 @@ func capSteps(steps []string, n int) []string {
 			left--
 		}
 	}
-	for lo, hi := 0, len(steps)-1; left > 0 && lo <= hi; {
-		// two from the end for one from the start: how a task ended
-		// matters more than how it began
-		for _, i := range []int{hi, hi - 1, lo} {
+	for lo, hi := 0, len(steps)-1; left > 0 && lo <= hi; lo, hi = lo+1, hi-2 {
+		for _, i := range []int{hi, hi - 1, lo} { // how a task ended matters more than how it began
 			if left > 0 && i >= lo && i <= hi && !keep[i] {
 				keep[i] = true
 				left--
 			}
 		}
-		lo++
-		hi -= 2
 	}
 	var out []string
 	gap := 0
@@ -407,125 +534,91 @@ func capSteps(steps []string, n int) []string {
 	return out
 }
 
+// humanStep reports a step that quotes the user.
 func humanStep(s string) bool {
-	return strings.HasPrefix(s, "The user asked:") || strings.HasPrefix(s, "Follow-up from the user:") ||
-		strings.HasPrefix(s, "The user pushed back:")
+	return strings.HasPrefix(s, "The user asked") || strings.HasPrefix(s, "Follow-up from the user") || strings.HasPrefix(s, "The user pushed back")
 }
 
-func capped(list []string, n int) []string {
-	if len(list) > n {
-		return list[:n]
+func (x *Extractor) summaryDoc(ds []taskDoc, main int) rawmemory.Doc {
+	title := ds[main].name
+	if len(ds) > 1 {
+		title += " (and " + english.Count(len(ds)-1, "more task", "more tasks") + ")"
 	}
-	return list
-}
-
-func (x *Extractor) summaryDoc(d digest, items int) rawmemory.Doc {
-	main := d.tasks[d.main()]
-	title := main.name
-	if len(d.tasks) > 1 {
-		title += " (and " + english.Count(len(d.tasks)-1, "more task", "more tasks") + ")"
-	}
-	doc := rawmemory.Doc{Title: title + " in " + d.project, Context: x.context(d)}
-	for _, t := range d.tasks {
+	doc := rawmemory.Doc{Title: title + " in " + x.project(), Context: x.context()}
+	for _, d := range ds {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
-			Title: t.name, Outcome: t.outcome, OutcomeReason: t.reason,
-			Prefs: capped(t.prefs, items+2), Steps: capSteps(t.steps, items*4), Failures: capped(t.failures, items),
-			Knowledge: capped(t.knowledge, items+3), Refs: capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2),
+			Title: d.name, Outcome: d.outcome, OutcomeReason: d.reason, Prefs: d.prefs, Steps: d.steps,
+			Failures: concat(d.failures, d.corrections, d.notes), Knowledge: concat(d.fixes, d.checks, strs(d.final, true), strs(d.earlier, true)),
+			Refs: concat(d.commands, d.files, d.refs),
 		})
 	}
 	return doc
 }
 
-func (x *Extractor) rawDoc(d digest, items int) rawmemory.Doc {
-	main := d.tasks[d.main()]
-	desc := main.name + " — outcome " + main.outcome
-	if len(main.live) > 0 {
-		desc += "; changed " + english.Count(len(main.live), "file", "files")
+func (x *Extractor) rawDoc(ds []taskDoc, main int) rawmemory.Doc {
+	m := ds[main]
+	desc := m.name + " — outcome " + m.outcome
+	if m.live > 0 {
+		desc += "; changed " + english.Count(m.live, "file", "files")
 	}
-	if len(d.tasks) > 1 {
-		desc += "; " + english.Count(len(d.tasks)-1, "more task", "more tasks") + " in the same session"
+	if len(ds) > 1 {
+		desc += "; " + english.Count(len(ds)-1, "more task", "more tasks") + " in the same session"
+	}
+	cwd := x.meta.Cwd
+	if cwd == "" {
+		cwd = "unknown"
 	}
 	doc := rawmemory.Doc{Front: rawmemory.Front{
-		Description: desc, Task: main.name, TaskGroup: d.project, TaskOutcome: main.outcome,
-		Cwd: d.cwd, Keywords: d.keywords, Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic},
+		Description: desc, Task: m.name, TaskGroup: x.project(), TaskOutcome: m.outcome, Cwd: cwd,
+		Keywords: x.topKeywords(maxKeywords), Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic},
 	}}
-	for _, t := range d.tasks {
-		refs := capped(withoutRestated(t.refs, t.refKeys, capped(t.failures, items)), items+2)
-		if t.final != "" {
-			// The raw memory has no steps, so the result is kept as
-			// evidence here, where it is never cut. An answer to a
-			// question is the memory itself, so it is kept longer.
-			max := finalAnswerMax
-			if t.question {
-				max = answerMax * items / 6
-			}
-			refs = append([]string(nil), refs...)
-			for _, a := range t.answers {
-				if !t.question {
-					// In a task that did work, the last answer reports
-					// it; earlier ones are progress talk.
-					break
-				}
-				refs = append(refs, "Earlier answer: "+quote(textcut.Line(a, max/2)))
-			}
-			label := finalAnswerRef
-			if t.unchecked {
-				// what the model believed: nothing was looked at or run for it
-				label += "(no tool call since the user spoke) "
-			}
-			refs = append(refs, label+quote(textcut.Line(t.final, max)))
-		}
+	for _, d := range ds {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
-			Title: t.name, Task: t.name, Group: d.project, Outcome: t.outcome,
-			Prefs: capped(t.prefs, items+2), Knowledge: capped(t.rawKnowledge, items+3), Failures: capped(t.failures, items), Refs: refs,
+			Title: d.name, Task: d.name, Group: x.project(), Outcome: d.outcome, Prefs: d.prefs,
+			Knowledge: concat(d.fixes, d.checks, strs(d.final, false), strs(d.earlier, false)), Failures: concat(d.failures, d.corrections), Refs: d.refs,
 		})
 	}
 	return doc
 }
 
-// slug names the thread after the main request's meaningful words, in the
-// order the human wrote them; the keywords fill in when there are too few.
-func (x *Extractor) slug(d digest) string {
-	words := meaningfulWords(x.tasks[d.main()].request)
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// slug names the thread after the main request's words, in the order the
+// user wrote them (five at most); the keywords fill in when there are
+// fewer than three.
+func (x *Extractor) slug(request string) string {
 	var parts []string
-	seen := map[string]bool{}
-	add := func(w string) {
-		w = slugPart(w)
-		if w == "" || seen[w] || len(parts) >= 5 {
-			return
+	words := meaningfulWords(request)
+	for i, w := range append(words, x.topKeywords(maxKeywords)...) {
+		if len(parts) == 5 || i >= len(words) && len(parts) >= 3 {
+			break
 		}
-		seen[w] = true
-		parts = append(parts, w)
-	}
-	for _, w := range words {
-		add(w)
-	}
-	if len(parts) < 3 {
-		for _, k := range d.keywords {
-			add(k)
+		var b strings.Builder
+		for _, r := range strings.ToLower(w) {
+			switch {
+			case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+				b.WriteRune(r)
+			case r == '-' || r == '.' || r == '/':
+				b.WriteByte('-')
+			}
+		}
+		if p := strings.Trim(b.String(), "-_"); p != "" && !slices.Contains(parts, p) {
+			parts = append(parts, p)
 		}
 	}
 	s := strings.Join(parts, "-")
 	for len(s) > maxSlugBytes {
 		i := strings.LastIndexByte(s[:maxSlugBytes], '-')
 		if i <= 0 {
-			s = s[:maxSlugBytes]
-			break
+			return s[:maxSlugBytes]
 		}
 		s = s[:i]
 	}
 	return s
-}
-
-func slugPart(w string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(w) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		case r == '-' || r == '.' || r == '/':
-			b.WriteByte('-')
-		}
-	}
-	return strings.Trim(b.String(), "-_")
 }

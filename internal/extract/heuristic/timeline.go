@@ -4,17 +4,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// The timeline is the chronological steps of a task, with repeats folded
-// and the middle dropped when a task is long.
+// The timeline is a task's steps in order, for the rollout summary: the
+// user's messages, the commands with their recorded statuses, the files
+// changed, the final answers. Runs of looking around fold into one step.
+// A long task keeps its first steps, its latest ones and every message of
+// the user (up to a cap); the gap is marked.
 
 const (
 	timelineHead = 8
-	timelineTail = 16
-	lineMaxStep  = 160
+	timelineTail = 24
+	timelineKept = 16 // messages of the user kept from the middle
 )
 
 type stepKind int
@@ -28,179 +30,116 @@ const (
 	stepFiles
 	stepUndone   // a change that cancelled earlier ones
 	stepReverted // a command that restored files
-	stepRefused  // a non-shell call that was rejected or stopped
+	stepRefused  // a call that is not a command and did not run
 	stepInterrupt
 	stepAnswer
-	stepChoice // the user's answer to a question the agent asked with options
 )
 
 type step struct {
-	seq   int
-	kind  stepKind
-	text  string
-	call  *call
-	op    string
-	files []string
-	count int
-	names []string // exploration: distinct command names
-	// unchecked marks an answer given without any tool call since the
-	// human spoke.
-	unchecked bool
+	seq    int
+	kind   stepKind
+	text   string
+	call   *call
+	answer *answer
+	op     string
+	files  []string
+	names  []string // exploration: the programs
+	count  int
 }
+
+func (s step) human() bool { return s.kind <= stepCorrection }
 
 type timeline struct {
-	head    []step
-	tail    []step // ring buffer of the latest steps
-	next    int    // next write position in tail once full
-	dropped int
-	// kept holds the human's messages that fell out of the ring: what the
-	// user said is never dropped from the middle of a task (up to a cap).
-	kept []step
-	seq  int
+	head, tail []step
+	next       int // where the full tail ring writes next
+	kept       []step
+	seq        int
 }
 
-const timelineKept = 16
-
-func (s step) human() bool {
-	return s.kind == stepAsk || s.kind == stepFollowUp || s.kind == stepCorrection
-}
-
-func (tl *timeline) lastStep() *step {
-	if len(tl.tail) > 0 {
-		i := tl.next - 1
-		if len(tl.tail) < timelineTail || i < 0 {
-			i = len(tl.tail) - 1
-		}
-		return &tl.tail[i]
-	}
-	if len(tl.head) > 0 {
+func (tl *timeline) last() *step {
+	switch {
+	case len(tl.tail) == timelineTail:
+		return &tl.tail[(tl.next+timelineTail-1)%timelineTail]
+	case len(tl.tail) > 0:
+		return &tl.tail[len(tl.tail)-1]
+	case len(tl.head) > 0:
 		return &tl.head[len(tl.head)-1]
 	}
 	return nil
 }
 
-// replaceAsk puts text in place of the task's opening request.
-func (tl *timeline) replaceAsk(text string) {
-	for i := range tl.head {
-		if tl.head[i].kind == stepAsk {
-			tl.head[i].text = text
-			return
-		}
-	}
-}
-
-// lastKind is the kind of the latest step, -1 when there is none.
-func (tl *timeline) lastKind() stepKind {
-	if last := tl.lastStep(); last != nil {
-		return last.kind
-	}
-	return -1
-}
-
 func (tl *timeline) add(s step) {
-	s.count = 1
-	if last := tl.lastStep(); last != nil && last.kind == s.kind {
-		switch s.kind {
-		case stepExplore:
-			last.count++
-			if !slices.Contains(last.names, s.text) && len(last.names) < 5 {
-				last.names = append(last.names, s.text)
+	if l := tl.last(); l != nil && l.kind == s.kind && (s.kind == stepExplore || s.kind == stepFiles && l.op == s.op) {
+		if s.kind == stepExplore {
+			l.count++
+			if !slices.Contains(l.names, s.text) && len(l.names) < 5 {
+				l.names = append(l.names, s.text)
 			}
-			return
-		case stepFiles:
-			if last.op == s.op {
-				for _, f := range s.files {
-					if !slices.Contains(last.files, f) {
-						if len(last.files) < 6 {
-							last.files = append(last.files, f)
-						} else {
-							last.count++
-						}
-					}
-				}
-				return
+		} else if !slices.Contains(l.files, s.files[0]) {
+			if len(l.files) < 6 {
+				l.files = append(l.files, s.files[0])
+			} else {
+				l.count++
 			}
 		}
+		return
 	}
 	if s.kind == stepExplore {
-		s.names = []string{s.text}
+		s.names, s.count = []string{s.text}, 1
 	}
 	tl.seq++
 	s.seq = tl.seq
-	if len(tl.head) < timelineHead {
+	switch {
+	case len(tl.head) < timelineHead:
 		tl.head = append(tl.head, s)
-		return
-	}
-	if len(tl.tail) < timelineTail {
+	case len(tl.tail) < timelineTail:
 		tl.tail = append(tl.tail, s)
-		return
+	default:
+		if old := tl.tail[tl.next]; old.human() && len(tl.kept) < timelineKept {
+			tl.kept = append(tl.kept, old)
+		}
+		tl.tail[tl.next] = s
+		tl.next = (tl.next + 1) % timelineTail
 	}
-	if old := tl.tail[tl.next]; old.human() && len(tl.kept) < timelineKept {
-		tl.kept = append(tl.kept, old)
-	} else {
-		tl.dropped++
-	}
-	tl.tail[tl.next] = s
-	tl.next = (tl.next + 1) % timelineTail
 }
 
-func (tl *timeline) steps() []step {
-	out := slices.Clone(tl.head)
-	out = append(out, tl.kept...)
-	if len(tl.tail) < timelineTail {
-		return append(out, tl.tail...)
-	}
-	out = append(out, tl.tail[tl.next:]...)
-	return append(out, tl.tail[:tl.next]...)
-}
-
-// render prints the steps; runs of the same command with the same result
-// fold into one line. Statuses are read now, after every result arrived.
-// A gap in the sequence is marked where steps were dropped.
+// render prints the steps, statuses read now that every result arrived.
 func (tl *timeline) render() []string {
+	all := append(slices.Clone(tl.head), tl.kept...)
+	all = append(all, tl.tail[tl.next:]...)
+	all = append(all, tl.tail[:tl.next]...)
 	var out []string
-	var prev *step
-	last := 0
-	for _, s := range tl.steps() {
-		if last > 0 && s.seq > last+1 {
-			out = append(out, "… "+english.Count(s.seq-last-1, "step", "steps")+" omitted …")
-			prev = nil
+	prev := 0
+	for _, s := range all {
+		if prev > 0 && s.seq > prev+1 {
+			out = append(out, "… "+itoa(s.seq-prev-1)+" steps omitted …")
 		}
-		last = s.seq
-		if s.kind == stepCommand && prev != nil && prev.kind == stepCommand && sameRun(prev.call, s.call) {
-			prev.count++
-			out[len(out)-1] = prev.render()
-			continue
+		prev = s.seq
+		if line := s.render(); line != "" {
+			out = append(out, line)
 		}
-		out = append(out, s.render())
-		prev = &s
 	}
 	return out
-}
-
-func sameRun(a, b *call) bool {
-	return a.command == b.command && a.status == b.status && a.errLine == b.errLine &&
-		(a.exit == nil) == (b.exit == nil) && (a.exit == nil || *a.exit == *b.exit)
 }
 
 func (s step) render() string {
 	switch s.kind {
 	case stepAsk:
-		return "The user asked: " + quote(s.text)
+		return "The user asked: " + userWords(s.text, askMax)
 	case stepFollowUp:
-		return "Follow-up from the user: " + quote(s.text)
+		return "Follow-up from the user: " + userWords(s.text, lineMax)
 	case stepCorrection:
-		return "The user pushed back: " + quote(s.text)
+		return "The user pushed back: " + userWords(s.text, lineMax)
 	case stepExplore:
-		return "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
+		return "Explored with " + itoa(s.count) + " read-only command" + plural(s.count) + " (" + strings.Join(s.names, ", ") + ")."
 	case stepFiles:
-		verb := map[string]string{"add": "Created", "delete": "Deleted", "update": "Edited"}[s.op]
+		verb := map[string]string{"add": "Created", "delete": "Deleted"}[s.op]
 		if verb == "" {
-			verb = "Changed"
+			verb = "Edited"
 		}
 		line := verb + " " + strings.Join(s.files, ", ")
-		if s.count > 1 {
-			line += " and " + itoa(s.count-1) + " more"
+		if s.count > 0 {
+			line += " and " + itoa(s.count) + " more"
 		}
 		return line + "."
 	case stepUndone:
@@ -212,28 +151,33 @@ func (s step) render() string {
 	case stepInterrupt:
 		return "The user interrupted the agent."
 	case stepAnswer:
-		if s.unchecked {
-			// what the model believed, with nothing in the session behind
-			// it: the next agent should not take it for a finding
+		switch a := s.answer; {
+		case a.withdrawn:
+			return "The assistant answered; the user rejected the answer."
+		case a.unchecked:
 			return "The assistant answered with no tool call since the user spoke."
+		case len(a.sentences) > 0:
+			return "The assistant answered: " + quote(strings.Join(firstSentences(a.sentences, stepAnswerMax), " "))
 		}
-		return "The assistant answered: " + quote(s.text)
-	case stepChoice:
-		return "Asked " + quote(textcut.Line(s.files[0], 200)) + ", the user chose " + quote(s.text) + "."
+		return ""
 	case stepCommand:
 		c := s.call
 		verb := "Ran "
 		if c.status.refused() && c.status != stInterrupted {
 			verb = "Proposed "
 		}
-		line := verb + code(textcut.Line(c.command, lineMaxStep))
+		line := verb + code(textcut.Line(c.command, 160))
 		if c.escalated {
 			line += " with escalated permissions"
-		}
-		if s.count > 1 {
-			line += " (" + itoa(s.count) + " times in a row)"
 		}
 		return line + ": " + c.statusText() + "."
 	}
 	return s.text
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

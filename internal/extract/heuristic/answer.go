@@ -1,0 +1,152 @@
+package heuristic
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/sessions"
+)
+
+// Answers. The agent's words enter a memory only as its final answer to a
+// message of the user: the last text of its turn, which the readers mark.
+// Nothing it said or thought before that is kept: a first fix later
+// replaced, a hypothesis later refuted, a plan's step. Of the answer, the
+// whole sentences are kept but for four kinds, which are no statement the
+// answer can stand for: a question or an offer ("Want me to …?"), a
+// label that only opens a list ("Changes:"), a verdict on a run ("all
+// tests pass", "✅ lint", "a false positive": verdicts come from exit
+// statuses), and a recital of memory ("according to my memory …": what
+// memory holds is no new memory). An answer the user then rejects is
+// withdrawn; one given with no tool call since the user spoke is what the
+// model already believed, and is labelled so.
+
+// answer is the agent's final answer to one message of the user.
+type answer struct {
+	sentences []string // the sentences kept
+	unchecked bool     // no tool ran since the user spoke
+	withdrawn bool     // the user's next message rejected it
+}
+
+var (
+	verdictRE = lazyRE(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
+		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
+	recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+)
+
+// assistant takes the agent's words; only a final answer is kept.
+func (x *Extractor) assistant(e sessions.Event) {
+	t := x.current()
+	if t == nil {
+		return
+	}
+	text := stripMarkdown(sessions.StripCitations(e.Text))
+	if oneLine(text) == "" {
+		return
+	}
+	t.touch(e.Time)
+	t.answered = true
+	x.asked = strings.HasSuffix(strings.TrimSpace(text), "?")
+	if !e.Final {
+		return
+	}
+	a := &answer{sentences: answerSentences(text), unchecked: !x.looked}
+	if t.finalSince && len(t.answers) > 0 {
+		// A turn's final answer given twice (a message and the turn's end
+		// event): the latest stands.
+		t.answers[len(t.answers)-1] = a
+	} else {
+		if len(t.answers) == maxAnswers {
+			t.answers = t.answers[1:]
+		}
+		t.answers = append(t.answers, a)
+		t.steps.add(step{kind: stepAnswer, answer: a})
+	}
+	t.final, t.finalSince = oneLine(text), true
+}
+
+// answerSentences keeps the sentences of an answer a memory may quote.
+func answerSentences(text string) []string {
+	var kept []string
+	for _, s := range textSentences(text) {
+		if !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept
+}
+
+// quotes reports a sentence that quotes someone else's words, three or
+// more in double quotes (a document's line it changed, a message): what
+// it quotes is no statement of the answer's.
+func quotes(s string) bool {
+	var prose strings.Builder // the sentence without its code spans
+	for i, p := range strings.Split(s, "`") {
+		if i%2 == 0 {
+			prose.WriteString(p)
+		}
+	}
+	parts := strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(prose.String()), "\"")
+	for i := 1; i < len(parts)-1; i += 2 {
+		if len(strings.Fields(parts[i])) >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSentences keeps the opening sentences that fit in n bytes, the
+// first whatever its length.
+func firstSentences(ss []string, n int) []string {
+	size := 0
+	for i, s := range ss {
+		if size += len(s) + 1; i > 0 && size > n {
+			return ss[:i]
+		}
+	}
+	return ss
+}
+
+// statement reports a sentence that states something: it opens on a
+// word, not on a mark ("✅ Backward compatible", "🏗️ Project structure"),
+// and has a verb ("Next.js 14 with TypeScript and ESLint", a caption,
+// names things and says nothing of them). A verb is an auxiliary, a
+// modal, a negated one, or a lower-case word ending as a verb in the third
+// person or the past does ("returns", "fixed"); plural nouns pass too,
+// which only keeps a sentence that might have gone.
+func statement(s string) bool {
+	f := strings.Fields(s)
+	if len(f) < 3 {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
+		return false
+	}
+	for _, w := range f {
+		w = strings.Trim(w, ".,;:!?()\"'`")
+		l := strings.ToLower(w)
+		if verbs()[l] || strings.HasSuffix(l, "n't") ||
+			len(w) >= 4 && w[1:] == l[1:] && strings.Trim(l, "abcdefghijklmnopqrstuvwxyz") == "" &&
+				(strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss")) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbs make a clause: auxiliaries, modals and common irregular pasts.
+var verbs = wordSet(`is are was were be been has have had does do did can cannot could will would should must may
+might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
+began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
+understood won saw seen done held fell felt stuck hid hidden put set let run`)
+
+var (
+	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
+	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
+)
+
+// reportsCompletion and reportsFailure read what the final answer says of
+// the work, for the triage only: the answer's word, never a run's verdict.
+func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
+func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }

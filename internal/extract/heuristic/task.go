@@ -1,0 +1,248 @@
+package heuristic
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/textcut"
+)
+
+// Tasks. A message of the user opens a new task when the agent gave a
+// final answer since the user last spoke and the message asks for other
+// work: ten words of its own or more, or two or more that share nothing
+// with the task and do not open as a continuation ("also …", "now …").
+// A complaint, a message answering a refused or stopped call, and a
+// standing instruction never open one; after maxTasks tasks every
+// message joins the last. Everything the user typed is kept verbatim:
+// the first message of a task is its request, the others are its
+// follow-ups, and a complaint about the task's work (it names what the
+// task is about, or is too short to be about anything else) is a
+// correction that withdraws the answer it answers.
+
+// task is what the extractor keeps about one request of the user.
+type task struct {
+	request   string
+	followUps int
+	prefs     []string
+	// corrections are the user's messages pushing back on the work, and
+	// negative is set while the latest message of the task was one.
+	corrections []string
+	negative    bool
+	negAfter    bool // a complaint came after the last passing check
+	words       map[string]bool
+
+	answers    []*answer // the agent's final answers, one per message answered
+	final      string    // the latest final answer, whole, for the triage
+	finalSince bool      // a final answer came after the user's latest message
+	answered   bool      // the agent said anything after it
+
+	files      files
+	commits    []program.Commit
+	gitChanges []string // git command lines that changed the repository without a commit
+
+	pairs              program.Pairer
+	fixes              []fix
+	failures           map[int]*call // failed shell calls by sequence, for the pairs
+	cmds               map[string]*cmdStat
+	checks             map[string]*call // the latest settled check run per purpose
+	lastCheck, lastCmd *call
+
+	calls, ran, failed, unknown, explore int
+	reads                                []string
+	tools                                map[string]int
+	refused                              []*call // calls the user rejected or stopped, or the harness refused
+	toolFails                            []*call // failed calls that are not shell commands
+	interrupts                           int
+	// endedRefused is set while the latest act of the task was refused or
+	// interrupted and nothing ran since.
+	endedRefused bool
+
+	steps      timeline
+	start, end time.Time
+}
+
+// fix is a failure and the pass of the same work that ended it.
+type fix struct {
+	program.Pair
+	fail, pass *call
+}
+
+func newTask(text string) *task {
+	return &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
+		failures: map[int]*call{}, cmds: map[string]*cmdStat{}, checks: map[string]*call{}, tools: map[string]int{}}
+}
+
+func (t *task) touch(ts time.Time) {
+	if ts.IsZero() {
+		return
+	}
+	if t.start.IsZero() {
+		t.start = ts
+	}
+	t.end = ts
+}
+
+func (t *task) addWords(words []string) {
+	for _, w := range words {
+		if len(t.words) < maxTaskWords {
+			t.words[w] = true
+		}
+	}
+}
+
+// shares reports a word of words the task holds, or a related form of
+// one ("track", "tracking").
+func (t *task) shares(words []string) bool {
+	for _, w := range words {
+		if t.words[w] {
+			return true
+		}
+		for tw := range t.words {
+			a, b := w, tw
+			if len(a) > len(b) {
+				a, b = b, a
+			}
+			if len(a) >= 4 && strings.HasPrefix(b, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// human takes one message of the user.
+func (x *Extractor) human(e sessions.Event) {
+	var lines []string
+	for _, l := range strings.Split(normQuotes(e.Text), "\n") {
+		if l = oneLine(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	if text == "" {
+		return
+	}
+	x.humans++
+	x.looked = false
+	words := meaningfulWords(text)
+	cur := x.current()
+	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.sharesExactly(words))
+	if cur == nil || x.startsTask(cur, text, words, negative) {
+		cur = newTask(text)
+		x.tasks = append(x.tasks, cur)
+		cur.steps.add(step{kind: stepAsk, text: text})
+	} else {
+		kind := stepFollowUp
+		cur.followUps++
+		if negative {
+			kind = stepCorrection
+			if cur.finalSince && len(cur.answers) > 0 {
+				cur.answers[len(cur.answers)-1].withdrawn = true
+			}
+			if len(cur.corrections) < maxCorrections {
+				cur.corrections = append(cur.corrections, text)
+			}
+		}
+		cur.steps.add(step{kind: kind, text: text})
+		cur.negative, cur.negAfter = negative, negative
+	}
+	cur.touch(e.Time)
+	cur.answered, cur.finalSince = false, false
+	cur.addWords(words)
+	x.keywords(words, 2)
+	for _, p := range preferences(text, x.asked) {
+		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
+			cur.prefs = append(cur.prefs, p)
+		}
+	}
+	x.refusal, x.asked = false, false
+}
+
+func (t *task) sharesExactly(words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return t.words[w] })
+}
+
+// newRequestWords is how many words of its own make a message a request
+// of its own once the agent has answered: "ok, now put the docs update on
+// a separate branch and open a PR for it" asks for other work though it
+// shares the task's words.
+const newRequestWords = 10
+
+func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
+	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
+		return false
+	}
+	var own []string
+	for _, f := range strings.Fields(text) {
+		if !strings.Contains(f, "://") {
+			own = append(own, f)
+		}
+	}
+	n := len(meaningfulWords(strings.Join(own, " ")))
+	switch {
+	case n < 2:
+		return false // a link or a nudge, about the current request
+	case n >= newRequestWords:
+		return true
+	}
+	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
+	return !continuations()[first] && !cur.shares(words)
+}
+
+// firstClause is the start of a message, up to its first comma or stop:
+// "Always …" there is a standing instruction, not a new request.
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// continuations open a message that goes on with the current request.
+var continuations = wordSet(`also and now then but still ok okay great thanks thank it it's its that that's this
+these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
+looks seems don't dont please`)
+
+// negativeRE is a message saying the work did not work or was not what
+// the user wanted.
+var negativeRE = lazyRE(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
+	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
+	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
+	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
+
+const maxReads = 24
+
+func (t *task) addRead(p string) {
+	if p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) && !sessions.IsAgentFile(p) {
+		t.reads = append(t.reads, p)
+	}
+}
+
+// interrupted takes the user stopping the agent.
+func (x *Extractor) interrupted(e sessions.Event) {
+	x.refusal = true
+	t := x.current()
+	if t == nil {
+		return
+	}
+	if l := t.steps.last(); l != nil && l.kind == stepFollowUp && len(meaningfulWords(l.text)) < 2 {
+		// A word or two the user stopped before the agent did anything
+		// ("exot" before /exit): a typo aborted, not a message.
+		for _, w := range meaningfulWords(l.text) {
+			x.keyword(w, -2)
+		}
+		l.kind, l.text = stepInterrupt, ""
+		t.followUps--
+		return
+	}
+	t.interrupts++
+	t.endedRefused = true // until a call runs again
+	t.steps.add(step{kind: stepInterrupt})
+	t.touch(e.Time)
+}
+
+// userWords quotes what the user typed, shortened by whole sentences.
+func userWords(s string, n int) string { return quote(textcut.WholeSentences(s, n)) }

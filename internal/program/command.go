@@ -208,7 +208,8 @@ func readOnlyProgram(f []string) bool {
 	case prog == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }):
 		return false
 	case prog == "git":
-		return gitReadOnly(gitArgs(f))
+		args := gitArgs(f)
+		return gitReadOnly(args) || len(args) > 1 && queryVerbs()[args[1]] // git stash list, git worktree list
 	case isReader(prog):
 		return true
 	}

@@ -25,7 +25,7 @@ var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|^(info|note|hint|help|tip|usage|sugge
 	"`" + `|try '|did you mean|debug)\b|^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|^\w+:\s*[|>]-?$|` +
-	`^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[\x{2500}-\x{257f}]|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|` +
+	`^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|` +
 	`^npm ERR! (A complete log|$)|^npm notice\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
 
 // problemRanks are the lines that state a problem, strongest first.
@@ -48,17 +48,20 @@ var problemRanks = []func() *regexp.Regexp{
 func ErrorLine(out string) string {
 	out = plain(out)
 	best, rank, last := "", len(problemRanks), ""
-	join := false // the best line introduces its detail on the next one
+	join := false    // the best line introduces its detail on the next one
+	warning := false // the lines under a warning, indented, are its own
 	n := 0
 	for line := range strings.Lines(out) {
 		if n++; n > 400 {
 			break
 		}
 		l := jsonMessage(strings.TrimSpace(line))
-		if l == "" || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
-			continue // a section title ("[credo]"): the detail comes under it
+		under := l != "" && (line[0] == ' ' || line[0] == '\t' || strings.HasPrefix(l, "\u2502") || strings.HasPrefix(l, "\u2514") || strings.HasPrefix(l, "\u251c"))
+		if warning = warning && under; l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
+			continue // a warning's detail; a section title ("[credo]"): the detail comes under it
 		}
 		quiet := noiseRE().MatchString(l)
+		warning = quiet && strings.Contains(strings.ToLower(l), "warn")
 		if join {
 			join = false
 			if !quiet && len(best)+len(l) < 400 {
@@ -113,7 +116,7 @@ func jsonMessage(l string) string {
 		return l
 	}
 	if m := jsonMessageRE().FindStringSubmatch(l); m != nil {
-		return strings.ReplaceAll(m[1], `\"`, `"`)
+		return strings.NewReplacer(`\"`, `"`, `\n`, " ", `\t`, " ").Replace(m[1])
 	}
 	return l
 }

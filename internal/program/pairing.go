@@ -80,7 +80,7 @@ func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 const (
 	maxBetween = 8
 	maxOpen    = 64
-	maxErrors  = 4
+	maxErrors  = 5
 )
 
 // Pairer pairs the failures of one stream of runs with their passes. Its

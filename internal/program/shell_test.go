@@ -18,7 +18,7 @@ func TestCommandClassification(t *testing.T) {
 		{"go test ./internal/x -run Foo", "go test", false, true},
 		{"cd /w && GOFLAGS=-mod=mod go test ./...", "go test", false, true},
 		{"npm run build", "npm run build", false, true},
-		{"python -m pytest -q", "python -m pytest", false, true},
+		{"python -m pytest -q", "pytest", false, true},
 		{"rg -n test src", "rg", true, false},
 		{"sed -i 's/a/b/' main.go", "sed", false, false},
 		{"git status --short", "git status", true, false},
@@ -68,6 +68,19 @@ func TestCommandClassification(t *testing.T) {
 		{"ps aux 2>&1 | grep node", "ps", true, false},
 		{"grep -n 'a > b' main.go", "grep", true, false},
 	}
+	tests = append(tests, []struct {
+		cmd            string
+		family         string
+		explore, check bool
+	}{
+		// The work of a chain is its last command that does more than
+		// look: its exit status is the line's.
+		{"npm install && npm test", "npm test", false, true},
+		{"go build -o /tmp/x ./cmd && /tmp/x serve", "x", false, false},
+		{"git add -A && git commit -m 'wip'", "git commit", false, false},
+		{"uv run pytest -q", "pytest", false, true},
+		{"cd /w", "cd", true, false},
+	}...)
 	for _, tt := range tests {
 		if got := Family(tt.cmd); got != tt.family {
 			t.Errorf("Family(%q) = %q, want %q", tt.cmd, got, tt.family)
@@ -167,7 +180,11 @@ func TestHidesExitStatus(t *testing.T) {
 	}{
 		{"go test ./... | tail -20", true},
 		{"set -o pipefail; go test ./... | tail -20", false},
-		{"go test ./... || echo failed", false},
+		{"go test ./... || echo failed", true}, // the status is echo's when the tests fail
+		{"make test; echo \"exit: $?\"", true},
+		{"go test ./... || true", true},
+		{"cd web && npm test", false},
+		{"echo y | npx create-next-app app", false}, // the last stage is the work
 		{"go test ./...", false},
 	}
 	for _, tt := range tests {
@@ -192,26 +209,6 @@ func TestArgDiff(t *testing.T) {
 		if !slices.Equal(added, tt.added) || !slices.Equal(dropped, tt.dropped) {
 			t.Errorf("ArgDiff(%q, %q) = %q, %q; want %q, %q", tt.failed, tt.passed, added, dropped, tt.added, tt.dropped)
 		}
-	}
-}
-
-func TestSpokenName(t *testing.T) {
-	tests := []struct{ cmd, want string }{
-		{"golangci-lint run ./...", "golangci-lint"},
-		{"npm run lint", "npm run lint"},
-		{"python3 -m pytest -q", "python3 -m pytest"},
-		{"cd web && npx tsc --noEmit", "npx tsc"},
-	}
-	for _, tt := range tests {
-		if got := SpokenName(tt.cmd); got != tt.want {
-			t.Errorf("SpokenName(%q) = %q, want %q", tt.cmd, got, tt.want)
-		}
-	}
-}
-
-func TestTargetFiles(t *testing.T) {
-	if !slices.Contains(TargetFiles("make"), "Makefile") || !slices.Contains(TargetFiles("pnpm"), "package.json") || TargetFiles("go") != nil {
-		t.Error("TargetFiles: make has its Makefile, pnpm its package.json, go none")
 	}
 }
 

@@ -80,5 +80,10 @@ func StackOfFile(file string) string {
 // StackOfCommand names the language or tool of the program a command
 // line runs; "" when it shows none.
 func StackOfCommand(cmd string) string {
-	return stackBy().program[Name(cmd)]
+	for _, w := range strings.Fields(work(cmd)) {
+		if w != "sudo" && w != "env" && !strings.Contains(w, "=") {
+			return stackBy().program[path.Base(w)]
+		}
+	}
+	return ""
 }

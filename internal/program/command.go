@@ -150,8 +150,8 @@ func Family(cmd string) string {
 		return prog
 	}
 	args := f[1:]
-	for prog == "git" && len(args) > 2 && (args[0] == "-C" || args[0] == "-c") {
-		args = args[2:] // git -C dir push: the subcommand follows the global options
+	for len(args) > 2 && valueFlags()[args[0]] {
+		args = args[2:] // git -C dir push, pnpm --filter api build: the subcommand follows
 	}
 	switch {
 	case args[0] == "run" && len(args) > 1 && (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun"):

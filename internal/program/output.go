@@ -51,7 +51,9 @@ func ErrorLine(out string) string {
 	join := false    // the best line introduces its detail on the next one
 	warning := false // the lines under a warning, indented, are its own
 	n := 0
-	for line := range strings.Lines(out) {
+	// A tool that printed "\n" where it meant a line break (a hook's echo
+	// without -e) broke its lines all the same.
+	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		if n++; n > 400 {
 			break
 		}
@@ -122,8 +124,8 @@ func jsonMessage(l string) string {
 }
 
 // failingTestRE finds the names test runners give failing tests: go test,
-// pytest's short summary, jest and vitest marks, TAP.
-var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+// ExUnit, pytest's short summary, jest and vitest marks, TAP.
+var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
 func FailingTests(out string) []string {

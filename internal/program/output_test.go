@@ -66,8 +66,8 @@ func TestFailingTests(t *testing.T) {
 func TestPassTally(t *testing.T) {
 	for out, want := range map[string]string{
 		" Tests  \x1b[1m\x1b[32m23 passed\x1b[39m (23)": "23 passed (23)",
-		"....\n2 passed in 0.81s":                          "2 passed in 0.81s",
-		"> pkg@0.0.27 test":                                "",
+		"....\n2 passed in 0.81s":                       "2 passed in 0.81s",
+		"> pkg@0.0.27 test":                             "",
 	} {
 		if got := PassTally(out); got != want {
 			t.Errorf("PassTally(%q) = %q, want %q", out, got, want)

@@ -47,7 +47,7 @@ func TestPairer(t *testing.T) {
 			steps: []step{run("rg x vendor/a", Failed), run("rg x vendor/b", Passed)}, open: "rg x vendor/a"},
 		{name: "a check of the same purpose from other work is noted, not a pass",
 			steps: []step{{cmd: "golangci-lint run", outcome: Failed}, {cmd: "make lint", outcome: Passed}},
-			open: "golangci-lint run", covered: "make lint"},
+			open:  "golangci-lint run", covered: "make lint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,9 @@ var (
 	// checkTargets are scripts and targets that name a project's own
 	// "everything CI checks" entry point: npm run ci, make qa.
 	checkTargets = wordSet(`ci qa precommit pre-commit`)
+	// valueFlags are runner options followed by their value, before the
+	// subcommand: git -C dir, pnpm --filter pkg, npm --prefix dir.
+	valueFlags = wordSet(`-C -c --filter -F --prefix --dir --cwd --workspace -w --project -p --manifest-path`)
 	// fileUtilities move, copy, make and delete files and folders.
 	fileUtilities = wordSet(`mkdir touch chmod chown mv cp rm rmdir ln`)
 	// readOnlyGit are git's subcommands that only look (branch, config and

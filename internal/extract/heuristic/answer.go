@@ -50,7 +50,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if !e.Final {
 		return
 	}
-	a := &answer{sentences: answerSentences(text), unchecked: !x.looked}
+	a := &answer{sentences: answerSentences(sessions.StripCitations(e.Text)), unchecked: !x.looked}
 	if t.finalSince && len(t.answers) > 0 {
 		// A turn's final answer given twice (a message and the turn's end
 		// event): the latest stands.
@@ -60,71 +60,74 @@ func (x *Extractor) assistant(e sessions.Event) {
 			t.answers = t.answers[1:]
 		}
 		t.answers = append(t.answers, a)
-		t.steps.add(step{kind: stepAnswer, answer: a})
+		switch {
+		case a.unchecked:
+			t.steps.add("The assistant answered with no tool call since the user spoke.")
+		default:
+			t.steps.add("The assistant answered (its answer is quoted below).")
+		}
 	}
 	t.final, t.finalSince = oneLine(text), true
 }
 
-// answerSentences keeps the sentences of an answer a memory may quote.
+// answerSentences keeps the sentences of an answer a memory may quote. A
+// heading is no sentence; a line of a code block is kept as code.
 func answerSentences(text string) []string {
-	var kept []string
-	for _, s := range textSentences(text) {
-		if !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s) {
-			continue
+	var kept, prose []string
+	flush := func() {
+		for _, s := range textSentences(strings.Join(prose, "\n")) {
+			if !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s) {
+				continue
+			}
+			kept = append(kept, s)
 		}
-		kept = append(kept, s)
+		prose = nil
 	}
+	fenced := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```"):
+			flush()
+			fenced = !fenced
+		case fenced:
+			if len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0 {
+				kept = append(kept, code(t))
+			}
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
+			// a heading or a table row: layout, not a sentence
+		default:
+			prose = append(prose, strings.ReplaceAll(strings.TrimLeft(t, "> "), "**", ""))
+		}
+	}
+	flush()
 	return kept
 }
 
-// quotes reports a sentence that quotes someone else's words, three or
-// more in double quotes (a document's line it changed, a message): what
-// it quotes is no statement of the answer's.
-func quotes(s string) bool {
-	var prose strings.Builder // the sentence without its code spans
-	for i, p := range strings.Split(s, "`") {
-		if i%2 == 0 {
-			prose.WriteString(p)
-		}
-	}
-	parts := strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(prose.String()), "\"")
-	for i := 1; i < len(parts)-1; i += 2 {
-		if len(strings.Fields(parts[i])) >= 3 {
-			return true
-		}
-	}
-	return false
-}
-
-// firstSentences keeps the opening sentences that fit in n bytes, the
-// first whatever its length.
-func firstSentences(ss []string, n int) []string {
-	size := 0
-	for i, s := range ss {
-		if size += len(s) + 1; i > 0 && size > n {
-			return ss[:i]
-		}
-	}
-	return ss
-}
-
-// statement reports a sentence that states something: it opens on a
-// word, not on a mark ("✅ Backward compatible", "🏗️ Project structure"),
-// and has a verb ("Next.js 14 with TypeScript and ESLint", a caption,
-// names things and says nothing of them). A verb is an auxiliary, a
-// modal, a negated one, or a lower-case word ending as a verb in the third
-// person or the past does ("returns", "fixed"); plural nouns pass too,
-// which only keeps a sentence that might have gone.
+// statement reports a sentence that states something rather than a
+// caption or a heading ("Next.js 14 with TypeScript and ESLint", "✅
+// Backward compatible"): it opens on a word, not on a mark, and has a
+// verb, or code, or is a "Label: value" line ("Runtime: Node.js ≥24").
+// A verb is an auxiliary, a modal, a negated one, or a lower-case word
+// ending as a verb in the third person or the past does ("returns",
+// "fixed"); plural nouns pass too, which only keeps a sentence that might
+// have gone. Text in a script without spaces between words is left alone.
 func statement(s string) bool {
+	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
+		return false
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") {
+		return true
+	}
+	if label, value, ok := strings.Cut(s, ": "); ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
+		return true
+	}
 	f := strings.Fields(s)
 	if len(f) < 3 {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
-		return false
-	}
 	for _, w := range f {
-		w = strings.Trim(w, ".,;:!?()\"'`")
+		w = strings.Trim(w, ".,;:!?()\"'")
 		l := strings.ToLower(w)
 		if verbs()[l] || strings.HasSuffix(l, "n't") ||
 			len(w) >= 4 && w[1:] == l[1:] && strings.Trim(l, "abcdefghijklmnopqrstuvwxyz") == "" &&
@@ -150,3 +153,34 @@ var (
 // the work, for the triage only: the answer's word, never a run's verdict.
 func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
 func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }
+
+// quotes reports a sentence that quotes someone else's words, three or
+// more in double quotes outside code (a document's line it changed, a
+// message): what it quotes is no statement of the answer's.
+func quotes(s string) bool {
+	var prose strings.Builder
+	for i, p := range strings.Split(s, "`") {
+		if i%2 == 0 {
+			prose.WriteString(p)
+		}
+	}
+	parts := strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(prose.String()), "\"")
+	for i := 1; i < len(parts)-1; i += 2 {
+		if len(strings.Fields(parts[i])) >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSentences keeps the opening sentences that fit in n bytes, the
+// first whatever its length.
+func firstSentences(ss []string, n int) []string {
+	size := 0
+	for i, s := range ss {
+		if size += len(s) + 1; i > 0 && size > n {
+			return ss[:i]
+		}
+	}
+	return ss
+}

@@ -56,12 +56,6 @@ type call struct {
 	changesBefore int
 }
 
-// cmdStat counts the runs of one command line in a task.
-type cmdStat struct {
-	order                         int
-	runs, fails, unknown, refused int
-}
-
 // toolCall records a tool invocation.
 func (x *Extractor) toolCall(e sessions.Event) {
 	t := x.current()
@@ -85,7 +79,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if tool == "" {
 		tool = "tool"
 	}
-	t.tools[tool]++
 	c := &call{id: e.CallID, task: t, action: e.Action, tool: tool, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
 	if e.FilePath != "" {
 		c.target = x.relPath(x.absPath(e.FilePath))
@@ -103,16 +96,13 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		if c.check {
 			c.purpose = program.Purpose(cmd)
 		}
-		if st := t.cmds[cmd]; st == nil && len(t.cmds) < maxTrackedCmds {
-			t.cmds[cmd] = &cmdStat{order: len(t.cmds)}
-		}
 		if c.reads {
 			for _, p := range program.FilesRead(cmd) {
 				t.addRead(x.relPath(x.absPath(p)))
 			}
-			t.steps.add(step{kind: stepExplore, text: program.Name(cmd)})
+			t.steps.explore(program.Name(cmd))
 		} else {
-			t.steps.add(step{kind: stepCommand, call: c})
+			t.steps.ran(c)
 			x.keyword(program.Family(cmd), 1)
 		}
 	}
@@ -152,11 +142,8 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		if len(t.refused) < 6 {
 			t.refused = append(t.refused, c)
 		}
-		if st := t.cmds[c.command]; st != nil {
-			st.refused++
-		}
 		if c.command == "" {
-			t.steps.add(step{kind: stepRefused, call: c})
+			t.steps.ran(c)
 		}
 		return
 	}
@@ -169,9 +156,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		c.tally = program.PassTally(e.Output)
 	}
 	if c.command == "" {
-		// A read or a search that found nothing is a look around; any
-		// other tool that failed is reported.
-		if c.status == stFailed && c.action != sessions.ActionRead && c.action != sessions.ActionSearch && len(t.toolFails) < 4 &&
+		// A read that found no file is a look around; any other tool
+		// that failed (a search tool that could not start) is noted.
+		if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 &&
 			!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
 			t.toolFails = append(t.toolFails, c)
 		}
@@ -211,17 +198,10 @@ func resultStatus(c *call, e sessions.Event) status {
 // ranCommand folds a shell command that ran into the task: its counts,
 // the files and commits it made, and the pairing of failures and passes.
 func (x *Extractor) ranCommand(t *task, c *call, out string) {
-	st := t.cmds[c.command]
-	if st != nil {
-		st.runs++
-	}
 	t.ran++
 	switch c.status {
 	case stFailed:
 		t.failed++
-		if st != nil {
-			st.fails++
-		}
 		if c.tryout {
 			break
 		}
@@ -230,9 +210,6 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		}
 	case stUnknown:
 		t.unknown++
-		if st != nil {
-			st.unknown++
-		}
 	}
 	if c.status != stFailed {
 		// What a command that ran did to files and to git, as it names
@@ -270,6 +247,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	}
 	p, ok := t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: c.errLine, Ref: c.seq})
 	if ok && len(t.fixes) < maxFixes {
+		p.Edited = t.edited(p.Edited)
 		t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 	}
 }
@@ -285,7 +263,7 @@ func (x *Extractor) restore(t *task, c *call) {
 		names = append(names, x.absPath(f))
 	}
 	for _, f := range t.files.revert(r, names) {
-		t.steps.add(step{kind: stepReverted, files: []string{x.relPath(f)}, text: c.command})
+		t.steps.add("Threw away the changes to " + x.relPath(f) + " with " + code(textcut.Line(c.command, 120)) + ".")
 	}
 }
 
@@ -320,14 +298,36 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 		return
 	}
 	rel := x.relPath(p)
+	if line := addedLine(old, nw); line != "" && len(t.lines) < maxTrackedFiles {
+		t.lines[rel] = line
+	}
 	x.keyword(strings.ToLower(path.Base(p)), 2)
 	t.addWords(append([]string{strings.ToLower(path.Base(p))}, meaningfulWords(path.Base(p))...))
 	t.pairs.Edited(rel)
-	if f.undone != "" {
-		t.steps.add(step{kind: stepUndone, files: []string{rel}, text: f.undone})
-		return
+	verb := map[string]string{"add": "Created ", "delete": "Deleted "}[f.lastOp]
+	switch {
+	case f.undone != "":
+		t.steps.add("Changed " + rel + " back (" + f.undone + ").")
+	case verb != "":
+		t.steps.add(verb + rel + ".")
+	default:
+		t.steps.add("Edited " + rel + ".")
 	}
-	t.steps.add(step{kind: stepFiles, op: f.lastOp, files: []string{rel}})
+}
+
+// addedLine is the first line an in-place edit put in that was not there
+// before: what the edit changed, in the file's own words.
+func addedLine(old, nw string) string {
+	was := map[string]bool{}
+	for _, l := range strings.Split(old, "\n") {
+		was[strings.TrimSpace(l)] = true
+	}
+	for _, l := range strings.Split(nw, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !was[l] && strings.Trim(l, "{}()[];,") != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // absPath resolves a relative path against the thread's cwd.
@@ -388,7 +388,23 @@ func (c *call) describe() string {
 	return what
 }
 
-// statusText says what the transcript showed of a call, for the steps.
+// ranText is a call's step: what ran and how the transcript says it ended.
+func (c *call) ranText() string {
+	verb := "Ran "
+	switch {
+	case c.command == "":
+		return "Tried " + c.describe() + ": " + c.statusText() + "."
+	case c.status.refused() && c.status != stInterrupted:
+		verb = "Proposed "
+	}
+	line := verb + code(textcut.Line(c.command, 160))
+	if c.escalated {
+		line += " with escalated permissions"
+	}
+	return line + ": " + c.statusText() + "."
+}
+
+// statusText says what the transcript showed of a call.
 func (c *call) statusText() string {
 	exit := ""
 	if c.exit != nil {

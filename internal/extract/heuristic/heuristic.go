@@ -77,15 +77,13 @@ const (
 	maxChangedNames = 12
 	maxCmdRefs      = 6
 	maxChecks       = 4
-	rawMemoryBudget = 7000 // bytes; the raw memory must stay well under 8 KB
-	summaryBudget   = 8000 // bytes; under the v2 9,000-byte cap
+	rawMemoryBudget = 7500 // bytes; under the 7,900-byte cap, with room for redaction
+	summaryBudget   = 8600 // bytes; under the 9,000-byte cap, with room for redaction
 	askMax          = 600  // the request, as the steps quote it
 	lineMax         = 300  // a follow-up, a correction
 	prefMax         = 400
 	stepAnswerMax   = 400
-	uncheckedMax    = 450 // an answer given before any tool call
-	finalMax        = 3000
-	earlierMax      = 1000
+	uncheckedMax    = 1500 // an answer given before any tool call
 )
 
 // Result is the extractor's answer, shaped like a model's.

@@ -2,7 +2,6 @@ package heuristic
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -32,16 +31,16 @@ import (
 // taskDoc is a task's lists, before the budget.
 type taskDoc struct {
 	name, outcome, reason string
-	// For the rollout summary only: the commands that changed state, the
-	// files changed, and what did not run or failed outside the work (an
-	// interruption, a refused plan, a tool's own error).
-	commands, files, notes []string
-	prefs, fixes, checks   []string
-	final, earlier         []quoted // the latest final answer; the earlier ones
-	failures, corrections  []string
-	refs, steps            []string
-	live                   int
-	score                  int
+	// For the rollout summary only: the files changed, and what did not
+	// run or failed outside the work (an interruption, a refused plan, a
+	// tool's own error).
+	files, notes          []string
+	prefs, fixes, checks  []string
+	final, earlier        []quoted // the latest final answer; the earlier ones
+	failures, corrections []string
+	refs, steps           []string
+	live                  int
+	score                 int
 }
 
 // drops are the ways to shorten the tasks' lists, the least telling
@@ -66,40 +65,47 @@ func drops(steps bool) []func(ds []taskDoc) bool {
 	step := func(human bool) func(ds []taskDoc) bool {
 		return func(ds []taskDoc) bool {
 			for i := len(ds) - 1; i >= 0; i-- {
+				at := -1
 				for j := len(ds[i].steps) - 1; j >= 0; j-- {
-					if humanStep(ds[i].steps[j]) == human {
-						ds[i].steps = slices.Delete(ds[i].steps, j, j+1)
-						return true
+					if humanStep(ds[i].steps[j]) == human && (at < 0 || stepWorth(ds[i].steps[j]) < stepWorth(ds[i].steps[at])) {
+						at = j
 					}
+				}
+				if at >= 0 {
+					ds[i].steps = slices.Delete(ds[i].steps, at, at+1)
+					return true
 				}
 			}
 			return false
 		}
 	}
 	shorten := func(ds []taskDoc) bool {
-		long := -1
-		for i, d := range ds {
-			if len(d.final) > 0 && len(d.final[0].sentences) > 1 && (long < 0 || d.final[0].size() > ds[long].final[0].size()) {
-				long = i
+		var long *quoted // the longest answer of more than one sentence
+		for i := range ds {
+			for _, l := range []*[]quoted{&ds[i].final, &ds[i].earlier} {
+				for j := range *l {
+					if q := &(*l)[j]; len(q.sentences) > 1 && (long == nil || q.size() > long.size()) {
+						long = q
+					}
+				}
 			}
 		}
-		if long < 0 {
+		if long == nil {
 			return false
 		}
-		a := &ds[long].final[0]
-		low := len(a.sentences) - 1
+		low := len(long.sentences) - 1
 		for i := low - 1; i >= 0; i-- {
-			if worth(a.sentences[i]) < worth(a.sentences[low]) {
+			if worth(long.sentences[i]) < worth(long.sentences[low]) {
 				low = i
 			}
 		}
-		a.sentences = slices.Delete(a.sentences, low, low+1)
+		long.sentences = slices.Delete(long.sentences, low, low+1)
 		return true
 	}
 	out := []func(ds []taskDoc) bool{
-		last(func(d *taskDoc) *[]string { return &d.commands }), last(func(d *taskDoc) *[]string { return &d.notes }),
-		last(func(d *taskDoc) *[]string { return &d.files }), last(func(d *taskDoc) *[]string { return &d.refs }),
-		lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }), last(func(d *taskDoc) *[]string { return &d.checks }), shorten,
+		last(func(d *taskDoc) *[]string { return &d.notes }),
+		last(func(d *taskDoc) *[]string { return &d.files }), last(func(d *taskDoc) *[]string { return &d.checks }), shorten,
+		last(func(d *taskDoc) *[]string { return &d.refs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }),
 		last(func(d *taskDoc) *[]string { return &d.failures }), last(func(d *taskDoc) *[]string { return &d.fixes }),
 		last(func(d *taskDoc) *[]string { return &d.corrections }), step(true),
 		last(func(d *taskDoc) *[]string { return &d.prefs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.final }),
@@ -229,7 +235,6 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if q.label[0] == 'F' {
 			d.final = []quoted{q}
 		} else {
-			q.sentences = firstSentences(q.sentences, earlierMax)
 			d.earlier = append([]quoted{q}, d.earlier...) // the latest first
 		}
 	}
@@ -237,11 +242,8 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	for _, c := range t.corrections {
 		d.corrections = append(d.corrections, "The user corrected the agent: "+userWords(c, lineMax)+".")
 	}
-	d.commands, d.files, d.refs = x.references(t, live)
+	d.files, d.refs = x.references(t, live)
 	d.steps = t.steps.render()
-	if len(t.tools) > 0 {
-		d.steps = append(d.steps, "Tools used: "+toolList(t.tools)+".")
-	}
 	return d
 }
 
@@ -372,43 +374,18 @@ func (x *Extractor) failures(t *task, outcome string) (out, notes []string) {
 	return out, notes
 }
 
-// references lists what a later session looks up: the commands that
-// changed state (not reads, not checks, which other lines state) with
-// their counts, the commits, the files whose change stands, the files
-// read.
-func (x *Extractor) references(t *task, live []*fileRec) (commands, files, out []string) {
-	cmds := make([]string, 0, len(t.cmds))
-	for cmd := range t.cmds {
-		cmds = append(cmds, cmd)
-	}
-	sort.Slice(cmds, func(i, j int) bool { return t.cmds[cmds[i]].order < t.cmds[cmds[j]].order })
-	for _, cmd := range cmds {
-		st := t.cmds[cmd]
-		if len(commands) == maxCmdRefs || st.runs+st.refused == 0 || st.fails > 0 && st.unknown+st.refused == 0 ||
-			program.Explores(cmd) || program.IsCheck(cmd) && st.unknown == 0 || program.FileUtility(cmd) || x.scratch(program.Dir(cmd)) {
-			continue // failures have lines of their own
-		}
-		parts := []string{"ran " + itoa(st.runs) + "×"}
-		if st.fails > 0 {
-			parts = append(parts, "failed "+itoa(st.fails)+"×")
-		}
-		if st.unknown > 0 {
-			parts = append(parts, itoa(st.unknown)+"× without an exit status of its own")
-		}
-		if st.refused > 0 {
-			parts = append(parts, "refused or interrupted "+itoa(st.refused)+"×")
-		}
-		commands = append(commands, code(textcut.Line(cmd, 100))+" ("+strings.Join(parts, ", ")+")")
-	}
-	if n := len(t.commits); n > 0 {
-		out = append(out, "Commits made: "+strings.TrimPrefix(strings.TrimPrefix(commitsText(t.commits), "commits "), "commit "))
-	}
+// references lists what a later session looks up: the commits, the files
+// whose change stands (for the rollout summary) and the files read.
+func (x *Extractor) references(t *task, live []*fileRec) (files, out []string) {
 	for i, f := range live {
 		if i == 10 {
 			files = append(files, "… and "+itoa(len(live)-10)+" more files")
 			break
 		}
 		files = append(files, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+	}
+	if len(t.commits) > 0 {
+		out = append(out, "Commits made: "+strings.TrimPrefix(strings.TrimPrefix(commitsText(t.commits), "commits "), "commit "))
 	}
 	if len(t.reads) > 0 {
 		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
@@ -417,25 +394,7 @@ func (x *Extractor) references(t *task, live []*fileRec) (commands, files, out [
 		}
 		out = append(out, line)
 	}
-	return commands, files, out
-}
-
-func toolList(m map[string]int) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if m[names[i]] != m[names[j]] {
-			return m[names[i]] > m[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	parts := make([]string, 0, 8)
-	for _, n := range capped(names, 8) {
-		parts = append(parts, n+" ×"+itoa(m[n]))
-	}
-	return strings.Join(parts, ", ")
+	return files, out
 }
 
 // Result renders what was gathered. Call it once, after the last event. A
@@ -472,8 +431,8 @@ func shrink(docs []taskDoc, steps bool, budget int, render func([]taskDoc) strin
 		d := &ds[i]
 		// Each task's own caps, before the budget; copies, as both texts
 		// shrink the same docs.
-		d.steps = slices.Clone(capSteps(d.steps, 40))
-		d.commands, d.refs, d.earlier = slices.Clone(d.commands), slices.Clone(capped(d.refs, 8)), slices.Clone(d.earlier[:min(len(d.earlier), 3)])
+		d.steps = slices.Clone(d.steps)
+		d.refs, d.earlier = slices.Clone(d.refs), slices.Clone(capped(d.earlier, 3))
 		d.checks, d.failures, d.fixes = slices.Clone(capped(d.checks, 4)), slices.Clone(capped(d.failures, 6)), slices.Clone(capped(d.fixes, 6))
 		d.corrections, d.prefs = slices.Clone(d.corrections), slices.Clone(d.prefs)
 		d.notes, d.files = slices.Clone(capped(d.notes, 4)), slices.Clone(d.files)
@@ -487,51 +446,27 @@ func shrink(docs []taskDoc, steps bool, budget int, render func([]taskDoc) strin
 	out := render(ds)
 	for _, drop := range drops(steps) {
 		for len(out) > budget && drop(ds) {
+			// Far over the budget, drop several items before rendering
+			// again: an item is rarely under a hundred bytes.
+			for n := (len(out) - budget) / 400; n > 0 && drop(ds); n-- {
+			}
 			out = render(ds)
 		}
 	}
 	return out
 }
 
-// capSteps shortens a long history to n lines: the user's messages first,
-// then the steps nearest the start and the end, the gaps marked.
-func capSteps(steps []string, n int) []string {
-	if len(steps) <= n {
-		return steps
+// stepWorth ranks the steps that do not quote the user: a look around
+// or a file edit (the files are listed elsewhere) first, then a command
+// that ran clean, then anything that failed, did not run or said nothing.
+func stepWorth(s string) int {
+	switch {
+	case strings.HasPrefix(s, "Explored") || strings.HasPrefix(s, "Edited") || strings.HasPrefix(s, "Created") || strings.HasPrefix(s, "… "):
+		return 0
+	case strings.HasSuffix(s, ": ok.") || strings.Contains(s, ": passed") || strings.Contains(s, ": ok, exit 0"):
+		return 1
 	}
-	keep := make([]bool, len(steps))
-	left := n
-	for i, s := range steps {
-		if left > n/3 && humanStep(s) {
-			keep[i] = true
-			left--
-		}
-	}
-	for lo, hi := 0, len(steps)-1; left > 0 && lo <= hi; lo, hi = lo+1, hi-2 {
-		for _, i := range []int{hi, hi - 1, lo} { // how a task ended matters more than how it began
-			if left > 0 && i >= lo && i <= hi && !keep[i] {
-				keep[i] = true
-				left--
-			}
-		}
-	}
-	var out []string
-	gap := 0
-	for i, s := range steps {
-		if !keep[i] {
-			gap++
-			continue
-		}
-		if gap > 0 {
-			out = append(out, "… "+english.Count(gap, "step", "steps")+" omitted …")
-			gap = 0
-		}
-		out = append(out, s)
-	}
-	if gap > 0 {
-		out = append(out, "… "+english.Count(gap, "step", "steps")+" omitted …")
-	}
-	return out
+	return 2
 }
 
 // humanStep reports a step that quotes the user.
@@ -549,7 +484,7 @@ func (x *Extractor) summaryDoc(ds []taskDoc, main int) rawmemory.Doc {
 		doc.Tasks = append(doc.Tasks, rawmemory.Task{
 			Title: d.name, Outcome: d.outcome, OutcomeReason: d.reason, Prefs: d.prefs, Steps: d.steps,
 			Failures: concat(d.failures, d.corrections, d.notes), Knowledge: concat(d.fixes, d.checks, strs(d.final, true), strs(d.earlier, true)),
-			Refs: concat(d.commands, d.files, d.refs),
+			Refs: concat(d.files, d.refs),
 		})
 	}
 	return doc

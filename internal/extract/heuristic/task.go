@@ -40,19 +40,18 @@ type task struct {
 	answered   bool      // the agent said anything after it
 
 	files      files
+	lines      map[string]string // file → the first line its latest in-place edit put in
 	commits    []program.Commit
 	gitChanges []string // git command lines that changed the repository without a commit
 
 	pairs              program.Pairer
 	fixes              []fix
-	failures           map[int]*call // failed shell calls by sequence, for the pairs
-	cmds               map[string]*cmdStat
-	checks             map[string]*call // the latest settled check run per purpose
+	failures           map[int]*call    // failed shell calls by sequence, for the pairs
+	checks             map[string]*call // the latest settled run of each check family
 	lastCheck, lastCmd *call
 
 	calls, ran, failed, unknown, explore int
 	reads                                []string
-	tools                                map[string]int
 	refused                              []*call // calls the user rejected or stopped, or the harness refused
 	toolFails                            []*call // failed calls that are not shell commands
 	interrupts                           int
@@ -70,9 +69,22 @@ type fix struct {
 	fail, pass *call
 }
 
+// edited names the files a pair's between lists, each with the line its
+// latest edit put in, when an edit says ("a.go (`return x`)").
+func (t *task) edited(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f
+		if line := t.lines[f]; line != "" {
+			out[i] += " (" + code(textcut.Line(line, 100)) + ")"
+		}
+	}
+	return out
+}
+
 func newTask(text string) *task {
 	return &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
-		failures: map[int]*call{}, cmds: map[string]*cmdStat{}, checks: map[string]*call{}, tools: map[string]int{}}
+		failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}}
 }
 
 func (t *task) touch(ts time.Time) {
@@ -133,12 +145,12 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.add(step{kind: stepAsk, text: text})
+		cur.steps.said("The user asked: ", text)
 	} else {
-		kind := stepFollowUp
+		label := "Follow-up from the user: "
 		cur.followUps++
 		if negative {
-			kind = stepCorrection
+			label = "The user pushed back: "
 			if cur.finalSince && len(cur.answers) > 0 {
 				cur.answers[len(cur.answers)-1].withdrawn = true
 			}
@@ -146,7 +158,7 @@ func (x *Extractor) human(e sessions.Event) {
 				cur.corrections = append(cur.corrections, text)
 			}
 		}
-		cur.steps.add(step{kind: kind, text: text})
+		cur.steps.said(label, text)
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.touch(e.Time)
@@ -228,19 +240,19 @@ func (x *Extractor) interrupted(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	if l := t.steps.last(); l != nil && l.kind == stepFollowUp && len(meaningfulWords(l.text)) < 2 {
+	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
 		// A word or two the user stopped before the agent did anything
 		// ("exot" before /exit): a typo aborted, not a message.
-		for _, w := range meaningfulWords(l.text) {
+		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {
 			x.keyword(w, -2)
 		}
-		l.kind, l.text = stepInterrupt, ""
+		t.steps.steps = t.steps.steps[:n-1]
 		t.followUps--
 		return
 	}
 	t.interrupts++
 	t.endedRefused = true // until a call runs again
-	t.steps.add(step{kind: stepInterrupt})
+	t.steps.add("The user interrupted the agent.")
 	t.touch(e.Time)
 }
 

@@ -3,176 +3,85 @@ package heuristic
 import (
 	"slices"
 	"strings"
-
-	"github.com/memctl/memctl/internal/textcut"
 )
 
-// The timeline is a task's steps in order, for the rollout summary: the
-// user's messages, the commands with their recorded statuses, the files
-// changed, the final answers. Runs of looking around fold into one step.
-// A long task keeps its first steps, its latest ones and every message of
-// the user (up to a cap); the gap is marked.
+// The timeline is a task's steps in order, for the rollout summary, each
+// written once it is known: the user's messages, the commands with the
+// status their results recorded, the files changed, the final answers.
+// Looking around folds into one step. A long task keeps its first steps,
+// its latest ones and the user's messages; the steps dropped are counted.
 
 const (
 	timelineHead = 8
-	timelineTail = 24
-	timelineKept = 16 // messages of the user kept from the middle
-)
-
-type stepKind int
-
-const (
-	stepAsk stepKind = iota
-	stepFollowUp
-	stepCorrection
-	stepCommand
-	stepExplore
-	stepFiles
-	stepUndone   // a change that cancelled earlier ones
-	stepReverted // a command that restored files
-	stepRefused  // a call that is not a command and did not run
-	stepInterrupt
-	stepAnswer
+	timelineMax  = 64
 )
 
 type step struct {
-	seq    int
-	kind   stepKind
-	text   string
-	call   *call
-	answer *answer
-	op     string
-	files  []string
-	names  []string // exploration: the programs
-	count  int
+	text  string
+	call  *call    // a call, whose status is read when the steps are printed
+	user  string   // the user's words, for a message of the user
+	names []string // a look around: the programs it ran
+	count int
 }
-
-func (s step) human() bool { return s.kind <= stepCorrection }
 
 type timeline struct {
-	head, tail []step
-	next       int // where the full tail ring writes next
-	kept       []step
-	seq        int
+	steps   []step
+	omitted int
 }
 
-func (tl *timeline) last() *step {
-	switch {
-	case len(tl.tail) == timelineTail:
-		return &tl.tail[(tl.next+timelineTail-1)%timelineTail]
-	case len(tl.tail) > 0:
-		return &tl.tail[len(tl.tail)-1]
-	case len(tl.head) > 0:
-		return &tl.head[len(tl.head)-1]
-	}
-	return nil
+func (tl *timeline) add(text string) { tl.push(step{text: text}) }
+
+// ran adds a call, whatever its result turns out to be.
+func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
+
+// said adds a message of the user.
+func (tl *timeline) said(label, words string) {
+	tl.push(step{text: label + userWords(words, askMax), user: words})
 }
 
-func (tl *timeline) add(s step) {
-	if l := tl.last(); l != nil && l.kind == s.kind && (s.kind == stepExplore || s.kind == stepFiles && l.op == s.op) {
-		if s.kind == stepExplore {
-			l.count++
-			if !slices.Contains(l.names, s.text) && len(l.names) < 5 {
-				l.names = append(l.names, s.text)
-			}
-		} else if !slices.Contains(l.files, s.files[0]) {
-			if len(l.files) < 6 {
-				l.files = append(l.files, s.files[0])
-			} else {
-				l.count++
-			}
+// explore adds a look around, folded into the one before it.
+func (tl *timeline) explore(name string) {
+	if n := len(tl.steps); n > 0 && tl.steps[n-1].names != nil {
+		last := &tl.steps[n-1]
+		last.count++
+		if !slices.Contains(last.names, name) && len(last.names) < 5 {
+			last.names = append(last.names, name)
 		}
 		return
 	}
-	if s.kind == stepExplore {
-		s.names, s.count = []string{s.text}, 1
-	}
-	tl.seq++
-	s.seq = tl.seq
-	switch {
-	case len(tl.head) < timelineHead:
-		tl.head = append(tl.head, s)
-	case len(tl.tail) < timelineTail:
-		tl.tail = append(tl.tail, s)
-	default:
-		if old := tl.tail[tl.next]; old.human() && len(tl.kept) < timelineKept {
-			tl.kept = append(tl.kept, old)
-		}
-		tl.tail[tl.next] = s
-		tl.next = (tl.next + 1) % timelineTail
-	}
+	tl.push(step{names: []string{name}, count: 1})
 }
 
-// render prints the steps, statuses read now that every result arrived.
+// push adds a step; past the cap, the oldest step after the head that
+// does not quote the user goes.
+func (tl *timeline) push(s step) {
+	tl.steps = append(tl.steps, s)
+	if len(tl.steps) <= timelineMax {
+		return
+	}
+	i := timelineHead
+	for i < len(tl.steps)-1 && tl.steps[i].user != "" {
+		i++
+	}
+	tl.steps = slices.Delete(tl.steps, i, i+1)
+	tl.omitted++
+}
+
 func (tl *timeline) render() []string {
-	all := append(slices.Clone(tl.head), tl.kept...)
-	all = append(all, tl.tail[tl.next:]...)
-	all = append(all, tl.tail[:tl.next]...)
 	var out []string
-	prev := 0
-	for _, s := range all {
-		if prev > 0 && s.seq > prev+1 {
-			out = append(out, "… "+itoa(s.seq-prev-1)+" steps omitted …")
+	for i, s := range tl.steps {
+		if i == timelineHead && tl.omitted > 0 {
+			out = append(out, "… "+itoa(tl.omitted)+" steps omitted …")
 		}
-		prev = s.seq
-		if line := s.render(); line != "" {
-			out = append(out, line)
+		if s.call != nil {
+			s.text = s.call.ranText()
 		}
+		if s.names != nil {
+			s.text = "Explored with " + itoa(s.count) + " read-only command" + plural(s.count) + " (" + strings.Join(s.names, ", ") + ")."
+		}
+		out = append(out, s.text)
 	}
 	return out
-}
-
-func (s step) render() string {
-	switch s.kind {
-	case stepAsk:
-		return "The user asked: " + userWords(s.text, askMax)
-	case stepFollowUp:
-		return "Follow-up from the user: " + userWords(s.text, lineMax)
-	case stepCorrection:
-		return "The user pushed back: " + userWords(s.text, lineMax)
-	case stepExplore:
-		return "Explored with " + itoa(s.count) + " read-only command" + plural(s.count) + " (" + strings.Join(s.names, ", ") + ")."
-	case stepFiles:
-		verb := map[string]string{"add": "Created", "delete": "Deleted"}[s.op]
-		if verb == "" {
-			verb = "Edited"
-		}
-		line := verb + " " + strings.Join(s.files, ", ")
-		if s.count > 0 {
-			line += " and " + itoa(s.count) + " more"
-		}
-		return line + "."
-	case stepUndone:
-		return "Changed " + strings.Join(s.files, ", ") + " back (" + s.text + ")."
-	case stepReverted:
-		return "Threw away the changes to " + strings.Join(s.files, ", ") + " with " + code(textcut.Line(s.text, 120)) + "."
-	case stepRefused:
-		return "Tried " + s.call.describe() + ": " + s.call.statusText() + "."
-	case stepInterrupt:
-		return "The user interrupted the agent."
-	case stepAnswer:
-		switch a := s.answer; {
-		case a.withdrawn:
-			return "The assistant answered; the user rejected the answer."
-		case a.unchecked:
-			return "The assistant answered with no tool call since the user spoke."
-		case len(a.sentences) > 0:
-			return "The assistant answered: " + quote(strings.Join(firstSentences(a.sentences, stepAnswerMax), " "))
-		}
-		return ""
-	case stepCommand:
-		c := s.call
-		verb := "Ran "
-		if c.status.refused() && c.status != stInterrupted {
-			verb = "Proposed "
-		}
-		line := verb + code(textcut.Line(c.command, 160))
-		if c.escalated {
-			line += " with escalated permissions"
-		}
-		return line + ": " + c.statusText() + "."
-	}
-	return s.text
 }
 
 func plural(n int) string {

@@ -245,7 +245,11 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout {
 		outcome = program.Unknown
 	}
-	p, ok := t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: c.errLine, Ref: c.seq})
+	errs := c.errLine
+	if len(c.tests) > 0 {
+		errs += "; failing: " + strings.Join(c.tests, ", ")
+	}
+	p, ok := t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq})
 	if ok && len(t.fixes) < maxFixes {
 		p.Edited = t.edited(p.Edited)
 		t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})

@@ -37,8 +37,8 @@ var (
 // preferences returns the standing instructions of one message; reply is
 // set when it answers a question of the agent's.
 func preferences(text string, reply bool) []string {
-	if strings.Count("\n"+text, "\n#") >= 2 {
-		return nil // a document
+	if document(text) {
+		return nil
 	}
 	var out []string
 	ss := sentencesOf(text)
@@ -56,6 +56,11 @@ func preferences(text string, reply bool) []string {
 	}
 	return out
 }
+
+// document reports a message laid out under two or more headings: a
+// prompt template a command expanded or a pasted document, whose "must"
+// and "always" are its own rules for the work it describes.
+func document(text string) bool { return strings.Count("\n"+text, "\n#") >= 2 }
 
 // marksStanding reports a sentence that says it stands.
 func marksStanding(s string) bool {

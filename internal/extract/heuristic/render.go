@@ -180,8 +180,6 @@ func strs(qs []quoted, summary bool) []string {
 	return out
 }
 
-const EXPERIMENT = false
-
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	d := taskDoc{name: textcut.Line(t.request, 100)}
 	d.outcome, d.reason = t.outcome()
@@ -219,11 +217,12 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		d.checks = append(d.checks, line+".")
 	}
 	for i, a := range t.answers {
-		if a.withdrawn || len(a.sentences) == 0 || i == len(t.answers)-1 && !t.finalSince || i < len(t.answers)-1 && (a.unchecked || EXPERIMENT && (len(live) > 0 || t.ran > t.explore)) {
+		last := i == len(t.answers)-1 && t.finalSince
+		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
 		q := quoted{label: "Earlier answer", sentences: a.sentences, unchecked: a.unchecked}
-		if i == len(t.answers)-1 {
+		if last {
 			q.label = "Final answer"
 		}
 		if a.unchecked {
@@ -306,7 +305,7 @@ func errPart(c *call, errors []string) string {
 	}
 	var earlier []string
 	for _, e := range errors {
-		if c == nil || e != c.errLine {
+		if c == nil || !strings.HasPrefix(e, c.errLine) {
 			earlier = append(earlier, code(textcut.Line(e, 120)))
 		}
 	}
@@ -353,8 +352,8 @@ func (x *Extractor) failures(t *task, outcome string) (out, notes []string) {
 		}
 		edit := map[bool]string{true: ": the file was not written"}[c.action == sessions.ActionEdit]
 		list := &out
-		if c.status == stInterrupted || c.action != sessions.ActionEdit && c.command == "" {
-			list = &notes // it changed nothing the project holds
+		if c.status == stInterrupted {
+			list = &notes
 		}
 		switch c.status {
 		case stRejected:

@@ -37,7 +37,10 @@ type task struct {
 	answers    []*answer // the agent's final answers, one per message answered
 	final      string    // the latest final answer, whole, for the triage
 	finalSince bool      // a final answer came after the user's latest message
-	answered   bool      // the agent said anything after it
+	// answeredBefore is finalSince as it was before the user's latest
+	// message, for a message taken back as a typo.
+	answeredBefore bool
+	answered       bool // the agent said anything after it
 
 	files      files
 	lines      map[string]string // file → the first line its latest in-place edit put in
@@ -162,6 +165,7 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.touch(e.Time)
+	cur.answeredBefore = cur.finalSince
 	cur.answered, cur.finalSince = false, false
 	cur.addWords(words)
 	x.keywords(words, 2)
@@ -248,6 +252,7 @@ func (x *Extractor) interrupted(e sessions.Event) {
 		}
 		t.steps.steps = t.steps.steps[:n-1]
 		t.followUps--
+		t.finalSince = t.answeredBefore
 		return
 	}
 	t.interrupts++

@@ -35,8 +35,14 @@ func (tl *timeline) add(text string) { tl.push(step{text: text}) }
 func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
 
 // said adds a message of the user.
+// A message laid out as a document (a prompt template a command
+// expanded, a pasted spec) is quoted by its opening only.
 func (tl *timeline) said(label, words string) {
-	tl.push(step{text: label + userWords(words, askMax), user: words})
+	n := askMax
+	if document(words) {
+		n = 200
+	}
+	tl.push(step{text: label + userWords(words, n), user: words})
 }
 
 // explore adds a look around, folded into the one before it.

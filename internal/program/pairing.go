@@ -1,13 +1,14 @@
 package program
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
 
 // Pairing. A run's outcome is its exit status alone (Outcome). A failure
-// stays open until a later run of the same work passes (Work: the same
-// family, and for a look around or a fetch the same target); the pass
+// stays open until a later run of the same work passes (the same family,
+// on targets that cover the failure's: see Ran); the pass
 // ends it, and the pair carries what ran between the latest failure and
 // the pass: every file edited and every command that is not a read,
 // whatever it was (a build, a "lint --fix", "docker compose up", an
@@ -58,6 +59,9 @@ type Failure struct {
 	// CoveredBy is a passing check of the same purpose from other work
 	// that ran after the failure.
 	CoveredBy string
+
+	family  string
+	targets []string
 }
 
 // Pair is a failure and the pass that ended it.
@@ -86,15 +90,14 @@ const (
 // Pairer pairs the failures of one stream of runs with their passes. Its
 // zero value is ready; it is not safe for concurrent use.
 type Pairer struct {
-	open  map[string]*Failure
-	order []string // the open works, first failure first
+	open []*Failure // first failure first
 }
 
 // Edited records a file edit: it happened between every open failure and
 // whatever comes next.
 func (p *Pairer) Edited(file string) {
-	for _, k := range p.order {
-		p.open[k].add(&p.open[k].Edited, file)
+	for _, f := range p.open {
+		f.add(&f.Edited, file)
 	}
 }
 
@@ -109,14 +112,19 @@ func (f *Failure) add(list *[]string, s string) {
 }
 
 // Ran records a run that ran (not one refused or cancelled before it
-// could), and returns the pair it completes, if any.
-func (p *Pairer) Ran(r Run) (Pair, bool) {
-	key := Work(r.Command)
-	reads := Explores(r.Command)
-	for _, k := range p.order {
-		f := p.open[k]
+// could) and returns the pairs it completes: a pass ends every open
+// failure of its work whose targets it covers ("go test ./..." ends a
+// failure of "go test ./pkg/a"; "mix test b_test.exs" does not end one
+// of "mix test a_test.exs").
+func (p *Pairer) Ran(r Run) []Pair {
+	fam, tg, reads := Family(r.Command), targets(r.Command), Explores(r.Command)
+	var pairs []Pair
+	for _, f := range p.open {
 		switch {
-		case k == key:
+		case f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads)):
+			if r.Outcome == Passed {
+				pairs = append(pairs, Pair{Failure: *f, Pass: r})
+			}
 		case r.Outcome == Passed && r.Purpose != "" && r.Purpose == f.Last.Purpose && f.CoveredBy == "":
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
@@ -124,56 +132,87 @@ func (p *Pairer) Ran(r Run) (Pair, bool) {
 			f.add(&f.Ran, r.Command)
 		}
 	}
-	f := p.open[key]
-	switch r.Outcome {
-	case Failed:
-		if f == nil {
-			if len(p.order) >= maxOpen {
-				return Pair{}, false
-			}
-			if p.open == nil {
-				p.open = map[string]*Failure{}
-			}
-			f = &Failure{First: r}
-			p.open[key] = f
-			p.order = append(p.order, key)
-		}
-		f.Times++
-		f.Last, f.Edited, f.Ran, f.More, f.CoveredBy = r, nil, nil, 0, ""
-		if r.Error != "" {
-			f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
-			f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]
-		}
-	case Passed:
-		if f != nil {
-			delete(p.open, key)
-			p.order = slices.DeleteFunc(p.order, func(k string) bool { return k == key })
-			return Pair{Failure: *f, Pass: r}, true
-		}
+	if r.Outcome == Passed {
+		p.open = slices.DeleteFunc(p.open, func(f *Failure) bool {
+			return f.family == fam && (slices.Equal(f.targets, tg) || covers(tg, f.targets, reads))
+		})
+		return pairs
 	}
-	return Pair{}, false
+	if r.Outcome != Failed {
+		return nil
+	}
+	i := slices.IndexFunc(p.open, func(f *Failure) bool { return f.family == fam && slices.Equal(f.targets, tg) })
+	if i < 0 {
+		if len(p.open) >= maxOpen {
+			return nil
+		}
+		p.open = append(p.open, &Failure{First: r, family: fam, targets: tg})
+		i = len(p.open) - 1
+	}
+	f := p.open[i]
+	f.Times++
+	f.Last, f.Edited, f.Ran, f.More, f.CoveredBy = r, nil, nil, 0, ""
+	if r.Error != "" {
+		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
+		f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]
+	}
+	return nil
 }
 
 // Open returns the failures no pass has ended, first failure first.
 func (p *Pairer) Open() []Failure {
-	out := make([]Failure, len(p.order))
-	for i, k := range p.order {
-		out[i] = *p.open[k]
+	out := make([]Failure, len(p.open))
+	for i, f := range p.open {
+		out[i] = *f
 	}
 	return out
 }
 
-// Work names what a command does, for telling whether a later run is the
-// same work: its family ("go test" for "go test ./..." and "go test -run
-// X ./pkg"), and for a look around what it looks in and for any command
-// the addresses it names (`rg x a` and `rg x b`, or two URLs fetched, are
-// different work).
-func Work(cmd string) string {
-	parts := []string{Family(cmd)}
+// targets is what a command works on, beyond its family: the addresses
+// it names, what a look around looks in, and the paths and name filters
+// a check is narrowed to.
+func targets(cmd string) []string {
+	var out []string
 	for _, w := range strings.Fields(cmd) {
 		if strings.Contains(w, "://") {
-			parts = append(parts, strings.Trim(w, `'"()`))
+			out = append(out, strings.Trim(w, `'"()`))
 		}
 	}
-	return strings.Join(append(parts, LookedIn(cmd)...), " ")
+	switch {
+	case ReadOnly(cmd):
+		return append(out, LookedIn(cmd)...)
+	case !IsCheck(cmd):
+		return out
+	}
+	f := coreWords(shellWords(work(cmd)))
+	for i := 1; i < len(f); i++ {
+		switch w := f[i]; {
+		case nameFilters()[w] && i+1 < len(f):
+			out = append(out, w+" "+f[i+1])
+			i++
+		case !strings.HasPrefix(w, "-") && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")) && !strings.Contains(w, "://"):
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// covers reports a pass's targets that hold all of a failure's: none (the
+// whole suite), or paths above every one of them. A look around covers
+// only its own targets.
+func covers(pass, fail []string, reads bool) bool {
+	if reads {
+		return slices.Equal(pass, fail)
+	}
+	if len(pass) == 0 {
+		return true
+	}
+	for _, f := range fail {
+		if !slices.ContainsFunc(pass, func(p string) bool {
+			return p == f || strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == "."
+		}) {
+			return false
+		}
+	}
+	return true
 }

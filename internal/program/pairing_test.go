@@ -43,6 +43,9 @@ func TestPairer(t *testing.T) {
 			steps: []step{{cmd: "mix test", outcome: Failed, err: "no :secret_key_base"}, run("mix deps.get", Passed),
 				{cmd: "mix test", outcome: Failed, err: "lazy_html is required"}, {edit: "mix.exs"}, run("mix test", Passed)},
 			pairs: 1, edited: []string{"mix.exs"}, errors: []string{"lazy_html is required", "no :secret_key_base"}},
+		{name: "a test file's pass does not end another file's failure; the whole suite's does",
+			steps: []step{run("mix test test/a_test.exs", Failed), run("mix test test/b_test.exs", Passed), run("mix test", Passed)},
+			pairs: 1, ran: []string{"mix test test/b_test.exs"}},
 		{name: "another path searched is other work",
 			steps: []step{run("rg x vendor/a", Failed), run("rg x vendor/b", Passed)}, open: "rg x vendor/a"},
 		{name: "a check of the same purpose from other work is noted, not a pass",
@@ -62,9 +65,7 @@ func TestPairer(t *testing.T) {
 				if IsCheck(s.cmd) {
 					purpose = Purpose(s.cmd)
 				}
-				if pr, ok := p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Purpose: purpose, Error: s.err}); ok {
-					pairs = append(pairs, pr)
-				}
+				pairs = append(pairs, p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Purpose: purpose, Error: s.err})...)
 			}
 			if len(pairs) != tt.pairs {
 				t.Fatalf("%d pairs, want %d: %+v", len(pairs), tt.pairs, pairs)

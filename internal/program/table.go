@@ -40,6 +40,8 @@ var (
 	// valueFlags are runner options followed by their value, before the
 	// subcommand: git -C dir, pnpm --filter pkg, npm --prefix dir.
 	valueFlags = wordSet(`-C -c --filter -F --prefix --dir --cwd --workspace -w --project -p --manifest-path`)
+	// nameFilters narrow a test run to the tests their value names.
+	nameFilters = wordSet(`-run -k -t -m --grep -g --testNamePattern --filter --only`)
 	// fileUtilities move, copy, make and delete files and folders.
 	fileUtilities = wordSet(`mkdir touch chmod chown mv cp rm rmdir ln`)
 	// readOnlyGit are git's subcommands that only look (branch, config and

@@ -249,10 +249,11 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if len(c.tests) > 0 {
 		errs += "; failing: " + strings.Join(c.tests, ", ")
 	}
-	p, ok := t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq})
-	if ok && len(t.fixes) < maxFixes {
-		p.Edited = t.edited(p.Edited)
-		t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
+	for _, p := range t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq}) {
+		if len(t.fixes) < maxFixes {
+			p.Edited = t.edited(p.Edited)
+			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
+		}
 	}
 }
 
@@ -308,14 +309,8 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	x.keyword(strings.ToLower(path.Base(p)), 2)
 	t.addWords(append([]string{strings.ToLower(path.Base(p))}, meaningfulWords(path.Base(p))...))
 	t.pairs.Edited(rel)
-	verb := map[string]string{"add": "Created ", "delete": "Deleted "}[f.lastOp]
-	switch {
-	case f.undone != "":
+	if f.undone != "" {
 		t.steps.add("Changed " + rel + " back (" + f.undone + ").")
-	case verb != "":
-		t.steps.add(verb + rel + ".")
-	default:
-		t.steps.add("Edited " + rel + ".")
 	}
 }
 
@@ -401,7 +396,7 @@ func (c *call) ranText() string {
 	case c.status.refused() && c.status != stInterrupted:
 		verb = "Proposed "
 	}
-	line := verb + code(textcut.Line(c.command, 160))
+	line := verb + code(textcut.Line(c.command, 120))
 	if c.escalated {
 		line += " with escalated permissions"
 	}

@@ -50,7 +50,7 @@ type taskDoc struct {
 // the failures go, and goes whole only at the very end. The steps that
 // quote the user go after every other step; the steps, which only the
 // rollout summary prints, are left out with steps false.
-func drops(steps bool) []func(ds []taskDoc) bool {
+func drops(steps, answered bool) []func(ds []taskDoc) bool {
 	last := func(l func(d *taskDoc) *[]string) func(ds []taskDoc) bool {
 		return func(ds []taskDoc) bool {
 			for i := len(ds) - 1; i >= 0; i-- {
@@ -110,7 +110,12 @@ func drops(steps bool) []func(ds []taskDoc) bool {
 		last(func(d *taskDoc) *[]string { return &d.corrections }), step(true),
 		last(func(d *taskDoc) *[]string { return &d.prefs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.final }),
 	}
-	if steps {
+	switch {
+	case steps && answered:
+		// The raw memory quotes the answers whole: the summary, the
+		// history, keeps its steps before their detail.
+		return append([]func(ds []taskDoc) bool{shorten, step(false)}, out...)
+	case steps:
 		return append([]func(ds []taskDoc) bool{step(false)}, out...)
 	}
 	return out
@@ -413,18 +418,18 @@ func (x *Extractor) Result() Result {
 		}
 	}
 	res := Result{Slug: x.slug(x.tasks[main].request)}
-	res.RolloutSummary = shrink(docs, true, summaryBudget, func(ds []taskDoc) string {
+	res.RolloutSummary = shrink(docs, true, x.version == V1, summaryBudget, func(ds []taskDoc) string {
 		return rawmemory.RenderSummary(x.summaryDoc(ds, main), x.version == V2)
 	})
 	if x.version == V1 {
-		res.RawMemory = shrink(docs, false, rawMemoryBudget, func(ds []taskDoc) string { return rawmemory.Render(x.rawDoc(ds, main)) })
+		res.RawMemory = shrink(docs, false, false, rawMemoryBudget, func(ds []taskDoc) string { return rawmemory.Render(x.rawDoc(ds, main)) })
 	}
 	return res
 }
 
 // shrink renders docs within budget bytes, dropping whole items (drops),
 // the last task's first, until it fits.
-func shrink(docs []taskDoc, steps bool, budget int, render func([]taskDoc) string) string {
+func shrink(docs []taskDoc, steps, answered bool, budget int, render func([]taskDoc) string) string {
 	ds := slices.Clone(docs)
 	for i := range ds {
 		d := &ds[i]
@@ -443,7 +448,7 @@ func shrink(docs []taskDoc, steps bool, budget int, render func([]taskDoc) strin
 		}
 	}
 	out := render(ds)
-	for _, drop := range drops(steps) {
+	for _, drop := range drops(steps, answered) {
 		for len(out) > budget && drop(ds) {
 			// Far over the budget, drop several items before rendering
 			// again: an item is rarely under a hundred bytes.

@@ -13,7 +13,7 @@ import (
 
 const (
 	timelineHead = 8
-	timelineMax  = 64
+	timelineMax  = 160
 )
 
 type step struct {

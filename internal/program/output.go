@@ -160,6 +160,21 @@ func PassTally(out string) string {
 	return t
 }
 
+// ScriptRan returns what a package script is made of, as npm, pnpm and
+// yarn print it before running it ("> app@1.0.0 ci" then "> npm run lint
+// && npm run build"): what a passing "npm run ci" verified. "" when the
+// output opens with no such header.
+func ScriptRan(out string) string {
+	lines := strings.Split(plain(out), "\n")
+	for i := 0; i+1 < len(lines) && i < 8; i++ {
+		head, body := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
+		if strings.HasPrefix(head, "> ") && strings.Contains(head, "@") && strings.HasPrefix(body, "> ") && len(body) > 4 {
+			return strings.TrimSpace(body[2:])
+		}
+	}
+	return ""
+}
+
 // Commit is one commit git reported making.
 type Commit struct{ SHA, Subject string }
 

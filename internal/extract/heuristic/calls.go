@@ -49,6 +49,7 @@ type call struct {
 	errLine   string
 	tests     []string // failing tests the output names
 	tally     string   // a passing check's count line ("31 tests, 0 failures")
+	script    string   // what a passing package script runs, as its runner printed it
 	commits   []program.Commit
 	seq       int
 	// changesBefore is how many file changes the task had made when the
@@ -153,7 +154,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		c.errLine = program.ErrorLine(e.Output)
 		c.tests = program.FailingTests(e.Output)
 	case c.status == stOK && c.check:
-		c.tally = program.PassTally(e.Output)
+		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
 	}
 	if c.command == "" {
 		// A read that found no file is a look around; any other tool

@@ -104,8 +104,8 @@ func drops(steps, answered bool) []func(ds []taskDoc) bool {
 	}
 	out := []func(ds []taskDoc) bool{
 		last(func(d *taskDoc) *[]string { return &d.notes }),
-		last(func(d *taskDoc) *[]string { return &d.files }), last(func(d *taskDoc) *[]string { return &d.checks }), shorten,
-		last(func(d *taskDoc) *[]string { return &d.refs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }),
+		last(func(d *taskDoc) *[]string { return &d.checks }), shorten, last(func(d *taskDoc) *[]string { return &d.refs }),
+		last(func(d *taskDoc) *[]string { return &d.files }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }),
 		last(func(d *taskDoc) *[]string { return &d.failures }), last(func(d *taskDoc) *[]string { return &d.fixes }),
 		last(func(d *taskDoc) *[]string { return &d.corrections }), step(true),
 		last(func(d *taskDoc) *[]string { return &d.prefs }), lastAnswer(func(d *taskDoc) *[]quoted { return &d.final }),
@@ -213,6 +213,9 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if c.tally != "" {
 			line += " (" + code(c.tally) + ")"
 		}
+		if c.script != "" && strings.ContainsAny(c.script, "&|;") {
+			line += "; it runs " + code(textcut.Line(c.script, 200))
+		}
 		if names := x.changedBefore(t, c); len(names) > 0 {
 			line += " after the changes to " + strings.Join(capped(names, 3), ", ")
 			if len(names) > 3 {
@@ -253,14 +256,18 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 
 // fixLine phrases a failure and the pass that ended it.
 func (x *Extractor) fixLine(f fix) string {
+	escalated := f.Pass.Escalated && !f.Last.Escalated
 	line := code(textcut.Line(f.Last.Command, 120)) + " failed"
 	if f.Times > 1 {
 		line += " " + times(f.Times)
 	}
+	if escalated {
+		line += " in the sandbox"
+	}
 	line += errPart(f.fail, f.Errors) + " and "
 	added, dropped := program.ArgDiff(program.WithoutFilters(f.Last.Command), program.WithoutFilters(f.Pass.Command))
 	switch {
-	case f.Pass.Escalated && !f.Last.Escalated && len(added)+len(dropped) == 0:
+	case escalated && len(added)+len(dropped) == 0:
 		line += "passed when rerun with escalated permissions"
 	case len(added)+len(dropped) == 0:
 		line += "passed on a rerun"
@@ -386,7 +393,11 @@ func (x *Extractor) references(t *task, live []*fileRec) (files, out []string) {
 			files = append(files, "… and "+itoa(len(live)-10)+" more files")
 			break
 		}
-		files = append(files, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+		line := x.relPath(f.path) + " (" + strings.Join(f.ops, ", ") + ")"
+		if added := t.lines[x.relPath(f.path)]; added != "" {
+			line += "; its latest edit put in " + code(textcut.Line(added, 100))
+		}
+		files = append(files, line)
 	}
 	if len(t.commits) > 0 {
 		out = append(out, "Commits made: "+strings.TrimPrefix(strings.TrimPrefix(commitsText(t.commits), "commits "), "commit "))
@@ -436,7 +447,7 @@ func shrink(docs []taskDoc, steps, answered bool, budget int, render func([]task
 		// Each task's own caps, before the budget; copies, as both texts
 		// shrink the same docs.
 		d.steps = slices.Clone(d.steps)
-		d.refs, d.earlier = slices.Clone(d.refs), slices.Clone(capped(d.earlier, 3))
+		d.refs, d.earlier = slices.Clone(d.refs), slices.Clone(capped(d.earlier, 5))
 		d.checks, d.failures, d.fixes = slices.Clone(capped(d.checks, 4)), slices.Clone(capped(d.failures, 6)), slices.Clone(capped(d.fixes, 6))
 		d.corrections, d.prefs = slices.Clone(d.corrections), slices.Clone(d.prefs)
 		d.notes, d.files = slices.Clone(capped(d.notes, 4)), slices.Clone(d.files)
@@ -461,16 +472,19 @@ func shrink(docs []taskDoc, steps, answered bool, budget int, render func([]task
 }
 
 // stepWorth ranks the steps that do not quote the user: a look around
-// or a file edit (the files are listed elsewhere) first, then a command
-// that ran clean, then anything that failed, did not run or said nothing.
+// or a file edit first (the files are listed elsewhere), then a run whose
+// exit status says nothing, then a run that ended well, then anything
+// that failed or did not run.
 func stepWorth(s string) int {
 	switch {
-	case strings.HasPrefix(s, "Explored") || strings.HasPrefix(s, "Edited") || strings.HasPrefix(s, "Created") || strings.HasPrefix(s, "… "):
+	case strings.HasPrefix(s, "Explored") || strings.HasPrefix(s, "Changed") || strings.HasPrefix(s, "… "):
 		return 0
-	case strings.HasSuffix(s, ": ok.") || strings.Contains(s, ": passed") || strings.Contains(s, ": ok, exit 0"):
+	case strings.Contains(s, "no exit status") || strings.Contains(s, "no result recorded"):
 		return 1
+	case strings.HasSuffix(s, ": ok.") || strings.Contains(s, ": passed") || strings.Contains(s, ": ok, exit 0") || strings.Contains(s, ": ok; made"):
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // humanStep reports a step that quotes the user.

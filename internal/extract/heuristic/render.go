@@ -114,7 +114,8 @@ func drops(steps, answered bool) []func(ds []taskDoc) bool {
 	case steps && answered:
 		// The raw memory quotes the answers whole: the summary, the
 		// history, keeps its steps before their detail.
-		return append([]func(ds []taskDoc) bool{shorten, step(false)}, out...)
+		return append([]func(ds []taskDoc) bool{shorten, lastAnswer(func(d *taskDoc) *[]quoted { return &d.earlier }),
+			lastAnswer(func(d *taskDoc) *[]quoted { return &d.final }), step(false)}, out...)
 	case steps:
 		return append([]func(ds []taskDoc) bool{step(false)}, out...)
 	}

@@ -16,7 +16,6 @@
 package evidence
 
 import (
-	"github.com/memctl/memctl/internal/program"
 	"regexp"
 	"strconv"
 	"strings"
@@ -149,13 +148,13 @@ func commandRefs(line string) []Ref {
 			}
 		case RunnerNPM, RunnerPNPM, RunnerYarn:
 			if run == "" {
-				if !program.IsScriptAlias(target) {
+				if !isScriptAlias(target) {
 					continue // "npm install" and friends are npm's, not the project's
 				}
 				if target == "t" {
 					target = "test"
 				}
-			} else if program.IsPackageManagerCommand(target) && !program.IsScriptAlias(target) {
+			} else if isPackageManagerCommand(target) && !isScriptAlias(target) {
 				// "npm run install" is legal but a script named like a
 				// builtin is rare; a prose "run install" is likelier.
 				continue
@@ -251,4 +250,33 @@ var knownExtensionless = map[string]bool{
 	"Makefile": true, "makefile": true, "GNUmakefile": true, "Dockerfile": true, "Justfile": true,
 	"justfile": true, "Procfile": true, "Gemfile": true, "Rakefile": true, "Vagrantfile": true,
 	"Containerfile": true, "Jenkinsfile": true, "LICENSE": true, "CODEOWNERS": true,
+}
+
+// packageManagerCommands are npm, pnpm and yarn subcommands that are not
+// package scripts; scriptAliases are the scripts run without "run".
+var (
+	packageManagerCommands = wordSet(`install i ci add remove rm uninstall update up upgrade init create exec x dlx
+		publish pack link unlink audit outdated version view info why ls list config cache login logout whoami help
+		prune dedupe rebuild fund doctor set get workspace workspaces import store patch node env bin root search
+		owner access token profile team explain query pkg shrinkwrap star stars unpublish deprecate dist-tag edit
+		explore hook org ping prefix repo docs bugs completion diff sbom run`)
+	scriptAliases = wordSet(`test t start stop restart`)
+)
+
+// isPackageManagerCommand reports an npm, pnpm or yarn subcommand that is
+// not a package script (install, ci, exec …), script aliases aside.
+func isPackageManagerCommand(word string) bool { return packageManagerCommands()[word] }
+
+// isScriptAlias reports a package script npm runs without "run": test,
+// start, stop, restart.
+func isScriptAlias(word string) bool { return scriptAliases()[word] }
+
+func wordSet(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	})
 }

@@ -71,25 +71,6 @@ var verifyFlags = map[string][]string{
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
 }
 
-// packageManagerCommands are npm, pnpm and yarn subcommands that are not
-// package scripts; scriptAliases are the scripts run without "run".
-var (
-	packageManagerCommands = wordSet(`install i ci add remove rm uninstall update up upgrade init create exec x dlx
-		publish pack link unlink audit outdated version view info why ls list config cache login logout whoami help
-		prune dedupe rebuild fund doctor set get workspace workspaces import store patch node env bin root search
-		owner access token profile team explain query pkg shrinkwrap star stars unpublish deprecate dist-tag edit
-		explore hook org ping prefix repo docs bugs completion diff sbom run`)
-	scriptAliases = wordSet(`test t start stop restart`)
-)
-
-// IsPackageManagerCommand reports an npm, pnpm or yarn subcommand that is
-// not a package script (install, ci, exec …), script aliases aside.
-func IsPackageManagerCommand(word string) bool { return packageManagerCommands()[word] }
-
-// IsScriptAlias reports a package script npm runs without "run": test,
-// start, stop, restart.
-func IsScriptAlias(word string) bool { return scriptAliases()[word] }
-
 // purposeOf maps each check word to its purpose.
 var purposeOf = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}

@@ -83,9 +83,6 @@ func TestTable(t *testing.T) {
 			t.Errorf("FileUtility(%q) = %v", cmd, got)
 		}
 	}
-	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
-		t.Error("package manager subcommands")
-	}
 }
 
 // TestLeaf keeps the package a leaf: the standard library only, so that

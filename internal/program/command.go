@@ -16,49 +16,43 @@ import (
 // print ("cd web && npm install && npm test" runs npm test): its family,
 // whether it checks and what for are that command's.
 
-// parts splits a command line into the commands of its chain, quoted text
-// kept whole; a heredoc's text is no command, so a line that writes one
-// is read up to its first line break.
+// parts splits a command line into the commands of its chain, and stages
+// one command into the stages of its pipes ("|", not "||"), quoted text
+// kept whole. A heredoc's text is no command: a line that writes one is
+// read up to its first line break.
 func parts(cmd string) []string {
-	line := cmd
 	if strings.Contains(cmd, "<<") {
-		line, _, _ = strings.Cut(cmd, "\n")
+		cmd, _, _ = strings.Cut(cmd, "\n")
 	}
-	blank := structure(line)
-	var out []string
-	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	start := 0
-	for i := 0; i < len(blank); i++ {
-		switch c := blank[i]; {
-		case c == ';' || c == '\n':
-			add(line[start:i])
-			start = i + 1
-		case (c == '&' || c == '|') && i+1 < len(blank) && blank[i+1] == c:
-			add(line[start:i])
-			start = i + 2
-			i++
-		}
-	}
-	add(line[start:])
-	return out
+	return split(cmd, false)
 }
 
-// stages splits one command into the stages of its pipes ("|", not "||").
-func stages(part string) []string {
-	blank := structure(part)
+func stages(part string) []string { return split(part, true) }
+
+func split(s string, pipes bool) []string {
+	blank := structure(s)
 	var out []string
 	start := 0
 	for i := 0; i < len(blank); i++ {
-		if blank[i] == '|' && (i+1 == len(blank) || blank[i+1] != '|') && (i == 0 || blank[i-1] != '|') {
-			out = append(out, strings.TrimSpace(part[start:i]))
-			start = i + 1
+		c, double := blank[i], i+1 < len(blank) && blank[i+1] == blank[i]
+		switch {
+		case pipes && c == '|' && !double && (i == 0 || blank[i-1] != '|'):
+		case !pipes && (c == ';' || c == '\n'):
+		case !pipes && (c == '&' || c == '|') && double:
+			out = append(out, s[start:i])
+			start, i = i+2, i+1
+			continue
+		default:
+			continue
 		}
+		out = append(out, s[start:i])
+		start = i + 1
 	}
-	return append(out, strings.TrimSpace(part[start:]))
+	out = append(out, s[start:])
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
 // structure is a command line with what the shell does not read as
@@ -238,71 +232,57 @@ func gitArgs(f []string) []string {
 }
 
 // gitReadOnly reports a git command that only looks: status, log, diff,
-// show … always; branch, config and remote only in their listing and
-// reading forms ("git branch -D x", "git config user.name x" and "git
-// remote add …" change the repository).
+// show … always; branch and remote with no operand and config with one
+// at most, unless a flag makes them write ("git branch -D x", "git config
+// user.name x" and "git remote add …" change the repository).
 func gitReadOnly(args []string) bool {
 	if len(args) == 0 || !readOnlyGit()[args[0]] {
 		return false
 	}
-	var flags, operands []string
+	operands, writes := 0, false
 	for _, a := range args[1:] {
-		if strings.HasPrefix(a, "-") {
-			flags = append(flags, strings.SplitN(a, "=", 2)[0])
-		} else {
-			operands = append(operands, a)
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			operands++
+		case gitWriteFlags()[strings.SplitN(a, "=", 2)[0]]:
+			writes = true
 		}
 	}
-	has := func(fs ...string) bool {
-		return slices.ContainsFunc(flags, func(a string) bool { return slices.Contains(fs, a) })
-	}
 	switch args[0] {
-	case "branch":
-		return has("-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--contains", "--no-contains",
-			"--merged", "--no-merged", "--points-at", "--show-current", "--format", "--sort", "--column") || len(operands)+len(flags) == 0
+	case "branch", "remote":
+		return operands == 0 && !writes
 	case "config":
-		return has("--get", "--get-all", "--get-regexp", "--list", "-l") || len(operands) > 0 && (operands[0] == "get" || operands[0] == "list") ||
-			len(operands) == 1 && operands[0] != "set" && operands[0] != "unset" && !has("--unset", "--unset-all", "--add", "--replace-all", "--remove-section", "--rename-section", "-e", "--edit")
-	case "remote":
-		return len(operands) == 0 || operands[0] == "show" || operands[0] == "get-url"
+		return operands <= 1 && !writes
 	}
 	return true
 }
 
 // IsCheck reports a line whose work's success says the work is right:
 // tests, builds, linters, type checkers, configuration dry runs, and the
-// runner targets and package scripts named for them.
+// runner targets and package scripts named for them ("make test", "npm
+// run ci"; not "make deploy", nor a formatter rewriting files, which
+// exits 0 whenever the code parses).
 func IsCheck(cmd string) bool {
 	f := Core(cmd)
 	if len(f) == 0 {
 		return false
 	}
-	prog := path.Base(f[0])
-	if neverChecks()[prog] || rewritesFiles(prog, f[1:]) {
-		return false
-	}
-	if flags, ok := verifyFlags[prog]; ok && (flags == nil || slices.ContainsFunc(f[1:], func(a string) bool { return slices.Contains(flags, a) })) {
-		return true
-	}
-	args := f[1:]
+	prog, args := path.Base(f[0]), f[1:]
+	has := func(ws ...string) bool { return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(ws, a) }) }
+	flags, verifies := verifyFlags[prog]
 	switch {
-	case slices.Contains(args, "--dry-run") || slices.Contains(args, "--check"):
+	case neverChecks()[prog] || rewritesFiles(prog, args, has):
+		return false
+	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):
 		return true
 	case prog == "make":
-		// A multiplexer like npm run: "make test" checks, "make clean" or
-		// "make deploy" does not; a bare make builds.
 		targets := makeTargets(args)
 		return len(targets) == 0 || slices.ContainsFunc(targets, func(t string) bool { return t == "all" || isCheckWord(t) })
-	case prog == "npm" || prog == "pnpm" || prog == "yarn" || prog == "bun":
-		if len(args) >= 2 && args[0] == "run" && checkTargets()[args[1]] {
-			return true
-		}
-	case prog == "just" || prog == "task" || prog == "mage":
-		if slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] }) {
-			return true
-		}
 	case prog == "pre-commit":
 		return len(args) > 0 && args[0] == "run"
+	case (len(args) > 1 && args[0] == "run" || prog == "just" || prog == "task" || prog == "mage") &&
+		slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] }):
+		return true
 	}
 	return slices.ContainsFunc(checkParts(f), func(p string) bool { return purposeOf()[p] != "" })
 }
@@ -313,19 +293,16 @@ func isCheckWord(name string) bool {
 	return checkTargets()[name] || slices.ContainsFunc(alnumRuns(name), func(p string) bool { return purposeOf()[p] != "" })
 }
 
-// makeTargets returns the targets a make command names, its options and
-// assignments skipped.
+// makeTargets returns the targets a make command names.
 func makeTargets(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case strings.ContainsAny(a, "|;&<>"):
 			return out
-		case a == "-C" || a == "-f" || a == "-I" || a == "-o" || a == "-W" || a == "--file" || a == "--directory" ||
-			a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
+		case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
 			i++
-		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
-		default:
+		case !strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
 			out = append(out, a)
 		}
 	}
@@ -333,12 +310,8 @@ func makeTargets(args []string) []string {
 }
 
 // rewritesFiles reports a formatter run that rewrites files (prettier
-// --write, gofmt -w, ruff format): it exits 0 whenever the code parses, so
-// its pass verifies nothing. Its check modes stay checks.
-func rewritesFiles(prog string, args []string) bool {
-	has := func(flags ...string) bool {
-		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(flags, a) })
-	}
+// --write, gofmt -w, ruff format); its check modes stay checks.
+func rewritesFiles(prog string, args []string, has func(...string) bool) bool {
 	switch prog {
 	case "prettier", "gofmt", "goimports", "gofumpt":
 		return has("--write", "-w")

@@ -40,6 +40,10 @@ var (
 	// valueFlags are runner options followed by their value, before the
 	// subcommand: git -C dir, pnpm --filter pkg, npm --prefix dir.
 	valueFlags = wordSet(`-C -c --filter -F --prefix --dir --cwd --workspace -w --project -p --manifest-path`)
+	// gitWriteFlags make git branch, remote and config change what they
+	// would list.
+	gitWriteFlags = wordSet(`-d -D -m -M -c -C --delete --move --copy --set-upstream-to -u --unset --unset-all --add
+		--replace-all --remove-section --rename-section -e --edit`)
 	// nameFilters narrow a test run to the tests their value names.
 	nameFilters = wordSet(`-run -k -t -m --grep -g --testNamePattern --filter --only`)
 	// fileUtilities move, copy, make and delete files and folders.

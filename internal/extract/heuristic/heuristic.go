@@ -77,6 +77,7 @@ const (
 	maxChangedNames = 12
 	maxCmdRefs      = 6
 	maxChecks       = 4
+	maxFailures     = 6
 	rawMemoryBudget = 7500 // bytes; under the 7,900-byte cap, with room for redaction
 	summaryBudget   = 8600 // bytes; under the 9,000-byte cap, with room for redaction
 	askMax          = 600  // the request, as the steps quote it

@@ -41,11 +41,12 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// codeList quotes each item as code, joined by commas.
-func codeList(items []string) string {
+// codeList quotes each item as code, each cut to n bytes, joined by
+// commas.
+func codeList(items []string, n int) string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = code(s)
+		out[i] = code(textcut.Line(s, n))
 	}
 	return strings.Join(out, ", ")
 }

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"path"
 	"sort"
 	"strings"
@@ -26,43 +27,30 @@ func (x *Extractor) project() string {
 }
 
 func (x *Extractor) context() string {
-	var b strings.Builder
-	kind := sessions.AgentName(x.meta.Kind)
-	if kind == "" {
-		kind = "An agent"
-	}
-	b.WriteString(kind + " session")
+	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session"
 	if x.meta.ID != "" {
-		b.WriteString(" `" + x.meta.ID + "`")
+		b += " `" + x.meta.ID + "`"
 	}
 	if x.meta.Cwd != "" {
-		b.WriteString(" in `" + x.meta.Cwd + "`")
+		b += " in `" + x.meta.Cwd + "`"
 	}
-	b.WriteString(" (project " + x.project())
+	b += " (project " + x.project()
 	if x.meta.GitBranch != "" {
-		b.WriteString(", branch `" + x.meta.GitBranch + "`")
+		b += ", branch `" + x.meta.GitBranch + "`"
 	}
-	b.WriteString(")")
-	start, end := x.meta.CreatedAt, x.meta.UpdatedAt
-	if start.IsZero() {
-		start = x.first
-	}
-	if end.IsZero() {
-		end = x.last
-	}
-	if !start.IsZero() {
-		from := start.UTC().Format("2006-01-02 15:04")
-		b.WriteString(", " + from)
-		if to := end.UTC().Format("2006-01-02 15:04"); !end.IsZero() && to != from {
-			b.WriteString(" to " + to)
+	b += ")"
+	if start, end := cmp.Or(x.meta.CreatedAt, x.first), cmp.Or(x.meta.UpdatedAt, x.last); !start.IsZero() {
+		from, to := start.UTC().Format("2006-01-02 15:04"), end.UTC().Format("2006-01-02 15:04")
+		b += ", " + from
+		if !end.IsZero() && to != from {
+			b += " to " + to
 		}
-		b.WriteString(" UTC")
+		b += " UTC"
 	}
-	if x.meta.Source != "" {
-		b.WriteString(", source " + x.meta.Source)
-	}
-	if x.meta.Model != "" {
-		b.WriteString(", model " + x.meta.Model)
+	for _, kv := range [][2]string{{"source", x.meta.Source}, {"model", x.meta.Model}} {
+		if kv[1] != "" {
+			b += ", " + kv[0] + " " + kv[1]
+		}
 	}
 	var ran, failed, unknown, refused, commits, undone int
 	var changed, gitRan []string
@@ -76,74 +64,65 @@ func (x *Extractor) context() string {
 			}
 		}
 		for _, g := range t.gitChanges {
-			gitRan = appendNew(gitRan, "`"+g+"`")
+			gitRan = appendNew(gitRan, g)
 		}
 	}
-	b.WriteString(". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ")
-	if ran == 0 {
-		b.WriteString("ran no command")
-	} else {
-		b.WriteString("ran " + english.Count(ran, "command", "commands") + " (" + itoa(failed) + " failed")
+	b += ". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ran " + english.Count(ran, "command", "commands")
+	if ran > 0 {
+		b += " (" + itoa(failed) + " failed"
 		if unknown > 0 {
-			b.WriteString(", " + itoa(unknown) + " without an exit status of its own")
+			b += ", " + itoa(unknown) + " without an exit status of its own"
 		}
-		b.WriteString(")")
+		b += ")"
 	}
 	switch {
-	case len(changed) == 0 && commits > 0:
-		b.WriteString(" and made " + english.Count(commits, "git commit", "git commits") + " (no file edited directly)")
-	case len(changed) == 0 && len(gitRan) > 0:
-		b.WriteString(" and edited no file directly; git changed the repository (" + strings.Join(gitRan, ", ") + ")")
+	case len(changed) > 0:
+		b += " and changed " + english.Count(len(changed), "file", "files")
+	case commits > 0:
+		b += " and edited no file directly"
+	case len(gitRan) > 0:
+		b += " and edited no file directly; git changed the repository (" + codeList(gitRan, 80) + ")"
 		gitRan = nil
-	case len(changed) == 0:
-		b.WriteString(" and changed no file")
 	default:
-		b.WriteString(" and changed " + english.Count(len(changed), "file", "files"))
+		b += " and changed no file"
 	}
 	if undone > 0 {
-		b.WriteString(" (" + itoa(undone) + " more changed and then undone)")
+		b += " (" + itoa(undone) + " more changed and then undone)"
 	}
-	if len(changed) > 0 && commits > 0 {
-		b.WriteString("; it made " + english.Count(commits, "git commit", "git commits"))
+	if commits > 0 {
+		b += "; it made " + english.Count(commits, "git commit", "git commits")
 	}
 	if len(gitRan) > 0 {
-		b.WriteString("; git also changed the repository (" + strings.Join(gitRan, ", ") + ")")
+		b += "; git also changed the repository (" + codeList(gitRan, 80) + ")"
 	}
-	b.WriteString(".")
+	b += "."
 	if len(changed) > 0 {
-		// The names, not only the count: which files a session touched is
-		// what a later session searching for one of them needs.
-		b.WriteString(" Files changed: `" + strings.Join(capped(changed, maxChangedNames), "`, `") + "`")
+		// The names: which files a session touched is what a later search
+		// for one of them needs.
+		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200)
 		if len(changed) > maxChangedNames {
-			b.WriteString(" and " + itoa(len(changed)-maxChangedNames) + " more")
+			b += " and " + itoa(len(changed)-maxChangedNames) + " more"
 		}
-		b.WriteString(".")
+		b += "."
 	}
 	if refused > 0 {
-		b.WriteString(" " + english.Count(refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
+		b += " " + english.Count(refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted."
 	}
 	if x.memReads > 0 {
-		b.WriteString(" The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out.")
+		b += " The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out."
 	}
-	b.WriteString(" " + rawmemory.OfflineNote)
-	return b.String()
+	return b + " " + rawmemory.OfflineNote
 }
 
 // keyword scores a word for the keywords of the thread.
 func (x *Extractor) keyword(w string, weight int) {
-	if w = strings.TrimSpace(w); w == "" || len(w) < 3 || stopWords()[w] {
+	if w = strings.TrimSpace(w); len(w) < 3 || stopWords()[w] {
 		return
 	}
 	if _, ok := x.kw[w]; ok || len(x.kw) < maxKeywordPool {
 		if x.kw[w] += weight; x.kw[w] <= 0 {
 			delete(x.kw, w)
 		}
-	}
-}
-
-func (x *Extractor) keywords(words []string, weight int) {
-	for _, w := range words {
-		x.keyword(w, weight)
 	}
 }
 
@@ -154,10 +133,7 @@ func (x *Extractor) topKeywords(n int) []string {
 		all = append(all, w)
 	}
 	sort.Slice(all, func(i, j int) bool {
-		if x.kw[all[i]] != x.kw[all[j]] {
-			return x.kw[all[i]] > x.kw[all[j]]
-		}
-		return all[i] < all[j]
+		return x.kw[all[i]] > x.kw[all[j]] || x.kw[all[i]] == x.kw[all[j]] && all[i] < all[j]
 	})
 	return capped(all, n)
 }

@@ -168,7 +168,9 @@ func (x *Extractor) human(e sessions.Event) {
 	cur.answeredBefore = cur.finalSince
 	cur.answered, cur.finalSince = false, false
 	cur.addWords(words)
-	x.keywords(words, 2)
+	for _, w := range words {
+		x.keyword(w, 2)
+	}
 	for _, p := range preferences(text, x.asked) {
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)

@@ -156,14 +156,10 @@ func Family(cmd string) string {
 	return prog
 }
 
-// FileUtility reports a line whose work only makes, moves, copies or
-// deletes files and folders (mkdir, mv, rm …): the files say what changed.
-func FileUtility(cmd string) bool { return fileUtilities()[Name(cmd)] }
-
-// ReadOnly reports a line each command of which only looks around, by its
+// readOnly reports a line each command of which only looks around, by its
 // program and subcommand, in every stage of its pipes (nothing downstream
 // may write: "ls | xargs rm" does not only look).
-func ReadOnly(cmd string) bool {
+func readOnly(cmd string) bool {
 	looks := false
 	for _, p := range parts(cmd) {
 		f := coreWords(strings.Fields(p))
@@ -191,7 +187,7 @@ func ReadOnly(cmd string) bool {
 // Explores reports a line that only looks around and writes no file
 // through a redirection (cat > f <<EOF, echo x >> f, … | tee f). Its exit
 // status says little (rg exits 1 on no match).
-func Explores(cmd string) bool { return !WritesFile(cmd) && ReadOnly(cmd) }
+func Explores(cmd string) bool { return !WritesFile(cmd) && readOnly(cmd) }
 
 // readOnlyProgram reports a command's words that only look around: a
 // reader, a read-only git command, a tool asked for a state ("gh pr
@@ -268,7 +264,9 @@ func IsCheck(cmd string) bool {
 		return false
 	}
 	prog, args := path.Base(f[0]), f[1:]
-	has := func(ws ...string) bool { return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(ws, a) }) }
+	has := func(ws ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(ws, a) })
+	}
 	flags, verifies := verifyFlags[prog]
 	switch {
 	case neverChecks()[prog] || rewritesFiles(prog, args, has):
@@ -414,11 +412,11 @@ func WorktreeAdded(cmd string) string {
 	return ""
 }
 
-// LookedIn returns what a look around (a search, a listing) looks in: its
+// lookedIn returns what a look around (a search, a listing) looks in: its
 // operands, the pattern of a search aside; nil for any other command.
 // `rg x node_modules/a` looks in another place than `rg x node_modules/b`.
-func LookedIn(cmd string) []string {
-	if !ReadOnly(cmd) {
+func lookedIn(cmd string) []string {
+	if !readOnly(cmd) {
 		return nil
 	}
 	w := coreWords(shellWords(WithoutFilters(work(cmd))))

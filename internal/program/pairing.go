@@ -179,8 +179,8 @@ func targets(cmd string) []string {
 		}
 	}
 	switch {
-	case ReadOnly(cmd):
-		return append(out, LookedIn(cmd)...)
+	case readOnly(cmd):
+		return append(out, lookedIn(cmd)...)
 	case !IsCheck(cmd):
 		return out
 	}

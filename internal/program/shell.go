@@ -82,9 +82,6 @@ type Restore struct {
 	Unstash bool
 }
 
-// Empty reports a command that restores nothing.
-func (r Restore) Empty() bool { return !r.All && !r.Unstash && len(r.Files) == 0 }
-
 // Restores reads the git commands of a line that throw edits away or
 // bring stashed ones back. "git checkout x" restores x only when x is a
 // path, not a branch: the caller keeps only files it knows were changed.
@@ -243,31 +240,6 @@ func shellWords(cmd string) []string {
 	}
 	if open || w.Len() > 0 {
 		out = append(out, w.String())
-	}
-	return out
-}
-
-// ArgDiff returns how one command line differs from another of the same
-// work, word by word: the words the second added and those it dropped,
-// each counted as often as it occurs.
-func ArgDiff(failed, passed string) (added, dropped []string) {
-	a, b := strings.Fields(failed), strings.Fields(passed)
-	return missingFrom(b, a), missingFrom(a, b)
-}
-
-// missingFrom returns the words of have, in order, that want lacks.
-func missingFrom(have, want []string) []string {
-	left := map[string]int{}
-	for _, w := range want {
-		left[w]++
-	}
-	var out []string
-	for _, w := range have {
-		if left[w] == 0 {
-			out = append(out, w)
-		} else {
-			left[w]--
-		}
 	}
 	return out
 }

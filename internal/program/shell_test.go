@@ -124,9 +124,6 @@ func TestRestores(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("Restores(%q) = %s, want %s", tt.cmd, got, tt.want)
 		}
-		if r.Empty() != (tt.want == "none") {
-			t.Errorf("Restores(%q).Empty() = %v", tt.cmd, r.Empty())
-		}
 	}
 }
 
@@ -194,24 +191,6 @@ func TestHidesExitStatus(t *testing.T) {
 	}
 }
 
-func TestArgDiff(t *testing.T) {
-	tests := []struct {
-		failed, passed string
-		added, dropped []string
-	}{
-		{"git push", "git push --set-upstream origin x", []string{"--set-upstream", "origin", "x"}, nil},
-		{"go test -race ./...", "go test ./...", nil, []string{"-race"}},
-		{"go test -v -v ./a", "go test -v ./b", []string{"./b"}, []string{"-v", "./a"}},
-		{"make", "make", nil, nil},
-	}
-	for _, tt := range tests {
-		added, dropped := ArgDiff(tt.failed, tt.passed)
-		if !slices.Equal(added, tt.added) || !slices.Equal(dropped, tt.dropped) {
-			t.Errorf("ArgDiff(%q, %q) = %q, %q; want %q, %q", tt.failed, tt.passed, added, dropped, tt.added, tt.dropped)
-		}
-	}
-}
-
 func TestDirAndLookedIn(t *testing.T) {
 	dirs := map[string]string{
 		"cd /tmp/try && git init && git commit -m init": "/tmp/try",
@@ -239,8 +218,8 @@ func TestDirAndLookedIn(t *testing.T) {
 		"rm -rf build/out":              nil, // no look around
 	}
 	for cmd, want := range looked {
-		if got := LookedIn(cmd); !slices.Equal(got, want) {
-			t.Errorf("LookedIn(%q) = %q, want %q", cmd, got, want)
+		if got := lookedIn(cmd); !slices.Equal(got, want) {
+			t.Errorf("lookedIn(%q) = %q, want %q", cmd, got, want)
 		}
 	}
 }
@@ -263,8 +242,8 @@ func TestReadOnlyWholeLine(t *testing.T) {
 		"find . -name '*.tmp' | xargs grep -l TODO":                 true,
 	}
 	for cmd, want := range tests {
-		if got := ReadOnly(cmd); got != want {
-			t.Errorf("ReadOnly(%q) = %v, want %v", cmd, got, want)
+		if got := readOnly(cmd); got != want {
+			t.Errorf("readOnly(%q) = %v, want %v", cmd, got, want)
 		}
 	}
 }

@@ -46,8 +46,6 @@ var (
 		--replace-all --remove-section --rename-section -e --edit`)
 	// nameFilters narrow a test run to the tests their value names.
 	nameFilters = wordSet(`-run -k -t -m --grep -g --testNamePattern --filter --only`)
-	// fileUtilities move, copy, make and delete files and folders.
-	fileUtilities = wordSet(`mkdir touch chmod chown mv cp rm rmdir ln`)
 	// readOnlyGit are git's subcommands that only look (branch, config and
 	// remote only in their listing forms, see gitReadOnly).
 	readOnlyGit = wordSet(`status diff log show branch blame rev-parse ls-files remote describe shortlog reflog

@@ -48,8 +48,8 @@ func TestTable(t *testing.T) {
 		if got := Family(tt.cmd); got != tt.family {
 			t.Errorf("Family(%q) = %q, want %q", tt.cmd, got, tt.family)
 		}
-		if got := ReadOnly(tt.cmd); got != tt.readOnly {
-			t.Errorf("ReadOnly(%q) = %v", tt.cmd, got)
+		if got := readOnly(tt.cmd); got != tt.readOnly {
+			t.Errorf("readOnly(%q) = %v", tt.cmd, got)
 		}
 		if got := !tt.readOnly && IsCheck(tt.cmd); got != tt.check {
 			t.Errorf("IsCheck(%q) = %v", tt.cmd, got)
@@ -74,13 +74,8 @@ func TestTable(t *testing.T) {
 		"go get example.com/x":                 false,
 		"git stash && go test ./...":           false,
 	} {
-		if got := ReadOnly(cmd); got != want {
-			t.Errorf("ReadOnly(%q) = %v", cmd, got)
-		}
-	}
-	for cmd, want := range map[string]bool{"mkdir -p a/b": true, "cd x && rm -rf build": true, "go test ./...": false} {
-		if got := FileUtility(cmd); got != want {
-			t.Errorf("FileUtility(%q) = %v", cmd, got)
+		if got := readOnly(cmd); got != want {
+			t.Errorf("readOnly(%q) = %v", cmd, got)
 		}
 	}
 }

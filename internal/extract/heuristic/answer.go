@@ -36,36 +36,23 @@ var (
 
 // assistant takes the agent's words; only a final answer is kept.
 func (x *Extractor) assistant(e sessions.Event) {
-	t := x.current()
-	if t == nil {
+	t, text := x.current(), strings.TrimSpace(sessions.StripCitations(e.Text))
+	if t == nil || text == "" {
 		return
 	}
-	text := stripMarkdown(sessions.StripCitations(e.Text))
-	if oneLine(text) == "" {
-		return
-	}
-	t.touch(e.Time)
-	t.answered = true
-	x.asked = strings.HasSuffix(strings.TrimSpace(text), "?")
+	t.answered, x.asked = true, strings.HasSuffix(strings.TrimRight(text, "*` "), "?")
 	if !e.Final {
 		return
 	}
-	a := &answer{sentences: answerSentences(sessions.StripCitations(e.Text)), unchecked: !x.looked}
+	a := &answer{sentences: answerSentences(text), unchecked: !x.looked}
 	if t.finalSince && len(t.answers) > 0 {
 		// A turn's final answer given twice (a message and the turn's end
 		// event): the latest stands.
 		t.answers[len(t.answers)-1] = a
 	} else {
-		if len(t.answers) == maxAnswers {
-			t.answers = t.answers[1:]
-		}
-		t.answers = append(t.answers, a)
-		switch {
-		case a.unchecked:
-			t.steps.add("The assistant answered with no tool call since the user spoke.")
-		default:
-			t.steps.add("The assistant answered (its answer is quoted below).")
-		}
+		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
+		t.steps.add(map[bool]string{true: "The assistant answered with no tool call since the user spoke.",
+			false: "The assistant answered (its answer is quoted below)."}[a.unchecked])
 	}
 	t.final, t.finalSince = oneLine(text), true
 }

@@ -62,7 +62,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		return
 	}
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
-	t.touch(e.Time)
 	t.calls++
 	c := &call{id: e.CallID, tool: cmpOr(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
 	if e.FilePath != "" {
@@ -112,7 +111,6 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	delete(x.calls, e.CallID)
 	t := c.task
-	t.touch(e.Time)
 	c.exit, c.status = e.ExitCode, resultStatus(c, e)
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {

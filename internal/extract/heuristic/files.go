@@ -1,9 +1,8 @@
 package heuristic
 
 import (
-	"path"
+	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/program"
@@ -17,23 +16,17 @@ import (
 
 // fileRec is one file a task changed.
 type fileRec struct {
-	path    string // absolute when the cwd is known
-	ops     []string
-	lastOp  string
-	touches int
-	order   int
-	first   int  // the task's change count after its first change
-	created bool // the task created it
-	edits   []edit
-	whole   int    // changes without their text (writes, patches): no edit undoes them
-	undone  string // how the change was thrown away, "" while it stands
-	stashed bool
-	deleted bool // its latest change deleted it
+	path           string // absolute when the cwd is known
+	ops            []string
+	touches, order int
+	first          int // the task's change count after its first change
+	created        bool
+	edits          [][2]string // in-place edits still in effect: old, new
+	whole          int         // changes without their text (writes): no edit undoes them
+	undone         string      // how the change was thrown away, "" while it stands
+	stashed        bool
 }
 
-type edit struct{ old, new string }
-
-// undoneTemp marks a file the task created and deleted again.
 const undoneTemp = "created and deleted again"
 
 type files struct {
@@ -41,67 +34,54 @@ type files struct {
 	changes int
 }
 
-func normalizeOp(op string) string {
-	switch strings.ToLower(op) {
-	case "add", "create", "created", "new":
-		return "add"
-	case "delete", "deleted", "remove", "removed":
-		return "delete"
-	case "write":
-		return "write"
-	}
-	return "update"
-}
-
 // change records one change of file p; nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
-	op = normalizeOp(op)
+	switch strings.ToLower(op) {
+	case "add", "create", "created", "new":
+		op = "add"
+	case "delete", "deleted", "remove", "removed":
+		op = "delete"
+	case "write":
+	default:
+		op = "update"
+	}
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
 			return nil
 		}
-		f = &fileRec{path: p, order: len(fs.m)}
+		f = &fileRec{path: p, order: len(fs.m), created: op == "add" || op == "write"}
 		fs.m[p] = f
-		if op == "write" {
-			op = "add"
-		}
-		f.created = op == "add"
-	} else if op == "write" {
-		op = "update"
+	}
+	if op == "write" { // a whole-file write creates the file or replaces it
+		op = map[bool]string{true: "add", false: "update"}[f.touches == 0]
 	}
 	fs.changes++
-	if f.first == 0 {
-		f.first = fs.changes
-	}
+	f.first = cmp.Or(f.first, fs.changes)
 	f.touches++
-	f.lastOp, f.deleted = op, op == "delete"
 	if !slices.Contains(f.ops, op) {
 		f.ops = append(f.ops, op)
 	}
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false
-	switch {
+	switch i := slices.Index(f.edits, [2]string{nw, old}); {
 	case op == "delete" && f.created:
 		f.undone, f.edits, f.whole = undoneTemp, nil, 0
-	case op == "update" && (old != "" || nw != ""):
-		i := slices.IndexFunc(f.edits, func(e edit) bool { return e.old == nw && e.new == old })
-		if i >= 0 && !wasUndone {
-			f.edits = slices.Delete(f.edits, i, i+1)
-			if len(f.edits) == 0 && f.whole == 0 && !f.created {
-				f.undone = "edited back to its original text"
-			}
-		} else {
-			f.edits = append(f.edits, edit{old, nw})
+	case op != "update" || old == "" && nw == "":
+		f.whole++
+	case i >= 0 && !wasUndone:
+		if f.edits = slices.Delete(f.edits, i, i+1); len(f.edits) == 0 && f.whole == 0 && !f.created {
+			f.undone = "edited back to its original text"
 		}
 	default:
-		f.whole++
+		f.edits = append(f.edits, [2]string{old, nw})
 	}
 	return f
 }
 
 // revert applies a restore to the task's files and returns those it
-// undid; names are the files the command named, absolute.
+// undid; names are the files the command named, absolute. Files the task
+// created are untracked: a restore from git leaves them.
 func (fs *files) revert(r program.Restore, names []string) []string {
 	var out []string
 	for _, f := range fs.sorted() {
@@ -109,31 +89,25 @@ func (fs *files) revert(r program.Restore, names []string) []string {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
 		case f.undone != "" || f.created:
-			// untracked files survive a restore from git
 		case r.All || slices.ContainsFunc(names, func(n string) bool { return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")) }):
-			f.undone, f.stashed, f.deleted = "restored from git", r.All, false
+			f.undone, f.stashed = "restored from git", r.All
 			out = append(out, f.path)
 		}
 	}
 	return out
 }
 
-// sorted lists the files by how often they changed, then first change.
+// sorted lists the files by how often they changed, then first change;
+// live those whose change stands, undone those thrown away.
 func (fs *files) sorted() []*fileRec {
 	out := make([]*fileRec, 0, len(fs.m))
 	for _, f := range fs.m {
 		out = append(out, f)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].touches != out[j].touches {
-			return out[i].touches > out[j].touches
-		}
-		return out[i].order < out[j].order
-	})
+	slices.SortFunc(out, func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) })
 	return out
 }
 
-// live lists the files whose change stands; undone those thrown away.
 func (fs *files) live() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone != "" })
 }
@@ -170,13 +144,4 @@ func (x *Extractor) changedBefore(t *task, c *call) []string {
 		}
 	}
 	return names
-}
-
-// baseNames lists the base names of paths.
-func baseNames(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = path.Base(p)
-	}
-	return out
 }

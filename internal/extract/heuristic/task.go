@@ -3,7 +3,6 @@ package heuristic
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
@@ -62,8 +61,7 @@ type task struct {
 	// interrupted and nothing ran since.
 	endedRefused bool
 
-	steps      timeline
-	start, end time.Time
+	steps timeline
 }
 
 // fix is a failure and the pass of the same work that ended it.
@@ -90,16 +88,6 @@ func newTask(text string) *task {
 		failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}}
 }
 
-func (t *task) touch(ts time.Time) {
-	if ts.IsZero() {
-		return
-	}
-	if t.start.IsZero() {
-		t.start = ts
-	}
-	t.end = ts
-}
-
 func (t *task) addWords(words []string) {
 	for _, w := range words {
 		if len(t.words) < maxTaskWords {
@@ -109,18 +97,11 @@ func (t *task) addWords(words []string) {
 }
 
 // shares reports a word of words the task holds, or a related form of
-// one ("track", "tracking").
-func (t *task) shares(words []string) bool {
+// one ("track", "tracking"); exactly, only the same word.
+func (t *task) shares(words []string, exactly bool) bool {
 	for _, w := range words {
-		if t.words[w] {
-			return true
-		}
 		for tw := range t.words {
-			a, b := w, tw
-			if len(a) > len(b) {
-				a, b = b, a
-			}
-			if len(a) >= 4 && strings.HasPrefix(b, a) {
+			if w == tw || !exactly && min(len(w), len(tw)) >= 4 && (strings.HasPrefix(w, tw) || strings.HasPrefix(tw, w)) {
 				return true
 			}
 		}
@@ -130,13 +111,11 @@ func (t *task) shares(words []string) bool {
 
 // human takes one message of the user.
 func (x *Extractor) human(e sessions.Event) {
-	var lines []string
-	for _, l := range strings.Split(normQuotes(e.Text), "\n") {
-		if l = oneLine(l); l != "" {
-			lines = append(lines, l)
-		}
+	lines := strings.Split(normQuotes(e.Text), "\n")
+	for i, l := range lines {
+		lines[i] = oneLine(l)
 	}
-	text := strings.Join(lines, "\n")
+	text := strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
 	if text == "" {
 		return
 	}
@@ -144,7 +123,7 @@ func (x *Extractor) human(e sessions.Event) {
 	x.looked = false
 	words := meaningfulWords(text)
 	cur := x.current()
-	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.sharesExactly(words))
+	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
@@ -164,7 +143,6 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.steps.said(label, text)
 		cur.negative, cur.negAfter = negative, negative
 	}
-	cur.touch(e.Time)
 	cur.answeredBefore = cur.finalSince
 	cur.answered, cur.finalSince = false, false
 	cur.addWords(words)
@@ -179,10 +157,6 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-func (t *task) sharesExactly(words []string) bool {
-	return slices.ContainsFunc(words, func(w string) bool { return t.words[w] })
-}
-
 // newRequestWords is how many words of its own make a message a request
 // of its own once the agent has answered: "ok, now put the docs update on
 // a separate branch and open a PR for it" asks for other work though it
@@ -193,12 +167,7 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
 		return false
 	}
-	var own []string
-	for _, f := range strings.Fields(text) {
-		if !strings.Contains(f, "://") {
-			own = append(own, f)
-		}
-	}
+	own := slices.DeleteFunc(strings.Fields(text), func(f string) bool { return strings.Contains(f, "://") }) // links aside
 	n := len(meaningfulWords(strings.Join(own, " ")))
 	switch {
 	case n < 2:
@@ -207,7 +176,7 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 		return true
 	}
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
-	return !continuations()[first] && !cur.shares(words)
+	return !continuations()[first] && !cur.shares(words, false)
 }
 
 // firstClause is the start of a message, up to its first comma or stop:
@@ -260,7 +229,6 @@ func (x *Extractor) interrupted(e sessions.Event) {
 	t.interrupts++
 	t.endedRefused = true // until a call runs again
 	t.steps.add("The user interrupted the agent.")
-	t.touch(e.Time)
 }
 
 // userWords quotes what the user typed, shortened by whole sentences.

@@ -78,26 +78,6 @@ func upperFirst(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// stripMarkdown drops what is layout, not words: code fences and what
-// they hold, table rows, heading and quote marks, emphasis.
-func stripMarkdown(s string) string {
-	var lines []string
-	fenced := false
-	for _, l := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || strings.HasPrefix(t, "|") {
-			continue
-		}
-		t = strings.TrimLeft(t, "#> ")
-		lines = append(lines, strings.ReplaceAll(t, "**", ""))
-	}
-	return strings.Join(lines, "\n")
-}
-
 // meaningfulWords lowercases text and returns its words that are not stop
 // words, in order, once each; file names split into their parts.
 func meaningfulWords(text string) []string {

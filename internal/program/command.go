@@ -7,14 +7,9 @@ import (
 	"unicode"
 )
 
-// Command lines, read as a person would. A line is a chain of commands
-// ("&&", "||", ";", line breaks), each a pipeline of stages. Its exit
-// status is the last command's, and of a pipeline the last stage's: when
-// that only reads or prints ("go test ./... | tail -20", "make; echo
-// $?", "… || true"), the status says nothing of the work (HidesExitStatus).
-// The work a line does is its last command that does more than look or
-// print ("cd web && npm install && npm test" runs npm test): its family,
-// whether it checks and what for are that command's.
+// Command lines: a chain of commands ("&&", "||", ";", line breaks), each
+// a pipeline of stages. The work of a line is its last command that does
+// more than look or print; its exit status is the last stage's.
 
 // parts splits a command line into the commands of its chain, and stages
 // one command into the stages of its pipes ("|", not "||"), quoted text

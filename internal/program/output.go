@@ -7,18 +7,9 @@ import (
 )
 
 // What programs print. Output never decides whether a run passed (its exit
-// status does); it says which line to quote for a failure, which tests
-// failed and which commits git made.
-
-// The error line of a failed command is the first line of the tool's own
-// error report. Around it, tools print warnings, informational lines,
-// hints, usage text, stack frames, progress and footers ("A complete log
-// of this run can be found in"), none of which is ever the error. Of the
-// lines left, a precise statement (a comparison, a message at a source
-// position) comes before an explicit error statement, which comes before
-// a bare failure marker ("--- FAIL: TestX", "FAIL"); within a rank the
-// first line wins. Only when nothing states a problem is the last line
-// quoted.
+// status does); it says which line to quote for a failure (the first line
+// of the tool's own error report, never a warning, hint or footer: see
+// docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
 var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +

@@ -6,21 +6,11 @@ import (
 	"strings"
 )
 
-// Pairing. A run's outcome is its exit status alone (Outcome). A failure
-// stays open until a later run of the same work passes (the same family,
-// on targets that cover the failure's: see Ran); the pass
-// ends it, and the pair carries what ran between the latest failure and
-// the pass: every file edited and every command that is not a read,
-// whatever it was (a build, a "lint --fix", "docker compose up", an
-// install, a variable set). Nothing is inferred about which of them made
-// the difference: they are listed. A pass with nothing between, by the
-// same command with the same permissions, is possibly flaky. A pass of
-// other work with the same check purpose ("make lint" after "golangci-lint
-// run" failed) does not end the failure; it is noted on it.
-//
-// The offline extractor and the regret ledger (internal/regret) pair
-// failures with this one type, so a failure fixed by a setup step is a
-// lesson in both.
+// Pairing. A failure stays open until a later run of the same work on
+// targets that cover it passes; the pair lists what ran between (every
+// file edited, every command not a read), and a pass with nothing between
+// is possibly flaky. The offline extractor and the regret ledger
+// (internal/regret) both pair this way (docs/extractor.md).
 
 // Outcome is how a run ended, from its exit status (or the tool's own
 // error flag) only.

@@ -9,17 +9,8 @@ import (
 )
 
 // Answers. The agent's words enter a memory only as its final answer to a
-// message of the user: the last text of its turn, which the readers mark.
-// Nothing it said or thought before that is kept: a first fix later
-// replaced, a hypothesis later refuted, a plan's step. Of the answer, the
-// whole sentences are kept but for four kinds, which are no statement the
-// answer can stand for: a question or an offer ("Want me to …?"), a
-// label that only opens a list ("Changes:"), a verdict on a run ("all
-// tests pass", "✅ lint", "a false positive": verdicts come from exit
-// statuses), and a recital of memory ("according to my memory …": what
-// memory holds is no new memory). An answer the user then rejects is
-// withdrawn; one given with no tool call since the user spoke is what the
-// model already believed, and is labelled so.
+// message of the user, in whole sentences but for questions, list labels,
+// verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
 
 // answer is the agent's final answer to one message of the user.
 type answer struct {

@@ -8,11 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/program"
 )
 
-// Files. A change counts only when the call that made it succeeded (the
-// readers report no change of a failed, rejected or interrupted call) and
-// nothing later undid it: a restore from git (git checkout -- f, git
-// restore f, git stash, git reset --hard), an edit that puts the replaced
-// text back, or the deletion of a file the task created.
+// Files. A change counts only when the call that made it succeeded and
+// nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
 
 // fileRec is one file a task changed.
 type fileRec struct {

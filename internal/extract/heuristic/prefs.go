@@ -5,19 +5,8 @@ import (
 	"unicode"
 )
 
-// Preferences. A preference is a sentence of the user, in any of their
-// messages, that states how to work rather than what to do now (standingRE:
-// "always", "from now on", "never …", "don't …" opening a clause, "must",
-// "prefer", "instead of", "use X, not Y", "it is important to"). It is
-// kept verbatim, with the next sentence when that one gives its reason.
-// Not a preference: a question; a sentence limited to the moment ("for
-// now", "this time", "yet"); a ban of nothing ("don't"); a sentence about
-// "the user" (a template addressing the agent) or mapping one thing to
-// another ("x → y", a specification); a condition that does not address
-// the agent ("if the input is empty, do not print anything": what the
-// program must do); a message laid out as a document (two or more
-// headings: a pasted prompt template); and, in a reply to the agent's
-// question, a sentence that only picks one of its options.
+// Preferences: the sentences of the user that state how to work rather
+// than what to do now, verbatim (docs/extractor.md, "Preferences").
 
 var (
 	standingRE = lazyRE(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +

@@ -12,23 +12,8 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// What goes in which section of a task (the consolidator turns "Preference
-// signals" into the user's preferences and Check and Fix items into tips):
-//
-//   - Preference signals: the user's standing instructions, verbatim.
-//   - Reusable knowledge: Fix (a failure, the pass that ended it and what
-//     ran between), Check (a passing check and the changes it verified),
-//     the agent's final answers, labelled as its words.
-//   - Failures and how to do differently: failures no pass ended, flaky
-//     passes, calls that did not run, changes thrown away, the user's
-//     corrections, verbatim.
-//   - References: the commits, the files read; the rollout summary also
-//     lists the files changed.
-//
-// When a text is over its budget, whole items go, the least telling
-// first (shrink): the sentences of an answer one by one, the ones naming
-// nothing a later session can look up first, then whole items by class.
-// No sentence is cut.
+// What goes in which section, and how a text too long is shrunk by whole
+// items: docs/extractor.md, "What goes where".
 
 // class orders the items of a text for shrink: the first class goes
 // first when the raw memory is too long.

@@ -9,17 +9,9 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// Tasks. A message of the user opens a new task when the agent gave a
-// final answer since the user last spoke and the message asks for other
-// work: ten words of its own or more, or two or more that share nothing
-// with the task and do not open as a continuation ("also …", "now …").
-// A complaint, a message answering a refused or stopped call, and a
-// standing instruction never open one; after maxTasks tasks every
-// message joins the last. Everything the user typed is kept verbatim:
-// the first message of a task is its request, the others are its
-// follow-ups, and a complaint about the task's work (it names what the
-// task is about, or is too short to be about anything else) is a
-// correction that withdraws the answer it answers.
+// Tasks. A message of the user opens a task when the agent gave a final
+// answer since the user last spoke and it asks for other work (startsTask);
+// every message is kept verbatim (docs/extractor.md, "Tasks").
 
 // task is what the extractor keeps about one request of the user.
 type task struct {

@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// The timeline is a task's steps in order, for the rollout summary, each
-// written once it is known: the user's messages, the commands with the
-// status their results recorded, the files changed, the final answers.
-// Looking around folds into one step. A long task keeps its first steps,
-// its latest ones and the user's messages; the steps dropped are counted.
+// The timeline is a task's steps in order, for the rollout summary; a look
+// around folds into one step, and past timelineMax the oldest steps after
+// the head that do not quote the user go, counted.
 
 const (
 	timelineHead = 8

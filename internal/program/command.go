@@ -11,10 +11,9 @@ import (
 // a pipeline of stages. The work of a line is its last command that does
 // more than look or print; its exit status is the last stage's.
 
-// parts splits a command line into the commands of its chain, and stages
-// one command into the stages of its pipes ("|", not "||"), quoted text
-// kept whole. A heredoc's text is no command: a line that writes one is
-// read up to its first line break.
+// parts splits a line into the commands of its chain, stages a command
+// into its pipes' stages, quoted text kept whole; a heredoc's text is no
+// command.
 func parts(cmd string) []string {
 	if strings.Contains(cmd, "<<") {
 		cmd, _, _ = strings.Cut(cmd, "\n")
@@ -50,23 +49,19 @@ func split(s string, pipes bool) []string {
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
-// structure is a command line with what the shell does not read as
-// structure blanked: quoted text ('s|a|b|', "a; b") and an escaped
-// semicolon (find … -exec cat {} \;).
+// structure blanks what the shell does not read as structure: quoted
+// text ('s|a|b|', "a; b") and an escaped semicolon (find … -exec … \;).
 func structure(cmd string) string { return blankQuotes(strings.ReplaceAll(cmd, `\;`, "  "), true) }
 
-// work is the command of a line that says what the line does (see above).
+// work is the command of a line that says what the line does.
 func work(cmd string) string {
 	ps := parts(cmd)
 	for i := len(ps) - 1; i >= 0; i-- {
-		if !looksOnly(ps[i]) {
+		if !looksOnly(ps[i]) || i == 0 {
 			return ps[i]
 		}
 	}
-	if len(ps) == 0 {
-		return ""
-	}
-	return ps[len(ps)-1]
+	return ""
 }
 
 // looksOnly reports a command whose first stage only looks or prints.
@@ -75,9 +70,8 @@ func looksOnly(part string) bool {
 	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
 }
 
-// HidesExitStatus reports a line whose exit status is not its work's: the
-// last command only reads or prints while an earlier one does more, or
-// the last stage of its pipes only reads and no pipefail is set.
+// HidesExitStatus reports a line whose exit status is not its work's: its
+// last command or, without pipefail, its last stage only reads or prints.
 func HidesExitStatus(cmd string) bool {
 	ps := parts(cmd)
 	if len(ps) == 0 {
@@ -92,8 +86,7 @@ func HidesExitStatus(cmd string) bool {
 }
 
 // coreWords drops what does not say what a command does: environment
-// assignments, sudo, time, timeout N, and the wrappers that run the
-// program named after them (npx, uv run, bundle exec, python -m).
+// assignments, sudo, timeout N, wrappers (npx, uv run, python -m).
 func coreWords(f []string) []string {
 	for len(f) > 0 {
 		switch w := f[0]; {
@@ -112,7 +105,7 @@ func coreWords(f []string) []string {
 	return f
 }
 
-// Core is the words of a line's work, without what coreWords drops.
+// Core is the words of a line's work without what coreWords drops.
 func Core(cmd string) []string { return coreWords(strings.Fields(work(cmd))) }
 
 func name(part string) string {
@@ -126,9 +119,8 @@ func name(part string) string {
 // Name is the program a line's work runs.
 func Name(cmd string) string { return name(work(cmd)) }
 
-// Family names what a command does, e.g. "go test" or "pytest", so that
-// "go test ./..." and "go test ./internal/x -run Foo" count as runs of
-// the same work.
+// Family names what a command does ("go test", "pytest", "npm run lint"):
+// "go test ./..." and "go test ./x -run Foo" are runs of the same work.
 func Family(cmd string) string {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -151,9 +143,8 @@ func Family(cmd string) string {
 	return prog
 }
 
-// readOnly reports a line each command of which only looks around, by its
-// program and subcommand, in every stage of its pipes (nothing downstream
-// may write: "ls | xargs rm" does not only look).
+// readOnly reports a line each command of which only looks around, in
+// every stage ("ls | xargs rm" does not).
 func readOnly(cmd string) bool {
 	looks := false
 	for _, p := range parts(cmd) {
@@ -180,13 +171,11 @@ func readOnly(cmd string) bool {
 }
 
 // Explores reports a line that only looks around and writes no file
-// through a redirection (cat > f <<EOF, echo x >> f, … | tee f). Its exit
-// status says little (rg exits 1 on no match).
+// through a redirection or tee.
 func Explores(cmd string) bool { return !WritesFile(cmd) && readOnly(cmd) }
 
-// readOnlyProgram reports a command's words that only look around: a
-// reader, a read-only git command, a tool asked for a state ("gh pr
-// view", "kubectl describe").
+// readOnlyProgram reports a reader, a read-only git command, or a tool
+// asked for a state ("gh pr view", "kubectl describe").
 func readOnlyProgram(f []string) bool {
 	prog := path.Base(f[0])
 	switch {
@@ -206,11 +195,9 @@ func readOnlyProgram(f []string) bool {
 	return false
 }
 
-// isReader reports a program of the read class.
 func isReader(prog string) bool { return readers()[prog] || readers()[strings.ToLower(prog)] }
 
-// gitArgs returns a git command's words after "git" and its -C/-c global
-// options, nil when the words are not a git command.
+// gitArgs returns a git command's words after "git" and -C/-c options.
 func gitArgs(f []string) []string {
 	if len(f) == 0 || path.Base(f[0]) != "git" {
 		return nil
@@ -222,10 +209,8 @@ func gitArgs(f []string) []string {
 	return args
 }
 
-// gitReadOnly reports a git command that only looks: status, log, diff,
-// show … always; branch and remote with no operand and config with one
-// at most, unless a flag makes them write ("git branch -D x", "git config
-// user.name x" and "git remote add …" change the repository).
+// gitReadOnly reports a git command that only looks: status, log …;
+// branch and remote with no operand, config with one, and no write flag.
 func gitReadOnly(args []string) bool {
 	if len(args) == 0 || !readOnlyGit()[args[0]] {
 		return false
@@ -249,10 +234,8 @@ func gitReadOnly(args []string) bool {
 }
 
 // IsCheck reports a line whose work's success says the work is right:
-// tests, builds, linters, type checkers, configuration dry runs, and the
-// runner targets and package scripts named for them ("make test", "npm
-// run ci"; not "make deploy", nor a formatter rewriting files, which
-// exits 0 whenever the code parses).
+// tests, builds, linters, type checkers, dry runs, and targets named for
+// them ("make test", "npm run ci"; not "make deploy" nor "gofmt -w").
 func IsCheck(cmd string) bool {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -280,8 +263,7 @@ func IsCheck(cmd string) bool {
 	return slices.ContainsFunc(checkParts(f), func(p string) bool { return purposeOf()[p] != "" })
 }
 
-// isCheckWord reports a target or script name that verifies ("test-unit",
-// "lint", "ci").
+// isCheckWord reports a target name that verifies ("test-unit", "ci").
 func isCheckWord(name string) bool {
 	return checkTargets()[name] || slices.ContainsFunc(alnumRuns(name), func(p string) bool { return purposeOf()[p] != "" })
 }
@@ -302,8 +284,7 @@ func makeTargets(args []string) []string {
 	return out
 }
 
-// rewritesFiles reports a formatter run that rewrites files (prettier
-// --write, gofmt -w, ruff format); its check modes stay checks.
+// rewritesFiles reports a formatter run that rewrites files.
 func rewritesFiles(prog string, args []string, has func(...string) bool) bool {
 	switch prog {
 	case "prettier", "gofmt", "goimports", "gofumpt":
@@ -316,8 +297,7 @@ func rewritesFiles(prog string, args []string, has func(...string) bool) bool {
 	return false
 }
 
-// Purpose names what a check verifies (test, lint, type-check, build),
-// "check" when its words say nothing more; a bare make builds.
+// Purpose names what a check verifies (Purposes); a bare make builds.
 func Purpose(cmd string) string {
 	found := map[string]bool{}
 	f := Core(cmd)
@@ -337,7 +317,7 @@ func Purpose(cmd string) string {
 	return "check"
 }
 
-// checkParts splits the first words of a command into lower-case runs of
+// checkParts splits a command's first words into lower-case runs of
 // letters and digits: "golangci-lint run" gives golangci, lint, run.
 func checkParts(f []string) []string {
 	var out []string
@@ -355,8 +335,7 @@ func alnumRuns(name string) []string {
 }
 
 // WithoutFilters drops what only shapes a command's output: trailing
-// pipes into programs that only read (tail, head, grep …) and stream
-// redirections ("2>&1", ">/dev/null").
+// pipes into readers and stream redirections ("2>&1", ">/dev/null").
 func WithoutFilters(cmd string) string {
 	st := stages(cmd)
 	for len(st) > 1 && isReader(name(st[len(st)-1])) {
@@ -371,9 +350,8 @@ func WithoutFilters(cmd string) string {
 	return strings.Join(kept, " ")
 }
 
-// Dir is the folder a command line works in before anything else: where
-// it moves to ("cd /tmp/try && git init", "pushd build; make") or the
-// folder git is pointed at ("git -C /tmp/x commit"); "" when none.
+// Dir is the folder a line first works in: "cd /tmp/try && …", "git -C
+// /tmp/x commit"; "" when none.
 func Dir(cmd string) string {
 	w := shellWords(cmd)
 	switch {
@@ -387,8 +365,7 @@ func Dir(cmd string) string {
 	return ""
 }
 
-// WorktreeAdded is the folder a `git worktree add` makes, "" for any other
-// command.
+// WorktreeAdded is the folder a `git worktree add` makes, else "".
 func WorktreeAdded(cmd string) string {
 	for _, part := range parts(cmd) {
 		args := gitArgs(shellWords(part))
@@ -407,9 +384,8 @@ func WorktreeAdded(cmd string) string {
 	return ""
 }
 
-// lookedIn returns what a look around (a search, a listing) looks in: its
-// operands, the pattern of a search aside; nil for any other command.
-// `rg x node_modules/a` looks in another place than `rg x node_modules/b`.
+// lookedIn returns the operands of a look around, a search's pattern
+// aside: `rg x a/` looks in another place than `rg x b/`.
 func lookedIn(cmd string) []string {
 	if !readOnly(cmd) {
 		return nil

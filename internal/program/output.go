@@ -34,16 +34,16 @@ var problemRanks = []func() *regexp.Regexp{
 	lazyRE(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
 }
 
-// ErrorLine picks the line of a failed command's output to quote (see
-// above), its spaces folded and its length left whole.
+// ErrorLine picks the line of a failed command's output to quote: of the
+// lines that are not noise, the first of the strongest rank, else the
+// last; its spaces folded, its length whole.
 func ErrorLine(out string) string {
 	out = plain(out)
 	best, rank, last := "", len(problemRanks), ""
-	join := false    // the best line introduces its detail on the next one
-	warning := false // the lines under a warning, indented, are its own
-	n := 0
-	// A tool that printed "\n" where it meant a line break (a hook's echo
-	// without -e) broke its lines all the same.
+	// join: the best line introduces its detail on the next one; warning:
+	// the indented lines under a warning are its own. A literal "\n" (an
+	// echo without -e) breaks a line all the same.
+	join, warning, n := false, false, 0
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		if n++; n > 400 {
 			break
@@ -79,43 +79,24 @@ func ErrorLine(out string) string {
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
 
-// plain drops the terminal's escape sequences (colours, bold) from a
-// program's output: "\x1b[32m21 passed\x1b[39m" reads "21 passed".
-func plain(out string) string {
-	if !strings.Contains(out, "\x1b[") {
-		return out
-	}
-	var b strings.Builder
-	for i := 0; i < len(out); i++ {
-		if out[i] == 0x1b && i+1 < len(out) && out[i+1] == '[' {
-			j := i + 2
-			for j < len(out) && (out[j] < 0x40 || out[j] > 0x7e) {
-				j++
-			}
-			i = j
-			continue
-		}
-		b.WriteByte(out[i])
-	}
-	return b.String()
-}
+// plain drops the terminal's escape sequences (colours, bold).
+func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }
 
-// jsonMessageRE finds the message an API's JSON error body carries.
-var jsonMessageRE = lazyRE(`"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+var (
+	escapeRE      = lazyRE("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
+	jsonMessageRE = lazyRE(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+)
 
-// jsonMessage reads a JSON line as its message.
+// jsonMessage reads a JSON line (an API's error body) as its message.
 func jsonMessage(l string) string {
-	if !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
-		return l
-	}
 	if m := jsonMessageRE().FindStringSubmatch(l); m != nil {
 		return strings.NewReplacer(`\"`, `"`, `\n`, " ", `\t`, " ").Replace(m[1])
 	}
 	return l
 }
 
-// failingTestRE finds the names test runners give failing tests: go test,
-// ExUnit, pytest's short summary, jest and vitest marks, TAP.
+// failingTestRE finds failing tests' names: go test, ExUnit, pytest's
+// summary, jest and vitest marks, TAP.
 var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
@@ -133,12 +114,11 @@ func FailingTests(out string) []string {
 }
 
 // tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
-// 0 failures", "Tests: 48 passed, 48 total"; the count stands alone, so
-// npm's "> pkg@0.0.27 test" banner is none.
+// 0 failures"; not npm's "> pkg@0.0.27 test" banner.
 var tallyRE = lazyRE(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
 // PassTally returns the last count line of a passing check's output, at
-// most 80 bytes: how much it verified, which its exit status does not say.
+// most 80 bytes: how much it verified.
 func PassTally(out string) string {
 	m := tallyRE().FindAllString(plain(out), -1)
 	if len(m) == 0 {
@@ -151,15 +131,12 @@ func PassTally(out string) string {
 	return t
 }
 
-// ScriptRan returns what a package script is made of, as npm, pnpm and
-// yarn print it before running it ("> app@1.0.0 ci" then "> npm run lint
-// && npm run build"): what a passing "npm run ci" verified. "" when the
-// output opens with no such header.
+// ScriptRan returns what a package script runs, as npm, pnpm and yarn
+// print it ("> app@1.0.0 ci" then "> npm run lint && npm run build").
 func ScriptRan(out string) string {
 	lines := strings.Split(plain(out), "\n")
 	for i := 0; i+1 < len(lines) && i < 8; i++ {
-		head, body := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
-		if strings.HasPrefix(head, "> ") && strings.Contains(head, "@") && strings.HasPrefix(body, "> ") && len(body) > 4 {
+		if head, body := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1]); strings.HasPrefix(head, "> ") && strings.Contains(head, "@") && strings.HasPrefix(body, "> ") && len(body) > 4 {
 			return strings.TrimSpace(body[2:])
 		}
 	}
@@ -169,12 +146,10 @@ func ScriptRan(out string) string {
 // Commit is one commit git reported making.
 type Commit struct{ SHA, Subject string }
 
-// commitLineRE is the line git commit, cherry-pick and revert print for
-// each commit they make: "[main 1a2b3c4] subject".
+// commitLineRE is the line git prints per commit made: "[main 1a2b3c4] x".
 var commitLineRE = lazyRE(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
 
-// CommitsReported returns the commits a git command's output reports
-// making, at most max.
+// CommitsReported returns up to max commits git's output reports making.
 func CommitsReported(out string, max int) []Commit {
 	var cs []Commit
 	for _, m := range commitLineRE().FindAllStringSubmatch(out, max) {
@@ -191,9 +166,8 @@ var (
 	gitNoChangeRE    = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
 )
 
-// ChangesThroughGit reports a command line, already known to have run,
-// that changed the repository through git though no tool edited a file (a
-// fast-forward merge, a rebase, git apply, git commit -q).
+// ChangesThroughGit reports a line that ran and changed the repository
+// through git with no file edit (a fast-forward merge, git apply).
 func ChangesThroughGit(cmd, out string) bool {
 	if gitNoChangeRE().MatchString(out) {
 		return false

@@ -12,11 +12,11 @@ import (
 // is possibly flaky. The offline extractor and the regret ledger
 // (internal/regret) both pair this way (docs/extractor.md).
 
-// Outcome is how a run ended, from its exit status (or the tool's own
-// error flag) only.
+// Outcome is how a run ended, from its exit status or the tool's own error
+// flag only; Unknown when no status of its own was recorded.
 type Outcome int
 
-// The outcomes. Unknown: no exit status of its own was recorded.
+// The outcomes.
 const (
 	Unknown Outcome = iota
 	Passed
@@ -27,31 +27,24 @@ const (
 type Run struct {
 	Command   string
 	Outcome   Outcome
-	Escalated bool   // it asked to run outside the sandbox
-	Purpose   string // a check's purpose (Purpose), "" for other commands
+	Escalated bool   // it ran outside the sandbox
+	Purpose   string // a check's purpose (Purpose), else ""
 	Error     string // a failed run's error line (ErrorLine)
-	Ref       int    // the caller's reference to the run
+	Ref       int    // the caller's reference
 }
 
 // Failure is the open failure of one work.
 type Failure struct {
-	First, Last Run // the first and the latest failing run
-	Times       int // failing runs since the work last passed
-	// Errors are the error lines of those runs, once each, the latest
-	// first, at most maxErrors: a work that failed several times may
-	// have failed for several reasons.
-	Errors []string
-	// Edited and Ran are what happened since the latest failure: the
-	// files edited and the commands run that are not reads, once each,
-	// at most maxBetween of each; More counts the rest.
+	First, Last Run      // the first and the latest failing run
+	Times       int      // failing runs since the work last passed
+	Errors      []string // their error lines, once each, the latest first
+	// Edited and Ran are what happened since the latest failure: the files
+	// edited and the commands not reads, once each; More counts the rest.
 	Edited, Ran []string
 	More        int
-	// CoveredBy is a passing check of the same purpose from other work
-	// that ran after the failure.
-	CoveredBy string
-
-	family  string
-	targets []string
+	CoveredBy   string // a pass of other work with the same purpose since
+	family      string
+	targets     []string
 }
 
 // Pair is a failure and the pass that ended it.
@@ -61,7 +54,7 @@ type Pair struct {
 }
 
 // Flaky reports a pass with nothing between it and the failure, by the
-// same command (output filters aside) with the same permissions.
+// same command (filters aside) with the same permissions.
 func (p Pair) Flaky() bool {
 	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated && WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
 }
@@ -69,13 +62,9 @@ func (p Pair) Flaky() bool {
 // Quiet reports a failure after which nothing ran and no file changed.
 func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 
-// maxBetween bounds each list of what ran between; maxOpen the open
-// failures tracked.
-const (
-	maxBetween = 8
-	maxOpen    = 64
-	maxErrors  = 5
-)
+// Bounds: of each list of what ran between, of the open failures, of the
+// error lines kept.
+const maxBetween, maxOpen, maxErrors = 8, 64, 5
 
 // Pairer pairs the failures of one stream of runs with their passes. Its
 // zero value is ready; it is not safe for concurrent use.
@@ -83,8 +72,7 @@ type Pairer struct {
 	open []*Failure // first failure first
 }
 
-// Edited records a file edit: it happened between every open failure and
-// whatever comes next.
+// Edited records a file edit after every open failure.
 func (p *Pairer) Edited(file string) {
 	for _, f := range p.open {
 		f.add(&f.Edited, file)
@@ -101,11 +89,9 @@ func (f *Failure) add(list *[]string, s string) {
 	}
 }
 
-// Ran records a run that ran (not one refused or cancelled before it
-// could) and returns the pairs it completes: a pass ends every open
-// failure of its work whose targets it covers ("go test ./..." ends a
-// failure of "go test ./pkg/a"; "mix test b_test.exs" does not end one
-// of "mix test a_test.exs").
+// Ran records a run that ran (not one refused or cancelled) and returns
+// the pairs it completes: a pass ends every open failure of its work whose
+// targets it covers ("go test ./..." covers "go test ./pkg/a").
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads := Family(r.Command), targets(r.Command), Explores(r.Command)
 	var pairs []Pair
@@ -132,12 +118,10 @@ func (p *Pairer) Ran(r Run) []Pair {
 		return nil
 	}
 	i := slices.IndexFunc(p.open, func(f *Failure) bool { return f.family == fam && slices.Equal(f.targets, tg) })
-	if i < 0 {
-		if len(p.open) >= maxOpen {
-			return nil
-		}
-		p.open = append(p.open, &Failure{First: r, family: fam, targets: tg})
-		i = len(p.open) - 1
+	if i < 0 && len(p.open) >= maxOpen {
+		return nil
+	} else if i < 0 {
+		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg}), len(p.open)
 	}
 	f := p.open[i]
 	f.Times++
@@ -158,9 +142,8 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on, beyond its family: the addresses
-// it names, what a look around looks in, and the paths and name filters
-// a check is narrowed to.
+// targets is what a command works on beyond its family: the addresses it
+// names, what a look around looks in, a check's paths and name filters.
 func targets(cmd string) []string {
 	var out []string
 	for _, w := range strings.Fields(cmd) {
@@ -188,8 +171,7 @@ func targets(cmd string) []string {
 }
 
 // covers reports a pass's targets that hold all of a failure's: none (the
-// whole suite), or paths above every one of them. A look around covers
-// only its own targets.
+// whole suite) or paths above them; a look around covers only its own.
 func covers(pass, fail []string, reads bool) bool {
 	if reads {
 		return slices.Equal(pass, fail)

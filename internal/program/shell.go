@@ -6,29 +6,20 @@ import (
 	"strings"
 )
 
-// What a shell command line does to files: which it writes, deletes,
-// restores from git or only prints. Only the simplest forms are read;
-// anything the shell could expand to other paths is left unread rather
-// than guessed.
+// What a command line does to files. Only the simplest forms are read;
+// what the shell could expand to other paths is left unread, not guessed.
 
-// FileChange is one file a command line changes and how: "write",
-// "update", "delete" or "add".
+// FileChange is one file a line changes: Op "write", "update", "delete" or
+// "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads the simplest file-changing command lines (rm, touch,
-// sed -i, git rm, cat > f << EOF) when they name plain paths: a change
-// made by a shell command reaches no edit tool.
+// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF lines
+// that name plain paths: a change no edit tool reports.
 func FilesChanged(cmd string) []FileChange {
 	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
-		op := "write"
-		if m[1] == ">>" {
-			op = "update"
-		}
-		return []FileChange{{strings.Trim(m[2], `'"`), op}}
+		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
 	}
-	// Quoted text is an argument, not shell syntax: the $ in
-	// sed -i 's/\$1 - \$2/…/' calc.sh expands nothing.
-	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") {
+	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") { // quoted text is no syntax
 		return nil
 	}
 	f := coreWords(shellWords(dropCd(cmd)))
@@ -68,23 +59,20 @@ func dropCd(cmd string) string {
 	return cmd
 }
 
-// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command: the text
-// that follows goes into f.
+// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
 var heredocWriteRE = lazyRE(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
-// Restore is what a command line throws away: all uncommitted changes
-// (git stash, git reset --hard, git checkout .), or the files it restores
-// from git; or, for git stash pop and apply, the stashed changes it
-// brings back.
+// Restore is what a line throws away: all uncommitted changes (git stash,
+// git reset --hard, git checkout .) or the files it restores from git; or
+// it brings stashed changes back (Unstash).
 type Restore struct {
-	All     bool
-	Files   []string
-	Unstash bool
+	All, Unstash bool
+	Files        []string
 }
 
-// Restores reads the git commands of a line that throw edits away or
-// bring stashed ones back. "git checkout x" restores x only when x is a
-// path, not a branch: the caller keeps only files it knows were changed.
+// Restores reads the git commands of a line that throw edits away or bring
+// them back; "git checkout x" names a branch or a path, which the caller
+// tells apart by the files it knows changed.
 func Restores(cmd string) Restore {
 	var r Restore
 	for _, part := range parts(cmd) {
@@ -130,8 +118,8 @@ func Operands(args []string) []string {
 // fileReaders print the files their arguments name.
 var fileReaders = wordSet(`cat sed head tail nl less bat more`)
 
-// FilesRead names up to four files a simple reading command prints ("cat
-// a.go", "sed -n '1,80p' main.go"): what an agent read through the shell.
+// FilesRead names up to four files a simple reading line prints ("sed -n
+// '1,80p' main.go").
 func FilesRead(cmd string) []string {
 	if strings.ContainsAny(cmd, "|;&><*?$`") {
 		return nil
@@ -156,9 +144,8 @@ func FilesRead(cmd string) []string {
 	return out
 }
 
-// WritesFile reports a command line whose first line sends output to a
-// file: a redirection (> f, >> f, but not 2>&1 or > /dev/null) or tee with
-// a file. The lines after the first are a heredoc's text, not syntax.
+// WritesFile reports a line whose first line redirects output to a file
+// (not 2>&1 nor /dev/null) or tees it into one.
 func WritesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	line = blankQuotes(line, false)
@@ -188,9 +175,8 @@ func WritesFile(cmd string) bool {
 	return false
 }
 
-// blankQuotes replaces the text between single quotes, and between double
-// quotes when it expands nothing (or with all, always), with spaces, so
-// that what is left is the command's own syntax.
+// blankQuotes blanks the text between single quotes, and between double
+// quotes that expand nothing (with all, always): what is left is syntax.
 func blankQuotes(cmd string, all bool) string {
 	b := []byte(cmd)
 	for i := 0; i < len(b); i++ {
@@ -213,8 +199,7 @@ func blankQuotes(cmd string, all bool) string {
 	return string(b)
 }
 
-// shellWords splits a simple command line into words as the shell does for
-// quotes: 'a b' and "a b" are one word, without their quotes.
+// shellWords splits a simple line into words, 'a b' and "a b" one word.
 func shellWords(cmd string) []string {
 	var out []string
 	var w strings.Builder

@@ -6,10 +6,9 @@ import (
 	"sync"
 )
 
-// The table: the words that say what a program does to a project.
-// PowerShell's cmdlets are written in lower case, as PowerShell ignores
-// case. Adding a language's toolchain is adding words below; table_test.go
-// holds one case per kind.
+// The table: the words that say what a program does (PowerShell's cmdlets
+// in lower case). Adding a toolchain is adding words; table_test.go holds
+// one case per kind.
 
 var (
 	// readers only look: at files, processes, the system.
@@ -27,33 +26,28 @@ var (
 	// wrapperSubs are runner subcommands that run the program after them.
 	wrapperSubs = wordSet(`uv:run poetry:run pdm:run pipenv:run rye:run hatch:run bundle:exec pnpm:exec pnpm:dlx
 		npm:exec conda:run`)
-	// neverChecks verify nothing whatever their arguments say (a "git
-	// commit" whose message says "fix tests").
+	// neverChecks verify nothing whatever their arguments say.
 	neverChecks = wordSet(`git gh curl wget ssh scp rsync rm mv cp mkdir touch chmod chown cd ln kill pkill export
 		source set unset open code vim nano ls cat echo grep rg find less tail head ps`)
 	// queryVerbs ask a tool about state: "gh pr view", "kubectl describe".
 	queryVerbs = wordSet(`view list ls show status ready info describe checks search whoami version help --help -h
 		--version`)
-	// checkTargets are scripts and targets that name a project's own
-	// "everything CI checks" entry point: npm run ci, make qa.
+	// checkTargets name a project's "everything CI checks" entry point.
 	checkTargets = wordSet(`ci qa precommit pre-commit`)
 	// valueFlags are runner options followed by their value, before the
 	// subcommand: git -C dir, pnpm --filter pkg, npm --prefix dir.
 	valueFlags = wordSet(`-C -c --filter -F --prefix --dir --cwd --workspace -w --project -p --manifest-path`)
-	// gitWriteFlags make git branch, remote and config change what they
-	// would list.
+	// gitWriteFlags make git branch, remote and config write.
 	gitWriteFlags = wordSet(`-d -D -m -M -c -C --delete --move --copy --set-upstream-to -u --unset --unset-all --add
 		--replace-all --remove-section --rename-section -e --edit`)
 	// nameFilters narrow a test run to the tests their value names.
 	nameFilters = wordSet(`-run -k -t -m --grep -g --testNamePattern --filter --only`)
-	// readOnlyGit are git's subcommands that only look (branch, config and
-	// remote only in their listing forms, see gitReadOnly).
+	// readOnlyGit only look (branch, config, remote: see gitReadOnly).
 	readOnlyGit = wordSet(`status diff log show branch blame rev-parse ls-files remote describe shortlog reflog
 		grep config fetch`)
 )
 
-// purposeWords name what a check verifies, most specific first: "make
-// lint" is lint, "make check" is check.
+// purposeWords name what a check verifies, most specific first.
 var purposeWords = []struct{ purpose, words string }{
 	{"test", `test tests pytest jest vitest mocha rspec phpunit ctest tox nox unittest e2e playwright cypress`},
 	{"lint", `lint vet eslint ruff clippy golangci staticcheck flake8 pylint shellcheck rubocop biome prettier gofmt credo`},
@@ -65,8 +59,7 @@ var purposeWords = []struct{ purpose, words string }{
 // Purposes lists the check purposes, most specific first.
 var Purposes = []string{"test", "lint", "type-check", "build", "check"}
 
-// verifyFlags turn a command into a dry run that checks a configuration
-// ("nginx -t", "logrotate -d"); nil: always a check.
+// verifyFlags make a command a configuration dry run; nil: always one.
 var verifyFlags = map[string][]string{
 	"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
 	"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -28,25 +29,20 @@ const (
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
 
 // call is one tool call of a task and, once its result arrived, how it
-// ended.
+// ended. target is the file a read or an edit works on, command the shell
+// line; a tryout is a program run from a scratch folder (a binary built
+// in /tmp): its exit says how the try-out went, not whether the work did.
 type call struct {
-	id, tool, target string // target: the file a read or an edit works on
-	command          string // the shell command line; "" for other tools
-	task             *task
-	action           sessions.Action
-	reads            bool // the command only looks around
-	// tryout is set for a program run from a scratch folder (a binary
-	// built in /tmp): how it exits says how the try-out went.
-	tryout, check, escalated bool
-	purpose                  string // what a check verifies
-	status                   status
-	exit                     *int
-	errLine                  string
-	tests                    []string // the failing tests the output names
-	tally, script            string   // a passing check's count line, and what a package script runs
-	commits                  []program.Commit
-	seq                      int
-	changesBefore            int // the task's file changes when it ran: a check verifies those
+	id, tool, target, command, purpose string
+	task                               *task
+	action                             sessions.Action
+	reads, tryout, check, escalated    bool
+	status                             status
+	exit                               *int
+	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
+	tests                              []string // the failing tests the output names
+	commits                            []program.Commit
+	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
 }
 
 // toolCall records a tool invocation.
@@ -63,7 +59,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
-	c := &call{id: e.CallID, tool: cmpOr(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
+	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
 	if e.FilePath != "" {
 		if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
 			t.addRead(c.target)
@@ -145,15 +141,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 // and the tool's error flag. A line whose exit status is not its work's
 // ("go test ./... | tail -20") has an unknown outcome.
 func resultStatus(c *call, e sessions.Event) status {
-	switch e.Outcome {
-	case sessions.OutcomeRejected:
-		return stRejected
-	case sessions.OutcomeDenied:
-		return stDenied
-	case sessions.OutcomeInterrupted:
-		return stInterrupted
-	case sessions.OutcomeCancelled:
-		return stCancelled
+	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
+		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
+		return st
 	}
 	failed := e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0
 	switch {
@@ -333,7 +323,7 @@ func (c *call) describe() string {
 	}
 	what := map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
 		sessions.ActionWeb: "the web request", sessions.ActionAgent: "the sub-agent task"}[c.action]
-	what = cmpOr(what, "the "+code(c.tool)+" call")
+	what = cmp.Or(what, "the "+code(c.tool)+" call")
 	if c.target != "" {
 		what += " of " + c.target
 	}
@@ -367,23 +357,15 @@ func (c *call) ranText() string {
 			line += "; made " + english.Count(len(c.commits), "commit", "commits") + " " + commitsText(c.commits)
 		}
 	case stFailed:
-		line += ": failed" + exit
-		if c.tryout {
+		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)
 		}
 		if c.errLine != "" {
 			line += " — " + code(textcut.Line(c.errLine, 160))
 		}
-	case stUnknown:
-		line += ": no exit status of its own"
-	case stRejected:
-		line += ": rejected by the user, not run"
-	case stDenied:
-		line += ": permission not granted, not run"
-	case stInterrupted:
-		line += ": interrupted by the user"
 	default:
-		line += ": no result recorded"
+		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own", stRejected: ": rejected by the user, not run",
+			stDenied: ": permission not granted, not run", stInterrupted: ": interrupted by the user"}[c.status], ": no result recorded")
 	}
 	return line + "."
 }
@@ -402,11 +384,4 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }

@@ -12,11 +12,12 @@ import (
 // message of the user, in whole sentences but for questions, list labels,
 // verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
 
-// answer is the agent's final answer to one message of the user.
+// answer is the agent's final answer to one message of the user; unchecked
+// when no tool ran since the user spoke, withdrawn when the user's next
+// message rejected it.
 type answer struct {
-	sentences []string // the sentences kept
-	unchecked bool     // no tool ran since the user spoke
-	withdrawn bool     // the user's next message rejected it
+	sentences            []string
+	unchecked, withdrawn bool
 }
 
 var (
@@ -36,9 +37,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		return
 	}
 	a := &answer{sentences: answerSentences(text), unchecked: !x.looked}
-	if t.finalSince && len(t.answers) > 0 {
-		// A turn's final answer given twice (a message and the turn's end
-		// event): the latest stands.
+	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
@@ -83,13 +82,10 @@ func answerSentences(text string) []string {
 }
 
 // statement reports a sentence that states something rather than a
-// caption or a heading ("Next.js 14 with TypeScript and ESLint", "✅
-// Backward compatible"): it opens on a word, not on a mark, and has a
-// verb, or code, or is a "Label: value" line ("Runtime: Node.js ≥24").
-// A verb is an auxiliary, a modal, a negated one, or a lower-case word
-// ending as a verb in the third person or the past does ("returns",
-// "fixed"); plural nouns pass too, which only keeps a sentence that might
-// have gone. Text in a script without spaces between words is left alone.
+// caption ("✅ Backward compatible"): it opens on a word and has a verb
+// (an auxiliary, a modal, a negation, a lower-case word ending in -s or
+// -ed), or code, or is a "Label: value" line. Scripts without spaces
+// between words are left alone.
 func statement(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
 		return false
@@ -127,14 +123,13 @@ var (
 	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
-// reportsCompletion and reportsFailure read what the final answer says of
-// the work, for the triage only: the answer's word, never a run's verdict.
+// reportsCompletion and reportsFailure read the final answer, for the
+// triage only.
 func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
 func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }
 
-// quotes reports a sentence that quotes someone else's words, three or
-// more in double quotes outside code (a document's line it changed, a
-// message): what it quotes is no statement of the answer's.
+// quotes reports a sentence quoting three or more words in double quotes
+// outside code: someone else's words, no statement of the answer's.
 func quotes(s string) bool {
 	var prose strings.Builder
 	for i, p := range strings.Split(s, "`") {
@@ -151,8 +146,7 @@ func quotes(s string) bool {
 	return false
 }
 
-// firstSentences keeps the opening sentences that fit in n bytes, the
-// first whatever its length.
+// firstSentences keeps the opening sentences in n bytes, the first always.
 func firstSentences(ss []string, n int) []string {
 	size := 0
 	for i, s := range ss {

@@ -23,8 +23,8 @@ var (
 	optionRefRE = lazyRE(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
 
-// preferences returns the standing instructions of one message; reply is
-// set when it answers a question of the agent's.
+// preferences returns the standing instructions of one message, with the
+// next sentence when it gives the reason; reply: it answers the agent.
 func preferences(text string, reply bool) []string {
 	if document(text) {
 		return nil
@@ -46,9 +46,8 @@ func preferences(text string, reply bool) []string {
 	return out
 }
 
-// document reports a message laid out under two or more headings: a
-// prompt template a command expanded or a pasted document, whose "must"
-// and "always" are its own rules for the work it describes.
+// document reports a message under two or more headings: a template or a
+// pasted document, whose rules are its own.
 func document(text string) bool { return strings.Count("\n"+text, "\n#") >= 2 }
 
 // marksStanding reports a sentence that says it stands.
@@ -57,7 +56,7 @@ func marksStanding(s string) bool {
 	return strings.Contains(l, "always") || strings.Contains(l, "never") || strings.Contains(l, "from now on")
 }
 
-// standing reports a sentence that states a rule (see above).
+// standing reports a sentence that states a rule.
 func standing(s string) bool {
 	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
 		return false
@@ -65,9 +64,8 @@ func standing(s string) bool {
 	return standingRE().MatchString(s) && !oneOffRE().MatchString(s)
 }
 
-// specifies reports a sentence opening on a condition that neither
-// addresses the agent nor says it stands: it specifies what the program
-// must do ("if the error is a SilentError, do not print anything").
+// specifies reports a condition that does not address the agent: what the
+// program must do ("if the error is silent, do not print anything").
 func specifies(s string) bool {
 	l := strings.ToLower(s)
 	if !(strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") || strings.HasPrefix(l, "in case ")) || marksStanding(s) {
@@ -95,8 +93,7 @@ func prose(s string) bool {
 	return letters >= 3*other
 }
 
-// sentencesOf splits a message of the user into sentences, also at ";"
-// (a rule and a one-off are often joined by one), without list markers.
+// sentencesOf splits a message into sentences, also at ";".
 func sentencesOf(text string) []string {
 	var out []string
 	for _, s := range textSentences(text) {

@@ -15,37 +15,39 @@ import (
 // What goes in which section, and how a text too long is shrunk by whole
 // items: docs/extractor.md, "What goes where".
 
-// class orders the items of a text for shrink: the first class goes
-// first when the raw memory is too long.
+// class orders the items of a text for shrink, the first to go first:
+// the summary's notes (interruptions, tools' errors), passing checks, an
+// answer's sentences, references, the summary's files, earlier answers,
+// failures, fixes, corrections, steps, the user's messages, rules, and
+// the final answer.
 type class int
 
 const (
-	cNote     class = iota // the summary's record: interruptions, tools' own errors
-	cCheck                 // a passing check
-	cSentence              // an answer's sentence after its first
-	cRef                   // the commits, the files read
-	cFile                  // the summary's list of files changed
-	cEarlier               // an earlier answer, whole
+	cNote class = iota
+	cCheck
+	cSentence
+	cRef
+	cFile
+	cEarlier
 	cFailure
 	cFix
 	cCorrection
-	cStep // the summary's steps that do not quote the user
-	cUser // the summary's steps that quote the user
+	cStep
+	cUser
 	cPref
-	cFinal // the final answer, whole
+	cFinal
 )
 
-// entry is an item of a task's texts, or a sentence of an answer.
+// entry is an item of a task's texts, or a sentence of an answer; within
+// a class the less worth goes first. skip: not in the raw memory.
 type entry struct {
-	text       string
-	class      class
-	worth      int // within a class, the less worth goes first
-	task, at   int
-	gone, skip bool // dropped by shrink; not in the raw memory
+	text            string
+	class           class
+	worth, task, at int
+	gone, skip      bool
 }
 
-// answerDoc is an answer as a memory quotes it: a label and sentences;
-// whole stands for the answer, which goes with it.
+// answerDoc is an answer as a memory quotes it; whole stands for it.
 type answerDoc struct {
 	label     string
 	whole     *entry
@@ -115,9 +117,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 			doc.label, whole = "Final answer", cFinal
 		}
 		ss := a.sentences
-		if a.unchecked {
-			// What the model believed, with nothing looked at: its
-			// opening, for the summary only.
+		if a.unchecked { // what the model believed, nothing looked at: its opening, summary only
 			doc.label, ss = doc.label+" (given before any tool call)", firstSentences(ss, uncheckedMax)
 		}
 		doc.whole = &entry{class: whole, skip: a.unchecked}
@@ -133,7 +133,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	x.references(t, live, &d)
 	for _, s := range t.steps.render() {
 		c := cStep
-		if humanStep(s) {
+		if strings.HasPrefix(s, "The user asked") || strings.HasPrefix(s, "Follow-up from the user") || strings.HasPrefix(s, "The user pushed back") {
 			c = cUser
 		}
 		d.add(&d.steps, c, stepWorth(s), s)
@@ -141,8 +141,8 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	return d
 }
 
-// worth is how much a sentence of an answer names that a later session
-// can look up or check: code, paths and file names, numbers, addresses.
+// worth counts what a sentence names that a later session can look up:
+// code, paths and file names, numbers, addresses.
 func worth(s string) int {
 	n := strings.Count(s, "`") / 2
 	for _, w := range strings.Fields(s) {
@@ -153,9 +153,8 @@ func worth(s string) int {
 	return n
 }
 
-// stepWorth ranks the steps that do not quote the user: a look around or
-// a change thrown away first, then a run whose exit status says nothing,
-// then a run that ended well, then anything that failed or did not run.
+// stepWorth ranks steps: a look around or a change thrown away, a run
+// without status, a run that ended well, anything that failed.
 func stepWorth(s string) int {
 	switch {
 	case strings.HasPrefix(s, "Explored") || strings.HasPrefix(s, "Changed") || strings.HasPrefix(s, "… "):
@@ -166,11 +165,6 @@ func stepWorth(s string) int {
 		return 2
 	}
 	return 3
-}
-
-// humanStep reports a step that quotes the user.
-func humanStep(s string) bool {
-	return strings.HasPrefix(s, "The user asked") || strings.HasPrefix(s, "Follow-up from the user") || strings.HasPrefix(s, "The user pushed back")
 }
 
 // fixLine phrases a failure and the pass that ended it.
@@ -216,9 +210,8 @@ func between(f program.Failure) string {
 	return "between the failure and the pass: " + strings.Join(parts, "; ")
 }
 
-// errPart quotes what a failed call printed, its error line and the
-// failing tests it names, and the error lines of the same work's earlier
-// failures.
+// errPart quotes a failed call's error line and failing tests, and the
+// error lines of the same work's earlier failures.
 func errPart(c *call, errors []string) string {
 	var parts, earlier []string
 	if c != nil && c.errLine != "" {
@@ -241,8 +234,7 @@ func errPart(c *call, errors []string) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-// failures lists what failed or did not run, and the notes the rollout
-// summary keeps for the record.
+// failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range t.fixes {
 		if f.Flaky() && len(d.failures) < maxFailures {
@@ -289,9 +281,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	}
 }
 
-// references lists what a later session looks up: the files whose change
-// stands, each with the line its latest edit put in, the commits, the
-// files read.
+// references lists the files whose change stands, with the line their
+// latest edit put in, the commits, the files read.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	for i, f := range live {
 		if i == 10 {
@@ -316,9 +307,9 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	}
 }
 
-// Result renders what was gathered. Call it once, after the last event. A
-// thread without any message of the user, or an unknown version, gives the
-// empty result (nothing worth keeping).
+// Result renders what was gathered; call it once, after the last event. A
+// thread without a message of the user, or an unknown version, gives the
+// empty result.
 func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
 		return Result{}
@@ -333,8 +324,7 @@ func (x *Extractor) Result() Result {
 		}
 	}
 	res := Result{Slug: x.slug(x.tasks[main].request)}
-	// The summary is the history: in v1 the raw memory quotes the
-	// answers whole, so the summary keeps its steps before their detail.
+	// In v1 the raw memory quotes the answers; the summary keeps its steps.
 	first := []class{cStep}
 	if x.version == V1 {
 		first = []class{cSentence, cEarlier, cFinal, cStep}
@@ -348,10 +338,9 @@ func (x *Extractor) Result() Result {
 	return res
 }
 
-// shrink renders docs within budget bytes, dropping items: the classes
-// first, then the others in class order; within a class the less worth
-// first, the last task's first, the latest first. The sentences of the
-// answers go from the longest answer, the least worth first.
+// shrink renders docs within budget bytes, dropping items: the classes in
+// first, then the others in class order; within a class the less worth,
+// the last task's, the latest first; answers' sentences by dropSentence.
 func shrink(docs []taskDoc, summary bool, first []class, budget int, render func() string) string {
 	var all []*entry
 	var answers [][]*entry
@@ -384,9 +373,7 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	})
 	out := render()
 	for i := 0; len(out) > budget && i < len(all); {
-		// Far over the budget, several items go before the next render:
-		// an item is rarely under a hundred bytes.
-		for n := max(1, (len(out)-budget)/400); n > 0 && i < len(all); n-- {
+		for n := max(1, (len(out)-budget)/400); n > 0 && i < len(all); n-- { // far over, several go per render
 			if all[i].class != cSentence {
 				all[i].gone = true
 				i++
@@ -399,8 +386,8 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	return out
 }
 
-// dropSentence drops the least worth sentence of the longest answer, the
-// one of most worth aside, and reports whether one was left to drop.
+// dropSentence drops the least worth sentence of the longest answer (its
+// best kept) and reports whether one was left to drop.
 func dropSentence(answers [][]*entry) bool {
 	var low *entry
 	size := 0
@@ -478,8 +465,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 	return doc
 }
 
-// joinSentences joins sentences, closing with ";" a list item that has
-// no stop of its own.
+// joinSentences joins sentences, closing a list item without a stop by ";".
 func joinSentences(ss []string) string {
 	var b strings.Builder
 	for i, s := range ss {
@@ -494,8 +480,8 @@ func joinSentences(ss []string) string {
 	return b.String()
 }
 
-// slug names the thread after the main request's words, in the order the
-// user wrote them (five at most), the keywords filling in up to three.
+// slug names the thread after the request's words (five at most), the
+// keywords filling in up to three.
 func (x *Extractor) slug(request string) string {
 	var parts []string
 	words := meaningfulWords(request)

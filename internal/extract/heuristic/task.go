@@ -14,46 +14,32 @@ import (
 // every message is kept verbatim (docs/extractor.md, "Tasks").
 
 // task is what the extractor keeps about one request of the user.
+// corrections are the messages pushing back on the work; negative is set
+// while the latest message was one, negAfter when one came after the last
+// passing check. finalSince is set when a final answer came after the
+// user's latest message (answeredBefore: before it, for a typo taken
+// back); answered when the agent said anything. endedRefused is set while
+// the latest act was refused or interrupted and nothing ran since.
 type task struct {
-	request   string
-	followUps int
-	prefs     []string
-	// corrections are the user's messages pushing back on the work, and
-	// negative is set while the latest message of the task was one.
-	corrections []string
-	negative    bool
-	negAfter    bool // a complaint came after the last passing check
-	words       map[string]bool
-
-	answers    []*answer // the agent's final answers, one per message answered
-	final      string    // the latest final answer, whole, for the triage
-	finalSince bool      // a final answer came after the user's latest message
-	// answeredBefore is finalSince as it was before the user's latest
-	// message, for a message taken back as a typo.
-	answeredBefore bool
-	answered       bool // the agent said anything after it
-
-	files      files
-	lines      map[string]string // file → the first line its latest in-place edit put in
-	commits    []program.Commit
-	gitChanges []string // git command lines that changed the repository without a commit
-
-	pairs              program.Pairer
-	fixes              []fix
-	failures           map[int]*call    // failed shell calls by sequence, for the pairs
-	checks             map[string]*call // the latest settled run of each check family
-	lastCheck, lastCmd *call
-
-	calls, ran, failed, unknown, explore int
-	reads                                []string
-	refused                              []*call // calls the user rejected or stopped, or the harness refused
-	toolFails                            []*call // failed calls that are not shell commands
-	interrupts                           int
-	// endedRefused is set while the latest act of the task was refused or
-	// interrupted and nothing ran since.
-	endedRefused bool
-
-	steps timeline
+	request                                  string
+	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
+	words                                    map[string]bool
+	negative, negAfter, finalSince, answered bool
+	answeredBefore, endedRefused             bool
+	answers                                  []*answer // the final answers, one per message answered
+	final                                    string    // the latest final answer, whole
+	files                                    files
+	lines                                    map[string]string // file → the first line its latest edit put in
+	commits                                  []program.Commit
+	pairs                                    program.Pairer
+	fixes                                    []fix
+	failures                                 map[int]*call    // failed shell calls by sequence
+	checks                                   map[string]*call // the latest run of each check family
+	lastCheck, lastCmd                       *call
+	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
+	calls, ran, failed, unknown, explore     int
+	followUps, interrupts                    int
+	steps                                    timeline
 }
 
 // fix is a failure and the pass of the same work that ended it.
@@ -62,8 +48,8 @@ type fix struct {
 	fail, pass *call
 }
 
-// edited names the files a pair's between lists, each with the line its
-// latest edit put in, when an edit says ("a.go (`return x`)").
+// edited names files with the line their latest edit put in ("a.go
+// (`return x`)").
 func (t *task) edited(files []string) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
@@ -88,8 +74,8 @@ func (t *task) addWords(words []string) {
 	}
 }
 
-// shares reports a word of words the task holds, or a related form of
-// one ("track", "tracking"); exactly, only the same word.
+// shares reports a word the task holds, or unless exactly a related form
+// ("track", "tracking").
 func (t *task) shares(words []string, exactly bool) bool {
 	for _, w := range words {
 		for tw := range t.words {
@@ -149,12 +135,11 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// newRequestWords is how many words of its own make a message a request
-// of its own once the agent has answered: "ok, now put the docs update on
-// a separate branch and open a PR for it" asks for other work though it
-// shares the task's words.
-const newRequestWords = 10
-
+// startsTask reports a message that opens a task: after a final answer, ten
+// words of its own or more ("ok, now put the docs update on a separate
+// branch and open a PR"), or two or more sharing nothing with the task and
+// not opening as a continuation; never a complaint, an answer to a refused
+// call, a standing instruction.
 func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
 		return false
@@ -164,15 +149,14 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	switch {
 	case n < 2:
 		return false // a link or a nudge, about the current request
-	case n >= newRequestWords:
+	case n >= 10:
 		return true
 	}
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// firstClause is the start of a message, up to its first comma or stop:
-// "Always …" there is a standing instruction, not a new request.
+// firstClause is a message up to its first comma or stop.
 func firstClause(s string) string {
 	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {
 		return s[:i]
@@ -185,8 +169,7 @@ var continuations = wordSet(`also and now then but still ok okay great thanks th
 these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
 looks seems don't dont please`)
 
-// negativeRE is a message saying the work did not work or was not what
-// the user wanted.
+// negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyRE(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
 	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
 	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
@@ -208,8 +191,7 @@ func (x *Extractor) interrupted(e sessions.Event) {
 		return
 	}
 	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
-		// A word or two the user stopped before the agent did anything
-		// ("exot" before /exit): a typo aborted, not a message.
+		// A word or two stopped before the agent did anything: a typo.
 		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {
 			x.keyword(w, -2)
 		}

@@ -10,9 +10,8 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// lazyRE compiles an expression on first use: memctl commands that never
-// extract (summary and cite run on every agent turn) must not pay for the
-// extractor's expressions at start-up.
+// lazyRE compiles an expression on first use: commands that never extract
+// (summary, cite: every agent turn) must not pay for it at start-up.
 func lazyRE(pattern string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
@@ -41,8 +40,7 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// codeList quotes each item as code, each cut to n bytes, joined by
-// commas.
+// codeList quotes each item as code, cut to n bytes, joined by commas.
 func codeList(items []string, n int) string {
 	out := make([]string, len(items))
 	for i, s := range items {
@@ -51,8 +49,7 @@ func codeList(items []string, n int) string {
 	return strings.Join(out, ", ")
 }
 
-// normQuotes turns typographic apostrophes into ASCII ones so "don’t"
-// matches the same rules as "don't".
+// normQuotes turns typographic apostrophes into ASCII ones.
 func normQuotes(s string) string { return strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(s) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -78,8 +75,8 @@ func upperFirst(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// meaningfulWords lowercases text and returns its words that are not stop
-// words, in order, once each; file names split into their parts.
+// meaningfulWords returns the lower-case words of text that are not stop
+// words, in order, once each.
 func meaningfulWords(text string) []string {
 	if len(text) > 4000 {
 		text = text[:4000]
@@ -99,9 +96,8 @@ func meaningfulWords(text string) []string {
 	return out
 }
 
-// stopWords say nothing about a task: English function words, the filler
-// of requests to an assistant, and the verbs of requests ("fix", "add"),
-// which tie no two requests together.
+// stopWords say nothing about a task: function words, filler, and the
+// verbs of requests ("fix", "add").
 var stopWords = wordSet(`
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can cannot could did do does doing don down during each few for from further had has
@@ -116,8 +112,8 @@ add adds added create created fix fixes fixed fail fails failed update updated d
 change changes changed run runs ran write wrote implement implemented check checks work works working done
 always never instead prefer rather avoid`)
 
-// textSentences splits text into sentences (textcut.Sentences) without
-// the list markers that open its lines ("- ", "* ", "1. ", "2) ").
+// textSentences splits text into sentences without list markers ("- ",
+// "1. ", "2) ").
 func textSentences(s string) []string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

@@ -12,18 +12,21 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how one tool call ended, as the transcript records it.
+// status is how one tool call ended, as the transcript records it: by its
+// exit status or the tool's error flag (ok, failed), with no status of its
+// own (unknown), or not run: refused by the user (rejected) or the harness
+// (denied), stopped by the user (interrupted), dropped (cancelled).
 type status int
 
 const (
-	stPending     status = iota
-	stOK                 // its exit status, or the tool, says it succeeded
-	stFailed             // its exit status, or the tool's error flag, says it failed
-	stUnknown            // it ran; no exit status of its own was recorded
-	stRejected           // the user refused it: it did not run
-	stDenied             // the harness refused it: it did not run
-	stInterrupted        // the user stopped it
-	stCancelled          // the harness dropped it before it ran (a sibling call failed)
+	stPending status = iota
+	stOK
+	stFailed
+	stUnknown
+	stRejected
+	stDenied
+	stInterrupted
+	stCancelled
 )
 
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
@@ -51,8 +54,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if t == nil {
 		return
 	}
-	if e.Action == sessions.ActionMemory {
-		// The agent reading its own memory is no part of the work.
+	if e.Action == sessions.ActionMemory { // reading its own memory is no part of the work
 		x.dropped[e.CallID] = e.CallID != ""
 		x.memReads++
 		return
@@ -60,10 +62,8 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
 	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
-	if e.FilePath != "" {
-		if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
-			t.addRead(c.target)
-		}
+	if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
+		t.addRead(c.target)
 	}
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
@@ -83,13 +83,10 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			x.keyword(program.Family(c.command), 1)
 		}
 	}
-	if e.CallID != "" {
-		if len(x.calls) > maxCalls {
-			clear(x.calls)
-		}
-		x.calls[e.CallID] = c
+	if len(x.calls) > maxCalls {
+		clear(x.calls)
 	}
-	x.lastCall = c
+	x.calls[e.CallID], x.lastCall = c, c
 }
 
 // toolResult settles the call a result belongs to.
@@ -98,10 +95,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		delete(x.dropped, e.CallID)
 		return
 	}
-	c := x.calls[e.CallID]
-	if e.CallID == "" {
-		c = x.lastCall
-	}
+	c := map[bool]*call{true: x.lastCall, false: x.calls[e.CallID]}[e.CallID == ""]
 	if c == nil || c.status != stPending {
 		return
 	}
@@ -129,17 +123,14 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	t.endedRefused = false
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
-	} else if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 &&
+	} else if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
-		// A read that found no file is a look around; any other tool
-		// that failed (a search tool that could not start) is noted.
 		t.toolFails = append(t.toolFails, c)
 	}
 }
 
-// resultStatus settles a call from the reader's outcome, the exit status
-// and the tool's error flag. A line whose exit status is not its work's
-// ("go test ./... | tail -20") has an unknown outcome.
+// resultStatus settles a call; a line whose exit status is not its work's
+// ("go test ./... | tail -20") has an unknown one.
 func resultStatus(c *call, e sessions.Event) status {
 	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
 		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
@@ -157,8 +148,8 @@ func resultStatus(c *call, e sessions.Event) status {
 	return stOK
 }
 
-// ranCommand folds a shell command that ran into the task: its counts,
-// the files and commits it made, and the pairing of failures and passes.
+// ranCommand folds a command that ran into the task: counts, files and
+// commits, failures and passes.
 func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	t.ran++
 	switch {
@@ -169,9 +160,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 			t.failures[c.seq] = c
 		}
 	}
-	if c.status != stFailed {
-		// What a command did to files and to git, as it names or reports
-		// it, whether or not its exit status was recorded.
+	if c.status != stFailed { // what it did to files and git, status recorded or not
 		for _, p := range program.FilesChanged(c.command) {
 			x.changeFile(t, c.id, p.Path, p.Op, "", "")
 		}
@@ -200,9 +189,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		}
 	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
-	if c.tryout {
-		outcome = program.Unknown
-	}
+	outcome = map[bool]program.Outcome{true: program.Unknown, false: outcome}[c.tryout]
 	errs := c.errLine
 	if len(c.tests) > 0 {
 		errs += "; failing: " + strings.Join(c.tests, ", ")
@@ -234,8 +221,8 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	}
 }
 
-// changeFile records one change, once per call and file: the readers and
-// the command line may both report it, one path absolute and one not.
+// changeFile records one change once per call and file, which the reader
+// and the command line may both report.
 func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	key := id + "\x00" + path.Base(p)
 	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) || id != "" && x.seenChange[key] {
@@ -261,8 +248,7 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	}
 }
 
-// addedLine is the first line an in-place edit put in that was not there
-// before: what the edit changed, in the file's own words.
+// addedLine is the first line an edit put in that was not there before.
 func addedLine(old, nw string) string {
 	was := map[string]bool{}
 	for _, l := range strings.Split(old, "\n") {
@@ -292,10 +278,9 @@ func (x *Extractor) relPath(p string) string {
 	return p
 }
 
-// scratch reports a path no later session of the project will look for: a
-// temporary folder or the agent's own state (its plans, its to-do lists).
-// The session's folder and a git worktree it added are the project's,
-// wherever they are.
+// scratch reports a path no later session will look for: a temporary
+// folder or the agent's own state, unless under the session's folder or a
+// worktree it added.
 func (x *Extractor) scratch(p string) bool {
 	if p == "" {
 		return false
@@ -315,8 +300,7 @@ func (x *Extractor) scratch(p string) bool {
 	return strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
 }
 
-// describe names a call: its command, else what the tool does to which
-// file.
+// describe names a call: its command, else what the tool does to a file.
 func (c *call) describe() string {
 	if c.command != "" {
 		return code(textcut.Line(c.command, 100))
@@ -330,8 +314,7 @@ func (c *call) describe() string {
 	return what
 }
 
-// ranText is a call's step: what ran, and how the transcript says it
-// ended.
+// ranText is a call's step: what ran, and how it ended.
 func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {

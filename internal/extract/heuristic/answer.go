@@ -41,8 +41,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		t.answers[len(t.answers)-1] = a
 	} else {
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
-		t.steps.add(map[bool]string{true: "The assistant answered with no tool call since the user spoke.",
-			false: "The assistant answered (its answer is quoted below)."}[a.unchecked])
+		t.steps.add("The assistant answered"+map[bool]string{true: " with no tool call since the user spoke.", false: " (its answer is quoted below)."}[a.unchecked], 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
 }

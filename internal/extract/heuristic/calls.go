@@ -210,7 +210,7 @@ func (x *Extractor) restore(t *task, c *call) {
 		names = append(names, x.absPath(f))
 	}
 	for _, f := range t.files.revert(r, names) {
-		t.steps.add("Threw away the changes to " + x.relPath(f) + " with " + code(textcut.Line(c.command, 120)) + ".")
+		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+code(textcut.Line(c.command, 120))+".", 3)
 	}
 }
 
@@ -244,7 +244,7 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	t.addWords(append([]string{base}, meaningfulWords(base)...))
 	t.pairs.Edited(rel)
 	if f.undone != "" {
-		t.steps.add("Changed " + rel + " back (" + f.undone + ").")
+		t.steps.add("Changed "+rel+" back ("+f.undone+").", 0)
 	}
 }
 

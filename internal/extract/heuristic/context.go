@@ -27,31 +27,14 @@ func (x *Extractor) project() string {
 }
 
 func (x *Extractor) context() string {
-	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session"
-	if x.meta.ID != "" {
-		b += " `" + x.meta.ID + "`"
-	}
-	if x.meta.Cwd != "" {
-		b += " in `" + x.meta.Cwd + "`"
-	}
-	b += " (project " + x.project()
-	if x.meta.GitBranch != "" {
-		b += ", branch `" + x.meta.GitBranch + "`"
-	}
-	b += ")"
+	opt := func(pre, s, post string) string { return when(s != "", pre+s+post) }
+	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session" + opt(" `", x.meta.ID, "`") + opt(" in `", x.meta.Cwd, "`") +
+		" (project " + x.project() + opt(", branch `", x.meta.GitBranch, "`") + ")"
 	if start, end := cmp.Or(x.meta.CreatedAt, x.first), cmp.Or(x.meta.UpdatedAt, x.last); !start.IsZero() {
 		from, to := start.UTC().Format("2006-01-02 15:04"), end.UTC().Format("2006-01-02 15:04")
-		b += ", " + from
-		if !end.IsZero() && to != from {
-			b += " to " + to
-		}
-		b += " UTC"
+		b += ", " + from + when(!end.IsZero() && to != from, " to "+to) + " UTC"
 	}
-	for _, kv := range [][2]string{{"source", x.meta.Source}, {"model", x.meta.Model}} {
-		if kv[1] != "" {
-			b += ", " + kv[0] + " " + kv[1]
-		}
-	}
+	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
 	var ran, failed, unknown, refused, commits, undone int
 	var changed, gitRan []string
 	gone := goneLater(x.tasks)
@@ -69,11 +52,7 @@ func (x *Extractor) context() string {
 	}
 	b += ". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ran " + english.Count(ran, "command", "commands")
 	if ran > 0 {
-		b += " (" + itoa(failed) + " failed"
-		if unknown > 0 {
-			b += ", " + itoa(unknown) + " without an exit status of its own"
-		}
-		b += ")"
+		b += " (" + itoa(failed) + " failed" + when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own") + ")"
 	}
 	switch {
 	case len(changed) > 0:
@@ -86,31 +65,14 @@ func (x *Extractor) context() string {
 	default:
 		b += " and changed no file"
 	}
-	if undone > 0 {
-		b += " (" + itoa(undone) + " more changed and then undone)"
+	b += when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
+		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) +
+		when(len(gitRan) > 0, "; git also changed the repository ("+codeList(gitRan, 80)+")") + "."
+	if len(changed) > 0 { // the names, for a later search for one of them
+		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200) + more(len(changed), maxChangedNames) + "."
 	}
-	if commits > 0 {
-		b += "; it made " + english.Count(commits, "git commit", "git commits")
-	}
-	if len(gitRan) > 0 {
-		b += "; git also changed the repository (" + codeList(gitRan, 80) + ")"
-	}
-	b += "."
-	if len(changed) > 0 {
-		// The names: which files a session touched is what a later search
-		// for one of them needs.
-		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200)
-		if len(changed) > maxChangedNames {
-			b += " and " + itoa(len(changed)-maxChangedNames) + " more"
-		}
-		b += "."
-	}
-	if refused > 0 {
-		b += " " + english.Count(refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted."
-	}
-	if x.memReads > 0 {
-		b += " The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out."
-	}
+	b += when(refused > 0, " "+english.Count(refused, "tool call", "tool calls")+" did not run: rejected or interrupted by the user, or not permitted.") +
+		when(x.memReads > 0, " The agent's "+english.Count(x.memReads, "read", "reads")+" of its own memory are left out.")
 	return b + " " + rawmemory.OfflineNote
 }
 

@@ -92,18 +92,10 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	}
 	slices.SortFunc(checks, func(a, b *call) int { return b.seq - a.seq }) // the latest first
 	for _, c := range capped(checks, maxChecks) {
-		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed"
-		if c.tally != "" {
-			line += " (" + code(c.tally) + ")"
-		}
-		if strings.ContainsAny(c.script, "&|;") {
-			line += "; it runs " + code(textcut.Line(c.script, 200))
-		}
+		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed" + when(c.tally != "", " ("+code(c.tally)+")") +
+			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+code(textcut.Line(c.script, 200)))
 		if names := x.changedBefore(t, c); len(names) > 0 {
-			line += " after the changes to " + strings.Join(capped(names, 3), ", ")
-			if len(names) > 3 {
-				line += " and " + itoa(len(names)-3) + " more"
-			}
+			line += " after the changes to " + strings.Join(capped(names, 3), ", ") + more(len(names), 3)
 		}
 		d.add(&d.knowledge, cCheck, 0, line+".")
 	}
@@ -131,13 +123,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		d.add(&d.failures, cCorrection, 0, "The user corrected the agent: "+userWords(c, lineMax)+".")
 	}
 	x.references(t, live, &d)
-	for _, s := range t.steps.render() {
-		c := cStep
-		if strings.HasPrefix(s, "The user asked") || strings.HasPrefix(s, "Follow-up from the user") || strings.HasPrefix(s, "The user pushed back") {
-			c = cUser
-		}
-		d.add(&d.steps, c, stepWorth(s), s)
-	}
+	d.steps = t.steps.entries()
 	return d
 }
 
@@ -151,20 +137,6 @@ func worth(s string) int {
 		}
 	}
 	return n
-}
-
-// stepWorth ranks steps: a look around or a change thrown away, a run
-// without status, a run that ended well, anything that failed.
-func stepWorth(s string) int {
-	switch {
-	case strings.HasPrefix(s, "Explored") || strings.HasPrefix(s, "Changed") || strings.HasPrefix(s, "… "):
-		return 0
-	case strings.Contains(s, "no exit status") || strings.Contains(s, "no result recorded"):
-		return 1
-	case strings.HasSuffix(s, ": ok.") || strings.Contains(s, ": passed") || strings.Contains(s, ": ok, exit 0") || strings.Contains(s, ": ok; made"):
-		return 2
-	}
-	return 3
 }
 
 // fixLine phrases a failure and the pass that ended it.
@@ -262,7 +234,7 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		d.add(&d.failures, cNote, 0, line+".")
 	}
 	for _, c := range t.refused {
-		edit := map[bool]string{true: ": the file was not written"}[c.action == sessions.ActionEdit]
+		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
 		switch {
 		case c.reads: // a look around the user stopped shows nothing of the project
 		case c.status == stRejected:
@@ -284,26 +256,18 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 // references lists the files whose change stands, with the line their
 // latest edit put in, the commits, the files read.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
-	for i, f := range live {
-		if i == 10 {
-			d.add(&d.refs, cFile, 0, "… and "+itoa(len(live)-10)+" more files")
-			break
-		}
-		line := x.relPath(f.path) + " (" + strings.Join(f.ops, ", ") + ")"
-		if added := t.lines[x.relPath(f.path)]; added != "" {
-			line += "; its latest edit put in " + code(textcut.Line(added, 100))
-		}
-		d.add(&d.refs, cFile, 0, line)
+	for _, f := range capped(live, 10) {
+		added := t.lines[x.relPath(f.path)]
+		d.add(&d.refs, cFile, 0, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")"+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
+	}
+	if len(live) > 10 {
+		d.add(&d.refs, cFile, 0, "…"+more(len(live), 10)+" files")
 	}
 	if len(t.commits) > 0 {
 		d.add(&d.refs, cRef, 0, "Commits made: "+commitsText(t.commits))
 	}
 	if len(t.reads) > 0 {
-		line := "Files read: " + strings.Join(capped(t.reads, 8), ", ")
-		if len(t.reads) > 8 {
-			line += " and " + itoa(len(t.reads)-8) + " more"
-		}
-		d.add(&d.refs, cRef, 0, line)
+		d.add(&d.refs, cRef, 0, "Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8))
 	}
 }
 

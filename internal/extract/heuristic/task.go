@@ -202,7 +202,7 @@ func (x *Extractor) interrupted(e sessions.Event) {
 	}
 	t.interrupts++
 	t.endedRefused = true // until a call runs again
-	t.steps.add("The user interrupted the agent.")
+	t.steps.add("The user interrupted the agent.", 3)
 }
 
 // userWords quotes what the user typed, shortened by whole sentences.

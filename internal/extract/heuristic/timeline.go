@@ -1,8 +1,11 @@
 package heuristic
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/memctl/memctl/internal/english"
 )
 
 // The timeline is a task's steps in order, for the rollout summary; a look
@@ -15,11 +18,11 @@ const (
 )
 
 type step struct {
-	text  string
-	call  *call    // a call, whose status is read when the steps are printed
-	user  string   // the user's words, for a message of the user
-	names []string // a look around: the programs it ran
-	count int
+	text         string
+	call         *call    // a call, whose status is read when the steps are printed
+	user         string   // the user's words, for a message of the user
+	names        []string // a look around: the programs it ran
+	count, worth int      // worth: see entries
 }
 
 type timeline struct {
@@ -27,7 +30,7 @@ type timeline struct {
 	omitted int
 }
 
-func (tl *timeline) add(text string) { tl.push(step{text: text}) }
+func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth: worth}) }
 
 // ran adds a call, whatever its result turns out to be.
 func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
@@ -71,26 +74,26 @@ func (tl *timeline) push(s step) {
 	tl.omitted++
 }
 
-func (tl *timeline) render() []string {
-	var out []string
+// entries renders the steps, ranked for shrink: the user's words apart
+// (cUser); a look around or a change undone, a run without a status, a
+// run that ended well, then anything else.
+func (tl *timeline) entries() []*entry {
+	var out []*entry
 	for i, s := range tl.steps {
 		if i == timelineHead && tl.omitted > 0 {
-			out = append(out, "… "+itoa(tl.omitted)+" steps omitted …")
+			out = append(out, &entry{text: "… " + itoa(tl.omitted) + " steps omitted …", class: cStep})
 		}
-		if s.call != nil {
-			s.text = s.call.ranText()
+		e := &entry{text: s.text, class: cStep, worth: s.worth}
+		switch {
+		case s.user != "":
+			e.class = cUser
+		case s.names != nil:
+			e.text = "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
+		case s.call != nil:
+			e.text, e.worth = s.call.ranText(), map[status]int{stOK: 2, stUnknown: 1, stPending: 1, stCancelled: 1}[s.call.status]
+			e.worth = cmp.Or(e.worth, 3)
 		}
-		if s.names != nil {
-			s.text = "Explored with " + itoa(s.count) + " read-only command" + plural(s.count) + " (" + strings.Join(s.names, ", ") + ")."
-		}
-		out = append(out, s.text)
+		out = append(out, e)
 	}
 	return out
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -19,32 +19,50 @@ func FilesChanged(cmd string) []FileChange {
 	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
 		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
 	}
-	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") { // quoted text is no syntax
-		return nil
+	return simpleFiles(cmd, false)
+}
+
+// FilesRead names up to four files a simple reading line prints ("sed -n
+// '1,80p' main.go").
+func FilesRead(cmd string) []string {
+	var out []string
+	for _, f := range simpleFiles(cmd, true) {
+		out = append(out, f.Path)
 	}
+	return out
+}
+
+// simpleFiles reads a line naming plain paths, nothing the shell expands
+// (quoted text is no syntax): the files it changes or, with reads, prints.
+func simpleFiles(cmd string, reads bool) []FileChange {
 	f := coreWords(shellWords(dropCd(cmd)))
-	if len(f) < 2 {
+	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
 		return nil
 	}
-	op := ""
+	prog, args, op := path.Base(f[0]), f[1:], ""
+	inPlace := prog == "sed" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-i") })
 	switch {
-	case f[0] == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }):
-		if last := f[len(f)-1]; !strings.HasPrefix(last, "-") && len(f) > 2 {
-			return []FileChange{{last, "update"}}
-		}
+	case reads && fileReaders()[prog] && !inPlace:
+		op = "read"
+	case reads:
 		return nil
-	case f[0] == "rm":
-		op = "delete"
-	case f[0] == "touch":
-		op = "add"
-	case f[0] == "git" && f[1] == "rm":
-		op, f = "delete", f[1:]
+	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
+		return []FileChange{{f[len(f)-1], "update"}}
+	case prog == "rm" || prog == "touch":
+		op = map[string]string{"rm": "delete", "touch": "add"}[prog]
+	case prog == "git" && args[0] == "rm":
+		op, args = "delete", args[1:]
 	default:
 		return nil
 	}
 	var out []FileChange
-	for _, a := range f[1:] {
-		if !strings.HasPrefix(a, "-") && len(out) < 10 {
+	script := reads && prog == "sed" // sed's first operand is its script
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case script:
+			script = false
+		case !reads && len(out) < 10 || reads && strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")) && len(out) < 4:
 			out = append(out, FileChange{a, op})
 		}
 	}
@@ -117,32 +135,6 @@ func Operands(args []string) []string {
 
 // fileReaders print the files their arguments name.
 var fileReaders = wordSet(`cat sed head tail nl less bat more`)
-
-// FilesRead names up to four files a simple reading line prints ("sed -n
-// '1,80p' main.go").
-func FilesRead(cmd string) []string {
-	if strings.ContainsAny(cmd, "|;&><*?$`") {
-		return nil
-	}
-	f := Core(cmd)
-	if len(f) < 2 || !fileReaders()[path.Base(f[0])] {
-		return nil
-	}
-	var out []string
-	script := path.Base(f[0]) == "sed" // sed's first operand is its script
-	for _, a := range f[1:] {
-		switch {
-		case strings.HasPrefix(a, "-"):
-		case script:
-			script = false
-		default:
-			if a = strings.Trim(a, `'"`); strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")) && len(out) < 4 {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
 
 // WritesFile reports a line whose first line redirects output to a file
 // (not 2>&1 nor /dev/null) or tees it into one.

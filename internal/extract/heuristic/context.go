@@ -2,8 +2,9 @@ package heuristic
 
 import (
 	"cmp"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -90,12 +91,5 @@ func (x *Extractor) keyword(w string, weight int) {
 
 // topKeywords returns the best keywords, ties in alphabetical order.
 func (x *Extractor) topKeywords(n int) []string {
-	all := make([]string, 0, len(x.kw))
-	for w := range x.kw {
-		all = append(all, w)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		return x.kw[all[i]] > x.kw[all[j]] || x.kw[all[i]] == x.kw[all[j]] && all[i] < all[j]
-	})
-	return capped(all, n)
+	return capped(slices.SortedFunc(maps.Keys(x.kw), func(a, b string) int { return cmp.Or(x.kw[b]-x.kw[a], strings.Compare(a, b)) }), n)
 }

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -11,17 +12,16 @@ import (
 // Files. A change counts only when the call that made it succeeded and
 // nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
 
-// fileRec is one file a task changed.
+// fileRec is one file a task changed: first is the task's change count at
+// its first change, edits the in-place edits in effect (old, new), whole
+// the changes without their text (no edit undoes those), undone how the
+// change was thrown away.
 type fileRec struct {
-	path           string // absolute when the cwd is known
-	ops            []string
-	touches, order int
-	first          int // the task's change count after its first change
-	created        bool
-	edits          [][2]string // in-place edits still in effect: old, new
-	whole          int         // changes without their text (writes): no edit undoes them
-	undone         string      // how the change was thrown away, "" while it stands
-	stashed        bool
+	path, undone                 string
+	ops                          []string
+	touches, order, first, whole int
+	created, stashed             bool
+	edits                        [][2]string
 }
 
 const undoneTemp = "created and deleted again"
@@ -33,15 +33,8 @@ type files struct {
 
 // change records one change of file p; nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
-	switch strings.ToLower(op) {
-	case "add", "create", "created", "new":
-		op = "add"
-	case "delete", "deleted", "remove", "removed":
-		op = "delete"
-	case "write":
-	default:
-		op = "update"
-	}
+	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
+		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)], "update")
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
@@ -54,8 +47,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 		op = map[bool]string{true: "add", false: "update"}[f.touches == 0]
 	}
 	fs.changes++
-	f.first = cmp.Or(f.first, fs.changes)
-	f.touches++
+	f.first, f.touches = cmp.Or(f.first, fs.changes), f.touches+1
 	if !slices.Contains(f.ops, op) {
 		f.ops = append(f.ops, op)
 	}
@@ -97,12 +89,7 @@ func (fs *files) revert(r program.Restore, names []string) []string {
 // sorted lists the files by how often they changed, then first change;
 // live those whose change stands, undone those thrown away.
 func (fs *files) sorted() []*fileRec {
-	out := make([]*fileRec, 0, len(fs.m))
-	for _, f := range fs.m {
-		out = append(out, f)
-	}
-	slices.SortFunc(out, func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) })
-	return out
+	return slices.SortedFunc(maps.Values(fs.m), func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) })
 }
 
 func (fs *files) live() []*fileRec {

@@ -53,25 +53,22 @@ func Extract(version string, meta sessions.Meta, events []sessions.Event) Result
 // Extractor is the streaming form of Extract: feed it events in transcript
 // order with Add, then call Result once. Its memory is bounded by the caps
 // above, not by the transcript length. It is not safe for concurrent use.
+//
+// refusal is set while the latest tool result was a rejection or an
+// interruption, which the user's next words answer; asked while the
+// agent's latest words asked the user something; looked once a tool ran
+// since the user last spoke.
 type Extractor struct {
-	version     string
-	meta        sessions.Meta
-	tasks       []*task
-	humans      int
-	first, last time.Time
-	kw          map[string]int
-
-	calls      map[string]*call // call id → the call awaiting its result
-	lastCall   *call            // the latest call, for results without a call id
-	dropped    map[string]bool  // calls on memory: their results are dropped too
-	seenChange map[string]bool  // call id and file of the changes counted
-	memReads   int
-	worktrees  []string // folders `git worktree add` made: the project's, even under /tmp
-
-	// refusal is set while the latest tool result was a rejection or an
-	// interruption: the user's next words answer it. asked is set while
-	// the agent's latest words asked the user something. looked is set
-	// once a tool ran since the user last spoke.
+	version                string
+	meta                   sessions.Meta
+	tasks                  []*task
+	humans, memReads       int
+	first, last            time.Time
+	kw                     map[string]int
+	calls                  map[string]*call // the calls awaiting their results
+	lastCall               *call            // for results without a call id
+	dropped, seenChange    map[string]bool  // calls on memory, whose results go too; the changes counted
+	worktrees              []string         // folders `git worktree add` made: the project's, even under /tmp
 	refusal, asked, looked bool
 }
 
@@ -83,13 +80,11 @@ func New(version string, meta sessions.Meta) *Extractor {
 
 // Add feeds one event.
 func (x *Extractor) Add(e sessions.Event) {
-	if !e.Time.IsZero() {
-		if x.first.IsZero() || e.Time.Before(x.first) {
-			x.first = e.Time
-		}
-		if e.Time.After(x.last) {
-			x.last = e.Time
-		}
+	if !e.Time.IsZero() && (x.first.IsZero() || e.Time.Before(x.first)) {
+		x.first = e.Time
+	}
+	if e.Time.After(x.last) {
+		x.last = e.Time
 	}
 	switch e.Kind {
 	case sessions.EventHuman:

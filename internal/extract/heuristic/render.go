@@ -62,10 +62,8 @@ type taskDoc struct {
 	answers                          []answerDoc
 }
 
-func (d *taskDoc) add(list *[]*entry, c class, worth int, texts ...string) {
-	for _, s := range texts {
-		*list = append(*list, &entry{text: s, class: c, worth: worth})
-	}
+func (d *taskDoc) add(list *[]*entry, c class, text string) {
+	*list = append(*list, &entry{text: text, class: c})
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
@@ -75,12 +73,12 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	d.live = len(live)
 	d.score = t.calls - t.explore + 2*len(live) + t.followUps + len(t.prefs)
 	for _, p := range t.prefs {
-		d.add(&d.prefs, cPref, 0, userWords(p, prefMax))
+		d.add(&d.prefs, cPref, userWords(p, prefMax))
 	}
 	covered := map[string]bool{}
 	for _, f := range t.fixes {
 		if !f.Flaky() {
-			d.add(&d.knowledge, cFix, 0, rawmemory.TagFix+" "+fixLine(f))
+			d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
 			covered[f.Pass.Command] = true
 		}
 	}
@@ -97,7 +95,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if names := x.changedBefore(t, c); len(names) > 0 {
 			line += " after the changes to " + strings.Join(capped(names, 3), ", ") + more(len(names), 3)
 		}
-		d.add(&d.knowledge, cCheck, 0, line+".")
+		d.add(&d.knowledge, cCheck, line+".")
 	}
 	for i := len(t.answers) - 1; i >= 0 && len(d.answers) < maxAnswers; i-- { // the latest first
 		a, last := t.answers[i], i == len(t.answers)-1 && t.finalSince
@@ -120,7 +118,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	}
 	x.failures(t, &d)
 	for _, c := range t.corrections {
-		d.add(&d.failures, cCorrection, 0, "The user corrected the agent: "+userWords(c, lineMax)+".")
+		d.add(&d.failures, cCorrection, "The user corrected the agent: "+userWords(c, lineMax)+".")
 	}
 	x.references(t, live, &d)
 	d.steps = t.steps.entries()
@@ -139,17 +137,10 @@ func worth(s string) int {
 	return n
 }
 
-// fixLine phrases a failure and the pass that ended it.
+// fixLine phrases a failure, the pass that ended it and what ran between.
 func fixLine(f fix) string {
-	line := code(textcut.Line(f.Last.Command, 120)) + " failed"
-	if f.Times > 1 {
-		line += " " + times(f.Times)
-	}
 	escalated := f.Pass.Escalated && !f.Last.Escalated
-	if escalated {
-		line += " in the sandbox"
-	}
-	line += errPart(f.fail, f.Errors) + " and "
+	line := code(textcut.Line(f.Last.Command, 120)) + " failed" + when(f.Times > 1, " "+times(f.Times)) + when(escalated, " in the sandbox") + errPart(f.fail, f.Errors) + " and "
 	switch same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command); {
 	case same && escalated:
 		line += "passed when rerun with escalated permissions"
@@ -158,59 +149,35 @@ func fixLine(f fix) string {
 	default:
 		line += code(textcut.Line(f.Pass.Command, 120)) + " passed"
 	}
-	if f.pass.tally != "" {
-		line += " (" + code(f.pass.tally) + ")"
-	}
-	return line + "; " + between(f.Failure) + "."
-}
-
-// between lists what ran between a failure and the pass that ended it.
-func between(f program.Failure) string {
+	line += when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
 	if f.Quiet() {
-		return "nothing else ran between the failure and the pass"
+		return line + "nothing else ran between the failure and the pass."
 	}
-	var parts []string
-	if len(f.Edited) > 0 {
-		parts = append(parts, "edited "+strings.Join(f.Edited, ", "))
-	}
-	if len(f.Ran) > 0 {
-		parts = append(parts, "ran "+codeList(f.Ran, 100))
-	}
-	if f.More > 0 {
-		parts = append(parts, "and "+itoa(f.More)+" more")
-	}
-	return "between the failure and the pass: " + strings.Join(parts, "; ")
+	parts := []string{when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")), when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")}
+	return line + "between the failure and the pass: " + strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "; ") + "."
 }
 
 // errPart quotes a failed call's error line and failing tests, and the
 // error lines of the same work's earlier failures.
 func errPart(c *call, errors []string) string {
 	var parts, earlier []string
-	if c != nil && c.errLine != "" {
-		parts = append(parts, code(textcut.Line(c.errLine, 160)))
-	}
-	if c != nil && len(c.tests) > 0 {
-		parts = append(parts, "failing: "+strings.Join(c.tests, ", "))
+	if c != nil {
+		parts = []string{when(c.errLine != "", code(textcut.Line(c.errLine, 160))), when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
 	}
 	for _, e := range errors {
 		if c == nil || !strings.HasPrefix(e, c.errLine) {
 			earlier = append(earlier, e)
 		}
 	}
-	if len(earlier) > 0 {
-		parts = append(parts, "earlier: "+codeList(earlier, 120))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	parts = slices.DeleteFunc(append(parts, when(len(earlier) > 0, "earlier: "+codeList(earlier, 120))), func(s string) bool { return s == "" })
+	return when(len(parts) > 0, " ("+strings.Join(parts, "; ")+")")
 }
 
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range t.fixes {
 		if f.Flaky() && len(d.failures) < maxFailures {
-			d.add(&d.failures, cFailure, 0, code(textcut.Line(f.Last.Command, 120))+" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
+			d.add(&d.failures, cFailure, code(textcut.Line(f.Last.Command, 120))+" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
 				", then passed on an identical rerun with nothing run or changed between (possibly flaky).")
 		}
 	}
@@ -224,32 +191,28 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		default:
 			line += " and was not run again to a pass"
 		}
-		d.add(&d.failures, cFailure, 0, line+".")
+		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		line := upperFirst(c.describe()) + " failed"
-		if c.errLine != "" {
-			line += ": " + code(textcut.Line(c.errLine, 160))
-		}
-		d.add(&d.failures, cNote, 0, line+".")
+		d.add(&d.failures, cNote, upperFirst(c.describe())+" failed"+when(c.errLine != "", ": "+code(textcut.Line(c.errLine, 160)))+".")
 	}
 	for _, c := range t.refused {
 		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
 		switch {
 		case c.reads: // a look around the user stopped shows nothing of the project
 		case c.status == stRejected:
-			d.add(&d.failures, cFailure, 0, "The user rejected "+c.describe()+"; it did not run"+edit+".")
+			d.add(&d.failures, cFailure, "The user rejected "+c.describe()+"; it did not run"+edit+".")
 		case c.status == stDenied:
-			d.add(&d.failures, cFailure, 0, "Permission for "+c.describe()+" was not granted; it did not run"+edit+".")
+			d.add(&d.failures, cFailure, "Permission for "+c.describe()+" was not granted; it did not run"+edit+".")
 		default:
-			d.add(&d.failures, cNote, 0, "The user interrupted "+c.describe()+".")
+			d.add(&d.failures, cNote, "The user interrupted "+c.describe()+".")
 		}
 	}
 	if t.interrupts > 0 && len(t.refused) == 0 {
-		d.add(&d.failures, cNote, 0, "The user interrupted the agent "+times(t.interrupts)+".")
+		d.add(&d.failures, cNote, "The user interrupted the agent "+times(t.interrupts)+".")
 	}
 	for _, f := range t.files.undone() {
-		d.add(&d.failures, cFailure, 0, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
+		d.add(&d.failures, cFailure, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
 	}
 }
 
@@ -258,16 +221,16 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	for _, f := range capped(live, 10) {
 		added := t.lines[x.relPath(f.path)]
-		d.add(&d.refs, cFile, 0, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")"+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
+		d.add(&d.refs, cFile, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")"+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
 	}
 	if len(live) > 10 {
-		d.add(&d.refs, cFile, 0, "…"+more(len(live), 10)+" files")
+		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
 	}
 	if len(t.commits) > 0 {
-		d.add(&d.refs, cRef, 0, "Commits made: "+commitsText(t.commits))
+		d.add(&d.refs, cRef, "Commits made: "+commitsText(t.commits))
 	}
 	if len(t.reads) > 0 {
-		d.add(&d.refs, cRef, 0, "Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8))
+		d.add(&d.refs, cRef, "Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8))
 	}
 }
 
@@ -392,22 +355,12 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		}
 		return out
 	}
-	m := docs[main]
+	m, others := docs[main], english.Count(len(docs)-1, "more task", "more tasks")
 	var doc rawmemory.Doc
 	if summary {
-		title := m.name
-		if len(docs) > 1 {
-			title += " (and " + english.Count(len(docs)-1, "more task", "more tasks") + ")"
-		}
-		doc = rawmemory.Doc{Title: title + " in " + x.project(), Context: x.context()}
+		doc = rawmemory.Doc{Title: m.name + when(len(docs) > 1, " (and "+others+")") + " in " + x.project(), Context: x.context()}
 	} else {
-		desc := m.name + " — outcome " + m.outcome
-		if m.live > 0 {
-			desc += "; changed " + english.Count(m.live, "file", "files")
-		}
-		if len(docs) > 1 {
-			desc += "; " + english.Count(len(docs)-1, "more task", "more tasks") + " in the same session"
-		}
+		desc := m.name + " — outcome " + m.outcome + when(m.live > 0, "; changed "+english.Count(m.live, "file", "files")) + when(len(docs) > 1, "; "+others+" in the same session")
 		doc.Front = rawmemory.Front{Description: desc, Task: m.name, TaskGroup: x.project(), TaskOutcome: m.outcome,
 			Cwd: cmp.Or(x.meta.Cwd, "unknown"), Keywords: x.topKeywords(maxKeywords), Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic}}
 	}
@@ -431,17 +384,11 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 
 // joinSentences joins sentences, closing a list item without a stop by ";".
 func joinSentences(ss []string) string {
-	var b strings.Builder
+	b := ""
 	for i, s := range ss {
-		b.WriteString(s)
-		if i < len(ss)-1 {
-			if !strings.ContainsAny(s[len(s)-1:], ".!?;:)") {
-				b.WriteByte(';')
-			}
-			b.WriteByte(' ')
-		}
+		b += s + when(i < len(ss)-1, when(!strings.ContainsAny(s[len(s)-1:], ".!?;:)"), ";")+" ")
 	}
-	return b.String()
+	return b
 }
 
 // slug names the thread after the request's words (five at most), the
@@ -454,13 +401,10 @@ func (x *Extractor) slug(request string) string {
 			break
 		}
 		p := strings.Trim(strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
 				return r
-			case r == '-' || r == '.' || r == '/':
-				return '-'
 			}
-			return -1
+			return map[bool]rune{true: '-', false: -1}[strings.ContainsRune("-./", r)]
 		}, strings.ToLower(w)), "-_")
 		if p != "" && !slices.Contains(parts, p) {
 			parts = append(parts, p)

@@ -53,10 +53,7 @@ type fix struct {
 func (t *task) edited(files []string) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
-		out[i] = f
-		if line := t.lines[f]; line != "" {
-			out[i] += " (" + code(textcut.Line(line, 100)) + ")"
-		}
+		out[i] = f + when(t.lines[f] != "", " ("+code(textcut.Line(t.lines[f], 100))+")")
 	}
 	return out
 }
@@ -97,8 +94,7 @@ func (x *Extractor) human(e sessions.Event) {
 	if text == "" {
 		return
 	}
-	x.humans++
-	x.looked = false
+	x.humans, x.looked = x.humans+1, false
 	words := meaningfulWords(text)
 	cur := x.current()
 	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
@@ -107,10 +103,8 @@ func (x *Extractor) human(e sessions.Event) {
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said("The user asked: ", text)
 	} else {
-		label := "Follow-up from the user: "
 		cur.followUps++
 		if negative {
-			label = "The user pushed back: "
 			if cur.finalSince && len(cur.answers) > 0 {
 				cur.answers[len(cur.answers)-1].withdrawn = true
 			}
@@ -118,11 +112,10 @@ func (x *Extractor) human(e sessions.Event) {
 				cur.corrections = append(cur.corrections, text)
 			}
 		}
-		cur.steps.said(label, text)
+		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: "Follow-up from the user: "}[negative], text)
 		cur.negative, cur.negAfter = negative, negative
 	}
-	cur.answeredBefore = cur.finalSince
-	cur.answered, cur.finalSince = false, false
+	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
 	cur.addWords(words)
 	for _, w := range words {
 		x.keyword(w, 2)
@@ -186,22 +179,21 @@ func (t *task) addRead(p string) {
 // interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
-	t := x.current()
-	if t == nil {
-		return
+	if t := x.current(); t != nil {
+		x.interruptTask(t)
 	}
+}
+
+func (x *Extractor) interruptTask(t *task) {
 	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
 		// A word or two stopped before the agent did anything: a typo.
 		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {
 			x.keyword(w, -2)
 		}
-		t.steps.steps = t.steps.steps[:n-1]
-		t.followUps--
-		t.finalSince = t.answeredBefore
+		t.steps.steps, t.followUps, t.finalSince = t.steps.steps[:n-1], t.followUps-1, t.answeredBefore
 		return
 	}
-	t.interrupts++
-	t.endedRefused = true // until a call runs again
+	t.interrupts, t.endedRefused = t.interrupts+1, true // endedRefused: until a call runs again
 	t.steps.add("The user interrupted the agent.", 3)
 }
 

@@ -109,11 +109,10 @@ func coreWords(f []string) []string {
 func Core(cmd string) []string { return coreWords(strings.Fields(work(cmd))) }
 
 func name(part string) string {
-	f := coreWords(strings.Fields(part))
-	if len(f) == 0 {
-		return ""
+	if f := coreWords(strings.Fields(part)); len(f) > 0 {
+		return path.Base(f[0])
 	}
-	return path.Base(f[0])
+	return ""
 }
 
 // Name is the program a line's work runs.
@@ -224,13 +223,8 @@ func gitReadOnly(args []string) bool {
 			writes = true
 		}
 	}
-	switch args[0] {
-	case "branch", "remote":
-		return operands == 0 && !writes
-	case "config":
-		return operands <= 1 && !writes
-	}
-	return true
+	limit, listing := map[string]int{"branch": 0, "remote": 0, "config": 1}[args[0]]
+	return !listing || !writes && operands <= limit
 }
 
 // IsCheck reports a line whose work's success says the work is right:
@@ -247,7 +241,8 @@ func IsCheck(cmd string) bool {
 	}
 	flags, verifies := verifyFlags[prog]
 	switch {
-	case neverChecks()[prog] || rewritesFiles(prog, args, has):
+	case neverChecks()[prog] || writeFlags[prog] != nil && has(writeFlags[prog]...) ||
+		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewriting files
 		return false
 	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):
 		return true
@@ -284,29 +279,12 @@ func makeTargets(args []string) []string {
 	return out
 }
 
-// rewritesFiles reports a formatter run that rewrites files.
-func rewritesFiles(prog string, args []string, has func(...string) bool) bool {
-	switch prog {
-	case "prettier", "gofmt", "goimports", "gofumpt":
-		return has("--write", "-w")
-	case "biome":
-		return has("--write", "--apply", "--fix")
-	case "ruff":
-		return len(args) > 0 && args[0] == "format" && !has("--check", "--diff")
-	}
-	return false
-}
-
-// Purpose names what a check verifies (Purposes); a bare make builds.
+// Purpose names what a check verifies (purposeWords); a bare make builds.
 func Purpose(cmd string) string {
-	found := map[string]bool{}
 	f := Core(cmd)
-	for _, p := range checkParts(f) {
-		found[purposeOf()[p]] = true
-	}
-	for _, p := range Purposes {
-		if found[p] {
-			return p
+	for _, pw := range purposeWords {
+		if slices.ContainsFunc(checkParts(f), func(w string) bool { return purposeOf()[w] == pw.purpose }) {
+			return pw.purpose
 		}
 	}
 	if len(f) > 0 && path.Base(f[0]) == "make" {
@@ -387,11 +365,8 @@ func WorktreeAdded(cmd string) string {
 // lookedIn returns the operands of a look around, a search's pattern
 // aside: `rg x a/` looks in another place than `rg x b/`.
 func lookedIn(cmd string) []string {
-	if !readOnly(cmd) {
-		return nil
-	}
 	w := coreWords(shellWords(WithoutFilters(work(cmd))))
-	if len(w) == 0 {
+	if len(w) == 0 || !readOnly(cmd) {
 		return nil
 	}
 	patternFirst := searchers()[strings.ToLower(path.Base(w[0]))]

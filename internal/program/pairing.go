@@ -94,13 +94,15 @@ func (f *Failure) add(list *[]string, s string) {
 // targets it covers ("go test ./..." covers "go test ./pkg/a").
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads := Family(r.Command), targets(r.Command), Explores(r.Command)
+	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
+		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads))
+	}
 	var pairs []Pair
 	for _, f := range p.open {
 		switch {
-		case f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads)):
-			if r.Outcome == Passed {
-				pairs = append(pairs, Pair{Failure: *f, Pass: r})
-			}
+		case same(f) && r.Outcome == Passed:
+			pairs = append(pairs, Pair{Failure: *f, Pass: r})
+		case same(f):
 		case r.Outcome == Passed && r.Purpose != "" && r.Purpose == f.Last.Purpose && f.CoveredBy == "":
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
@@ -109,15 +111,13 @@ func (p *Pairer) Ran(r Run) []Pair {
 		}
 	}
 	if r.Outcome == Passed {
-		p.open = slices.DeleteFunc(p.open, func(f *Failure) bool {
-			return f.family == fam && (slices.Equal(f.targets, tg) || covers(tg, f.targets, reads))
-		})
+		p.open = slices.DeleteFunc(p.open, same)
 		return pairs
 	}
 	if r.Outcome != Failed {
 		return nil
 	}
-	i := slices.IndexFunc(p.open, func(f *Failure) bool { return f.family == fam && slices.Equal(f.targets, tg) })
+	i := slices.IndexFunc(p.open, same)
 	if i < 0 && len(p.open) >= maxOpen {
 		return nil
 	} else if i < 0 {
@@ -176,11 +176,8 @@ func covers(pass, fail []string, reads bool) bool {
 	if reads {
 		return slices.Equal(pass, fail)
 	}
-	if len(pass) == 0 {
-		return true
-	}
 	for _, f := range fail {
-		if !slices.ContainsFunc(pass, func(p string) bool {
+		if len(pass) > 0 && !slices.ContainsFunc(pass, func(p string) bool {
 			return p == f || strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == "."
 		}) {
 			return false

@@ -141,22 +141,10 @@ var fileReaders = wordSet(`cat sed head tail nl less bat more`)
 func WritesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	line = blankQuotes(line, false)
-	for i := 0; i < len(line); i++ {
-		if line[i] != '>' || (i > 0 && (line[i-1] == '=' || line[i-1] == '-')) {
-			continue
-		}
-		j := i + 1
-		for j < len(line) && (line[j] == '>' || line[j] == '|' || line[j] == ' ') {
-			j++
-		}
-		k := j
-		for k < len(line) && !strings.ContainsRune(" ;&|<>)", rune(line[k])) {
-			k++
-		}
-		if target := line[j:k]; target != "" && !strings.HasPrefix(line[j:], "&") && !strings.HasPrefix(target, "/dev/") {
+	for _, m := range redirectRE().FindAllStringSubmatch(line, -1) {
+		if !strings.HasPrefix(m[1], "/dev/") {
 			return true
 		}
-		i = k - 1
 	}
 	for _, st := range stages(line) {
 		if f := strings.Fields(st); len(f) > 1 && path.Base(f[0]) == "tee" &&
@@ -166,6 +154,9 @@ func WritesFile(cmd string) bool {
 	}
 	return false
 }
+
+// redirectRE is a redirection of output and its target (not "=>", "->").
+var redirectRE = lazyRE(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
 
 // blankQuotes blanks the text between single quotes, and between double
 // quotes that expand nothing (with all, always): what is left is syntax.

@@ -56,15 +56,16 @@ var purposeWords = []struct{ purpose, words string }{
 	{"check", `check verify validate configtest`},
 }
 
-// Purposes lists the check purposes, most specific first.
-var Purposes = []string{"test", "lint", "type-check", "build", "check"}
-
 // verifyFlags make a command a configuration dry run; nil: always one.
 var verifyFlags = map[string][]string{
 	"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
 	"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
 }
+
+// writeFlags make a formatter rewrite files rather than check them.
+var writeFlags = map[string][]string{"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
+	"biome": {"--write", "--apply", "--fix"}}
 
 // purposeOf maps each check word to its purpose.
 var purposeOf = sync.OnceValue(func() map[string]string {

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,12 +52,9 @@ func (x *Extractor) assistant(e sessions.Event) {
 func answerSentences(text string) []string {
 	var kept, prose []string
 	flush := func() {
-		for _, s := range textSentences(strings.Join(prose, "\n")) {
-			if !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s) {
-				continue
-			}
-			kept = append(kept, s)
-		}
+		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
+			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s)
+		})...)
 		prose = nil
 	}
 	fenced := false
@@ -66,12 +64,9 @@ func answerSentences(text string) []string {
 		case strings.HasPrefix(t, "```"):
 			flush()
 			fenced = !fenced
-		case fenced:
-			if len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0 {
-				kept = append(kept, code(t))
-			}
-		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
-			// a heading or a table row: layout, not a sentence
+		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
+			kept = append(kept, code(t))
+		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
 		default:
 			prose = append(prose, strings.ReplaceAll(strings.TrimLeft(t, "> "), "**", ""))
 		}

@@ -305,40 +305,25 @@ func (c *call) describe() string {
 	if c.command != "" {
 		return code(textcut.Line(c.command, 100))
 	}
-	what := map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
-		sessions.ActionWeb: "the web request", sessions.ActionAgent: "the sub-agent task"}[c.action]
-	what = cmp.Or(what, "the "+code(c.tool)+" call")
-	if c.target != "" {
-		what += " of " + c.target
-	}
-	return what
+	return cmp.Or(map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
+		sessions.ActionWeb: "the web request", sessions.ActionAgent: "the sub-agent task"}[c.action], "the "+code(c.tool)+" call") + when(c.target != "", " of "+c.target)
 }
 
 // ranText is a call's step: what ran, and how it ended.
 func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {
-		line = "Ran " + code(textcut.Line(c.command, 120))
-		if c.status == stRejected || c.status == stDenied {
-			line = "Proposed " + code(textcut.Line(c.command, 120))
-		}
+		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] + code(textcut.Line(c.command, 120))
 	}
-	if c.escalated {
-		line += " with escalated permissions"
-	}
+	line += when(c.escalated, " with escalated permissions")
 	exit := ""
 	if c.exit != nil {
 		exit = ", exit " + itoa(*c.exit)
 	}
 	switch c.status {
 	case stOK:
-		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit
-		if c.tally != "" {
-			line += " (" + code(c.tally) + ")"
-		}
-		if len(c.commits) > 0 {
-			line += "; made " + english.Count(len(c.commits), "commit", "commits") + " " + commitsText(c.commits)
-		}
+		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit + when(c.tally != "", " ("+code(c.tally)+")") +
+			when(len(c.commits) > 0, "; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits))
 	case stFailed:
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)

@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"slices"
+
 	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
@@ -72,18 +74,14 @@ func (t *task) open() []program.Failure {
 	return out
 }
 
-// reported reports a failed run worth stating: any command that does not
-// only look around, and a look around whose run itself broke (exit 2 or
-// more: a usage error, a missing path, a timeout), not one that found
-// nothing.
+// reported reports a failed run worth stating: not a look around that
+// found nothing, but one whose run broke (exit 2 or more: a usage error).
 func reported(c *call) bool { return !c.reads || c.exit != nil && *c.exit >= 2 }
 
 // refusedEdit returns the first edit of the task that did not run.
 func (t *task) refusedEdit() *call {
-	for _, c := range t.refused {
-		if c.action == sessions.ActionEdit {
-			return c
-		}
+	if i := slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit }); i >= 0 {
+		return t.refused[i]
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -71,13 +72,9 @@ func specifies(s string) bool {
 	if !(strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") || strings.HasPrefix(l, "in case ")) || marksStanding(s) {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }) {
-		switch w {
-		case "you", "your", "we", "us", "our", "me", "my", "i":
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), func(w string) bool {
+		return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
+	})
 }
 
 // prose reports text that reads as words rather than pasted code or logs.

@@ -39,19 +39,14 @@ func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
 // A message laid out as a document (a prompt template a command
 // expanded, a pasted spec) is quoted by its opening only.
 func (tl *timeline) said(label, words string) {
-	n := askMax
-	if document(words) {
-		n = 200
-	}
-	tl.push(step{text: label + userWords(words, n), user: words})
+	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
 }
 
 // explore adds a look around, folded into the one before it.
 func (tl *timeline) explore(name string) {
 	if n := len(tl.steps); n > 0 && tl.steps[n-1].names != nil {
 		last := &tl.steps[n-1]
-		last.count++
-		if !slices.Contains(last.names, name) && len(last.names) < 5 {
+		if last.count++; !slices.Contains(last.names, name) && len(last.names) < 5 {
 			last.names = append(last.names, name)
 		}
 		return
@@ -70,8 +65,7 @@ func (tl *timeline) push(s step) {
 	for i < len(tl.steps)-1 && tl.steps[i].user != "" {
 		i++
 	}
-	tl.steps = slices.Delete(tl.steps, i, i+1)
-	tl.omitted++
+	tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
 }
 
 // entries renders the steps, ranked for shrink: the user's words apart

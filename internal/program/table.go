@@ -30,7 +30,7 @@ var (
 	neverChecks = wordSet(`git gh curl wget ssh scp rsync rm mv cp mkdir touch chmod chown cd ln kill pkill export
 		source set unset open code vim nano ls cat echo grep rg find less tail head ps`)
 	// queryVerbs ask a tool about state: "gh pr view", "kubectl describe".
-	queryVerbs = wordSet(`view list ls show status ready info describe checks search whoami version help --help -h
+	queryVerbs = wordSet(`view list ls show status ready info describe checks search whoami version help ps logs inspect images --help -h
 		--version`)
 	// checkTargets name a project's "everything CI checks" entry point.
 	checkTargets = wordSet(`ci qa precommit pre-commit`)

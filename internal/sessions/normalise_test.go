@@ -148,7 +148,7 @@ call c3 edit file=a.go
 result c3 failed "apply_patch verification failed: Failed to find expected lines in a.go"
 call c4 edit file=b.go
 result c4 ok exit=0 "Success. Updated the following files:\nM b.go"
-change c4 update b.go
+change c4 update b.go "x\n"->"y\n"
 call c5 edit file=c.py
 result c5 ok exit=0 "Success. Updated the following files:\nA c.py"
 change c5 add c.py

@@ -179,7 +179,8 @@ func Words(s string, n int) string {
 
 // Sentences splits s into its sentences, each folded to one line: a
 // sentence ends at ".", "!" or "?" followed by white space, and at a line
-// break, so "hello.py" and "v1.2" stay whole. Empty ones are left out.
+// break, so "hello.py" and "v1.2" stay whole, as does code between
+// backquotes ("`go test ./... -run X`"). Empty ones are left out.
 func Sentences(s string) []string {
 	var out []string
 	add := func(seg string) {
@@ -187,14 +188,16 @@ func Sentences(s string) []string {
 			out = append(out, seg)
 		}
 	}
-	start := 0
+	start, code := 0, false
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '`':
+			code = !code
 		case '\n':
 			add(s[start:i])
-			start = i + 1
+			start, code = i+1, false
 		case '.', '!', '?':
-			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') {
+			if !code && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') {
 				add(s[start : i+1])
 				start = i + 1
 			}
@@ -205,10 +208,10 @@ func Sentences(s string) []string {
 }
 
 // WholeSentences shortens s to at most n bytes by dropping whole
-// sentences, never by cutting one: it keeps the first sentence, whatever
-// its length, and each later one that still fits, in order. For bullets
-// whose words are quoted (the user's, the agent's answer), where a cut
-// sentence would say something else.
+// sentences from its end, never by cutting one: it keeps the first
+// sentence, whatever its length, and the ones after it while they fit.
+// For bullets whose words are quoted (the user's, the agent's answer),
+// where a cut sentence would say something else.
 func WholeSentences(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
@@ -217,7 +220,7 @@ func WholeSentences(s string, n int) string {
 	var b strings.Builder
 	for i, sen := range Sentences(s) {
 		if i > 0 && b.Len()+1+len(sen) > n {
-			continue
+			break
 		}
 		if b.Len() > 0 {
 			b.WriteByte(' ')

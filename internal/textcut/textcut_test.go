@@ -248,16 +248,19 @@ func TestSentences(t *testing.T) {
 	}
 }
 
-// A bullet is shortened by whole sentences: the first stays whatever its
-// length, a later one that does not fit is dropped and a shorter one
-// after it may still come.
+// A bullet is shortened by whole sentences from its end: the first stays
+// whatever its length, and from the first that does not fit on nothing
+// comes (a shorter one after it would skip what leads to it).
 func TestWholeSentences(t *testing.T) {
-	s := "The cause was a float. " + strings.Repeat("x", 80) + " is long. Short one."
-	if got := WholeSentences(s, 40); got != "The cause was a float. Short one." {
+	s := "The cause was a float. It is fixed. " + strings.Repeat("x", 80) + " is long. Short one."
+	if got := WholeSentences(s, 60); got != "The cause was a float. It is fixed." {
 		t.Errorf("WholeSentences = %q", got)
 	}
 	if got := WholeSentences("One very long first sentence without an end", 10); got != "One very long first sentence without an end" {
 		t.Errorf("the first sentence was cut: %q", got)
+	}
+	if got := WholeSentences("Ran `go test ./... -run X`. It passed.", 30); got != "Ran `go test ./... -run X`." {
+		t.Errorf("a sentence ended inside code: %q", got)
 	}
 	if got := WholeSentences("fits.", 10); got != "fits." {
 		t.Errorf("WholeSentences = %q", got)

@@ -187,6 +187,9 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			if mv := transcript.FieldString(ch, "move_path"); mv != "" {
 				ev.FilePath = mv
 			}
+			if ev.FileOp == "update" {
+				ev.Old, ev.New = transcript.DiffOldNew(transcript.FieldString(ch, "unified_diff"))
+			}
 			ferr = em.Emit(ev)
 			return ferr == nil
 		})

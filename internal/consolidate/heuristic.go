@@ -20,7 +20,7 @@ import (
 const (
 	maxItemBytes      = 1500 // one bullet in MEMORY.md, shortened by whole sentences (wholeItem)
 	maxSummaryItem    = 240  // one bullet in memory_summary.md, the same
-	maxBlockBullets   = 30  // per block-level section of a task group
+	maxBlockBullets   = 30   // per block-level section of a task group
 	maxSummaryPrefs   = 15
 	maxSummaryTips    = 15
 	maxOlderPerScope  = 25

@@ -12,7 +12,7 @@ import (
 // docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
-var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
+var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
 	"`" + `|try '|did you mean|debug)\b|^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|^\w+:\s*[|>]-?$|` +

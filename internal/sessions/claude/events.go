@@ -19,7 +19,7 @@ func Events(f transcript.File, probs func(transcript.Problem), fn func(transcrip
 	asks := map[string]bool{} // calls that asked the user questions
 	var q queue
 	err := walkClaude(f.Path, probs, false, func(cl *claudeLine, line int) error {
-		if text, ok := q.read(cl); ok {
+		if text, ok := q.deliver(cl); ok {
 			// Typed while the agent worked: the user's words, in the
 			// middle of a turn that goes on.
 			return em.Emit(transcript.Event{Kind: transcript.EventHuman, Text: text, Time: transcript.ParseTime(cl.Timestamp), Line: line})
@@ -176,12 +176,15 @@ func userAnswers(out string) string {
 // Notifications of background tasks queue the same way and are the
 // harness's, not the user's.
 type queue struct {
-	waiting   []string
-	delivered map[string]int // absorbed messages already read from their attachment
+	waiting []string
+	// read counts each absorbed message read from one of its two records
+	// (attachment: +1, queue entry: -1), so that the other, whichever
+	// comes second, is not read again.
+	read map[string]int
 }
 
-// read returns the user's words a queue or attachment line delivers.
-func (q *queue) read(cl *claudeLine) (string, bool) {
+// deliver returns the user's words a queue or attachment line delivers.
+func (q *queue) deliver(cl *claudeLine) (string, bool) {
 	switch cl.Type {
 	case "attachment":
 		a := cl.Attachment
@@ -197,11 +200,11 @@ func (q *queue) read(cl *claudeLine) (string, bool) {
 		if text = strings.TrimSpace(text); text == "" {
 			return "", false
 		}
-		if q.delivered == nil {
-			q.delivered = map[string]int{}
+		if q.read == nil {
+			q.read = map[string]int{}
 		}
-		q.delivered[text]++
-		return text, true
+		q.read[text]++
+		return text, q.read[text] > 0
 	case "queue-operation":
 	default:
 		return "", false
@@ -224,11 +227,15 @@ func (q *queue) read(cl *claudeLine) (string, bool) {
 		text := q.waiting[0]
 		q.waiting = q.waiting[1:]
 		switch {
-		case q.delivered[text] > 0:
-			q.delivered[text]--
+		case q.read[text] > 0:
+			q.read[text]--
 		case text != "" && !strings.HasPrefix(text, "<") && !strings.HasPrefix(text, "{") && !strings.HasPrefix(text, "/"):
 			// a notification (<task-notification>, a JSON task) or a
 			// slash command is not the user's message
+			if q.read == nil {
+				q.read = map[string]int{}
+			}
+			q.read[text]--
 			return text, true
 		}
 		return "", false

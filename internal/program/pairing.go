@@ -42,6 +42,7 @@ type Failure struct {
 	// edited and the commands not reads, once each; More counts the rest.
 	Edited, Ran []string
 	More        int
+	Unsettled   int    // runs of the work since, with no exit status of their own
 	CoveredBy   string // a pass of other work with the same purpose since
 	family      string
 	targets     []string
@@ -103,6 +104,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 		case same(f) && r.Outcome == Passed:
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
+			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
 		case r.Outcome == Passed && r.Purpose != "" && r.Purpose == f.Last.Purpose && f.CoveredBy == "":
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
@@ -125,7 +127,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 	}
 	f := p.open[i]
 	f.Times++
-	f.Last, f.Edited, f.Ran, f.More, f.CoveredBy = r, nil, nil, 0, ""
+	f.Last, f.Edited, f.Ran, f.More, f.Unsettled, f.CoveredBy = r, nil, nil, 0, 0, ""
 	if r.Error != "" {
 		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
 		f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]

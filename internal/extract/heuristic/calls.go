@@ -182,8 +182,8 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	}
 	if c.reads {
 		t.explore++
-	} else if c.status != stUnknown && !c.tryout {
-		if t.lastCmd = c; c.check {
+	} else if !c.tryout {
+		if t.lastCmd = c; c.check && c.status != stUnknown {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
 			t.negAfter = t.negAfter && c.status != stOK
 		}
@@ -322,8 +322,7 @@ func (c *call) ranText() string {
 	}
 	switch c.status {
 	case stOK:
-		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit + when(c.tally != "", " ("+code(c.tally)+")") +
-			when(len(c.commits) > 0, "; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits))
+		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit + when(c.tally != "", " ("+code(c.tally)+")")
 	case stFailed:
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)
@@ -335,7 +334,7 @@ func (c *call) ranText() string {
 		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own", stRejected: ": rejected by the user, not run",
 			stDenied: ": permission not granted, not run", stInterrupted: ": interrupted by the user"}[c.status], ": no result recorded")
 	}
-	return line + "."
+	return line + when(len(c.commits) > 0, "; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits)) + "."
 }
 
 // commitsText lists commits: `1a2b3c4` “subject”, ….

@@ -22,7 +22,7 @@ func (t *task) outcome() (string, string) {
 		for _, f := range t.open() {
 			// The pass answers for its own purpose, not for a push that
 			// failed after it or a lint run still failing.
-			if f.CoveredBy == "" && (f.Last.Ref > t.lastCheck.seq || f.Last.Purpose != "") {
+			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > t.lastCheck.seq || f.Last.Purpose != "") {
 				return "partial", "the last check " + last(t.lastCheck) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"
 			}
 		}
@@ -49,7 +49,7 @@ func (t *task) outcome() (string, string) {
 		return "partial", "the last command " + last(t.lastCmd) + " failed"
 	case reportsCompletion(t.final):
 		for _, f := range t.open() {
-			if f.CoveredBy == "" {
+			if f.CoveredBy == "" && f.Unsettled == 0 {
 				// Only the agent's word says it worked, and a run says
 				// something did not: a claim, not a result.
 				return "uncertain", "the final answer reports the work as done, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"

@@ -186,6 +186,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		switch {
 		case f.CoveredBy != "":
 			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
+		case f.Unsettled > 0:
+			line += " and was run again with no exit status of its own"
 		case d.outcome == "success" || reportsCompletion(t.final) && !reportsFailure(t.final):
 			line += " and was not run again to a pass; the task was still reported done"
 		default:

@@ -178,9 +178,10 @@ func Words(s string, n int) string {
 }
 
 // Sentences splits s into its sentences, each folded to one line: a
-// sentence ends at ".", "!" or "?" followed by white space, and at a line
-// break, so "hello.py" and "v1.2" stay whole, as does code between
-// backquotes ("`go test ./... -run X`"). Empty ones are left out.
+// sentence ends at ".", "!" or "?" followed by white space and a word
+// that does not start in lower case, and at a line break, so "hello.py",
+// "v1.2", "e.g. this" and "go test ./... passes" stay whole, as does code
+// between backquotes ("`go test ./... -run X`"). Empty ones are left out.
 func Sentences(s string) []string {
 	var out []string
 	add := func(seg string) {
@@ -197,7 +198,8 @@ func Sentences(s string) []string {
 			add(s[start:i])
 			start, code = i+1, false
 		case '.', '!', '?':
-			if !code && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') {
+			if next := strings.TrimLeft(s[i+1:], " \t"); !code && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') &&
+				(next == "" || next[0] < 'a' || next[0] > 'z') {
 				add(s[start : i+1])
 				start = i + 1
 			}

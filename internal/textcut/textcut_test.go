@@ -252,7 +252,7 @@ func TestSentences(t *testing.T) {
 // whatever its length, and from the first that does not fit on nothing
 // comes (a shorter one after it would skip what leads to it).
 func TestWholeSentences(t *testing.T) {
-	s := "The cause was a float. It is fixed. " + strings.Repeat("x", 80) + " is long. Short one."
+	s := "The cause was a float. It is fixed. Very" + strings.Repeat(" very", 16) + " long. Short one."
 	if got := WholeSentences(s, 60); got != "The cause was a float. It is fixed." {
 		t.Errorf("WholeSentences = %q", got)
 	}
@@ -261,6 +261,9 @@ func TestWholeSentences(t *testing.T) {
 	}
 	if got := WholeSentences("Ran `go test ./... -run X`. It passed.", 30); got != "Ran `go test ./... -run X`." {
 		t.Errorf("a sentence ended inside code: %q", got)
+	}
+	if got := Sentences("Fixed: Stop closes it, and go test ./worker/... passes. E.g. this; e.g. that. Done."); len(got) != 3 {
+		t.Errorf("a sentence ended before a word in lower case: %q", got)
 	}
 	if got := WholeSentences("fits.", 10); got != "fits." {
 		t.Errorf("WholeSentences = %q", got)

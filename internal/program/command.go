@@ -72,17 +72,22 @@ func looksOnly(part string) bool {
 
 // HidesExitStatus reports a line whose exit status is not its work's: its
 // last command or, without pipefail, its last stage only reads or prints.
-func HidesExitStatus(cmd string) bool {
+// A failure it does not hide when what is in the way never fails (tail,
+// echo): the shell passed the work's status on (pipefail was set).
+func HidesExitStatus(cmd string, failed bool) bool {
 	ps := parts(cmd)
 	if len(ps) == 0 {
 		return false
 	}
-	last := ps[len(ps)-1]
-	if looksOnly(last) && work(cmd) != last {
+	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
+	hider := name(st[len(st)-1])
+	switch {
+	case failed && neverFail()[hider]:
+		return false
+	case looksOnly(last) && work(cmd) != last:
 		return true
 	}
-	st := stages(last)
-	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
+	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(hider) && !looksOnly(st[0])
 }
 
 // coreWords drops what does not say what a command does: environment

@@ -172,21 +172,25 @@ func TestFilesRead(t *testing.T) {
 
 func TestHidesExitStatus(t *testing.T) {
 	tests := []struct {
-		cmd  string
-		want bool
+		cmd          string
+		failed, want bool
 	}{
-		{"go test ./... | tail -20", true},
-		{"set -o pipefail; go test ./... | tail -20", false},
-		{"go test ./... || echo failed", true}, // the status is echo's when the tests fail
-		{"make test; echo \"exit: $?\"", true},
-		{"go test ./... || true", true},
-		{"cd web && npm test", false},
-		{"echo y | npx create-next-app app", false}, // the last stage is the work
-		{"go test ./...", false},
+		{"go test ./... | tail -20", false, true},
+		{"set -o pipefail; go test ./... | tail -20", false, false},
+		{"go test ./... || echo failed", false, true}, // the status is echo's when the tests fail
+		{"make test; echo \"exit: $?\"", false, true},
+		{"go test ./... || true", false, true},
+		{"cd web && npm test", false, false},
+		{"echo y | npx create-next-app app", false, false}, // the last stage is the work
+		{"go test ./...", false, false},
+		// tail never fails: a failure through it is the work's (pipefail)
+		{"mix dialyzer 2>&1 | tail -20", true, false},
+		// grep fails when it finds nothing: that is not the work's failure
+		{"go test ./... 2>&1 | grep FAIL", true, true},
 	}
 	for _, tt := range tests {
-		if got := HidesExitStatus(tt.cmd); got != tt.want {
-			t.Errorf("HidesExitStatus(%q) = %v", tt.cmd, got)
+		if got := HidesExitStatus(tt.cmd, tt.failed); got != tt.want {
+			t.Errorf("HidesExitStatus(%q, failed %v) = %v", tt.cmd, tt.failed, got)
 		}
 	}
 }

@@ -21,6 +21,9 @@ var (
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = wordSet(`go npm yarn pnpm bun cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
 		terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
+	// neverFail exit 0 whatever they read: a failure through them is the
+	// work's (HidesExitStatus).
+	neverFail = wordSet(`tail head cat echo printf true : tee sort uniq wc column`)
 	// wrappers run the program named after them: "npx jest" is jest's run.
 	wrappers = wordSet(`npx pnpx bunx uvx`)
 	// wrapperSubs are runner subcommands that run the program after them.

@@ -240,7 +240,7 @@ func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 	}
 	r.s.commands = append(r.s.commands, run)
 	outcome := map[sessions.Outcome]program.Outcome{sessions.OutcomeOK: program.Passed, sessions.OutcomeFailed: program.Failed}[out]
-	if program.HidesExitStatus(c.command) {
+	if program.HidesExitStatus(c.command, out == sessions.OutcomeFailed) {
 		outcome = program.Unknown
 	}
 	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Error: run.errLine, Ref: len(r.s.commands) - 1}) {

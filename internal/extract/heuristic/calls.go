@@ -140,7 +140,7 @@ func resultStatus(c *call, e sessions.Event) status {
 	switch {
 	case c.command == "" && !failed:
 		return stOK // a tool that is not a shell and reported no error
-	case !failed && e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || c.command != "" && program.HidesExitStatus(c.command):
+	case !failed && e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || c.command != "" && program.HidesExitStatus(c.command, failed):
 		return stUnknown
 	case failed:
 		return stFailed

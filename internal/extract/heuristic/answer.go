@@ -37,7 +37,8 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if !e.Final {
 		return
 	}
-	a := &answer{sentences: answerSentences(text), unchecked: !x.looked}
+	passed := t.lastCheck != nil && t.lastCheck.status == stOK && len(t.open()) == 0
+	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {
@@ -49,11 +50,11 @@ func (x *Extractor) assistant(e sessions.Event) {
 
 // answerSentences keeps the sentences of an answer a memory may quote. A
 // heading is no sentence; a line of a code block is kept as code.
-func answerSentences(text string) []string {
+func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	flush := func() {
 		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
-			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdictRE().MatchString(s) || recitalRE().MatchString(s) || quotes(s)
+			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || quotes(s)
 		})...)
 		prose = nil
 	}
@@ -73,6 +74,17 @@ func answerSentences(text string) []string {
 	}
 	flush()
 	return kept
+}
+
+// verdict reports a sentence that gives a verdict on a run, which only an
+// exit status gives: one that calls a run clean, flaky or a false
+// positive, or says little more than that something passed ("All 42
+// tests pass."); one that says what changed besides only while no check
+// has passed with no failure left open (passed: the runs agree).
+func verdict(s string, passed bool) bool {
+	m := strings.ToLower(verdictRE().FindString(s))
+	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||
+		!strings.Contains(m, "pass") && !strings.Contains(m, "succeed") && !strings.Contains(m, "green"))
 }
 
 // statement reports a sentence that states something rather than a

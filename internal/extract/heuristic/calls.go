@@ -186,6 +186,8 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		if t.lastCmd = c; c.check && c.status != stUnknown {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
 			t.negAfter = t.negAfter && c.status != stOK
+		} else if c.check && t.lastCheck != nil && program.Family(c.command) == program.Family(t.lastCheck.command) {
+			t.lastCheck = nil // rerun with no status: how the check stands is not known
 		}
 	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]

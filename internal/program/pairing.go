@@ -6,11 +6,9 @@ import (
 	"strings"
 )
 
-// Pairing. A failure stays open until a later run of the same work on
-// targets that cover it passes; the pair lists what ran between (every
-// file edited, every command not a read), and a pass with nothing between
-// is possibly flaky. The offline extractor and the regret ledger
-// (internal/regret) both pair this way (docs/extractor.md).
+// Pairing: a failure stays open until a run of the same work covering its
+// targets passes; the pair lists what ran between. The offline extractor
+// and the regret ledger both pair this way (docs/extractor.md).
 
 // Outcome is how a run ended, from its exit status or the tool's own error
 // flag only; Unknown when no status of its own was recorded.

@@ -12,10 +12,9 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how one tool call ended, as the transcript records it: by its
-// exit status or the tool's error flag (ok, failed), with no status of its
-// own (unknown), or not run: refused by the user (rejected) or the harness
-// (denied), stopped by the user (interrupted), dropped (cancelled).
+// status is how a call ended: by its exit status or error flag, with no
+// status of its own (unknown), or not run (rejected, denied, interrupted,
+// cancelled).
 type status int
 
 const (
@@ -31,10 +30,8 @@ const (
 
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
 
-// call is one tool call of a task and, once its result arrived, how it
-// ended. target is the file a read or an edit works on, command the shell
-// line; a tryout is a program run from a scratch folder (a binary built
-// in /tmp): its exit says how the try-out went, not whether the work did.
+// call is one tool call of a task and how it ended. A tryout runs a
+// program from a scratch folder: its exit says how the try-out went.
 type call struct {
 	id, tool, target, command, purpose string
 	task                               *task

@@ -12,10 +12,8 @@ import (
 // Files. A change counts only when the call that made it succeeded and
 // nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
 
-// fileRec is one file a task changed: first is the task's change count at
-// its first change, edits the in-place edits in effect (old, new), whole
-// the changes without their text (no edit undoes those), undone how the
-// change was thrown away.
+// fileRec is one file a task changed: first, the task's change count then;
+// edits, those in effect (old, new); whole, changes without their text.
 type fileRec struct {
 	path, undone                 string
 	ops                          []string

@@ -50,14 +50,10 @@ func Extract(version string, meta sessions.Meta, events []sessions.Event) Result
 	return x.Result()
 }
 
-// Extractor is the streaming form of Extract: feed it events in transcript
-// order with Add, then call Result once. Its memory is bounded by the caps
-// above, not by the transcript length. It is not safe for concurrent use.
-//
-// refusal is set while the latest tool result was a rejection or an
-// interruption, which the user's next words answer; asked while the
-// agent's latest words asked the user something; looked once a tool ran
-// since the user last spoke.
+// Extractor is the streaming form of Extract (Add each event, then Result
+// once), bounded by the caps above; not safe for concurrent use. refusal:
+// the latest result was a refusal the user's next words answer; asked:
+// the agent's latest words asked; looked: a tool ran since the user spoke.
 type Extractor struct {
 	version                string
 	meta                   sessions.Meta

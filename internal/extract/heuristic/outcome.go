@@ -8,11 +8,9 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// outcome triages a task (success, partial, uncertain, fail) and says
-// why, from the strongest evidence down: the last check's exit status,
-// the user's complaints, a refusal the task ended on, what the final
-// answer says of the work (a request the agent could not or would not do
-// is never a success), and last whether any answer came at all.
+// outcome triages a task and says why, from the strongest evidence down:
+// the last check, the user's complaints, a refusal, what the final answer
+// says of the work (a refused request is no success), any answer at all.
 func (t *task) outcome() (string, string) {
 	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
 	switch {

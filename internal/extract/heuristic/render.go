@@ -15,11 +15,8 @@ import (
 // What goes in which section, and how a text too long is shrunk by whole
 // items: docs/extractor.md, "What goes where".
 
-// class orders the items of a text for shrink, the first to go first:
-// the summary's notes (interruptions, tools' errors), passing checks, an
-// answer's sentences, references, the summary's files, earlier answers,
-// failures, fixes, corrections, steps, the user's messages, rules, and
-// the final answer.
+// class orders the items of a text for shrink, the first to go first (the
+// final answer last; cNote: the summary's interruptions, tools' errors).
 type class int
 
 const (

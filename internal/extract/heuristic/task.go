@@ -13,13 +13,10 @@ import (
 // answer since the user last spoke and it asks for other work (startsTask);
 // every message is kept verbatim (docs/extractor.md, "Tasks").
 
-// task is what the extractor keeps about one request of the user.
-// corrections are the messages pushing back on the work; negative is set
-// while the latest message was one, negAfter when one came after the last
-// passing check. finalSince is set when a final answer came after the
-// user's latest message (answeredBefore: before it, for a typo taken
-// back); answered when the agent said anything. endedRefused is set while
-// the latest act was refused or interrupted and nothing ran since.
+// task is what the extractor keeps about one request of the user. negative:
+// its latest message pushed back (negAfter: after the last passing check);
+// finalSince: a final answer came since the user spoke (answeredBefore:
+// before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
 	request                                  string
 	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
@@ -128,11 +125,9 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// startsTask reports a message that opens a task: after a final answer, ten
-// words of its own or more ("ok, now put the docs update on a separate
-// branch and open a PR"), or two or more sharing nothing with the task and
-// not opening as a continuation; never a complaint, an answer to a refused
-// call, a standing instruction.
+// startsTask reports a message that opens a task after a final answer: ten
+// words of its own, or two sharing nothing with the task and no
+// continuation; never a complaint, a refusal's answer or a rule.
 func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
 		return false

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 )
 
@@ -37,7 +38,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if !e.Final {
 		return
 	}
-	passed := t.lastCheck != nil && t.lastCheck.status == stOK && len(t.open()) == 0
+	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" })
 	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
@@ -78,7 +79,7 @@ func answerSentences(text string, passed bool) []string {
 
 // verdict reports a verdict on a run, which only an exit status gives: a
 // run called clean, flaky or a false positive, a pass and little else, or
-// a pass with more unless passed (the last check passed, nothing open).
+// a pass with more unless passed (the last check passed, no check open).
 func verdict(s string, passed bool) bool {
 	m := strings.ToLower(verdictRE().FindString(s))
 	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||

@@ -59,7 +59,7 @@ func marksStanding(s string) bool {
 
 // standing reports a sentence that states a rule.
 func standing(s string) bool {
-	if strings.HasSuffix(s, "?") || len(s) > 400 || len(s) < 8 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
+	if strings.HasSuffix(s, "?") || len(s) > 400 || len(strings.Fields(s)) < 3 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
 		return false
 	}
 	return standingRE().MatchString(s) && !oneOffRE().MatchString(s)

@@ -179,16 +179,16 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		}
 	}
 	for _, f := range capped(t.open(), maxFailures) {
-		line := code(textcut.Line(f.Last.Command, 120)) + " failed " + times(f.Times) + errPart(t.failures[f.Last.Ref], f.Errors)
+		c := t.failures[f.Last.Ref]
+		line := code(textcut.Line(f.Last.Command, 120)) + " failed " + times(f.Times) + errPart(c, f.Errors)
 		switch {
 		case f.CoveredBy != "":
 			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
 		case f.Unsettled > 0:
 			line += " and was run again with no exit status of its own"
-		case d.outcome == "success" || reportsCompletion(t.final) && !reportsFailure(t.final):
-			line += " and was not run again to a pass; the task was still reported done"
-		default:
-			line += " and was not run again to a pass"
+		default: // a look around that broke is no work the task claims done
+			line += " and was not run again to a pass" + when(!c.reads && (d.outcome == "success" || reportsCompletion(t.final) && !reportsFailure(t.final)),
+				"; the task was still reported done")
 		}
 		d.add(&d.failures, cFailure, line+".")
 	}

@@ -25,6 +25,9 @@ type answer struct {
 var (
 	verdictRE = lazyRE(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
 		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
+	// offerRE opens a suggestion of what the user might do next: no
+	// statement of what the session did.
+	offerRE   = lazyRE(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
 	recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
 )
 
@@ -55,7 +58,7 @@ func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	flush := func() {
 		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
-			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || quotes(s)
+			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || offerRE().MatchString(s) || quotes(s)
 		})...)
 		prose = nil
 	}

@@ -41,19 +41,10 @@ type Result struct {
 // Empty reports the no-output answer (nothing worth keeping).
 func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
-// Extract runs the extractor over a whole thread.
-func Extract(version string, meta sessions.Meta, events []sessions.Event) Result {
-	x := New(version, meta)
-	for _, e := range events {
-		x.Add(e)
-	}
-	return x.Result()
-}
-
-// Extractor is the streaming form of Extract (Add each event, then Result
-// once), bounded by the caps above; not safe for concurrent use. refusal:
-// the latest result was a refusal the user's next words answer; asked:
-// the agent's latest words asked; looked: a tool ran since the user spoke.
+// Extractor is the offline extractor of one thread (Add each event, then
+// Result once), bounded by the caps above; not safe for concurrent use.
+// refusal: the latest result was a refusal the user's next words answer;
+// asked: the agent's latest words asked; looked: a tool ran since.
 type Extractor struct {
 	version                string
 	meta                   sessions.Meta

@@ -152,14 +152,9 @@ func ParseToolOutput(s string) (string, *int) {
 	return s, nil
 }
 
-// patchChanges lists the files an apply_patch input touches.
-func PatchChanges(patch string) (paths, ops []string) {
-	paths, ops, _ = patchFiles(patch)
-	return paths, ops
-}
-
-// patchFiles is PatchChanges with each file's hunks, the text of an
-// update's "-" and "+" lines (DiffOldNew reads them).
+// patchFiles lists the files an apply_patch body adds, updates or
+// deletes, with each file's hunks: the text of an update's "-" and "+"
+// lines (DiffOldNew reads them).
 func patchFiles(patch string) (paths, ops, hunks []string) {
 	for line := range strings.Lines(patch) {
 		line = strings.TrimRight(line, "\r\n")

@@ -139,7 +139,7 @@ func Family(cmd string) string {
 		args = args[2:] // git -C dir push, pnpm --filter api build: the subcommand follows
 	}
 	switch {
-	case args[0] == "run" && len(args) > 1 && (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun"):
+	case args[0] == "run" && len(args) > 1 && (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun" || prog == "mise"):
 		return prog + " run " + args[1]
 	case !strings.HasPrefix(args[0], "-"):
 		return prog + " " + args[0]

@@ -18,6 +18,8 @@ func TestCommandClassification(t *testing.T) {
 		{"go test ./internal/x -run Foo", "go test", false, true},
 		{"cd /w && GOFLAGS=-mod=mod go test ./...", "go test", false, true},
 		{"npm run build", "npm run build", false, true},
+		{"mise run fmt && mise run lint 2>&1", "mise run lint", false, true}, // not mise run fmt's work
+		{"docker ps", "docker ps", true, false},
 		{"python -m pytest -q", "pytest", false, true},
 		{"rg -n test src", "rg", true, false},
 		{"sed -i 's/a/b/' main.go", "sed", false, false},

@@ -19,7 +19,7 @@ var (
 		get-location get-process select-string test-path resolve-path measure-object format-list format-table
 		out-string gc gci gcm sls dir`)
 	// runners run subcommands or scripts: their family names the subcommand.
-	runners = wordSet(`go npm yarn pnpm bun cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
+	runners = wordSet(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
 		terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
 	// neverFail exit 0 whatever they read: a failure through them is the
 	// work's (HidesExitStatus).

@@ -3,6 +3,6 @@
 // command line names its work (command.go), which files it changes,
 // restores or prints (shell.go), what a program's output says (output.go)
 // and how failures pair with passes (pairing.go). It is a leaf (TestLeaf),
-// shared by the offline extractor, the stale-evidence code and the regret
-// ledger; what a memory makes of it stays with the caller.
+// shared by the offline extractor and the regret ledger; what a memory
+// makes of it stays with the caller.
 package program

@@ -47,7 +47,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		t.answers[len(t.answers)-1] = a
 	} else {
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
-		t.steps.add("The assistant answered"+map[bool]string{true: " with no tool call since the user spoke.", false: " (its answer is quoted below)."}[a.unchecked], 3)
+		t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
 }

@@ -78,6 +78,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		} else {
 			t.steps.ran(c)
 			x.keyword(program.Family(c.command), 1)
+			t.addWords(meaningfulWords(program.Family(c.command))) // a complaint may name what ran
 		}
 	}
 	if len(x.calls) > maxCalls {

@@ -24,6 +24,7 @@ const (
 	cCheck
 	cSentence
 	cRef
+	cChanged // the raw memory's list of files changed; the summary's is cFile
 	cFile
 	cEarlier
 	cFailure
@@ -225,6 +226,13 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	if len(live) > 10 {
 		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
 	}
+	var names []string
+	for _, f := range capped(live, 10) {
+		names = append(names, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
+	}
+	if len(names) > 0 {
+		d.add(&d.refs, cChanged, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10))
+	}
 	if len(t.commits) > 0 {
 		d.add(&d.refs, cRef, "Commits made: "+commitsText(t.commits))
 	}
@@ -348,7 +356,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 	kept := func(l []*entry) []string {
 		var out []string
 		for _, e := range l {
-			if !e.gone && (summary || e.class != cNote && e.class != cFile) {
+			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cNote && e.class != cFile) {
 				out = append(out, e.text)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/memversion"
 )
 
-// Issue 33: what the offline extractor keeps reaches the consolidated
+// What the offline extractor keeps reaches the consolidated
 // files whole. The agent's final answer, where causes and outcomes are,
 // reaches MEMORY.md; the user's rule reaches the summary; and no bullet of
 // either, nor a General Tip, is cut in the middle of a sentence: an item

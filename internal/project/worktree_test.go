@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 33: worktrees of one repository are one project whatever folder
+// Worktrees of one repository are one project whatever folder
 // they live in, and a new worktree finds the memory its repository's
 // other checkouts left (summary's Locate, which asks git only when it
 // must), never "another project's".

@@ -240,7 +240,7 @@ func TestMemoryIsNotReadBack(t *testing.T) {
 	}
 }
 
-// Issue 33: what the user typed while the agent worked is the user's, as
+// What the user typed while the agent worked is the user's, as
 // Claude Code records it in its prompt queue: absorbed into the running
 // turn (the queue entry, then a queued_command attachment, or in older
 // versions the entry alone, removed), or dequeued at the turn's end into

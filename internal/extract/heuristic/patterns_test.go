@@ -13,8 +13,8 @@ import (
 	"github.com/memctl/memctl/internal/sessions/scripted"
 )
 
-// Issue 33 lists what went wrong on sessions no rule had been written
-// against, as general patterns. Each case below is one of them, in a
+// The patterns of what went wrong on sessions no rule had been written
+// against (issue 33 lists them). Each case below is one of them, in a
 // synthetic session written in Claude Code's and in Codex's own format
 // (internal/sessions/scripted), or by hand where only one agent writes
 // the lines at stake: what the memory must say, and what it must never

@@ -72,7 +72,7 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`server\.go \(update`, `start the next attempt`, `flaky`, `Check: [^\n]*git checkout`, `the agent's explanation`},
 	},
 	{
-		// Issue 33: the output's commit line is no verdict; the commit it
+		// The output's commit line is no verdict; the commit it
 		// reports is a change.
 		name: "a rerun with no exit status is unknown, not a pass; the commit it printed is made; failures are counted",
 		file: "commit-no-exit-code.jsonl", kind: sessions.KindJSONL,
@@ -85,7 +85,7 @@ var ruleCases = []ruleCase{
 			`the last command [^\n]*failed`},
 	},
 	{
-		// Issue 33: output never decides a verdict, though it says FAIL.
+		// Output never decides a verdict, though it says FAIL.
 		name: "go test with no exit status is unknown: no failure, no pass, no success",
 		file: "go-test-no-exit-code.jsonl", kind: sessions.KindJSONL,
 		must: []string{
@@ -118,7 +118,7 @@ var ruleCases = []ruleCase{
 			`-> `},
 	},
 	{
-		// Issue 33: only the final answer is the agent's statement.
+		// Only the final answer is the agent's statement.
 		name: "the agent's final answer is kept, in its words; what it said on the way is not",
 		file: "rollout-2026-10-05T12-00-00-0199a010-0000-7000-8000-000000000010.jsonl", kind: sessions.KindCodex,
 		must: []string{
@@ -208,7 +208,7 @@ var ruleCases = []ruleCase{
 		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
 	},
 	{
-		// Issue 33: the agent's thinking, however right, is no statement
+		// The agent's thinking, however right, is no statement
 		// of the memory's; the fix names the line the edit put in.
 		name: "thinking right after a failure is not kept; the edit between the failure and the pass is",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,

@@ -46,7 +46,7 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"flaky", "vitest run`? failed", "Sibling tool call", "cart\\.test\\.ts failed", "totals\\.ex failed", "File does not exist"},
 	},
 	{
-		// issue 33: an exit 1 the agent meant to see is a failure all
+		// An exit 1 the agent meant to see is a failure all
 		// the same (outcome only from the exit status)
 		name: "harness text is not the user; a complaint about something else corrects nothing",
 		file: "seen-harness-roles.claude.jsonl", kind: sessions.KindClaudeCode,

@@ -17,6 +17,7 @@ package evidence
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,30 +254,21 @@ var knownExtensionless = map[string]bool{
 }
 
 // packageManagerCommands are npm, pnpm and yarn subcommands that are not
-// package scripts; scriptAliases are the scripts run without "run".
-var (
-	packageManagerCommands = wordSet(`install i ci add remove rm uninstall update up upgrade init create exec x dlx
-		publish pack link unlink audit outdated version view info why ls list config cache login logout whoami help
-		prune dedupe rebuild fund doctor set get workspace workspaces import store patch node env bin root search
-		owner access token profile team explain query pkg shrinkwrap star stars unpublish deprecate dist-tag edit
-		explore hook org ping prefix repo docs bugs completion diff sbom run`)
-	scriptAliases = wordSet(`test t start stop restart`)
-)
+// package scripts.
+const packageManagerCommands = `install i ci add remove rm uninstall update up upgrade init create exec x dlx
+publish pack link unlink audit outdated version view info why ls list config cache login logout whoami help
+prune dedupe rebuild fund doctor set get workspace workspaces import store patch node env bin root search
+owner access token profile team explain query pkg shrinkwrap star stars unpublish deprecate dist-tag edit
+explore hook org ping prefix repo docs bugs completion diff sbom run`
 
 // isPackageManagerCommand reports an npm, pnpm or yarn subcommand that is
 // not a package script (install, ci, exec …), script aliases aside.
-func isPackageManagerCommand(word string) bool { return packageManagerCommands()[word] }
+func isPackageManagerCommand(word string) bool {
+	return slices.Contains(strings.Fields(packageManagerCommands), word)
+}
 
 // isScriptAlias reports a package script npm runs without "run": test,
 // start, stop, restart.
-func isScriptAlias(word string) bool { return scriptAliases()[word] }
-
-func wordSet(words string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[w] = true
-		}
-		return m
-	})
+func isScriptAlias(word string) bool {
+	return slices.Contains([]string{"test", "t", "start", "stop", "restart"}, word)
 }

@@ -93,7 +93,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		delete(x.dropped, e.CallID)
 		return
 	}
-	c := map[bool]*call{true: x.lastCall, false: x.calls[e.CallID]}[e.CallID == ""]
+	c := x.calls[e.CallID]
+	if e.CallID == "" {
+		c = x.lastCall
+	}
 	if c == nil || c.status != stPending {
 		return
 	}
@@ -189,7 +192,9 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		}
 	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
-	outcome = map[bool]program.Outcome{true: program.Unknown, false: outcome}[c.tryout]
+	if c.tryout {
+		outcome = program.Unknown
+	}
 	errs := c.errLine
 	if len(c.tests) > 0 {
 		errs += "; failing: " + strings.Join(c.tests, ", ")

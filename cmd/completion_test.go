@@ -92,6 +92,9 @@ func TestThreadIDCompletions(t *testing.T) {
 		t.Errorf("a second id was offered: %q", out)
 	}
 	fresh := newTestFactory(t, ios.IOStreams, nil)
+	if home, _ := fresh.Home(); os.Remove(home) != nil {
+		t.Fatal("the fresh home is not an empty folder")
+	}
 	if out := completeWith(t, fresh, "threads", "show", ""); out != ":4\n" {
 		t.Errorf("no database: %q", out)
 	}

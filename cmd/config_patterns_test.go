@@ -13,6 +13,7 @@ func TestABadExtraPatternFailsEveryCommand(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	writeFile(t, cfg, "[provider]\nkind = \"heuristic\"\n\n[redaction]\nextra_patterns = [\"ok-[0-9]+\", \"(unclosed\"]\n")
+	madeHome(t, filepath.Join(dir, "home"))
 	env := []string{"HOME=" + dir, "MEMCTL_HOME=" + filepath.Join(dir, "home"), "MEMCTL_CONFIG=" + cfg}
 	for _, args := range [][]string{{"status"}, {"doctor"}, {"search", "x"}, {"summary"}, {"summary", "--agent", "claude-code"}, {"redact"}, {"run"}} {
 		out, errOut, code := runCLI(t, env, "", args...)

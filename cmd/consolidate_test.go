@@ -85,7 +85,7 @@ func TestRunConsolidate(t *testing.T) {
 		{name: "forced, nothing changed", flags: ConsolidateFlags{Force: true},
 			wantErrOut: "v1: consolidation succeeded, nothing changed in the memory folder (2 raw memories)\n"},
 		{name: "json", flags: ConsolidateFlags{Force: true}, json: true,
-			wantOut: `{"status":"succeeded_no_workspace_changes","selected":2,"usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"consolidator":"heuristic","storage_bytes":4742,"watermark":1781006400}`},
+			wantOut: `{"status":"succeeded_no_workspace_changes","selected":2,"usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"consolidator":"heuristic","storage_bytes":4747,"watermark":1781006400}`},
 	}
 	for _, tty := range []bool{false, true} {
 		t.Run(ttyName(tty), func(t *testing.T) {

@@ -28,6 +28,8 @@ type DemoOptions struct {
 	JSON bool
 	Dir  string
 	Full bool
+	// Keep keeps the temporary folder; one named by --dir is always kept.
+	Keep bool
 }
 
 // demoJSON is the --json document of demo.
@@ -46,10 +48,13 @@ func newDemoCmd(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 a new temporary folder, run the whole pipeline on them with the offline
 heuristic extractor and consolidator (no network, no API key), and print the
 memory summary an agent would get. Your own ~/.memctl, ~/.codex and ~/.claude
-are not touched. The folder is kept so you can look around; its path is printed.`,
+are not touched. The temporary folder is removed when the demo ends; --keep
+keeps it (and prints how to look around), and a folder named by --dir is
+always kept.`,
 		Args: cobra.NoArgs,
 		Example: `  $ memctl demo
   $ memctl demo --full          # the summary wrapped in the agent instructions
+  $ memctl demo --keep          # keep the folder to look around
   $ memctl demo --dir /tmp/try  # use this folder (must be empty or missing)`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
@@ -61,6 +66,7 @@ are not touched. The folder is kept so you can look around; its path is printed.
 	}
 	c.Flags().StringVar(&opts.Dir, "dir", "", "work in this `DIR` instead of a new temporary folder")
 	c.Flags().BoolVar(&opts.Full, "full", false, "print the summary inside the read-path instructions, as `memctl summary` does")
+	c.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temporary folder to look around (a --dir folder is always kept)")
 	return c
 }
 
@@ -70,6 +76,13 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "memctl-demo-"); err != nil {
 			return err
+		}
+		if !opts.Keep {
+			// A throwaway home: nothing of it outlives the demo, even when
+			// the demo fails or is interrupted.
+			defer os.RemoveAll(dir)
+		} else {
+			opts.Dir = dir
 		}
 	} else if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		return FlagErrorf("--dir %s is not empty", dir)
@@ -168,6 +181,10 @@ func printDemoSummary(opts *DemoOptions, cfg *config.Config, home string) error 
 		text = opts.IO.Bold("memory_summary.md") + fmt.Sprintf(" (memory version %s): what an agent is given before its first turn\n", cfg.Memories.Version) + rest
 	}
 	fmt.Fprintln(opts.IO.Out, text)
+	if opts.Dir == "" {
+		opts.IO.Infof("\nThe demo's folder is removed; `memctl demo --keep` keeps it to look around.")
+		return nil
+	}
 	opts.IO.Infof("\nThe memory folder is %s. Look around:", root)
 	opts.IO.Infof("  memctl --home %s threads list", home)
 	opts.IO.Infof("  memctl --home %s search go test", home)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/agentcli"
+	"github.com/memctl/memctl/internal/agentmemory"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/english"
@@ -76,6 +77,9 @@ each finding with the command that fixes it (docs/doctor.md):
   agent_cli         the Claude Code and Codex CLIs installed here: version,
                     login, and whether memctl writes memory through them
                     (or could: then it says how, and what it costs)
+  agent_memory      Claude Code's auto memory and Codex's memories feature:
+                    whether each is on, what it injects beside memctl's
+                    summary, and how to keep one (docs/integrations.md)
   provider          the provider configured for extraction and consolidation
   leases            the consolidation lock and the threads claimed for
                     extraction, and whether the process holding them has
@@ -166,6 +170,7 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 			state.Err = err.Error()
 		}
 		dopts.Agents = append(dopts.Agents, state)
+		dopts.AgentMemory = append(dopts.AgentMemory, agentMemoryOf(t, s.SetUp, opts.Getenv))
 	}
 	rep, err := doctor.Run(ctx, dopts)
 	var unhealthy *doctor.UnhealthyError
@@ -228,6 +233,19 @@ func printDoctor(ios *IOStreams, rep doctor.Report) {
 		}
 		ios.Infof("%s", msg)
 	}
+}
+
+// agentMemoryOf is the agent's own memory, read from the config folder
+// memctl setup writes to.
+func agentMemoryOf(t setup.Target, memctlSetUp bool, getenv func(string) string) doctor.AgentMemoryState {
+	var s agentmemory.State
+	switch t.Agent {
+	case setup.ClaudeCode:
+		s = agentmemory.Claude(t.ClaudeDir, getenv)
+	default:
+		s = agentmemory.CodexMemories(t.CodexHome)
+	}
+	return doctor.AgentMemoryState{State: s, MemctlSetUp: memctlSetUp}
 }
 
 // doctorTargets resolves every agent's config the way memctl setup does.

@@ -79,8 +79,8 @@ func TestRunDoctor(t *testing.T) {
 		wantErrOut string
 		wantCode   int
 	}{
-		{name: "healthy", wantErrOut: "healthy: 14 checks, 0 raw memories\n", wantCode: ExitOK},
-		{name: "healthy on a terminal", tty: true, wantErrOut: "healthy: 14 checks, 0 raw memories\n", wantCode: ExitOK},
+		{name: "healthy", wantErrOut: "healthy: 15 checks, 0 raw memories\n", wantCode: ExitOK},
+		{name: "healthy on a terminal", tty: true, wantErrOut: "healthy: 15 checks, 0 raw memories\n", wantCode: ExitOK},
 		{name: "copies", seed: true, wantCode: ExitUnhealthy,
 			wantOut: "warning\tduplicates\tdup-b\n  2 raw memories say exactly the same thing; the newest, dup-b, is kept\n  fix: memctl memories forget dup-a\n"},
 		{name: "copies on a terminal", tty: true, seed: true, wantCode: ExitUnhealthy,

@@ -68,9 +68,12 @@ sessions that ended before it) and sorts the return:
 The report gives, per project and overall, the share of returns that repeated
 the mistake, each class with examples, memory precision (the share of injected
 memories an agent ever cited, from the citation blocks in the sessions and the
-uses your database recorded; threads you disabled or forgot there are left out), the junk rate (injected memories never cited and
-never matching a later need) and the tokens injected per session; on a terminal,
-a sparkline of repeats over time. Piped, one tab-separated row per project
+uses your database recorded; threads you disabled or forgot there are left out;
+"-" when no agent ever cited a memory, since precision is then unmeasured),
+the junk rate (injected memories never cited and never matching a later need)
+and the tokens injected per session; on a terminal, a line with the overall
+memory figures (which a narrow terminal's table leaves out) and a sparkline
+of repeats over time. Piped, one tab-separated row per project
 ("project"), for all of them ("all") and per return ("return"). docs/quality.md
 explains the method and its limits.
 
@@ -285,11 +288,19 @@ func printEval(opts *EvalOptions, rep *regret.Report) error {
 	// repeats and their classes are what the command is for (tables never
 	// wrap).
 	tb.drop("JUNK").drop("TOKENS").drop("LESSONS").drop("SESSIONS").drop("PRECISION").drop("UNAIDED").shrink("PROJECT", 12)
+	// Precision counts citations: when no agent ever cited a memory it
+	// was not measured, and 0% would say every memory was useless.
+	precision := func(m regret.MemoryTotals) *float64 {
+		if all.Memory.CitedEntries == 0 {
+			return nil
+		}
+		return m.Precision
+	}
 	row := func(kind, name string, t regret.Totals) {
 		cells := []string{name, strconv.Itoa(t.Sessions), strconv.Itoa(t.Lessons), strconv.Itoa(t.Returns), strconv.Itoa(t.Repeats),
 			ratioCell(ios, t.RepeatRate), strconv.Itoa(t.Classes.Prevented), strconv.Itoa(t.Classes.ExtractionMiss),
 			strconv.Itoa(t.Classes.RankingMiss), strconv.Itoa(t.Classes.ComplianceMiss), strconv.Itoa(t.Classes.Unaided),
-			ratioCell(ios, t.Memory.Precision), ratioCell(ios, t.Memory.JunkRate), strconv.Itoa(int(t.Memory.TokensPerSession + 0.5))}
+			ratioCell(ios, precision(t.Memory)), ratioCell(ios, t.Memory.JunkRate), strconv.Itoa(int(t.Memory.TokensPerSession + 0.5))}
 		if !ios.StdoutTTY {
 			cells = append([]string{kind}, cells...)
 		}
@@ -313,12 +324,20 @@ func printEval(opts *EvalOptions, rep *regret.Report) error {
 		}
 		return nil
 	}
+	// A narrow terminal drops the memory columns: their figures for
+	// every project are said here whatever its width.
+	prec := percent(precision(all.Memory))
+	if all.Memory.CitedEntries == 0 {
+		prec = "n/a (no agent cited a memory)"
+	}
+	fmt.Fprintf(ios.Out, "\nInjected memory: precision %s; junk rate %s; about %d tokens a session.\n", prec, percent(all.Memory.JunkRate),
+		int(all.Memory.TokensPerSession+0.5))
 	counts := make([]int, len(rep.Timeline))
 	for i, b := range rep.Timeline {
 		counts[i] = b.Repeats
 	}
 	if len(counts) > 0 {
-		fmt.Fprintf(ios.Out, "\nRepeats per %s, %s to %s: %s\n", rep.Period, rep.Timeline[0].Start.Format("2006-01-02"),
+		fmt.Fprintf(ios.Out, "Repeats per %s, %s to %s: %s\n", rep.Period, rep.Timeline[0].Start.Format("2006-01-02"),
 			rep.Timeline[len(rep.Timeline)-1].Start.Format("2006-01-02"), regret.Sparkline(counts))
 	}
 	misses := all.Classes.ExtractionMiss + all.Classes.RankingMiss + all.Classes.ComplianceMiss

@@ -110,7 +110,8 @@ func TestRunEval(t *testing.T) {
 			"1 lesson, 1 return, 1 repeat.",
 			// 120 columns: the junk and token columns give way first.
 			"\x1b[1mPROJECT  SESSIONS  LESSONS  RETURNS  REPEATS  RATE  PREVENTED  EXTRACTION  RANKING  COMPLIANCE  UNAIDED  PRECISION\x1b[22m",
-			"\nshop     2         1        1        1        100%  0          0           0        1           0        0%",
+			"\nshop     2         1        1        1        100%  0          0           0        1           0        -",
+			"Injected memory: precision n/a (no agent cited a memory",
 			"Repeats per day, 2026-01-05 to 2026-01-07: ▁▁█\n",
 			"Dominant miss: compliance miss (1 of 1 repeats)\n",
 			"\x1b[1mcompliance miss\x1b[22m (1)\n  2026-01-07  shop  session shop-2\n    lesson (2026-01-05, shop-1): no, use pnpm, not npm: this repo is a pnpm workspace.\n    again: I told you last time: pnpm, never npm.\n",

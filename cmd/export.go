@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -73,12 +75,14 @@ its project, uses, pin and edit mark), per forgotten memory and per ad hoc
 note. 'memctl import' merges it into any home. --project narrows it to one
 project (a folder, a key or a name); the default is every project.
 
---to writes the working directory's project summary (what summary injects,
-without the instructions) into an agent's own files instead: a managed block
-between marker lines in AGENTS.md or CLAUDE.md at the repository's top
-folder (agents-md, claude-md), or Codex's
-memories_extensions/memctl/instructions.md (codex). Text outside the block
-is kept; exporting again replaces the block in place.
+--to writes the working directory's project memory into an agent's own
+files instead, as a managed block between marker lines: AGENTS.md or
+CLAUDE.md at the repository's top folder (agents-md, claude-md) get this
+project's own preferences and tips only (no personal rule, no other
+project, no path into the memory folder: the file is committed), and Codex's
+memories_extensions/memctl/instructions.md (codex) gets what summary --raw
+gives the project. Text outside the block is kept; exporting again replaces
+the block in place.
 
 Nothing of the transcripts is exported.
 
@@ -260,7 +264,28 @@ func warnSalvage(ios *IOStreams, rep store.SalvageReport) {
 	}
 }
 
-// exportTo writes the project summary into an agent's file.
+// projectLessons are the preferences and tips of the project's own
+// summary in the memory folder at root (agentfiles.ProjectLessons); none
+// when memory has no summary of the project.
+func projectLessons(cfg *config.Config, root, proj string) (agentfiles.Lessons, error) {
+	ix, err := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
+	if err != nil || ix == nil {
+		return agentfiles.Lessons{}, err
+	}
+	r, err := project.Resolve(proj, ix, nil, cfg.ProjectOverrides())
+	if err != nil || r.Entry.Dir == "" {
+		return agentfiles.Lessons{}, projectArgError(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, memdir.ProjectsDir, r.Entry.Dir, memdir.ProjectSummaryFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return agentfiles.Lessons{}, err
+	}
+	return agentfiles.ProjectLessons(string(b), root), nil
+}
+
+// exportTo writes the project's memory into an agent's file: its own
+// lessons into a repository's AGENTS.md or CLAUDE.md, what summary gives
+// it into Codex's extension file.
 func exportTo(opts *ExportOptions, cfg *config.Config, root string) error {
 	dir := opts.Repo
 	if dir == "" {
@@ -300,17 +325,31 @@ func exportTo(opts *ExportOptions, cfg *config.Config, root string) error {
 	if err != nil {
 		return err
 	}
-	res, err := inject.Scoped(inject.Request{Root: root, Version: cfg.Memories.Version, Raw: true, TemplateDir: cfg.Templates.Dir,
-		Project: proj, Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg)})
-	if err != nil {
-		return err
-	}
-	body := "# Memory (memctl)\n\nWhat memctl learnt from past sessions in this project. Regenerate it with `memctl export --to " + opts.To +
-		"` rather than editing it here; the repository's own instructions outside this block take precedence.\n"
-	if res.Injected {
-		body += "\n" + red(res.Text) + "\n"
+	var body string
+	if opts.To == agentfiles.Codex {
+		// Codex's extension file is the user's own, beside their other
+		// memory: what summary gives the project, personal layer included.
+		res, err := inject.Scoped(inject.Request{Root: root, Version: cfg.Memories.Version, Raw: true, TemplateDir: cfg.Templates.Dir,
+			Project: proj, Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg)})
+		if err != nil {
+			return err
+		}
+		body = "# Memory (memctl)\n\nWhat memctl learnt from past sessions in this project. Regenerate it with `memctl export --to " + opts.To +
+			"` rather than editing it here; the repository's own instructions outside this block take precedence.\n"
+		if res.Injected {
+			body += "\n" + red(res.Text) + "\n"
+		} else {
+			body += "\nNo memory has been consolidated yet.\n"
+		}
 	} else {
-		body += "\nNo memory has been consolidated yet.\n"
+		// A repository's file is committed and read by the whole team:
+		// this project's own lessons only.
+		lessons, err := projectLessons(cfg, root, proj)
+		if err != nil {
+			return err
+		}
+		scrubbed, _ := quarantine.Scrub(red(lessons.Body(opts.To)))
+		body = scrubbed
 	}
 	changed, err := agentfiles.Write(path, body)
 	if err != nil {

@@ -259,7 +259,7 @@ func reasonsText(counts map[string]int) string {
 	for i, k := range keys {
 		label := notClaimedLabel[k]
 		if counts[k] == 1 {
-			label = strings.Replace(label, "sessions", "session", 1) // "1 non-interactive (exec) session"
+			label = strings.Replace(strings.Replace(label, "sessions", "session", 1), "imported memories", "imported memory", 1) // "1 non-interactive (exec) session", "1 imported memory"
 		}
 		parts[i] = fmt.Sprintf("%d %s", counts[k], label)
 		if notClaimedLabel[k] == "" {

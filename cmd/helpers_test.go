@@ -64,6 +64,7 @@ func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factor
 	// The home is both --home and $MEMCTL_HOME: a root command built in a
 	// test binds --home back to "" and the variable still finds it.
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	vars := map[string]string{"MEMCTL_HOME": home}
 	for k, v := range env {
 		vars[k] = v
@@ -74,6 +75,15 @@ func newTestFactory(t *testing.T, ios *IOStreams, env map[string]string) *Factor
 		Getenv:   func(k string) string { return vars[k] },
 		UserHome: func() (string, error) { return userHome, nil },
 		HomeFlag: home,
+	}
+}
+
+// madeHome makes a named home, as a user's exists: a missing one is
+// refused (homecheck.go).
+func madeHome(t *testing.T, home string) {
+	t.Helper()
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -25,6 +25,7 @@ func TestStoredTextIsEscaped(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	if err := os.MkdirAll(src, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestStoredTextIsEscaped(t *testing.T) {
 
 	commands := [][]string{
 		{"threads", "list"}, {"threads", "show", id}, {"threads", "input", id}, {"memories", "list"}, {"memories", "show", id},
-		{"search", "parser"}, {"status"}, {"summary"}, {"history", "show", "1"}, {"doctor"},
+		{"search", "parser"}, {"status"}, {"summary", "--all-projects"}, {"history", "show", "1"}, {"doctor"},
 	}
 	// The planted text must reach the output at all, or the test proves
 	// nothing: every command but status and doctor shows some of it.

@@ -76,6 +76,7 @@ func TestQuarantineCoversEveryFileAnAgentReads(t *testing.T) {
 			dir := t.TempDir()
 			src := filepath.Join(dir, "transcripts")
 			home := filepath.Join(dir, "home")
+			madeHome(t, home)
 			writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
 			// The orders in the agent's own words, which the offline
 			// extractor keeps as "the agent said" findings.

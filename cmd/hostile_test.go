@@ -188,6 +188,7 @@ func TestScanSurvivesHostileTranscripts(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "sources")
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	rng := rand.New(rand.NewSource(1))
 	ts := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
 
@@ -374,6 +375,7 @@ func runCLI(t *testing.T, env []string, stdin string, args ...string) (string, s
 func TestBadConfigs(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	tests := []struct {
 		name  string
 		file  string            // config text ("" with setup: see setup)
@@ -567,6 +569,7 @@ func listTree(t *testing.T, dir string) map[string]string {
 func TestHostileModelAnswers(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	src := filepath.Join(dir, "transcripts")
 	answers := filepath.Join(dir, "answers")
 	os.MkdirAll(answers, 0o700)
@@ -797,6 +800,7 @@ func rolloutSummaryName(n string) bool {
 func TestCommandProviderRefusesHugeAnswer(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	src := filepath.Join(dir, "transcripts")
 	writeJSONLThreads(t, src, 1, time.Now().Add(-24*time.Hour))
 	provider := filepath.Join(dir, "provider.sh")
@@ -844,6 +848,7 @@ func TestAgentConsolidatorSymlinks(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			home := filepath.Join(dir, "home")
+			madeHome(t, home)
 			src := filepath.Join(dir, "transcripts")
 			outside := filepath.Join(dir, "outside")
 			os.MkdirAll(filepath.Join(outside, "dir"), 0o700)
@@ -941,6 +946,7 @@ printf 'written by the agent\n' > projects/personal.md
 func TestSymlinkedMemoryRootIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
+	madeHome(t, home)
 	src := filepath.Join(dir, "transcripts")
 	elsewhere := filepath.Join(dir, "elsewhere")
 	os.MkdirAll(elsewhere, 0o700)

@@ -113,6 +113,7 @@ func TestJSONDocs(t *testing.T) {
 		{id: "threads-input", args: []string{"threads", "input", thread0, "--json"}},
 		{id: "threads-mode", args: []string{"threads", "disable", thread1, "--json"}},
 		{id: "note-add", args: []string{"note", "add", "--slug", "prefer-pnpm", "--personal", "--json", "Use pnpm, not npm."}},
+		{id: "note-list", args: []string{"note", "list", "--json"}},
 		{id: "consolidate-review", env: review, args: []string{"consolidate", "--force", "--json"}},
 		{id: "review", env: review, args: []string{"review", "--stat", "--json"}},
 		{id: "approve", env: review, args: []string{"approve", "--json"}},

@@ -12,6 +12,7 @@ import (
 // named), except under a hook, which is never told to block (exit 1).
 func TestMemctlNow(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
+	madeHome(t, home)
 	wallClock := func() time.Time { t.Fatal("the wall clock was read though MEMCTL_NOW is set"); return time.Time{} }
 
 	t.Run("pins the clock", func(t *testing.T) {

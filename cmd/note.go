@@ -24,12 +24,16 @@ import (
 
 func newNoteCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
-		Use:     "note <command>",
-		Short:   "Write ad hoc notes the next consolidation folds into memory",
-		Example: `  $ memctl note add --slug prefer-pnpm "The user wants pnpm, not npm."`,
+		Use:   "note <command>",
+		Short: "Write ad hoc notes the next consolidation folds into memory",
+		Example: `  $ memctl note add "The user wants pnpm, not npm."
+  $ memctl note list
+  $ memctl note rm the-user-wants-pnpm`,
 	}
 	c.AddCommand(
 		newNoteAddCmd(f, nil),
+		newNoteListCmd(f, nil),
+		newNoteRmCmd(f, nil),
 		newNotePinCmd(f, nil, true),
 		newNotePinCmd(f, nil, false),
 	)
@@ -191,19 +195,21 @@ type noteAddJSON struct {
 func newNoteAddCmd(f *Factory, runF func(context.Context, *NoteAddOptions) error) *cobra.Command {
 	opts := &NoteAddOptions{IO: f.IO, Config: f.Config, MemoryRoot: f.MemoryRoot, Now: f.Now, Getwd: os.Getwd, OpenStore: f.OpenStore}
 	c := &cobra.Command{
-		Use:   "add --slug SLUG [TEXT|-]",
+		Use:   "add [TEXT|-]",
 		Short: "Add a note under extensions/ad_hoc/notes/",
 		Long: `Write a note to <memory folder>/extensions/ad_hoc/notes/<UTC time>-<slug>.md. The
 next consolidation reads new and edited notes as requests to add, change or remove
 memory. The slug is 1 to 80 characters of a-z, 0-9 and '-', starting with a
-letter or digit. TEXT, or stdin when TEXT is '-' or absent, is written as given, with secrets
+letter or digit; without --slug it is made of the note's first words (after
+redaction). TEXT, or stdin when TEXT is '-' or absent, is written as given, with secrets
 redacted (a warning says so). A note is never overwritten.
 
 A note run from inside a repository is for that repository's project: only
 its sessions are given it (docs/projects.md). --project names another
 project; --personal makes it hold in every project.`,
 		Args: cobra.MaximumNArgs(1),
-		Example: `  $ memctl note add --slug prefer-pnpm "The user wants pnpm, not npm, in every repo."
+		Example: `  $ memctl note add "The user wants pnpm, not npm, in every repo."
+  $ memctl note add --slug prefer-pnpm "The user wants pnpm, not npm, in every repo."
   $ git log -1 --format=%B | memctl note add --slug release-process -
   $ memctl note add --personal --slug commit-style "Commit messages in the imperative mood."`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -211,9 +217,6 @@ project; --personal makes it hold in every project.`,
 			opts.Text = "-"
 			if len(args) == 1 {
 				opts.Text = args[0]
-			}
-			if opts.Slug == "" {
-				return FlagErrorf("--slug is required")
 			}
 			if opts.Personal && c.Flags().Changed("project") {
 				return FlagErrorf("--project and --personal cannot be used together")
@@ -224,7 +227,7 @@ project; --personal makes it hold in every project.`,
 			return runNoteAdd(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Slug, "slug", "", "short name of the note: a-z, 0-9 and '-'")
+	c.Flags().StringVar(&opts.Slug, "slug", "", "short name of the note: a-z, 0-9 and '-' (default: made of its first words)")
 	c.Flags().StringVar(&opts.Project, "project", "", "the note is for this project: a `PATH`, a project key or name (default: the working directory's repository)")
 	c.Flags().BoolVar(&opts.Personal, "personal", false, "the note holds in every project (the personal layer)")
 	return c
@@ -270,9 +273,10 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 }
 
 func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {
-	name, err := memfs.NoteFilename(opts.Now(), opts.Slug)
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--slug: %w", err)}
+	if opts.Slug != "" {
+		if _, err := memfs.NoteFilename(opts.Now(), opts.Slug); err != nil {
+			return &FlagError{Err: fmt.Errorf("--slug: %w", err)}
+		}
 	}
 	text := opts.Text
 	if text == "-" {
@@ -298,6 +302,14 @@ func runNoteAdd(ctx context.Context, opts *NoteAddOptions) error {
 	clean := red(text)
 	redacted := clean != text
 	text = clean
+	slug := opts.Slug
+	if slug == "" {
+		slug = memfs.SlugOf(text) // of the redacted text: a file name keeps no secret either
+	}
+	name, err := memfs.NoteFilename(opts.Now(), slug)
+	if err != nil {
+		return err
+	}
 	root, err := opts.MemoryRoot(cfg.Memories.Version)
 	if err != nil {
 		return err

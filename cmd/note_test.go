@@ -18,7 +18,7 @@ func TestNewNoteAddCmd(t *testing.T) {
 		{name: "text", argv: []string{"--slug", "prefer-pnpm", "Use pnpm."}, want: NoteAddOptions{Slug: "prefer-pnpm", Text: "Use pnpm."}},
 		{name: "stdin when absent", argv: []string{"--slug", "x"}, want: NoteAddOptions{Slug: "x", Text: "-"}},
 		{name: "stdin with -", argv: []string{"--slug", "x", "-", "--json"}, want: NoteAddOptions{JSON: true, Slug: "x", Text: "-"}},
-		{name: "slug required", argv: []string{"text"}, wantErr: "--slug is required"},
+		{name: "no slug: made from the text", argv: []string{"text"}, want: NoteAddOptions{Text: "text"}},
 		{name: "two texts", argv: []string{"--slug", "x", "a", "b"}, wantErr: `memctl note add takes at most one argument ([TEXT|-]), got 2: "a" "b"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -288,13 +288,15 @@ func TestNoMemoryLeaksAcrossProjects(t *testing.T) {
 		return out
 	}
 	cases := map[string]want{
-		w.apiA:    {has: []string{prefAPI, prefGeneral, "## Project: acme/api"}, hasNot: others(prefAPI)},
-		w.apiB:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)},
-		w.apiC:    {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)}, // a clone with no sessions of its own
-		w.web:     {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
-		w.cli:     {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
-		w.cliWT:   {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
-		w.outside: {has: []string{prefGeneral, "No memory of this project has been consolidated yet."}, hasNot: []string{prefAPI, prefWeb, prefCLI}},
+		w.apiA:  {has: []string{prefAPI, prefGeneral, "## Project: acme/api"}, hasNot: others(prefAPI)},
+		w.apiB:  {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)},
+		w.apiC:  {has: []string{prefAPI, prefGeneral}, hasNot: others(prefAPI)}, // a clone with no sessions of its own
+		w.web:   {has: []string{prefWeb, prefGeneral, "## Project: webapp"}, hasNot: others(prefWeb)},
+		w.cli:   {has: []string{prefCLI, prefGeneral, "## Project: acme/cli"}, hasNot: others(prefCLI)},
+		w.cliWT: {has: []string{prefCLI, prefGeneral}, hasNot: others(prefCLI)},
+		// A folder with no memory of its own: the personal rules alone,
+		// no instructions and no other project's name.
+		w.outside: {has: []string{prefGeneral}, hasNot: []string{prefAPI, prefWeb, prefCLI, "## Memory", "acme/api", "webapp", "acme/cli"}},
 	}
 	own := w.ownItems()
 	for p, items := range own {
@@ -695,7 +697,8 @@ func TestHostileProjectNamesStayOnOneLine(t *testing.T) {
 	if !strings.Contains(out, prefCLI) {
 		t.Fatalf("summary in acme/good lacks its own memory:\n%s", out)
 	}
-	if n := len(regexp.MustCompile(`(?m)^## Personal layer$`).FindAllString(out, -1)); n != 1 {
+	// At most one: an empty personal layer is not injected at all.
+	if n := len(regexp.MustCompile(`(?m)^## Personal layer$`).FindAllString(out, -1)); n > 1 {
 		t.Errorf("summary in acme/good has %d personal layers:\n%s", n, out)
 	}
 	for _, l := range strings.Split(out, "\n") {

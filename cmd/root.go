@@ -105,7 +105,7 @@ all with "memctl run".`,
 			if f.IO.Quiet && f.IO.Verbose {
 				return FlagErrorf("--quiet and --verbose cannot be used together")
 			}
-			return nil
+			return f.checkHome(cmd)
 		},
 	}
 	root.Version = version()
@@ -183,7 +183,9 @@ func helpTopic(name, short, long string) *cobra.Command {
 
 const environmentHelp = `memctl reads these environment variables:
 
-  MEMCTL_HOME      memctl home (default ~/.memctl); --home wins
+  MEMCTL_HOME      memctl home (default ~/.memctl); --home wins. A named home
+                   that does not exist is refused, except by config init, setup,
+                   run, scan, extract, import and sync, which create it
   MEMCTL_CONFIG    config file (default <home>/config.toml); --config wins
   MEMCTL_<SECTION>_<KEY>
                    any config key, e.g. MEMCTL_MEMORIES_VERSION=v2 or

@@ -91,6 +91,11 @@ func TestScripts(t *testing.T) {
 			work := env.WorkDir
 			env.Setenv("HOME", filepath.Join(work, "userhome"))
 			env.Setenv("MEMCTL_HOME", filepath.Join(work, "home"))
+			// The named home exists, as a user's does; a missing one is
+			// refused (homecheck.go; usage.txtar removes it to show so).
+			if err := os.MkdirAll(filepath.Join(work, "home"), 0o700); err != nil {
+				return err
+			}
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, "userhome", ".config"))
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("GORACE", "atexit_sleep_ms=0")

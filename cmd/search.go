@@ -54,6 +54,11 @@ the query must match; the last word also matches as a prefix. The index follows
 extract, consolidate, forget, prune and clear; the raw memory of a thread taken
 out of memory (memctl threads disable) is not found until it is enabled again.
 
+A memory is one result, however many of its texts match (its raw memory,
+its rollout summary, its file in the memory folder): the best of them is
+shown. On a terminal a memory is named by the first characters of its id,
+which every command takes.
+
 A query counts at most 64 distinct words within its first 4,096 bytes; the
 rest of a longer one (pasted text) is left out, with a warning.
 
@@ -120,7 +125,7 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	if qt := store.SearchTerms(opts.Query); qt.Cut {
 		opts.IO.Warnf("%s", qt.Note())
 	}
-	hits, err := st.SearchWith(ctx, opts.Query, so)
+	hits, err := st.SearchMemories(ctx, opts.Query, so)
 	if err != nil {
 		return err
 	}
@@ -151,7 +156,13 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 	tb.paths("WHERE").shrink("SNIPPET", 40).shrink("SCOPE", 12).shrink("ORIGIN", 12).shrink("WHERE", 24).drop("ORIGIN").drop("SCOPE").drop("KIND").
 		shrink("SNIPPET", 24).shrink("WHERE", minIDWidth).shrink("SNIPPET", minFlexWidth)
 	for _, h := range out {
-		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, hitWhere(h.Hit), textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)), hitOrigin(h.Hit))
+		where := hitWhere(h.Hit)
+		if opts.IO.StdoutTTY && h.Path == "" && len(where) > minIDWidth {
+			// A unique prefix names a memory on every command; the rest
+			// of the id is room the snippet needs.
+			where = where[:minIDWidth]
+		}
+		tb.add(scoreCell(opts.IO, h.Score, out[0].Score), h.Kind, where, textcut.LineRunes(h.Snippet, 100), orDash(hitScope(h)), hitOrigin(h.Hit))
 	}
 	return tb.print()
 }

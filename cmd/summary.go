@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/review"
@@ -65,11 +66,14 @@ citation block cannot be removed; the model is told so and asked for the
 short form (rollout ids only) that still counts.
 
 The summary is scoped to a project (docs/projects.md): the personal layer
-(what holds in every project), the summary of the current project, and one
-line for each other project in memory. The project is --project (a folder,
-a project key or name), else the cwd of the hook payload on stdin when run
-as an agent's hook (--agent), else the working directory. --all-projects
-prints the global memory_summary.md instead.
+(what holds in every project) and the summary of the current project; no
+other project's memory or name. A folder with no memory of its own is given
+the personal layer alone, without the instructions, or nothing when it has
+no rule; stderr says so and names the projects in memory. The project is
+--project (a folder, a project key or name; a name memory does not know is
+an error, exit 2), else the cwd of the hook payload on stdin when run as an
+agent's hook (--agent, which never fails over it), else the working
+directory. --all-projects prints the global memory_summary.md instead.
 
 It runs before every agent turn, so it reads a few files and the config: it
 never opens the database or scans transcripts. When the repository's team
@@ -165,6 +169,9 @@ func runSummary(ctx context.Context, opts *SummaryOptions) error {
 			res.Text = red(res.Text)
 		}
 		res.AddWaiting(review.Count(root))
+		if err := summaryWithoutMemory(opts, root, res); err != nil {
+			return err
+		}
 	}
 	if opts.JSON {
 		return printJSON(opts.IO.Out, res)
@@ -174,6 +181,43 @@ func runSummary(ctx context.Context, opts *SummaryOptions) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, opts.IO.Text(res.Text))
 	return err
+}
+
+// summaryWithoutMemory says why a summary holds no project memory, on
+// stderr, so a person who runs summary outside a project, or mistypes
+// --project, is not left with silence or a bare personal layer. A
+// --project that names no folder and no project in memory is a usage
+// error (exit 2) naming it. As an agent's hook (--agent) summary says
+// nothing and never fails over it: a session must not be held up.
+func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryResult) error {
+	noLayer := res.Project == nil && !res.Injected && !opts.AllProjects // nothing consolidated yet
+	if opts.Agent != "" || res.Team != nil && res.Team.Entries > 0 || !noLayer && (res.Project == nil || res.Project.HasMemory) {
+		return nil
+	}
+	var names []string
+	if ix, err := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile))); err == nil && ix != nil {
+		for _, e := range ix.Projects {
+			names = append(names, project.OneLine(e.Name))
+		}
+	}
+	known := "no project has memory yet"
+	if len(names) > 0 {
+		known = "projects in memory: " + strings.Join(names, ", ")
+	}
+	arg := strings.TrimSpace(opts.Project)
+	if _, isFolder := project.FolderArg(arg); arg != "" && !isFolder && !strings.Contains(arg, ":") && (noLayer || res.Project.File == "") {
+		return withHint(FlagErrorf("--project: no project %q in memory", arg), known+"; give one of them, a folder or a key")
+	}
+	if opts.JSON || noLayer {
+		return nil
+	}
+	what := "nothing"
+	if res.Injected {
+		what = "only your personal rules"
+	}
+	opts.IO.Infof("memctl: no memory of %s (%s) yet, so summary printed %s; %s (memctl summary --project NAME)",
+		res.Project.Name, res.Project.Key, what, known)
+	return nil
 }
 
 // teamDir is the team folder of the repository that holds dir, how the

@@ -2,9 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/bundle"
@@ -67,7 +71,10 @@ consolidation takes the new memories in like local ones.
 
 The remote is --remote, else sync.remote in the config. Without the network
 the records wait in the clone and go with the next sync (exit 0, reported
-as offline).
+as offline). A remote that is a folder of this machine (a path, or a
+file:// URL) this home never synced with must exist: a mistyped path is an
+error (exit 2), not offline; one synced with before and gone now (a disk
+that is not mounted) is offline.
 
 A line of a log that this version cannot use (not a record, too long, a
 record type of a newer memctl) is set aside with a warning naming the file
@@ -78,11 +85,12 @@ followed.
 EXIT STATUS
   0  synced, or the remote could not be reached (the records are queued)
   1  an error (git missing, the clone cannot be read)
-  2  no remote configured, or a bad flag
+  2  no remote configured, a local remote folder never synced with that
+     does not exist, or a bad flag
   6  the remote diverged and cannot be merged cleanly (--conflict=fail):
      nothing was changed, here or on the remote`,
 		Args: cobra.NoArgs,
-		Example: `  $ memctl config path   # then add [sync] remote = "git@github.com:me/memory.git"
+		Example: `  $ memctl config path   # then set remote under [sync], e.g. "git@github.com:me/memory.git"
   $ memctl sync && memctl run
   $ memctl sync --remote /srv/git/memory.git --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -121,6 +129,9 @@ EXIT STATUS
 func runSync(ctx context.Context, opts *SyncOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
+		return err
+	}
+	if err := localRemoteMissing(ctx, opts); err != nil {
 		return err
 	}
 	home, err := opts.Home()
@@ -243,6 +254,44 @@ func warnHeld(ios *IOStreams, n int) {
 		ios.Warnf("%s held for your review: they read like orders to an agent (a command, a URL to fetch, a destructive action); `memctl review` shows them, `memctl approve --all` or `memctl reject --all` settles them",
 			english.Count(n, "memory or note", "memories or notes"))
 	}
+}
+
+// localRemoteMissing refuses a remote that names a folder of this machine
+// which is not there, unless this home has synced with it before. git
+// takes a path (or a file:// URL) as a local repository and fails to
+// reach it as it fails to reach a host, which sync reports as offline: a
+// typo in a path would queue the records forever under exit 0. A folder
+// synced with before and gone now is a disk that is not mounted: offline,
+// as before. A URL with a scheme or git's scp form (host:path) is left to
+// git.
+func localRemoteMissing(ctx context.Context, opts *SyncOptions) error {
+	remote := opts.Remote
+	path, ok := strings.CutPrefix(remote, "file://")
+	if !ok {
+		if strings.Contains(remote, "://") {
+			return nil
+		}
+		if i := strings.IndexByte(remote, ':'); i >= 0 && !strings.Contains(remote[:i], "/") {
+			return nil // host:path
+		}
+	}
+	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if home, err := opts.Home(); err == nil && syncedWith(ctx, filepath.Join(home, "sync", "repo"), remote) {
+		return nil
+	}
+	abs, _ := filepath.Abs(path)
+	return withHint(FlagErrorf("the sync remote %s is a folder of this machine that does not exist", abs),
+		"fix sync.remote (or --remote), or create the repository there: git init --bare "+abs)
+}
+
+// syncedWith reports whether the sync clone dir syncs with remote: its
+// origin is remote. It can be only after a sync found remote there, since
+// localRemoteMissing runs before any sync touches the clone.
+func syncedWith(ctx context.Context, dir, remote string) bool {
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "config", "--get", "remote.origin.url").Output()
+	return err == nil && strings.TrimSpace(string(out)) == remote
 }
 
 func pushedNote(r syncgit.Result) string {

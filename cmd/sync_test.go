@@ -65,8 +65,11 @@ func newSyncWorld(t *testing.T) *syncWorld {
 
 func (w *syncWorld) machine(name string) *machine {
 	m := &machine{w: w, name: name, home: filepath.Join(w.dir, "home-"+name), src: filepath.Join(w.dir, "transcripts-"+name)}
-	if err := os.MkdirAll(m.src, 0o700); err != nil {
-		w.t.Fatal(err)
+	// Each machine's named home exists: a missing one is refused.
+	for _, dir := range []string{m.src, m.home} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			w.t.Fatal(err)
+		}
 	}
 	cfg := filepath.Join(w.dir, "config-"+name+".toml")
 	writeFile(w.t, cfg, fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[memories]\nmax_rollouts_per_startup = 16\n[sync]\nremote = %q\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", w.remote, m.src))

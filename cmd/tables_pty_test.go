@@ -19,32 +19,39 @@ import (
 // command runs in a real pseudo-terminal of that width over the real
 // transcripts: no line may be wider than the terminal (the terminal would
 // wrap it), the free text keeps room, and doctor breaks lines at spaces.
+// ptyEscape matches the terminal escapes a pty run prints.
+var ptyEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+// inPty runs memctl in a real pseudo-terminal cols wide and returns its
+// stdout lines without escapes; stderr (messages, which the terminal may
+// wrap) is left out.
+func (w *walk) inPty(cols uint16, args ...string) []string {
+	w.t.Helper()
+	c := w.command(w.env(), args...)
+	var errOut bytes.Buffer
+	c.Stderr = &errOut
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: cols})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, f)
+	var perr *os.PathError
+	if err != nil && !errors.As(err, &perr) { // EIO once the child exits
+		w.t.Fatal(err)
+	}
+	_ = c.Wait()
+	f.Close()
+	text := strings.ReplaceAll(ptyEscape.ReplaceAllString(buf.String(), ""), "\r", "")
+	return strings.Split(strings.TrimRight(text, "\n"), "\n")
+}
+
 func TestTablesFitTerminal(t *testing.T) {
 	w := &walk{t: t, home: t.TempDir(), extra: []string{"MEMCTL_NOW=2026-12-01T12:00:00Z"}}
 	real := filepath.Join("..", "internal", "sessions", "testdata", "real")
 	copyTree(t, filepath.Join(real, "codex", "sessions"), filepath.Join(w.home, ".codex", "sessions"))
 	copyTree(t, filepath.Join(real, "claude", "projects"), filepath.Join(w.home, ".claude", "projects"))
-	escape := regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
-	inPty := func(cols uint16, args ...string) []string {
-		t.Helper()
-		c := w.command(w.env(), args...)
-		var errOut bytes.Buffer
-		c.Stderr = &errOut // messages, not tables: the terminal may wrap them
-		f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: cols})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		_, err = io.Copy(&buf, f)
-		var perr *os.PathError
-		if err != nil && !errors.As(err, &perr) { // EIO once the child exits
-			t.Fatal(err)
-		}
-		_ = c.Wait()
-		f.Close()
-		text := strings.ReplaceAll(escape.ReplaceAllString(buf.String(), ""), "\r", "")
-		return strings.Split(strings.TrimRight(text, "\n"), "\n")
-	}
+	inPty := func(cols uint16, args ...string) []string { t.Helper(); return w.inPty(cols, args...) }
 	check := func(cols uint16, args []string, column string, wide int) {
 		t.Helper()
 		lines := inPty(cols, args...)

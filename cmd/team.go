@@ -50,6 +50,17 @@ type TeamProposeOptions struct {
 	IDs    []string
 	Repo   string // the repository's folder ("" = the working directory's)
 	Author string
+	// Lesson, when not 0, proposes that one lesson of the memory (its
+	// number as List prints it) instead of all of them.
+	Lesson int
+	// List prints each memory's numbered lessons and writes nothing.
+	List bool
+}
+
+// teamLessonsJSON is the --json document of team propose --list.
+type teamLessonsJSON struct {
+	ID      string        `json:"id"`
+	Lessons []team.Lesson `json:"lessons"`
 }
 
 // teamProposeJSON is the --json document of team propose.
@@ -64,11 +75,16 @@ func newTeamProposeCmd(f *Factory, runF func(context.Context, *TeamProposeOption
 	c := &cobra.Command{
 		Use:   "propose ID...",
 		Short: "Write chosen memories into the repository's team folder for review",
-		Long: `Write each raw memory ID (a full id or a unique prefix, as memctl memories
-list shows them) into the team folder of the repository as one Markdown file:
-front matter with the author, the source session, the project and the date,
-then the memory's text. Review the files as a normal diff, then commit them:
-nothing reaches the team layer without this command and that commit.
+		Long: `Share the lessons of each raw memory ID (a full id or a unique prefix, as
+memctl memories list shows them) with the team: one short Markdown file per
+memory in the team folder of the repository, with front matter (the author,
+the source session, the project, the date), the memory's title, and its
+preferences and lessons (at most five, the file under 1.5 KB) - not the
+session's story, the agent's words or this machine's folders. --list prints
+each memory's numbered preferences and lessons and writes nothing;
+--lesson N shares lesson N of one memory alone. Review the files as a normal
+diff, then commit them: nothing reaches the team layer without this command
+and that commit.
 
 Every file is checked before anything is written. A file that would carry a
 secret (any redaction rule) or an instruction-shaped line (the quarantine's
@@ -80,15 +96,24 @@ in the repository (user.name and user.email), else $USER.
 
 EXIT STATUS
   0  the files were written
-  2  an ID names no raw memory, or the folder is no repository
+  2  an ID names no raw memory, or one with no lesson to share (or no lesson
+     N), or the folder is no repository
   7  a memory was refused (a secret or an instruction); nothing was written`,
 		Args: cobra.MinimumNArgs(1),
 		Example: `  $ memctl team propose 0199a1b2 0199c3d4
+  $ memctl team propose --list 0199a1b2
+  $ memctl team propose --lesson 2 0199a1b2
   $ memctl team propose --author "Ada <ada@example.com>" 0199a1b2
   $ git diff --stat .memctl/`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON = f.JSON
 			opts.IDs = args
+			if c.Flags().Changed("lesson") && (opts.Lesson < 1 || len(args) != 1) {
+				return FlagErrorf("--lesson takes a number from 1 and one memory ID (memctl team propose --list ID numbers them)")
+			}
+			if opts.List && opts.Lesson != 0 {
+				return FlagErrorf("--list and --lesson cannot be used together")
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -97,6 +122,8 @@ EXIT STATUS
 	}
 	c.Flags().StringVar(&opts.Repo, "repo", "", "the repository's `DIR` (default: the working directory's)")
 	c.Flags().StringVar(&opts.Author, "author", "", "who proposes the memories (default: git's user.name and user.email)")
+	c.Flags().IntVar(&opts.Lesson, "lesson", 0, "share lesson `N` of the memory alone (--list numbers them)")
+	c.Flags().BoolVar(&opts.List, "list", false, "print each memory's numbered lessons; write nothing")
 	return c
 }
 
@@ -140,6 +167,7 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	}
 	date := opts.Now().UTC().Format("2006-01-02")
 	var entries []team.Entry
+	var listed []teamLessonsJSON
 	for _, arg := range opts.IDs {
 		full, err := resolveMemory(ctx, st, cfg.Memories.Version, arg)
 		if err != nil {
@@ -157,6 +185,22 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 		if cfg.Memories.Version == memversion.V2 || body == "" {
 			body = strings.TrimSpace(m.RolloutSummary)
 		}
+		lessons := team.Lessons(body)
+		if opts.List {
+			listed = append(listed, teamLessonsJSON{ID: full, Lessons: lessons})
+			continue
+		}
+		title := team.Title(body)
+		if opts.Lesson != 0 {
+			l, err := team.Pick(lessons, opts.Lesson)
+			if err != nil {
+				return withHint(FlagErrorf("memory %s: %v", full, err), "memctl team propose --list "+full+" numbers them")
+			}
+			lessons, title = []team.Lesson{l}, team.Title(l.Text)
+		}
+		if len(lessons) == 0 {
+			return withHint(FlagErrorf("memory %s has no lesson or preference to share", full), "memctl memories show "+full+" shows what it holds")
+		}
 		session := full
 		if th.SourceKind != "" {
 			session += " (" + th.SourceKind + ", " + th.UpdatedAt.UTC().Format("2006-01-02") + ")"
@@ -168,8 +212,11 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 		if key != id.Key {
 			opts.IO.Warnf("memory %s is from project %s, not this repository's (%s); proposing it here anyway", full, key, id.Key)
 		}
-		entries = append(entries, team.Entry{ID: full, Title: team.Title(body), Author: author, Session: session,
-			Project: key, Date: date, Body: team.Body(body)})
+		entries = append(entries, team.Entry{ID: full, Title: title, Author: author, Session: session,
+			Project: key, Date: date, Body: team.LessonBody(lessons)})
+	}
+	if opts.List {
+		return printTeamLessons(opts.IO, opts.JSON, listed)
 	}
 	red, err := redact.New(cfg.Redaction.ExtraPatterns)
 	if err != nil {
@@ -194,6 +241,24 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 		fmt.Fprintln(opts.IO.Out, p.File)
 	}
 	opts.IO.Infof("wrote %d team file(s) under %s; review them (git diff) and commit to share them", len(files), abs)
+	return nil
+}
+
+// printTeamLessons prints what team propose --list found: each memory's
+// numbered lessons, the number --lesson takes.
+func printTeamLessons(ios *IOStreams, jsonOut bool, listed []teamLessonsJSON) error {
+	if jsonOut {
+		return printJSON(ios.Out, listed)
+	}
+	for _, m := range listed {
+		fmt.Fprintln(ios.Out, m.ID)
+		if len(m.Lessons) == 0 {
+			fmt.Fprintln(ios.Out, "  no lesson or preference to share")
+		}
+		for _, l := range m.Lessons {
+			fmt.Fprintf(ios.Out, "  %d  %s: %s\n", l.N, l.Kind, ios.Text(l.Text))
+		}
+	}
 	return nil
 }
 

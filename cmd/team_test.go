@@ -78,7 +78,7 @@ func TestTeamLayerReachesAnotherCloneThroughACommit(t *testing.T) {
 		}
 	}
 	// Ranked above the inferred memory: it comes before the project part.
-	if strings.Index(sum.Text, "## Team memory") > strings.Index(sum.Text, "## Project:") {
+	if i := strings.Index(sum.Text, "## Project:"); i >= 0 && strings.Index(sum.Text, "## Team memory") > i {
 		t.Errorf("the team layer comes after the inferred memory:\n%s", sum.Text)
 	}
 

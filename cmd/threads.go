@@ -24,13 +24,21 @@ func newThreadsCmd(f *Factory) *cobra.Command {
 		Use:   "threads <command>",
 		Short: "List, inspect, enable, disable and forget indexed threads",
 		Long: `Work with the threads memctl indexed from transcripts. A thread id may be
-given in full or as a unique prefix of at least four characters.`,
+given in full or as a unique prefix of at least four characters. Alone,
+threads lists them as threads list does.`,
 		Example: `  $ memctl threads list
   $ memctl threads show 019e1625
   $ memctl threads forget 019e1625`,
 	}
+	list := newThreadsListCmd(f, nil)
+	// Alone, it lists: what a user who types `memctl threads` wants.
+	c.Args = cobra.NoArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		list.SetContext(c.Context())
+		return list.RunE(list, args)
+	}
 	c.AddCommand(
-		newThreadsListCmd(f, nil),
+		list,
 		newThreadsShowCmd(f, nil),
 		newThreadsInputCmd(f, nil),
 		newThreadsModeCmd(f, nil, "enable", "enabled", "Allow a thread to be extracted and consolidated"),

@@ -121,7 +121,12 @@ func TestNewcomerWalkthrough(t *testing.T) {
 		"memctl: provider auto picked heuristic",
 		"extracted 2 threads: 2 with a memory",
 		"v1: consolidation succeeded (2 raw memories)")
-	if out, _ := w.expect(0, cmds[2][1:]); !strings.Contains(out, "## Memory") || !strings.Contains(out, "invoicer") {
+	// The home folder holds no project's memory: summary prints nothing
+	// there and says so, naming the projects that have memory.
+	if out, _ := w.expect(0, cmds[2][1:], "so summary printed nothing; projects in memory: example-org/invoicer, recipes"); out != "" {
+		t.Errorf("summary in a folder with no memory printed:\n%s", out)
+	}
+	if out, _ := w.expect(0, append(cmds[2][1:], "--project", "example-org/invoicer")); !strings.Contains(out, "## Memory") || !strings.Contains(out, "invoicer") {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 
@@ -429,7 +434,9 @@ func TestNewcomerFirstRunTakesHistory(t *testing.T) {
 	if err != nil || len(ents) != n {
 		t.Errorf("the memory folder holds %d rollout summaries (%v), want %d", len(ents), err, n)
 	}
-	if out, _ := w.expect(0, cmds[2][1:]); !strings.Contains(out, "## Memory") {
+	// The home folder has no memory of its own: the summary of every
+	// project is what --all-projects prints.
+	if out, _ := w.expect(0, append(cmds[2][1:], "--all-projects")); !strings.Contains(out, "## Memory") {
 		t.Errorf("summary after the first run:\n%s", out)
 	}
 	// The next run is not a first run: Codex's windows again.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,25 @@ func TestWriteIsIdempotent(t *testing.T) {
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode: %v %v", fi, err)
+	}
+}
+
+func TestProjectLessonsKeepOnlyTheProjectsOwnLists(t *testing.T) {
+	summary := "## Project: acme/api\n\nkey: git:github.com/acme/api; folders: /src/api\n\n" +
+		"### Preferences in this project\n\n- Use tabs.\n\n" +
+		"### Tips for this project\n\n- Fix: `make test` needs the db up.\n- See rollout_summaries/2026-11-20T00-00-00-x-a.md for the steps.\n- Notes live in /home/u/.memctl/memories/x.\n" +
+		"- As in projects/shop-1a2b3c4d/summary.md.\n- Check: `go test ./projects/...` passed.\n\n" +
+		"### What's in memory for this project\n\n- api: keywords\n  - desc: a task (rollout_summaries/x.md)\n"
+	l := ProjectLessons(summary, "/home/u/.memctl/memories")
+	if len(l.Prefs) != 1 || l.Prefs[0] != "Use tabs." || len(l.Tips) != 2 || l.Tips[0] != "Fix: `make test` needs the db up." ||
+		l.Tips[1] != "Check: `go test ./projects/...` passed." {
+		t.Errorf("lessons: %+v", l)
+	}
+	if !ProjectLessons("## Project: x\n\n### Preferences in this project\n\n- none recorded yet\n", "").Empty() {
+		t.Error("an empty list gave lessons")
+	}
+	body := l.Body(AgentsMD)
+	if !strings.Contains(body, "## Preferences\n\n- Use tabs.\n") || !strings.Contains(body, "memctl export --to agents-md") {
+		t.Errorf("body:\n%s", body)
 	}
 }

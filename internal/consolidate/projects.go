@@ -80,8 +80,27 @@ func (s *itemSet) add(text, projectKey string) {
 }
 
 // personal reports whether an item belongs to the personal layer: stated
-// as general, or met in more than one project.
-func (it *scopedItem) personal() bool { return it.general || len(it.projects) > 1 }
+// as general, or met in two different repositories.
+func (it *scopedItem) personal() bool { return it.general || repositories(it.projects) > 1 }
+
+// repositories counts the different repositories among project keys. A
+// key that names a repository (its remote, its root commit, a
+// [[projects]] entry) counts once; every project known only by a folder
+// path counts as one together, because memctl cannot tell whether two
+// such folders (a clone and a worktree whose folders are gone, say) are
+// one repository, and a lesson of one repository must not be taken for
+// a rule of every project.
+func repositories(keys map[string]bool) int {
+	n, paths := 0, 0
+	for k := range keys {
+		if project.IsPathKey(k) {
+			paths = 1
+			continue
+		}
+		n++
+	}
+	return n + paths
+}
 
 // ranked returns the items kept by keep, most frequent first, then the
 // fixes before the other tips, then in order of first appearance (newest
@@ -108,7 +127,7 @@ func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	})
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = textcut.Words(it.text, maxSummaryItem)
+		out[i] = wholeItem(it.text, maxSummaryItem)
 	}
 	return out
 }
@@ -352,11 +371,11 @@ func renderPersonal(prefs, tips *itemSet, notes []note, groups []*projectGroup) 
 	for {
 		var sb strings.Builder
 		sb.WriteString("## Personal layer\n\n")
-		sb.WriteString("Preferences and tips that hold in every project: stated as general by the user, or seen in more than one project.\n")
+		sb.WriteString("Preferences and tips that hold in every project: stated as general by the user, or seen in two different repositories.\n")
 		sb.WriteString("\n### Preferences\n\n")
-		writeList(&sb, p[:np], "none recorded yet")
+		writeList(&sb, p[:np], memdir.NoneRecorded)
 		sb.WriteString("\n### Tips\n\n")
-		writeList(&sb, t[:nt], "none recorded yet")
+		writeList(&sb, t[:nt], memdir.NoneRecorded)
 		s := sb.String()
 		switch {
 		case len(s) <= personalTarget:
@@ -429,10 +448,10 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		// The folders are the transcripts' cwd, which may hold newlines.
 		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
 	}
-	sb.WriteString("\n\n### Preferences in this project\n\n")
-	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
-	sb.WriteString("\n### Tips for this project\n\n")
-	writeList(&sb, tips[:lim.tips], "none recorded yet")
+	sb.WriteString("\n\n" + memdir.ProjectPrefsHeading + "\n\n")
+	writeList(&sb, prefs[:lim.prefs], memdir.NoneRecorded)
+	sb.WriteString("\n" + memdir.ProjectTipsHeading + "\n\n")
+	writeList(&sb, tips[:lim.tips], memdir.NoneRecorded)
 	sb.WriteString("\n### What's in memory for this project\n")
 	day := ""
 	for i, e := range rec {
@@ -448,7 +467,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
 		if l := firstLearning(m); l != "" && m.stale == nil {
-			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
+			fmt.Fprintf(&sb, "  - learnings: %s\n", wholeItem(l, maxSummaryItem))
 		}
 	}
 	if len(rec) == 0 {

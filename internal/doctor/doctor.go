@@ -63,7 +63,7 @@ const (
 
 // AllChecks lists every check.
 var AllChecks = []string{CheckDatabase, CheckDuplicates, CheckNearDuplicates, CheckUncited, CheckStale, CheckQuarantined,
-	CheckOversized, CheckSummarySize, CheckAgents, CheckAgentCLIs, CheckProvider, CheckLeases, CheckNotes, CheckReview}
+	CheckOversized, CheckSummarySize, CheckAgents, CheckAgentCLIs, CheckAgentMemory, CheckProvider, CheckLeases, CheckNotes, CheckReview}
 
 // Finding is one problem, with the command that fixes it.
 type Finding struct {
@@ -183,7 +183,9 @@ type Options struct {
 	Agents     []AgentState
 	// AgentCLIs are the agent CLIs found on this machine.
 	AgentCLIs []AgentCLIState
-	Provider  ProviderState
+	// AgentMemory is the agents' own memory (agentmemory.go).
+	AgentMemory []AgentMemoryState
+	Provider    ProviderState
 	// StaleBudget bounds the stale checks (0: 10 s): doctor is not on the
 	// hot path and checks everything it can.
 	StaleBudget time.Duration
@@ -280,6 +282,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		{CheckSummarySize, func() ([]Finding, string, error) { return summarySize(opts) }},
 		{CheckAgents, func() ([]Finding, string, error) { return agents(opts.Agents), "", nil }},
 		{CheckAgentCLIs, func() ([]Finding, string, error) { return agentCLIs(opts.AgentCLIs), "", nil }},
+		{CheckAgentMemory, func() ([]Finding, string, error) { return agentMemory(opts.AgentMemory), "", nil }},
 		{CheckProvider, func() ([]Finding, string, error) { return provider(opts.Provider), "", nil }},
 		{CheckLeases, func() ([]Finding, string, error) {
 			if opts.Store == nil {

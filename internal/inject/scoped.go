@@ -1,7 +1,6 @@
 package inject
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +8,11 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
+	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/team"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
-
-// maxProjectPointers bounds the list of other projects in a scoped summary.
-const maxProjectPointers = 12
 
 // Request says what summary to render.
 type Request struct {
@@ -71,11 +68,13 @@ type Scope struct {
 	File string `json:"file,omitempty"`
 }
 
-// Scoped returns the summary a session should be given: with a project,
-// the personal layer, that project's summary and one line for each other
-// project; with AllProjects (or a memory folder consolidated before
-// projects existed) the global memory_summary.md, as Summary does. Nothing
-// of another project is injected except through the personal layer.
+// Scoped returns the summary a session should be given: with a project
+// that has memory (or a team layer), the instructions around the team
+// layer, the personal layer and that project's summary; with a project
+// that has none, the personal layer alone; with AllProjects (or a memory
+// folder consolidated before projects existed) the global
+// memory_summary.md, as Summary does. Nothing of another project is
+// injected except through the personal layer.
 func Scoped(req Request) (SummaryResult, error) {
 	ix, err := project.LoadIndex(filepath.Join(req.Root, filepath.FromSlash(memdir.ProjectIndexFile)))
 	empty := err == nil && !ix.HasMemory()
@@ -129,38 +128,44 @@ func Scoped(req Request) (SummaryResult, error) {
 	}
 	id, entry, found := r.Identity, r.Entry, r.Known
 	scope := &Scope{Key: id.Key, Name: id.Name, HasMemory: found}
+	personal := personalRules(req.Root)
+	var own string
+	if found {
+		scope.Key, scope.Name = entry.Key, entry.Name
+		scope.File = memdir.ProjectsDir + "/" + entry.Dir + "/" + memdir.ProjectSummaryFile
+		b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(scope.File)))
+		own = strings.TrimSpace(string(b))
+		if err != nil || own == "" {
+			scope.HasMemory = false
+		}
+	}
+	res := SummaryResult{Project: scope, Team: teamInfo}
+	if !scope.HasMemory && teamText == "" {
+		// A folder with no memory of its own is given the personal layer
+		// alone, without the instructions: there is nothing of this
+		// project to search or cite, and nothing of another project's
+		// belongs here. No personal rule: nothing at all.
+		if personal == "" {
+			return SummaryResult{Project: scope, Team: teamInfo}, nil
+		}
+		cut := textcut.MiddleTokens(personal, maxTokens)
+		res.Truncated = cut != personal
+		text, held := quarantine.Scrub(cut)
+		res.Text, res.Injected, res.ApproxTokens, res.QuarantinedLines = text, true, textcut.ApproxTokens(text), held
+		return res, nil
+	}
 	var parts []string
 	if teamText != "" {
 		// Reviewed by people, so above what memctl inferred.
 		parts = append(parts, teamText)
 	}
-	if b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(memdir.PersonalFile))); err == nil {
-		if s := strings.TrimSpace(string(b)); s != "" {
-			parts = append(parts, s)
-		}
+	if personal != "" {
+		parts = append(parts, personal)
 	}
-	if found {
-		scope.Key, scope.Name = entry.Key, entry.Name
-		scope.File = memdir.ProjectsDir + "/" + entry.Dir + "/" + memdir.ProjectSummaryFile
-		b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(scope.File)))
-		if err != nil || strings.TrimSpace(string(b)) == "" {
-			scope.HasMemory = false
-		} else {
-			parts = append(parts, strings.TrimSpace(string(b)))
-		}
-	}
-	if !scope.HasMemory {
-		label := id.Name
-		if label == "" {
-			label = "the current folder"
-		}
-		parts = append(parts, fmt.Sprintf("## Project: %s\n\nNo memory of this project has been consolidated yet.", label))
-	}
-	if others := otherProjects(ix, scope.Key); others != "" {
-		parts = append(parts, others)
+	if scope.HasMemory {
+		parts = append(parts, own)
 	}
 	summary := strings.Join(parts, "\n\n")
-	res := SummaryResult{Project: scope, Team: teamInfo}
 	var checks *Checks
 	if req.Checks != nil {
 		c := *req.Checks
@@ -180,6 +185,23 @@ func Scoped(req Request) (SummaryResult, error) {
 	return res, nil
 }
 
+// personalRules is the personal layer of the memory folder at root, ""
+// when it holds no preference, tip or note (its lists say only that none
+// was recorded): an empty layer is not worth a token.
+func personalRules(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(memdir.PersonalFile)))
+	if err != nil {
+		return ""
+	}
+	text := strings.TrimSpace(string(b))
+	for _, l := range strings.Split(text, "\n") {
+		if item, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok && item != memdir.NoneRecorded {
+			return text
+		}
+	}
+	return ""
+}
+
 // Empty reports whether the memory folder at root was consolidated with
 // nothing in it (no memory, no note), so that summary injects nothing. A
 // folder never consolidated, or consolidated before the project index
@@ -187,27 +209,4 @@ func Scoped(req Request) (SummaryResult, error) {
 func Empty(root string) bool {
 	ix, err := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile)))
 	return err == nil && !ix.HasMemory()
-}
-
-// otherProjects lists the projects other than key: a name and where its
-// summary is, never its content.
-func otherProjects(ix *project.Index, key string) string {
-	var lines []string
-	for _, e := range ix.Projects {
-		if e.Key != key {
-			// One line whatever the name: an index written before names
-			// were made printable may hold a folder name with newlines.
-			lines = append(lines, fmt.Sprintf("- %s: %d session(s), latest %s; %s/%s/%s", project.OneLine(e.Name), e.Sessions, e.Latest,
-				memdir.ProjectsDir, e.Dir, memdir.ProjectSummaryFile))
-		}
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	if len(lines) > maxProjectPointers {
-		more := len(lines) - maxProjectPointers
-		lines = append(lines[:maxProjectPointers], fmt.Sprintf("- and %d more; see %s", more, memdir.ProjectIndexFile))
-	}
-	return "## Other projects in memory\n\nOpen one of these only when the task concerns that project; what they hold does not apply here.\n\n" +
-		strings.Join(lines, "\n")
 }

@@ -39,17 +39,14 @@ const (
 // (the rollout ids alone), instead of being told a comforting untruth.
 func CitationNote(agent string) (string, error) {
 	switch agent {
-	case AgentGeneric:
-		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
-	case AgentCodex:
-		// Codex 0.169 parses the block itself and removes it from the
-		// answer it shows (memctl reads it back from the rollout).
-		return "The block is removed before the user sees your answer and tells memctl which\n  memories proved useful.", nil
+	case AgentGeneric, AgentCodex:
+		// memctl cite strips the block; Codex 0.169 parses and removes it
+		// itself (memctl reads it back from the rollout).
+		return "The block is hidden from the user and tells memctl which memories helped.", nil
 	case AgentClaudeCode:
-		return "The user sees this block: this agent shows your answer as you write it and\n" +
-			"  nothing removes it afterwards. Keep it short: a block with only the\n" +
-			"  `<rollout_ids>` section is enough for memctl to count the use, so leave out\n" +
-			"  `<citation_entries>` unless the user asks where an answer came from.", nil
+		return "The user sees this block (nothing removes it here), so keep it short: the\n" +
+			"`<rollout_ids>` section alone counts the use; add `<citation_entries>` only\n" +
+			"when the user asks where an answer came from.", nil
 	default:
 		return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", agent)
 	}
@@ -184,11 +181,11 @@ func Render(tmpl, basePath, summary string) string {
 	return render(tmpl, basePath, summary, note)
 }
 
-// withoutMissingSkills takes the mentions of skills/ out of a read-path
+// withoutMissingSkills takes the line about skills/ out of a read-path
 // template when the memory folder holds no skill: the offline
-// consolidator never writes one, and an agent told to look there looked
-// for nothing. A template of the user's that words it
-// otherwise is left as it is.
+// consolidator never writes one, and an agent told to look there looks
+// for nothing. A template of the user's that words it otherwise is left
+// as it is.
 func withoutMissingSkills(tmpl, root string) string {
 	if ents, err := os.ReadDir(filepath.Join(root, memdir.SkillsDir)); err == nil && len(ents) > 0 {
 		return tmpl
@@ -201,7 +198,7 @@ func withoutMissingSkills(tmpl, root string) string {
 		}
 		out = append(out, l)
 	}
-	return strings.ReplaceAll(strings.Join(out, ""), "rollout summaries or skills the hits", "rollout summaries the hits")
+	return strings.Join(out, "")
 }
 
 func render(tmpl, basePath, summary, note string) string {

@@ -232,15 +232,15 @@ func TestSummaryForAgent(t *testing.T) {
 	}
 	for _, version := range memversion.All() {
 		gen, err := SummaryFor(root, version, 0, false, "", AgentGeneric)
-		if err != nil || !strings.Contains(gen.Text, "removed before the user sees") || strings.Contains(gen.Text, "{{") {
+		if err != nil || !strings.Contains(gen.Text, "hidden from the user") || strings.Contains(gen.Text, "{{") {
 			t.Fatalf("%s generic: %v\n%s", version, err, gen.Text)
 		}
-		if res, _ := SummaryFor(root, version, 0, false, "", AgentCodex); !strings.Contains(res.Text, "removed before the user sees") {
+		if res, _ := SummaryFor(root, version, 0, false, "", AgentCodex); !strings.Contains(res.Text, "hidden from the user") {
 			t.Errorf("%s codex: Codex strips the block itself\n%s", version, res.Text)
 		}
 		for _, agent := range []string{AgentClaudeCode} {
 			res, err := SummaryFor(root, version, 0, false, "", agent)
-			if err != nil || !strings.Contains(res.Text, "The user sees this block") || strings.Contains(res.Text, "removed before the user sees") || strings.Contains(res.Text, "{{") {
+			if err != nil || !strings.Contains(res.Text, "The user sees this block") || strings.Contains(res.Text, "hidden from the user") || strings.Contains(res.Text, "{{") {
 				t.Errorf("%s %s: %v\n%s", version, agent, err, res.Text)
 			}
 		}

@@ -101,7 +101,7 @@ func StoreSearch(open func(ctx context.Context) (*store.Store, error)) func(ctx 
 			return nil, err
 		}
 		defer st.Close()
-		hits, err := st.SearchWith(ctx, req.Query, store.SearchOptions{Limit: req.Limit, ProjectKey: req.ProjectKey, ProjectFiles: req.ProjectFiles, ProjectPaths: req.ProjectPaths})
+		hits, err := st.SearchMemories(ctx, req.Query, store.SearchOptions{Limit: req.Limit, ProjectKey: req.ProjectKey, ProjectFiles: req.ProjectFiles, ProjectPaths: req.ProjectPaths})
 		if err != nil {
 			return nil, err
 		}

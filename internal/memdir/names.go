@@ -57,6 +57,14 @@ const (
 	PersonalFile = ProjectsDir + "/personal.md"
 	// ProjectSummaryFile, inside a project's folder, is its summary.
 	ProjectSummaryFile = "summary.md"
+	// NoneRecorded is the only item of an empty list of the project
+	// layer; a reader that finds nothing else there has nothing to show.
+	NoneRecorded = "none recorded yet"
+	// ProjectPrefsHeading and ProjectTipsHeading open a project summary's
+	// own lists, which memctl writes itself whatever the consolidation
+	// mode; export --to reads them back.
+	ProjectPrefsHeading = "### Preferences in this project"
+	ProjectTipsHeading  = "### Tips for this project"
 	// EvidenceIndexFile is what the memories of the folder rest on (files,
 	// cited lines, project commands), written by every consolidation from
 	// the store, so that `memctl summary` and the MCP server can check it

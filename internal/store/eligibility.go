@@ -62,10 +62,21 @@ func (r CandidateRule) Reason(t Thread) string { return r.reason(t) }
 
 // CandidateRules lists the conditions of Phase 1 candidacy in the order an
 // explanation shows them; a thread's reason for not being claimed is the
-// first it fails.
+// first it fails. An imported memory is said to be one before anything
+// else: its thread row is no session of this machine, so what its source
+// was says nothing.
 func CandidateRules() []CandidateRule {
 	fixed := func(reason string) func(Thread) string { return func(Thread) string { return reason } }
 	return []CandidateRule{
+		{
+			Name: "not_imported", ShownWhenFailing: true,
+			where: func(CandidateFilter, time.Time) (string, []any) { return "source_kind <> ?", []any{SourceImported} },
+			holds: func(t Thread, _ CandidateFilter, _ time.Time) bool { return t.SourceKind != SourceImported },
+			detail: func(Thread, CandidateFilter, time.Time) string {
+				return "an imported memory: its transcript is not on this machine"
+			},
+			reason: fixed(ReasonImported),
+		},
 		{
 			Name: "source",
 			where: func(f CandidateFilter, _ time.Time) (string, []any) {
@@ -86,15 +97,6 @@ func CandidateRules() []CandidateRule {
 				}
 				return ReasonNonInteractive
 			},
-		},
-		{
-			Name: "not_imported", ShownWhenFailing: true,
-			where: func(CandidateFilter, time.Time) (string, []any) { return "source_kind <> ?", []any{SourceImported} },
-			holds: func(t Thread, _ CandidateFilter, _ time.Time) bool { return t.SourceKind != SourceImported },
-			detail: func(Thread, CandidateFilter, time.Time) string {
-				return "an imported memory: its transcript is not on this machine"
-			},
-			reason: fixed(ReasonImported),
 		},
 		{
 			Name:   "memory_mode",

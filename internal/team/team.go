@@ -153,28 +153,6 @@ func frontMatter(text string) (head, body string, ok bool) {
 	return head, body, true
 }
 
-// Body is the part of a memory's text worth sharing: without its front
-// matter (the extractor's bookkeeping, with this machine's folders) and
-// without the sections that say only "none".
-func Body(text string) string {
-	if _, body, ok := frontMatter(text); ok {
-		text = body
-	}
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	var out []string
-	for i := 0; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		// "Heading:" followed by "- none" and then a blank line or the end.
-		if strings.HasSuffix(l, ":") && i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "- none" &&
-			(i+2 == len(lines) || strings.TrimSpace(lines[i+2]) == "") {
-			i += 2
-			continue
-		}
-		out = append(out, lines[i])
-	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
-}
-
 // FileName is where an entry is written in the team folder: a slug of its
 // title and the start of its id, both made safe for a path whatever text
 // they came from.

@@ -34,14 +34,10 @@ func TestFileNameIsSafeWhateverTheText(t *testing.T) {
 	}
 }
 
-func TestTitleAndBodyDropTheBookkeeping(t *testing.T) {
+func TestTitleDropsTheBookkeeping(t *testing.T) {
 	text := "---\ndescription: Run make itest before merging — outcome success\ncwd: /home/ada/app\n---\n\n### Task 1\ntask: run it\n\nReusable knowledge:\n- none\n\nReferences:\n- Final answer: ok\n"
 	if got := Title(text); got != "Run make itest before merging" {
 		t.Errorf("title %q", got)
-	}
-	body := Body(text)
-	if strings.Contains(body, "/home/ada") || strings.Contains(body, "Reusable knowledge") || !strings.Contains(body, "Final answer: ok") {
-		t.Errorf("body:\n%s", body)
 	}
 }
 

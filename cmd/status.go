@@ -438,7 +438,7 @@ func firstRunLine(fr *pipeline.FirstRun) string {
 	past := english.Count(fr.PastSessions, "past session", "past sessions")
 	switch fr.State {
 	case pipeline.FirstRunNext:
-		return fmt.Sprintf("the next extract is the first: it takes every past session (%d), not only the usual windows' %d", fr.PastSessions, fr.UsualTake)
+		return fmt.Sprintf("the next extract is the first: it takes all %s (the usual windows would take %d)", past, fr.UsualTake)
 	case pipeline.FirstRunAsks:
 		return fmt.Sprintf("the next run is the first: it asks before extracting all %s with the model (--yes takes them); without a yes it takes %d", past, fr.UsualTake)
 	case pipeline.FirstRunContinues:

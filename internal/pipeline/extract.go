@@ -235,14 +235,12 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 	if ro.Sources == nil {
 		ro.Sources = []sessions.Source{}
 	}
-	var backlog *FirstRun
-	if len(threadIDs) == 0 {
-		if backlog, err = h.firstRun(ctx, st, prov, req, &ro); err != nil {
-			return extract.RunResult{}, err
-		}
+	backlog, err := h.firstRun(ctx, st, prov, req, &ro)
+	if err != nil {
+		return extract.RunResult{}, err
 	}
 	res, err := runExtract(ctx, extractStage{Store: st, Options: ro, Provider: prov, AllWindows: req.All, Only: threadIDs, Reporter: h.env.Reporter})
-	if err == nil && backlog != nil && !req.DryRun && !ro.Filter.BacklogUntil.IsZero() {
+	if err == nil && backlog != nil && !req.DryRun {
 		err = finishBacklog(ctx, st, ro.Filter, h.Now())
 	}
 	return res, err
@@ -250,14 +248,15 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 
 // firstRun applies the first-run rule (see firstrun.go) to a version's
 // extraction: while its backlog is open, the past sessions pass the
-// windows and the limit grows by their number (unless --max set it); a
-// version that never extracted starts its first run, recorded in the
-// store before anything is claimed: at once with the offline heuristic,
-// which costs nothing; with a model provider only after the estimate of
-// the input tokens is shown and accepted (req.Yes, or a yes from the
-// Reporter). Without that the run keeps the usual limits and says how to
-// take the rest. The question is asked once per Home, for every version.
-// It returns the first run the extraction is under, or nil.
+// windows and the limit grows by their number (unless --max or --thread
+// say what to take); a version that never extracted starts its first
+// run (not with --max or --thread), recorded in the store before
+// anything is claimed: at once with the offline heuristic, which costs
+// nothing; with a model provider only after the estimate of the input
+// tokens is shown and accepted (req.Yes, or a yes from the Reporter).
+// Without that the run keeps the usual limits and says how to take the
+// rest. The question is asked once per Home, for every version. It
+// returns the first run the extraction is under, or nil.
 func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req ExtractRequest, ro *extract.RunOptions) (*FirstRun, error) {
 	fr, wide, err := firstRunOf(ctx, st, ro.Filter, ro.MaxClaims, h.Now(), prov.Provider != nil)
 	if err != nil || fr == nil {
@@ -265,9 +264,10 @@ func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req
 	}
 	rep := h.env.Reporter
 	n := fr.PastSessions
+	chosen := req.Max > 0 || len(ro.Filter.ThreadIDs) > 0 // the flags say what to take
 	take := func() {
 		ro.Filter = wide
-		if req.Max == 0 {
+		if !chosen {
 			ro.MaxClaims += n
 		}
 	}
@@ -275,13 +275,13 @@ func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req
 		english.Count(ro.Filter.MinIdleHours, "hour", "hours"), english.Count(ro.Filter.MaxAgeDays, "day", "days"), h.cfg.Memories.MaxRolloutsPerStartup)
 	switch {
 	case fr.State == FirstRunContinues:
-		if n > 0 {
+		if n > 0 && !chosen {
 			rep.Infof("memctl: first run, continued: %s the %s it has not taken yet; %s", verb(ro.DryRun), english.Count(n, "past session", "past sessions"), later)
 		}
 		take()
 		return fr, nil
-	case req.Max > 0:
-		return nil, nil // a limit takes what it says: no first run starts
+	case chosen:
+		return nil, nil // --max and --thread take what they say: no first run starts
 	case fr.State == FirstRunNext:
 		if n > fr.UsualTake {
 			rep.Infof("memctl: first run: %s all %s with the offline heuristic; %s", verb(ro.DryRun), english.Count(n, "past session", "past sessions"), later)

@@ -77,7 +77,7 @@ func TestInterruptedFirstRunIsFinished(t *testing.T) {
 	if err != nil || c.Eligible != left || c.Takes != left || c.FirstRun == nil || c.FirstRun.State != FirstRunContinues {
 		t.Fatalf("status before the rerun: %+v, %v; want %d eligible and taken, the first run continued", c, err, left)
 	}
-	eligible := 0
+	var eligible []string
 	for _, id := range ids {
 		th, _ := st.Thread(bg, id)
 		e, err := h.Explain(bg, st, th)
@@ -85,12 +85,17 @@ func TestInterruptedFirstRunIsFinished(t *testing.T) {
 			t.Fatal(err)
 		}
 		if e.Eligible {
-			eligible++
+			eligible = append(eligible, id)
 		}
 	}
-	if eligible != left {
-		t.Errorf("threads show calls %d threads eligible, status %d", eligible, left)
+	if len(eligible) != left {
+		t.Fatalf("threads show calls %d threads eligible, status %d", len(eligible), left)
 	}
+	// --thread takes a past session it names, as threads show says.
+	if res, _, err := h.Extract(bg, ExtractRequest{Threads: eligible[:1]}); err != nil || res.Claimed != 1 {
+		t.Fatalf("extract --thread %s: %+v, %v; want it claimed", eligible[0], res, err)
+	}
+	left--
 
 	res, _, err := h.Extract(bg, ExtractRequest{})
 	if err != nil || res.Claimed != left || res.Succeeded != left {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 )
@@ -423,14 +424,14 @@ func (r *runner) noteMarks(ctx context.Context) map[string]NoteMark {
 // reportNotes says when the folder holds more notes than the summary:
 // nothing is left out of it in silence.
 func (r *runner) reportNotes(total int) {
-	if total <= MaxSummaryNotes {
+	if total <= memmodel.MaxSummaryNotes {
 		return
 	}
-	r.res.Notes = &NotesCap{Total: total, Summary: MaxSummaryNotes}
+	r.res.Notes = &NotesCap{Total: total, Summary: memmodel.MaxSummaryNotes}
 	where := "MEMORY.md lists every one"
 	if r.opts.Version == memversion.V2 {
 		where = "the others stay in " + memdir.NotesDir + "/"
 	}
 	fmt.Fprintf(r.log, "memctl: warning: %d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); %s; `memctl note pin NAME` keeps one in the summary\n",
-		total, MaxSummaryNotes, where)
+		total, memmodel.MaxSummaryNotes, where)
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/store"
@@ -188,9 +189,9 @@ type Workspace struct {
 	// Stale holds, by thread id, the selected memories whose evidence
 	// changed since extraction: a consolidator demotes them, or drops
 	// those whose evidence is all gone (docs/stale.md).
-	Stale map[string]StaleMemory
+	Stale map[string]memmodel.Stale
 	// NoteMarks rank the ad hoc notes, by file name, when more exist than
-	// the summary holds (MaxSummaryNotes).
+	// the summary holds (memmodel.MaxSummaryNotes).
 	NoteMarks map[string]NoteMark
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/rawmemory"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -486,7 +487,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 //
 // It returns how many notes the folder holds: the layer holds the
 // memmodel.MaxSummaryNotes best-ranked of them (marks).
-func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]memmodel.Stale, marks map[string]NoteMark, prune bool) (int, error) {
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]memmodel.Stale, marks map[string]store.NoteMark, prune bool) (int, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}

@@ -14,13 +14,13 @@ import (
 	"github.com/memctl/memctl/internal/memmodel"
 )
 
-// EvidenceJobs is implemented by a [Jobs] that keeps what each raw memory
+// evidenceKeeper is implemented by a [Jobs] that keeps what each raw memory
 // rests on (the store does). With it, a run checks the evidence of the
 // selection before the consolidator runs, demotes or drops the memories
 // whose evidence changed (docs/stale.md), records the verdicts and writes
 // the folder's evidence index for `memctl summary`. Without it, no
 // memory is ever stale.
-type EvidenceJobs interface {
+type evidenceKeeper interface {
 	// Evidence returns the recorded evidence of the given raw memories;
 	// a memory without any may be left out.
 	Evidence(ctx context.Context, threadIDs []string) ([]evidence.Record, error)
@@ -40,7 +40,7 @@ type staleCheck struct {
 // hint, never a reason to fail a consolidation.
 func (r *runner) checkEvidence(ctx context.Context, selected []Selected) *staleCheck {
 	sc := &staleCheck{records: map[string]evidence.Record{}, stale: map[string]memmodel.Stale{}}
-	ej, ok := r.jobs.(EvidenceJobs)
+	ej, ok := r.jobs.(evidenceKeeper)
 	if !ok || len(selected) == 0 {
 		return sc
 	}

@@ -227,18 +227,13 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 	return out, nil
 }
 
-// SyncInputs writes the generated Phase 2 inputs under root (which
+// syncInputs writes the generated Phase 2 inputs under root (which
 // PrepareLayout has made safe): one rollout_summaries/<stem>.md per
 // retained selection row (the first min(len, maxN) by thread id; maxN <= 0
 // keeps all), removing every other *.md there (other files stay), and, for
-// v1, raw_memories.md. It also deletes extension resources older than
-// 7 days. Files whose content is unchanged are not rewritten.
-func SyncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time) error {
-	return syncInputs(root, version, selected, maxN, now, nil)
-}
-
-// syncInputs is SyncInputs with the stale memories of the run marked in
-// their rollout summary and raw memory.
+// v1, raw_memories.md, the run's stale memories marked in both. It also
+// deletes extension resources older than 7 days. Files whose content is
+// unchanged are not rewritten.
 func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]memmodel.Stale) error {
 	plan, err := planInputs(root, version, selected, maxN, now, stale)
 	if err != nil {

@@ -377,6 +377,10 @@ func renderPersonal(prefs, tips *itemSet, notes []memmodel.Note, groups []*proje
 	}
 }
 
+// projectLimits is how much of each list a project's summary shows;
+// shrinking them is how the summary is made to fit projectTarget.
+type projectLimits struct{ prefs, tips, recent, older int }
+
 // renderProjectSummary writes one project's summary: what its own
 // sessions taught, not what belongs to the personal layer.
 func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []memmodel.Note) string {
@@ -395,7 +399,7 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []memmode
 	}
 	recent := memmodel.RecentDays(g.mems, memmodel.RecentMemoryDays)
 	rec, old := memmodel.RepeatsMerged(g.mems, recent, true), memmodel.RepeatsMerged(g.mems, recent, false)
-	lim := v2Limits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
+	lim := projectLimits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
 		recent: min(len(rec), maxProjectRecent), older: min(len(old), maxProjectOlder)}
 	for {
 		s := renderProjectSummaryWith(g, p, t, rec, old, lim)
@@ -423,7 +427,7 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []memmode
 	}
 }
 
-func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memmodel.Entry, lim v2Limits) string {
+func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memmodel.Entry, lim projectLimits) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
 	if len(g.mems) == 0 {

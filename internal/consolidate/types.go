@@ -12,9 +12,11 @@
 // Where each part lives: the runner (run.go, runsteps.go, order.go, sync.go,
 // difffile.go, snapshot.go, validate.go, onstore.go), the generations
 // and their review (history.go), the consolidators (heuristic*.go for
-// the offline one: reading its inputs, MEMORY.md, memory_summary.md, the
-// facts that supersede each other, the profile's stack; modelc.go;
-// agent.go), and the project layer (projects.go).
+// the offline one: MEMORY.md, memory_summary.md, the facts it marks
+// superseded, the profile's stack; modelc.go; agent.go), and the project
+// layer (projects.go). What the offline consolidator and the project
+// layer render from, the selected memories parsed with their stale marks
+// and the notes, is internal/memmodel's.
 package consolidate
 
 import (

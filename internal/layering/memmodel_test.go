@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -18,21 +17,10 @@ import (
 func TestProjectLayerReadsTheMemoryModel(t *testing.T) {
 	const dir = "../consolidate"
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join(dir, "heuristic*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no offline consolidator sources: %v", err)
-	}
 	offline := map[string]string{} // top-level name → its file
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range parseSources(t, fset, filepath.Join(dir, "heuristic*.go")) {
 		for _, name := range topLevelNames(f) {
-			offline[name] = filepath.Base(path)
+			offline[name] = filepath.Base(fset.Position(f.Pos()).Filename)
 		}
 	}
 	// With object resolution, a name the file does not declare itself is

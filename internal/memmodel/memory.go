@@ -40,15 +40,15 @@ const (
 
 // Memory is one selected thread, parsed.
 type Memory struct {
-	Sel      store.Selected
-	File     string // rollout_summaries/<stem>.md
-	Cwd      string
-	Desc     string
-	Topic    string
-	Outcome  string
-	Keywords []string
-	Tasks    []rawmemory.Task
-	Day      string
+	Sel      store.Selected   // the store's row it was parsed from
+	File     string           // rollout_summaries/<stem>.md
+	Cwd      string           // the session's folder, or UnknownCwd
+	Desc     string           // one line on what the session did
+	Topic    string           // its task group, else its first task
+	Outcome  string           // as stated (success, uncertain…); "" when unsaid
+	Keywords []string         // as written, else picked from Topic and Desc
+	Tasks    []rawmemory.Task // at least one; loose items join the first
+	Day      string           // the session's last update, UTC, 2006-01-02
 	// Offline is set for a memory of memctl's offline extractor, whose
 	// knowledge is tagged (Check:, Fix:, Finding:).
 	Offline bool

@@ -210,7 +210,7 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		n, dup, err := st.RecordTurnUsage(ctx, turnKey, threadIDs)
 		if err == nil && !dup {
 			// A note's uses rank it when more notes exist than the summary
-			// holds (consolidate.MaxSummaryNotes).
+			// holds (memmodel.MaxSummaryNotes).
 			err = st.RecordNoteUses(ctx, notes)
 		}
 		st.Close()

@@ -13,9 +13,9 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
@@ -69,7 +69,7 @@ func newNotePinCmd(f *Factory, runF func(context.Context, *NotePinOptions) error
 used (memctl cite counts a citation of a note's file), then the last used,
 then the newest; MEMORY.md lists every note. Pin keeps a note among them. NAME
 is the note's file name under extensions/ad_hoc/notes/, or a part of it that
-names one note (its slug). The next consolidation takes it in, cooldown or not.`, consolidate.MaxSummaryNotes),
+names one note (its slug). The next consolidation takes it in, cooldown or not.`, memmodel.MaxSummaryNotes),
 		Args:    cobra.ExactArgs(1),
 		Example: `  $ memctl note pin prefer-pnpm`,
 	}

@@ -53,10 +53,10 @@ func templateName(version memversion.Version) string {
 	return "consolidation.md"
 }
 
-// RenderPrompt renders the consolidation prompt for root. When the template
+// renderPrompt renders the consolidation prompt for root. When the template
 // cannot be loaded or rendered, a minimal prompt naming the folder and the
 // diff file is returned with the error, so a run can still proceed.
-func RenderPrompt(root string, version memversion.Version, templateDir string) (string, error) {
+func renderPrompt(root string, version memversion.Version, templateDir string) (string, error) {
 	extRoot := filepath.Join(root, memdir.ExtensionsDir)
 	vars := map[string]string{
 		"memory_root":                        root,

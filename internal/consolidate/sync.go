@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/origin"
 )
@@ -49,7 +50,7 @@ func retained(selected []Selected, maxN int) []Selected {
 
 // staleLine is the header line that tells a consolidator (and a reader)
 // what changed under a memory since it was written.
-func staleLine(st StaleMemory) string {
+func staleLine(st memmodel.Stale) string {
 	if st.Gone {
 		return "stale_evidence: everything this memory rests on is gone (" + st.Note() + "); drop it from memory_summary.md\n"
 	}
@@ -57,7 +58,7 @@ func staleLine(st StaleMemory) string {
 }
 
 // rolloutSummaryFile renders rollout_summaries/<stem>.md.
-func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
+func rolloutSummaryFile(s Selected, stale map[string]memmodel.Stale) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "thread_id: %s\n", s.ThreadID)
 	fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
@@ -105,7 +106,7 @@ func writeControlMarks(b *bytes.Buffer, s Selected) {
 }
 
 // rawMemoriesFile renders raw_memories.md (v1 only).
-func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
+func rawMemoriesFile(rows []Selected, stale map[string]memmodel.Stale) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Raw Memories\n\n")
 	if len(rows) == 0 {
@@ -136,7 +137,7 @@ func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 
 // planInputs computes the input sync of Codex 7.3 and the extension
 // resource retention of section 10 against the files now under root.
-func planInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) (inputPlan, error) {
+func planInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]memmodel.Stale) (inputPlan, error) {
 	plan := inputPlan{writes: map[string][]byte{}}
 	rows := retained(selected, maxN)
 	keep := map[string]bool{}
@@ -226,19 +227,14 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 	return out, nil
 }
 
-// SyncInputs writes the generated Phase 2 inputs under root (which
+// syncInputs writes the generated Phase 2 inputs under root (which
 // PrepareLayout has made safe): one rollout_summaries/<stem>.md per
 // retained selection row (the first min(len, maxN) by thread id; maxN <= 0
 // keeps all), removing every other *.md there (other files stay), and, for
-// v1, raw_memories.md. It also deletes extension resources older than
-// 7 days. Files whose content is unchanged are not rewritten.
-func SyncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time) error {
-	return syncInputs(root, version, selected, maxN, now, nil)
-}
-
-// syncInputs is SyncInputs with the stale memories of the run marked in
-// their rollout summary and raw memory.
-func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) error {
+// v1, raw_memories.md, the run's stale memories marked in both. It also
+// deletes extension resources older than 7 days. Files whose content is
+// unchanged are not rewritten.
+func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]memmodel.Stale) error {
 	plan, err := planInputs(root, version, selected, maxN, now, stale)
 	if err != nil {
 		return fmt.Errorf("plan inputs: %w", err)

@@ -78,10 +78,7 @@ it and consolidate again.`,
 			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runApprove(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runApprove)
 		},
 	}
 	c.Flags().BoolVar(&opts.All, "all", false, "let in every held item and land every pending generation")

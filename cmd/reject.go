@@ -74,10 +74,7 @@ with N, only that generation of the configured version. Nothing pending exits 0.
 			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runReject(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runReject)
 		},
 	}
 	c.Flags().BoolVar(&opts.All, "all", false, "drop every held item and reject every pending generation")

@@ -81,10 +81,7 @@ it is the raw score (higher is better).`,
 			if err := opts.Scope.check(c); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runSearch(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runSearch)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 20, "at most `N` results")

@@ -114,10 +114,7 @@ EXIT STATUS
 			if opts.List && opts.Lesson != 0 {
 				return FlagErrorf("--list and --lesson cannot be used together")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runTeamPropose(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runTeamPropose)
 		},
 	}
 	c.Flags().StringVar(&opts.Repo, "repo", "", "the repository's `DIR` (default: the working directory's)")

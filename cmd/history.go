@@ -217,8 +217,8 @@ func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
 	if err != nil {
 		return err
 	}
-	version := cfg.Memories.Version
 	defer st.Close()
+	version := cfg.Memories.Version
 	g, err := lookupGeneration(ctx, st, version, opts.ID)
 	if err != nil {
 		return err

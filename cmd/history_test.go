@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -67,16 +66,7 @@ func TestNewHistoryCmd(t *testing.T) {
 			var got *HistoryOptions
 			err := execCmd(t, f, newHistoryCmd(f, func(_ context.Context, o *HistoryOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -102,16 +92,7 @@ func TestNewHistoryShowCmd(t *testing.T) {
 			var got *HistoryShowOptions
 			err := execCmd(t, f, newHistoryShowCmd(f, func(_ context.Context, o *HistoryShowOptions) error { got = o; return nil }),
 				[]string{"history"}, strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -156,16 +137,7 @@ func TestRunHistory(t *testing.T) {
 			if err := runHistory(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

@@ -160,6 +160,16 @@ func resolveMemory(ctx context.Context, st *store.Store, version memversion.Vers
 	return full, err
 }
 
+// lookupMemory is the stored memory an id or prefix names, with
+// resolveMemory's messages.
+func lookupMemory(ctx context.Context, st *store.Store, version memversion.Version, id string) (store.Memory, error) {
+	full, err := resolveMemory(ctx, st, version, id)
+	if err != nil {
+		return store.Memory{}, err
+	}
+	return st.Memory(ctx, full)
+}
+
 // notFoundError is a lookup that found nothing, said in the command's
 // words; it matches store.ErrNotFound.
 type notFoundError struct{ msg string }
@@ -263,13 +273,9 @@ func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
 	if err != nil {
 		return err
 	}
-	version := cfg.Memories.Version
 	defer st.Close()
-	id, err := resolveMemory(ctx, st, version, opts.ID)
-	if err != nil {
-		return err
-	}
-	m, err := st.Memory(ctx, id)
+	version := cfg.Memories.Version
+	m, err := lookupMemory(ctx, st, version, opts.ID)
 	if err != nil {
 		return err
 	}
@@ -612,14 +618,11 @@ func runMemoriesEdit(ctx context.Context, opts *MemoriesEditOptions) error {
 		return err
 	}
 	defer st.Close()
-	id, err := resolveMemory(ctx, st, version, opts.ID)
+	m, err := lookupMemory(ctx, st, version, opts.ID)
 	if err != nil {
 		return err
 	}
-	m, err := st.Memory(ctx, id)
-	if err != nil {
-		return err
-	}
+	id := m.ThreadID
 	field, old := "raw_memory", m.RawMemory
 	if opts.Summary || version == memversion.V2 {
 		field, old = "rollout_summary", m.RolloutSummary

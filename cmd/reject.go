@@ -103,14 +103,7 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 			return err
 		}
 	}
-	versions := cfg.Versions()
-	if opts.ID != 0 {
-		versions = []memversion.Version{cfg.Memories.Version}
-	}
-	if len(opts.Held) > 0 && opts.ID == 0 && !opts.All {
-		versions = nil // held items only
-	}
-	for _, version := range versions {
+	for _, version := range reviewedVersions(cfg, opts.ID, opts.Held, opts.All) {
 		id, err := rejectVersion(ctx, opts, version)
 		if err != nil {
 			return err

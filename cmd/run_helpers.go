@@ -90,3 +90,12 @@ func sessionReadingHome(ios *IOStreams, json bool, cfg *config.Config, buildHome
 	debugNoSources(ios, home.Sources())
 	return home, rep, nil
 }
+
+// optionalRoot locates the memory folder of version, "" when the command
+// was given no way to (a test's options leave MemoryRoot nil).
+func optionalRoot(memoryRoot func(memversion.Version) (string, error), version memversion.Version) (string, error) {
+	if memoryRoot == nil {
+		return "", nil
+	}
+	return memoryRoot(version)
+}

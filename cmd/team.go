@@ -166,14 +166,11 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	var entries []team.Entry
 	var listed []teamLessonsJSON
 	for _, arg := range opts.IDs {
-		full, err := resolveMemory(ctx, st, cfg.Memories.Version, arg)
+		m, err := lookupMemory(ctx, st, cfg.Memories.Version, arg)
 		if err != nil {
 			return err
 		}
-		m, err := st.Memory(ctx, full)
-		if err != nil {
-			return err
-		}
+		full := m.ThreadID
 		th, err := st.Thread(ctx, full)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err

@@ -120,11 +120,9 @@ func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
 		return err
 	}
 	defer st.Close()
-	root := ""
-	if opts.MemoryRoot != nil {
-		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
-			return err
-		}
+	root, err := optionalRoot(opts.MemoryRoot, cfg.Memories.Version)
+	if err != nil {
+		return err
 	}
 	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {

@@ -62,11 +62,7 @@ func TestRunApprove(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f := generationsFactory(t, ios, true)
 			if tt.settle {
-				st, _ := f.OpenStore(context.Background(), "v1")
-				if err := st.RejectGeneration(context.Background(), 1); err != nil {
-					t.Fatal(err)
-				}
-				st.Close()
+				rejectPending(t, f)
 			}
 			root, _ := f.MemoryRoot("v1")
 			opts := tt.opts

@@ -9,6 +9,20 @@ import (
 	"github.com/memctl/memctl/internal/store"
 )
 
+// rejectPending rejects generation 1, which generationsFactory with review
+// leaves pending, so that nothing waits for review.
+func rejectPending(t *testing.T, f *Factory) {
+	t.Helper()
+	st, err := f.OpenStore(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.RejectGeneration(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // generationsFactory is a home with two consolidations: generation 1 from
 // thread-a and thread-b, generation 2 after thread-a's memory was edited.
 // With review set, consolidations stop at a pending generation instead.

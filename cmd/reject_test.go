@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -27,13 +26,7 @@ func TestNewRejectCmd(t *testing.T) {
 			var got *RejectOptions
 			err := execCmd(t, f, newRejectCmd(f, func(_ context.Context, o *RejectOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

@@ -82,15 +82,8 @@ var purposeOf = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-func wordSet(words string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[w] = true
-		}
-		return m
-	})
-}
+// wordSet builds a set of words on first use (lazyre.Words).
+var wordSet = lazyre.Words
 
 // lazyRE compiles an expression on first use (lazyre.New).
 var lazyRE = lazyre.New

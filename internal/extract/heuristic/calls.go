@@ -124,7 +124,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	t.endedRefused = false
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
-	} else if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
+	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
+		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
+	}
+	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
 		t.toolFails = append(t.toolFails, c)
 	}
@@ -210,6 +213,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 // restore applies what a command undid (git checkout -- f, git stash …).
 func (x *Extractor) restore(t *task, c *call) {
 	r := program.Restores(c.command)
+	x.moved = x.moved || r.Branch
 	var names []string
 	for _, f := range r.Files {
 		names = append(names, x.absPath(f))

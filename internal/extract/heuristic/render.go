@@ -82,7 +82,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	}
 	var checks []*call
 	for _, c := range t.checks {
-		if c.status == stOK && !covered[c.command] {
+		if c.status == stOK && !covered[c.command] && t.verifies(c) {
 			checks = append(checks, c)
 		}
 	}
@@ -194,7 +194,7 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		d.add(&d.failures, cNote, upperFirst(c.describe())+" failed"+when(c.errLine != "", ": "+code(textcut.Line(c.errLine, 160)))+".")
+		d.add(&d.failures, cNote, "The "+strings.TrimPrefix(c.describe(), "the ")+" failed"+when(c.errLine != "", ": "+code(textcut.Line(c.errLine, 160)))+".")
 	}
 	for _, c := range t.refused {
 		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
@@ -219,16 +219,14 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 // references lists the files whose change stands, with the line their
 // latest edit put in, the commits, the files read.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
+	var names []string
 	for _, f := range capped(live, 10) {
-		added := t.lines[x.relPath(f.path)]
-		d.add(&d.refs, cFile, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")"+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
+		name, added := x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")", t.lines[x.relPath(f.path)]
+		names = append(names, name)
+		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
 	}
 	if len(live) > 10 {
 		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
-	}
-	var names []string
-	for _, f := range capped(live, 10) {
-		names = append(names, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
 	}
 	if len(names) > 0 {
 		d.add(&d.refs, cChanged, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10))

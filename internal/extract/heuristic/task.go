@@ -174,12 +174,10 @@ func (t *task) addRead(p string) {
 // interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
-	if t := x.current(); t != nil {
-		x.interruptTask(t)
+	t := x.current()
+	if t == nil {
+		return
 	}
-}
-
-func (x *Extractor) interruptTask(t *task) {
 	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
 		// A word or two stopped before the agent did anything: a typo.
 		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {

@@ -3,7 +3,6 @@ package heuristic
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
@@ -13,16 +12,8 @@ import (
 // lazyRE compiles an expression on first use (lazyre.New).
 var lazyRE = lazyre.New
 
-// wordSet builds a set from a space-separated list on first use.
-func wordSet(words string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[w] = true
-		}
-		return m
-	})
-}
+// wordSet builds a set of words on first use (lazyre.Words).
+var wordSet = lazyre.Words
 
 // oneLine folds all whitespace runs into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -74,13 +65,6 @@ func capped[T any](list []T, n int) []T {
 		return list[:n]
 	}
 	return list
-}
-
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // meaningfulWords returns the lower-case words of text that are not stop

@@ -156,10 +156,10 @@ func resultStatus(c *call, e sessions.Event) status {
 // commits, failures and passes.
 func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	t.ran++
-	switch {
-	case c.status == stUnknown:
+	switch c.status {
+	case stUnknown:
 		t.unknown++
-	case c.status == stFailed:
+	case stFailed:
 		if t.failed++; !c.tryout && len(t.failures) < maxTrackedCmds {
 			t.failures[c.seq] = c
 		}

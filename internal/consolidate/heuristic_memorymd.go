@@ -107,7 +107,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + wholeItem(b.text[k], maxItemBytes) + seenIn(len(b.sessions[k]))
+		line := "- " + wholeItem(b.text[k], maxBulletBytes) + seenIn(len(b.sessions[k]))
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {
@@ -171,6 +171,14 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				}
 				sb.WriteString("\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
+				if len(t.Refs) > 0 {
+					// The files the task changed, its commits and what it
+					// read: where a later session looks first, by grep.
+					sb.WriteString("\n### references\n\n")
+					for _, r := range t.Refs {
+						fmt.Fprintf(&sb, "- %s\n", wholeItem(r, maxBulletBytes))
+					}
+				}
 				id := m.sel.ThreadID
 				for _, p := range t.Prefs {
 					prefs.add(p, n, id)

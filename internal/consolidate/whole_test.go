@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -53,6 +54,35 @@ func TestItemsReachTheFilesWhole(t *testing.T) {
 		}
 		if s := files[memdir.SummaryFile]; strings.Contains(s, "Fix: `go test ./internal/export") && !strings.Contains(s, "internal/export/export.go (`func NewExporter(w io.Writer) *Exporter {`).") {
 			t.Errorf("%s: the Fix tip is cut:\n%s", version, s)
+		}
+	}
+}
+
+// A long final answer reaches MEMORY.md whole, however far past the
+// first 1,500 bytes its facts are (Phase 1 already chose the items of the
+// raw memory by value), and each task's references (the files it
+// changed, its commits, what it read) are listed under the task, where a
+// later session greps for a file.
+func TestLongAnswersAndReferencesReachMemoryMD(t *testing.T) {
+	var sentences []string
+	for i := 1; i <= 30; i++ {
+		sentences = append(sentences, fmt.Sprintf("Step %d of the migration moved table t%d to the new schema and kept its indexes.", i, i))
+	}
+	answer := strings.Join(sentences, " ")
+	raw := "---\ndescription: migrate the tables — outcome success\ntask: migrate the tables\ntask_group: billing\ntask_outcome: success\n" +
+		"cwd: /home/dev/src/billing\nkeywords: schema, migration\nwritten_by: memctl heuristic\n---\n\n" +
+		"### Task 1: migrate the tables\ntask: migrate the tables\ntask_group: billing\ntask_outcome: success\n\n" +
+		"Preference signals:\n- none\n\nReusable knowledge:\n- Final answer: “" + answer + "”\n\n" +
+		"Failures and how to do differently:\n- none\n\n" +
+		"References:\n- Files changed: db/migrations/0042_schema.sql (add)\n- Commits made: `9f1c2ab` “move the billing tables to the new schema”\n- Files read: db/schema.go\n"
+	sel := []Selected{{ThreadID: "019b7f94-51b4-7593-922e-ba12b5b73b61", SourceUpdatedAt: 1785840059, RawMemory: raw,
+		RolloutSummary: "# migrate the tables\n\nDetails.", RolloutSlug: "migrate", RolloutPath: "/home/dev/.codex/sessions/b.jsonl",
+		Cwd: "/home/dev/src/billing", ProjectKey: "git:github.com/acme/billing", ProjectName: "acme/billing"}}
+	m := readFile(t, filepath.Join(runHeuristic(t, memversion.V1, sel), memdir.MemoryFile))
+	for _, want := range []string{"Final answer: “" + answer + "”",
+		"- Files changed: db/migrations/0042_schema.sql (add)", "- Commits made: `9f1c2ab` “move the billing tables to the new schema”", "- Files read: db/schema.go"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("MEMORY.md lacks %q:\n%s", want, m)
 		}
 	}
 }

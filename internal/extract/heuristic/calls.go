@@ -41,6 +41,8 @@ type call struct {
 	exit                               *int
 	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
 	tests                              []string // the failing tests the output names
+	between                            []string // a failed tool call's: what ran after it until the same call succeeded
+	passedLater                        bool
 	commits                            []program.Commit
 	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
 }
@@ -126,6 +128,15 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.ranCommand(t, c, e.Output)
 	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
 		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
+	}
+	for _, f := range t.toolFails { // a failed tool call stays open until the same call succeeds
+		switch {
+		case f.passedLater:
+		case c.command == "" && c.status == stOK && c.describe() == f.describe():
+			f.passedLater = true
+		case len(f.between) < 4:
+			f.between = appendNew(f.between, c.describe())
+		}
 	}
 	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {

@@ -16,7 +16,8 @@ import (
 // items: docs/extractor.md, "What goes where".
 
 // class orders the items of a text for shrink, the first to go first (the
-// final answer last; cNote: the summary's interruptions, tools' errors).
+// final answer last; cNote: interruptions and the errors of tools that are
+// not a shell).
 type class int
 
 const (
@@ -194,7 +195,11 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		d.add(&d.failures, cNote, "The "+strings.TrimPrefix(c.describe(), "the ")+" failed"+when(c.errLine != "", ": "+code(textcut.Line(c.errLine, 160)))+".")
+		line := "The " + strings.TrimPrefix(c.describe(), "the ") + " failed" + when(c.errLine != "", " ("+code(textcut.Line(c.errLine, 160))+")")
+		if c.passedLater {
+			line += " and passed when run again" + when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
+		}
+		d.add(&d.failures, cNote, line+".")
 	}
 	for _, c := range t.refused {
 		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
@@ -354,7 +359,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 	kept := func(l []*entry) []string {
 		var out []string
 		for _, e := range l {
-			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cNote && e.class != cFile) {
+			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cFile) {
 				out = append(out, e.text)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -78,6 +79,9 @@ type memory struct {
 	keywords []string
 	tasks    []memTask
 	day      string
+	// asked is, per task of an offline memory, the user's messages its
+	// rollout summary quotes (rawmemory.StepAsked, StepFollowUp).
+	asked [][]string
 	// offline is set for a memory of memctl's offline extractor, whose
 	// knowledge is tagged (Check:, Fix:, Finding:).
 	offline bool
@@ -162,6 +166,13 @@ func parseSelected(sel []Selected) []memory {
 		raw := parseMemoryText(s.RawMemory)
 		sum := parseMemoryText(s.RolloutSummary)
 		m.offline = raw.Offline() || sum.Offline()
+		if m.offline && len(sum.Tasks) == len(raw.Tasks) {
+			for _, t := range sum.Tasks {
+				m.asked = append(m.asked, slices.DeleteFunc(slices.Clone(t.Steps), func(s string) bool {
+					return !strings.HasPrefix(s, rawmemory.StepAsked) && !strings.HasPrefix(s, rawmemory.StepFollowUp)
+				}))
+			}
+		}
 		doc := raw
 		if len(raw.Tasks) == 0 && raw.Front.Description == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
 			doc = sum // no usable raw memory (v2, or an unstructured one)

@@ -119,6 +119,17 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 	}
 }
 
+// writeTaskList writes a list of a task's section, if it has items.
+func writeTaskList(sb *strings.Builder, heading string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\n### %s\n\n", heading)
+	for _, it := range items {
+		fmt.Fprintf(sb, "- %s\n", wholeItem(it, maxBulletBytes))
+	}
+}
+
 // seenIn is the note on a memory several sessions stated: " (seen in N
 // sessions)", or nothing for one.
 func seenIn(sessions int) string {
@@ -150,7 +161,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 		facts := newerFacts{}
 		n := 0
 		for _, m := range g.mems {
-			for _, t := range m.tasks {
+			for i, t := range m.tasks {
 				n++
 				title := firstNonEmpty(t.Task, t.Title, m.desc)
 				outcome := firstNonEmpty(t.Outcome, m.outcome)
@@ -171,14 +182,13 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				}
 				sb.WriteString("\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
-				if len(t.Refs) > 0 {
-					// The files the task changed, its commits and what it
-					// read: where a later session looks first, by grep.
-					sb.WriteString("\n### references\n\n")
-					for _, r := range t.Refs {
-						fmt.Fprintf(&sb, "- %s\n", wholeItem(r, maxBulletBytes))
-					}
+				// What the user asked, in their words, and the files the
+				// task changed, its commits and what it read: what a later
+				// session greps for.
+				if i < len(m.asked) {
+					writeTaskList(&sb, "user_messages", m.asked[i])
 				}
+				writeTaskList(&sb, "references", t.Refs)
 				id := m.sel.ThreadID
 				for _, p := range t.Prefs {
 					prefs.add(p, n, id)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/rawmemory"
 )
 
 // What the offline extractor keeps reaches the consolidated
@@ -84,5 +85,35 @@ func TestLongAnswersAndReferencesReachMemoryMD(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("MEMORY.md lacks %q:\n%s", want, m)
 		}
+	}
+}
+
+// The user's own words reach MEMORY.md: every message of a task that the
+// offline rollout summary quotes whole (the request and the follow-ups),
+// under the task, so a later session finds what was asked by grep even
+// past the task's name (a request is named by its first 100 characters).
+func TestUserMessagesReachMemoryMD(t *testing.T) {
+	request := "The nightly export to the warehouse drops rows whose customer id has a leading zero; " +
+		"find where the id is parsed as a number and keep it a string all the way to the CSV writer."
+	followUp := "also check the invoice importer, it reads the same column"
+	raw := "---\ndescription: fix the export ids — outcome success\ntask: " + request[:100] + "\ntask_group: billing\ntask_outcome: success\n" +
+		"cwd: /home/dev/src/billing\nkeywords: export, ids\nwritten_by: memctl heuristic\n---\n\n" +
+		"### Task 1: " + request[:100] + "\ntask: " + request[:100] + "\ntask_group: billing\ntask_outcome: success\n\n" +
+		"Preference signals:\n- none\n\nReusable knowledge:\n- Final answer: “The id is a string from the reader to the writer now.”\n\n" +
+		"Failures and how to do differently:\n- none\n\nReferences:\n- none\n"
+	summary := "# " + request[:100] + " in billing\n\nRollout context: Codex CLI session. " + rawmemory.OfflineNote + "\n\n" +
+		"## Task 1: " + request[:100] + "\n\nOutcome: success\n\nPreference signals:\n- none\n\nKey steps:\n" +
+		"- " + rawmemory.StepAsked + "“" + request + "”\n- Ran `go test ./...`: passed.\n- " + rawmemory.StepFollowUp + "“" + followUp + "”\n\n" +
+		"Failures and how to do differently:\n- none\n\nReusable knowledge:\n- none\n\nReferences:\n- none\n"
+	sel := []Selected{{ThreadID: "019b7f94-51b4-7593-922e-ba12b5b73b62", SourceUpdatedAt: 1785840059, RawMemory: raw,
+		RolloutSummary: summary, RolloutSlug: "export-ids", RolloutPath: "/home/dev/.codex/sessions/c.jsonl",
+		Cwd: "/home/dev/src/billing", ProjectKey: "git:github.com/acme/billing", ProjectName: "acme/billing"}}
+	m := readFile(t, filepath.Join(runHeuristic(t, memversion.V1, sel), memdir.MemoryFile))
+	want := "### user_messages\n\n- " + rawmemory.StepAsked + "“" + request + "”\n- " + rawmemory.StepFollowUp + "“" + followUp + "”\n"
+	if !strings.Contains(m, want) {
+		t.Errorf("MEMORY.md lacks the user's messages:\n%s", m)
+	}
+	if strings.Contains(m, "go test ./...`: passed") {
+		t.Errorf("MEMORY.md lists a step that is not the user's words:\n%s", m)
 	}
 }

@@ -234,6 +234,23 @@ var patternCases = []patternCase{
 		mustNot: []string{"failed[^\n]*(upstream unavailable|network down|Tests: +1 failed)"},
 	},
 	{
+		pattern: 2, name: "Rust's and RSpec's failures are quoted from the failing test's report, not a footer, a log line or a stack frame",
+		turns: []scripted.Turn{{User: "Run the Rust and the Ruby tests.",
+			Steps: []scripted.Step{
+				run("cargo test", "warning: unused import: `std::fmt`\n --> src/lib.rs:1:5\nrunning 2 tests\ntest tests::parses_empty ... ok\ntest tests::rounds_half ... FAILED\n\nfailures:\n\n"+
+					"---- tests::rounds_half stdout ----\nthread 'tests::rounds_half' panicked at src/lib.rs:20:9:\nassertion `left == right` failed\n  left: 12\n right: 13\n"+
+					"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\nfailures:\n    tests::rounds_half\n\n"+
+					"test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`", 101),
+				run("bundle exec rspec", "E, [2026-03-02T09:00:00] ERROR -- : payment gateway refused (stubbed)\n..F\n\nFailures:\n\n  1) Invoice#total rounds half cents up\n"+
+					"     Failure/Error: expect(invoice.total).to eq(13)\n\n       expected: 13\n            got: 12\n\n       (compared using ==)\n"+
+					"     # ./spec/invoice_spec.rb:9:in `block (3 levels) in <top (required)>'\n\nFinished in 0.01 seconds (files took 0.1 seconds to load)\n"+
+					"3 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/invoice_spec.rb:7 # Invoice#total rounds half cents up", 1)},
+			Final: "Half cents round down in both the crate and the invoice model."}},
+		must: []string{"`cargo test` failed[^\n]*\\(`` thread 'tests::rounds_half' panicked at src/lib\\.rs:20:9: assertion `left == right` failed ``; failing: tests::rounds_half\\)",
+			"`bundle exec rspec` failed[^\n]*\\(`Failure/Error: expect\\(invoice\\.total\\)\\.to eq\\(13\\)`; failing: Invoice#total rounds half cents up\\)"},
+		mustNot: []string{"failed[^\n]*(to rerun|unused import|payment gateway|invoice_spec\\.rb:9)"},
+	},
+	{
 		pattern: 2, name: "a check run before any change of its task is a baseline, no check of the work",
 		turns: []scripted.Turn{{User: "Totals drop the last cent on refunds; fix it.",
 			Steps: []scripted.Step{

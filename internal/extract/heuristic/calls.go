@@ -37,12 +37,12 @@ type call struct {
 	task                               *task
 	action                             sessions.Action
 	reads, tryout, check, escalated    bool
+	passedLater                        bool // a failed tool call: the same call succeeded later
 	status                             status
 	exit                               *int
 	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
 	tests                              []string // the failing tests the output names
 	between                            []string // a failed tool call's: what ran after it until the same call succeeded
-	passedLater                        bool
 	commits                            []program.Commit
 	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
 }
@@ -130,11 +130,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
 	}
 	for _, f := range t.toolFails { // a failed tool call stays open until the same call succeeds
-		switch {
-		case f.passedLater:
-		case c.command == "" && c.status == stOK && c.describe() == f.describe():
-			f.passedLater = true
-		case len(f.between) < 4:
+		if f.passedLater = f.passedLater || c.command == "" && c.status == stOK && c.describe() == f.describe(); !f.passedLater && len(f.between) < 4 {
 			f.between = appendNew(f.between, c.describe())
 		}
 	}

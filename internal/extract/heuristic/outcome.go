@@ -17,7 +17,7 @@ func (t *task) outcome() (string, string) {
 	switch {
 	case t.verifies(check) && check.status == stFailed:
 		return "fail", "the last check " + last(check) + " failed"
-	case t.verifies(check) && !t.negAfter && !t.endedRefused && !reportsFailure(textcut.WholeSentences(t.final, 0)): // an answer opening on what it could not do
+	case t.verifies(check) && !t.negAfter && !t.endedRefused && !refuses(t.final):
 		for _, f := range t.open() {
 			// The pass answers for its own purpose, not for a push that
 			// failed after it or a lint run still failing.
@@ -59,6 +59,13 @@ func (t *task) outcome() (string, string) {
 		return "uncertain", "the assistant answered but nothing confirms the result"
 	}
 	return "uncertain", "the session ended without an answer"
+}
+
+// refuses reports an answer that says the agent could not or would not do
+// the request, or part of it: in its opening sentence, or anywhere it says
+// so of itself ("However, I was unable to upgrade react-dom").
+func refuses(final string) bool {
+	return reportsFailure(textcut.WholeSentences(final, 0)) || selfFailureRE().MatchString(normQuotes(final))
 }
 
 // verifies reports a check of the work: not one run before any change of a

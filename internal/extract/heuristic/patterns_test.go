@@ -269,6 +269,16 @@ var patternCases = []patternCase{
 		mustNot: []string{"task_outcome: success"},
 	},
 	{
+		pattern: 5, name: "part of a request the agent says it could not do is no success, even after a passing check",
+		turns: []scripted.Turn{{User: "Upgrade React to 19 and fix the build.",
+			Steps: []scripted.Step{
+				edit("package.json", "\"react\": \"18.3.1\"", "\"react\": \"19.0.0\""),
+				run("npm run build", "> app@1.0.0 build\n> vite build\n✓ built in 1.2s", 0)},
+			Final: "React is at 19.0.0 in package.json and the build passes. However, I was unable to upgrade react-dom: npm refused the peer range of @acme/ui."}},
+		must:    []string{"task_outcome: (partial|uncertain|fail)"},
+		mustNot: []string{"task_outcome: success"},
+	},
+	{
 		pattern: 5, name: "a short ban of the user's is a standing rule",
 		turns: []scripted.Turn{{User: "Add a cache for the exchange rates. Don't overcomplicate.",
 			Steps: []scripted.Step{edit("rates/cache.go", "", "package rates\n\nvar cache = map[string]float64{}\n")},

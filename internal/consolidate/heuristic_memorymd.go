@@ -172,8 +172,8 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
 				sb.WriteString("### rollout_summary_files\n\n")
 				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.file, m.cwd, m.sel.RolloutPath, formatRFC3339(m.sel.SourceUpdatedAt), m.sel.ThreadID)
-				if m.sel.GitBranch != "" {
-					fmt.Fprintf(&sb, ", git_branch=%s", m.sel.GitBranch)
+				if br := sessionBranch(m.sel); br != "" {
+					fmt.Fprintf(&sb, ", git_branch=%s", br)
 				}
 				sb.WriteString(controlNote(m.sel))
 				sb.WriteString(")\n")

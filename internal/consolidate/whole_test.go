@@ -117,3 +117,32 @@ func TestUserMessagesReachMemoryMD(t *testing.T) {
 		t.Errorf("MEMORY.md lists a step that is not the user's words:\n%s", m)
 	}
 }
+
+// A session whose checkout a command may have moved is not described by
+// the branch it started on: the offline extractor leaves the branch out of
+// its rollout summary's context, and neither MEMORY.md nor the rollout
+// summary file names it. One whose context names its branch keeps it.
+func TestMovedBranchIsNotNamed(t *testing.T) {
+	raw := "---\ndescription: start the export branch — outcome success\ntask: start the export branch\ntask_group: billing\ntask_outcome: success\n" +
+		"cwd: /home/dev/src/billing\nkeywords: export\nwritten_by: memctl heuristic\n---\n\n" +
+		"### Task 1: start the export branch\ntask: start the export branch\ntask_group: billing\ntask_outcome: success\n\n" +
+		"Preference signals:\n- none\n\nReusable knowledge:\n- Final answer: “The writer is on the new branch.”\n\n" +
+		"Failures and how to do differently:\n- none\n\nReferences:\n- none\n"
+	summary := func(branch string) string {
+		return "# start the export branch in billing\n\nRollout context: Claude Code session `s1` in `/home/dev/src/billing` (project billing" + branch + "). " +
+			rawmemory.OfflineNote + "\n\n## Task 1: start the export branch\n\nOutcome: success\n"
+	}
+	sel := func(id, branch string) Selected {
+		return Selected{ThreadID: id, SourceUpdatedAt: 1785840059, RawMemory: raw, RolloutSummary: summary(branch), RolloutSlug: "export",
+			RolloutPath: "/home/dev/.claude/projects/b/" + id + ".jsonl", Cwd: "/home/dev/src/billing", GitBranch: "main"}
+	}
+	moved, stayed := sel("0199a0f0-0000-7000-8000-000000000001", ""), sel("0199a0f0-0000-7000-8000-000000000002", ", branch `main`")
+	m := readFile(t, filepath.Join(runHeuristic(t, memversion.V1, []Selected{moved}), memdir.MemoryFile))
+	if strings.Contains(m, "git_branch=") || strings.Contains(string(rolloutSummaryFile(moved, nil)), "git_branch:") {
+		t.Errorf("a moved session is described by the branch it started on:\n%s\n%s", m, rolloutSummaryFile(moved, nil))
+	}
+	m = readFile(t, filepath.Join(runHeuristic(t, memversion.V1, []Selected{stayed}), memdir.MemoryFile))
+	if !strings.Contains(m, "git_branch=main") || !strings.Contains(string(rolloutSummaryFile(stayed, nil)), "git_branch: main") {
+		t.Errorf("a session on its branch lost it:\n%s", m)
+	}
+}

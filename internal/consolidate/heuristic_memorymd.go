@@ -3,8 +3,10 @@ package consolidate
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -185,8 +187,8 @@ func renderMemoryMD(mems []memory, notes []note) string {
 				// What the user asked, in their words, and the files the
 				// task changed, its commits and what it read: what a later
 				// session greps for.
-				if i < len(m.asked) {
-					writeTaskList(&sb, "user_messages", m.asked[i])
+				if i < len(m.asked) { // a request the heading already gives whole is not repeated
+					writeTaskList(&sb, "user_messages", slices.DeleteFunc(slices.Clone(m.asked[i]), func(s string) bool { return s == rawmemory.StepAsked+"“"+title+"”" }))
 				}
 				writeTaskList(&sb, "references", t.Refs)
 				id := m.sel.ThreadID

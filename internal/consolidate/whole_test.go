@@ -116,6 +116,14 @@ func TestUserMessagesReachMemoryMD(t *testing.T) {
 	if strings.Contains(m, "go test ./...`: passed") {
 		t.Errorf("MEMORY.md lists a step that is not the user's words:\n%s", m)
 	}
+	// A request the task's heading gives whole is not repeated.
+	short := "fix the export ids"
+	sel[0].RawMemory = strings.ReplaceAll(raw, request[:100], short)
+	sel[0].RolloutSummary = strings.ReplaceAll(strings.ReplaceAll(summary, request, short), request[:100], short)
+	m = readFile(t, filepath.Join(runHeuristic(t, memversion.V1, sel), memdir.MemoryFile))
+	if strings.Contains(m, rawmemory.StepAsked) || !strings.Contains(m, "## Task 1: "+short) || !strings.Contains(m, rawmemory.StepFollowUp+"“"+followUp+"”") {
+		t.Errorf("MEMORY.md repeats a request its heading gives, or lost the follow-up:\n%s", m)
+	}
 }
 
 // A session whose checkout a command may have moved is not described by

@@ -14,8 +14,14 @@ import (
 // the 2,500-token injection budget and MEMORY.md greppable; a summary's
 // bullet is memmodel.MaxSummaryItem.
 const (
-	maxItemBytes      = 1500 // one bullet in MEMORY.md, shortened by whole sentences (memmodel.WholeItem)
-	maxBlockBullets   = 30   // per block-level section of a task group
+	maxItemBytes = 1500 // a task heading in MEMORY.md, shortened by whole words
+	// maxBulletBytes bounds one bullet of MEMORY.md. A raw memory is at
+	// most about 8,000 bytes, so an item of one reaches the handbook as
+	// Phase 1 chose it: Phase 1 already dropped whole items by value, and
+	// a shorter cap would drop the end of a long answer by position. Only
+	// a larger item loses whole sentences (memmodel.WholeItem).
+	maxBulletBytes    = 8000
+	maxBlockBullets   = 30 // per block-level section of a task group
 	maxSummaryPrefs   = 15
 	maxSummaryTips    = 15
 	maxOlderPerScope  = 25

@@ -3,9 +3,11 @@ package consolidate
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memmodel"
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -104,7 +106,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + memmodel.WholeItem(b.text[k], maxItemBytes) + memmodel.SeenIn(len(b.sessions[k]))
+		line := "- " + memmodel.WholeItem(b.text[k], maxBulletBytes) + memmodel.SeenIn(len(b.sessions[k]))
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {
@@ -113,6 +115,17 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 			line += " [" + strings.Join(parts, ", ") + "]"
 		}
 		sb.WriteString(line + "\n")
+	}
+}
+
+// writeTaskList writes a list of a task's section, if it has items.
+func writeTaskList(sb *strings.Builder, heading string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\n### %s\n\n", heading)
+	for _, it := range items {
+		fmt.Fprintf(sb, "- %s\n", memmodel.WholeItem(it, maxBulletBytes))
 	}
 }
 
@@ -138,7 +151,7 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 		facts := memmodel.Facts{}
 		n := 0
 		for _, m := range g.mems {
-			for _, t := range m.Tasks {
+			for i, t := range m.Tasks {
 				n++
 				title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
 				outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome)
@@ -149,8 +162,8 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
 				sb.WriteString("### rollout_summary_files\n\n")
 				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.File, m.Cwd, m.Sel.RolloutPath, formatRFC3339(m.Sel.SourceUpdatedAt), m.Sel.ThreadID)
-				if m.Sel.GitBranch != "" {
-					fmt.Fprintf(&sb, ", git_branch=%s", m.Sel.GitBranch)
+				if br := sessionBranch(m.Sel); br != "" {
+					fmt.Fprintf(&sb, ", git_branch=%s", br)
 				}
 				sb.WriteString(controlNote(m.Sel))
 				sb.WriteString(")\n")
@@ -159,6 +172,13 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 				}
 				sb.WriteString("\n### keywords\n\n")
 				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.Keywords, ", "))
+				// What the user asked, in their words, and the files the
+				// task changed, its commits and what it read: what a later
+				// session greps for.
+				if i < len(m.Asked) { // a request the heading already gives whole is not repeated
+					writeTaskList(&sb, "user_messages", slices.DeleteFunc(slices.Clone(m.Asked[i]), func(s string) bool { return s == rawmemory.StepAsked+"“"+title+"”" }))
+				}
+				writeTaskList(&sb, "references", t.Refs)
 				id := m.Sel.ThreadID
 				for _, p := range t.Prefs {
 					prefs.add(p, n, id)

@@ -16,6 +16,7 @@ import (
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/rawmemory"
 )
 
 // rfc3339Offset renders times as chrono's to_rfc3339 does for UTC
@@ -57,6 +58,17 @@ func staleLine(st memmodel.Stale) string {
 	return "stale_evidence: " + st.Note() + "; verify before relying on it\n"
 }
 
+// sessionBranch is the branch a memory is said to be about: the one its
+// session started on, unless the offline extractor left the branch out of
+// the rollout summary's context ("branch `x`") because a command may have
+// moved the checkout: then the start state does not describe the session.
+func sessionBranch(s Selected) string {
+	if sum := rawmemory.Parse(s.RolloutSummary); s.GitBranch == "" || sum.Offline() && !strings.Contains(sum.Context, "branch `"+s.GitBranch+"`") {
+		return ""
+	}
+	return s.GitBranch
+}
+
 // rolloutSummaryFile renders rollout_summaries/<stem>.md.
 func rolloutSummaryFile(s Selected, stale map[string]memmodel.Stale) []byte {
 	var b bytes.Buffer
@@ -68,8 +80,8 @@ func rolloutSummaryFile(s Selected, stale map[string]memmodel.Stale) []byte {
 		fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 	}
 	writeOrigin(&b, s)
-	if s.GitBranch != "" {
-		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
+	if br := sessionBranch(s); br != "" {
+		fmt.Fprintf(&b, "git_branch: %s\n", br)
 	}
 	writeControlMarks(&b, s)
 	if st, ok := stale[s.ThreadID]; ok {

@@ -10,6 +10,7 @@ package memmodel
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,6 +50,9 @@ type Memory struct {
 	Keywords []string         // as written, else picked from Topic and Desc
 	Tasks    []rawmemory.Task // at least one; loose items join the first
 	Day      string           // the session's last update, UTC, 2006-01-02
+	// Asked is, per task of an offline memory, the user's messages its
+	// rollout summary quotes (rawmemory.StepAsked, StepFollowUp).
+	Asked [][]string
 	// Offline is set for a memory of memctl's offline extractor, whose
 	// knowledge is tagged (Check:, Fix:, Finding:).
 	Offline bool
@@ -67,6 +71,13 @@ func Parse(sel []store.Selected) []Memory {
 		raw := rawmemory.Parse(s.RawMemory)
 		sum := rawmemory.Parse(s.RolloutSummary)
 		m.Offline = raw.Offline() || sum.Offline()
+		if m.Offline && len(sum.Tasks) == len(raw.Tasks) {
+			for _, t := range sum.Tasks {
+				m.Asked = append(m.Asked, slices.DeleteFunc(slices.Clone(t.Steps), func(s string) bool {
+					return !strings.HasPrefix(s, rawmemory.StepAsked) && !strings.HasPrefix(s, rawmemory.StepFollowUp)
+				}))
+			}
+		}
 		doc := raw
 		if len(raw.Tasks) == 0 && raw.Front.Description == "" && len(raw.Loose.Knowledge)+len(raw.Loose.Prefs)+len(raw.Loose.Failures) == 0 {
 			doc = sum // no usable raw memory (v2, or an unstructured one)

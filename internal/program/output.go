@@ -17,17 +17,17 @@ var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|ti
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|^\w+:\s*[|>]-?$|` +
 	`^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|` +
-	`^npm ERR! (A complete log|$)|^npm notice\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
+	`^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
 
 // problemRanks are the lines that state a problem, strongest first.
 var problemRanks = []func() *regexp.Regexp{
 	// a comparison, or a message at a source position
-	lazyRE(`\s!==?\s|\s===\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
+	lazyRE(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
 		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
 	// an explicit statement of what went wrong
 	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
 		`\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|no such file or directory|` +
-		`requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|does not exist|rejected|refused|denied|` +
+		`requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|does not exist|rejected|refused|denied|panicked|` +
 		`forbidden|unauthorized|undefined|syntax error|timed out|conflict|segmentation fault|insecure|not allowed|invalid|` +
 		`missing|unexpected|incompatible|not supported)\b`),
 	// a failure marker that names no cause
@@ -36,9 +36,14 @@ var problemRanks = []func() *regexp.Regexp{
 
 // ErrorLine picks the line of a failed command's output to quote: of the
 // lines that are not noise, the first of the strongest rank, else the
-// last; its spaces folded, its length whole.
+// last; its spaces folded, its length whole. When the runner names a
+// failing test, its report is what counts: the output from the first
+// line that names it, not what passing tests printed before it.
 func ErrorLine(out string) string {
 	out = plain(out)
+	if t := FailingTests(out); len(t) > 0 {
+		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
+	}
 	best, rank, last := "", len(problemRanks), ""
 	// join: the best line introduces its detail on the next one; warning:
 	// the indented lines under a warning are its own. A literal "\n" (an
@@ -96,8 +101,8 @@ func jsonMessage(l string) string {
 }
 
 // failingTestRE finds failing tests' names: go test, ExUnit, pytest's
-// summary, jest and vitest marks, TAP.
-var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+// summary, jest and vitest marks, TAP, Rust's libtest, RSpec's list.
+var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
 func FailingTests(out string) []string {

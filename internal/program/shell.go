@@ -82,10 +82,11 @@ var heredocWriteRE = lazyRE(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|
 
 // Restore is what a line throws away: all uncommitted changes (git stash,
 // git reset --hard, git checkout .) or the files it restores from git; or
-// it brings stashed changes back (Unstash).
+// it brings stashed changes back (Unstash). Branch: it may have moved the
+// checkout to another branch (git switch, git checkout x, gh pr checkout).
 type Restore struct {
-	All, Unstash bool
-	Files        []string
+	All, Unstash, Branch bool
+	Files                []string
 }
 
 // Restores reads the git commands of a line that throw edits away or bring
@@ -94,7 +95,9 @@ type Restore struct {
 func Restores(cmd string) Restore {
 	var r Restore
 	for _, part := range parts(cmd) {
-		args := gitArgs(coreWords(strings.Fields(part)))
+		w := coreWords(strings.Fields(part))
+		args := gitArgs(w)
+		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" || len(args) > 0 && args[0] == "switch"
 		if len(args) == 0 {
 			continue
 		}
@@ -112,6 +115,7 @@ func Restores(cmd string) Restore {
 				continue // only unstages: the edit stays in the file
 			}
 			paths := Operands(args[1:])
+			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && paths[0] != "." && paths[0] != ":/"
 			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
 				r.All = true
 			} else {

@@ -125,8 +125,9 @@ began became brought caught chose knew known led meant met paid said sent shown 
 understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
-	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
-	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
+	completionRE  = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
+	selfFailureRE = lazyRE(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)
+	failureRE     = lazyRE(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
 // reportsCompletion and reportsFailure read the final answer, for the

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -98,7 +99,7 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.said("The user asked: ", text)
+		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
 		if negative {
@@ -109,7 +110,7 @@ func (x *Extractor) human(e sessions.Event) {
 				cur.corrections = append(cur.corrections, text)
 			}
 		}
-		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: "Follow-up from the user: "}[negative], text)
+		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
@@ -174,12 +175,10 @@ func (t *task) addRead(p string) {
 // interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
-	if t := x.current(); t != nil {
-		x.interruptTask(t)
+	t := x.current()
+	if t == nil {
+		return
 	}
-}
-
-func (x *Extractor) interruptTask(t *task) {
 	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
 		// A word or two stopped before the agent did anything: a typo.
 		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {

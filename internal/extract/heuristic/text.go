@@ -67,13 +67,6 @@ func capped[T any](list []T, n int) []T {
 	return list
 }
 
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
 // meaningfulWords returns the lower-case words of text that are not stop
 // words, in order, once each.
 func meaningfulWords(text string) []string {

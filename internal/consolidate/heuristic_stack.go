@@ -6,12 +6,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/memmodel"
 )
 
 // codeSpanRe finds the backticked spans of a memory: the commands it ran
 // and the files it names, which is where a stack shows.
-var codeSpanRe = lazyRegexp("`([^`\n]+)`")
+var codeSpanRe = lazyre.New("`([^`\n]+)`")
 
 // stackSeen counts, per memory, the languages and tools its commands ran
 // and its files show (the stack table below) and returns the most

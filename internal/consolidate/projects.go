@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/project"
@@ -41,7 +42,7 @@ const (
 )
 
 // generalRe finds a preference or tip the user stated for every project.
-var generalRe = lazyRegexp(`(?i)\b(in|across|for) (all|every|each) (of )?(my )?(projects?|repos|repositories|codebases?)\b|\b(in|for) every (project|repo|repository|codebase)\b|\beverywhere\b|\bglobally\b|\bas a (general )?rule\b|\bI (always|never)\b|\bin general\b`)
+var generalRe = lazyre.New(`(?i)\b(in|across|for) (all|every|each) (of )?(my )?(projects?|repos|repositories|codebases?)\b|\b(in|for) every (project|repo|repository|codebase)\b|\beverywhere\b|\bglobally\b|\bas a (general )?rule\b|\bI (always|never)\b|\bin general\b`)
 
 // scopedItem is one preference or tip and the projects it was seen in.
 type scopedItem struct {

@@ -82,7 +82,7 @@ func eagerCall(e ast.Expr) string {
 		case *ast.CallExpr:
 			name := exprName(n.Fun)
 			switch name {
-			case "lazyRE", "lazyRegexp", "lazyre.New", "lazyre.Words", "wordSet", "sync.OnceValue", "sync.OnceValues", "errors.New":
+			case "lazyre.New", "lazyre.Words", "sync.OnceValue", "sync.OnceValues", "errors.New":
 				return true // lazy wrappers; errors.New only allocates
 			}
 			if strings.HasPrefix(name, "regexp.") || !isConversion(n) {

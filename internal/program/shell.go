@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // What a command line does to files. Only the simplest forms are read;
@@ -78,7 +80,7 @@ func dropCd(cmd string) string {
 }
 
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
-var heredocWriteRE = lazyRE(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
+var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
 // Restore is what a line throws away: all uncommitted changes (git stash,
 // git reset --hard, git checkout .) or the files it restores from git; or
@@ -138,7 +140,7 @@ func Operands(args []string) []string {
 }
 
 // fileReaders print the files their arguments name.
-var fileReaders = wordSet(`cat sed head tail nl less bat more`)
+var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
 // WritesFile reports a line whose first line redirects output to a file
 // (not 2>&1 nor /dev/null) or tees it into one.
@@ -160,7 +162,7 @@ func WritesFile(cmd string) bool {
 }
 
 // redirectRE is a redirection of output and its target (not "=>", "->").
-var redirectRE = lazyRE(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
+var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
 
 // blankQuotes blanks the text between single quotes, and between double
 // quotes that expand nothing (with all, always): what is left is syntax.

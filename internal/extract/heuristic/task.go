@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
@@ -154,12 +155,12 @@ func firstClause(s string) string {
 }
 
 // continuations open a message that goes on with the current request.
-var continuations = wordSet(`also and now then but still ok okay great thanks thank it it's its that that's this
+var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
 these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
 looks seems don't dont please`)
 
 // negativeRE: the work did not work or was not what the user wanted.
-var negativeRE = lazyRE(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
+var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
 	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
 	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)

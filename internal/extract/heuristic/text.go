@@ -9,12 +9,6 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// lazyRE compiles an expression on first use (lazyre.New).
-var lazyRE = lazyre.New
-
-// wordSet builds a set of words on first use (lazyre.Words).
-var wordSet = lazyre.Words
-
 // oneLine folds all whitespace runs into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -90,7 +84,7 @@ func meaningfulWords(text string) []string {
 
 // stopWords say nothing about a task: function words, filler, and the
 // verbs of requests ("fix", "add").
-var stopWords = wordSet(`
+var stopWords = lazyre.Words(`
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can cannot could did do does doing don down during each few for from further had has
 have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
@@ -255,12 +256,7 @@ func renderArtifactsMessage(a artifacts, version memversion.Version) string {
 	}
 	file(memdir.SummaryFile, a.summary)
 	if version != memversion.V2 {
-		names := make([]string, 0, len(a.skills))
-		for n := range a.skills {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(a.skills)) {
 			file(path.Join(memdir.SkillsDir, n, memdir.SkillFile), a.skills[n])
 		}
 	}
@@ -399,12 +395,7 @@ func chunkMaterial(pieces []string, budget int) []string {
 // kill in between never leaves a pointer to a missing skill.
 func writeArtifacts(root string, version memversion.Version, a artifacts) error {
 	if version != memversion.V2 {
-		names := make([]string, 0, len(a.skills))
-		for n := range a.skills {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(a.skills)) {
 			rel := path.Join(memdir.SkillsDir, n)
 			full := filepath.Join(root, filepath.FromSlash(rel), memdir.SkillFile)
 			if !within(root, full) {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -86,21 +87,26 @@ const commonPairs = `\n co on in en te de es re \" er nt st ": se ns ti od or ",
 // keyOffset picks the pair of lit the table is keyed on: the first that is not
 // common, or the first pair when every one is.
 func keyOffset(lit []byte) int {
+	common := commonPairSet()
 	for i := 0; i+1 < len(lit); i++ {
-		pair := string([]byte{lowerASCII(lit[i]), lowerASCII(lit[i+1])})
-		common := false
-		for j := 0; j+1 < len(commonPairs); j += 3 {
-			if commonPairs[j:j+2] == pair {
-				common = true
-				break
-			}
-		}
-		if !common {
+		p := uint16(lowerASCII(lit[i]))<<8 | uint16(lowerASCII(lit[i+1]))
+		if common[p/64]&(1<<(p%64)) == 0 {
 			return i
 		}
 	}
 	return 0
 }
+
+// commonPairSet holds commonPairs as a bit set of byte pairs: building the scanner
+// asks it about every pair of every anchor.
+var commonPairSet = sync.OnceValue(func() *[1 << 16 / 64]uint64 {
+	var set [1 << 16 / 64]uint64
+	for j := 0; j+1 < len(commonPairs); j += 3 {
+		p := uint16(commonPairs[j])<<8 | uint16(commonPairs[j+1])
+		set[p/64] |= 1 << (p % 64)
+	}
+	return &set
+})
 
 func lowerASCII(c byte) byte {
 	if 'A' <= c && c <= 'Z' {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,15 +103,11 @@ folder holds files, it runs one git ls-tree to learn which HEAD committed
 
 // summaryProject is the project a summary is for (summary.Project).
 func summaryProject(opts *SummaryOptions) string {
-	var stdin io.Reader
-	if !opts.IO.StdinTTY {
-		stdin = opts.IO.In
-	}
 	getwd := opts.Getwd
 	if getwd == nil {
 		getwd = os.Getwd
 	}
-	p, _ := summary.Project(opts.Project, opts.Agent, stdin, getwd)
+	p, _ := summary.Project(opts.Project, opts.Agent, opts.IO.In, opts.IO.StdinTTY, getwd)
 	return p
 }
 

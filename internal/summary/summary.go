@@ -81,27 +81,28 @@ func Silent(res inject.SummaryResult, agent string, allProjects bool) bool {
 
 // Project is the project a summary is for: the --project argument (a
 // folder made absolute), else the cwd of an agent hook's payload on stdin
-// (agent set; stdin nil when it is a terminal), else the working
-// directory. payload is what was read of stdin (nil when nothing was).
-func Project(arg, agent string, stdin io.Reader, getwd func() (string, error)) (p string, payload []byte) {
+// (agent set and stdin no terminal), else the working directory. rest is
+// stdin as a second reader must see it: stdin itself when Project left it
+// unread, else what the payload was.
+func Project(arg, agent string, stdin io.Reader, stdinTTY bool, getwd func() (string, error)) (p string, rest io.Reader) {
 	if p := strings.TrimSpace(arg); p != "" {
 		if abs, ok := project.FolderArg(p); ok {
-			return abs, nil
+			return abs, stdin
 		}
-		return p, nil
+		return p, stdin
 	}
-	if agent != "" && stdin != nil {
-		var cwd string
-		payload, cwd = hookPayload(stdin, HookPayloadWait)
-		if filepath.IsAbs(cwd) {
-			return filepath.Clean(cwd), payload
+	rest = stdin
+	if agent != "" && !stdinTTY && stdin != nil {
+		payload, cwd := hookPayload(stdin, HookPayloadWait)
+		if rest = replay(payload); filepath.IsAbs(cwd) {
+			return filepath.Clean(cwd), rest
 		}
 	}
 	wd, err := getwd()
 	if err != nil {
-		return "", payload
+		return "", rest
 	}
-	return wd, payload
+	return wd, rest
 }
 
 // TeamDir is the team folder of the repository that holds dir, how the

@@ -167,3 +167,33 @@ func TestNormaliseFoldsASCIILikeFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPunctFoldsAsNFKCDoes: a line of ASCII and plainPunct marks,
+// in any order, folds to what NFKC and the lookalikes make of it.
+func TestPlainPunctFoldsAsNFKCDoes(t *testing.T) {
+	marks := []rune(plainPunct)
+	for _, r := range marks {
+		if strings.ContainsRune(lookalikeFrom, r) {
+			t.Errorf("%q is a lookalike", r)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	ascii := " -.:eas1`'\"\t"
+	lines := []string{"- l…1 tokens truncated…ings: layers survive", "…", "a—b", "“quoted” – ‘x’ → • y"}
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			if rng.IntN(3) == 0 {
+				b.WriteRune(marks[rng.IntN(len(marks))])
+			} else {
+				b.WriteByte(ascii[rng.IntN(len(ascii))])
+			}
+		}
+		lines = append(lines, b.String())
+	}
+	for _, l := range lines {
+		if got, want := fold(l), foldNFKC(l); got != want {
+			t.Fatalf("fold(%q) = %q, NFKC and the lookalikes give %q", l, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@
 package quarantine
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -179,7 +180,9 @@ const (
 // for matching: compatibility forms (fullwidth ｉｇｎｏｒｅ, mathematical
 // 𝐢𝐠𝐧𝐨𝐫𝐞) by NFKC, and the lookalikes. Words spelt in Cyrillic or Greek
 // become no English word. An ASCII line, nearly every line, is returned
-// as it is: summary runs this on every turn.
+// as it is, and a line whose other characters are all plainPunct is
+// folded without NFKC's tables: summary runs this on every turn, and its
+// own cut marker ("…1 tokens truncated…") is such a line.
 func fold(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -191,6 +194,21 @@ func fold(s string) string {
 	if ascii {
 		return s
 	}
+	for _, r := range s {
+		if r >= utf8.RuneSelf && !strings.ContainsRune(plainPunct, r) {
+			return foldNFKC(s)
+		}
+	}
+	return strings.ReplaceAll(s, "…", "...")
+}
+
+// plainPunct are punctuation marks common in memory text that NFKC leaves
+// as they are beside ASCII, and the ellipsis, which it spells "...".
+// None is a lookalike (TestPlainPunctFoldsAsNFKCDoes).
+const plainPunct = "…—–‘’“”→•"
+
+// foldNFKC is fold for any line.
+func foldNFKC(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf {
 			return r
@@ -320,10 +338,7 @@ var orderTriggers = sync.OnceValue(func() (t struct{ verbs, headed []string }) {
 		var out []string
 		for _, entries := range lists {
 			for _, e := range entries {
-				if f := strings.Fields(e); len(f) > 1 {
-					e = f[len(f)-1]
-				}
-				e = strings.TrimSuffix(e, "*")
+				e = strings.TrimSuffix(e[strings.LastIndexByte(e, ' ')+1:], "*")
 				if len(e) >= 3 && !strings.ContainsFunc(e, func(r rune) bool { return r >= utf8.RuneSelf }) {
 					out = append(out, e)
 				}
@@ -399,7 +414,8 @@ const (
 type keywordIndex struct {
 	starts [1 << 16 / 64]uint64 // the pairs some word starts with
 	pairs  []uint16             // the same pairs, sorted
-	words  [][]keyword          // words[i] start with pairs[i]
+	from   []int                // words[from[i]:from[i+1]] start with pairs[i]
+	words  []keyword            // sorted by their first pair
 }
 
 type keyword struct {
@@ -412,7 +428,10 @@ func pairAt(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 
 var keywords = sync.OnceValue(func() *keywordIndex {
 	t := orderTriggers()
-	byPair := map[uint16][]keyword{}
+	ix := &keywordIndex{}
+	// Written before it is read: a fresh page read first costs a second
+	// fault and a flush of every CPU's TLB.
+	clear(ix.starts[:])
 	for _, l := range []struct {
 		bit   uint8
 		whole bool
@@ -423,18 +442,18 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		{inSinkVerb, false, sinkVerbs}, {inOrderVerb, false, t.verbs}, {inOrderHeaded, false, t.headed},
 	} {
 		for _, w := range l.words {
-			byPair[pairAt(w, 0)] = append(byPair[pairAt(w, 0)], keyword{word: w, lists: l.bit, whole: l.whole})
+			ix.words = append(ix.words, keyword{word: w, lists: l.bit, whole: l.whole})
 		}
 	}
-	ix := &keywordIndex{}
-	for p := range byPair {
-		ix.starts[p/64] |= 1 << (p % 64)
-		ix.pairs = append(ix.pairs, p)
+	slices.SortStableFunc(ix.words, func(a, b keyword) int { return cmp.Compare(pairAt(a.word, 0), pairAt(b.word, 0)) })
+	for i, k := range ix.words {
+		if p := pairAt(k.word, 0); len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
+			ix.starts[p/64] |= 1 << (p % 64)
+			ix.pairs = append(ix.pairs, p)
+			ix.from = append(ix.from, i)
+		}
 	}
-	slices.Sort(ix.pairs)
-	for _, p := range ix.pairs {
-		ix.words = append(ix.words, byPair[p])
-	}
+	ix.from = append(ix.from, len(ix.words))
 	return ix
 })
 
@@ -458,7 +477,7 @@ func (ix *keywordIndex) lists(low string) uint8 {
 			continue
 		}
 		at, _ := slices.BinarySearch(ix.pairs, p)
-		for _, k := range ix.words[at] {
+		for _, k := range ix.words[ix.from[at]:ix.from[at+1]] {
 			if has&k.lists != 0 || !strings.HasPrefix(low[i:], k.word) {
 				continue
 			}

@@ -361,7 +361,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([
 			continue
 		}
 		prev = h.pos
-		if !boundaryOK(ru.before, u, h.pos, esc) {
+		if !boundaryOK(ru.before, u, h.pos, esc) || ru.assignment && !assignmentAhead(u, h.pos) {
 			continue
 		}
 		loc := ru.are().FindSubmatchIndex(u[h.pos:])

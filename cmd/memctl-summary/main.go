@@ -2,6 +2,14 @@
 // agents' hooks: a small program that starts in a fraction of memctl's
 // time and hands every call it does not answer itself on to the memctl
 // installed beside it (internal/summary, Main).
+//
+// It runs once per agent session and ends within milliseconds, so the
+// runtime's watch of the container's CPU limit is left off: reading the
+// cgroup files at start and the goroutine that re-reads them cost more
+// than the whole summary.
+
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
 package main
 
 import (

@@ -90,3 +90,27 @@ func TestAssignmentAheadSkipsWordsThatAssignNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAssignmentEndings: every line assignKeyRe finds Codex's keyword at
+// the end of ends in one of the pairs openAssignment looks at first.
+func TestOpenAssignmentEndings(t *testing.T) {
+	ends := 0
+	for _, k := range []string{"api_key", "API-KEY", "apikey", "api\u212aey", "token", "TOKEN", "to\u212aen", "secret", "ſecret", "password", "PASSWORD", "paſſword"} {
+		for _, tail := range []string{"", ":", " =", "\t: "} {
+			u := []byte("export " + k + tail)
+			n := trimSpaceRight(u, len(u))
+			if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
+				n = trimSpaceRight(u, n-1)
+			}
+			if assignKeyRe().Match(u[:n]) {
+				ends++
+				if !openAssignment(u, true) {
+					t.Errorf("%q ends in the keyword, but openAssignment says it does not", u)
+				}
+			}
+		}
+	}
+	if ends < 40 {
+		t.Fatalf("only %d lines end in the keyword", ends)
+	}
+}

@@ -41,7 +41,7 @@ func (o *ExtractFlags) bind(c *cobra.Command) {
 	fl.StringVar(&o.Model, "model", "", "extraction model (overrides memories.extract_model)")
 	optionalIntFlag(fl, &o.Max, "max", "claim at most `N` threads this run (default: memories.max_rollouts_per_startup)")
 	optionalIntFlag(fl, &o.Concurrency, "concurrency", "`N` model calls in flight (default: extract.concurrency, 8)")
-	fl.BoolVar(&o.All, "all", false, "ignore the age and idle windows")
+	fl.BoolVar(&o.All, "all", false, "ignore the age and idle windows (a first run still takes every past session)")
 	fl.StringArrayVar(&o.Threads, "thread", nil, "extract only this thread `ID` (repeatable)")
 	fl.StringVar(&o.CurrentThread, "current-thread", "", "never extract this thread `ID` (the host agent's live session)")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would be claimed with approximate token counts; call no model")
@@ -119,11 +119,15 @@ for memories.min_rollout_idle_hours (--all ignores both windows), and this
 version of it has not been extracted yet. A failed job backs off for an hour and
 is tried at most three times per version of the thread.
 
-A first run (this memory version holds no raw memory and never extracted) takes
-every past session, as --all would, instead of two: at once with the offline
-heuristic; with a model provider only after the estimated input tokens are
-shown and accepted (--yes, or y at the prompt on a terminal), else with the
-usual limits and a hint. --max, --all and --thread turn this off.
+A first run (this memory version never extracted) takes every past session,
+not only the two the windows let through: at once with the offline heuristic;
+with a model provider only after the estimated input tokens are shown and
+accepted (--yes, or y at the prompt on a terminal), else with the usual limits
+and a hint. The past sessions are those updated by the first run's start; until
+every one is taken, later runs take the rest whatever cut the first run short
+(Ctrl-C, a crash, a failed call), and memctl status says how many wait. --all
+widens the rule (the windows go for every thread); --max and --thread take what
+they say, and start no first run.
 
 EXIT STATUS
   0  every claimed job succeeded (or nothing was eligible)

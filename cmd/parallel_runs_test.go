@@ -213,6 +213,9 @@ func TestConsolidationRunsAgainWhenMemoriesLandedMeanwhile(t *testing.T) {
 	h := newParallelHome(t, 6, "agent")
 	a := startRun(t, h.env, "run", "--all", "--json")
 	h.waitFor(t, "started.*", a.done, "run A's extraction started")
+	// A note gives B's consolidation something to work on: with nothing
+	// to consolidate no agent would run.
+	writeFile(t, filepath.Join(h.home, "memories", "extensions", "ad_hoc", "notes", "staging.md"), "deploys go through staging first\n")
 	b := startRun(t, h.env, "run", "--all", "--json")
 	h.waitFor(t, "agent-started.*", b.done, "run B's consolidation agent started")
 	h.open(t, "go") // A's memories land while B's agent works

@@ -47,10 +47,10 @@ func TestRunSearch(t *testing.T) {
 		wantErrOut string
 	}{
 		{name: "piped: tab-separated, raw scores", opts: SearchOptions{Query: "parser", Limit: 2},
-			wantOut: "1.91e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n" +
-				"1.91e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n"},
+			wantOut: "1.87e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n" +
+				"1.87e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n"},
 		{name: "json", opts: SearchOptions{Query: "parser", Limit: 1, JSON: true},
-			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.000001913647851727043,"project_key":"path:/src/project-1","project":"project-1","origin":{"kind":"session"}}]`},
+			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.0000018728862973760933,"project_key":"path:/src/project-1","project":"project-1","origin":{"kind":"session"}}]`},
 		// Readable scores, the snippet cut to the terminal, the header over
 		// its column; one row per memory (thread 1's rollout summary is its
 		// raw memory's row), an id's first characters naming it.
@@ -62,7 +62,7 @@ func TestRunSearch(t *testing.T) {
 		{name: "no match, json: an empty array", opts: SearchOptions{Query: "kubernetes", Limit: 20, JSON: true}, wantOut: "[]"},
 		// A pasted query is cut, and says so
 		{name: "issue_24: a long query is cut, with a warning", opts: SearchOptions{Query: strings.Repeat("parser ", 2000), Limit: 1},
-			wantOut:    "1.91e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n",
+			wantOut:    "1.87e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n",
 			wantErrOut: "memctl: warning: searched for the first 1 distinct words of a query of 2000 words (14000 bytes): a query counts at most 64 distinct words within its first 4096 bytes\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

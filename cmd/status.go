@@ -37,7 +37,12 @@ type versionStatus struct {
 	// under not_claimed.
 	Eligible    int            `json:"eligible_threads"`
 	NotEligible map[string]int `json:"not_eligible"`
-	Pinned      int            `json:"pinned"`
+	// NextExtractTakes is how many of the eligible threads the next
+	// extract claims (its limit, widened by the first run's rule).
+	NextExtractTakes int `json:"next_extract_takes"`
+	// FirstRun is the first run the next extract is under, if any.
+	FirstRun *pipeline.FirstRun `json:"first_run,omitempty"`
+	Pinned   int                `json:"pinned"`
 	// Generations counts the kept generations (memctl history); the
 	// current one is what the folder holds, 0 before the first.
 	Generations       int   `json:"generations"`
@@ -257,7 +262,7 @@ func collectStatus(ctx context.Context, home *pipeline.Home, version memversion.
 	if err != nil {
 		return versionStatus{}, err
 	}
-	vs.Eligible, vs.NotEligible = c.Eligible, c.NotEligible
+	vs.Eligible, vs.NotEligible, vs.NextExtractTakes, vs.FirstRun = c.Eligible, c.NotEligible, c.Takes, c.FirstRun
 	for _, mode := range []string{"enabled", "disabled", "polluted"} {
 		if _, ok := vs.ThreadsByMode[mode]; !ok {
 			vs.ThreadsByMode[mode] = 0
@@ -352,7 +357,17 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	if len(vs.NotEligible) > 0 {
 		others = " (others: " + reasonsText(vs.NotEligible) + ")"
 	}
-	fmt.Fprintf(out, "  eligible      %s for the next extract%s\n", english.Count(vs.Eligible, "thread", "threads"), others)
+	takes := ""
+	if vs.NextExtractTakes < vs.Eligible {
+		takes = fmt.Sprintf(", which takes %d", vs.NextExtractTakes)
+		if vs.FirstRun == nil || vs.FirstRun.State == pipeline.FirstRunAsks {
+			takes += " (memories.max_rollouts_per_startup)"
+		}
+	}
+	fmt.Fprintf(out, "  eligible      %s for the next extract%s%s\n", english.Count(vs.Eligible, "thread", "threads"), takes, others)
+	if line := firstRunLine(vs.FirstRun); line != "" {
+		fmt.Fprintf(out, "  first run     %s\n", line)
+	}
 	kinds := make([]string, 0, len(vs.Jobs))
 	for k := range vs.Jobs {
 		kinds = append(kinds, k)
@@ -413,6 +428,26 @@ func printStatus(ios *IOStreams, now time.Time, vs versionStatus) {
 	for _, r := range vs.RateLimits {
 		fmt.Fprintf(out, "  rate limit    %s: %.0f%% remaining (%s)\n", r.Provider, r.RemainingPercent, timeCell(ios, r.ObservedAt, now))
 	}
+}
+
+// firstRunLine says what the first-run rule does to the next extract.
+func firstRunLine(fr *pipeline.FirstRun) string {
+	if fr == nil {
+		return ""
+	}
+	past := english.Count(fr.PastSessions, "past session", "past sessions")
+	switch fr.State {
+	case pipeline.FirstRunNext:
+		return fmt.Sprintf("the next extract is the first: it takes all %s (the usual windows would take %d)", past, fr.UsualTake)
+	case pipeline.FirstRunAsks:
+		return fmt.Sprintf("the next run is the first: it asks before extracting all %s with the model (--yes takes them); without a yes it takes %d", past, fr.UsualTake)
+	case pipeline.FirstRunContinues:
+		if fr.PastSessions == 0 {
+			return "cut short; its past sessions left are waiting for a retry"
+		}
+		return fmt.Sprintf("cut short; the next extract takes the %s it left", past)
+	}
+	return ""
 }
 
 // jobKindName is how status names a kind of job.

@@ -34,6 +34,8 @@ type walk struct {
 	now string
 	// extra is more environment, after (so over) the defaults.
 	extra []string
+	// dir, when set, is the folder memctl runs in; else the home.
+	dir string
 }
 
 func (w *walk) env(extra ...string) []string {
@@ -57,6 +59,9 @@ func (w *walk) command(env []string, args ...string) *exec.Cmd {
 	argv := append(append(append([]string{}, w.prefix...), self), args...)
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Env, c.Dir = env, w.home
+	if w.dir != "" {
+		c.Dir = w.dir
+	}
 	return c
 }
 

@@ -53,7 +53,7 @@ var wants = map[string]want{
 	"01a1f83b-f8ce-7718-a139-873a95bd447e": {
 		kind: sessions.KindCodex, cwd: "/home/dev/src/invoicer", source: "cli", interactive: true,
 		preview: "Invoice totals come out a cent short for amounts like 2.675", branch: "main",
-		facts: []string{"round.go", "go test ./...", "RoundCents(2.675) = 267, want 268", "failed once",
+		facts: []string{"round.go", "go test ./...", "RoundCents(2.675) = 267, want 268", "Fix: `go test ./...` failed",
 			"always run `go test -race`", "go test -race ./...", redact.Token},
 	},
 	"01a20e6d-e142-7d2e-ab38-6a552c5d6bae": {

@@ -23,6 +23,7 @@ type fakeJobs struct {
 	lastError    string
 	watermark    int64
 	lastSuccess  int64
+	leftEmpty    bool // the last success had nothing to consolidate: no cooldown
 	nextToken    int
 	selection    []Selected
 	selected     []Selected // recorded by SucceedGlobal
@@ -61,7 +62,7 @@ func (f *fakeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldow
 			return Claim{Status: ClaimRetryUnavailable}, nil
 		case f.status == "running" && f.leaseUntil.After(now):
 			return Claim{Status: ClaimRunning}, nil
-		case !ignoreCooldown && int64(len(f.requests)) <= f.answered && f.lastError == "" && f.finishedAt.After(now.Add(-6*time.Hour)):
+		case !ignoreCooldown && int64(len(f.requests)) <= f.answered && f.lastError == "" && !f.leftEmpty && f.finishedAt.After(now.Add(-6*time.Hour)):
 			return Claim{Status: ClaimCooldown}, nil
 		}
 	}
@@ -112,6 +113,7 @@ func (f *fakeJobs) Commit(ctx context.Context, c Commit) (bool, int64, error) {
 	f.status = "done"
 	f.finishedAt = f.now()
 	f.lastError = ""
+	f.leftEmpty = c.Empty
 	f.lastSuccess = max(f.lastSuccess, c.Watermark)
 	f.selected = append([]Selected(nil), c.Selected...)
 	f.succeeds++

@@ -20,9 +20,9 @@ import (
 // Size bounds of the heuristic output. They keep memory_summary.md near
 // the 2,500-token injection budget and MEMORY.md greppable.
 const (
-	maxItemBytes      = 400 // one bullet in MEMORY.md
-	maxSummaryItem    = 240 // one bullet in memory_summary.md
-	maxBlockBullets   = 30  // per block-level section of a task group
+	maxItemBytes      = 1500 // one bullet in MEMORY.md, shortened by whole sentences (wholeItem)
+	maxSummaryItem    = 240  // one bullet in memory_summary.md, the same
+	maxBlockBullets   = 30   // per block-level section of a task group
 	maxSummaryPrefs   = 15
 	maxSummaryTips    = 15
 	maxOlderPerScope  = 25
@@ -36,6 +36,19 @@ const (
 	// userAssertedMarker tags what a user-asserted memory states.
 	userAssertedMarker = "[user-asserted]"
 )
+
+// wholeItem shortens a bullet to about n bytes by dropping whole
+// sentences from its end, never cutting one (textcut.WholeSentences): its
+// first sentence stays whatever its length, for a tip cut in the middle
+// says something else, down to a wrong error line. A quote the shortening
+// leaves open is closed after an ellipsis.
+func wholeItem(s string, n int) string {
+	out := textcut.WholeSentences(s, n)
+	if strings.Count(out, "“") > strings.Count(out, "”") {
+		out += " …”"
+	}
+	return out
+}
 
 // NewHeuristic returns the offline consolidator: it builds MEMORY.md and
 // memory_summary.md (v2: the summary only) from the structure of the
@@ -334,7 +347,7 @@ func readNotes(root string, redact func(string) string) []note {
 		}
 		raw := lossy(data)
 		body, scope := noteScope(raw)
-		text := textcut.Words(cleanItem(origin.Body(body)), maxSummaryItem)
+		text := wholeItem(cleanItem(origin.Body(body)), maxSummaryItem)
 		if text == "" {
 			continue
 		}

@@ -107,7 +107,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + textcut.Words(b.text[k], maxItemBytes) + seenIn(len(b.sessions[k]))
+		line := "- " + wholeItem(b.text[k], maxItemBytes) + seenIn(len(b.sessions[k]))
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {

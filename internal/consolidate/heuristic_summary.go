@@ -74,7 +74,7 @@ func rankedItems(items []string, limit int) []string {
 		if i == limit {
 			break
 		}
-		out = append(out, textcut.Words(first[k], maxSummaryItem))
+		out = append(out, wholeItem(first[k], maxSummaryItem))
 	}
 	return out
 }
@@ -328,7 +328,7 @@ func writeRecentTopics(sb *strings.Builder, name string, rec []indexEntry, later
 			if by := later[m.sel.ThreadID+"\x00"+l]; by != "" {
 				note = " (" + by + ")"
 			}
-			fmt.Fprintf(sb, "  - learnings: %s%s\n", textcut.Words(l, maxSummaryItem), note)
+			fmt.Fprintf(sb, "  - learnings: %s%s\n", wholeItem(l, maxSummaryItem), note)
 		}
 	}
 }

@@ -60,6 +60,9 @@ type Commit struct {
 	Baseline     []BaselineFile // nil keeps the stored baseline
 	Generation   *NewGeneration
 	Keep         int
+	// Empty: the run had nothing to consolidate, so its success starts
+	// no cooldown (store.GlobalCommit.LeftMemoryEmpty).
+	Empty bool
 }
 
 // Pend records a run's result as a generation waiting for review and

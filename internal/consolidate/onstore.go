@@ -87,7 +87,7 @@ func (j storeJobs) Commit(ctx context.Context, c Commit) (bool, int64, error) {
 		snaps[i] = store.Snapshot{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt}
 	}
 	commit := store.GlobalCommit{Token: c.Token, Watermark: c.Watermark, Selected: snaps,
-		RequestsUpTo: c.RequestsUpTo, Baseline: c.Baseline}
+		RequestsUpTo: c.RequestsUpTo, Baseline: c.Baseline, LeftMemoryEmpty: c.Empty}
 	if j.generations {
 		commit.Generation, commit.Keep = c.Generation, c.Keep
 	}

@@ -127,7 +127,7 @@ func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	})
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = textcut.Words(it.text, maxSummaryItem)
+		out[i] = wholeItem(it.text, maxSummaryItem)
 	}
 	return out
 }
@@ -467,7 +467,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
 		if l := firstLearning(m); l != "" && m.stale == nil {
-			fmt.Fprintf(&sb, "  - learnings: %s\n", textcut.Words(l, maxSummaryItem))
+			fmt.Fprintf(&sb, "  - learnings: %s\n", wholeItem(l, maxSummaryItem))
 		}
 	}
 	if len(rec) == 0 {

@@ -470,6 +470,9 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	if err := syncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
 		return r.fail(ctx, StatusFailedSync, err, false)
 	}
+	if r.offlineWhenEmpty(scratch, selected) {
+		opts = r.opts
+	}
 	cur, err := Snapshot(scratch)
 	if err != nil {
 		return r.fail(ctx, StatusFailedStatus, err, false)

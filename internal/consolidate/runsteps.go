@@ -190,6 +190,7 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	if err := r.holdBack(root, "from the consolidator's inputs"); err != nil {
 		return end(r.fail(ctx, StatusFailedSync, err, true))
 	}
+	empty := r.offlineWhenEmpty(root, p.selected)
 	if p.base, _, err = r.jobs.Baseline(ctx); err != nil {
 		return end(r.fail(ctx, StatusFailedStatus, err, true))
 	}
@@ -204,7 +205,7 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 		p.changes = Diff(p.base, p.cur)
 	}
 	r.setChanges(p.changes)
-	p.commit = Commit{Token: r.token, Watermark: p.watermark, Selected: p.selected, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep}
+	p.commit = Commit{Token: r.token, Watermark: p.watermark, Selected: p.selected, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep, Empty: empty}
 	return nil
 }
 

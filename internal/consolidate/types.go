@@ -284,4 +284,8 @@ type Result struct {
 	Held []HeldLine `json:"held_back,omitempty"`
 	// Notes is set when more ad hoc notes exist than the summary holds.
 	Notes *NotesCap `json:"notes,omitempty"`
+	// NothingToConsolidate: the run had no raw memory, note or extension
+	// resource to consolidate. The offline consolidator wrote the empty
+	// memory (no model call), and the success starts no cooldown.
+	NothingToConsolidate bool `json:"nothing_to_consolidate,omitempty"`
 }

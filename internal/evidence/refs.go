@@ -16,11 +16,11 @@
 package evidence
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/lazyre"
-	"github.com/memctl/memctl/internal/program"
 )
 
 // Kinds of evidence.
@@ -148,13 +148,13 @@ func commandRefs(line string) []Ref {
 			}
 		case RunnerNPM, RunnerPNPM, RunnerYarn:
 			if run == "" {
-				if !program.IsScriptAlias(target) {
+				if !isScriptAlias(target) {
 					continue // "npm install" and friends are npm's, not the project's
 				}
 				if target == "t" {
 					target = "test"
 				}
-			} else if program.IsPackageManagerCommand(target) && !program.IsScriptAlias(target) {
+			} else if isPackageManagerCommand(target) && !isScriptAlias(target) {
 				// "npm run install" is legal but a script named like a
 				// builtin is rare; a prose "run install" is likelier.
 				continue
@@ -250,4 +250,24 @@ var knownExtensionless = map[string]bool{
 	"Makefile": true, "makefile": true, "GNUmakefile": true, "Dockerfile": true, "Justfile": true,
 	"justfile": true, "Procfile": true, "Gemfile": true, "Rakefile": true, "Vagrantfile": true,
 	"Containerfile": true, "Jenkinsfile": true, "LICENSE": true, "CODEOWNERS": true,
+}
+
+// packageManagerCommands are npm, pnpm and yarn subcommands that are not
+// package scripts.
+const packageManagerCommands = `install i ci add remove rm uninstall update up upgrade init create exec x dlx
+publish pack link unlink audit outdated version view info why ls list config cache login logout whoami help
+prune dedupe rebuild fund doctor set get workspace workspaces import store patch node env bin root search
+owner access token profile team explain query pkg shrinkwrap star stars unpublish deprecate dist-tag edit
+explore hook org ping prefix repo docs bugs completion diff sbom run`
+
+// isPackageManagerCommand reports an npm, pnpm or yarn subcommand that is
+// not a package script (install, ci, exec …), script aliases aside.
+func isPackageManagerCommand(word string) bool {
+	return slices.Contains(strings.Fields(packageManagerCommands), word)
+}
+
+// isScriptAlias reports a package script npm runs without "run": test,
+// start, stop, restart.
+func isScriptAlias(word string) bool {
+	return slices.Contains([]string{"test", "t", "start", "stop", "restart"}, word)
 }

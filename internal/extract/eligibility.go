@@ -112,17 +112,38 @@ func reasonOf(t store.Thread, e Eligibility) string {
 // ids the run claimed; only (non-empty) only considers those ids, as
 // --thread does; allWindows drops the age and idle windows (--all).
 func WhyNotClaimed(ctx context.Context, st *store.Store, w Window, allWindows bool, claimed, only []string, now time.Time) (map[string]int, error) {
+	t, err := TallyThreads(ctx, st, w, allWindows, claimed, only, now)
+	return t.All, err
+}
+
+// Tally counts threads by the reason WhyNotClaimed gives (ReasonOverLimit:
+// eligible): all of them, and the first run's past sessions among them
+// (those updated at or before the window's BacklogUntil).
+type Tally struct {
+	All, Past map[string]int
+}
+
+// PastLeft counts the past sessions a claim may still take: eligible now,
+// or waiting for a retry or for another process's claim to end.
+func (t Tally) PastLeft() int {
+	return t.Past[ReasonOverLimit] + t.Past[ReasonBackoff] + t.Past[ReasonRunning]
+}
+
+// TallyThreads is WhyNotClaimed's count, with the past sessions counted
+// apart (Tally).
+func TallyThreads(ctx context.Context, st *store.Store, w Window, allWindows bool, claimed, only []string, now time.Time) (Tally, error) {
+	tally := Tally{All: map[string]int{}, Past: map[string]int{}}
 	threads, err := st.ListThreads(ctx, store.ThreadFilter{})
 	if err != nil {
-		return nil, err
+		return tally, err
 	}
 	jobs, err := st.Jobs(ctx)
 	if err != nil {
-		return nil, err
+		return tally, err
 	}
 	outs, err := st.AllOutputs(ctx)
 	if err != nil {
-		return nil, err
+		return tally, err
 	}
 	jobOf := map[string]*store.Job{}
 	for i := range jobs {
@@ -145,7 +166,6 @@ func WhyNotClaimed(ctx context.Context, st *store.Store, w Window, allWindows bo
 			want[id] = true
 		}
 	}
-	counts := map[string]int{}
 	for _, tw := range threads {
 		t := tw.Thread
 		if skip[t.ID] || (want != nil && !want[t.ID]) {
@@ -156,7 +176,11 @@ func WhyNotClaimed(ctx context.Context, st *store.Store, w Window, allWindows bo
 			// --all ignores both windows: drop those checks before asking why.
 			e.Checks = slices.DeleteFunc(e.Checks, func(c Check) bool { return c.Name == "age" || c.Name == "idle" })
 		}
-		counts[reasonOf(t, e)]++
+		reason := reasonOf(t, e)
+		tally.All[reason]++
+		if store.PastSession(t, w) {
+			tally.Past[reason]++
+		}
 	}
-	return counts, nil
+	return tally, nil
 }

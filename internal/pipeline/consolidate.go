@@ -192,7 +192,11 @@ func runConsolidate(ctx context.Context, s consolidateStage) (ConsolidateReport,
 	if res.Status.Succeeded() {
 		rep.IndexErr = IndexFolder(bg, s.Store, s.Root)
 	}
-	detail := fmt.Sprintf("%s: %d selected via %s", s.Version, res.Selected, cons.Name())
+	via := cons.Name()
+	if res.Consolidator != "" {
+		via = res.Consolidator // the offline one, when there was nothing to consolidate
+	}
+	detail := fmt.Sprintf("%s: %d selected via %s", s.Version, res.Selected, via)
 	if res.Error != "" {
 		detail += ": " + res.Error
 	}

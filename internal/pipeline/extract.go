@@ -235,55 +235,114 @@ func (h *Home) extractStore(ctx context.Context, st *store.Store, plan Plan, ver
 	if ro.Sources == nil {
 		ro.Sources = []sessions.Source{}
 	}
-	if req.Max == 0 && !req.All && len(threadIDs) == 0 {
-		if err := h.firstRun(ctx, st, prov, req, &ro); err != nil {
-			return extract.RunResult{}, err
-		}
+	backlog, err := h.firstRun(ctx, st, prov, req, &ro)
+	if err != nil {
+		return extract.RunResult{}, err
 	}
-	return runExtract(ctx, extractStage{Store: st, Options: ro, Provider: prov, AllWindows: req.All, Only: threadIDs, Reporter: h.env.Reporter})
+	res, err := runExtract(ctx, extractStage{Store: st, Options: ro, Provider: prov, AllWindows: req.All, Only: threadIDs, Reporter: h.env.Reporter})
+	if err == nil && backlog != nil && !req.DryRun {
+		err = finishBacklog(ctx, st, ro.Filter, h.Now())
+	}
+	return res, err
 }
 
-// firstRun widens a version's first extraction to its whole backlog
-// (see firstRunBacklog): at once with the offline heuristic, which costs
+// firstRun applies the first-run rule (see firstrun.go) to a version's
+// extraction: while its backlog is open, the past sessions pass the
+// windows and the limit grows by their number (unless --max or --thread
+// say what to take); a version that never extracted starts its first
+// run (not with --max or --thread), recorded in the store before
+// anything is claimed: at once with the offline heuristic, which costs
 // nothing; with a model provider only after the estimate of the input
 // tokens is shown and accepted (req.Yes, or a yes from the Reporter).
 // Without that the run keeps the usual limits and says how to take the
-// rest. The question is asked once per Home, for every version.
-func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req ExtractRequest, ro *extract.RunOptions) error {
-	backlog, err := firstRunBacklog(ctx, st, *ro)
-	if err != nil || backlog == nil {
-		return err
+// rest. The question is asked once per Home, for every version. It
+// returns the first run the extraction is under, or nil.
+func (h *Home) firstRun(ctx context.Context, st *store.Store, prov Provider, req ExtractRequest, ro *extract.RunOptions) (*FirstRun, error) {
+	fr, wide, err := firstRunOf(ctx, st, ro.Filter, ro.MaxClaims, h.Now(), prov.Provider != nil)
+	if err != nil || fr == nil {
+		return nil, err
 	}
 	rep := h.env.Reporter
-	n := backlog.Sessions
-	if prov.Provider == nil {
-		verb := "extracting"
-		if ro.DryRun {
-			verb = "would extract"
+	n := fr.PastSessions
+	chosen := req.Max > 0 || len(ro.Filter.ThreadIDs) > 0 // the flags say what to take
+	take := func() {
+		ro.Filter = wide
+		if !chosen {
+			ro.MaxClaims += n
 		}
-		rep.Infof("memctl: first run: %s all %s with the offline heuristic; later runs take sessions idle for %s, updated within %s, %d at a time",
-			verb, english.Count(n, "past session", "past sessions"), english.Count(ro.Filter.MinIdleHours, "hour", "hours"),
-			english.Count(ro.Filter.MaxAgeDays, "day", "days"), ro.MaxClaims)
-		backlog.Take(ro)
-		return nil
 	}
-	estimate := fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), backlog.ApproxTokens, prov.Label())
+	later := fmt.Sprintf("later runs take sessions idle for %s, updated within %s, %d at a time",
+		english.Count(ro.Filter.MinIdleHours, "hour", "hours"), english.Count(ro.Filter.MaxAgeDays, "day", "days"), h.cfg.Memories.MaxRolloutsPerStartup)
+	switch {
+	case fr.State == FirstRunContinues:
+		if n > 0 && !chosen {
+			rep.Infof("memctl: first run, continued: %s the %s it has not taken yet; %s", verb(ro.DryRun), english.Count(n, "past session", "past sessions"), later)
+		}
+		take()
+		return fr, nil
+	case chosen:
+		return nil, nil // --max and --thread take what they say: no first run starts
+	case fr.State == FirstRunNext:
+		if n > fr.UsualTake {
+			rep.Infof("memctl: first run: %s all %s with the offline heuristic; %s", verb(ro.DryRun), english.Count(n, "past session", "past sessions"), later)
+		}
+		take()
+		return fr, h.startBacklog(ctx, st, fr, ro.DryRun)
+	}
+	// FirstRunAsks: a model provider, and more past sessions than the
+	// usual windows take.
+	estimate, err := h.backlogEstimate(ctx, st, prov, *ro, wide, n)
+	if err != nil {
+		return nil, err
+	}
 	if ro.DryRun {
 		rep.Infof("memctl: first run: a run would ask before extracting all %s", estimate)
-		backlog.Take(ro)
-		return nil
+		take()
+		return fr, nil
 	}
 	if h.backlog == nil {
 		h.backlog = &backlogAnswer{yes: h.askBacklog(req, estimate)}
 		if !h.backlog.yes {
-			rep.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", backlog.Taken, estimate)
+			rep.Infof("memctl: first run: taking %d of %s now (memories.max_rollouts_per_startup and the age and idle windows)", fr.UsualTake, estimate)
 			rep.Infof("memctl: hint: `memctl run --all --max %d` extracts them all (so does --yes on a first run); `memctl extract --dry-run --all --max %d` lists them with their tokens", n, n)
 		}
 	}
-	if h.backlog.yes {
-		backlog.Take(ro)
+	if !h.backlog.yes {
+		return nil, nil
 	}
-	return nil
+	take()
+	return fr, h.startBacklog(ctx, st, fr, false)
+}
+
+// verb is how a first-run message says what the run does.
+func verb(dryRun bool) string {
+	if dryRun {
+		return "would extract"
+	}
+	return "extracting"
+}
+
+// startBacklog records a first run's backlog before anything is claimed,
+// so that whatever stops the run, the next ones take the rest (a dry run
+// records nothing).
+func (h *Home) startBacklog(ctx context.Context, st *store.Store, fr *FirstRun, dryRun bool) error {
+	if dryRun {
+		return nil
+	}
+	_, err := st.StartBacklog(ctx, fr.Until, fr.PastSessions)
+	return err
+}
+
+// backlogEstimate says what taking every past session would send the
+// model: measured as a dry run measures it.
+func (h *Home) backlogEstimate(ctx context.Context, st *store.Store, prov Provider, ro extract.RunOptions, wide store.CandidateFilter, n int) (string, error) {
+	dry := ro
+	dry.Filter, dry.MaxClaims, dry.DryRun, dry.Progress = wide, n, true, nil
+	res, err := extract.Run(ctx, st, dry)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s, about %d input tokens for %s", english.Count(n, "past session", "past sessions"), res.ApproxTokens, prov.Label()), nil
 }
 
 // askBacklog is whether to take a first run's whole backlog: yes with

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
+	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/store"
 )
@@ -80,6 +82,17 @@ func TestConsolidateGoesPastAFailedRun(t *testing.T) {
 	h := testHome(t, t.TempDir(), counting(t.TempDir(), opened, nil), nil)
 	h.cfg.Consolidation.Mode = config.ModeAgent
 	h.cfg.Consolidation.AgentCommand = []string{"sh", "-c", "exit 3"}
+	// A note in each version's folder: something for the agent to
+	// consolidate (with nothing, no agent runs).
+	for _, v := range bothVersions {
+		note := filepath.Join(h.MemoryRoot(v), filepath.FromSlash(memdir.NotesDir), "deploy.md")
+		if err := os.MkdirAll(filepath.Dir(note), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(note, []byte("deploys go through staging first\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	results, err := h.Consolidate(context.Background(), ConsolidateRequest{})
 	var failed *consolidate.FailedError
 	if !errors.As(err, &failed) || len(results) != 2 || !results[0].Status.Failed() || !results[1].Status.Failed() {

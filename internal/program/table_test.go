@@ -29,9 +29,9 @@ func TestTable(t *testing.T) {
 		{"mix credo --strict", "mix credo", false, true, "lint"},
 		{"mix dialyzer", "mix dialyzer", false, true, "type-check"},
 		{"pytest -q", "pytest", false, true, "test"},
-		{"python -m mypy src", "python -m mypy", false, true, "type-check"},
+		{"python -m mypy src", "mypy", false, true, "type-check"},
 		{"npm run lint", "npm run lint", false, true, "lint"},
-		{"npx tsc --noEmit", "npx tsc", false, true, "type-check"},
+		{"npx tsc --noEmit", "tsc", false, true, "type-check"},
 		{"make", "make", false, true, "build"},
 		{"make deploy", "make deploy", false, false, ""},
 		{"nginx -t", "nginx", false, true, "check"},
@@ -48,8 +48,8 @@ func TestTable(t *testing.T) {
 		if got := Family(tt.cmd); got != tt.family {
 			t.Errorf("Family(%q) = %q, want %q", tt.cmd, got, tt.family)
 		}
-		if got := ReadOnly(tt.cmd); got != tt.readOnly {
-			t.Errorf("ReadOnly(%q) = %v", tt.cmd, got)
+		if got := readOnly(tt.cmd); got != tt.readOnly {
+			t.Errorf("readOnly(%q) = %v", tt.cmd, got)
 		}
 		if got := !tt.readOnly && IsCheck(tt.cmd); got != tt.check {
 			t.Errorf("IsCheck(%q) = %v", tt.cmd, got)
@@ -63,36 +63,20 @@ func TestTable(t *testing.T) {
 	if got := WithoutFilters("mix dialyzer 2>&1 | tail -20"); got != "mix dialyzer" {
 		t.Errorf("WithoutFilters = %q", got)
 	}
+	// A tool asked for a state only looks; one asked to change one does not.
 	for cmd, want := range map[string]bool{
-		"gh pr view 12 --json title":                             true,
-		"bd ready":                                               true,
-		"git stash list && git status --short":                   true,
-		"gh api repos/o/r/pulls/1/comments --jq '.[].body'":      true,
-		"gh api graphql -f query='{ repository { id } }'":        true,
-		"gh api graphql -f query=' mutation { resolve { id } }'": false,
-		"gh api repos/o/r/pulls/1/comments/2/replies -f body=ok": false,
-		"gh pr create --title x":                                 false,
-		"pnpm add lucide-react":                                  false,
-		"go get example.com/x":                                   false,
-		"git stash && go test ./...":                             false,
+		"gh pr view 12 --json title":           true,
+		"bd ready":                             true,
+		"git stash list && git status --short": true,
+		"kubectl describe pod x":               true,
+		"gh pr create --title x":               false,
+		"pnpm add lucide-react":                false,
+		"go get example.com/x":                 false,
+		"git stash && go test ./...":           false,
 	} {
-		if got := Queries(cmd); got != want {
-			t.Errorf("Queries(%q) = %v", cmd, got)
+		if got := readOnly(cmd); got != want {
+			t.Errorf("readOnly(%q) = %v", cmd, got)
 		}
-	}
-	for cmd, want := range map[string]bool{
-		"mise run fmt && mise run lint 2>&1 | tail -5": true,
-		"cargo fmt":                 true,
-		"prettier --write src":      true,
-		"go test ./... && git push": false,
-		"mix deps.get":              false,
-	} {
-		if got := Routine(cmd); got != want {
-			t.Errorf("Routine(%q) = %v", cmd, got)
-		}
-	}
-	if !IsPackageManagerCommand("ci") || IsPackageManagerCommand("lint") || !IsScriptAlias("test") {
-		t.Error("package manager subcommands")
 	}
 }
 

@@ -62,10 +62,35 @@ func linkedRepo(top, dotGit string) (repo, bool) {
 		common = absFrom(gitDir, strings.TrimSpace(string(c)))
 	}
 	main := top
-	if filepath.Base(common) == ".git" {
+	switch {
+	case filepath.Base(common) == ".git":
 		main = filepath.Dir(common)
+	case bare(common):
+		// The bare layout (proj/.bare, or app.git, with every branch a
+		// worktree anywhere): the repository is its git folder.
+		main = common
 	}
 	return repo{top: top, commonDir: common, mainRoot: main}, true
+}
+
+var bareRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?mi)^\s*bare\s*=\s*true\s*$`) })
+
+// bare reports a git folder whose config says it is a bare repository.
+func bare(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	return err == nil && bareRe().Match(b)
+}
+
+// name names a repository by its folder: a bare one's without ".git" or,
+// hidden in a project's folder (proj/.bare), that folder's.
+func (r repo) name() string {
+	if r.mainRoot != r.commonDir {
+		return folderName(r.mainRoot)
+	}
+	if b := strings.TrimSuffix(filepath.Base(r.mainRoot), ".git"); b != "" && !strings.HasPrefix(b, ".") {
+		return b
+	}
+	return folderName(filepath.Dir(r.mainRoot))
 }
 
 func absFrom(base, p string) string {

@@ -14,7 +14,8 @@
 //     checkout), or the working directory itself outside any repository.
 //
 // A worktree maps to its repository: its .git file points at the main
-// repository's git folder, whose config and history it shares.
+// repository's git folder, whose config and history it shares. In the
+// bare layout (proj/.bare, app.git) the repository is that git folder.
 //
 // The package reads .git itself (no git binary is needed for 1, 2 and 4);
 // only the root commit of a repository without a remote asks `git`, and a
@@ -217,10 +218,10 @@ func (r *Resolver) detect(cwd, recordedRemote string) Identity {
 	}
 	if r.rootCommit != nil {
 		if sha := r.rootCommit(repo.top); sha != "" {
-			return Identity{Key: prefixRoot + sha, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourceRootCommit}
+			return Identity{Key: prefixRoot + sha, Name: repo.name(), Root: repo.top, Source: SourceRootCommit}
 		}
 	}
-	return Identity{Key: prefixPath + repo.mainRoot, Name: folderName(repo.mainRoot), Root: repo.top, Source: SourcePath}
+	return Identity{Key: prefixPath + repo.mainRoot, Name: repo.name(), Root: repo.top, Source: SourcePath}
 }
 
 // claudeWorktreeCheckout returns the checkout that a Claude Code worktree
@@ -403,8 +404,8 @@ func slug(name string) string {
 // rulesVersion changes when the way keys are computed changes, so that
 // every thread is keyed again on the next scan. p2: keys and names are
 // one line (Printable). p3: a removed Claude Code worktree belongs to its
-// checkout.
-const rulesVersion = "p3"
+// checkout. p4: a worktree of a bare repository belongs to its git folder.
+const rulesVersion = "p4"
 
 // RulesFingerprint identifies the rules a key was computed under: the
 // algorithm's version and the [[projects]] overrides. The scan keys a

@@ -241,7 +241,7 @@ func TestSyntheticReport(t *testing.T) {
 		t.Errorf("tokens injected: %+v", all.Memory)
 	}
 	if rep.DominantMiss != ClassComplianceMiss {
-		t.Errorf("dominant miss %q, want compliance_miss (7 planted)", rep.DominantMiss)
+		t.Errorf("dominant miss %q, want compliance_miss (8 planted)", rep.DominantMiss)
 	}
 	sessions, repeats := 0, 0
 	for _, b := range rep.Timeline {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -19,7 +20,9 @@ const (
 	// corrected it ("no, use pnpm", "I told you…", "don't run migrations").
 	KindCorrection IncidentKind = "correction"
 	// KindFailure: a command failed; it teaches a lesson when a later run
-	// in the same session passed with the command changed or files edited.
+	// of the same work passed with something between (the command
+	// changed, files edited, a setup step run), paired as the offline
+	// extractor pairs them (program.Pairer).
 	KindFailure IncidentKind = "failure"
 )
 
@@ -40,6 +43,9 @@ type incident struct {
 	// files are the base names of the files the corrected action touched
 	// or the fix changed.
 	files []string
+	// setup are the commands other than reads that ran between a failure
+	// and the pass that fixed it ("docker compose up -d", "npm install").
+	setup []string
 	// fixed: a failure a later run of the same session fixed; every
 	// correction counts as a lesson.
 	fixed bool
@@ -78,8 +84,6 @@ type cmdRun struct {
 	time    time.Time
 	outcome sessions.Outcome
 	errLine string
-	// changes counts the file changes made before the command ran.
-	changes int
 }
 
 // harnessPrefixes mark messages in the human's slot that the harness wrote.
@@ -156,11 +160,12 @@ type reader struct {
 	askedQuestion bool
 	humans        int
 	open          *incident // a correction waiting for the command that answers it
-	changes       int
+	pairs         program.Pairer
+	fixedBy       map[int]program.Pair // the pairs by their first failure's command
 }
 
 func newReader(s *session) *reader {
-	return &reader{s: s, calls: map[string]*call{}}
+	return &reader{s: s, calls: map[string]*call{}, fixedBy: map[int]program.Pair{}}
 }
 
 func (r *reader) event(e sessions.Event) {
@@ -218,21 +223,29 @@ func (r *reader) event(e sessions.Event) {
 			r.ran(c, out, e.Output)
 		}
 	case sessions.EventFileChange:
-		r.changes++
 		if e.FilePath != "" {
 			r.s.changed = append(r.s.changed, path.Base(e.FilePath))
+			r.pairs.Edited(path.Base(e.FilePath))
 		}
 	}
 }
 
-// ran records a finished shell command.
+// ran records a finished shell command and pairs it: a pass ends the open
+// failures of its work. A status a filter at the end of the line set
+// ("go test ./... | tail") is no outcome of the work's.
 func (r *reader) ran(c *call, out sessions.Outcome, output string) {
-	sc := readCommand(c.command)
-	run := cmdRun{shellCommand: sc, raw: c.command, line: c.line, time: c.time, outcome: out, changes: r.changes}
+	run := cmdRun{shellCommand: readCommand(c.command), raw: c.command, line: c.line, time: c.time, outcome: out}
 	if out == sessions.OutcomeFailed {
 		run.errLine = errorLine(output)
 	}
 	r.s.commands = append(r.s.commands, run)
+	outcome := map[sessions.Outcome]program.Outcome{sessions.OutcomeOK: program.Passed, sessions.OutcomeFailed: program.Failed}[out]
+	if program.HidesExitStatus(c.command, out == sessions.OutcomeFailed) {
+		outcome = program.Unknown
+	}
+	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Error: run.errLine, Ref: len(r.s.commands) - 1}) {
+		r.fixedBy[p.First.Ref] = p
+	}
 }
 
 func (r *reader) human(e sessions.Event) {
@@ -308,61 +321,31 @@ func shares(a, b map[string]bool) bool {
 	return false
 }
 
-// fixWindow is how many commands after a failure may hold its fix when
-// the fix runs another program of the same family.
-const fixWindow = 3
-
 // failures turns the failed commands of a finished session into
-// incidents: the first failure of each command, fixed when a later run of
-// it (or of a related command, soon after) passed with the command
-// changed or files edited in between. A failure followed by the very same
-// command passing with nothing changed was flaky: no mistake, no lesson.
+// incidents, one per run of failures of one work, paired with their passes
+// by program.Pairer as the offline extractor pairs them: fixed when a
+// later run of the work passed with something between (the command
+// changed, files edited, a setup step run). A pass with nothing between
+// was flaky: no mistake, no lesson. A look around that failed teaches
+// nothing.
 func (r *reader) failures() {
 	s := r.s
-	open := map[string]bool{} // keys failing with no pass since
+	open := map[int]bool{}
+	for _, f := range r.pairs.Open() {
+		open[f.First.Ref] = true
+	}
 	for i, c := range s.commands {
-		if c.outcome == sessions.OutcomeOK {
-			delete(open, c.key)
+		p, fixed := r.fixedBy[i]
+		if !fixed && !open[i] || fixed && p.Flaky() || c.looksAround() {
 			continue
 		}
-		if c.outcome != sessions.OutcomeFailed || c.looksAround() || open[c.key] {
-			continue
-		}
-		open[c.key] = true
 		in := &incident{kind: KindFailure, session: s, line: c.line, time: c.time, bad: c.shellCommand, badLine: c.line,
 			quote: "`" + textcut.Line(strings.Join(strings.Fields(c.raw), " "), 160) + "` failed: " + c.errLine}
-		flaky := false
-		for j := i + 1; j < len(s.commands); j++ {
-			d := s.commands[j]
-			if d.outcome != sessions.OutcomeOK {
-				continue
-			}
-			if d.key != c.key && !(j-i <= fixWindow && related(c.key, d.key) && !d.looksAround()) {
-				continue
-			}
-			switch {
-			case d.norm != c.norm:
-				in.fixed, in.good = true, d.shellCommand
-			case d.changes > c.changes:
-				in.fixed, in.good = true, d.shellCommand
-				in.files = uniq(s.changedBetween(c.changes, d.changes))
-			default:
-				flaky = true
-			}
-			break
+		if fixed {
+			in.fixed, in.good, in.files, in.setup = true, s.commands[p.Pass.Ref].shellCommand, p.Edited, p.Ran
 		}
-		if !flaky {
-			s.incidents = append(s.incidents, in)
-		}
+		s.incidents = append(s.incidents, in)
 	}
-}
-
-// changedBetween lists the files changed between two change counts.
-func (s *session) changedBetween(from, to int) []string {
-	if from < 0 || to > len(s.changed) || from >= to {
-		return nil
-	}
-	return s.changed[from:to]
 }
 
 func uniq(list []string) []string {
@@ -377,30 +360,6 @@ func uniq(list []string) []string {
 	return out
 }
 
-// Error lines: the line of a command's output that says what went wrong,
-// preferring the runner's own failure markers over a last line of noise.
-var errorLineRE = lazyRE(`(?i)\b(error|err!|fatal|failed|failure|exception|traceback|panic|denied|refused|not found|no such|cannot|can't|could not|unable|invalid|missing|undefined|unresolved|forbidden|unauthorized|timed? ?out)\b|^E\s|^--- FAIL|^FAIL\b`)
-
-// errorLine picks the line of output that states the problem.
-func errorLine(out string) string {
-	var best, last string
-	n := 0
-	for l := range strings.Lines(out) {
-		if n++; n > 400 {
-			break
-		}
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "Exit code") || strings.HasPrefix(l, "Process exited") ||
-			strings.HasPrefix(l, "Chunk ID") || strings.HasPrefix(l, "Wall time") || strings.HasPrefix(l, "Original token count") || l == "Output:" {
-			continue
-		}
-		last = l
-		if best == "" && errorLineRE().MatchString(l) {
-			best = l
-		}
-	}
-	if best == "" {
-		best = last
-	}
-	return textcut.Line(best, 200)
-}
+// errorLine is the line of a failed command's output that states the
+// problem, as the offline extractor quotes it (program.ErrorLine).
+func errorLine(out string) string { return textcut.Line(program.ErrorLine(out), 200) }

@@ -1,6 +1,7 @@
 package regret
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,64 @@ func TestQuoteIsPrintable(t *testing.T) {
 	got := o.quote("no,\x1b[31m use\tpnpm\x07\nthe password is hunter2", 300)
 	if want := "no, [31m use pnpm the password is [REDACTED]"; got != want {
 		t.Errorf("quote = %q, want %q", got, want)
+	}
+}
+
+// A failure that a setup step fixed is a lesson, paired as the offline
+// extractor pairs it (program.Pairer): the same command passed with
+// `docker compose up -d db` run between, nothing else changed. The next
+// session that meets the same refusal repeats the mistake; the lesson's
+// fix terms name the setup step, so only a memory that says it carries
+// the lesson. The same command passing again with nothing between is
+// flaky, no lesson.
+func TestSetupStepFixIsALesson(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	refused := "--- FAIL: TestStore (0.01s)\n    store_test.go:21: dial tcp 127.0.0.1:5432: connect: connection refused\nFAIL\tacme/store\t0.02s"
+	lesson := testSession("s1", day, events(
+		human("run the store tests"),
+		shell("c1", "go test ./internal/store/...", false, refused),
+		shell("c2", "docker ps", true, "CONTAINER ID   IMAGE   STATUS"),
+		shell("c3", "docker compose up -d db", true, " ✔ Container store-db-1  Started"),
+		shell("c4", "go test ./internal/store/...", true, "ok  \tacme/store\t0.41s"),
+	)...)
+	repeat := testSession("s2", day.Add(48*time.Hour), events(
+		human("add an index on orders.created_at and run the store tests"),
+		sessions.Event{Kind: sessions.EventFileChange, FilePath: "internal/store/schema.sql", FileOp: "update"},
+		shell("c1", "go test ./internal/store/...", false, refused),
+		shell("c2", "docker compose up -d db", true, " ✔ Container store-db-1  Started"),
+		shell("c3", "go test ./internal/store/...", true, "ok  \tacme/store\t0.44s"),
+	)...)
+	flaky := testSession("s3", day.Add(96*time.Hour), events(
+		human("run the store tests"),
+		shell("c1", "go test ./internal/store/...", false, "--- FAIL: TestClock (0.00s)\n    clock_test.go:9: tick came late"),
+		shell("c2", "go test ./internal/store/...", true, "ok  \tacme/store\t0.40s"),
+	)...)
+	if n := len(lesson.incidents); n != 1 || !lesson.incidents[0].lesson() {
+		t.Fatalf("lesson session: %d incidents %+v, want one fixed failure", n, lesson.incidents)
+	}
+	in := lesson.incidents[0]
+	if want := []string{"docker compose up -d db"}; !slices.Equal(in.setup, want) || in.good.norm != "go test ./internal/store/..." {
+		t.Errorf("setup %q, fixed by %q; want %q, the same go test", in.setup, in.good.norm, want)
+	}
+	if len(flaky.incidents) != 0 {
+		t.Errorf("a failure passing on an identical rerun with nothing between is no lesson: %+v", flaky.incidents[0])
+	}
+	all := []*session{lesson, repeat, flaky}
+	describe(all)
+	if !in.fixTerms()["docker"] {
+		t.Errorf("fix terms %v: the setup step is what a memory must say", in.fixTerms())
+	}
+	fix := "- Fix: `go test ./internal/store/...` failed (`store_test.go:21: dial tcp 127.0.0.1:5432: connect: connection refused`) and passed on a rerun; between the failure and the pass: ran `docker compose up -d db`."
+	if !mentions(fix, in) || mentions("- Check: `go test ./internal/store/...` passed.", in) {
+		t.Errorf("mentions: the Fix line carries the lesson, a bare check does not (terms %v)", in.top.terms)
+	}
+	var store *topic
+	for _, tp := range group(all) {
+		if tp.lesson == in {
+			store = tp
+		}
+	}
+	if store == nil || len(store.returns) == 0 || store.returns[0].session != repeat || !store.returns[0].repeated {
+		t.Fatalf("the refusal in s2 repeats the lesson of s1: topic %+v", store)
 	}
 }

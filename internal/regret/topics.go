@@ -84,11 +84,12 @@ func (in *incident) saidText() string {
 }
 
 // incidentText is what an incident's topic words are drawn from: the
-// commands' keys, the files, and the user's words or the error line with
-// what the fix added. Addresses and absolute paths in an error are left
-// out: two different errors of one registry or folder share them.
+// commands' keys, the files, the setup steps, and the user's words or the
+// error line with what the fix added. Addresses and absolute paths in an
+// error are left out: two different errors of one registry or folder
+// share them.
 func incidentText(in *incident) string {
-	parts := []string{in.bad.key, in.good.key, strings.Join(in.files, " ")}
+	parts := []string{in.bad.key, in.good.key, strings.Join(in.files, " "), setupKeys(in)}
 	if in.kind == KindCorrection {
 		parts = append(parts, in.quote)
 	} else {
@@ -124,13 +125,23 @@ func (in *incident) keyTerms() map[string]bool {
 	return termSet(in.bad.key + " " + in.good.key)
 }
 
-// fixTerms are the terms of what the fix added to the command: a memory
-// that carries the lesson says them ("--access public", "uv run").
+// fixTerms are the terms of what the fix added to the command and of the
+// setup steps it ran: a memory that carries the lesson says them
+// ("--access public", "uv run", "docker compose up").
 func (in *incident) fixTerms() map[string]bool {
 	if in.kind != KindFailure {
 		return nil
 	}
-	return termSet(strings.Join(added(in.bad, in.good), " "))
+	return termSet(strings.Join(added(in.bad, in.good), " ") + " " + setupKeys(in))
+}
+
+// setupKeys are the keys of the setup steps of a fix ("docker compose up").
+func setupKeys(in *incident) string {
+	var keys []string
+	for _, c := range in.setup {
+		keys = append(keys, readCommand(c).key)
+	}
+	return strings.Join(keys, " ")
 }
 
 // added lists the words of good's command line that bad's lacks: what a

@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,7 +150,7 @@ call c3 edit file=a.go
 result c3 failed "apply_patch verification failed: Failed to find expected lines in a.go"
 call c4 edit file=b.go
 result c4 ok exit=0 "Success. Updated the following files:\nM b.go"
-change c4 update b.go
+change c4 update b.go "x\n"->"y\n"
 call c5 edit file=c.py
 result c5 ok exit=0 "Success. Updated the following files:\nA c.py"
 change c5 add c.py
@@ -235,5 +237,57 @@ func TestMemoryIsNotReadBack(t *testing.T) {
 				t.Errorf("%s input lacks %q:\n%s", v, good, in)
 			}
 		}
+	}
+}
+
+// What the user typed while the agent worked is the user's, as
+// Claude Code records it in its prompt queue: absorbed into the running
+// turn (the queue entry, then a queued_command attachment, or in older
+// versions the entry alone, removed), or dequeued at the turn's end into
+// an ordinary user line, read once. A message taken back (popAll) was not
+// sent; a background task's notification and a slash command queued the
+// same way are the harness's. The answers the user picked for the
+// agent's AskUserQuestion are the user's words too.
+func TestClaudeQueuedMessagesAndAnswers(t *testing.T) {
+	const sid = `"sessionId":"55555555-2222-3333-4444-666666666666","cwd":"/p"`
+	q := func(op, content string) string {
+		if content == "" {
+			return `{"type":"queue-operation","operation":"` + op + `",` + sid + `}`
+		}
+		return `{"type":"queue-operation","operation":"` + op + `","content":` + strconv.Quote(content) + `,` + sid + `}`
+	}
+	bash := func(id, cmd string) []string {
+		return []string{
+			`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + cmd + `"}}]}}`,
+			`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok","is_error":false}]}}`,
+		}
+	}
+	var lines []string
+	lines = append(lines, `{"type":"user",`+sid+`,"message":{"role":"user","content":"add a --json flag"}}`)
+	lines = append(lines, bash("b1", "go build ./...")...)
+	lines = append(lines, q("enqueue", "also update the README"), q("remove", ""),
+		`{"type":"attachment",`+sid+`,"attachment":{"type":"queued_command","prompt":"also update the README","commandMode":"prompt"}}`)
+	lines = append(lines, q("enqueue", "and keep the flag short"), q("remove", "")) // an older version: the entry alone
+	lines = append(lines, q("enqueue", "<task-notification>build done</task-notification>"), q("remove", ""))
+	lines = append(lines, q("enqueue", "/compact"), q("remove", ""))
+	lines = append(lines, q("enqueue", "oops, wrong window"), q("popAll", ""))
+	lines = append(lines, bash("b2", "go test ./...")...)
+	lines = append(lines,
+		`{"type":"assistant",`+sid+`,"message":{"role":"assistant","content":[{"type":"tool_use","id":"a1","name":"AskUserQuestion","input":{"questions":[{"question":"Which name?","options":[{"label":"--json"},{"label":"-j"}]}]}}]}}`,
+		`{"type":"user",`+sid+`,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a1","content":"User has answered your questions: \"Which name?\"=\"--json, and never a short alias\". You can now continue with the user's answers in mind."}]}}`,
+		`{"type":"assistant",`+sid+`,"message":{"role":"assistant","content":[{"type":"text","text":"Added --json."}]}}`,
+		q("enqueue", "thanks, now tag v1.2"), q("dequeue", ""),
+		`{"type":"user",`+sid+`,"message":{"role":"user","content":"thanks, now tag v1.2"}}`)
+	p := writeFile(t, t.TempDir(), "proj/55555555-2222-3333-4444-666666666666.jsonl", strings.Join(lines, "\n")+"\n")
+	evs, _ := collectEvents(t, File{Kind: KindClaudeCode, Path: p})
+	var humans []string
+	for _, e := range evs {
+		if e.Kind == EventHuman {
+			humans = append(humans, e.Text)
+		}
+	}
+	want := []string{"add a --json flag", "also update the README", "and keep the flag short", "--json, and never a short alias", "thanks, now tag v1.2"}
+	if !slices.Equal(humans, want) {
+		t.Errorf("the user's messages:\n%q\nwant:\n%q", humans, want)
 	}
 }

@@ -141,30 +141,56 @@ func CandidateRules() []CandidateRule {
 		{
 			Name: "age", Window: true,
 			where: func(f CandidateFilter, now time.Time) (string, []any) {
-				return "updated_at_ms >= ?", []any{oldestAllowed(f, now)}
+				return orPastSession("updated_at_ms >= ?", f, oldestAllowed(f, now))
 			},
 			holds: func(t Thread, f CandidateFilter, now time.Time) bool {
-				return t.UpdatedAt.UnixMilli() >= oldestAllowed(f, now)
+				return t.UpdatedAt.UnixMilli() >= oldestAllowed(f, now) || PastSession(t, f)
 			},
 			detail: func(t Thread, f CandidateFilter, now time.Time) string {
-				return fmt.Sprintf("updated %s ago, window %d days (extract --all ignores it)", humantime.Duration(now.Sub(t.UpdatedAt)), f.MaxAgeDays)
+				return windowDetail(t, f, fmt.Sprintf("updated %s ago, window %d days", humantime.Duration(now.Sub(t.UpdatedAt)), f.MaxAgeDays))
 			},
 			reason: fixed(ReasonTooOld),
 		},
 		{
 			Name: "idle", Window: true,
 			where: func(f CandidateFilter, now time.Time) (string, []any) {
-				return "updated_at_ms <= ?", []any{newestAllowed(f, now)}
+				return orPastSession("updated_at_ms <= ?", f, newestAllowed(f, now))
 			},
 			holds: func(t Thread, f CandidateFilter, now time.Time) bool {
-				return t.UpdatedAt.UnixMilli() <= newestAllowed(f, now)
+				return t.UpdatedAt.UnixMilli() <= newestAllowed(f, now) || PastSession(t, f)
 			},
 			detail: func(t Thread, f CandidateFilter, now time.Time) string {
-				return fmt.Sprintf("idle %s, needs %d hours (extract --all ignores it)", humantime.Duration(now.Sub(t.UpdatedAt)), f.MinIdleHours)
+				return windowDetail(t, f, fmt.Sprintf("idle %s, needs %d hours", humantime.Duration(now.Sub(t.UpdatedAt)), f.MinIdleHours))
 			},
 			reason: fixed(ReasonNotIdle),
 		},
 	}
+}
+
+// PastSession reports whether t is one of the first run's past sessions
+// under f (updated at or before f.BacklogUntil), which the windows leave
+// alone.
+func PastSession(t Thread, f CandidateFilter) bool {
+	return !f.BacklogUntil.IsZero() && t.UpdatedAt.UnixMilli() <= f.BacklogUntil.UnixMilli()
+}
+
+// orPastSession is a window's SQL condition cond (one argument, bound),
+// widened to the first run's past sessions when f has a backlog.
+func orPastSession(cond string, f CandidateFilter, bound int64) (string, []any) {
+	if f.BacklogUntil.IsZero() {
+		return cond, []any{bound}
+	}
+	return "(" + cond + " OR updated_at_ms <= ?)", []any{bound, f.BacklogUntil.UnixMilli()}
+}
+
+// windowDetail says what a window looked at in t, and for a past session
+// of the first run why the window does not hold it back.
+func windowDetail(t Thread, f CandidateFilter, looked string) string {
+	if PastSession(t, f) {
+		return looked + "; a past session of the first run (updated by " + f.BacklogUntil.UTC().Format(time.RFC3339) +
+			"), which the window does not hold back until every past session is taken"
+	}
+	return looked + " (extract --all ignores it)"
 }
 
 // oldestAllowed and newestAllowed bound updated_at_ms by the age and idle

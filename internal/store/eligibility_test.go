@@ -52,6 +52,10 @@ func TestCandidateRulesAgreeWithTheQuery(t *testing.T) {
 		"all windows":    {AllWindows: true, InteractiveOnly: true},
 		"every source":   {MaxAgeDays: 30, MinIdleHours: 12},
 		"no idle wait":   {MaxAgeDays: 1, MinIdleHours: 0, ExcludeCwdUnder: []string{"", "/home/u/.memctl/memories"}},
+		// The first run's past sessions, up to the edge of the oldest:
+		// the windows leave them alone; a newer session keeps them.
+		"backlog at an edge": {MaxAgeDays: 30, MinIdleHours: 12, InteractiveOnly: true, BacklogUntil: now.Add(-31 * 24 * hour)},
+		"backlog before now": {MaxAgeDays: 30, MinIdleHours: 12, InteractiveOnly: true, BacklogUntil: now.Add(-90 * time.Minute)},
 	}
 	for name, f := range filters {
 		got, err := s.Candidates(ctx, f)
@@ -74,6 +78,9 @@ func TestCandidateRulesAgreeWithTheQuery(t *testing.T) {
 		}
 		if len(fromSQL) == 0 {
 			t.Errorf("%s: no candidate at all; the table does not exercise the filter", name)
+		}
+		if !f.BacklogUntil.IsZero() && (!slices.Contains(fromSQL, "too-old") || slices.Contains(fromSQL, "busy")) {
+			t.Errorf("%s: candidates %v; want the too-old past session in and the busy session, newer than the backlog, out", name, fromSQL)
 		}
 	}
 }

@@ -108,6 +108,12 @@ type GlobalCommit struct {
 	Baseline   []BaselineFile
 	Generation *NewGeneration
 	Keep       int
+	// LeftMemoryEmpty: the run had nothing to consolidate (no raw memory,
+	// no note, no extension resource), so the memory it leaves is empty.
+	// Its success starts no cooldown: nothing was made that a new raw
+	// memory would churn, and the first one should reach the summary at
+	// once.
+	LeftMemoryEmpty bool
 }
 
 // CommitGlobal applies c; owned is false (and nothing changes) when the
@@ -116,7 +122,7 @@ func (s *Store) CommitGlobal(ctx context.Context, c GlobalCommit) (owned bool, i
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		owned, id = false, 0
 		now := s.now().Unix()
-		ok, err := finishGlobalTx(ctx, tx, c.Token, c.Watermark, now)
+		ok, err := finishGlobalTx(ctx, tx, c.Token, c.Watermark, c.LeftMemoryEmpty, now)
 		if err != nil || !ok {
 			return err
 		}
@@ -143,12 +149,13 @@ func (s *Store) CommitGlobal(ctx context.Context, c GlobalCommit) (owned bool, i
 	return owned, id, err
 }
 
-// finishGlobalTx marks the owned running Phase 2 job done (Codex 3.9).
-func finishGlobalTx(ctx context.Context, tx *sql.Tx, token string, watermark, now int64) (bool, error) {
+// finishGlobalTx marks the owned running Phase 2 job done (Codex 3.9),
+// and whether the memory it left is empty (no cooldown then).
+func finishGlobalTx(ctx context.Context, tx *sql.Tx, token string, watermark int64, leftEmpty bool, now int64) (bool, error) {
 	res, err := tx.ExecContext(ctx, `
 UPDATE jobs SET status = 'done', finished_at = ?, lease_until = NULL, last_error = NULL,
-       last_success_watermark = MAX(COALESCE(last_success_watermark, 0), ?)
-WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, watermark, KindConsolidate, GlobalKey, token)
+       last_success_watermark = MAX(COALESCE(last_success_watermark, 0), ?), left_memory_empty = ?
+WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`, now, watermark, leftEmpty, KindConsolidate, GlobalKey, token)
 	if err != nil {
 		return false, err
 	}
@@ -652,7 +659,7 @@ func (s *Store) LandGeneration(ctx context.Context, l Land) (owned bool, id int6
 		if l.Action == LandApprove && state != GenerationPending {
 			return fmt.Errorf("%w: generation %d is %s", ErrNotPending, l.GenerationID, state)
 		}
-		ok, err := finishGlobalTx(ctx, tx, l.Token, watermark, now)
+		ok, err := finishGlobalTx(ctx, tx, l.Token, watermark, false, now)
 		if err != nil || !ok {
 			return err
 		}

@@ -476,3 +476,30 @@ func TestRejectedProposal(t *testing.T) {
 		t.Error("a rejection on an older folder still matched")
 	}
 }
+
+// TestEmptySuccessStartsNoCooldown: a consolidation that left the memory
+// empty is a success (done, finished) but does not hold the next run for
+// six hours; the next success that consolidated something does.
+func TestEmptySuccessStartsNoCooldown(t *testing.T) {
+	s, c := newStore(t)
+	g, _ := s.ClaimGlobal(ctx, "w", false)
+	if ok, _, err := s.CommitGlobal(ctx, GlobalCommit{Token: g.Token, LeftMemoryEmpty: true}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if j, _ := s.Job(ctx, KindConsolidate, GlobalKey); j.Status != "done" || j.FinishedAt == nil {
+		t.Errorf("the empty consolidation is not recorded as a success: %+v", j)
+	}
+	c.add(time.Minute)
+	memWith(t, s, "a", 100)
+	g, err := s.ClaimGlobal(ctx, "w", false)
+	if err != nil || g.Status != GlobalClaimed || len(g.Requests) != 0 {
+		t.Fatalf("after an empty consolidation the next claim is %+v, %v; want it claimed, no request needed", g, err)
+	}
+	if ok, _, err := s.CommitGlobal(ctx, GlobalCommit{Token: g.Token, Watermark: 100, Selected: []Snapshot{{ThreadID: "a", SourceUpdatedAt: 100}}}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	c.add(time.Minute)
+	if g, _ := s.ClaimGlobal(ctx, "w", false); g.Status != GlobalSkippedCooldown {
+		t.Errorf("after a consolidation that made memory the claim is %s, want the cooldown", g.Status)
+	}
+}

@@ -301,8 +301,9 @@ func (c GlobalClaim) RequestsUpTo() int64 {
 // the six-hour success cooldown and the hour of backoff after a failure,
 // so a user who fixed the cause can retry now; a live lease is never
 // skipped. An open consolidation request (a memory pinned, edited or
-// forgotten since the last run) skips the cooldown too. retry_remaining
-// is not consulted.
+// forgotten since the last run) skips the cooldown too, and a success
+// that left the memory empty starts none (GlobalCommit.LeftMemoryEmpty).
+// retry_remaining is not consulted.
 func (s *Store) ClaimGlobal(ctx context.Context, workerID string, force bool) (GlobalClaim, error) {
 	var out GlobalClaim
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -321,8 +322,9 @@ func (s *Store) ClaimGlobal(ctx context.Context, workerID string, force bool) (G
 		var status string
 		var retryAt, leaseUntil, finishedAt, watermark sql.NullInt64
 		var lastErr sql.NullString
-		err = tx.QueryRowContext(ctx, `SELECT status, retry_at, lease_until, finished_at, last_error, input_watermark FROM jobs WHERE kind = ? AND job_key = ?`,
-			KindConsolidate, GlobalKey).Scan(&status, &retryAt, &leaseUntil, &finishedAt, &lastErr, &watermark)
+		var leftEmpty bool
+		err = tx.QueryRowContext(ctx, `SELECT status, retry_at, lease_until, finished_at, last_error, input_watermark, left_memory_empty FROM jobs WHERE kind = ? AND job_key = ?`,
+			KindConsolidate, GlobalKey).Scan(&status, &retryAt, &leaseUntil, &finishedAt, &lastErr, &watermark, &leftEmpty)
 		if errors.Is(err, sql.ErrNoRows) {
 			_, err = tx.ExecContext(ctx, `
 INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, lease_until, retry_remaining, input_watermark, last_success_watermark)
@@ -344,7 +346,7 @@ VALUES (?, ?, 'running', ?, ?, ?, ?, ?, 0, 0)`, KindConsolidate, GlobalKey, work
 		case status == "running" && leaseUntil.Valid && leaseUntil.Int64 > now:
 			out.Status = GlobalSkippedRunning
 			return nil
-		case !ignoreCooldown && !lastErr.Valid && finishedAt.Valid && finishedAt.Int64 > cooldownFrom:
+		case !ignoreCooldown && !lastErr.Valid && !leftEmpty && finishedAt.Valid && finishedAt.Int64 > cooldownFrom:
 			out.Status = GlobalSkippedCooldown
 			return nil
 		}
@@ -354,7 +356,7 @@ UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_
 WHERE kind = ? AND job_key = ?
   AND (? OR retry_at IS NULL OR retry_at <= ?)
   AND NOT (status = 'running' AND lease_until IS NOT NULL AND lease_until > ?)
-  AND (? OR last_error IS NOT NULL OR finished_at IS NULL OR finished_at <= ?)`,
+  AND (? OR last_error IS NOT NULL OR left_memory_empty = 1 OR finished_at IS NULL OR finished_at <= ?)`,
 			workerID, token, now, lease, KindConsolidate, GlobalKey, force, now, now, ignoreCooldown, cooldownFrom)
 		if err != nil {
 			return err

@@ -266,6 +266,8 @@ func (s *Store) Clear(ctx context.Context) error {
 			`DELETE FROM generation_blobs`,
 			`DELETE FROM forgotten_memories`,
 			`DELETE FROM consolidation_requests`,
+			// The next extraction is a first run again.
+			`DELETE FROM first_run`,
 			// A cleared home is a new machine to the sync log: the next
 			// sync takes in what the log holds (docs/sync.md).
 			`DELETE FROM sync_memories`,

@@ -360,7 +360,11 @@ type CandidateFilter struct {
 	// inside one: memctl's memory folders, where an agent consolidation
 	// (`claude -p`, `codex exec`) runs and must not become memory itself.
 	ExcludeCwdUnder []string
-	Limit           int // scan limit; 0 is CandidateScanLimit
+	// BacklogUntil, when set, is the first run's clock (Backlog.Until): a
+	// thread updated at or before it is a past session that the windows
+	// leave alone, as the first run took them.
+	BacklogUntil time.Time
+	Limit        int // scan limit; 0 is CandidateScanLimit
 }
 
 // CandidateScanLimit is how many candidates one claim looks at (Codex's

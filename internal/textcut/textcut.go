@@ -176,3 +176,58 @@ func Words(s string, n int) string {
 	}
 	return strings.TrimRight(s[:cut], " ,;:") + "..."
 }
+
+// Sentences splits s into its sentences, each folded to one line: a
+// sentence ends at ".", "!" or "?" followed by white space and a word
+// that does not start in lower case, and at a line break, so "hello.py",
+// "v1.2", "e.g. this" and "go test ./... passes" stay whole, as does code
+// between backquotes ("`go test ./... -run X`"). Empty ones are left out.
+func Sentences(s string) []string {
+	var out []string
+	add := func(seg string) {
+		if seg = strings.Join(strings.Fields(seg), " "); seg != "" {
+			out = append(out, seg)
+		}
+	}
+	start, code := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '`':
+			code = !code
+		case '\n':
+			add(s[start:i])
+			start, code = i+1, false
+		case '.', '!', '?':
+			if next := strings.TrimLeft(s[i+1:], " \t"); !code && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t') &&
+				(next == "" || next[0] < 'a' || next[0] > 'z') {
+				add(s[start : i+1])
+				start = i + 1
+			}
+		}
+	}
+	add(s[start:])
+	return out
+}
+
+// WholeSentences shortens s to at most n bytes by dropping whole
+// sentences from its end, never by cutting one: it keeps the first
+// sentence, whatever its length, and the ones after it while they fit.
+// For bullets whose words are quoted (the user's, the agent's answer),
+// where a cut sentence would say something else.
+func WholeSentences(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	for i, sen := range Sentences(s) {
+		if i > 0 && b.Len()+1+len(sen) > n {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(sen)
+	}
+	return b.String()
+}

@@ -239,3 +239,33 @@ func TestRedactedMarkerIsTheRedactors(t *testing.T) {
 		t.Errorf("textcut keeps %q whole, the redactor writes %q", redactedMarker, redact.Token)
 	}
 }
+
+func TestSentences(t *testing.T) {
+	got := Sentences("Fixed hello.py in v1.2. Tests pass!\nWhy? Because  it was\tbroken.")
+	want := []string{"Fixed hello.py in v1.2.", "Tests pass!", "Why?", "Because it was broken."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Sentences = %q, want %q", got, want)
+	}
+}
+
+// A bullet is shortened by whole sentences from its end: the first stays
+// whatever its length, and from the first that does not fit on nothing
+// comes (a shorter one after it would skip what leads to it).
+func TestWholeSentences(t *testing.T) {
+	s := "The cause was a float. It is fixed. Very" + strings.Repeat(" very", 16) + " long. Short one."
+	if got := WholeSentences(s, 60); got != "The cause was a float. It is fixed." {
+		t.Errorf("WholeSentences = %q", got)
+	}
+	if got := WholeSentences("One very long first sentence without an end", 10); got != "One very long first sentence without an end" {
+		t.Errorf("the first sentence was cut: %q", got)
+	}
+	if got := WholeSentences("Ran `go test ./... -run X`. It passed.", 30); got != "Ran `go test ./... -run X`." {
+		t.Errorf("a sentence ended inside code: %q", got)
+	}
+	if got := Sentences("Fixed: Stop closes it, and go test ./worker/... passes. E.g. this; e.g. that. Done."); len(got) != 3 {
+		t.Errorf("a sentence ended before a word in lower case: %q", got)
+	}
+	if got := WholeSentences("fits.", 10); got != "fits." {
+		t.Errorf("WholeSentences = %q", got)
+	}
+}

@@ -1,7 +1,10 @@
 package heuristic
 
 import (
+	"cmp"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
@@ -24,102 +27,69 @@ func (x *Extractor) project() string {
 	return "unknown"
 }
 
-func (x *Extractor) context(d digest) string {
-	var b strings.Builder
-	kind := sessions.AgentName(x.meta.Kind)
-	if kind == "" {
-		kind = "An agent"
+func (x *Extractor) context() string {
+	opt := func(pre, s, post string) string { return when(s != "", pre+s+post) }
+	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session" + opt(" `", x.meta.ID, "`") + opt(" in `", x.meta.Cwd, "`") +
+		" (project " + x.project() + opt(", branch `", x.meta.GitBranch, "`") + ")"
+	if start, end := cmp.Or(x.meta.CreatedAt, x.first), cmp.Or(x.meta.UpdatedAt, x.last); !start.IsZero() {
+		from, to := start.UTC().Format("2006-01-02 15:04"), end.UTC().Format("2006-01-02 15:04")
+		b += ", " + from + when(!end.IsZero() && to != from, " to "+to) + " UTC"
 	}
-	b.WriteString(kind + " session")
-	if x.meta.ID != "" {
-		b.WriteString(" `" + x.meta.ID + "`")
-	}
-	if x.meta.Cwd != "" {
-		b.WriteString(" in `" + x.meta.Cwd + "`")
-	}
-	b.WriteString(" (project " + d.project)
-	if x.meta.GitBranch != "" {
-		b.WriteString(", branch `" + x.meta.GitBranch + "`")
-	}
-	b.WriteString(")")
-	start, end := x.meta.CreatedAt, x.meta.UpdatedAt
-	if start.IsZero() {
-		start = x.first
-	}
-	if end.IsZero() {
-		end = x.last
-	}
-	if !start.IsZero() {
-		from := start.UTC().Format("2006-01-02 15:04")
-		b.WriteString(", " + from)
-		if to := end.UTC().Format("2006-01-02 15:04"); !end.IsZero() && to != from {
-			b.WriteString(" to " + to)
+	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
+	var ran, failed, unknown, refused, commits, undone int
+	var changed, gitRan []string
+	gone := goneLater(x.tasks)
+	for _, t := range x.tasks {
+		ran, failed, unknown, refused, commits = ran+t.ran, failed+t.failed, unknown+t.unknown, refused+len(t.refused), commits+len(t.commits)
+		undone += len(t.files.undone())
+		for _, f := range t.files.live() {
+			if !gone[f.path] {
+				changed = appendNew(changed, x.relPath(f.path))
+			}
 		}
-		b.WriteString(" UTC")
-	}
-	if x.meta.Source != "" {
-		b.WriteString(", source " + x.meta.Source)
-	}
-	if x.meta.Model != "" {
-		b.WriteString(", model " + x.meta.Model)
-	}
-	b.WriteString(". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ")
-	if d.ran == 0 {
-		b.WriteString("ran no command")
-	} else {
-		b.WriteString("ran " + english.Count(d.ran, "command", "commands") + " (" + itoa(d.failed) + " failed")
-		if d.unknown > 0 {
-			b.WriteString(", " + itoa(d.unknown) + " without a recorded exit status")
+		for _, g := range t.gitChanges {
+			gitRan = appendNew(gitRan, g)
 		}
-		b.WriteString(")")
 	}
-	gitRan := ""
-	if len(d.gitChanges) > 0 {
-		gitRan = "`" + strings.Join(cutLines(d.gitChanges, 80), "`, `") + "`"
+	b += ". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ran " + english.Count(ran, "command", "commands")
+	if ran > 0 {
+		b += " (" + itoa(failed) + " failed" + when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own") + ")"
 	}
 	switch {
-	case d.files == 0 && d.commits > 0:
-		// Files a commit, a cherry-pick or a revert brought in were
-		// changed by git, not one by one: say what git reported.
-		b.WriteString(" and made " + english.Count(d.commits, "git commit", "git commits") + " (no file edited directly)")
-	case d.files == 0 && gitRan != "":
-		// git apply, a merge or a rebase changed files that no tool
-		// edited, and reported no commit to count: name the commands.
-		b.WriteString(" and edited no file directly; git changed the repository (" + gitRan + ")")
-		gitRan = ""
-	case d.files == 0:
-		b.WriteString(" and changed no file")
+	case len(changed) > 0:
+		b += " and changed " + english.Count(len(changed), "file", "files")
+	case commits > 0:
+		b += " and edited no file directly"
+	case len(gitRan) > 0:
+		b += " and edited no file directly; git changed the repository (" + codeList(gitRan, 80) + ")"
+		gitRan = nil
 	default:
-		b.WriteString(" and changed " + english.Count(d.files, "file", "files"))
+		b += " and changed no file"
 	}
-	if d.undone > 0 {
-		b.WriteString(" (" + itoa(d.undone) + " more changed and then undone)")
+	b += when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
+		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) +
+		when(len(gitRan) > 0, "; git also changed the repository ("+codeList(gitRan, 80)+")") + "."
+	if len(changed) > 0 { // the names, for a later search for one of them
+		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200) + more(len(changed), maxChangedNames) + "."
 	}
-	if d.files > 0 && d.commits > 0 {
-		b.WriteString("; it made " + english.Count(d.commits, "git commit", "git commits"))
+	b += when(refused > 0, " "+english.Count(refused, "tool call", "tool calls")+" did not run: rejected or interrupted by the user, or not permitted.") +
+		when(x.memReads > 0, " The agent's "+english.Count(x.memReads, "read", "reads")+" of its own memory are left out.")
+	return b + " " + rawmemory.OfflineNote
+}
+
+// keyword scores a word for the keywords of the thread.
+func (x *Extractor) keyword(w string, weight int) {
+	if w = strings.TrimSpace(w); len(w) < 3 || stopWords()[w] {
+		return
 	}
-	if gitRan != "" {
-		b.WriteString("; git also changed the repository (" + gitRan + ")")
-	}
-	b.WriteString(".")
-	if len(d.changed) > 0 {
-		// The names, not only the count: which files a session touched is
-		// what a later session searching for one of them needs.
-		b.WriteString(" Files changed: `" + strings.Join(d.changed, "`, `") + "`")
-		if d.files > len(d.changed) {
-			b.WriteString(" and " + itoa(d.files-len(d.changed)) + " more")
+	if _, ok := x.kw[w]; ok || len(x.kw) < maxKeywordPool {
+		if x.kw[w] += weight; x.kw[w] <= 0 {
+			delete(x.kw, w)
 		}
-		b.WriteString(".")
 	}
-	if d.refused > 0 {
-		b.WriteString(" " + english.Count(d.refused, "tool call", "tool calls") + " did not run: rejected or interrupted by the user, or not permitted.")
-	}
-	if x.subagents > 0 {
-		b.WriteString(" Sub-agents exchanged " + english.Count(x.subagents, "message", "messages") + ".")
-	}
-	if x.memReads > 0 {
-		b.WriteString(" The agent's " + english.Count(x.memReads, "read", "reads") + " of its own memory are left out.")
-	}
-	b.WriteString(" " + rawmemory.OfflineNote)
-	return b.String()
+}
+
+// topKeywords returns the best keywords, ties in alphabetical order.
+func (x *Extractor) topKeywords(n int) []string {
+	return capped(slices.SortedFunc(maps.Keys(x.kw), func(a, b string) int { return cmp.Or(x.kw[b]-x.kw[a], strings.Compare(a, b)) }), n)
 }

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -151,11 +150,9 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 // the time it takes; the test never debugs the binary).
 func buildMemctl(t *testing.T, root string) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("the folder recall needs the go tool to build memctl: %v", err)
-		}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the folder recall needs the go tool to build memctl: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "memctl")
 	build := exec.Command(goTool, "build", "-ldflags=-s -w", "-o", bin, ".")

@@ -31,7 +31,7 @@ var ruleCases = []ruleCase{
 		name: "a changed flag is a fix, not flakiness",
 		file: "rollout-2026-10-05T10-00-00-0199a001-0000-7000-8000-000000000001.jsonl", kind: sessions.KindCodex,
 		must: []string{
-			"Fix: `git push` failed \\(`fatal: The current branch feature-x has no upstream branch\\.`\\) and passed with `--set-upstream origin feature-x` added",
+			"Fix: `git push` failed \\(`fatal: The current branch feature-x has no upstream branch\\.`\\) and `git push --set-upstream origin feature-x` passed",
 			"Ran `git push`: failed, exit 128",
 		},
 		mustNot: []string{`flaky`, `nothing changed`, `Check: [^\n]*git (push|add|commit)`, `hint:|To have this happen`},
@@ -40,7 +40,7 @@ var ruleCases = []ruleCase{
 		name: "an escalated rerun is a fix, not flakiness",
 		file: "rollout-2026-10-05T11-00-00-0199a002-0000-7000-8000-000000000002.jsonl", kind: sessions.KindCodex,
 		must: []string{
-			"Fix: `pnpm install` failed \\(`ERR_PNPM_META_FETCH_FAIL[^`]*EAI_AGAIN[^`]*`\\) and passed when rerun with escalated permissions",
+			"Fix: `pnpm install` failed in the sandbox \\(`ERR_PNPM_META_FETCH_FAIL[^`]*EAI_AGAIN[^`]*`\\) and passed when rerun with escalated permissions",
 			"Check: `pnpm test` passed",
 		},
 		mustNot: []string{`flaky`, `nothing changed`},
@@ -66,30 +66,34 @@ var ruleCases = []ruleCase{
 			"changed no file \\(1 more changed and then undone\\)",
 			"The changes to server\\.go were undone \\(restored from git\\)",
 			"Threw away the changes to server\\.go with `git checkout -- server\\.go`",
-			"`go test ./\\.\\.\\.` failed once \\(`server_test\\.go:57: body mismatch for /search\\?q=a<b: got \"a<b\", want \"a\\\\u003cb\"`; failing: TestGoldenResponses\\)",
-			"the agent's explanation: “The golden files expect HTML-escaped output, so the change breaks them\\.",
+			"Fix: `go test ./\\.\\.\\.` failed \\(`server_test\\.go:57: body mismatch for /search\\?q=a<b: got \"a<b\", want \"a\\\\u003cb\"`; failing: TestGoldenResponses\\) " +
+				"and passed on a rerun; between the failure and the pass: ran `git checkout -- server\\.go`",
 		},
-		mustNot: []string{`server\.go \(update`, `start the next attempt`, `flaky`, `Check: [^\n]*git checkout`},
+		mustNot: []string{`server\.go \(update`, `start the next attempt`, `flaky`, `Check: [^\n]*git checkout`, `the agent's explanation`},
 	},
 	{
-		name: "a commit that printed its hash passed; failures are counted",
+		// The output's commit line is no verdict; the commit it
+		// reports is a change.
+		name: "a rerun with no exit status is unknown, not a pass; the commit it printed is made; failures are counted",
 		file: "commit-no-exit-code.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"the agent ran 2 commands \\(1 failed\\) and changed 1 file",
-			"Fix: `git commit -am 'Add exporter'` failed \\(`exporter/csv\\.go:41:2: ineffectual assignment to err \\(ineffassign\\)`\\) and passed after changes to exporter/csv\\.go",
-			"Ran `git commit -am 'Add exporter'`: ok; made commit `64f1b9a` “Add exporter”\\.",
+			"the agent ran 2 commands \\(1 failed, 1 without an exit status of its own\\) and changed 1 file; it made 1 git commit",
+			"`git commit -am 'Add exporter'` failed once \\(`exporter/csv\\.go:41:2: ineffectual assignment to err \\(ineffassign\\)`\\) and was run again with no exit status of its own",
+			"Ran `git commit -am 'Add exporter'`: no exit status of its own; made 1 commit `64f1b9a` “Add exporter”\\.",
 		},
-		mustNot: []string{`never rerun`, `no later run passed`, `\(0 failed\)`, `Check: [^\n]*git commit`},
+		mustNot: []string{`never rerun`, `no later run passed`, `not run again to a pass`, `\(0 failed\)`, `Check: [^\n]*git commit`, `Fix: `,
+			`the last command [^\n]*failed`},
 	},
 	{
-		name: "go test output says FAIL: no pass, no success",
+		// Output never decides a verdict, though it says FAIL.
+		name: "go test with no exit status is unknown: no failure, no pass, no success",
 		file: "go-test-no-exit-code.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"task_outcome: fail",
-			"`go test ./\\.\\.\\.` failed once \\(`balance_test\\.go:19: Balance\\(\\) = 90, want 100`; failing: TestBalance\\) and no later run passed",
-			"ran 1 command \\(1 failed\\)",
+			"task_outcome: uncertain",
+			"Ran `go test ./\\.\\.\\.`: no exit status of its own",
+			"ran 1 command \\(0 failed, 1 without an exit status of its own\\)",
 		},
-		mustNot: []string{"`go test ./\\.\\.\\.` passe", `task_outcome: success`, `project's test command`},
+		mustNot: []string{"`go test ./\\.\\.\\.` passe", "`go test ./\\.\\.\\.` failed", `task_outcome: success`, `project's test command`},
 	},
 	{
 		name: "the error line states the problem, not a hint, an option or a location",
@@ -114,13 +118,15 @@ var ruleCases = []ruleCase{
 			`-> `},
 	},
 	{
-		name: "the agent's findings are kept, in its words",
+		// Only the final answer is the agent's statement.
+		name: "the agent's final answer is kept, in its words; what it said on the way is not",
 		file: "rollout-2026-10-05T12-00-00-0199a010-0000-7000-8000-000000000010.jsonl", kind: sessions.KindCodex,
 		must: []string{
-			"Finding: the agent said “Found it: the cutoff was inclusive, so records at exactly 30 days were kept for another run\\.”",
+			"Final answer: “Fixed: `prune\\.go` now keeps records strictly younger than the cutoff; the cutoff was inclusive before, which kept 30-day-old records one more day\\.”",
 			"Check: `go test ./internal/retain/\\.\\.\\.` passed after the changes to internal/retain/prune\\.go",
 			"internal/retain/prune\\.go \\(update\\)",
 		},
+		mustNot: []string{`Found it`, `Finding:`},
 	},
 	{
 		name: "citations and the agent's reads of its memory are not memory",
@@ -137,8 +143,8 @@ var ruleCases = []ruleCase{
 		name: "listings and git add are never the check; an identical rerun may be flaky",
 		file: "not-checks.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"Fix: `git add config/server\\.json` failed \\(`fatal: Unable to create '/home/dev/src/site/\\.git/index\\.lock': File exists\\.`\\) and passed after running `rm -f \\.git/index\\.lock`",
-			"`npm run e2e` failed once \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\), then passed on an identical rerun with nothing changed in between \\(possibly flaky\\)",
+			"Fix: `git add config/server\\.json` failed \\(`fatal: Unable to create '/home/dev/src/site/\\.git/index\\.lock': File exists\\.`\\) and passed on a rerun; between the failure and the pass: ran `rm -f \\.git/index\\.lock`",
+			"`npm run e2e` failed once \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\), then passed on an identical rerun with nothing run or changed between \\(possibly flaky\\)",
 		},
 		mustNot: []string{`Check: [^\n]*(ps aux|git add|rm -f)`, `(ps aux|git add)[^\n]*the check`, `Fix: [^\n]*npm run e2e`},
 	},
@@ -148,7 +154,7 @@ var ruleCases = []ruleCase{
 		must: []string{
 			"task_outcome: uncertain",
 			"Outcome: uncertain \\(the final answer reports the work as done, but `\\./scripts/deploy\\.sh staging` failed and no later run passed\\)",
-			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and no later run passed; the task was still reported done\\.",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass; the task was still reported done\\.",
 		},
 		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
 	},
@@ -156,8 +162,8 @@ var ruleCases = []ruleCase{
 		name: "git commits are changes, npm run ci is a check and npm ci is not",
 		file: "git-commits-npm-ci.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"the agent ran 4 commands \\(0 failed\\) and made 2 git commits \\(no file edited directly\\)",
-			"Ran `git cherry-pick 9f1c2ab 4e77d10`: ok, exit 0; made commits `3b8e0f1` “parser: keep the last field”, `c0d4a92` “parser: accept CRLF line endings”\\.",
+			"the agent ran 4 commands \\(0 failed\\) and edited no file directly; it made 2 git commits",
+			"Ran `git cherry-pick 9f1c2ab 4e77d10`: ok, exit 0; made 2 commits `3b8e0f1` “parser: keep the last field”, `c0d4a92` “parser: accept CRLF line endings”\\.",
 			"Ran `npm run ci`: passed, exit 0",
 			"task_outcome: success",
 			"the last check `npm run ci` passed",
@@ -168,7 +174,7 @@ var ruleCases = []ruleCase{
 		name: "package scripts and runner targets that verify are checks, make clean and a formatter's rewrite are not",
 		file: "check-scripts.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"Fix: `pnpm run typecheck` failed \\(`src/export\\.ts\\(14,7\\): error TS2322: [^`]*`\\) and passed after changes to src/export\\.ts",
+			"Fix: `pnpm run typecheck` failed \\(`src/export\\.ts\\(14,7\\): error TS2322: [^`]*`\\) and passed on a rerun; between the failure and the pass: edited src/export\\.ts",
 			"Ran `npm run check`: passed, exit 0",
 			"Ran `just test`: passed, exit 0",
 			"Ran `make check`: passed, exit 0",
@@ -195,35 +201,37 @@ var ruleCases = []ruleCase{
 		file: "failure-after-check.jsonl", kind: sessions.KindJSONL,
 		must: []string{
 			"task_outcome: partial",
-			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `git push origin main` failed after it and no later run passed\\)",
-			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and no later run passed",
-			"`git push origin main` failed once \\([^\\n]*\\) and no later run passed",
+			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `(golangci-lint run \\./\\.\\.\\.|git push origin main)` failed and no later run passed\\)",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and was not run again to a pass",
+			"`git push origin main` failed once \\([^\\n]*\\) and was not run again to a pass",
 		},
 		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
 	},
 	{
-		name: "thinking right after a failure is quoted as the agent's reasoning, never as a finding",
+		// The agent's thinking, however right, is no statement
+		// of the memory's; the fix names the line the edit put in.
+		name: "thinking right after a failure is not kept; the edit between the failure and the pass is",
 		file: "thinking-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"Fix: `go test \\./worker/\\.\\.\\.` failed \\(`panic: test timed out after 30s`\\) and passed after changes to worker/worker\\.go; the agent's reasoning at the time: “The drain loop never returns because the results channel is never closed when the last job finishes\\.”",
+			"Fix: `go test \\./worker/\\.\\.\\.` failed \\(`panic: test timed out after 30s`\\) and passed on a rerun; between the failure and the pass: edited worker/worker\\.go \\(`close\\(w\\.results\\)`\\)",
 		},
-		mustNot: []string{`Finding: [^\n]*drain loop`, `the agent's explanation: [^\n]*drain loop`, `I'll close it in Stop`},
+		mustNot: []string{`drain loop`, `reasoning`, `I'll close it in Stop`},
 	},
 	{
-		name: "a cause found in thinking after more looking is quoted as the agent's later reasoning; a design 'because' is not",
+		name: "a cause found in thinking after more looking is not kept; a design 'because' is not either",
 		file: "thinking-later-cause.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"Fix: `npm run build` failed \\(`src/api/client\\.ts\\(3,24\\): error TS2307: [^`]*`\\) and passed after changes to tsconfig\\.json; the agent's later reasoning: “So the build fails because the @acme/shared path alias still points at packages/shared/src, which the rename turned into packages/common/src\\.”",
+			"Fix: `npm run build` failed \\(`src/api/client\\.ts\\(3,24\\): error TS2307: [^`]*`\\) and passed on a rerun; between the failure and the pass: edited tsconfig\\.json \\(`packages/common/src`\\)",
 		},
-		mustNot: []string{`keeps the rename`, `Finding: [^\n]*path alias`, `the agent's explanation: [^\n]*TypeScript configuration`},
+		mustNot: []string{`keeps the rename`, `path alias`, `reasoning`, `TypeScript configuration`},
 	},
 	{
-		name: "a Codex reasoning summary after a failure is quoted without its title",
+		name: "a Codex reasoning summary after a failure is not kept",
 		file: "rollout-2026-10-06T12-00-00-0199a012-0000-7000-8000-000000000012.jsonl", kind: sessions.KindCodex,
 		must: []string{
-			"Fix: `go test \\./\\.\\.\\.` failed \\(`totals_test\\.go:22: total for 2026-03 = 1199, want 1200`; failing: TestMonthlyTotals\\) and passed after changes to totals\\.go; the agent's reasoning at the time: “The total is off by one cent because amounts are summed as float64 and truncated\\.",
+			"Fix: `go test \\./\\.\\.\\.` failed \\(`totals_test\\.go:22: total for 2026-03 = 1199, want 1200`; failing: TestMonthlyTotals\\) and passed on a rerun; between the failure and the pass: edited totals\\.go \\(`var cents int64`\\)",
 		},
-		mustNot: []string{`Tracing the rounding error`, `Finding: [^\n]*float64`},
+		mustNot: []string{`Tracing the rounding error`, `float64[^\n]*truncated`, `reasoning`},
 	},
 }
 

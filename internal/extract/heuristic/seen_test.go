@@ -21,34 +21,37 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"failed[^\n]*(deprecated|is unused|cart\\.ex:16`)"},
 	},
 	{
+		// a failure through tail is the work's: the shell passed it on
 		name: "error line: an informational line is not the error; a rule location joins its message",
 		file: "seen-dialyzer-tail.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"trace\\.ex:58:13:pattern_match The pattern can never match the type"},
+		must:    []string{"`mix dialyzer 2>&1 \\| tail -20` failed once \\(`lib/shop/trace\\.ex:58:13:pattern_match The pattern can never match the type\\.`\\)"},
 		mustNot: []string{"failed[^\n]*No :ignore_warnings", "`Halting VM"},
 	},
 	{
-		name: "pairing: an output filter is no fix, a closed issue is no cause, a dismissal is no explanation",
+		name: "pairing: a filtered rerun with no exit status of its own is no pass, a closed issue is no cause, a dismissal is no explanation",
 		file: "seen-dialyzer-tail.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"`mix dialyzer 2>&1 \\| tail -20` failed[^\n]*passed after changes to lib/shop/trace\\.ex"},
-		mustNot: []string{"tail -10`? instead|with `-10`", "instead of", "after running `bd close", "false positive"},
+		must:    []string{"`mix dialyzer 2>&1 \\| tail -20` failed once [^\n]* and was run again with no exit status of its own"},
+		mustNot: []string{"Fix: ", "tail -10`? instead|with `-10`", "instead of", "bd close[^\n]*(cause|fix)", "false positive", "task_outcome: (fail|success)"},
 	},
 	{
-		name: "pairing: a commit of other paths with another message is not the fix; the change is",
+		name: "pairing: the change between a failed commit and the one that passed is listed",
 		file: "seen-commit-pairing.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"Function is too complex[^\n]*passed after changes to lib/shop/checkout\\.ex"},
+		must:    []string{"Function is too complex[^\n]*between the failure and the pass: edited lib/shop/checkout\\.ex \\(`validate\\(order\\)`\\)"},
 		mustNot: []string{"passed as `git add", "instead of"},
 	},
 	{
 		name: "a call cancelled because its sibling failed did not run: not a failure, not flaky; a read that found nothing is no failure",
 		file: "seen-sibling-cancelled.claude.jsonl", kind: sessions.KindClaudeCode,
-		must:    []string{"`mix test` failed once[^\n]*passed after changes to lib/shop/cart\\.ex"},
+		must:    []string{"Fix: `mix test` failed \\([^\n]*\\) and passed on a rerun[^\n]*; between the failure and the pass: edited lib/shop/cart\\.ex"},
 		mustNot: []string{"flaky", "vitest run`? failed", "Sibling tool call", "cart\\.test\\.ts failed", "totals\\.ex failed", "File does not exist"},
 	},
 	{
-		name: "harness text is not the user; a complaint about something else corrects nothing; an expected exit 1 is no failure",
+		// An exit 1 the agent meant to see is a failure all
+		// the same (outcome only from the exit status)
+		name: "harness text is not the user; a complaint about something else corrects nothing",
 		file: "seen-harness-roles.claude.jsonl", kind: sessions.KindClaudeCode,
 		must:    []string{"(asked|Follow-up from the user): “scrolling back in the xterm\\.js terminal still does not work"},
-		mustNot: []string{"task-notification", "(asked|Follow-up from the user|pushed back): “[^”]*(task-id|Background command)", "corrected the agent", "shopctl enabl` failed"},
+		mustNot: []string{"task-notification", "(asked|Follow-up from the user|pushed back): “[^”]*(task-id|Background command)", "corrected the agent"},
 	},
 	{
 		name: "a fetch of another address does not fix the failed one; a reply to a question is no standing preference",
@@ -87,13 +90,12 @@ var seenFailureCases = []ruleCase{
 		mustNot: []string{"- “[^\n]*(never fires|ask the user|→|numbered plan)"},
 	},
 	{
-		name: "noise: a query's, a passing check's and a formatter's runs tell nothing, nor a reference repeating a failure line; one message's overview gives at most two findings; a diagnosis the agent goes on to test is a guess",
+		name: "noise: a query's, a passing check's and a formatter's runs tell nothing, nor a reference repeating a failure line; an overview and a diagnosis on the way are no statement",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
 			"Check: `mix test` passed \\(`31 tests, 0 failures`\\) after the changes to lib/shop/registry\\.ex",
-			"Fix: `mix credo --strict` failed[^\n]*passed after changes to lib/shop/registry\\.ex",
-			"Entries leak because the registry never monitors the session process",
-			"`mix deps\\.get` \\(ran 1×\\)",
+			"Fix: `mix credo --strict` failed[^\n]*passed on a rerun; between the failure and the pass: edited lib/shop/registry\\.ex",
+			"Final answer: “Fixed: the registry now monitors each session pid and deletes its row on `:DOWN`",
 		},
 		mustNot: []string{"(- |\\d\\. )`gh pr view", "(- |\\d\\. )`gh api", "`mix test` \\(ran", "`mix credo --strict` \\(ran", "`mix format` \\(ran", "ETS table is public", "(?s)(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): .*(Storage|Keys|Lookup|Owner|Cleanup|Size): [^\n]*\n\nFailures"},
 	},
@@ -101,11 +103,10 @@ var seenFailureCases = []ruleCase{
 		name: "only what stood: a rejected design, a deleted file's description, an answer given without looking, a sub-agent's prompt, a plan's headings and estimates, a claim still to verify, a caption and a file called missing that the session read are no findings; the harness's words are not the agent's",
 		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"a sub-agent said “Entries are stored in internal/book/journal\\.go",
 			"The user corrected the agent: “it's bad idea",
 			"Final answer: “Done: closing entries now live in the journal",
-			// said without looking: kept as the answer, labelled as such
-			"Final answer: \\(no tool call since the user spoke\\) “A trial balance lists",
+			// said without looking: in the summary only, labelled as such
+			"Final answer \\(given before any tool call\\): “A trial balance lists",
 			"The assistant answered with no tool call since the user spoke\\.",
 		},
 		mustNot: []string{
@@ -126,7 +127,7 @@ var seenFailureCases = []ruleCase{
 		name: "scratch: a repository tried out in /tmp, a binary built there and the agent's plan file are not the project's; a search of a missing path is not made to work by a search elsewhere; a conditional spec is no preference",
 		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"`rg -n 'func Append' vendor/ledgerkit` failed once \\(`rg: vendor/ledgerkit: No such file or directory \\(os error 2\\)`\\) and no later run passed\\.",
+			"`rg -n 'func Append' vendor/ledgerkit` failed once \\(`rg: vendor/ledgerkit: No such file or directory \\(os error 2\\)`\\) and was not run again to a pass\\.",
 			"Files changed: `internal/book/journal\\.go`\\.",
 		},
 		mustNot: []string{

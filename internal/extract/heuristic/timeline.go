@@ -1,239 +1,93 @@
 package heuristic
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/english"
-	"github.com/memctl/memctl/internal/textcut"
 )
 
-// The timeline is the chronological steps of a task, with repeats folded
-// and the middle dropped when a task is long.
+// The timeline is a task's steps in order, for the rollout summary; a look
+// around folds into one step, and past timelineMax the oldest steps after
+// the head that do not quote the user go, counted.
 
 const (
 	timelineHead = 8
-	timelineTail = 16
-	lineMaxStep  = 160
-)
-
-type stepKind int
-
-const (
-	stepAsk stepKind = iota
-	stepFollowUp
-	stepCorrection
-	stepCommand
-	stepExplore
-	stepFiles
-	stepUndone   // a change that cancelled earlier ones
-	stepReverted // a command that restored files
-	stepRefused  // a non-shell call that was rejected or stopped
-	stepInterrupt
-	stepAnswer
-	stepChoice // the user's answer to a question the agent asked with options
+	timelineMax  = 160
 )
 
 type step struct {
-	seq   int
-	kind  stepKind
-	text  string
-	call  *call
-	op    string
-	files []string
-	count int
-	names []string // exploration: distinct command names
-	// unchecked marks an answer given without any tool call since the
-	// human spoke.
-	unchecked bool
+	text         string
+	call         *call    // a call, whose status is read when the steps are printed
+	user         string   // the user's words, for a message of the user
+	names        []string // a look around: the programs it ran
+	count, worth int      // worth: see entries
 }
 
 type timeline struct {
-	head    []step
-	tail    []step // ring buffer of the latest steps
-	next    int    // next write position in tail once full
-	dropped int
-	// kept holds the human's messages that fell out of the ring: what the
-	// user said is never dropped from the middle of a task (up to a cap).
-	kept []step
-	seq  int
+	steps   []step
+	omitted int
 }
 
-const timelineKept = 16
+func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth: worth}) }
 
-func (s step) human() bool {
-	return s.kind == stepAsk || s.kind == stepFollowUp || s.kind == stepCorrection
+// ran adds a call, whatever its result turns out to be.
+func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
+
+// said adds a message of the user.
+// A message laid out as a document (a prompt template a command
+// expanded, a pasted spec) is quoted by its opening only.
+func (tl *timeline) said(label, words string) {
+	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
 }
 
-func (tl *timeline) lastStep() *step {
-	if len(tl.tail) > 0 {
-		i := tl.next - 1
-		if len(tl.tail) < timelineTail || i < 0 {
-			i = len(tl.tail) - 1
+// explore adds a look around, folded into the one before it.
+func (tl *timeline) explore(name string) {
+	if n := len(tl.steps); n > 0 && tl.steps[n-1].names != nil {
+		last := &tl.steps[n-1]
+		if last.count++; !slices.Contains(last.names, name) && len(last.names) < 5 {
+			last.names = append(last.names, name)
 		}
-		return &tl.tail[i]
-	}
-	if len(tl.head) > 0 {
-		return &tl.head[len(tl.head)-1]
-	}
-	return nil
-}
-
-// replaceAsk puts text in place of the task's opening request.
-func (tl *timeline) replaceAsk(text string) {
-	for i := range tl.head {
-		if tl.head[i].kind == stepAsk {
-			tl.head[i].text = text
-			return
-		}
-	}
-}
-
-// lastKind is the kind of the latest step, -1 when there is none.
-func (tl *timeline) lastKind() stepKind {
-	if last := tl.lastStep(); last != nil {
-		return last.kind
-	}
-	return -1
-}
-
-func (tl *timeline) add(s step) {
-	s.count = 1
-	if last := tl.lastStep(); last != nil && last.kind == s.kind {
-		switch s.kind {
-		case stepExplore:
-			last.count++
-			if !slices.Contains(last.names, s.text) && len(last.names) < 5 {
-				last.names = append(last.names, s.text)
-			}
-			return
-		case stepFiles:
-			if last.op == s.op {
-				for _, f := range s.files {
-					if !slices.Contains(last.files, f) {
-						if len(last.files) < 6 {
-							last.files = append(last.files, f)
-						} else {
-							last.count++
-						}
-					}
-				}
-				return
-			}
-		}
-	}
-	if s.kind == stepExplore {
-		s.names = []string{s.text}
-	}
-	tl.seq++
-	s.seq = tl.seq
-	if len(tl.head) < timelineHead {
-		tl.head = append(tl.head, s)
 		return
 	}
-	if len(tl.tail) < timelineTail {
-		tl.tail = append(tl.tail, s)
+	tl.push(step{names: []string{name}, count: 1})
+}
+
+// push adds a step; past the cap, the oldest step after the head that
+// does not quote the user goes.
+func (tl *timeline) push(s step) {
+	tl.steps = append(tl.steps, s)
+	if len(tl.steps) <= timelineMax {
 		return
 	}
-	if old := tl.tail[tl.next]; old.human() && len(tl.kept) < timelineKept {
-		tl.kept = append(tl.kept, old)
-	} else {
-		tl.dropped++
+	i := timelineHead
+	for i < len(tl.steps)-1 && tl.steps[i].user != "" {
+		i++
 	}
-	tl.tail[tl.next] = s
-	tl.next = (tl.next + 1) % timelineTail
+	tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
 }
 
-func (tl *timeline) steps() []step {
-	out := slices.Clone(tl.head)
-	out = append(out, tl.kept...)
-	if len(tl.tail) < timelineTail {
-		return append(out, tl.tail...)
-	}
-	out = append(out, tl.tail[tl.next:]...)
-	return append(out, tl.tail[:tl.next]...)
-}
-
-// render prints the steps; runs of the same command with the same result
-// fold into one line. Statuses are read now, after every result arrived.
-// A gap in the sequence is marked where steps were dropped.
-func (tl *timeline) render() []string {
-	var out []string
-	var prev *step
-	last := 0
-	for _, s := range tl.steps() {
-		if last > 0 && s.seq > last+1 {
-			out = append(out, "… "+english.Count(s.seq-last-1, "step", "steps")+" omitted …")
-			prev = nil
+// entries renders the steps, ranked for shrink: the user's words apart
+// (cUser); a look around or a change undone, a run without a status, a
+// run that ended well, then anything else.
+func (tl *timeline) entries() []*entry {
+	var out []*entry
+	for i, s := range tl.steps {
+		if i == timelineHead && tl.omitted > 0 {
+			out = append(out, &entry{text: "… " + itoa(tl.omitted) + " steps omitted …", class: cStep})
 		}
-		last = s.seq
-		if s.kind == stepCommand && prev != nil && prev.kind == stepCommand && sameRun(prev.call, s.call) {
-			prev.count++
-			out[len(out)-1] = prev.render()
-			continue
+		e := &entry{text: s.text, class: cStep, worth: s.worth}
+		switch {
+		case s.user != "":
+			e.class = cUser
+		case s.names != nil:
+			e.text = "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
+		case s.call != nil:
+			e.text, e.worth = s.call.ranText(), map[status]int{stOK: 2, stUnknown: 1, stPending: 1, stCancelled: 1}[s.call.status]
+			e.worth = cmp.Or(e.worth, 3)
 		}
-		out = append(out, s.render())
-		prev = &s
+		out = append(out, e)
 	}
 	return out
-}
-
-func sameRun(a, b *call) bool {
-	return a.command == b.command && a.status == b.status && a.errLine == b.errLine &&
-		(a.exit == nil) == (b.exit == nil) && (a.exit == nil || *a.exit == *b.exit)
-}
-
-func (s step) render() string {
-	switch s.kind {
-	case stepAsk:
-		return "The user asked: " + quote(s.text)
-	case stepFollowUp:
-		return "Follow-up from the user: " + quote(s.text)
-	case stepCorrection:
-		return "The user pushed back: " + quote(s.text)
-	case stepExplore:
-		return "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
-	case stepFiles:
-		verb := map[string]string{"add": "Created", "delete": "Deleted", "update": "Edited"}[s.op]
-		if verb == "" {
-			verb = "Changed"
-		}
-		line := verb + " " + strings.Join(s.files, ", ")
-		if s.count > 1 {
-			line += " and " + itoa(s.count-1) + " more"
-		}
-		return line + "."
-	case stepUndone:
-		return "Changed " + strings.Join(s.files, ", ") + " back (" + s.text + ")."
-	case stepReverted:
-		return "Threw away the changes to " + strings.Join(s.files, ", ") + " with " + code(textcut.Line(s.text, 120)) + "."
-	case stepRefused:
-		return "Tried " + s.call.describe() + ": " + s.call.statusText() + "."
-	case stepInterrupt:
-		return "The user interrupted the agent."
-	case stepAnswer:
-		if s.unchecked {
-			// what the model believed, with nothing in the session behind
-			// it: the next agent should not take it for a finding
-			return "The assistant answered with no tool call since the user spoke."
-		}
-		return "The assistant answered: " + quote(s.text)
-	case stepChoice:
-		return "Asked " + quote(textcut.Line(s.files[0], 200)) + ", the user chose " + quote(s.text) + "."
-	case stepCommand:
-		c := s.call
-		verb := "Ran "
-		if c.status.refused() && c.status != stInterrupted {
-			verb = "Proposed "
-		}
-		line := verb + code(textcut.Line(c.command, lineMaxStep))
-		if c.escalated {
-			line += " with escalated permissions"
-		}
-		if s.count > 1 {
-			line += " (" + itoa(s.count) + " times in a row)"
-		}
-		return line + ": " + c.statusText() + "."
-	}
-	return s.text
 }

@@ -182,6 +182,8 @@ func scenarios() []scenario {
 			why: "the Fix tip “npm publish failed (E402) and passed with --access public added” is injected; the same E402 again"},
 		{name: "analytics", topic: psqlLesson("analytics"), agents: [3]Agent{Claude, Claude, Claude}, variant: "repeat", class: "compliance_miss",
 			why: "the Fix tip for psql on port 5433 is injected; the connection is refused on 5432 again"},
+		{name: "orders", topic: dbLesson("orders"), agents: [3]Agent{Codex, Claude, Codex}, variant: "repeat", class: "compliance_miss",
+			why: "the Fix tip “go test failed, passed after docker compose up -d db ran” is injected; the tests are run before the database again"},
 		// Lessons memctl never extracts.
 		{name: "storage-rs", topic: cargoLesson("storage-rs"), agents: [3]Agent{Codex, Codex, Codex}, variant: "repeat", class: "extraction_miss",
 			lessonExec: true, why: "the lesson is in a `codex exec` session, which is not extracted; the same cargo error comes back"},
@@ -441,6 +443,38 @@ func psqlLesson(name string) *lesson {
 				Steps: []Step{run("psql -h localhost -U analytics -c \"select count(*) from events where day = current_date - 1\"", refused, 2),
 					run("psql -h localhost -p 5433 -U analytics -c \"select count(*) from events where day = current_date - 1\"", " count\n-------\n 18342", 0)},
 				Final: "18,342 events were recorded yesterday."},
+		},
+	}
+}
+
+// dbLesson is a failure a setup step fixed: the same command passes once
+// the database is up, no file changed between. The answers do not say
+// it: only the pairing of the failure with its pass carries the lesson.
+func dbLesson(name string) *lesson {
+	refused := func(test string) string {
+		return "--- FAIL: " + test + " (0.01s)\n    orders_test.go:18: dial tcp 127.0.0.1:5432: connect: connection refused\nFAIL\n" +
+			"FAIL\tgithub.com/acme/" + name + "/internal/store\t0.02s"
+	}
+	up := "[+] Running 1/1\n ✔ Container " + name + "-db-1  Started"
+	pass := "ok  \tgithub.com/acme/" + name + "/internal/store\t0.38s"
+	return &lesson{
+		name: "start the database before the store tests",
+		teach: []Turn{
+			{User: "Add a CountOrders query to internal/store and test it.",
+				Steps: []Step{edit("internal/store/orders.go", "func ListOrders(", "func CountOrders(ctx context.Context) (int, error) { return 0, nil }\n\nfunc ListOrders("),
+					run("go test ./internal/store/...", refused("TestCountOrders"), 1),
+					run("docker compose up -d db", up, 0),
+					run("go test ./internal/store/...", pass, 0)},
+				Final: "Added CountOrders and its test; the store tests pass."},
+		},
+		neutral: neutral(name, "README.md", "describe the orders table"),
+		repeat: []Turn{
+			{User: "Add a CancelOrder query to internal/store and test it.",
+				Steps: []Step{edit("internal/store/orders.go", "func ListOrders(", "func CancelOrder(ctx context.Context, id int) error { return nil }\n\nfunc ListOrders("),
+					run("go test ./internal/store/...", refused("TestCancelOrder"), 1),
+					run("docker compose up -d db", up, 0),
+					run("go test ./internal/store/...", pass, 0)},
+				Final: "Added CancelOrder and its test; the store tests pass."},
 		},
 	}
 }

@@ -26,6 +26,19 @@ type claudeLine struct {
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
 	Content          json.RawMessage `json:"content"`
+	// Operation is a queue-operation line's: enqueue, dequeue, remove,
+	// popAll.
+	Operation string `json:"operation"`
+	// Attachment is an attachment line's; a queued_command one holds a
+	// message the user typed while the agent worked.
+	Attachment *struct {
+		Type        string          `json:"type"`
+		CommandMode string          `json:"commandMode"`
+		Prompt      json.RawMessage `json:"prompt"`
+		Origin      *struct {
+			Kind string `json:"kind"`
+		} `json:"origin"`
+	} `json:"attachment"`
 	// ToolUseResult is the structured result beside a tool_result (a
 	// string or an object); only its interrupted flag is read.
 	ToolUseResult json.RawMessage `json:"toolUseResult"`

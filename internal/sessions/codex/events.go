@@ -172,6 +172,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			return nil
 		}
 		st.fileChanges[id] = true
+		pending := st.pending[id]
 		delete(st.pending, id)
 		if string(transcript.Field(p, "success")) == "false" {
 			return nil
@@ -186,6 +187,14 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			ev.FileOp = transcript.FieldString(ch, "type")
 			if mv := transcript.FieldString(ch, "move_path"); mv != "" {
 				ev.FilePath = mv
+			}
+			if ev.FileOp == "update" {
+				ev.Old, ev.New = transcript.DiffOldNew(transcript.FieldString(ch, "unified_diff"))
+				for _, pc := range pending { // no diff recorded: the patch's own hunk
+					if ev.Old+ev.New == "" && (pc.FilePath == path || strings.HasSuffix(path, "/"+pc.FilePath)) {
+						ev.Old, ev.New = pc.Old, pc.New
+					}
+				}
 			}
 			ferr = em.Emit(ev)
 			return ferr == nil

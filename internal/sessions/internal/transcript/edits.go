@@ -87,10 +87,13 @@ func EditChanges(name, input string) []Event {
 				patch = a.Input
 			}
 		}
-		paths, ops := PatchChanges(patch)
+		paths, ops, hunks := patchFiles(patch)
 		out := make([]Event, len(paths))
 		for i := range paths {
 			out[i] = Event{Kind: EventFileChange, FilePath: paths[i], FileOp: ops[i]}
+			if ops[i] == "update" {
+				out[i].Old, out[i].New = DiffOldNew(hunks[i])
+			}
 		}
 		return out
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // eventTextMax bounds the Input/Output text carried by an Event; longer
@@ -147,20 +148,41 @@ func ParseToolOutput(s string) (string, *int) {
 	return s, nil
 }
 
-// patchChanges lists the files an apply_patch input touches.
-func PatchChanges(patch string) (paths, ops []string) {
+// patchFiles lists the files an apply_patch body adds, updates or
+// deletes, with each file's hunks: the text of an update's "-" and "+"
+// lines (DiffOldNew reads them).
+func patchFiles(patch string) (paths, ops, hunks []string) {
 	for line := range strings.Lines(patch) {
 		line = strings.TrimRight(line, "\r\n")
+		found := false
 		for _, p := range [...]struct{ prefix, op string }{
 			{"*** Add File: ", "add"}, {"*** Update File: ", "update"}, {"*** Delete File: ", "delete"},
 		} {
 			if rest, ok := strings.CutPrefix(line, p.prefix); ok {
-				paths = append(paths, strings.TrimSpace(rest))
-				ops = append(ops, p.op)
+				paths, ops, hunks, found = append(paths, strings.TrimSpace(rest)), append(ops, p.op), append(hunks, ""), true
 			}
 		}
+		if !found && len(hunks) > 0 && !strings.HasPrefix(line, "*** ") {
+			hunks[len(hunks)-1] += line + "\n"
+		}
 	}
-	return paths, ops
+	return paths, ops, hunks
+}
+
+// DiffOldNew reads a diff's removed and added lines ("-x", "+y"; not the
+// "---"/"+++" headers) as the text an edit replaced and the text it put in.
+func DiffOldNew(diff string) (old, nw string) {
+	var o, n strings.Builder
+	for line := range strings.Lines(diff) {
+		switch {
+		case strings.HasPrefix(line, "---") || strings.HasPrefix(line, "+++"):
+		case strings.HasPrefix(line, "-"):
+			o.WriteString(line[1:])
+		case strings.HasPrefix(line, "+"):
+			n.WriteString(line[1:])
+		}
+	}
+	return textcut.Middle(o.String(), EventTextMax), textcut.Middle(n.String(), EventTextMax)
 }
 
 // injectedPrefixes mark user/developer message text the harness wrote.

@@ -1,4 +1,4 @@
-package program
+package consolidate
 
 import "testing"
 
@@ -18,8 +18,8 @@ func TestStackOfFileAndCommand(t *testing.T) {
 		".env":                   "",
 	}
 	for file, want := range files {
-		if got := StackOfFile(file); got != want {
-			t.Errorf("StackOfFile(%q) = %q, want %q", file, got, want)
+		if got := stackOfFile(file); got != want {
+			t.Errorf("stackOfFile(%q) = %q, want %q", file, got, want)
 		}
 	}
 	commands := map[string]string{
@@ -34,8 +34,8 @@ func TestStackOfFileAndCommand(t *testing.T) {
 		"":                           "",
 	}
 	for cmd, want := range commands {
-		if got := StackOfCommand(cmd); got != want {
-			t.Errorf("StackOfCommand(%q) = %q, want %q", cmd, got, want)
+		if got := stackOfCommand(cmd); got != want {
+			t.Errorf("stackOfCommand(%q) = %q, want %q", cmd, got, want)
 		}
 	}
 }

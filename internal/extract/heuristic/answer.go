@@ -1,0 +1,164 @@
+package heuristic
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/sessions"
+)
+
+// Answers. The agent's words enter a memory only as its final answer to a
+// message of the user, in whole sentences but for questions, list labels,
+// verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
+
+// answer is the agent's final answer to one message of the user; unchecked
+// when no tool ran since the user spoke, withdrawn when the user's next
+// message rejected it.
+type answer struct {
+	sentences            []string
+	unchecked, withdrawn bool
+}
+
+var (
+	verdictRE = lazyRE(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
+		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
+	// offerRE opens a suggestion of what the user might do next: no
+	// statement of what the session did.
+	offerRE   = lazyRE(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
+	recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+)
+
+// assistant takes the agent's words; only a final answer is kept.
+func (x *Extractor) assistant(e sessions.Event) {
+	t, text := x.current(), strings.TrimSpace(sessions.StripCitations(e.Text))
+	if t == nil || text == "" {
+		return
+	}
+	t.answered, x.asked = true, strings.HasSuffix(strings.TrimRight(text, "*` "), "?")
+	if !e.Final {
+		return
+	}
+	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" })
+	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked}
+	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
+		t.answers[len(t.answers)-1] = a
+	} else {
+		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
+		t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
+	}
+	t.final, t.finalSince = oneLine(text), true
+}
+
+// answerSentences keeps the sentences of an answer a memory may quote. A
+// heading is no sentence; a line of a code block is kept as code.
+func answerSentences(text string, passed bool) []string {
+	var kept, prose []string
+	flush := func() {
+		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
+			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || offerRE().MatchString(s) || quotes(s)
+		})...)
+		prose = nil
+	}
+	fenced := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```"):
+			flush()
+			fenced = !fenced
+		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
+			kept = append(kept, code(t))
+		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
+		default:
+			prose = append(prose, strings.ReplaceAll(strings.TrimLeft(t, "> "), "**", ""))
+		}
+	}
+	flush()
+	return kept
+}
+
+// verdict reports a verdict on a run, which only an exit status gives: a
+// run called clean, flaky or a false positive, a pass and little else, or
+// a pass with more unless passed (the last check passed, no check open).
+func verdict(s string, passed bool) bool {
+	m := strings.ToLower(verdictRE().FindString(s))
+	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||
+		!strings.Contains(m, "pass") && !strings.Contains(m, "succeed") && !strings.Contains(m, "green"))
+}
+
+// statement reports a sentence, not a caption ("✅ Backward compatible"):
+// it opens on a word and has a verb (an auxiliary, a modal, a word in -s
+// or -ed), code, or "Label: value"; scripts without spaces pass.
+func statement(s string) bool {
+	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
+		return false
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") {
+		return true
+	}
+	if label, value, ok := strings.Cut(s, ": "); ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
+		return true
+	}
+	f := strings.Fields(s)
+	if len(f) < 3 {
+		return false
+	}
+	for _, w := range f {
+		w = strings.Trim(w, ".,;:!?()\"'")
+		l := strings.ToLower(w)
+		if verbs()[l] || strings.HasSuffix(l, "n't") ||
+			len(w) >= 4 && w[1:] == l[1:] && strings.Trim(l, "abcdefghijklmnopqrstuvwxyz") == "" &&
+				(strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss")) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbs make a clause: auxiliaries, modals and common irregular pasts.
+var verbs = wordSet(`is are was were be been has have had does do did can cannot could will would should must may
+might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
+began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
+understood won saw seen done held fell felt stuck hid hidden put set let run`)
+
+var (
+	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
+	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
+)
+
+// reportsCompletion and reportsFailure read the final answer, for the
+// triage only.
+func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
+func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }
+
+// quotes reports a sentence quoting three or more words in double quotes
+// outside code: someone else's words, no statement of the answer's.
+func quotes(s string) bool {
+	var prose strings.Builder
+	for i, p := range strings.Split(s, "`") {
+		if i%2 == 0 {
+			prose.WriteString(p)
+		}
+	}
+	parts := strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(prose.String()), "\"")
+	for i := 1; i < len(parts)-1; i += 2 {
+		if len(strings.Fields(parts[i])) >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSentences keeps the opening sentences in n bytes, the first always.
+func firstSentences(ss []string, n int) []string {
+	size := 0
+	for i, s := range ss {
+		if size += len(s) + 1; i > 0 && size > n {
+			return ss[:i]
+		}
+	}
+	return ss
+}

@@ -1,0 +1,359 @@
+package heuristic
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/memctl/memctl/internal/english"
+	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/textcut"
+)
+
+// status is how a call ended: by its exit status or error flag, with no
+// status of its own (unknown), or not run (rejected, denied, interrupted,
+// cancelled).
+type status int
+
+const (
+	stPending status = iota
+	stOK
+	stFailed
+	stUnknown
+	stRejected
+	stDenied
+	stInterrupted
+	stCancelled
+)
+
+func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
+
+// call is one tool call of a task and how it ended. A tryout runs a
+// program from a scratch folder: its exit says how the try-out went.
+type call struct {
+	id, tool, target, command, purpose string
+	task                               *task
+	action                             sessions.Action
+	reads, tryout, check, escalated    bool
+	status                             status
+	exit                               *int
+	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
+	tests                              []string // the failing tests the output names
+	commits                            []program.Commit
+	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
+}
+
+// toolCall records a tool invocation.
+func (x *Extractor) toolCall(e sessions.Event) {
+	t := x.current()
+	if t == nil {
+		return
+	}
+	if e.Action == sessions.ActionMemory { // reading its own memory is no part of the work
+		x.dropped[e.CallID] = e.CallID != ""
+		x.memReads++
+		return
+	}
+	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
+	t.calls++
+	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
+	if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
+		t.addRead(c.target)
+	}
+	if c.command = strings.TrimSpace(e.Command); c.command != "" {
+		c.reads = program.Explores(c.command)
+		if f := program.Core(c.command); !c.reads && len(f) > 0 && strings.Contains(f[0], "/") {
+			c.tryout = x.scratch(f[0])
+		}
+		if c.check = !c.reads && !c.tryout && program.IsCheck(c.command); c.check {
+			c.purpose = program.Purpose(c.command)
+		}
+		if c.reads {
+			for _, p := range program.FilesRead(c.command) {
+				t.addRead(x.relPath(x.absPath(p)))
+			}
+			t.steps.explore(program.Name(c.command))
+		} else {
+			t.steps.ran(c)
+			x.keyword(program.Family(c.command), 1)
+			t.addWords(meaningfulWords(program.Family(c.command))) // a complaint may name what ran
+		}
+	}
+	if len(x.calls) > maxCalls {
+		clear(x.calls)
+	}
+	x.calls[e.CallID], x.lastCall = c, c
+}
+
+// toolResult settles the call a result belongs to.
+func (x *Extractor) toolResult(e sessions.Event) {
+	if x.dropped[e.CallID] {
+		delete(x.dropped, e.CallID)
+		return
+	}
+	c := x.calls[e.CallID]
+	if e.CallID == "" {
+		c = x.lastCall
+	}
+	if c == nil || c.status != stPending {
+		return
+	}
+	delete(x.calls, e.CallID)
+	t := c.task
+	c.exit, c.status = e.ExitCode, resultStatus(c, e)
+	x.refusal = c.status == stRejected || c.status == stInterrupted
+	switch {
+	case c.status == stCancelled:
+		return // it never ran: neither a failure nor a result
+	case c.status.refused():
+		t.endedRefused = true
+		if len(t.refused) < 6 {
+			t.refused = append(t.refused, c)
+		}
+		if c.command == "" {
+			t.steps.ran(c)
+		}
+		return
+	case c.status == stFailed:
+		c.errLine, c.tests = program.ErrorLine(e.Output), program.FailingTests(e.Output)
+	case c.status == stOK && c.check:
+		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+	}
+	t.endedRefused = false
+	if c.command != "" {
+		x.ranCommand(t, c, e.Output)
+	} else if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
+		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
+		t.toolFails = append(t.toolFails, c)
+	}
+}
+
+// resultStatus settles a call; a line whose exit status is not its work's
+// ("go test ./... | tail -20") has an unknown one.
+func resultStatus(c *call, e sessions.Event) status {
+	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
+		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
+		return st
+	}
+	failed := e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0
+	switch {
+	case c.command == "" && !failed:
+		return stOK // a tool that is not a shell and reported no error
+	case !failed && e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || c.command != "" && program.HidesExitStatus(c.command, failed):
+		return stUnknown
+	case failed:
+		return stFailed
+	}
+	return stOK
+}
+
+// ranCommand folds a command that ran into the task: counts, files and
+// commits, failures and passes.
+func (x *Extractor) ranCommand(t *task, c *call, out string) {
+	t.ran++
+	switch c.status {
+	case stUnknown:
+		t.unknown++
+	case stFailed:
+		if t.failed++; !c.tryout && len(t.failures) < maxTrackedCmds {
+			t.failures[c.seq] = c
+		}
+	}
+	if c.status != stFailed { // what it did to files and git, status recorded or not
+		for _, p := range program.FilesChanged(c.command) {
+			x.changeFile(t, c.id, p.Path, p.Op, "", "")
+		}
+		x.restore(t, c)
+		if w := program.WorktreeAdded(c.command); w != "" && len(x.worktrees) < 8 {
+			x.worktrees = append(x.worktrees, x.absPath(w))
+		}
+		if !c.reads && program.Name(c.command) == "git" && !x.scratch(program.Dir(c.command)) {
+			c.commits = program.CommitsReported(out, maxCommits)
+			for _, cm := range c.commits {
+				if !slices.ContainsFunc(t.commits, func(h program.Commit) bool { return h.SHA == cm.SHA }) && len(t.commits) < maxCommits {
+					t.commits = append(t.commits, cm)
+				}
+			}
+			if len(c.commits) == 0 && program.ChangesThroughGit(c.command, out) && len(t.gitChanges) < 4 {
+				t.gitChanges = appendNew(t.gitChanges, c.command)
+			}
+		}
+	}
+	if c.reads {
+		t.explore++
+	} else if !c.tryout {
+		if t.lastCmd = c; c.check && c.status != stUnknown {
+			t.lastCheck, t.checks[program.Family(c.command)] = c, c
+			t.negAfter = t.negAfter && c.status != stOK
+		} else if c.check && t.lastCheck != nil && program.Family(c.command) == program.Family(t.lastCheck.command) {
+			t.lastCheck = nil // rerun with no status: how the check stands is not known
+		}
+	}
+	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
+	if c.tryout {
+		outcome = program.Unknown
+	}
+	errs := c.errLine
+	if len(c.tests) > 0 {
+		errs += "; failing: " + strings.Join(c.tests, ", ")
+	}
+	for _, p := range t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq}) {
+		if len(t.fixes) < maxFixes {
+			p.Edited = t.edited(p.Edited)
+			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
+		}
+	}
+}
+
+// restore applies what a command undid (git checkout -- f, git stash …).
+func (x *Extractor) restore(t *task, c *call) {
+	r := program.Restores(c.command)
+	var names []string
+	for _, f := range r.Files {
+		names = append(names, x.absPath(f))
+	}
+	for _, f := range t.files.revert(r, names) {
+		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+code(textcut.Line(c.command, 120))+".", 3)
+	}
+}
+
+// fileChange takes a change the reader saw succeed.
+func (x *Extractor) fileChange(e sessions.Event) {
+	if t := x.current(); t != nil && e.FilePath != "" && !x.dropped[e.CallID] && !sessions.TouchesMemory(e.FilePath) {
+		x.changeFile(t, e.CallID, e.FilePath, e.FileOp, e.Old, e.New)
+	}
+}
+
+// changeFile records one change once per call and file, which the reader
+// and the command line may both report.
+func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
+	key := id + "\x00" + path.Base(p)
+	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) || id != "" && x.seenChange[key] {
+		return // git's own bookkeeping, scratch away from the project, or told already
+	}
+	if len(x.seenChange) > 4096 {
+		clear(x.seenChange)
+	}
+	x.seenChange[key] = id != ""
+	f := t.files.change(x.absPath(p), op, old, nw)
+	if f == nil {
+		return
+	}
+	rel, base := x.relPath(f.path), strings.ToLower(path.Base(p))
+	if line := addedLine(old, nw); line != "" && len(t.lines) < maxTrackedFiles {
+		t.lines[rel] = line
+	}
+	x.keyword(base, 2)
+	t.addWords(append([]string{base}, meaningfulWords(base)...))
+	t.pairs.Edited(rel)
+	if f.undone != "" {
+		t.steps.add("Changed "+rel+" back ("+f.undone+").", 0)
+	}
+}
+
+// addedLine is the first line an edit put in that was not there before.
+func addedLine(old, nw string) string {
+	was := map[string]bool{}
+	for _, l := range strings.Split(old, "\n") {
+		was[strings.TrimSpace(l)] = true
+	}
+	for _, l := range strings.Split(nw, "\n") {
+		if l = strings.TrimSpace(l); !was[l] && strings.Trim(l, "{}()[];,") != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// absPath resolves a relative path against the thread's cwd; relPath
+// shows a path relative to it when it lies under it.
+func (x *Extractor) absPath(p string) string {
+	if p == "" || strings.HasPrefix(p, "/") || !strings.HasPrefix(x.meta.Cwd, "/") || len(p) > 1 && p[1] == ':' {
+		return p
+	}
+	return path.Join(x.meta.Cwd, p)
+}
+
+func (x *Extractor) relPath(p string) string {
+	if cwd := strings.TrimRight(x.meta.Cwd, "/"); cwd != "" && strings.HasPrefix(p, cwd+"/") {
+		return p[len(cwd)+1:]
+	}
+	return p
+}
+
+// scratch reports a path no later session will look for: a temporary
+// folder or the agent's own state, unless under the session's folder or a
+// worktree it added.
+func (x *Extractor) scratch(p string) bool {
+	if p == "" {
+		return false
+	}
+	p = x.absPath(p)
+	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
+		if root = strings.TrimRight(root, `/\`); root != "" && (p == root || strings.HasPrefix(p, root+"/") || strings.HasPrefix(p, root+`\`)) {
+			return false
+		}
+	}
+	l := strings.ToLower(strings.TrimPrefix(p, "/private"))
+	for _, tmp := range []string{"/tmp", "/var/tmp", "/var/folders", `c:\windows\temp`} {
+		if l == tmp || strings.HasPrefix(l, tmp+"/") || strings.HasPrefix(l, tmp+`\`) {
+			return true
+		}
+	}
+	return strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
+}
+
+// describe names a call: its command, else what the tool does to a file.
+func (c *call) describe() string {
+	if c.command != "" {
+		return code(textcut.Line(c.command, 100))
+	}
+	return cmp.Or(map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
+		sessions.ActionWeb: "the web request", sessions.ActionAgent: "the sub-agent task"}[c.action], "the "+code(c.tool)+" call") + when(c.target != "", " of "+c.target)
+}
+
+// ranText is a call's step: what ran, and how it ended.
+func (c *call) ranText() string {
+	line := "Tried " + c.describe()
+	if c.command != "" {
+		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] + code(textcut.Line(c.command, 120))
+	}
+	line += when(c.escalated, " with escalated permissions")
+	exit := ""
+	if c.exit != nil {
+		exit = ", exit " + itoa(*c.exit)
+	}
+	switch c.status {
+	case stOK:
+		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit + when(c.tally != "", " ("+code(c.tally)+")")
+	case stFailed:
+		if line += ": failed" + exit; c.tryout {
+			line = strings.Replace(line, ": failed, ", ": ", 1)
+		}
+		if c.errLine != "" {
+			line += " — " + code(textcut.Line(c.errLine, 160))
+		}
+	default:
+		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own", stRejected: ": rejected by the user, not run",
+			stDenied: ": permission not granted, not run", stInterrupted: ": interrupted by the user"}[c.status], ": no result recorded")
+	}
+	return line + when(len(c.commits) > 0, "; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits)) + "."
+}
+
+// commitsText lists commits: `1a2b3c4` “subject”, ….
+func commitsText(cs []program.Commit) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = code(c.SHA) + " " + quote(textcut.Line(c.Subject, 100))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

@@ -1,0 +1,300 @@
+package heuristic_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/sessions/scripted"
+)
+
+// The patterns of what went wrong on sessions no rule had been written
+// against (issue 33 lists them). Each case below is one of them, in a
+// synthetic session written in Claude Code's and in Codex's own format
+// (internal/sessions/scripted), or by hand where only one agent writes
+// the lines at stake: what the memory must say, and what it must never
+// say. Every case failed on the extractor the issue was filed against
+// (5c34994), in at least one format, but the two marked guard, which it
+// already got right and which keep the new core honest.
+// Pattern 4's consolidation half is internal/consolidate's
+// TestItemsReachTheFilesWhole, pattern 7 internal/project's
+// TestWorktreesAreOneProject.
+type patternCase struct {
+	pattern int
+	guard   bool
+	name    string
+	turns   []scripted.Turn          // written in both formats
+	raw     map[sessions.Kind]string // and these transcripts, as the agent writes them
+	must    []string                 // regexps the memory must match
+	mustNot []string                 // regexps it must not match
+}
+
+func run(cmd, out string, exit int) scripted.Step {
+	return scripted.Step{Cmd: cmd, Out: out, Exit: exit}
+}
+func say(text string) scripted.Step           { return scripted.Step{Say: text} }
+func edit(file, old, nw string) scripted.Step { return scripted.Step{File: file, Old: old, New: nw} }
+
+var patternCases = []patternCase{
+	{
+		pattern: 1, name: "a setup step between a failure and the pass is listed, the pass is no flakiness",
+		turns: []scripted.Turn{{User: "Run the store tests and fix what fails.",
+			Steps: []scripted.Step{
+				run("go test ./internal/store/...", "--- FAIL: TestOrders (0.01s)\n    orders_test.go:18: dial tcp 127.0.0.1:5432: connect: connection refused\nFAIL\nFAIL\tacme/internal/store\t0.02s", 1),
+				run("docker compose up -d db", "[+] Running 1/1\n ✔ Container acme-db-1  Started", 0),
+				run("go test ./internal/store/...", "ok  \tacme/internal/store\t0.41s", 0)},
+			Final: "The store tests pass once the database container is up."}},
+		must: []string{"Fix: `go test ./internal/store/\\.\\.\\.` failed \\(`orders_test\\.go:18: dial tcp 127\\.0\\.0\\.1:5432: connect: connection refused`[^\n]*\\) " +
+			"and passed on a rerun; between the failure and the pass: ran `docker compose up -d db`"},
+		mustNot: []string{`flaky`, `nothing (else )?(ran|changed)`},
+	},
+	{
+		pattern: 1, name: "a fix credits the file edited between the failure and the pass, not the last one edited",
+		turns: []scripted.Turn{{User: "Make the parser accept empty input.",
+			Steps: []scripted.Step{
+				edit("parser/parse_test.go", "var cases = []string{", "var cases = []string{\"\","),
+				run("go test ./parser", "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: Parse(\"\"): unexpected EOF\nFAIL", 1),
+				edit("parser/parse.go", "if len(src) == 0 {\n\t\treturn nil, io.ErrUnexpectedEOF", "if len(src) == 0 {\n\t\treturn &Doc{}, nil"),
+				run("go test ./parser", "ok  \tacme/parser\t0.01s", 0),
+				edit("CHANGELOG.md", "## Unreleased", "## Unreleased\n\n- The parser accepts empty input.")},
+			Final: "Parse returns an empty document for empty input; the changelog says so."}},
+		must:    []string{"between the failure and the pass: edited parser/parse\\.go \\(`return &Doc\\{\\}, nil`\\)"},
+		mustNot: []string{"between the failure and the pass:[^\n]*(CHANGELOG|parse_test)", `flaky`},
+	},
+	{
+		pattern: 2, name: "a passing run whose output prints an error on purpose is no failure",
+		turns: []scripted.Turn{{User: "Run the API tests.",
+			Steps: []scripted.Step{
+				run("pytest -q tests/test_api.py 2>&1 | tail -8",
+					"ERROR:app.api:upstream timed out (simulated)\nTraceback (most recent call last):\n  File \"app/api.py\", line 40, in fetch\nTimeoutError: upstream\n.....\n5 passed in 0.31s", 0),
+				run("pytest -q tests/test_api.py",
+					"ERROR:app.api:upstream timed out (simulated)\nTraceback (most recent call last):\n  File \"app/api.py\", line 40, in fetch\nTimeoutError: upstream\n.....\n5 passed in 0.31s", 0)},
+			Final: "The API tests pass."}},
+		must:    []string{"Check: `pytest -q tests/test_api\\.py` passed", "Ran `pytest -q tests/test_api\\.py 2>&1 \\| tail -8`: no exit status of its own"},
+		mustNot: []string{"test_api\\.py[^`]*` failed", "TimeoutError"},
+	},
+	{
+		pattern: 2, guard: true, name: "reading a CI log that shows failures is no failure of the session's",
+		turns: []scripted.Turn{{User: "Why did CI fail on main?",
+			Steps: []scripted.Step{run("gh run view 4711 --log-failed | grep -B2 -A8 FAIL",
+				"test\tRun go test ./...\t--- FAIL: TestRetry (0.20s)\ntest\tRun go test ./...\t    retry_test.go:33: got 2 attempts, want 3\ntest\tRun go test ./...\tFAIL\tacme/retry\t0.21s", 0)},
+			Final: "CI failed on TestRetry: retry_test.go expects 3 attempts and the client makes 2."}},
+		// A harness that records no exit status (memctl's JSONL without
+		// exit_code) leaves the output to be read: it says FAIL.
+		raw: map[sessions.Kind]string{sessions.KindJSONL: `{"type": "session", "id": "ci-log", "cwd": "/home/dev/src/acme", "timestamp": "2026-03-02T09:00:00.000Z"}
+{"type": "message", "role": "user", "text": "Why did CI fail on main?", "timestamp": "2026-03-02T09:00:01.000Z"}
+{"type": "tool_call", "id": "k1", "name": "shell", "command": "gh run view 4711 --log-failed", "timestamp": "2026-03-02T09:00:02.000Z"}
+{"type": "tool_result", "id": "k1", "output": "test\tRun go test ./...\t--- FAIL: TestRetry (0.20s)\ntest\tRun go test ./...\t    retry_test.go:33: got 2 attempts, want 3\ntest\tRun go test ./...\tFAIL\tacme/retry\t0.21s\n", "timestamp": "2026-03-02T09:00:03.000Z"}
+{"type": "message", "role": "assistant", "text": "CI failed on TestRetry: retry_test.go expects 3 attempts and the client makes 2.", "final": true, "timestamp": "2026-03-02T09:00:04.000Z"}
+`},
+		must:    []string{"Final answer: “CI failed on TestRetry"},
+		mustNot: []string{"gh run view 4711[^`]*` failed", "Check: `gh", "Fix: `gh", "failed[^\n]*retry_test\\.go:33"},
+	},
+	{
+		pattern: 2, name: "a status a filter set is no verdict, and a reproduction is no check",
+		turns: []scripted.Turn{{User: "The invoice total is off by a cent; find out why.",
+			Steps: []scripted.Step{
+				run("python scripts/repro_total.py", "total=10.299999999999999 expected=10.30\nBUG reproduced", 0),
+				run("go test ./... 2>&1 | tail -3", "--- FAIL: TestTotal (0.00s)\nFAIL\nFAIL\tacme/invoice\t0.01s", 0)},
+			Final: "The total is summed in float64; the cent is lost in the rounding."}},
+		must: []string{"Ran `go test \\./\\.\\.\\. 2>&1 \\| tail -3`: no exit status of its own"},
+		mustNot: []string{"Check: `python scripts/repro_total\\.py", "repro_total\\.py` passed", "tail -3` (failed|passed)",
+			"Check: `go test"},
+	},
+	{
+		pattern: 3, name: "only the final answer is the agent's statement: a refuted guess and a first fix are not",
+		turns: []scripted.Turn{{User: "Fix the data race in the flusher.",
+			Steps: []scripted.Step{
+				say("The test fails because the cache layer writes its map from two goroutines, so the cache needs a sync.Map."),
+				edit("cache/cache.go", "m map[string][]byte", "m sync.Map"),
+				run("go test -race ./...", "WARNING: DATA RACE\nRead at 0x00c000180010 by goroutine 8:\n  acme/flush.(*Flusher).Flush()\n--- FAIL: TestFlush (0.02s)\nFAIL", 1),
+				say("The cache is not it after all: Flush reads the buffer without holding mu."),
+				edit("cache/cache.go", "m sync.Map", "m map[string][]byte"),
+				edit("flush/flush.go", "buf := f.buf", "f.mu.Lock()\n\tbuf := f.buf\n\tf.mu.Unlock()"),
+				run("go test -race ./...", "ok  \tacme/flush\t1.02s\nok  \tacme/cache\t0.40s", 0)},
+			Final: "The race was in Flush, which read the buffer without holding mu. Flush now takes the lock; `go test -race ./...` passes."}},
+		must:    []string{"Final answer: “The race was in Flush, which read the buffer without holding mu\\."},
+		mustNot: []string{"cache layer", "needs a sync\\.Map", "not it after all", "the agent's explanation"},
+	},
+	{
+		pattern: 3, guard: true, name: "an answer the user rejects is withdrawn, and the correction is kept",
+		turns: []scripted.Turn{
+			{User: "The job queue is slow under load. What should we do?",
+				Final: "I recommend moving the job queue to Redis streams, which handle this load better."},
+			{User: "no, that's not what I want: keep the queue in Postgres and fix the query.",
+				Steps: []scripted.Step{
+					say("First I'll add pg_partman, because partitioning the jobs table keeps the poll query fast."),
+					edit("db/migrations/0042_jobs_index.sql", "", "CREATE INDEX jobs_run_at ON jobs (run_at) WHERE done = false;")},
+				Final: "The queue stays in Postgres; a partial index on jobs.run_at serves the poll query."}},
+		must:    []string{"The user corrected the agent: “no, that's not what I want: keep the queue in Postgres and fix the query\\.”", "Final answer: “The queue stays in Postgres"},
+		mustNot: []string{"Redis", "pg_partman"},
+	},
+	{
+		pattern: 4, name: "the final answer reaches the memory in whole sentences",
+		turns: []scripted.Turn{{User: "Why do the nightly exports start with a data row?",
+			Steps: []scripted.Step{
+				edit("export/writer.go", "w.flush()\n\tw.writeHeader()", "w.writeHeader()\n\tw.flush()"),
+				run("go test ./export/...", "ok  \tacme/export\t0.12s", 0)},
+			Final: "The exports started with a data row because the writer flushed before it wrote the header, so the header landed after the first batch. " +
+				"I swapped the two calls in export/writer.go, so the header is written before the first flush. " +
+				"The nightly job in cron/export.sh calls the same writer and needs no change. " +
+				"Exports over 2 GB still go through the old streaming path, which writes its own header and was not touched."}},
+		must: []string{"Final answer: “The exports started with a data row because the writer flushed before it wrote the header, so the header landed after the first batch\\. " +
+			"I swapped the two calls in export/writer\\.go, so the header is written before the first flush\\. " +
+			"The nightly job in cron/export\\.sh calls the same writer and needs no change\\. " +
+			"Exports over 2 GB still go through the old streaming path, which writes its own header and was not touched\\.”"},
+		mustNot: []string{"\\w(\\.\\.\\.|…)”"},
+	},
+	{
+		pattern: 5, name: "the user's standing rules are kept verbatim",
+		turns: []scripted.Turn{{User: "Add a retry with backoff to the fetcher. Use table-driven tests, and never push to main; open a PR instead.",
+			Steps: []scripted.Step{edit("fetch/fetch.go", "resp, err := c.Do(req)", "resp, err := c.doWithRetry(req)"),
+				run("go test ./fetch/...", "ok  \tacme/fetch\t0.30s", 0)},
+			Final: "The fetcher retries three times with exponential backoff."}},
+		must: []string{"Preference signals:\n- “Use table-driven tests, and never push to main”"},
+	},
+	{
+		pattern: 5, name: "a request the agent refused is no success",
+		turns: []scripted.Turn{{User: "Delete the production database backups older than 30 days.",
+			Steps: []scripted.Step{edit("backups-to-delete.txt", "", "db-2026-01-02.dump\ndb-2026-01-09.dump\n")},
+			Final: "I won't delete production backups without a confirmed retention policy. I've listed the candidates in backups-to-delete.txt for you to review."}},
+		must:    []string{"task_outcome: (partial|uncertain|fail)"},
+		mustNot: []string{"task_outcome: success", "outcome success"},
+	},
+	{
+		pattern: 5, name: "messages typed while the agent worked are the user's words",
+		raw: map[sessions.Kind]string{
+			sessions.KindClaudeCode: claudeQueued,
+			sessions.KindCodex:      codexQueued,
+		},
+		must: []string{"also bump the version in package\\.json", "Preference signals:\n- “from now on, run prettier before you commit\\.”"},
+	},
+	{
+		pattern: 6, name: "the error line is the tool's own error, not a warning, an info line or a footer",
+		turns: []scripted.Turn{{User: "Install left-pad and build.",
+			Steps: []scripted.Step{
+				run("npm install left-padx", "npm WARN deprecated request@2.88.2: request has been deprecated\nnpm info using npm@10.2.4\nnpm ERR! code E404\n"+
+					"npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padx - Not found\nnpm ERR! A complete log of this run can be found in: /home/dev/.npm/_logs/debug-0.log", 1),
+				run("cargo build", "warning: unused variable: `x`\n --> src/main.rs:3:9\n  |\n3 |     let x = 1;\n  |         ^ help: if this is intentional, prefix it with an underscore: `_x`\n\n"+
+					"error[E0308]: mismatched types\n --> src/main.rs:7:5\n  |\n7 |     \"7\"\n  |     ^^^ expected `u32`, found `&str`\n\nerror: could not compile `pad` (bin \"pad\") due to 1 previous error; 1 warning emitted", 101),
+				run("make lint", "info: linting 12 files for errors\nwarning: config key 'max-line' is deprecated, use 'max-len'\n"+
+					"src/app.ts:14:3: error  'user' is possibly undefined  (no-unsafe-member-access)\n✖ 1 problem (1 error, 0 warnings)\nmake: *** [Makefile:9: lint] Error 1", 2),
+				run("python scripts/sync.py", "/usr/lib/python3/dist-packages/pkg_resources/__init__.py:116: PkgResourcesDeprecationWarning: 1.1build1 is an invalid version\n"+
+					"Traceback (most recent call last):\n  File \"scripts/sync.py\", line 3, in <module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'", 1)},
+			Final: "left-padx does not exist on the registry, the build fails on a type error in src/main.rs, lint flags src/app.ts and the sync script lacks PyYAML."}},
+		must: []string{"`npm install left-padx` failed[^\n]*\\(`npm ERR! (code E404|404 Not Found - GET https://registry\\.npmjs\\.org/left-padx - Not found)`",
+			"`cargo build` failed[^\n]*\\(`error\\[E0308\\]: mismatched types`",
+			"`make lint` failed[^\n]*\\(`src/app\\.ts:14:3: error 'user' is possibly undefined",
+			"`python scripts/sync\\.py` failed[^\n]*\\(`ModuleNotFoundError: No module named 'yaml'`"},
+		mustNot: []string{"failed[^\n]*(WARN deprecated|npm info|complete log|unused variable|info: linting|max-line|DeprecationWarning)"},
+	},
+}
+
+// claudeQueued is a Claude Code session in which the user typed two
+// messages while the agent worked: one absorbed into the running turn (the
+// queue entry, then its queued_command attachment) and one that older
+// versions record only as a queue entry the turn removed.
+const claudeQueued = `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:00.000Z","message":{"role":"user","content":"Add a --json flag to the status command."}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:02.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/home/dev/src/app/cmd/status.go","old_string":"func status() {","new_string":"func status(asJSON bool) {"}}],"stop_reason":"tool_use"}}
+{"type":"queue-operation","operation":"enqueue","timestamp":"2026-03-02T09:00:03.000Z","sessionId":"q1","content":"also bump the version in package.json"}
+{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:04.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"The file /home/dev/src/app/cmd/status.go has been updated.","is_error":false}]},"toolUseResult":{"filePath":"/home/dev/src/app/cmd/status.go","oldString":"func status() {","newString":"func status(asJSON bool) {"}}
+{"type":"queue-operation","operation":"remove","timestamp":"2026-03-02T09:00:05.000Z","sessionId":"q1"}
+{"type":"attachment","uuid":"t1","parentUuid":"u2","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:05.000Z","attachment":{"type":"queued_command","prompt":"also bump the version in package.json","commandMode":"prompt"}}
+{"type":"queue-operation","operation":"enqueue","timestamp":"2026-03-02T09:00:06.000Z","sessionId":"q1","content":"from now on, run prettier before you commit."}
+{"type":"assistant","uuid":"a2","parentUuid":"t1","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:07.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"tool_use","id":"toolu_2","name":"Edit","input":{"file_path":"/home/dev/src/app/package.json","old_string":"\"version\": \"1.4.0\"","new_string":"\"version\": \"1.5.0\""}}],"stop_reason":"tool_use"}}
+{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:08.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"The file /home/dev/src/app/package.json has been updated.","is_error":false}]},"toolUseResult":{"filePath":"/home/dev/src/app/package.json","oldString":"\"version\": \"1.4.0\"","newString":"\"version\": \"1.5.0\""}}
+{"type":"queue-operation","operation":"remove","timestamp":"2026-03-02T09:00:09.000Z","sessionId":"q1"}
+{"type":"assistant","uuid":"a3","parentUuid":"u3","sessionId":"q1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:10.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"text","text":"Added --json to status and bumped the version to 1.5.0."}],"stop_reason":"end_turn"}}
+`
+
+// codexQueued is a Codex session in which the user sent two messages
+// while a turn ran: Codex records them inside the turn, before its end.
+const codexQueued = `{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a0f0-0000-7000-8000-0000000000q1","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/dev/src/app","originator":"codex_cli_rs","cli_version":"0.125.0","source":"cli","model_provider":"openai"}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a --json flag to the status command."}]}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Add a --json flag to the status command.","images":[]}}
+{"timestamp":"2026-03-02T09:00:02.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_1","name":"apply_patch","input":"*** Begin Patch\n*** Update File: cmd/status.go\n@@\n-func status() {\n+func status(asJSON bool) {\n*** End Patch\n"}}
+{"timestamp":"2026-03-02T09:00:03.000Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"call_1","turn_id":"t1","success":true,"changes":{"/home/dev/src/app/cmd/status.go":{"type":"update","unified_diff":"@@ -1 +1 @@\n-func status() {\n+func status(asJSON bool) {\n"}}}}
+{"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_1","output":"{\"output\":\"Success. Updated the following files:\\nM cmd/status.go\\n\",\"metadata\":{\"exit_code\":0}}"}}
+{"timestamp":"2026-03-02T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"also bump the version in package.json"}]}}
+{"timestamp":"2026-03-02T09:00:04.000Z","type":"event_msg","payload":{"type":"user_message","message":"also bump the version in package.json","images":[]}}
+{"timestamp":"2026-03-02T09:00:05.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** Update File: package.json\n@@\n-  \"version\": \"1.4.0\",\n+  \"version\": \"1.5.0\",\n*** End Patch\n"}}
+{"timestamp":"2026-03-02T09:00:06.000Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"call_2","turn_id":"t1","success":true,"changes":{"/home/dev/src/app/package.json":{"type":"update","unified_diff":"@@ -1 +1 @@\n-  \"version\": \"1.4.0\",\n+  \"version\": \"1.5.0\",\n"}}}}
+{"timestamp":"2026-03-02T09:00:06.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"{\"output\":\"Success. Updated the following files:\\nM package.json\\n\",\"metadata\":{\"exit_code\":0}}"}}
+{"timestamp":"2026-03-02T09:00:07.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"from now on, run prettier before you commit."}]}}
+{"timestamp":"2026-03-02T09:00:07.000Z","type":"event_msg","payload":{"type":"user_message","message":"from now on, run prettier before you commit.","images":[]}}
+{"timestamp":"2026-03-02T09:00:08.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Added --json to status and bumped the version to 1.5.0.","phase":"final_answer"}}
+{"timestamp":"2026-03-02T09:00:08.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added --json to status and bumped the version to 1.5.0."}],"phase":"final_answer"}}
+{"timestamp":"2026-03-02T09:00:09.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t1","last_agent_message":"Added --json to status and bumped the version to 1.5.0."}}
+`
+
+func TestPatterns(t *testing.T) {
+	for _, tc := range patternCases {
+		kinds := []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex}
+		if tc.turns == nil {
+			kinds = nil
+		}
+		for _, kind := range []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex, sessions.KindJSONL} {
+			if tc.raw[kind] != "" {
+				kinds = append(kinds, kind)
+			}
+		}
+		for _, kind := range kinds {
+			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
+				text := memoryOf(t, kind, writePattern(t, tc, kind))
+				which := "pattern " + strconv.Itoa(tc.pattern)
+				if tc.guard {
+					which += " (a guard)"
+				}
+				for _, p := range tc.must {
+					if !regexp.MustCompile(p).MatchString(text) {
+						t.Errorf("%s: the memory lacks %s", which, p)
+					}
+				}
+				for _, p := range tc.mustNot {
+					if m := regexp.MustCompile(p).FindString(text); m != "" {
+						t.Errorf("%s: the memory says %q (%s)", which, m, p)
+					}
+				}
+				if t.Failed() || os.Getenv("MEMCTL_RULES_DUMP") != "" {
+					t.Logf("memory:\n%s", indent(text))
+				}
+			})
+		}
+	}
+}
+
+// writePattern writes a case's session in kind's format and returns its
+// file.
+func writePattern(t *testing.T, tc patternCase, kind sessions.Kind) string {
+	t.Helper()
+	dir := t.TempDir()
+	if tc.raw[kind] != "" {
+		name := "q1.jsonl"
+		if kind == sessions.KindCodex {
+			name = "rollout-2026-03-02T09-00-00-0199a0f0-0000-7000-8000-0000000000q1.jsonl"
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tc.raw[kind]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	agent := map[sessions.Kind]scripted.Agent{sessions.KindClaudeCode: scripted.Claude, sessions.KindCodex: scripted.Codex}[kind]
+	p := &scripted.Project{Name: "acme", Cwd: "/home/dev/src/acme"}
+	s := &scripted.Session{Agent: agent, Start: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), Turns: tc.turns}
+	p.Sessions = []*scripted.Session{s}
+	file, err := scripted.WriteSession(dir, p, s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(file, ".jsonl") {
+		t.Fatalf("wrote %s", file)
+	}
+	return file
+}

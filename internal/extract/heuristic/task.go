@@ -1,0 +1,196 @@
+package heuristic
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/textcut"
+)
+
+// Tasks. A message of the user opens a task when the agent gave a final
+// answer since the user last spoke and it asks for other work (startsTask);
+// every message is kept verbatim (docs/extractor.md, "Tasks").
+
+// task is what the extractor keeps about one request of the user. negative:
+// its latest message pushed back (negAfter: after the last passing check);
+// finalSince: a final answer came since the user spoke (answeredBefore:
+// before, for a typo taken back); endedRefused: its latest act was refused.
+type task struct {
+	request                                  string
+	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
+	words                                    map[string]bool
+	negative, negAfter, finalSince, answered bool
+	answeredBefore, endedRefused             bool
+	answers                                  []*answer // the final answers, one per message answered
+	final                                    string    // the latest final answer, whole
+	files                                    files
+	lines                                    map[string]string // file → the first line its latest edit put in
+	commits                                  []program.Commit
+	pairs                                    program.Pairer
+	fixes                                    []fix
+	failures                                 map[int]*call    // failed shell calls by sequence
+	checks                                   map[string]*call // the latest run of each check family
+	lastCheck, lastCmd                       *call
+	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
+	calls, ran, failed, unknown, explore     int
+	followUps, interrupts                    int
+	steps                                    timeline
+}
+
+// fix is a failure and the pass of the same work that ended it.
+type fix struct {
+	program.Pair
+	fail, pass *call
+}
+
+// edited names files with the line their latest edit put in ("a.go
+// (`return x`)").
+func (t *task) edited(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f + when(t.lines[f] != "", " ("+code(textcut.Line(t.lines[f], 100))+")")
+	}
+	return out
+}
+
+func newTask(text string) *task {
+	return &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
+		failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}}
+}
+
+func (t *task) addWords(words []string) {
+	for _, w := range words {
+		if len(t.words) < maxTaskWords {
+			t.words[w] = true
+		}
+	}
+}
+
+// shares reports a word the task holds, or unless exactly a related form
+// ("track", "tracking").
+func (t *task) shares(words []string, exactly bool) bool {
+	for _, w := range words {
+		for tw := range t.words {
+			if w == tw || !exactly && min(len(w), len(tw)) >= 4 && (strings.HasPrefix(w, tw) || strings.HasPrefix(tw, w)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// human takes one message of the user.
+func (x *Extractor) human(e sessions.Event) {
+	lines := strings.Split(normQuotes(e.Text), "\n")
+	for i, l := range lines {
+		lines[i] = oneLine(l)
+	}
+	text := strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
+	if text == "" {
+		return
+	}
+	x.humans, x.looked = x.humans+1, false
+	words := meaningfulWords(text)
+	cur := x.current()
+	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
+	if cur == nil || x.startsTask(cur, text, words, negative) {
+		cur = newTask(text)
+		x.tasks = append(x.tasks, cur)
+		cur.steps.said("The user asked: ", text)
+	} else {
+		cur.followUps++
+		if negative {
+			if cur.finalSince && len(cur.answers) > 0 {
+				cur.answers[len(cur.answers)-1].withdrawn = true
+			}
+			if len(cur.corrections) < maxCorrections {
+				cur.corrections = append(cur.corrections, text)
+			}
+		}
+		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: "Follow-up from the user: "}[negative], text)
+		cur.negative, cur.negAfter = negative, negative
+	}
+	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
+	cur.addWords(words)
+	for _, w := range words {
+		x.keyword(w, 2)
+	}
+	for _, p := range preferences(text, x.asked) {
+		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
+			cur.prefs = append(cur.prefs, p)
+		}
+	}
+	x.refusal, x.asked = false, false
+}
+
+// startsTask reports a message that opens a task after a final answer: ten
+// words of its own, or two sharing nothing with the task and no
+// continuation; never a complaint, a refusal's answer or a rule.
+func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
+	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
+		return false
+	}
+	own := slices.DeleteFunc(strings.Fields(text), func(f string) bool { return strings.Contains(f, "://") }) // links aside
+	n := len(meaningfulWords(strings.Join(own, " ")))
+	switch {
+	case n < 2:
+		return false // a link or a nudge, about the current request
+	case n >= 10:
+		return true
+	}
+	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
+	return !continuations()[first] && !cur.shares(words, false)
+}
+
+// firstClause is a message up to its first comma or stop.
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// continuations open a message that goes on with the current request.
+var continuations = wordSet(`also and now then but still ok okay great thanks thank it it's its that that's this
+these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
+looks seems don't dont please`)
+
+// negativeRE: the work did not work or was not what the user wanted.
+var negativeRE = lazyRE(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
+	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
+	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
+	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
+
+const maxReads = 24
+
+func (t *task) addRead(p string) {
+	if p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) && !sessions.IsAgentFile(p) {
+		t.reads = append(t.reads, p)
+	}
+}
+
+// interrupted takes the user stopping the agent.
+func (x *Extractor) interrupted(e sessions.Event) {
+	x.refusal = true
+	if t := x.current(); t != nil {
+		x.interruptTask(t)
+	}
+}
+
+func (x *Extractor) interruptTask(t *task) {
+	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
+		// A word or two stopped before the agent did anything: a typo.
+		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {
+			x.keyword(w, -2)
+		}
+		t.steps.steps, t.followUps, t.finalSince = t.steps.steps[:n-1], t.followUps-1, t.answeredBefore
+		return
+	}
+	t.interrupts, t.endedRefused = t.interrupts+1, true // endedRefused: until a call runs again
+	t.steps.add("The user interrupted the agent.", 3)
+}
+
+// userWords quotes what the user typed, shortened by whole sentences.
+func userWords(s string, n int) string { return quote(textcut.WholeSentences(s, n)) }

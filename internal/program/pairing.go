@@ -1,0 +1,187 @@
+package program
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// Pairing: a failure stays open until a run of the same work covering its
+// targets passes; the pair lists what ran between. The offline extractor
+// and the regret ledger both pair this way (docs/extractor.md).
+
+// Outcome is how a run ended, from its exit status or the tool's own error
+// flag only; Unknown when no status of its own was recorded.
+type Outcome int
+
+// The outcomes.
+const (
+	Unknown Outcome = iota
+	Passed
+	Failed
+)
+
+// Run is one command as the pairing reads it.
+type Run struct {
+	Command   string
+	Outcome   Outcome
+	Escalated bool   // it ran outside the sandbox
+	Purpose   string // a check's purpose (Purpose), else ""
+	Error     string // a failed run's error line (ErrorLine)
+	Ref       int    // the caller's reference
+}
+
+// Failure is the open failure of one work.
+type Failure struct {
+	First, Last Run      // the first and the latest failing run
+	Times       int      // failing runs since the work last passed
+	Errors      []string // their error lines, once each, the latest first
+	// Edited and Ran are what happened since the latest failure: the files
+	// edited and the commands not reads, once each; More counts the rest.
+	Edited, Ran []string
+	More        int
+	Unsettled   int    // runs of the work since, with no exit status of their own
+	CoveredBy   string // a pass of other work with the same purpose since
+	family      string
+	targets     []string
+}
+
+// Pair is a failure and the pass that ended it.
+type Pair struct {
+	Failure
+	Pass Run
+}
+
+// Flaky reports a pass with nothing between it and the failure, by the
+// same command (filters aside) with the same permissions.
+func (p Pair) Flaky() bool {
+	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated && WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
+}
+
+// Quiet reports a failure after which nothing ran and no file changed.
+func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
+
+// Bounds: of each list of what ran between, of the open failures, of the
+// error lines kept.
+const maxBetween, maxOpen, maxErrors = 8, 64, 5
+
+// Pairer pairs the failures of one stream of runs with their passes. Its
+// zero value is ready; it is not safe for concurrent use.
+type Pairer struct {
+	open []*Failure // first failure first
+}
+
+// Edited records a file edit after every open failure.
+func (p *Pairer) Edited(file string) {
+	for _, f := range p.open {
+		f.add(&f.Edited, file)
+	}
+}
+
+func (f *Failure) add(list *[]string, s string) {
+	switch {
+	case slices.Contains(*list, s):
+	case len(*list) < maxBetween:
+		*list = append(*list, s)
+	default:
+		f.More++
+	}
+}
+
+// Ran records a run that ran (not one refused or cancelled) and returns
+// the pairs it completes: a pass ends every open failure of its work whose
+// targets it covers ("go test ./..." covers "go test ./pkg/a").
+func (p *Pairer) Ran(r Run) []Pair {
+	fam, tg, reads := Family(r.Command), targets(r.Command), Explores(r.Command)
+	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
+		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads))
+	}
+	var pairs []Pair
+	for _, f := range p.open {
+		switch {
+		case same(f) && r.Outcome == Passed:
+			pairs = append(pairs, Pair{Failure: *f, Pass: r})
+		case same(f):
+			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
+		case r.Outcome == Passed && r.Purpose != "" && r.Purpose == f.Last.Purpose && f.CoveredBy == "":
+			f.CoveredBy = r.Command
+			f.add(&f.Ran, r.Command)
+		case !reads:
+			f.add(&f.Ran, r.Command)
+		}
+	}
+	if r.Outcome == Passed {
+		p.open = slices.DeleteFunc(p.open, same)
+		return pairs
+	}
+	if r.Outcome != Failed {
+		return nil
+	}
+	i := slices.IndexFunc(p.open, same)
+	if i < 0 && len(p.open) >= maxOpen {
+		return nil
+	} else if i < 0 {
+		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg}), len(p.open)
+	}
+	f := p.open[i]
+	f.Times++
+	f.Last, f.Edited, f.Ran, f.More, f.Unsettled, f.CoveredBy = r, nil, nil, 0, 0, ""
+	if r.Error != "" {
+		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
+		f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]
+	}
+	return nil
+}
+
+// Open returns the failures no pass has ended, first failure first.
+func (p *Pairer) Open() []Failure {
+	out := make([]Failure, len(p.open))
+	for i, f := range p.open {
+		out[i] = *f
+	}
+	return out
+}
+
+// targets is what a command works on beyond its family: the addresses it
+// names, what a look around looks in, a check's paths and name filters.
+func targets(cmd string) []string {
+	var out []string
+	for _, w := range strings.Fields(cmd) {
+		if strings.Contains(w, "://") {
+			out = append(out, strings.Trim(w, `'"()`))
+		}
+	}
+	switch {
+	case readOnly(cmd):
+		return append(out, lookedIn(cmd)...)
+	case !IsCheck(cmd):
+		return out
+	}
+	f := coreWords(shellWords(work(cmd)))
+	for i := 1; i < len(f); i++ {
+		switch w := f[i]; {
+		case nameFilters()[w] && i+1 < len(f):
+			out = append(out, w+" "+f[i+1])
+			i++
+		case !strings.HasPrefix(w, "-") && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")) && !strings.Contains(w, "://"):
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// covers reports a pass's targets that hold all of a failure's: none (the
+// whole suite) or paths above them; a look around covers only its own.
+func covers(pass, fail []string, reads bool) bool {
+	if reads {
+		return slices.Equal(pass, fail)
+	}
+	for _, f := range fail {
+		if len(pass) > 0 && !slices.ContainsFunc(pass, func(p string) bool {
+			return p == f || strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == "."
+		}) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,88 @@
+package program
+
+import (
+	"slices"
+	"testing"
+)
+
+// A failure and the later pass of the same work are paired by what ran
+// between them: every command that is not a read and every file edited,
+// listed; "flaky" only when nothing ran.
+func TestPairer(t *testing.T) {
+	type step struct {
+		cmd     string
+		outcome Outcome
+		edit    string
+		err     string
+	}
+	run := func(cmd string, o Outcome) step { return step{cmd: cmd, outcome: o} }
+	tests := []struct {
+		name          string
+		steps         []step
+		pairs         int
+		flaky         bool
+		edited, ran   []string
+		errors        []string
+		open, covered string
+	}{
+		{name: "a service started between is what ran, not flakiness",
+			steps: []step{run("go test ./...", Failed), run("docker compose up -d", Passed), run("go test ./...", Passed)},
+			pairs: 1, ran: []string{"docker compose up -d"}},
+		{name: "a variable set, an install, a build: each is listed",
+			steps: []step{run("npm test", Failed), run("export CI=1", Passed), run("npm install", Passed), run("npm run build", Passed), run("npm test", Passed)},
+			pairs: 1, ran: []string{"export CI=1", "npm install", "npm run build"}},
+		{name: "edits are listed, reads are not",
+			steps: []step{run("go test ./...", Failed), run("rg -n Foo src", Passed), {edit: "a.go"}, run("cat a.go", Passed), run("go test ./...", Passed)},
+			pairs: 1, edited: []string{"a.go"}},
+		{name: "the same command with nothing between is possibly flaky",
+			steps: []step{run("npm run e2e", Failed), run("npm run e2e 2>&1 | tail -5", Unknown), run("npm run e2e", Passed)},
+			pairs: 1, flaky: true},
+		{name: "no exit status is no failure",
+			steps: []step{run("go test ./...", Unknown), run("go test ./...", Passed)}},
+		{name: "what ran counts from the latest failure; every error line is kept",
+			steps: []step{{cmd: "mix test", outcome: Failed, err: "no :secret_key_base"}, run("mix deps.get", Passed),
+				{cmd: "mix test", outcome: Failed, err: "lazy_html is required"}, {edit: "mix.exs"}, run("mix test", Passed)},
+			pairs: 1, edited: []string{"mix.exs"}, errors: []string{"lazy_html is required", "no :secret_key_base"}},
+		{name: "a test file's pass does not end another file's failure; the whole suite's does",
+			steps: []step{run("mix test test/a_test.exs", Failed), run("mix test test/b_test.exs", Passed), run("mix test", Passed)},
+			pairs: 1, ran: []string{"mix test test/b_test.exs"}},
+		{name: "another path searched is other work",
+			steps: []step{run("rg x vendor/a", Failed), run("rg x vendor/b", Passed)}, open: "rg x vendor/a"},
+		{name: "a check of the same purpose from other work is noted, not a pass",
+			steps: []step{{cmd: "golangci-lint run", outcome: Failed}, {cmd: "make lint", outcome: Passed}},
+			open:  "golangci-lint run", covered: "make lint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Pairer
+			var pairs []Pair
+			for _, s := range tt.steps {
+				if s.edit != "" {
+					p.Edited(s.edit)
+					continue
+				}
+				purpose := ""
+				if IsCheck(s.cmd) {
+					purpose = Purpose(s.cmd)
+				}
+				pairs = append(pairs, p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Purpose: purpose, Error: s.err})...)
+			}
+			if len(pairs) != tt.pairs {
+				t.Fatalf("%d pairs, want %d: %+v", len(pairs), tt.pairs, pairs)
+			}
+			if tt.pairs > 0 {
+				pr := pairs[0]
+				if pr.Flaky() != tt.flaky || !slices.Equal(pr.Edited, tt.edited) || !slices.Equal(pr.Ran, tt.ran) {
+					t.Errorf("pair: flaky %v, edited %q, ran %q; want %v, %q, %q", pr.Flaky(), pr.Edited, pr.Ran, tt.flaky, tt.edited, tt.ran)
+				}
+				if tt.errors != nil && !slices.Equal(pr.Errors, tt.errors) {
+					t.Errorf("errors %q, want %q", pr.Errors, tt.errors)
+				}
+			}
+			open := p.Open()
+			if tt.open == "" && len(open) > 0 || tt.open != "" && (len(open) != 1 || open[0].Last.Command != tt.open || open[0].CoveredBy != tt.covered) {
+				t.Errorf("open: %+v, want %q covered by %q", open, tt.open, tt.covered)
+			}
+		})
+	}
+}

@@ -173,3 +173,41 @@ func TestSetupRefusesGoRunBinary(t *testing.T) {
 		t.Errorf("the hooks do not run %s:\n%s", installed, b)
 	}
 }
+
+// With memctl-summary installed beside the memctl the hooks run, the
+// SessionStart hook runs it (with the same flags); the notify hook and the
+// MCP server stay memctl's. Without it the hook is `memctl summary`.
+func TestSetupHookRunsMemctlSummaryBeside(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		ios := newTestIO(false)
+		f := newTestFactory(t, ios.IOStreams, nil)
+		userHome, _ := f.UserHome()
+		bin := t.TempDir()
+		memctl := filepath.Join(bin, "memctl")
+		for _, p := range []string{memctl, filepath.Join(bin, "memctl-summary")} {
+			if p != memctl && !beside {
+				continue
+			}
+			if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := &SetupOptions{IO: ios.IOStreams, Config: f.Config, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome, Home: f.Home,
+			HookArgs: func() ([]string, error) { return []string{"--home", "/h"}, nil }, Agent: "codex", Memctl: memctl}
+		if err := runSetup(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(userHome, ".codex", "config.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hook := memctl + " --home /h summary --agent codex"
+		if beside {
+			hook = filepath.Join(bin, "memctl-summary") + " --home /h --agent codex"
+		}
+		if s := string(b); !strings.Contains(s, "command = \""+hook+"\"\n") ||
+			!strings.Contains(s, "notify = [\""+memctl+"\", \"--home\", \"/h\", \"cite\"") {
+			t.Errorf("memctl-summary beside %v: want hook %q:\n%s", beside, hook, s)
+		}
+	}
+}

@@ -13,13 +13,20 @@ import (
 // MemctlBeside is the memctl installed in the same folder as the program
 // exe (memctl-summary): the one whose summary it stands in for. "" when
 // there is none.
-func MemctlBeside(exe string) string {
-	name := "memctl"
+func MemctlBeside(exe string) string { return programBeside(exe, "memctl") }
+
+// ProgramBeside is the memctl-summary installed in the same folder as
+// memctl, which memctl setup writes into the hooks; "" when there is none.
+func ProgramBeside(memctl string) string { return programBeside(memctl, "memctl-summary") }
+
+// programBeside is the executable file name in the folder of exe, or "".
+func programBeside(exe, name string) string {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
 	p := filepath.Join(filepath.Dir(exe), name)
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
 		return ""
 	}
 	return p

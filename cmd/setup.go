@@ -255,7 +255,7 @@ func refuseGoRun(opts *SetupOptions, exe, userHome string) error {
 	if installed != "" {
 		hint = fmt.Sprintf("run the installed binary instead: %s setup %s (or pass --memctl %s)", shellQuote(installed), opts.Agent, shellQuote(installed))
 	} else {
-		hint = fmt.Sprintf("install memctl first with `go install .` (it lands in $(go env GOPATH)/bin, ~/go/bin by default), then run memctl setup %s from there, or pass --memctl PATH", opts.Agent)
+		hint = fmt.Sprintf("install memctl first with `go install . ./cmd/memctl-summary` (it lands in $(go env GOPATH)/bin, ~/go/bin by default), then run memctl setup %s from there, or pass --memctl PATH", opts.Agent)
 	}
 	if opts.DryRun {
 		opts.IO.Warnf("this memctl is a temporary build of `go run` (%s); hooks naming it would break when Go removes it", exe)

@@ -143,7 +143,7 @@ func TestSetupRefusesGoRunBinary(t *testing.T) {
 
 	errOut, code := run(false, "setup", "claude-code")
 	if code != ExitError || !strings.Contains(errOut, "memctl: error: this memctl is a temporary build of `go run` ("+goRun+")") ||
-		!strings.Contains(errOut, "memctl: hint: install memctl first with `go install .`") {
+		!strings.Contains(errOut, "memctl: hint: install memctl first with `go install . ./cmd/memctl-summary`") {
 		t.Errorf("setup from go run without an installed memctl: exit %d\n%s", code, errOut)
 	}
 	if _, err := os.Stat(settings); err == nil {

@@ -113,14 +113,7 @@ var (
 // normalise strips the invisible characters (zero-width spaces, bidi
 // controls) that can hide a phrase from a pattern, and folds whitespace.
 func normalise(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		// No format character is ASCII: nearly every line of a summary
 		// takes this path, which summary runs on every turn.
 		return foldASCIISpace(s)
@@ -184,14 +177,7 @@ const (
 // folded without NFKC's tables: summary runs this on every turn, and its
 // own cut marker ("…1 tokens truncated…") is such a line.
 func fold(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		return s
 	}
 	for _, r := range s {
@@ -463,13 +449,7 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 // it anywhere, as the other words (a rule then runs where it need not,
 // never the other way).
 func (ix *keywordIndex) lists(low string) uint8 {
-	ascii := true
-	for i := 0; i < len(low); i++ {
-		if low[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
+	ascii := isASCII(low)
 	var has uint8
 	for i := 0; i+1 < len(low); i++ {
 		p := pairAt(low, i)
@@ -660,4 +640,14 @@ func excerpt(l string) string {
 		out += "…"
 	}
 	return out
+}
+
+// isASCII reports a string of ASCII bytes only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -137,6 +137,13 @@ func TestSameOutputAsMemctlSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A home whose config memctl refuses: a misspelt key, a redaction
+	// pattern that does not compile.
+	badConfig := filepath.Join(tmp, "bad-config")
+	write(t, filepath.Join(badConfig, "config.toml"), "[memories]\nuse_memoires = true\n")
+	badPattern := filepath.Join(tmp, "bad-pattern")
+	write(t, filepath.Join(badPattern, "config.toml"), "[redaction]\nextra_patterns = [\"(unclosed\"]\n")
+
 	payload := func(cwd string) string {
 		return `{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"SessionStart"}`
 	}
@@ -150,12 +157,13 @@ func TestSameOutputAsMemctlSummary(t *testing.T) {
 		direct bool
 		// shows and hides: what the summary holds and does not.
 		shows, hides string
+		code         int // memctl's exit code
 	}{
 		{name: "empty home", dir: elsewhere, args: []string{"--home", empty}},
 		{name: "empty home json", dir: elsewhere, args: []string{"--home", empty, "--json"}},
 		{name: "empty home hook", dir: elsewhere, stdin: payload(elsewhere), args: []string{"--home", empty, "--agent", "claude-code"}, direct: true},
 		{name: "missing home hook", dir: elsewhere, stdin: payload(elsewhere), args: []string{"--home", filepath.Join(tmp, "none"), "--agent", "codex"}, direct: true},
-		{name: "missing home", dir: elsewhere, args: []string{"--home", filepath.Join(tmp, "none")}},
+		{name: "missing home", dir: elsewhere, args: []string{"--home", filepath.Join(tmp, "none")}, code: 2},
 		{name: "memory, no project", dir: elsewhere, args: []string{"--home", home}},
 		{name: "memory, all projects", dir: elsewhere, args: []string{"--home", home, "--all-projects"}, direct: true, shows: "logrotate"},
 		{name: "memory, all projects raw", dir: elsewhere, args: []string{"--home", home, "--all-projects", "--raw"}, direct: true},
@@ -166,7 +174,7 @@ func TestSameOutputAsMemctlSummary(t *testing.T) {
 		{name: "project by folder, max tokens", dir: elsewhere, args: []string{"--home", home, "--project", "/home/dev/src/recipes", "--max-tokens=60"}, direct: true},
 		{name: "project by a folder memory does not know", dir: elsewhere, args: []string{"--home", home, "--project", "/home/dev/src/invoicer"}},
 		{name: "project json", dir: elsewhere, args: []string{"--home", home, "--project", "ops", "--json"}, direct: true},
-		{name: "unknown project", dir: elsewhere, args: []string{"--home", home, "--project", "nothing-of-that-name"}},
+		{name: "unknown project", dir: elsewhere, args: []string{"--home", home, "--project", "nothing-of-that-name"}, code: 2},
 		{name: "hook claude-code", dir: elsewhere, stdin: payload("/home/dev/src/recipes"), args: []string{"--home", home, "--agent", "claude-code"}, direct: true, shows: "scale.py", hides: "nginx"},
 		{name: "hook codex", dir: elsewhere, stdin: payload("/home/deploy/ops"), args: []string{"--home", home, "--agent", "codex"}, direct: true, shows: "logrotate", hides: "scale.py"},
 		{name: "hook, home from the environment", dir: elsewhere, stdin: payload("/home/dev/src/recipes"), env: []string{"MEMCTL_HOME=" + home}, args: []string{"--agent", "codex"}, direct: true, shows: "scale.py"},
@@ -178,18 +186,23 @@ func TestSameOutputAsMemctlSummary(t *testing.T) {
 		{name: "team folder raw", dir: sub, args: []string{"--home", home, "--raw"}, direct: true},
 		{name: "team folder hook", dir: elsewhere, stdin: payload(sub), args: []string{"--home", home, "--agent", "claude-code"}, direct: true, shows: "make itest", hides: "make other"},
 		{name: "team folder, empty home", dir: repo, args: []string{"--home", empty}, direct: true},
+		{name: "config error, hook", dir: elsewhere, stdin: payload(elsewhere), args: []string{"--home", badConfig, "--agent", "claude-code"}, code: 2},
+		{name: "bad redaction pattern, hook", dir: elsewhere, stdin: payload(elsewhere), args: []string{"--home", badPattern, "--agent", "codex"}, code: 2},
 		{name: "help", dir: elsewhere, args: []string{"--help"}},
-		{name: "unknown flag", dir: elsewhere, args: []string{"--home", home, "--frobnicate"}},
-		{name: "bad agent", dir: elsewhere, args: []string{"--home", home, "--agent", "vim"}},
-		{name: "bad max tokens", dir: elsewhere, args: []string{"--home", home, "--max-tokens", "-1"}},
-		{name: "quiet and verbose", dir: elsewhere, args: []string{"--home", home, "-q", "-v", "--all-projects"}},
-		{name: "bad MEMCTL_NOW", dir: elsewhere, env: []string{"MEMCTL_NOW=yesterday"}, args: []string{"--home", home, "--all-projects"}},
+		{name: "unknown flag", dir: elsewhere, args: []string{"--home", home, "--frobnicate"}, code: 2},
+		{name: "bad agent", dir: elsewhere, args: []string{"--home", home, "--agent", "vim"}, code: 2},
+		{name: "bad max tokens", dir: elsewhere, args: []string{"--home", home, "--max-tokens", "-1"}, code: 2},
+		{name: "quiet and verbose", dir: elsewhere, args: []string{"--home", home, "-q", "-v", "--all-projects"}, code: 2},
+		{name: "bad MEMCTL_NOW", dir: elsewhere, env: []string{"MEMCTL_NOW=yesterday"}, args: []string{"--home", home, "--all-projects"}, code: 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env := append(append([]string{}, env...), c.env...)
 			want := run(t, memctlBin, c.dir, c.stdin, env, append([]string{"summary"}, c.args...)...)
 			got := run(t, leanBin, c.dir, c.stdin, env, c.args...)
+			if want.code != c.code {
+				t.Errorf("memctl summary %q: exit %d, want %d\n%s", c.args, want.code, c.code, want.stderr)
+			}
 			if !strings.Contains(want.stdout, c.shows) || c.hides != "" && strings.Contains(want.stdout, c.hides) {
 				t.Errorf("memctl summary %q should show %q and not %q:\n%s", c.args, c.shows, c.hides, want.stdout)
 			}

@@ -78,10 +78,7 @@ it and consolidate again.`,
 			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runApprove(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runApprove)
 		},
 	}
 	c.Flags().BoolVar(&opts.All, "all", false, "let in every held item and land every pending generation")
@@ -118,13 +115,7 @@ func runApprove(ctx context.Context, opts *ApproveOptions) error {
 		}
 		items = nil
 	}
-	versions := cfg.Versions()
-	if opts.ID != 0 {
-		versions = []memversion.Version{cfg.Memories.Version}
-	}
-	if len(opts.Held) > 0 && opts.ID == 0 && !opts.All {
-		versions = nil // held items only
-	}
+	versions := reviewedVersions(cfg, opts.ID, opts.Held, opts.All)
 	for _, version := range versions {
 		res, ok, err := approveVersion(ctx, opts, cfg, version)
 		if err != nil {
@@ -213,6 +204,20 @@ func approvable(items []heldJSON) (now, later []heldJSON) {
 		}
 	}
 	return now, later
+}
+
+// reviewedVersions are the memory versions whose pending generation
+// approve or reject answers: the configured one for a generation number
+// id, none when only held items are named, every generated version
+// otherwise.
+func reviewedVersions(cfg *config.Config, id int64, held []string, all bool) []memversion.Version {
+	switch {
+	case id != 0:
+		return []memversion.Version{cfg.Memories.Version}
+	case len(held) > 0 && !all:
+		return nil // held items only
+	}
+	return cfg.Versions()
 }
 
 // reviewArgs reads approve's and reject's arguments: at most one

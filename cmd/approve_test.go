@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -29,16 +28,7 @@ func TestNewApproveCmd(t *testing.T) {
 			var got *ApproveOptions
 			err := execCmd(t, f, newApproveCmd(f, func(_ context.Context, o *ApproveOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -72,11 +62,7 @@ func TestRunApprove(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f := generationsFactory(t, ios, true)
 			if tt.settle {
-				st, _ := f.OpenStore(context.Background(), "v1")
-				if err := st.RejectGeneration(context.Background(), 1); err != nil {
-					t.Fatal(err)
-				}
-				st.Close()
+				rejectPending(t, f)
 			}
 			root, _ := f.MemoryRoot("v1")
 			opts := tt.opts
@@ -89,16 +75,7 @@ func TestRunApprove(t *testing.T) {
 				}
 				return
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 			_, serr := os.Stat(filepath.Join(root, "MEMORY.md"))
 			if landed := serr == nil; landed == tt.settle {
 				t.Errorf("MEMORY.md exists: %v", landed)

@@ -18,16 +18,13 @@ import (
 // The patterns of cobra's messages, compiled on first use: most runs
 // never print a usage error.
 var (
-	reNoArgs   = lazyRegexp(`^unknown command "(.*)" for "`)
-	reExact    = lazyRegexp(`^accepts (\d+) arg\(s\), received (\d+)$`)
-	reAtLeast  = lazyRegexp(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
-	reAtMost   = lazyRegexp(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
-	reInvalid  = lazyRegexp(`^invalid argument "(.*)" for "`)
-	reFlagWord = lazyRegexp(`^--?[A-Za-z]`)
+	reNoArgs   = lazyre.New(`^unknown command "(.*)" for "`)
+	reExact    = lazyre.New(`^accepts (\d+) arg\(s\), received (\d+)$`)
+	reAtLeast  = lazyre.New(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
+	reAtMost   = lazyre.New(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
+	reInvalid  = lazyre.New(`^invalid argument "(.*)" for "`)
+	reFlagWord = lazyre.New(`^--?[A-Za-z]`)
 )
-
-// lazyRegexp compiles an expression on first use (lazyre.New).
-var lazyRegexp = lazyre.New
 
 // argError rewrites cobra's message about c's positional arguments.
 func argError(c *cobra.Command, args []string, err error) error {

@@ -91,11 +91,7 @@ A turn reported twice (same session and turn id) is counted once.`,
 			}
 			err := checkCite(opts)
 			if err == nil {
-				if runF != nil {
-					err = runF(c.Context(), opts)
-				} else {
-					err = runCite(c.Context(), opts)
-				}
+				err = runOrHook(c.Context(), opts, runF, runCite)
 			}
 			if err != nil && opts.Hook != "" {
 				return &hookError{err: err}
@@ -194,11 +190,7 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 	res := citeResult{Visible: visible.String(), Entries: nonNilSlice(cites.Entries), RolloutIDs: nonNilSlice(cites.RolloutIDs), Cited: cited,
 		UnknownIDs: []string{}}
 	if (len(threadIDs) > 0 || len(notes) > 0) && !opts.DryRun {
-		cfg, err := opts.Config()
-		if err != nil {
-			return err
-		}
-		st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+		_, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 		if err != nil {
 			return err
 		}
@@ -210,7 +202,7 @@ func runCite(ctx context.Context, opts *CiteOptions) error {
 		n, dup, err := st.RecordTurnUsage(ctx, turnKey, threadIDs)
 		if err == nil && !dup {
 			// A note's uses rank it when more notes exist than the summary
-			// holds (consolidate.MaxSummaryNotes).
+			// holds (memmodel.MaxSummaryNotes).
 			err = st.RecordNoteUses(ctx, notes)
 		}
 		st.Close()

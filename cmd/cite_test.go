@@ -93,16 +93,7 @@ func TestRunCite(t *testing.T) {
 			if err := runCite(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 			if got := usageCount(t, f, "thread-a"); got != tt.wantUses {
 				t.Errorf("usage count %d, want %d", got, tt.wantUses)
 			}

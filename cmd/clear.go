@@ -45,10 +45,7 @@ On a terminal it asks first; in a script it needs --yes.`,
   $ memctl clear --yes --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runClear(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runClear)
 		},
 	}
 	c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,13 +25,7 @@ func TestNewClearCmd(t *testing.T) {
 			var got *ClearOptions
 			err := execCmd(t, f, newClearCmd(f, func(_ context.Context, o *ClearOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

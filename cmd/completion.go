@@ -34,10 +34,7 @@ func newCompletionCmd(f *Factory, runF func(context.Context, *CompletionOptions)
 		Example:   `  $ memctl completion bash > /etc/bash_completion.d/memctl`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Shell, opts.root = args[0], c.Root()
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runCompletion(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runCompletion)
 		},
 	}
 }

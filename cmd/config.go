@@ -60,10 +60,7 @@ func newConfigInitCmd(f *Factory, runF func(context.Context, *ConfigInitOptions)
   $ memctl config init --force   # overwrite an existing file`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runConfigInit(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runConfigInit)
 		},
 	}
 	c.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing config file")
@@ -135,10 +132,7 @@ func newConfigShowCmd(f *Factory, runF func(context.Context, *ConfigShowOptions)
   $ MEMCTL_MEMORIES_VERSION=v2 memctl config show --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runConfigShow(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runConfigShow)
 		},
 	}
 }
@@ -248,10 +242,7 @@ func newConfigPathCmd(f *Factory, runF func(context.Context, *ConfigPathOptions)
 		Example: `  $ memctl config path`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runConfigPath(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runConfigPath)
 		},
 	}
 }

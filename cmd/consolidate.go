@@ -106,10 +106,7 @@ provider is configured, else heuristic).`,
   $ memctl consolidate --dry-run --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runConsolidate(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runConsolidate)
 		},
 	}
 	opts.bind(c, true)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -34,16 +33,7 @@ func TestNewConsolidateCmd(t *testing.T) {
 			var got *ConsolidateOptions
 			err := execCmd(t, f, newConsolidateCmd(f, func(_ context.Context, o *ConsolidateOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if code := exitCode(err); code != ExitUsage {
-					t.Errorf("exit code %d, want %d", code, ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

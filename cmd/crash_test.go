@@ -475,13 +475,13 @@ func tail(s string, n int) string {
 	return s
 }
 
-// TestConsolidationClearsCrashLeftovers plants what a process killed
-// inside WriteFileAtomic leaves behind (a .memctl-tmp-* file next to its
-// target) and checks that the next consolidation neither feeds it to the
-// consolidator as a change nor keeps it.
-func TestConsolidationClearsCrashLeftovers(t *testing.T) {
+// ranHome is a home after one `memctl run --all` (the heuristic
+// provider) over two JSON Lines threads, and the environment of a memctl
+// process that uses it.
+func ranHome(t *testing.T) (home string, env []string) {
+	t.Helper()
 	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
+	home = filepath.Join(dir, "home")
 	src := filepath.Join(dir, "transcripts")
 	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
 	cfgPath := filepath.Join(dir, "config.toml")
@@ -489,10 +489,19 @@ func TestConsolidationClearsCrashLeftovers(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
+	env = []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
 	if b, err := cliProcess(env, "run", "--all").CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, b)
 	}
+	return home, env
+}
+
+// TestConsolidationClearsCrashLeftovers plants what a process killed
+// inside WriteFileAtomic leaves behind (a .memctl-tmp-* file next to its
+// target) and checks that the next consolidation neither feeds it to the
+// consolidator as a change nor keeps it.
+func TestConsolidationClearsCrashLeftovers(t *testing.T) {
+	home, env := ranHome(t)
 	root := filepath.Join(home, "memories")
 	leftovers := []string{
 		filepath.Join(root, ".memctl-tmp-1234567"),
@@ -599,19 +608,7 @@ func TestKilledConsolidationLeavesNoDanglingPointers(t *testing.T) {
 // removed them. Every command that writes the memory folder clears a dead
 // writer's temporary files when it starts, even when it then skips.
 func TestWritingCommandsClearADeadWritersTempFiles(t *testing.T) {
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	src := filepath.Join(dir, "transcripts")
-	writeJSONLThreads(t, src, 2, time.Now().Add(-24*time.Hour))
-	cfgPath := filepath.Join(dir, "config.toml")
-	cfg := fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"jsonl\"\npath = %q\n", src)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
-	if b, err := cliProcess(env, "run", "--all").CombinedOutput(); err != nil {
-		t.Fatalf("run: %v\n%s", err, b)
-	}
+	home, env := ranHome(t)
 	root := filepath.Join(home, "memories")
 	dead := exec.Command("/bin/sh", "-c", "exit 0")
 	if err := dead.Run(); err != nil {

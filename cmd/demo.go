@@ -58,10 +58,7 @@ always kept.`,
   $ memctl demo --dir /tmp/try  # use this folder (must be empty or missing)`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runDemo(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runDemo)
 		},
 	}
 	c.Flags().StringVar(&opts.Dir, "dir", "", "work in this `DIR` instead of a new temporary folder")

@@ -99,25 +99,18 @@ EXIT STATUS
   $ memctl doctor --json | jq '.findings[] | select(.severity == "warning") | .fix'`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runDoctor(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runDoctor)
 		},
 	}
 	return c
 }
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
-	cfg, err := opts.Config()
+	cfg, root, err := configAndRoot(opts.Config, opts.MemoryRoot)
 	if err != nil {
 		return err
 	}
 	version := cfg.Memories.Version
-	root, err := opts.MemoryRoot(version)
-	if err != nil {
-		return err
-	}
 	home, err := opts.Home()
 	if err != nil {
 		return err

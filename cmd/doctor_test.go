@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,16 +30,7 @@ func TestNewDoctorCmd(t *testing.T) {
 			var got *DoctorOptions
 			err := execCmd(t, f, newDoctorCmd(f, func(_ context.Context, o *DoctorOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

@@ -100,10 +100,7 @@ EXIT STATUS
 			if _, err := parseSources(opts.Source, opts.Getenv); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runEval(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runEval)
 		},
 	}
 	fl := c.Flags()
@@ -137,11 +134,7 @@ func parseSources(vals []string, getenv func(string) string) ([]sessions.Source,
 }
 
 func runEval(ctx context.Context, opts *EvalOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	_, home, err := configAndQuietHome(opts.Config, opts.Pipeline)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -30,16 +29,7 @@ func TestNewEvalCmd(t *testing.T) {
 			f := newTestFactory(t, ios.IOStreams, nil)
 			var got *EvalOptions
 			err := execCmd(t, f, newEvalCmd(f, func(_ context.Context, o *EvalOptions) error { got = o; return nil }), nil, tt.argv...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

@@ -109,10 +109,7 @@ EXIT STATUS
 			if opts.To == "" && opts.JSON && opts.Output == "" {
 				return FlagErrorf("--json needs --output: without it the bundle itself goes to stdout")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runExport(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runExport)
 		},
 	}
 	c.Flags().StringVar(&opts.Project, "project", "", "export one project: a `PATH`, a project key or name (default: every project)")
@@ -123,11 +120,7 @@ EXIT STATUS
 }
 
 func runExport(ctx context.Context, opts *ExportOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	root, err := opts.MemoryRoot(cfg.Memories.Version)
+	cfg, root, err := configAndRoot(opts.Config, opts.MemoryRoot)
 	if err != nil {
 		return err
 	}

@@ -141,10 +141,7 @@ EXIT STATUS
 			if err := opts.check(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runExtract(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runExtract)
 		},
 	}
 	opts.bind(c)
@@ -161,13 +158,10 @@ func runExtract(ctx context.Context, opts *ExtractOptions) error {
 	if err := opts.apply(cfg); err != nil {
 		return err
 	}
-	rep := newStageReporter(opts.IO, opts.JSON)
-	home, err := opts.Pipeline(cfg, rep)
+	home, rep, err := sessionReadingHome(opts.IO, opts.JSON, cfg, opts.Pipeline)
 	if err != nil {
 		return err
 	}
-	rep.home = home
-	debugNoSources(opts.IO, home.Sources())
 	res, scanned, err := home.Extract(ctx, opts.request())
 	if err != nil {
 		return extractError(err)

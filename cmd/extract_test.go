@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -38,16 +37,7 @@ func TestNewExtractCmd(t *testing.T) {
 			var got *ExtractOptions
 			err := execCmd(t, f, newExtractCmd(f, func(_ context.Context, o *ExtractOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if code := exitCode(err); code != ExitUsage {
-					t.Errorf("exit code %d, want %d", code, ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

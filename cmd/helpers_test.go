@@ -44,6 +44,22 @@ func newTestIO(tty bool) *testStreams {
 	return &testStreams{IOStreams: ios, in: in, out: out, errOut: errOut}
 }
 
+// wantOutput checks what a command printed: stdout (compacted first when
+// it is a --json document) and stderr, each whole.
+func (s *testStreams) wantOutput(t *testing.T, json bool, wantOut, wantErrOut string) {
+	t.Helper()
+	out := s.out.String()
+	if json {
+		out = compactJSON(t, out)
+	}
+	if out != wantOut {
+		t.Errorf("stdout:\n%q\nwant:\n%q", out, wantOut)
+	}
+	if got := s.errOut.String(); got != wantErrOut {
+		t.Errorf("stderr:\n%q\nwant:\n%q", got, wantErrOut)
+	}
+}
+
 // newTestFactory is a Factory over a temporary home, a fixed clock and
 // an environment of env only (no HOME, no keys, no MEMCTL_* of the
 // machine running the tests).
@@ -155,6 +171,23 @@ func wantError(t *testing.T, err error, want string) {
 		t.Fatalf("no error, want %q", want)
 	case want != "" && !strings.Contains(err.Error(), want):
 		t.Fatalf("error %q, want it to contain %q", err, want)
+	}
+}
+
+// wantParsed checks what a command made of its flags and arguments: the
+// usage error (exit 2) containing wantErr, or, when wantErr is "", the
+// options want (flag values only).
+func wantParsed[T any](t *testing.T, err error, wantErr string, got *T, want T) {
+	t.Helper()
+	wantError(t, err, wantErr)
+	if wantErr != "" {
+		if code := exitCode(err); code != ExitUsage {
+			t.Errorf("exit code %d, want %d", code, ExitUsage)
+		}
+		return
+	}
+	if g := flagValues(got); !reflect.DeepEqual(g, want) {
+		t.Errorf("options %+v, want %+v", g, want)
 	}
 }
 

@@ -59,10 +59,7 @@ See docs/history.md.`,
 			if opts.Limit < 0 {
 				return FlagErrorf("--limit must not be negative, got %d", opts.Limit)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runHistory(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runHistory)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 0, "list at most `N` generations (0: all kept)")
@@ -71,11 +68,7 @@ See docs/history.md.`,
 }
 
 func runHistory(ctx context.Context, opts *HistoryOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	cfg, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 	if err != nil {
 		return err
 	}
@@ -211,10 +204,7 @@ git-style diff of every changed file. --stat prints the status lines alone;
 			if opts.Stat && opts.Input {
 				return FlagErrorf("--stat and --input cannot be used together")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runHistoryShow(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runHistoryShow)
 		},
 	}
 	c.Flags().BoolVar(&opts.Stat, "stat", false, "print the changed paths without their diffs")
@@ -223,16 +213,12 @@ git-style diff of every changed file. --stat prints the status lines alone;
 }
 
 func runHistoryShow(ctx context.Context, opts *HistoryShowOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	version := cfg.Memories.Version
-	st, err := opts.OpenStore(ctx, version)
+	cfg, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	version := cfg.Memories.Version
 	g, err := lookupGeneration(ctx, st, version, opts.ID)
 	if err != nil {
 		return err

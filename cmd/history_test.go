@@ -2,13 +2,26 @@ package cmd
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memctl/memctl/internal/store"
 )
+
+// rejectPending rejects generation 1, which generationsFactory with review
+// leaves pending, so that nothing waits for review.
+func rejectPending(t *testing.T, f *Factory) {
+	t.Helper()
+	st, err := f.OpenStore(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.RejectGeneration(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // generationsFactory is a home with two consolidations: generation 1 from
 // thread-a and thread-b, generation 2 after thread-a's memory was edited.
@@ -67,16 +80,7 @@ func TestNewHistoryCmd(t *testing.T) {
 			var got *HistoryOptions
 			err := execCmd(t, f, newHistoryCmd(f, func(_ context.Context, o *HistoryOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -102,16 +106,7 @@ func TestNewHistoryShowCmd(t *testing.T) {
 			var got *HistoryShowOptions
 			err := execCmd(t, f, newHistoryShowCmd(f, func(_ context.Context, o *HistoryShowOptions) error { got = o; return nil }),
 				[]string{"history"}, strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit code %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -156,16 +151,7 @@ func TestRunHistory(t *testing.T) {
 			if err := runHistory(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

@@ -63,10 +63,7 @@ A bundle written by a newer memctl (a higher schema) is refused whole.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON = f.JSON
 			opts.File = args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runImport(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runImport)
 		},
 	}
 	return c
@@ -97,13 +94,8 @@ func runImport(ctx context.Context, opts *ImportOptions) error {
 	}
 	out := importJSON{File: opts.File, Records: len(recs), Versions: map[memversion.Version]bundle.ImportResult{}}
 	for _, v := range cfg.Versions() {
-		st, err := opts.OpenStore(ctx, v)
+		st, root, err := openVersion(ctx, v, opts.OpenStore, opts.MemoryRoot)
 		if err != nil {
-			return err
-		}
-		root, err := opts.MemoryRoot(v)
-		if err != nil {
-			st.Close()
 			return err
 		}
 		res, err := bundle.Import(ctx, st, root, recs, source, intake(origin.Origin{Kind: origin.Import, Detail: source}, red, root))

@@ -57,10 +57,7 @@ symbolic links are refused. Every text returned goes through the redactor.`,
 		Example: `  $ memctl mcp
   # Claude Code (.mcp.json): {"mcpServers": {"memctl": {"command": "memctl", "args": ["mcp"]}}}`,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runMCP(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runMCP)
 		},
 	}
 	c.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "do not offer add_ad_hoc_note")

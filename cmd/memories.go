@@ -160,6 +160,16 @@ func resolveMemory(ctx context.Context, st *store.Store, version memversion.Vers
 	return full, err
 }
 
+// lookupMemory is the stored memory an id or prefix names, with
+// resolveMemory's messages.
+func lookupMemory(ctx context.Context, st *store.Store, version memversion.Version, id string) (store.Memory, error) {
+	full, err := resolveMemory(ctx, st, version, id)
+	if err != nil {
+		return store.Memory{}, err
+	}
+	return st.Memory(ctx, full)
+}
+
 // notFoundError is a lookup that found nothing, said in the command's
 // words; it matches store.ErrNotFound.
 type notFoundError struct{ msg string }
@@ -197,10 +207,7 @@ and selected by the last consolidation.`,
 			if opts.Limit < 0 {
 				return FlagErrorf("--limit must not be negative, got %d", opts.Limit)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runMemoriesList(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runMemoriesList)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 0, "list at most `N` memories (0: all)")
@@ -210,11 +217,7 @@ and selected by the last consolidation.`,
 }
 
 func runMemoriesList(ctx context.Context, opts *MemoriesListOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	_, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 	if err != nil {
 		return err
 	}
@@ -260,30 +263,19 @@ func newMemoriesShowCmd(f *Factory, runF func(context.Context, *MemoriesShowOpti
   $ memctl memories show 019e1625 --json | jq -r .raw_memory`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runMemoriesShow(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runMemoriesShow)
 		},
 	}
 }
 
 func runMemoriesShow(ctx context.Context, opts *MemoriesShowOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	version := cfg.Memories.Version
-	st, err := opts.OpenStore(ctx, version)
+	cfg, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	id, err := resolveMemory(ctx, st, version, opts.ID)
-	if err != nil {
-		return err
-	}
-	m, err := st.Memory(ctx, id)
+	version := cfg.Memories.Version
+	m, err := lookupMemory(ctx, st, version, opts.ID)
 	if err != nil {
 		return err
 	}
@@ -350,10 +342,7 @@ consolidation may run inside the six-hour cooldown to take it in.`,
 	}
 	c.RunE = func(c *cobra.Command, args []string) error {
 		opts.JSON, opts.ID = f.JSON, args[0]
-		if runF != nil {
-			return runF(c.Context(), opts)
-		}
-		return runMemoriesPin(c.Context(), opts)
+		return runOrHook(c.Context(), opts, runF, runMemoriesPin)
 	}
 	return c
 }
@@ -469,10 +458,7 @@ all); every id is checked before any memory is forgotten.`,
   $ memctl memories forget 019e1625 019e2fa0 019e33c1`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.IDs = f.JSON, args
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runMemoriesForget(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runMemoriesForget)
 		},
 	}
 }
@@ -609,10 +595,7 @@ write, as from everything memctl stores.`,
   $ memctl memories edit 019e1625 --from fixed.md`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runMemoriesEdit(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runMemoriesEdit)
 		},
 	}
 	c.Flags().BoolVar(&opts.Summary, "summary", false, "edit the rollout summary instead of the raw memory")
@@ -635,14 +618,11 @@ func runMemoriesEdit(ctx context.Context, opts *MemoriesEditOptions) error {
 		return err
 	}
 	defer st.Close()
-	id, err := resolveMemory(ctx, st, version, opts.ID)
+	m, err := lookupMemory(ctx, st, version, opts.ID)
 	if err != nil {
 		return err
 	}
-	m, err := st.Memory(ctx, id)
-	if err != nil {
-		return err
-	}
+	id := m.ThreadID
 	field, old := "raw_memory", m.RawMemory
 	if opts.Summary || version == memversion.V2 {
 		field, old = "rollout_summary", m.RolloutSummary

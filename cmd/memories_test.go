@@ -356,16 +356,7 @@ func TestRunMemoriesEdit(t *testing.T) {
 			if err != nil {
 				return
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/memctl/memctl/internal/bundle"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memfs"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/store"
@@ -69,7 +69,7 @@ func newNotePinCmd(f *Factory, runF func(context.Context, *NotePinOptions) error
 used (memctl cite counts a citation of a note's file), then the last used,
 then the newest; MEMORY.md lists every note. Pin keeps a note among them. NAME
 is the note's file name under extensions/ad_hoc/notes/, or a part of it that
-names one note (its slug). The next consolidation takes it in, cooldown or not.`, consolidate.MaxSummaryNotes),
+names one note (its slug). The next consolidation takes it in, cooldown or not.`, memmodel.MaxSummaryNotes),
 		Args:    cobra.ExactArgs(1),
 		Example: `  $ memctl note pin prefer-pnpm`,
 	}
@@ -81,10 +81,7 @@ names one note (its slug). The next consolidation takes it in, cooldown or not.`
 	}
 	c.RunE = func(c *cobra.Command, args []string) error {
 		opts.JSON, opts.Name = f.JSON, args[0]
-		if runF != nil {
-			return runF(c.Context(), opts)
-		}
-		return runNotePin(c.Context(), opts)
+		return runOrHook(c.Context(), opts, runF, runNotePin)
 	}
 	return c
 }
@@ -221,10 +218,7 @@ project; --personal makes it hold in every project.`,
 			if opts.Personal && c.Flags().Changed("project") {
 				return FlagErrorf("--project and --personal cannot be used together")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runNoteAdd(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runNoteAdd)
 		},
 	}
 	c.Flags().StringVar(&opts.Slug, "slug", "", "short name of the note: a-z, 0-9 and '-' (default: made of its first words)")
@@ -240,24 +234,11 @@ func noteProject(ctx context.Context, opts *NoteAddOptions, cfg *config.Config, 
 		return "", nil
 	}
 	r := project.NewResolver(cfg.ProjectOverrides())
-	arg := strings.TrimSpace(opts.Project)
-	if folder, ok := project.FolderArg(arg); ok {
-		arg = folder
-	}
-	if arg == "" {
-		getwd := opts.Getwd
-		if getwd == nil {
-			getwd = os.Getwd
-		}
-		wd, err := getwd()
-		if err != nil || !r.InRepository(wd) {
-			// Such a note holds in every project: say so.
-			opts.IO.Infof("memctl: the working directory is in no repository, so the note holds in every project (the personal layer); --project names one")
-			return "", nil
-		}
-		if arg, err = filepath.Abs(wd); err != nil {
-			return "", err
-		}
+	arg, fromWd, err := projectArgOrWorkingDir(opts.Project, opts.Getwd)
+	if fromWd && (err != nil || !r.InRepository(arg)) {
+		// Such a note holds in every project: say so.
+		opts.IO.Infof("memctl: the working directory is in no repository, so the note holds in every project (the personal layer); --project names one")
+		return "", nil
 	}
 	// The store knows every project status lists; the index only what the
 	// folder's generation holds (after a rollback to a generation from

@@ -55,21 +55,14 @@ first line.`,
   $ memctl note list --json | jq -r '.[].name'`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runNoteList(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runNoteList)
 		},
 	}
 	return c
 }
 
 func runNoteList(_ context.Context, opts *NoteListOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	root, err := opts.MemoryRoot(cfg.Memories.Version)
+	_, root, err := configAndRoot(opts.Config, opts.MemoryRoot)
 	if err != nil {
 		return err
 	}
@@ -116,21 +109,14 @@ Only this machine's copy goes: a note synced to other machines stays there.`,
 		Example: `  $ memctl note rm prefer-pnpm`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.Name = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runNoteRm(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runNoteRm)
 		},
 	}
 	return c
 }
 
 func runNoteRm(ctx context.Context, opts *NoteListOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	root, err := opts.MemoryRoot(cfg.Memories.Version)
+	cfg, root, err := configAndRoot(opts.Config, opts.MemoryRoot)
 	if err != nil {
 		return err
 	}

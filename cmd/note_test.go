@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 )
 
@@ -26,16 +25,7 @@ func TestNewNoteAddCmd(t *testing.T) {
 			f := newTestFactory(t, ios.IOStreams, nil)
 			var got *NoteAddOptions
 			err := execCmd(t, f, newNoteAddCmd(f, func(_ context.Context, o *NoteAddOptions) error { got = o; return nil }), []string{"note"}, tt.argv...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

@@ -117,22 +117,9 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 	if err != nil {
 		return scopeResult{}, err
 	}
-	arg := strings.TrimSpace(s.Project)
-	if folder, ok := project.FolderArg(arg); ok {
-		arg = folder
-	}
-	if arg == "" {
-		getwd := s.Getwd
-		if getwd == nil {
-			getwd = os.Getwd
-		}
-		wd, err := getwd()
-		if err != nil {
-			return scopeResult{Fallback: true}, nil
-		}
-		if arg, err = filepath.Abs(wd); err != nil {
-			arg = wd
-		}
+	arg, _, err := projectArgOrWorkingDir(s.Project, s.Getwd)
+	if err != nil { // no working directory: every project
+		return scopeResult{Fallback: true}, nil
 	}
 	r, err := project.Resolve(arg, ix, known, cfg.ProjectOverrides())
 	switch {
@@ -158,4 +145,29 @@ func (s *ProjectScope) resolve(ctx context.Context, cfg *config.Config, st *stor
 		hint = "projects in memory: " + strings.Join(names, ", ") + " (`memctl status` lists them all); or give a folder or a key"
 	}
 	return scopeResult{}, withHint(FlagErrorf("--project: no project %q", s.Project), hint)
+}
+
+// projectArgOrWorkingDir is the folder, key or name a --project value
+// gives (a folder argument unwrapped) or, when the value is empty, the
+// working directory as an absolute path; fromWd tells the second, and err
+// is only getwd's.
+func projectArgOrWorkingDir(value string, getwd func() (string, error)) (arg string, fromWd bool, err error) {
+	arg = strings.TrimSpace(value)
+	if folder, ok := project.FolderArg(arg); ok {
+		arg = folder
+	}
+	if arg != "" {
+		return arg, false, nil
+	}
+	if getwd == nil {
+		getwd = os.Getwd
+	}
+	wd, err := getwd()
+	if err != nil {
+		return "", true, err
+	}
+	if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
+	return wd, true, nil
 }

@@ -41,10 +41,7 @@ again only when its transcript changes.`,
 			if err := checkRange("max-unused-days", "memories.max_unused_days", opts.MaxUnusedDays); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runPrune(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runPrune)
 		},
 	}
 	fl := c.Flags()

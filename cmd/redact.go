@@ -35,10 +35,7 @@ from the config. Each secret becomes [REDACTED_SECRET].`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runRedact(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runRedact)
 		},
 	}
 }

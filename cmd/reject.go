@@ -74,10 +74,7 @@ with N, only that generation of the configured version. Nothing pending exits 0.
 			if opts.ID, opts.Held, err = reviewArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runReject(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runReject)
 		},
 	}
 	c.Flags().BoolVar(&opts.All, "all", false, "drop every held item and reject every pending generation")
@@ -106,14 +103,7 @@ func runReject(ctx context.Context, opts *RejectOptions) error {
 			return err
 		}
 	}
-	versions := cfg.Versions()
-	if opts.ID != 0 {
-		versions = []memversion.Version{cfg.Memories.Version}
-	}
-	if len(opts.Held) > 0 && opts.ID == 0 && !opts.All {
-		versions = nil // held items only
-	}
-	for _, version := range versions {
+	for _, version := range reviewedVersions(cfg, opts.ID, opts.Held, opts.All) {
 		id, err := rejectVersion(ctx, opts, version)
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -27,13 +26,7 @@ func TestNewRejectCmd(t *testing.T) {
 			var got *RejectOptions
 			err := execCmd(t, f, newRejectCmd(f, func(_ context.Context, o *RejectOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -76,16 +69,7 @@ func TestRunReject(t *testing.T) {
 			if err != nil {
 				return
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

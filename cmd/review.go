@@ -80,10 +80,7 @@ generated version is shown. See docs/history.md.`,
   $ memctl reject note-8faec3e0a398`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runReview(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runReview)
 		},
 	}
 	c.Flags().BoolVar(&opts.Stat, "stat", false, "print the changed paths without their diffs")

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -24,13 +23,7 @@ func TestNewReviewCmd(t *testing.T) {
 			var got *ReviewOptions
 			err := execCmd(t, f, newReviewCmd(f, func(_ context.Context, o *ReviewOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -62,27 +55,14 @@ func TestRunReview(t *testing.T) {
 			ios := newTestIO(tt.tty)
 			f := generationsFactory(t, ios, true)
 			if tt.settle {
-				st, _ := f.OpenStore(context.Background(), "v1")
-				if err := st.RejectGeneration(context.Background(), 1); err != nil {
-					t.Fatal(err)
-				}
-				st.Close()
+				rejectPending(t, f)
 			}
 			opts := tt.opts
 			opts.IO, opts.Config, opts.OpenStore, opts.Now, opts.MemoryRoot = ios.IOStreams, f.Config, f.OpenStore, f.Now, f.MemoryRoot
 			if err := runReview(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

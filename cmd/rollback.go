@@ -61,10 +61,7 @@ It works on the configured memory version (--memory-version picks the other).`,
 				return err
 			}
 			opts.JSON, opts.ID = f.JSON, id
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runRollback(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runRollback)
 		},
 	}
 	c.Flags().BoolVar(&opts.Force, "force", false, "restore a generation built from memories forgotten since")
@@ -72,15 +69,11 @@ It works on the configured memory version (--memory-version picks the other).`,
 }
 
 func runRollback(ctx context.Context, opts *RollbackOptions) error {
-	cfg, err := opts.Config()
+	cfg, root, err := configAndRoot(opts.Config, opts.MemoryRoot)
 	if err != nil {
 		return err
 	}
 	version := cfg.Memories.Version
-	root, err := opts.MemoryRoot(version)
-	if err != nil {
-		return err
-	}
 	st, err := opts.OpenStore(ctx, version)
 	if err != nil {
 		return err

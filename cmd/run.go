@@ -65,10 +65,7 @@ EXIT STATUS
 			if err := opts.Extract.check(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runRun(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runRun)
 		},
 	}
 	opts.Extract.bind(c)
@@ -95,13 +92,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 	}
-	rep := newStageReporter(opts.IO, opts.JSON)
-	home, err := opts.Pipeline(cfg, rep)
+	home, rep, err := sessionReadingHome(opts.IO, opts.JSON, cfg, opts.Pipeline)
 	if err != nil {
 		return err
 	}
-	rep.home, rep.run = home, true
-	debugNoSources(opts.IO, home.Sources())
+	rep.run = true // show each version's prune and extraction as it ends
 	runs, stageErr := home.Run(ctx, pipeline.RunRequest{Extract: opts.Extract.request(),
 		Consolidate: pipeline.ConsolidateRequest{Force: opts.Consolidate.Force, Describe: !opts.JSON}})
 	stageErr = extractError(stageErr)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -39,16 +38,7 @@ func TestNewRunCmd(t *testing.T) {
 			var got *RunOptions
 			err := execCmd(t, f, newRunCmd(f, func(_ context.Context, o *RunOptions) error { got = o; return nil }), nil,
 				strings.Fields(tt.argv)...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if code := exitCode(err); code != ExitUsage {
-					t.Errorf("exit code %d, want %d", code, ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

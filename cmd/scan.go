@@ -46,10 +46,7 @@ EXIT STATUS
   $ memctl scan --json | jq .errors`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runScan(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runScan)
 		},
 	}
 }
@@ -59,13 +56,10 @@ func runScan(ctx context.Context, opts *ScanOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := newStageReporter(opts.IO, opts.JSON)
-	home, err := opts.Pipeline(cfg, rep)
+	home, rep, err := sessionReadingHome(opts.IO, opts.JSON, cfg, opts.Pipeline)
 	if err != nil {
 		return err
 	}
-	rep.home = home
-	debugNoSources(opts.IO, home.Sources())
 	total, err := home.Scan(ctx)
 	if err != nil {
 		return err

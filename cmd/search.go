@@ -81,10 +81,7 @@ it is the raw score (higher is better).`,
 			if err := opts.Scope.check(c); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runSearch(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runSearch)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 20, "at most `N` results")
@@ -106,11 +103,9 @@ func runSearch(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	defer st.Close()
-	root := "" // without a memory folder, file hits count as shared
-	if opts.MemoryRoot != nil {
-		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
-			return err
-		}
+	root, err := optionalRoot(opts.MemoryRoot, cfg.Memories.Version) // without a memory folder, file hits count as shared
+	if err != nil {
+		return err
 	}
 	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {

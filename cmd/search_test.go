@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -24,16 +23,7 @@ func TestNewSearchCmd(t *testing.T) {
 			f := newTestFactory(t, ios.IOStreams, nil)
 			var got *SearchOptions
 			err := execCmd(t, f, newSearchCmd(f, func(_ context.Context, o *SearchOptions) error { got = o; return nil }), nil, tt.argv...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }
@@ -73,16 +63,7 @@ func TestRunSearch(t *testing.T) {
 			if err := runSearch(context.Background(), &opts); err != nil {
 				t.Fatal(err)
 			}
-			out := ios.out.String()
-			if opts.JSON {
-				out = compactJSON(t, out)
-			}
-			if out != tt.wantOut {
-				t.Errorf("stdout:\n%q\nwant:\n%q", out, tt.wantOut)
-			}
-			if got := ios.errOut.String(); got != tt.wantErrOut {
-				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantErrOut)
-			}
+			ios.wantOutput(t, opts.JSON, tt.wantOut, tt.wantErrOut)
 		})
 	}
 }

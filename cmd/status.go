@@ -167,20 +167,13 @@ that [[sources]] leaves unread.`,
   $ memctl status --json | jq .raw_memories`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runStatus(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runStatus)
 		},
 	}
 }
 
 func runStatus(ctx context.Context, opts *StatusOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	cfg, home, err := configAndQuietHome(opts.Config, opts.Pipeline)
 	if err != nil {
 		return err
 	}

@@ -114,10 +114,7 @@ EXIT STATUS
 			if opts.Branch == "" {
 				return FlagErrorf("--branch must not be empty")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runSync(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runSync)
 		},
 	}
 	c.Flags().StringVar(&opts.Remote, "remote", "", "the git `URL` or path to sync with (default: sync.remote)")
@@ -171,13 +168,8 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		}
 	}
 	for _, v := range versions {
-		st, err := opts.OpenStore(ctx, v)
+		st, root, err := openVersion(ctx, v, opts.OpenStore, opts.MemoryRoot)
 		if err != nil {
-			return err
-		}
-		root, err := opts.MemoryRoot(v)
-		if err != nil {
-			st.Close()
 			return err
 		}
 		targets = append(targets, target{version: v, st: st, root: root})

@@ -30,16 +30,7 @@ func TestNewSyncCmd(t *testing.T) {
 			writeConfig(t, f, tt.config)
 			var got *SyncOptions
 			err := execCmd(t, f, newSyncCmd(f, func(_ context.Context, o *SyncOptions) error { got = o; return nil }), nil, tt.argv...)
-			wantError(t, err, tt.wantErr)
-			if tt.wantErr != "" {
-				if exitCode(err) != ExitUsage {
-					t.Errorf("exit %d, want %d", exitCode(err), ExitUsage)
-				}
-				return
-			}
-			if g := flagValues(got); !reflect.DeepEqual(g, tt.want) {
-				t.Errorf("options %+v, want %+v", g, tt.want)
-			}
+			wantParsed(t, err, tt.wantErr, got, tt.want)
 		})
 	}
 }

@@ -115,10 +115,7 @@ EXIT STATUS
 			if opts.List && opts.Lesson != 0 {
 				return FlagErrorf("--list and --lesson cannot be used together")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runTeamPropose(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runTeamPropose)
 		},
 	}
 	c.Flags().StringVar(&opts.Repo, "repo", "", "the repository's `DIR` (default: the working directory's)")
@@ -170,14 +167,11 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	var entries []team.Entry
 	var listed []teamLessonsJSON
 	for _, arg := range opts.IDs {
-		full, err := resolveMemory(ctx, st, cfg.Memories.Version, arg)
+		m, err := lookupMemory(ctx, st, cfg.Memories.Version, arg)
 		if err != nil {
 			return err
 		}
-		m, err := st.Memory(ctx, full)
-		if err != nil {
-			return err
-		}
+		full := m.ThreadID
 		th, err := st.Thread(ctx, full)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err

@@ -106,10 +106,7 @@ working directory's project are listed (all of them when it has none);
 			if err := opts.Scope.check(c); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runThreadsList(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runThreadsList)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", 0, "list at most `N` threads (0: all)")
@@ -118,20 +115,14 @@ working directory's project are listed (all of them when it has none);
 }
 
 func runThreadsList(ctx context.Context, opts *ThreadsListOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	st, err := opts.OpenStore(ctx, cfg.Memories.Version)
+	cfg, st, err := configAndStore(ctx, opts.Config, opts.OpenStore)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	root := ""
-	if opts.MemoryRoot != nil {
-		if root, err = opts.MemoryRoot(cfg.Memories.Version); err != nil {
-			return err
-		}
+	root, err := optionalRoot(opts.MemoryRoot, cfg.Memories.Version)
+	if err != nil {
+		return err
 	}
 	scope, err := opts.Scope.resolve(ctx, cfg, st, root)
 	if err != nil {
@@ -280,20 +271,13 @@ func newThreadsShowCmd(f *Factory, runF func(context.Context, *ThreadsShowOption
   $ memctl threads show 019e1625 --json | jq .memory.rollout_summary`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runThreadsShow(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runThreadsShow)
 		},
 	}
 }
 
 func runThreadsShow(ctx context.Context, opts *ThreadsShowOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	home, err := opts.Pipeline(cfg, pipeline.Quiet{})
+	cfg, home, err := configAndQuietHome(opts.Config, opts.Pipeline)
 	if err != nil {
 		return err
 	}
@@ -397,10 +381,7 @@ into messages of at most 8,900 bytes; they are separated by a line of dashes.`,
 		Example: `  $ memctl threads input 019e1625 | less`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runThreadsInput(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runThreadsInput)
 		},
 	}
 	c.Flags().BoolVar(&opts.System, "system", false, "print the system prompt first")
@@ -471,10 +452,7 @@ func newThreadsModeCmd(f *Factory, runF func(context.Context, *ThreadsModeOption
 		Example:           fmt.Sprintf("  $ memctl threads %s 019e1625", use),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runThreadsMode(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runThreadsMode)
 		},
 	}
 }
@@ -492,10 +470,7 @@ folder and the workspace diff shows it as deleted, so the memory is forgotten.`,
 		Example: `  $ memctl threads forget 019e1625 && memctl consolidate --force`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JSON, opts.ID = f.JSON, args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runThreadsMode(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runThreadsMode)
 		},
 	}
 }

@@ -52,10 +52,7 @@ func newVersionCmd(f *Factory, runF func(context.Context, *VersionOptions) error
   $ memctl version --json`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return runVersion(c.Context(), opts)
+			return runOrHook(c.Context(), opts, runF, runVersion)
 		},
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,11 +121,7 @@ func Export(ctx context.Context, st Store, root string, opts ExportOptions) ([]R
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(forgotten))
-	for id := range forgotten {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(forgotten))
 	var projects map[string]string
 	if opts.Project != "" {
 		if projects, err = st.ProjectOfThreads(ctx, ids); err != nil {
@@ -437,11 +434,7 @@ func Outgoing(ctx context.Context, st Store, root string, log *State, machine st
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(forgotten))
-	for id := range forgotten {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(forgotten))
 	for _, id := range ids {
 		ms := log.Memories[id]
 		if states[id].Forgotten || ms != nil && ms.Forgotten {

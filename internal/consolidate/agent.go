@@ -13,8 +13,8 @@ import (
 	"github.com/memctl/memctl/internal/procgroup"
 )
 
-// ErrAgentTimeout is returned when the agent command outlives its timeout.
-var ErrAgentTimeout = errors.New("consolidation agent timed out")
+// errAgentTimeout is returned when the agent command outlives its timeout.
+var errAgentTimeout = errors.New("consolidation agent timed out")
 
 // agentWaitDelay is how long memctl waits for the agent's output pipes to
 // close after killing it, so a grandchild holding them cannot hang a run.
@@ -69,7 +69,7 @@ func (a *agentConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return model.Usage{}, fmt.Errorf("%w after %s", ErrAgentTimeout, a.timeout)
+			return model.Usage{}, fmt.Errorf("%w after %s", errAgentTimeout, a.timeout)
 		}
 		return model.Usage{}, ctx.Err()
 	}

@@ -75,11 +75,11 @@ func TestAgentConsolidatorFailures(t *testing.T) {
 		status  Status
 		errIs   error
 	}{
-		{"invalid artifacts", "printf 'v2\\n' > memory_summary.md\nrm -f MEMORY.md\n", 10 * time.Second, StatusFailedInvalid, ErrInvalidArtifacts},
-		{"symlink to outside", validAgent + "ln -s \"$OUTSIDE\" extensions/ad_hoc/leak.md\n", 10 * time.Second, StatusFailedInvalid, ErrInvalidArtifacts},
+		{"invalid artifacts", "printf 'v2\\n' > memory_summary.md\nrm -f MEMORY.md\n", 10 * time.Second, statusFailedInvalid, errInvalidArtifacts},
+		{"symlink to outside", validAgent + "ln -s \"$OUTSIDE\" extensions/ad_hoc/leak.md\n", 10 * time.Second, statusFailedInvalid, errInvalidArtifacts},
 		{"non-zero exit", "printf 'v1\\n' > memory_summary.md\nexit 3\n", 10 * time.Second, StatusFailedAgent, nil},
 		{"new skill then failure", "mkdir -p skills/new-skill/scripts\nprintf 'x' > skills/new-skill/scripts/a.sh\nexit 3\n", 10 * time.Second, StatusFailedAgent, nil},
-		{"hang", "sleep 30 &\necho $! > \"$LOG/child.pid\"\nwait\n", 300 * time.Millisecond, StatusFailedAgent, ErrAgentTimeout},
+		{"hang", "sleep 30 &\necho $! > \"$LOG/child.pid\"\nwait\n", 300 * time.Millisecond, StatusFailedAgent, errAgentTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

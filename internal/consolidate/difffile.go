@@ -8,15 +8,15 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 )
 
-// MaxDiffBytes caps the unified diff inside phase2_workspace_diff.md
+// maxDiffBytes caps the unified diff inside phase2_workspace_diff.md
 // (4 MiB, as Codex caps it).
-const MaxDiffBytes = 4 * 1024 * 1024
+const maxDiffBytes = 4 * 1024 * 1024
 
-// RenderDiffFile renders phase2_workspace_diff.md in Codex's layout: a
+// renderDiffFile renders phase2_workspace_diff.md in Codex's layout: a
 // title, a notice, the status list ("- none" when nothing changed) and, when
 // something changed, a fenced git-style unified diff capped at
-// MaxDiffBytes.
-func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
+// maxDiffBytes.
+func renderDiffFile(changes []Change, base, cur []BaselineFile) string {
 	var b strings.Builder
 	b.WriteString("# Memory Workspace Diff\n\n")
 	b.WriteString("memctl generated this file before consolidation to list what changed in the memory folder since the last good baseline; read it first and do not edit it.\n\n")
@@ -32,7 +32,7 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 	old, now := indexFiles(base), indexFiles(cur)
 	var body strings.Builder
 	for _, c := range changes {
-		if body.Len() > MaxDiffBytes {
+		if body.Len() > maxDiffBytes {
 			break // the rest would be cut anyway
 		}
 		o, hasOld := old[c.Path]
@@ -41,8 +41,8 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 	}
 	text := body.String()
 	truncated := false
-	if len(text) > MaxDiffBytes {
-		text = text[:textcut.PrefixEnd(text, MaxDiffBytes)]
+	if len(text) > maxDiffBytes {
+		text = text[:textcut.PrefixEnd(text, maxDiffBytes)]
 		truncated = true
 	}
 	b.WriteString(text)
@@ -50,7 +50,7 @@ func RenderDiffFile(changes []Change, base, cur []BaselineFile) string {
 		b.WriteString("\n")
 	}
 	if truncated {
-		fmt.Fprintf(&b, "\n[workspace diff truncated at %d bytes]\n", MaxDiffBytes)
+		fmt.Fprintf(&b, "\n[workspace diff truncated at %d bytes]\n", maxDiffBytes)
 	}
 	b.WriteString("```\n")
 	return b.String()
@@ -145,6 +145,6 @@ func gitHunkHeader(h string) string {
 // from old to new; hadOld or hasNew false stand for a file created or
 // deleted. `memctl setup --dry-run` shows its edits with it.
 func UnifiedDiff(path string, old []byte, hadOld bool, new []byte, hasNew bool) string {
-	return unifiedFileDiff(path, BaselineFile{Path: path, Mode: ModeRegular, Content: old}, hadOld,
-		BaselineFile{Path: path, Mode: ModeRegular, Content: new}, hasNew)
+	return unifiedFileDiff(path, BaselineFile{Path: path, Mode: modeRegular, Content: old}, hadOld,
+		BaselineFile{Path: path, Mode: modeRegular, Content: new}, hasNew)
 }

@@ -60,31 +60,31 @@ func itoa8(m uint32) string {
 
 func TestDiffStatuses(t *testing.T) {
 	base := []BaselineFile{
-		{Path: "a.md", Mode: ModeRegular, Content: []byte("same")},
-		{Path: "b.md", Mode: ModeRegular, Content: []byte("old")},
-		{Path: "c.md", Mode: ModeRegular, Content: []byte("gone")},
-		{Path: "d.sh", Mode: ModeRegular, Content: []byte("x")},
+		{Path: "a.md", Mode: modeRegular, Content: []byte("same")},
+		{Path: "b.md", Mode: modeRegular, Content: []byte("old")},
+		{Path: "c.md", Mode: modeRegular, Content: []byte("gone")},
+		{Path: "d.sh", Mode: modeRegular, Content: []byte("x")},
 	}
 	cur := []BaselineFile{
-		{Path: "a.md", Mode: ModeRegular, Content: []byte("same")},
-		{Path: "b.md", Mode: ModeRegular, Content: []byte("new")},
-		{Path: "d.sh", Mode: ModeExecutable, Content: []byte("x")},
-		{Path: "e.md", Mode: ModeRegular, Content: []byte("added")},
+		{Path: "a.md", Mode: modeRegular, Content: []byte("same")},
+		{Path: "b.md", Mode: modeRegular, Content: []byte("new")},
+		{Path: "d.sh", Mode: modeExecutable, Content: []byte("x")},
+		{Path: "e.md", Mode: modeRegular, Content: []byte("added")},
 	}
 	var got []string
-	for _, c := range Diff(base, cur) {
+	for _, c := range diffSnapshots(base, cur) {
 		got = append(got, c.String())
 	}
 	if want := "M b.md|D c.md|M d.sh|A e.md"; strings.Join(got, "|") != want {
 		t.Errorf("Diff = %q, want %q", strings.Join(got, "|"), want)
 	}
-	if len(Diff(nil, nil)) != 0 {
+	if len(diffSnapshots(nil, nil)) != 0 {
 		t.Error("empty diff not empty")
 	}
 }
 
 func TestRenderDiffFileNone(t *testing.T) {
-	got := RenderDiffFile(nil, nil, nil)
+	got := renderDiffFile(nil, nil, nil)
 	if !strings.HasPrefix(got, "# Memory Workspace Diff\n\n") || !strings.HasSuffix(got, "\n\n## Status\n- none\n") {
 		t.Errorf("unexpected none form:\n%s", got)
 	}
@@ -97,23 +97,23 @@ func TestRenderDiffFileGolden(t *testing.T) {
 	oldRaw := "# Raw Memories\n\nintro\n\n## Thread `a`\nline 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\n## Thread `b`\ncontent b\n"
 	newRaw := "# Raw Memories\n\nintro\n\n## Thread `a`\nline 1\nline 2\nline 3\nline 4 changed\nline 5\nline 6\nline 7\nline 8\nline 9\n## Thread `c`\ncontent c\n"
 	base := []BaselineFile{
-		{Path: "MEMORY.md", Mode: ModeRegular, Content: []byte("keep\n")},
-		{Path: "raw_memories.md", Mode: ModeRegular, Content: []byte(oldRaw)},
-		{Path: "rollout_summaries/old.md", Mode: ModeRegular, Content: []byte("thread_id: b\n\nold summary")},
-		{Path: "skills/x/run.sh", Mode: ModeRegular, Content: []byte("#!/bin/sh\n")},
-		{Path: "bin.dat", Mode: ModeRegular, Content: []byte{0xff, 0xfe, 'a', '\n'}},
+		{Path: "MEMORY.md", Mode: modeRegular, Content: []byte("keep\n")},
+		{Path: "raw_memories.md", Mode: modeRegular, Content: []byte(oldRaw)},
+		{Path: "rollout_summaries/old.md", Mode: modeRegular, Content: []byte("thread_id: b\n\nold summary")},
+		{Path: "skills/x/run.sh", Mode: modeRegular, Content: []byte("#!/bin/sh\n")},
+		{Path: "bin.dat", Mode: modeRegular, Content: []byte{0xff, 0xfe, 'a', '\n'}},
 	}
 	cur := []BaselineFile{
-		{Path: "MEMORY.md", Mode: ModeRegular, Content: []byte("keep\n")},
-		{Path: "raw_memories.md", Mode: ModeRegular, Content: []byte(newRaw)},
-		{Path: "rollout_summaries/new.md", Mode: ModeRegular, Content: []byte("thread_id: c\n\nnew summary\n")},
-		{Path: "skills/x/run.sh", Mode: ModeExecutable, Content: []byte("#!/bin/sh\n")},
-		{Path: "bin.dat", Mode: ModeRegular, Content: []byte{0xff, 'b', '\n'}},
-		{Path: "extensions/ad_hoc/notes/n.md", Mode: ModeRegular, Content: []byte("")},
+		{Path: "MEMORY.md", Mode: modeRegular, Content: []byte("keep\n")},
+		{Path: "raw_memories.md", Mode: modeRegular, Content: []byte(newRaw)},
+		{Path: "rollout_summaries/new.md", Mode: modeRegular, Content: []byte("thread_id: c\n\nnew summary\n")},
+		{Path: "skills/x/run.sh", Mode: modeExecutable, Content: []byte("#!/bin/sh\n")},
+		{Path: "bin.dat", Mode: modeRegular, Content: []byte{0xff, 'b', '\n'}},
+		{Path: "extensions/ad_hoc/notes/n.md", Mode: modeRegular, Content: []byte("")},
 	}
 	sortFiles(base)
 	sortFiles(cur)
-	got := RenderDiffFile(Diff(base, cur), base, cur)
+	got := renderDiffFile(diffSnapshots(base, cur), base, cur)
 	goldenFile(t, "diff_file.golden", got)
 }
 
@@ -157,10 +157,10 @@ func TestRenderDiffFileTruncatesOnCharBoundary(t *testing.T) {
 			if i == 0 {
 				name = "MEMORY.md"
 			}
-			cur = append(cur, BaselineFile{Path: name, Mode: ModeRegular, Content: []byte(content)})
+			cur = append(cur, BaselineFile{Path: name, Mode: modeRegular, Content: []byte(content)})
 			changes = append(changes, Change{'A', name})
 		}
-		got := RenderDiffFile(changes, nil, cur)
+		got := renderDiffFile(changes, nil, cur)
 		if !strings.Contains(got, "- A MEMORY.md\n") {
 			t.Fatal("status line missing")
 		}
@@ -170,7 +170,7 @@ func TestRenderDiffFileTruncatesOnCharBoundary(t *testing.T) {
 		}
 		start := strings.Index(got, "```diff\n") + len("```diff\n")
 		body := got[start : len(got)-len(marker)+1] // keep the newline added after the cut
-		if len(body) > MaxDiffBytes+1 {
+		if len(body) > maxDiffBytes+1 {
 			t.Errorf("pad %d: body is %d bytes", pad, len(body))
 		}
 		if !strings.HasSuffix(body, "\n") {
@@ -207,8 +207,8 @@ func TestStorageSize(t *testing.T) {
 
 func TestRenderDiffFileSummarisesHugeFiles(t *testing.T) {
 	big := []byte(strings.Repeat("line\n", 300_000))
-	got := RenderDiffFile([]Change{{'A', "extensions/x/resources/dump.md"}}, nil,
-		[]BaselineFile{{Path: "extensions/x/resources/dump.md", Mode: ModeRegular, Content: big}})
+	got := renderDiffFile([]Change{{'A', "extensions/x/resources/dump.md"}}, nil,
+		[]BaselineFile{{Path: "extensions/x/resources/dump.md", Mode: modeRegular, Content: big}})
 	if !strings.Contains(got, "@@ large file: 0 bytes before, 1500000 bytes after; contents not shown @@") || len(got) > 2000 {
 		t.Errorf("huge file not summarised:\n%.500s", got)
 	}

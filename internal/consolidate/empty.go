@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 )
 
 // nothingToConsolidate reports whether a run over root has no input to
 // make memory from: no raw memory selected, no ad hoc note and no
 // extension resource. Such a run can only leave an empty memory.
 func nothingToConsolidate(root string, selected []Selected) bool {
-	return len(selected) == 0 && len(readNotes(root, func(s string) string { return s })) == 0 && !hasExtensionResources(root)
+	return len(selected) == 0 && len(memmodel.ReadNotes(root, func(s string) string { return s })) == 0 && !hasExtensionResources(root)
 }
 
 // hasExtensionResources reports whether any extension under root holds a

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/memctl/memctl/internal/store"
 )
 
 // fakeJobs is an in-memory Jobs with Codex's global-lock rules: 1 h lease,
@@ -40,7 +42,7 @@ type fakeJobs struct {
 	// History.
 	gens       []fakeGeneration
 	nextGen    int64
-	landing    *Landing
+	landing    *store.Landing
 	lands      int
 	forgotten  map[string]time.Time
 	requests   []string // open requests (reasons)
@@ -74,7 +76,7 @@ func (f *fakeJobs) ClaimGlobal(ctx context.Context, worker string, ignoreCooldow
 	f.retryAt = time.Time{}
 	f.lastError = ""
 	f.finishedAt = time.Time{}
-	c := Claim{Status: ClaimClaimed, Token: f.token, InputWatermark: f.watermark}
+	c := Claim{Status: claimClaimed, Token: f.token, InputWatermark: f.watermark}
 	if int64(len(f.requests)) > f.answered {
 		c.Requests = f.requests[f.answered:]
 		c.RequestsUpTo = int64(len(f.requests))
@@ -127,7 +129,7 @@ func (f *fakeJobs) Commit(ctx context.Context, c Commit) (bool, int64, error) {
 	}
 	var id int64
 	if c.Generation != nil {
-		id = f.addGeneration(*c.Generation, GenerationApproved)
+		id = f.addGeneration(*c.Generation, store.GenerationApproved)
 	}
 	return true, id, nil
 }
@@ -169,18 +171,18 @@ func (f *fakeJobs) Baseline(ctx context.Context) ([]BaselineFile, bool, error) {
 // keeps them (files, inputs, states, the landing journal).
 
 type fakeGeneration struct {
-	Generation
+	store.Generation
 	files  []BaselineFile
-	inputs []GenerationInput
+	inputs []store.GenerationInput
 	diff   string
 }
 
-func (f *fakeJobs) addGeneration(g NewGeneration, state string) int64 {
+func (f *fakeJobs) addGeneration(g store.NewGeneration, state string) int64 {
 	f.nextGen++
 	gen := fakeGeneration{Generation: g.Generation, files: append([]BaselineFile(nil), g.Files...), inputs: g.Inputs, diff: g.WorkspaceDiff}
 	gen.ID, gen.State = f.nextGen, state
 	if gen.Kind == "" {
-		gen.Kind = KindConsolidation
+		gen.Kind = store.GenerationConsolidation
 	}
 	f.gens = append(f.gens, gen)
 	return gen.ID
@@ -195,30 +197,30 @@ func (f *fakeJobs) gen(id int64) (*fakeGeneration, bool) {
 	return nil, false
 }
 
-func (f *fakeJobs) Pend(ctx context.Context, p Pend) (bool, int64, error) {
+func (f *fakeJobs) Pend(ctx context.Context, p store.GlobalPend) (bool, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.owned(p.Token) {
 		return false, 0, nil
 	}
 	for _, g := range f.gens {
-		if g.State == GenerationPending {
+		if g.State == store.GenerationPending {
 			return true, 0, errors.New("already pending")
 		}
 	}
 	f.status = "pending"
-	return true, f.addGeneration(p.Generation, GenerationPending), nil
+	return true, f.addGeneration(p.Generation, store.GenerationPending), nil
 }
 
-func (f *fakeJobs) PendingGeneration(ctx context.Context) (Generation, bool, error) {
+func (f *fakeJobs) PendingGeneration(ctx context.Context) (store.Generation, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, g := range f.gens {
-		if g.State == GenerationPending {
+		if g.State == store.GenerationPending {
 			return g.Generation, true, nil
 		}
 	}
-	return Generation{}, false, nil
+	return store.Generation{}, false, nil
 }
 
 func (f *fakeJobs) ReleaseGlobal(ctx context.Context, token string) error {
@@ -231,17 +233,17 @@ func (f *fakeJobs) ReleaseGlobal(ctx context.Context, token string) error {
 	return nil
 }
 
-func (f *fakeJobs) Generation(ctx context.Context, id int64) (Generation, error) {
+func (f *fakeJobs) Generation(ctx context.Context, id int64) (store.Generation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	g, ok := f.gen(id)
 	if !ok {
-		return Generation{}, errNotKept
+		return store.Generation{}, errNotKept
 	}
 	out := g.Generation
 	// As the store does: the newest approved generation is the current one.
 	for i := len(f.gens) - 1; i >= 0; i-- {
-		if f.gens[i].State == GenerationApproved {
+		if f.gens[i].State == store.GenerationApproved {
 			out.Current = f.gens[i].ID == id
 			break
 		}
@@ -261,7 +263,7 @@ func (f *fakeJobs) GenerationFiles(ctx context.Context, id int64) ([]BaselineFil
 	return append([]BaselineFile(nil), g.files...), nil
 }
 
-func (f *fakeJobs) GenerationInputs(ctx context.Context, id int64) ([]GenerationInput, error) {
+func (f *fakeJobs) GenerationInputs(ctx context.Context, id int64) ([]store.GenerationInput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	g, ok := f.gen(id)
@@ -289,7 +291,7 @@ func (f *fakeJobs) BeginLanding(ctx context.Context, token, action string, id in
 	if !f.owned(token) {
 		return false, nil
 	}
-	f.landing = &Landing{Action: action, GenerationID: id, StartedAt: f.now()}
+	f.landing = &store.Landing{Action: action, GenerationID: id, StartedAt: f.now()}
 	return true, nil
 }
 
@@ -302,16 +304,16 @@ func (f *fakeJobs) CancelLanding(ctx context.Context, token string) error {
 	return nil
 }
 
-func (f *fakeJobs) UnfinishedLanding(ctx context.Context) (Landing, bool, error) {
+func (f *fakeJobs) UnfinishedLanding(ctx context.Context) (store.Landing, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.landing == nil {
-		return Landing{}, false, nil
+		return store.Landing{}, false, nil
 	}
 	return *f.landing, true, nil
 }
 
-func (f *fakeJobs) LandGeneration(ctx context.Context, l Land) (bool, int64, error) {
+func (f *fakeJobs) LandGeneration(ctx context.Context, l store.Land) (bool, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	g, ok := f.gen(l.GenerationID)
@@ -323,15 +325,15 @@ func (f *fakeJobs) LandGeneration(ctx context.Context, l Land) (bool, int64, err
 	}
 	id := g.ID
 	switch l.Action {
-	case LandApprove:
-		if g.State != GenerationPending {
+	case store.LandApprove:
+		if g.State != store.GenerationPending {
 			return false, 0, errors.New("not pending")
 		}
-		g.State = GenerationApproved
-	case LandRollback:
+		g.State = store.GenerationApproved
+	case store.LandRollback:
 		src := *g
-		id = f.addGeneration(NewGeneration{Generation: Generation{Kind: KindRollback, RestoredFrom: src.ID, Mode: src.Mode},
-			Files: src.files, Inputs: src.inputs}, GenerationApproved)
+		id = f.addGeneration(store.NewGeneration{Generation: store.Generation{Kind: store.GenerationRollback, RestoredFrom: src.ID, Mode: src.Mode},
+			Files: src.files, Inputs: src.inputs}, store.GenerationApproved)
 	}
 	g, _ = f.gen(id)
 	f.status = "done"
@@ -351,7 +353,7 @@ func (f *fakeJobs) RejectedProposal(ctx context.Context, diff string) (int64, bo
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.gens) - 1; i >= 0; i-- {
-		if g := f.gens[i]; g.State == GenerationRejected && g.diff == diff {
+		if g := f.gens[i]; g.State == store.GenerationRejected && g.diff == diff {
 			return g.ID, true, nil
 		}
 	}

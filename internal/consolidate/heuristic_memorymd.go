@@ -3,8 +3,11 @@ package consolidate
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/memmodel"
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -18,38 +21,38 @@ type group struct {
 	key    string // the project key; "" when grouped by folder
 	name   string // what headings call the group
 	cwds   []string
-	mems   []memory
+	mems   []memmodel.Memory
 	latest int64
 }
 
-func groupByCwd(mems []memory) []group {
+func groupByCwd(mems []memmodel.Memory) []group {
 	idx := map[string]int{}
 	var gs []group
 	for _, m := range mems { // mems are newest first, so groups come out by recency
-		id := m.cwd
-		if m.sel.ProjectKey != "" {
-			id = "\x00" + m.sel.ProjectKey
+		id := m.Cwd
+		if m.Sel.ProjectKey != "" {
+			id = "\x00" + m.Sel.ProjectKey
 		}
 		i, ok := idx[id]
 		if !ok {
 			i = len(gs)
 			idx[id] = i
-			g := group{cwd: m.cwd, latest: m.sel.SourceUpdatedAt, name: m.cwd}
-			if m.sel.ProjectKey != "" {
-				g.key, g.name = m.sel.ProjectKey, firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey)
+			g := group{cwd: m.Cwd, latest: m.Sel.SourceUpdatedAt, name: m.Cwd}
+			if m.Sel.ProjectKey != "" {
+				g.key, g.name = m.Sel.ProjectKey, memmodel.FirstNonEmpty(m.Sel.ProjectName, m.Sel.ProjectKey)
 			}
 			gs = append(gs, g)
 		}
 		gs[i].mems = append(gs[i].mems, m)
-		if !contains(gs[i].cwds, m.cwd) {
-			gs[i].cwds = append(gs[i].cwds, m.cwd)
+		if !contains(gs[i].cwds, m.Cwd) {
+			gs[i].cwds = append(gs[i].cwds, m.Cwd)
 		}
 	}
 	return gs
 }
 
 func groupName(cwd string) string {
-	if cwd == unknownCwd {
+	if cwd == memmodel.UnknownCwd {
 		return "no recorded working directory"
 	}
 	base := filepath.Base(filepath.FromSlash(cwd))
@@ -73,13 +76,9 @@ func newBulletSet() *bulletSet {
 	return &bulletSet{refs: map[string][]int{}, text: map[string]string{}, sessions: map[string][]string{}}
 }
 
-func normKey(s string) string {
-	return strings.ToLower(strings.Trim(cleanItem(s), " .;:-"))
-}
-
 // add records item, stated in task (0: none) of the session thread.
 func (b *bulletSet) add(item string, task int, thread string) {
-	k := normKey(item)
+	k := memmodel.NormKey(item)
 	if k == "" {
 		return
 	}
@@ -107,7 +106,7 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 		if i == limit {
 			break
 		}
-		line := "- " + wholeItem(b.text[k], maxItemBytes) + seenIn(len(b.sessions[k]))
+		line := "- " + memmodel.WholeItem(b.text[k], maxBulletBytes) + memmodel.SeenIn(len(b.sessions[k]))
 		if refs := b.refs[k]; len(refs) > 0 {
 			parts := make([]string, len(refs))
 			for j, r := range refs {
@@ -119,18 +118,20 @@ func (b *bulletSet) write(sb *strings.Builder, heading string, limit int) {
 	}
 }
 
-// seenIn is the note on a memory several sessions stated: " (seen in N
-// sessions)", or nothing for one.
-func seenIn(sessions int) string {
-	if sessions < 2 {
-		return ""
+// writeTaskList writes a list of a task's section, if it has items.
+func writeTaskList(sb *strings.Builder, heading string, items []string) {
+	if len(items) == 0 {
+		return
 	}
-	return fmt.Sprintf(" (seen in %d sessions)", sessions)
+	fmt.Fprintf(sb, "\n### %s\n\n", heading)
+	for _, it := range items {
+		fmt.Fprintf(sb, "- %s\n", memmodel.WholeItem(it, maxBulletBytes))
+	}
 }
 
 // renderMemoryMD builds the v1 handbook: one task group per working
 // directory, newest first.
-func renderMemoryMD(mems []memory, notes []note) string {
+func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 	var sb strings.Builder
 	sb.WriteString("# Memory\n\nThe handbook of past work, grouped by project. memory_summary.md is the index; rollout_summaries/ holds the details.\n")
 	if len(mems) == 0 && len(notes) == 0 {
@@ -139,43 +140,50 @@ func renderMemoryMD(mems []memory, notes []note) string {
 	for _, g := range groupByCwd(mems) {
 		if g.key != "" {
 			fmt.Fprintf(&sb, "\n# Task Group: %s\n", g.name)
-			fmt.Fprintf(&sb, "scope: %d session(s) of work in project %s, in %s, latest %s\n", len(g.mems), g.name, strings.Join(g.cwds, ", "), g.mems[0].day)
+			fmt.Fprintf(&sb, "scope: %d session(s) of work in project %s, in %s, latest %s\n", len(g.mems), g.name, strings.Join(g.cwds, ", "), g.mems[0].Day)
 			fmt.Fprintf(&sb, "applies_to: project=%s; cwd=%s; reuse_rule=reuse for work in this project after checking that the code still matches\n", g.key, strings.Join(g.cwds, ", "))
 		} else {
 			fmt.Fprintf(&sb, "\n# Task Group: %s\n", groupName(g.cwd))
-			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].day)
+			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].Day)
 			fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
 		}
 		prefs, know, fails, doubt, old := newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet()
-		facts := newerFacts{}
+		facts := memmodel.Facts{}
 		n := 0
 		for _, m := range g.mems {
-			for _, t := range m.tasks {
+			for i, t := range m.Tasks {
 				n++
-				title := firstNonEmpty(t.Task, t.Title, m.desc)
-				outcome := firstNonEmpty(t.Outcome, m.outcome)
+				title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
+				outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome)
 				heading := textcut.Words(title, maxItemBytes)
 				if outcome != "" {
 					heading += ", " + outcome
 				}
 				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
 				sb.WriteString("### rollout_summary_files\n\n")
-				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.file, m.cwd, m.sel.RolloutPath, formatRFC3339(m.sel.SourceUpdatedAt), m.sel.ThreadID)
-				if m.sel.GitBranch != "" {
-					fmt.Fprintf(&sb, ", git_branch=%s", m.sel.GitBranch)
+				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.File, m.Cwd, m.Sel.RolloutPath, formatRFC3339(m.Sel.SourceUpdatedAt), m.Sel.ThreadID)
+				if br := sessionBranch(m.Sel); br != "" {
+					fmt.Fprintf(&sb, ", git_branch=%s", br)
 				}
-				sb.WriteString(controlNote(m.sel))
+				sb.WriteString(controlNote(m.Sel))
 				sb.WriteString(")\n")
-				if m.stale != nil {
-					fmt.Fprintf(&sb, "\nstale_evidence: %s\n", m.stale.Note())
+				if m.Stale != nil {
+					fmt.Fprintf(&sb, "\nstale_evidence: %s\n", m.Stale.Note())
 				}
 				sb.WriteString("\n### keywords\n\n")
-				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.keywords, ", "))
-				id := m.sel.ThreadID
+				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.Keywords, ", "))
+				// What the user asked, in their words, and the files the
+				// task changed, its commits and what it read: what a later
+				// session greps for.
+				if i < len(m.Asked) { // a request the heading already gives whole is not repeated
+					writeTaskList(&sb, "user_messages", slices.DeleteFunc(slices.Clone(m.Asked[i]), func(s string) bool { return s == rawmemory.StepAsked+"“"+title+"”" }))
+				}
+				writeTaskList(&sb, "references", t.Refs)
+				id := m.Sel.ThreadID
 				for _, p := range t.Prefs {
 					prefs.add(p, n, id)
 				}
-				if m.stale != nil {
+				if m.Stale != nil {
 					// Kept for the record, apart: what it says may no longer hold.
 					for _, k := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
 						doubt.add(k, n, id)
@@ -183,10 +191,10 @@ func renderMemoryMD(mems []memory, notes []note) string {
 					continue
 				}
 				for _, k := range t.Knowledge {
-					facts.sort(m, k, n, know, old)
+					sortFact(facts, m, k, n, know, old)
 				}
 				for _, f := range t.Failures {
-					facts.sort(m, f, n, fails, old)
+					sortFact(facts, m, f, n, fails, old)
 				}
 			}
 		}
@@ -199,7 +207,7 @@ func renderMemoryMD(mems []memory, notes []note) string {
 	if len(notes) > 0 {
 		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(&sb, "- %s %s (%s)\n", n.marker(), n.text, n.file)
+			fmt.Fprintf(&sb, "- %s %s (%s)\n", n.Marker(), n.Text, n.File)
 		}
 	}
 	return sb.String()

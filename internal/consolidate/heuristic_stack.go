@@ -5,21 +5,24 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/memmodel"
 )
 
 // codeSpanRe finds the backticked spans of a memory: the commands it ran
 // and the files it names, which is where a stack shows.
-var codeSpanRe = lazyRegexp("`([^`\n]+)`")
+var codeSpanRe = lazyre.New("`([^`\n]+)`")
 
 // stackSeen counts, per memory, the languages and tools its commands ran
 // and its files show (the stack table below) and returns the most
 // frequent first. Words of the conversation do not count: a question
 // about AWS, or "OpenAI" in an error text, is no stack.
-func stackSeen(mems []memory) []string {
+func stackSeen(mems []memmodel.Memory) []string {
 	count := map[string]int{}
 	for _, m := range mems {
 		seen := map[string]bool{}
-		for _, sm := range codeSpanRe().FindAllStringSubmatch(m.sel.RawMemory+"\n"+m.sel.RolloutSummary, -1) {
+		for _, sm := range codeSpanRe().FindAllStringSubmatch(m.Sel.RawMemory+"\n"+m.Sel.RolloutSummary, -1) {
 			span := sm[1]
 			if name := stackOfCommand(span); name != "" {
 				seen[name] = true

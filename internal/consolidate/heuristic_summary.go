@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/rawmemory"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -15,7 +15,7 @@ import (
 // preference and tip lists, and the index of what is in memory (v1) or
 // the pointers to rollout summaries (v2).
 
-func userProfile(mems []memory, gs []group) string {
+func userProfile(mems []memmodel.Memory, gs []group) string {
 	if len(mems) == 0 {
 		return "No sessions have been consolidated yet, so nothing is known about the user's work."
 	}
@@ -47,7 +47,7 @@ func userProfile(mems []memory, gs []group) string {
 	if tools := stackSeen(mems); len(tools) > 0 {
 		sb.WriteString(" Languages and tools seen: " + strings.Join(tools, ", ") + ".")
 	}
-	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].day, strings.TrimRight(textcut.Words(mems[0].desc, maxSummaryItem), "."))
+	fmt.Fprintf(&sb, " Most recent work (%s): %s.", mems[0].Day, strings.TrimRight(textcut.Words(mems[0].Desc, memmodel.MaxSummaryItem), "."))
 	return sb.String()
 }
 
@@ -58,7 +58,7 @@ func rankedItems(items []string, limit int) []string {
 	first := map[string]string{}
 	var order []string
 	for _, it := range items {
-		k := normKey(it)
+		k := memmodel.NormKey(it)
 		if k == "" {
 			continue
 		}
@@ -74,25 +74,25 @@ func rankedItems(items []string, limit int) []string {
 		if i == limit {
 			break
 		}
-		out = append(out, wholeItem(first[k], maxSummaryItem))
+		out = append(out, memmodel.WholeItem(first[k], memmodel.MaxSummaryItem))
 	}
 	return out
 }
 
-func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
+func summaryLists(mems []memmodel.Memory, notes []memmodel.Note) (prefs, tips []string) {
 	// With several projects in memory, a tip like "`make test` is the
 	// project's test command" is only useful when it says which project.
 	projects := map[string]bool{}
 	for _, m := range mems {
-		projects[m.projectID().Key] = true
+		projects[m.Project().Key] = true
 	}
-	scope := func(m memory, items []string) []string {
-		if len(projects) < 2 || m.cwd == "" {
+	scope := func(m memmodel.Memory, items []string) []string {
+		if len(projects) < 2 || m.Cwd == "" {
 			return items
 		}
-		name := "(" + path.Base(m.cwd) + ") "
-		if m.sel.ProjectName != "" {
-			name = "(" + m.sel.ProjectName + ") "
+		name := "(" + path.Base(m.Cwd) + ") "
+		if m.Sel.ProjectName != "" {
+			name = "(" + m.Sel.ProjectName + ") "
 		}
 		out := make([]string, len(items))
 		for i, it := range items {
@@ -101,22 +101,22 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 		return out
 	}
 	var p, k []string
-	latest := newerFacts{}
+	latest := memmodel.Facts{}
 	for _, m := range mems {
-		for _, t := range m.tasks {
+		for _, t := range m.Tasks {
 			// Preferences are the user's words, about no file: a stale
 			// memory keeps them. Its tips rest on what changed.
 			p = append(p, scope(m, t.Prefs)...)
-			if m.stale != nil {
+			if m.Stale != nil {
 				continue
 			}
-			if m.offline {
-				for _, it := range tipItems(t.Knowledge) {
-					if subjectOf(it) != "" {
-						if latest.claim(m, it, 0) != "" {
+			if m.Offline {
+				for _, it := range memmodel.TipItems(t.Knowledge) {
+					if memmodel.SubjectOf(it) != "" {
+						if latest.Claim(m, it, 0) != "" {
 							continue // a later session says otherwise
 						}
-						it += " (as of " + m.day + ")"
+						it += " (as of " + m.Day + ")"
 					}
 					k = append(k, scope(m, []string{it})...)
 				}
@@ -127,10 +127,10 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 		}
 	}
 	for _, n := range notes {
-		if n.pref {
-			prefs = append(prefs, noteMarker+" "+n.text)
+		if n.Pref {
+			prefs = append(prefs, memmodel.NoteMarker+" "+n.Text)
 		} else {
-			tips = append(tips, noteMarker+" "+n.text)
+			tips = append(tips, memmodel.NoteMarker+" "+n.Text)
 		}
 	}
 	prefs = append(prefs, rankedItems(p, maxSummaryPrefs)...)
@@ -138,67 +138,9 @@ func summaryLists(mems []memory, notes []note) (prefs, tips []string) {
 	return prefs, tips
 }
 
-// tipItems keeps the facts a general tip may state: a check that verified the
-// work, or a fix that made a failure pass. The agent's explanations stay in
-// MEMORY.md, where they are read with their task.
-func tipItems(knowledge []string) []string {
-	var out []string
-	for _, k := range knowledge {
-		if tag := rawmemory.Tagged(k); tag == rawmemory.TagCheck || tag == rawmemory.TagFix {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-func writeList(sb *strings.Builder, items []string, empty string) {
-	if len(items) == 0 {
-		sb.WriteString("- " + empty + "\n")
-		return
-	}
-	for _, it := range items {
-		sb.WriteString("- " + it + "\n")
-	}
-}
-
-// recentDays returns the newest distinct memory days, newest first.
-func recentDays(mems []memory, n int) map[string]bool {
-	days := map[string]bool{}
-	var order []string
-	for _, m := range mems {
-		if !days[m.day] {
-			days[m.day] = true
-			order = append(order, m.day)
-		}
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(order)))
-	out := map[string]bool{}
-	for i, d := range order {
-		if i == n {
-			break
-		}
-		out[d] = true
-	}
-	return out
-}
-
-func firstLearning(m memory) string {
-	for _, t := range m.tasks {
-		if len(t.Knowledge) > 0 {
-			return t.Knowledge[0]
-		}
-	}
-	for _, t := range m.tasks {
-		if len(t.Failures) > 0 {
-			return t.Failures[0]
-		}
-	}
-	return ""
-}
-
 // profileOf is the user profile of the memories the summary shows, or of
 // all of them when every one was dropped as stale: the user did that work.
-func profileOf(all, shown []memory) string {
+func profileOf(all, shown []memmodel.Memory) string {
 	if len(shown) == 0 {
 		shown = all
 	}
@@ -206,7 +148,7 @@ func profileOf(all, shown []memory) string {
 }
 
 // emptyIndex is what an empty "What's in Memory" says.
-func emptyIndex(all []memory, none, keeper string) string {
+func emptyIndex(all []memmodel.Memory, none, keeper string) string {
 	if len(all) > 0 {
 		return "every memory rests on files or commands that are gone; " + keeper + " keeps them, marked stale"
 	}
@@ -215,30 +157,30 @@ func emptyIndex(all []memory, none, keeper string) string {
 
 // renderSummaryV1 builds memory_summary.md for v1: profile, preferences,
 // tips and an index of MEMORY.md by project and day.
-func renderSummaryV1(all []memory, notes []note) string {
+func renderSummaryV1(all []memmodel.Memory, notes []memmodel.Note) string {
 	prefs, tips := summaryLists(all, notes)
-	mems := current(all)
+	mems := memmodel.Current(all)
 	gs := groupByCwd(mems)
 	later := supersessions(all)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
 	sb.WriteString(profileOf(all, mems) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
-	writeList(&sb, prefs, "none recorded yet")
+	memmodel.WriteList(&sb, prefs, "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")
-	writeList(&sb, tips, "none recorded yet")
+	memmodel.WriteList(&sb, tips, "none recorded yet")
 	sb.WriteString("\n## What's in Memory\n")
 	if len(mems) == 0 {
 		sb.WriteString("\n- " + emptyIndex(all, "nothing yet; MEMORY.md is empty", memdir.MemoryFile) + "\n")
 		return sb.String()
 	}
-	recent := recentDays(mems, recentMemoryDays)
+	recent := memmodel.RecentDays(mems, memmodel.RecentMemoryDays)
 	for _, g := range gs {
-		writeRecentTopics(&sb, g.name, repeatsMerged(g.mems, recent, true), later)
+		writeRecentTopics(&sb, g.name, memmodel.RepeatsMerged(g.mems, recent, true), later)
 	}
 	older := false
 	for _, g := range gs {
-		old := repeatsMerged(g.mems, recent, false)
+		old := memmodel.RepeatsMerged(g.mems, recent, false)
 		if len(old) == 0 {
 			continue
 		}
@@ -252,60 +194,16 @@ func renderSummaryV1(all []memory, notes []note) string {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			m := e.memory
-			fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
+			m := e.Memory
+			fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		}
 	}
 	return sb.String()
 }
 
-// indexEntry is a memory of the summary's index with how many sessions
-// of its project stated it word for word (it is the newest of them).
-type indexEntry struct {
-	memory
-	sessions int
-}
-
-// repeatsMerged lists a project's memories of recent days (or, with
-// recentOnes false, of older days), newest first, folded by foldRepeats.
-func repeatsMerged(mems []memory, recent map[string]bool, recentOnes bool) []indexEntry {
-	var some []memory
-	for _, m := range mems {
-		if recent[m.day] == recentOnes {
-			some = append(some, m)
-		}
-	}
-	return foldRepeats(some)
-}
-
-// foldRepeats merges each memory that repeats a newer one of its project
-// (topic, keywords, description and first learning) into that newer
-// entry's count: one line for N identical sessions, not N lines. A run of
-// sessions that recited one answer would otherwise fill an index and push
-// out the session that fixed the bug. mems is newest first, and so is
-// the result.
-func foldRepeats(mems []memory) []indexEntry {
-	var out []indexEntry
-	at := map[string]int{}
-	for _, m := range mems {
-		key := firstNonEmpty(m.sel.ProjectKey, m.cwd) + "\x00" + normKey(m.topic) + "\x00" + normKey(strings.Join(m.keywords, ",")) +
-			"\x00" + normKey(m.desc) + "\x00" + normKey(firstLearning(m))
-		if m.stale != nil || m.sel.Pinned || m.sel.UserAsserted {
-			key = m.sel.ThreadID // stale or the user's own: a line of its own
-		}
-		if i, ok := at[key]; ok {
-			out[i].sessions++
-			continue
-		}
-		at[key] = len(out)
-		out = append(out, indexEntry{memory: m, sessions: 1})
-	}
-	return out
-}
-
 // writeRecentTopics writes a project's recent memories into the v1
 // index, by day, each with its description and first learning.
-func writeRecentTopics(sb *strings.Builder, name string, rec []indexEntry, later map[string]string) {
+func writeRecentTopics(sb *strings.Builder, name string, rec []memmodel.Entry, later map[string]string) {
 	if len(rec) == 0 {
 		return
 	}
@@ -316,19 +214,19 @@ func writeRecentTopics(sb *strings.Builder, name string, rec []indexEntry, later
 			fmt.Fprintf(sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
 			break
 		}
-		m := e.memory
-		if m.day != day {
-			day = m.day
+		m := e.Memory
+		if m.Day != day {
+			day = m.Day
 			fmt.Fprintf(sb, "\n#### %s\n\n", day)
 		}
-		fmt.Fprintf(sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
-		fmt.Fprintf(sb, "  - desc: %s%s\n", textcut.Words(m.desc, maxSummaryItem), assertedMark(m.sel))
-		if l := firstLearning(m); l != "" && m.stale == nil {
+		fmt.Fprintf(sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
+		fmt.Fprintf(sb, "  - desc: %s%s\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), assertedMark(m.Sel))
+		if l := m.FirstLearning(); l != "" && m.Stale == nil {
 			note := ""
-			if by := later[m.sel.ThreadID+"\x00"+l]; by != "" {
+			if by := later[m.Sel.ThreadID+"\x00"+l]; by != "" {
 				note = " (" + by + ")"
 			}
-			fmt.Fprintf(sb, "  - learnings: %s%s\n", wholeItem(l, maxSummaryItem), note)
+			fmt.Fprintf(sb, "  - learnings: %s%s\n", memmodel.WholeItem(l, memmodel.MaxSummaryItem), note)
 		}
 	}
 }
@@ -340,19 +238,19 @@ type v2Limits struct{ prefs, tips, recent, older int }
 // renderSummaryV2 builds the compact v2 summary with direct pointers to
 // rollout summaries, dropping the oldest pointers, then tips and
 // preferences, until it fits summaryV2Target bytes.
-func renderSummaryV2(all []memory, notes []note) string {
+func renderSummaryV2(all []memmodel.Memory, notes []memmodel.Note) string {
 	prefs, tips := summaryLists(all, notes)
-	folded := foldRepeats(current(all))
-	mems := make([]memory, len(folded))
+	folded := memmodel.FoldRepeats(memmodel.Current(all))
+	mems := make([]memmodel.Memory, len(folded))
 	sessions := map[string]int{}
 	for i, e := range folded {
-		mems[i] = e.memory
-		sessions[e.sel.ThreadID] = e.sessions
+		mems[i] = e.Memory
+		sessions[e.Sel.ThreadID] = e.Sessions
 	}
-	recent := recentDays(mems, recentMemoryDays)
+	recent := memmodel.RecentDays(mems, memmodel.RecentMemoryDays)
 	nRecent, nOlder := 0, 0
 	for _, m := range mems {
-		if recent[m.day] {
+		if recent[m.Day] {
 			nRecent++
 		} else {
 			nOlder++
@@ -403,26 +301,26 @@ func controlNote(s Selected) string {
 // assertedMark tags a summary line whose memory the user wrote.
 func assertedMark(s Selected) string {
 	if s.UserAsserted {
-		return " " + userAssertedMarker
+		return " " + memmodel.UserAssertedMarker
 	}
 	return ""
 }
 
-func pointerLine(m memory, sessions int) string {
-	return fmt.Sprintf("- %s — %s%s; thread_id=%s%s%s\n", m.file, strings.TrimRight(textcut.Words(m.desc, 160), "."), assertedMark(m.sel), m.sel.ThreadID, m.staleNote(), seenIn(sessions))
+func pointerLine(m memmodel.Memory, sessions int) string {
+	return fmt.Sprintf("- %s — %s%s; thread_id=%s%s%s\n", m.File, strings.TrimRight(textcut.Words(m.Desc, 160), "."), assertedMark(m.Sel), m.Sel.ThreadID, m.StaleNote(), memmodel.SeenIn(sessions))
 }
 
 // renderSummaryV2With writes the v2 summary within lim; mems are the
 // folded memories and sessions how many each stands for.
-func renderSummaryV2With(all, mems []memory, sessions map[string]int, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
+func renderSummaryV2With(all, mems []memmodel.Memory, sessions map[string]int, prefs, tips []string, recent map[string]bool, lim v2Limits) string {
 	gs := groupByCwd(mems)
 	var sb strings.Builder
 	sb.WriteString("v1\n\n## User Profile\n\n")
-	sb.WriteString(profileOf(all, current(all)) + "\n\n")
+	sb.WriteString(profileOf(all, memmodel.Current(all)) + "\n\n")
 	sb.WriteString("## User preferences\n\n")
-	writeList(&sb, prefs[:lim.prefs], "none recorded yet")
+	memmodel.WriteList(&sb, prefs[:lim.prefs], "none recorded yet")
 	sb.WriteString("\n## General Tips\n\n")
-	writeList(&sb, tips[:lim.tips], "none recorded yet")
+	memmodel.WriteList(&sb, tips[:lim.tips], "none recorded yet")
 	sb.WriteString("\n## What's in Memory\n")
 	if len(mems) == 0 {
 		sb.WriteString("\n- " + emptyIndex(all, "nothing yet", memdir.RolloutSummariesDir+"/") + "\n")
@@ -432,8 +330,8 @@ func renderSummaryV2With(all, mems []memory, sessions map[string]int, prefs, tip
 	keepRecent := map[string]bool{}
 	n := 0
 	for _, m := range mems {
-		if recent[m.day] && n < lim.recent {
-			keepRecent[m.sel.ThreadID] = true
+		if recent[m.Day] && n < lim.recent {
+			keepRecent[m.Sel.ThreadID] = true
 			n++
 		}
 	}
@@ -441,25 +339,25 @@ func renderSummaryV2With(all, mems []memory, sessions map[string]int, prefs, tip
 		day := ""
 		header := false
 		for _, m := range g.mems {
-			if !keepRecent[m.sel.ThreadID] {
+			if !keepRecent[m.Sel.ThreadID] {
 				continue
 			}
 			if !header {
 				fmt.Fprintf(&sb, "\n### %s\n", g.name)
 				header = true
 			}
-			if m.day != day {
-				day = m.day
+			if m.Day != day {
+				day = m.Day
 				fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 			}
-			sb.WriteString(pointerLine(m, sessions[m.sel.ThreadID]))
+			sb.WriteString(pointerLine(m, sessions[m.Sel.ThreadID]))
 		}
 	}
 	keepOld := map[string]bool{}
 	n = 0
 	for _, m := range mems {
-		if !recent[m.day] && n < lim.older {
-			keepOld[m.sel.ThreadID] = true
+		if !recent[m.Day] && n < lim.older {
+			keepOld[m.Sel.ThreadID] = true
 			n++
 		}
 	}
@@ -468,14 +366,14 @@ func renderSummaryV2With(all, mems []memory, sessions map[string]int, prefs, tip
 		for _, g := range gs {
 			header := false
 			for _, m := range g.mems {
-				if !keepOld[m.sel.ThreadID] {
+				if !keepOld[m.Sel.ThreadID] {
 					continue
 				}
 				if !header {
 					fmt.Fprintf(&sb, "\n#### %s\n\n", g.name)
 					header = true
 				}
-				sb.WriteString(pointerLine(m, sessions[m.sel.ThreadID]))
+				sb.WriteString(pointerLine(m, sessions[m.Sel.ThreadID]))
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 )
 
@@ -203,11 +204,11 @@ func TestHeuristicV1SummaryIsBounded(t *testing.T) {
 // when it cuts one; neither is memory.
 func TestHeuristicReadsExtractorShape(t *testing.T) {
 	sel := []Selected{{ThreadID: "t1", SourceUpdatedAt: 1785840059, RawMemory: loadRaw(t, "raw_extractor.md"), Cwd: "/home/dev/src/memctl"}}
-	mems := parseSelected(sel)
-	if len(mems) != 1 || len(mems[0].tasks) != 2 {
+	mems := memmodel.Parse(sel)
+	if len(mems) != 1 || len(mems[0].Tasks) != 2 {
 		t.Fatalf("parsed %+v", mems)
 	}
-	t1, t2 := mems[0].tasks[0], mems[0].tasks[1]
+	t1, t2 := mems[0].Tasks[0], mems[0].Tasks[1]
 	if len(t1.Failures) != 0 || len(t1.Refs) != 1 || len(t2.Prefs) != 0 || len(t2.Failures) != 1 {
 		t.Errorf("placeholders kept: %+v / %+v", t1, t2)
 	}
@@ -232,7 +233,7 @@ func TestProfileStackFromCommandsAndFiles(t *testing.T) {
 		"- The user asked whether AWS X-Ray, Azure Monitor or the OpenAI API could receive the traces; none is used here.\n" +
 		"- `mix test test/spotter/tracing_test.exs` passed after `lib/spotter/tracing.ex` matched on {:ok, ctx}.\n"
 	sel := []Selected{{ThreadID: "t1", SourceUpdatedAt: 1785840059, RawMemory: raw, Cwd: "/home/dev/src/spotter"}}
-	mems := parseSelected(sel)
+	mems := memmodel.Parse(sel)
 	profile := userProfile(mems, groupByCwd(mems))
 	if !strings.Contains(profile, "Languages and tools seen: Elixir.") {
 		t.Errorf("profile lacks the stack shown by mix and the .ex file:\n%s", profile)
@@ -256,7 +257,7 @@ func TestIdenticalMemoriesFoldIntoOneLine(t *testing.T) {
 	}
 	sel = append(sel, Selected{ThreadID: "the-fix", SourceUpdatedAt: base - 86400, Cwd: "/src/shop",
 		RawMemory: "---\ndescription: fixed the cart total rounding\ntask_outcome: success\n---\n\n### Task 1\ntask: fix rounding\n"})
-	layer, err := buildProjectLayer(parseSelected(sel), nil)
+	layer, err := buildProjectLayer(memmodel.Parse(sel), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

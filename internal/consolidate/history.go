@@ -25,29 +25,6 @@ import (
 // marks change only when it is approved. A rollback writes an older
 // generation back and is itself recorded as one.
 
-// Generation states and kinds, and the landing actions: the store's, by
-// the names Phase 2 reads them under.
-const (
-	GenerationApproved = store.GenerationApproved
-	GenerationPending  = store.GenerationPending
-	GenerationRejected = store.GenerationRejected
-
-	KindConsolidation = store.GenerationConsolidation
-	KindRollback      = store.GenerationRollback
-
-	LandApprove  = store.LandApprove
-	LandRollback = store.LandRollback
-)
-
-// Generation is one recorded run of the memory folder: the store's record.
-type Generation = store.Generation
-
-// GenerationInput is one raw memory a generation was built from.
-type GenerationInput = store.GenerationInput
-
-// NewGeneration is a generation to record with its files and inputs.
-type NewGeneration = store.NewGeneration
-
 // Commit lands a successful run in one store transaction: the job done,
 // the selection marked, the requests the claim saw answered and, when
 // set, the baseline replaced and the generation recorded (history kept to
@@ -58,46 +35,35 @@ type Commit struct {
 	Selected     []Selected
 	RequestsUpTo int64
 	Baseline     []BaselineFile // nil keeps the stored baseline
-	Generation   *NewGeneration
+	Generation   *store.NewGeneration
 	Keep         int
 	// Empty: the run had nothing to consolidate, so its success starts
 	// no cooldown (store.GlobalCommit.LeftMemoryEmpty).
 	Empty bool
 }
 
-// Pend records a run's result as a generation waiting for review and
-// gives the lock back; nothing else changes.
-type Pend = store.GlobalPend
-
-// Land finishes an approve (GenerationID pending → approved) or a rollback
-// (a new generation restoring GenerationID) once the folder holds its files.
-type Land = store.Land
-
-// Landing is an approve or rollback that started and has not finished.
-type Landing = store.Landing
-
 // History is what review, approve, reject and rollback need from the
 // store beyond [Jobs].
 type History interface {
 	Jobs
 	// Pend records a pending generation and releases the lock.
-	Pend(ctx context.Context, p Pend) (owned bool, id int64, err error)
+	Pend(ctx context.Context, p store.GlobalPend) (owned bool, id int64, err error)
 	// PendingGeneration returns the generation waiting for review.
-	PendingGeneration(ctx context.Context) (Generation, bool, error)
+	PendingGeneration(ctx context.Context) (store.Generation, bool, error)
 	// ReleaseGlobal gives the lock back, marking neither success nor failure.
 	ReleaseGlobal(ctx context.Context, token string) error
-	Generation(ctx context.Context, id int64) (Generation, error)
+	Generation(ctx context.Context, id int64) (store.Generation, error)
 	GenerationFiles(ctx context.Context, id int64) ([]BaselineFile, error)
-	GenerationInputs(ctx context.Context, id int64) ([]GenerationInput, error)
+	GenerationInputs(ctx context.Context, id int64) ([]store.GenerationInput, error)
 	// Forgotten returns which of ids the user forgot, and when.
 	Forgotten(ctx context.Context, ids []string) (map[string]time.Time, error)
 	// BeginLanding journals, under the lock, that a generation's files are
 	// about to be written; CancelLanding drops the journal again.
 	BeginLanding(ctx context.Context, token, action string, id int64) (bool, error)
 	CancelLanding(ctx context.Context, token string) error
-	UnfinishedLanding(ctx context.Context) (Landing, bool, error)
+	UnfinishedLanding(ctx context.Context) (store.Landing, bool, error)
 	// LandGeneration records the landing and marks the job done.
-	LandGeneration(ctx context.Context, l Land) (owned bool, id int64, err error)
+	LandGeneration(ctx context.Context, l store.Land) (owned bool, id int64, err error)
 	// RequestConsolidation asks the next consolidation to run inside the
 	// cooldown (and, with regenerate, to rebuild the artifacts).
 	RequestConsolidation(ctx context.Context, reason string, regenerate bool) error
@@ -136,10 +102,10 @@ func (e *ForgottenError) Error() string {
 // nothing left to restore, forced or not.
 var ErrPurged = errors.New("its files were purged when a memory it was built from was forgotten")
 
-// IsArtifact reports whether a folder path is consolidation output rather
+// isArtifact reports whether a folder path is consolidation output rather
 // than input: everything but raw_memories.md, rollout_summaries/,
 // extensions/ and the diff file.
-func IsArtifact(p string) bool {
+func isArtifact(p string) bool {
 	switch {
 	case p == memdir.RawMemoriesFile, p == memdir.DiffFile:
 		return false
@@ -153,7 +119,7 @@ func IsArtifact(p string) bool {
 func inputFiles(files []BaselineFile) []BaselineFile {
 	var out []BaselineFile
 	for _, f := range files {
-		if !IsArtifact(f.Path) {
+		if !isArtifact(f.Path) {
 			out = append(out, f)
 		}
 	}
@@ -172,7 +138,7 @@ func Landed(p string) bool {
 type FileDiff struct {
 	Status string `json:"status"` // A, M or D
 	Path   string `json:"path"`
-	// Artifact is set for consolidation output (see IsArtifact).
+	// Artifact is set for consolidation output (see isArtifact).
 	Artifact bool   `json:"artifact"`
 	Diff     string `json:"diff"`
 }
@@ -183,32 +149,32 @@ type FileDiff struct {
 func DiffFiles(old, cur []BaselineFile, keep func(path string) bool) []FileDiff {
 	o, n := indexFiles(old), indexFiles(cur)
 	var out []FileDiff
-	for _, c := range Diff(old, cur) {
+	for _, c := range diffSnapshots(old, cur) {
 		if keep != nil && !keep(c.Path) {
 			continue
 		}
 		of, hadOld := o[c.Path]
 		nf, hasNew := n[c.Path]
-		out = append(out, FileDiff{Status: string(c.Status), Path: c.Path, Artifact: IsArtifact(c.Path),
+		out = append(out, FileDiff{Status: string(c.Status), Path: c.Path, Artifact: isArtifact(c.Path),
 			Diff: unifiedFileDiff(c.Path, of, hadOld, nf, hasNew)})
 	}
 	return out
 }
 
-// ApplyFiles makes the generated part of root (everything outside
+// applyFiles makes the generated part of root (everything outside
 // extensions/) hold exactly files: changed files are rewritten atomically
 // (memory_summary.md, the file agents read first, last), the others
 // removed, empty folders left by removed skills deleted. Symbolic links in
 // root are removed first and never written; extension resources past
 // their retention are pruned as a sync would (now). A path that is not a
 // clean relative path is refused before anything is written.
-func ApplyFiles(root string, files []BaselineFile, now time.Time) error {
+func applyFiles(root string, files []BaselineFile, now time.Time) error {
 	want := map[string]BaselineFile{}
 	for _, f := range files {
 		if !cleanRel(f.Path) {
 			return fmt.Errorf("apply generation: unsafe path %q", f.Path)
 		}
-		if f.Mode == ModeSymlink || !Landed(f.Path) {
+		if f.Mode == modeSymlink || !Landed(f.Path) {
 			continue
 		}
 		want[f.Path] = f
@@ -365,7 +331,7 @@ func newStaging(root, purpose string, now time.Time) (string, error) {
 		return "", err
 	}
 	for _, f := range files {
-		if f.Mode == ModeSymlink {
+		if f.Mode == modeSymlink {
 			continue
 		}
 		full := filepath.Join(dir, filepath.FromSlash(f.Path))
@@ -403,47 +369,47 @@ type LandResult struct {
 	Changes []string `json:"changes"`
 	// Recovered is set when an earlier approve or rollback, interrupted
 	// after it started writing, was finished first.
-	Recovered *Landing `json:"recovered,omitempty"`
+	Recovered *store.Landing `json:"recovered,omitempty"`
 }
 
 // Approve lands the pending generation id (0: whichever is pending): the
 // memory folder, the baseline and the selection marks become its, in one
 // journaled step, and it becomes the current generation.
 func Approve(ctx context.Context, h History, opts LandOptions, id int64) (LandResult, error) {
-	return land(ctx, h, opts, LandApprove, id)
+	return land(ctx, h, opts, store.LandApprove, id)
 }
 
 // Rollback writes generation id back into the memory folder, with the
 // baseline and the selection marks it had, and records that as a new
 // generation. It refuses while a generation waits for review.
 func Rollback(ctx context.Context, h History, opts LandOptions, id int64) (LandResult, error) {
-	return land(ctx, h, opts, LandRollback, id)
+	return land(ctx, h, opts, store.LandRollback, id)
 }
 
 // check says why generation id cannot land now (nil when it can).
-func check(ctx context.Context, h History, action string, id int64) (Generation, error) {
+func check(ctx context.Context, h History, action string, id int64) (store.Generation, error) {
 	p, pending, err := h.PendingGeneration(ctx)
 	if err != nil {
-		return Generation{}, err
+		return store.Generation{}, err
 	}
-	if action == LandApprove {
+	if action == store.LandApprove {
 		if !pending && id != 0 {
-			return Generation{}, fmt.Errorf("%w: generation %d is not pending", ErrNoPending, id)
+			return store.Generation{}, fmt.Errorf("%w: generation %d is not pending", ErrNoPending, id)
 		}
 		if !pending {
-			return Generation{}, ErrNoPending
+			return store.Generation{}, ErrNoPending
 		}
 		if id != 0 && id != p.ID {
-			return Generation{}, fmt.Errorf("%w: generation %d is not pending (generation %d is)", ErrNoPending, id, p.ID)
+			return store.Generation{}, fmt.Errorf("%w: generation %d is not pending (generation %d is)", ErrNoPending, id, p.ID)
 		}
 		return p, nil
 	}
 	if pending {
-		return Generation{}, fmt.Errorf("%w: generation %d; approve or reject it first", ErrPendingReview, p.ID)
+		return store.Generation{}, fmt.Errorf("%w: generation %d; approve or reject it first", ErrPendingReview, p.ID)
 	}
 	g, err := h.Generation(ctx, id)
 	if err == nil && g.PurgedAt != nil {
-		return Generation{}, fmt.Errorf("generation %d cannot be restored: %w", id, ErrPurged)
+		return store.Generation{}, fmt.Errorf("generation %d cannot be restored: %w", id, ErrPurged)
 	}
 	return g, err
 }
@@ -486,7 +452,7 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	if g, err = check(ctx, h, action, id); err != nil {
 		return release(err)
 	}
-	if action == LandRollback {
+	if action == store.LandRollback {
 		res.RestoredFrom = g.ID
 	}
 	if gone, err = forgottenInputs(ctx, h, g, opts.Force); err != nil {
@@ -496,12 +462,12 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 	if err != nil {
 		return release(err)
 	}
-	owned, newID, err := h.LandGeneration(ctx, Land{Token: token, Action: action, GenerationID: g.ID, Keep: opts.Keep})
+	owned, newID, err := h.LandGeneration(ctx, store.Land{Token: token, Action: action, GenerationID: g.ID, Keep: opts.Keep})
 	if err != nil {
 		return release(err)
 	}
 	if !owned {
-		return res, ErrLostOwnership
+		return res, errLostOwnership
 	}
 	res.Generation = newID
 	// Forced past forgotten memories: the next consolidation must take
@@ -512,7 +478,7 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 		}
 	}
 	if after, err := Snapshot(opts.Root); err == nil {
-		for _, c := range Diff(onlyGenerated(before), onlyGenerated(after)) {
+		for _, c := range diffSnapshots(onlyGenerated(before), onlyGenerated(after)) {
 			res.Changes = append(res.Changes, c.String())
 		}
 	}
@@ -525,16 +491,16 @@ func land(ctx context.Context, h History, opts LandOptions, action string, id in
 // and start the cooldown (a consolidation that changes nothing records
 // nothing either). After a hand edit it is a real rollback; after an
 // interrupted landing, the folder is not what the store says it holds.
-func alreadyHeld(ctx context.Context, h History, opts LandOptions, action string, g Generation, forgotten int) (bool, error) {
+func alreadyHeld(ctx context.Context, h History, opts LandOptions, action string, g store.Generation, forgotten int) (bool, error) {
 	_, unfinished, err := h.UnfinishedLanding(ctx)
-	if err != nil || action != LandRollback || !g.Current || forgotten > 0 || unfinished {
+	if err != nil || action != store.LandRollback || !g.Current || forgotten > 0 || unfinished {
 		return false, err
 	}
 	files, before, err := generationAndFolder(ctx, h, g.ID, opts.Root)
 	if err != nil {
 		return false, err
 	}
-	return len(Diff(onlyGenerated(before), landedFiles(files))) == 0, nil
+	return len(diffSnapshots(onlyGenerated(before), landedFiles(files))) == 0, nil
 }
 
 // claimForLanding takes the global lock for a landing and returns its
@@ -545,7 +511,7 @@ func claimForLanding(ctx context.Context, h History, opts LandOptions, res *Land
 	if err != nil {
 		return "", err
 	}
-	if claim.Status != ClaimClaimed {
+	if claim.Status != claimClaimed {
 		return "", fmt.Errorf("%w (%s); try again when it has finished", ErrBusy, strings.ReplaceAll(string(claim.Status), "_", " "))
 	}
 	rec, ok, err := finishLanding(ctx, h, opts, claim.Token)
@@ -563,7 +529,7 @@ func claimForLanding(ctx context.Context, h History, opts LandOptions, res *Land
 	if claim, err = h.ClaimGlobal(ctx, opts.WorkerID, true); err != nil {
 		return "", err
 	}
-	if claim.Status != ClaimClaimed {
+	if claim.Status != claimClaimed {
 		return "", fmt.Errorf("%w (%s)", ErrBusy, claim.Status)
 	}
 	return claim.Token, nil
@@ -584,19 +550,19 @@ func generationAndFolder(ctx context.Context, h History, id int64, root string) 
 // write puts the folder back when it can, so nothing is half-landed;
 // when it cannot, the mark stays and the next approve, rollback or
 // consolidate finishes the landing.
-func applyLanding(ctx context.Context, h History, opts LandOptions, token, action string, g Generation) ([]BaselineFile, error) {
+func applyLanding(ctx context.Context, h History, opts LandOptions, token, action string, g store.Generation) ([]BaselineFile, error) {
 	files, before, err := generationAndFolder(ctx, h, g.ID, opts.Root)
 	if err != nil {
 		return nil, err
 	}
 	if ok, err := h.BeginLanding(ctx, token, action, g.ID); err != nil || !ok {
 		if err == nil {
-			err = ErrLostOwnership
+			err = errLostOwnership
 		}
 		return nil, err
 	}
-	if err := ApplyFiles(opts.Root, files, opts.Now()); err != nil {
-		if uerr := ApplyFiles(opts.Root, before, opts.Now()); uerr == nil {
+	if err := applyFiles(opts.Root, files, opts.Now()); err != nil {
+		if uerr := applyFiles(opts.Root, before, opts.Now()); uerr == nil {
 			_ = h.CancelLanding(context.WithoutCancel(ctx), token)
 			return nil, fmt.Errorf("%s generation %d: %w (the folder is unchanged)", action, g.ID, err)
 		}
@@ -608,7 +574,7 @@ func applyLanding(ctx context.Context, h History, opts LandOptions, token, actio
 // forgottenInputs returns the memories g was built from that the user
 // has forgotten since, and a *ForgottenError when there are some and
 // force is off.
-func forgottenInputs(ctx context.Context, h History, g Generation, force bool) (map[string]time.Time, error) {
+func forgottenInputs(ctx context.Context, h History, g store.Generation, force bool) (map[string]time.Time, error) {
 	inputs, err := h.GenerationInputs(ctx, g.ID)
 	if err != nil {
 		return nil, err
@@ -629,11 +595,11 @@ func forgottenInputs(ctx context.Context, h History, g Generation, force bool) (
 	return gone, fe
 }
 
-// landedFiles are the files of a generation that ApplyFiles writes.
+// landedFiles are the files of a generation that applyFiles writes.
 func landedFiles(files []BaselineFile) []BaselineFile {
 	var out []BaselineFile
 	for _, f := range files {
-		if f.Mode != ModeSymlink && Landed(f.Path) {
+		if f.Mode != modeSymlink && Landed(f.Path) {
 			out = append(out, f)
 		}
 	}
@@ -656,7 +622,7 @@ func FolderFiles(root string) ([]BaselineFile, error) {
 	files, err := snapshotIfExists(root)
 	var out []BaselineFile
 	for _, f := range files {
-		if f.Mode != ModeSymlink {
+		if f.Mode != modeSymlink {
 			out = append(out, f)
 		}
 	}
@@ -674,7 +640,7 @@ func snapshotIfExists(root string) ([]BaselineFile, error) {
 // after it began writing the folder: the same files are written again and
 // the landing recorded (which marks the job done). token must hold the
 // lock; ok is false when nothing was unfinished.
-func finishLanding(ctx context.Context, h History, opts LandOptions, token string) (Landing, bool, error) {
+func finishLanding(ctx context.Context, h History, opts LandOptions, token string) (store.Landing, bool, error) {
 	l, ok, err := h.UnfinishedLanding(ctx)
 	if err != nil || !ok {
 		return l, false, err
@@ -683,15 +649,15 @@ func finishLanding(ctx context.Context, h History, opts LandOptions, token strin
 	if err != nil {
 		return l, false, err
 	}
-	if err := ApplyFiles(opts.Root, files, opts.Now()); err != nil {
+	if err := applyFiles(opts.Root, files, opts.Now()); err != nil {
 		return l, false, fmt.Errorf("finish the interrupted %s of generation %d: %w", l.Action, l.GenerationID, err)
 	}
-	owned, _, err := h.LandGeneration(ctx, Land{Token: token, Action: l.Action, GenerationID: l.GenerationID, Keep: opts.Keep})
+	owned, _, err := h.LandGeneration(ctx, store.Land{Token: token, Action: l.Action, GenerationID: l.GenerationID, Keep: opts.Keep})
 	if err != nil {
 		return l, false, fmt.Errorf("finish the interrupted %s of generation %d: %w", l.Action, l.GenerationID, err)
 	}
 	if !owned {
-		return l, false, ErrLostOwnership
+		return l, false, errLostOwnership
 	}
 	return l, true, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // folderState is every file under root, by path (symlinks as their target).
@@ -52,11 +53,11 @@ func TestSuccessRecordsAGeneration(t *testing.T) {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	g := e.jobs.gens[0]
-	if g.State != GenerationApproved || g.Selected != 3 || g.Mode != "test" || len(g.inputs) != 3 || !g.inputs[0].Pinned {
+	if g.State != store.GenerationApproved || g.Selected != 3 || g.Mode != "test" || len(g.inputs) != 3 || !g.inputs[0].Pinned {
 		t.Errorf("generation = %+v", g)
 	}
 	snap, _ := Snapshot(e.root)
-	if len(Diff(g.files, snap)) != 0 {
+	if len(diffSnapshots(g.files, snap)) != 0 {
 		t.Error("generation files differ from the folder")
 	}
 	// A run that finds nothing changed adds no generation.
@@ -90,7 +91,7 @@ func TestReviewStopsAtAPendingGenerationAndApproveLandsIt(t *testing.T) {
 	if !sameState(before, folderState(t, e.root)) {
 		t.Fatal("a review run changed the memory folder")
 	}
-	if len(Diff(baseBefore, e.jobs.baseline)) != 0 || len(e.jobs.selected) != selectedBefore {
+	if len(diffSnapshots(baseBefore, e.jobs.baseline)) != 0 || len(e.jobs.selected) != selectedBefore {
 		t.Fatal("a review run changed the baseline or the selection")
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(e.root)); len(entries) != 1 {
@@ -117,7 +118,7 @@ func TestReviewStopsAtAPendingGenerationAndApproveLandsIt(t *testing.T) {
 	if !sameState(after, want) {
 		t.Errorf("approved folder differs from the pending generation")
 	}
-	if len(e.jobs.selected) != 3 || e.jobs.gens[1].State != GenerationApproved || e.jobs.landing != nil {
+	if len(e.jobs.selected) != 3 || e.jobs.gens[1].State != store.GenerationApproved || e.jobs.landing != nil {
 		t.Errorf("approve did not land: %d selected, state %s", len(e.jobs.selected), e.jobs.gens[1].State)
 	}
 	if !strings.Contains(strings.Join(lr.Changes, "\n"), "M "+memdir.MemoryFile) {
@@ -163,7 +164,7 @@ func TestRollbackRestoresTheFolderByteForByte(t *testing.T) {
 	if readFile(t, note) != "remember this" {
 		t.Error("rollback touched a note")
 	}
-	if len(e.jobs.selected) != 1 || e.jobs.gens[2].Kind != KindRollback {
+	if len(e.jobs.selected) != 1 || e.jobs.gens[2].Kind != store.GenerationRollback {
 		t.Errorf("selection %d, gens %+v", len(e.jobs.selected), e.jobs.gens[2].Generation)
 	}
 }
@@ -296,7 +297,7 @@ func TestDryRunPlansEveryArtifact(t *testing.T) {
 	}))
 	o.DryRun = true
 	res, err := Run(context.Background(), e.jobs, o)
-	if err != nil || res.Status != StatusDryRun {
+	if err != nil || res.Status != statusDryRun {
 		t.Fatal(res, err)
 	}
 	var paths []string
@@ -336,7 +337,7 @@ func TestAnInterruptedLandingIsFinished(t *testing.T) {
 	e.jobs.selection = sampleSelection(t)[:3]
 	e.run(t, heuristicThen(nil))
 	// A rollback to 1 crashed after journaling and writing one file.
-	e.jobs.landing = &Landing{Action: LandRollback, GenerationID: 1}
+	e.jobs.landing = &store.Landing{Action: store.LandRollback, GenerationID: 1}
 	writeFile(t, filepath.Join(e.root, memdir.MemoryFile), gen1[memdir.MemoryFile])
 	e.clock.Advance(7 * time.Hour)
 	res, err := e.run(t, heuristicThen(nil))
@@ -352,7 +353,7 @@ func TestApplyFilesRefusesUnsafePaths(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "memories")
 	writeFile(t, filepath.Join(root, memdir.MemoryFile), "keep")
 	for _, p := range []string{"../x", "/etc/x", "a/../../x", "a//b", "", "./a"} {
-		err := ApplyFiles(root, []BaselineFile{{Path: p, Mode: ModeRegular, Content: []byte("x")}}, testNow)
+		err := applyFiles(root, []BaselineFile{{Path: p, Mode: modeRegular, Content: []byte("x")}}, testNow)
 		if err == nil {
 			t.Errorf("ApplyFiles accepted %q", p)
 		}
@@ -364,8 +365,8 @@ func TestApplyFilesRefusesUnsafePaths(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside")
 	writeFile(t, outside, "secret")
 	os.Symlink(outside, filepath.Join(root, "skills"))
-	err := ApplyFiles(root, []BaselineFile{{Path: "skills/a/SKILL.md", Mode: ModeRegular, Content: []byte("s")},
-		{Path: "link", Mode: ModeSymlink, Content: []byte(outside)}}, testNow)
+	err := applyFiles(root, []BaselineFile{{Path: "skills/a/SKILL.md", Mode: modeRegular, Content: []byte("s")},
+		{Path: "link", Mode: modeSymlink, Content: []byte(outside)}}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +385,7 @@ func TestReviewDoesNotProposeARejectedGenerationAgain(t *testing.T) {
 	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview {
 		t.Fatal(res, err)
 	}
-	e.jobs.gens[0].State = GenerationRejected
+	e.jobs.gens[0].State = store.GenerationRejected
 	c := heuristicThen(nil)
 	o.Consolidator = c
 	res, err := Run(context.Background(), e.jobs, o)
@@ -399,7 +400,7 @@ func TestReviewDoesNotProposeARejectedGenerationAgain(t *testing.T) {
 	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview || res.Generation != 2 {
 		t.Fatalf("forced = %+v, %v", res, err)
 	}
-	e.jobs.gens[1].State = GenerationRejected
+	e.jobs.gens[1].State = store.GenerationRejected
 	o.Force = false
 	e.jobs.selection = e.jobs.selection[:2]
 	if res, err := Run(context.Background(), e.jobs, o); err != nil || res.Status != StatusPendingReview {

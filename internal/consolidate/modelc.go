@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
@@ -17,16 +18,16 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// DefaultModelChunkBytes is the per-call budget for input material in the
+// defaultModelChunkBytes is the per-call budget for input material in the
 // model consolidator. The current artifacts come on top of it.
-const DefaultModelChunkBytes = 400 * 1024
+const defaultModelChunkBytes = 400 * 1024
 
 // maxSkillName is the longest skill folder name accepted.
 const maxSkillName = 64
 
-// ErrUnsafeSkillName is returned when a model names a skill with a path
+// errUnsafeSkillName is returned when a model names a skill with a path
 // separator, "..", or nothing usable.
-var ErrUnsafeSkillName = errors.New("unsafe skill name")
+var errUnsafeSkillName = errors.New("unsafe skill name")
 
 // NewModel returns the consolidator that asks a language model for the new
 // files through structured calls.
@@ -37,12 +38,12 @@ var ErrUnsafeSkillName = errors.New("unsafe skill name")
 // full text of added files, the unified diff of modified ones and the path
 // of deleted ones; when the artifacts are missing (first run, or a user
 // deleted them) it is the full text of every input instead. Material that
-// exceeds the per-call budget (DefaultModelChunkBytes) is split into
+// exceeds the per-call budget (defaultModelChunkBytes) is split into
 // chunks, and the calls run in sequence, each one receiving the files the
 // previous call produced, so the result is merged incrementally. The files
 // are written only after the last call succeeded.
 func NewModel(p model.Provider, modelName string) Consolidator {
-	return &modelConsolidator{provider: p, model: modelName, chunkBytes: DefaultModelChunkBytes}
+	return &modelConsolidator{provider: p, model: modelName, chunkBytes: defaultModelChunkBytes}
 }
 
 type modelConsolidator struct {
@@ -170,7 +171,7 @@ func (m *modelConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 			next.memory = ws.redact(ans.MemoryMD)
 			next.skills = map[string]string{}
 			for _, s := range ans.Skills {
-				name, err := SanitizeSkillName(s.Name)
+				name, err := sanitizeSkillName(s.Name)
 				if err != nil {
 					return usage, err
 				}
@@ -182,14 +183,14 @@ func (m *modelConsolidator) Consolidate(ctx context.Context, ws *Workspace) (mod
 	return usage, writeArtifacts(ws.Root, ws.Version, cur)
 }
 
-// SanitizeSkillName turns a model-chosen skill name into a safe folder
+// sanitizeSkillName turns a model-chosen skill name into a safe folder
 // name: lowercase letters, digits and hyphens, at most 64 characters.
 // Names with a path separator or "..", and names with nothing usable, are
 // refused rather than repaired, since they signal an answer trying to
 // write elsewhere.
-func SanitizeSkillName(name string) (string, error) {
+func sanitizeSkillName(name string) (string, error) {
 	if strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || strings.TrimSpace(name) == "" {
-		return "", fmt.Errorf("%w: %q", ErrUnsafeSkillName, name)
+		return "", fmt.Errorf("%w: %q", errUnsafeSkillName, name)
 	}
 	var b strings.Builder
 	dash := false
@@ -210,7 +211,7 @@ func SanitizeSkillName(name string) (string, error) {
 		s = strings.TrimRight(s[:maxSkillName], "-")
 	}
 	if s == "" {
-		return "", fmt.Errorf("%w: %q", ErrUnsafeSkillName, name)
+		return "", fmt.Errorf("%w: %q", errUnsafeSkillName, name)
 	}
 	return s, nil
 }
@@ -255,12 +256,7 @@ func renderArtifactsMessage(a artifacts, version memversion.Version) string {
 	}
 	file(memdir.SummaryFile, a.summary)
 	if version != memversion.V2 {
-		names := make([]string, 0, len(a.skills))
-		for n := range a.skills {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(a.skills)) {
 			file(path.Join(memdir.SkillsDir, n, memdir.SkillFile), a.skills[n])
 		}
 	}
@@ -359,7 +355,7 @@ func splitDiffByFile(diffFile string) map[string]string {
 // splitting a piece that is larger than the budget on line boundaries.
 func chunkMaterial(pieces []string, budget int) []string {
 	if budget <= 0 {
-		budget = DefaultModelChunkBytes
+		budget = defaultModelChunkBytes
 	}
 	var chunks []string
 	var cur strings.Builder
@@ -399,16 +395,11 @@ func chunkMaterial(pieces []string, budget int) []string {
 // kill in between never leaves a pointer to a missing skill.
 func writeArtifacts(root string, version memversion.Version, a artifacts) error {
 	if version != memversion.V2 {
-		names := make([]string, 0, len(a.skills))
-		for n := range a.skills {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(a.skills)) {
 			rel := path.Join(memdir.SkillsDir, n)
 			full := filepath.Join(root, filepath.FromSlash(rel), memdir.SkillFile)
 			if !within(root, full) {
-				return fmt.Errorf("%w: %q", ErrUnsafeSkillName, n)
+				return fmt.Errorf("%w: %q", errUnsafeSkillName, n)
 			}
 			if err := memdir.EnsureDir(root, rel); err != nil {
 				return err
@@ -437,7 +428,7 @@ func writeArtifacts(root string, version memversion.Version, a artifacts) error 
 		if _, keep := a.skills[e.Name()]; keep || !e.IsDir() {
 			continue
 		}
-		if clean, err := SanitizeSkillName(e.Name()); err != nil || clean != e.Name() {
+		if clean, err := sanitizeSkillName(e.Name()); err != nil || clean != e.Name() {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(root, memdir.SkillsDir, e.Name(), memdir.SkillFile)); err != nil {

@@ -105,12 +105,12 @@ func TestModelConsolidatorChunksAndMerges(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		sel = append(sel, Selected{ThreadID: "t" + itoa8(uint32(i)), SourceUpdatedAt: int64(i), RolloutSummary: strings.Repeat("evidence line\n", 100), RawMemory: "r"})
 	}
-	if err := SyncInputs(root, "v1", sel, 0, testNow); err != nil {
+	if err := syncInputs(root, "v1", sel, 0, testNow, nil); err != nil {
 		t.Fatal(err)
 	}
 	cur, _ := Snapshot(root)
-	changes := Diff(nil, cur)
-	ws := &Workspace{Root: root, Version: "v1", Selected: sel, Changes: changes, DiffFile: RenderDiffFile(changes, nil, cur), Prompt: "PROMPT"}
+	changes := diffSnapshots(nil, cur)
+	ws := &Workspace{Root: root, Version: "v1", Selected: sel, Changes: changes, DiffFile: renderDiffFile(changes, nil, cur), Prompt: "PROMPT"}
 	p := &fakeProvider{answer: func(i int, req model.Request) (string, error) {
 		// Each call must see what the previous one produced.
 		if i > 0 && !strings.Contains(req.Input[0], "memory after call "+itoa8(uint32(i-1))) {
@@ -148,9 +148,9 @@ func TestSanitizeSkillName(t *testing.T) {
 		{"../evil", ""}, {"a/b", ""}, {`a\b`, ""}, {"..", ""}, {"", ""}, {"  ", ""}, {"!!!", ""},
 	}
 	for _, tt := range tests {
-		got, err := SanitizeSkillName(tt.in)
+		got, err := sanitizeSkillName(tt.in)
 		if tt.want == "" {
-			if !errors.Is(err, ErrUnsafeSkillName) {
+			if !errors.Is(err, errUnsafeSkillName) {
 				t.Errorf("SanitizeSkillName(%q) = %q, %v; want refusal", tt.in, got, err)
 			}
 			continue
@@ -167,7 +167,7 @@ func TestModelEvilSkillNameRefused(t *testing.T) {
 		return answerJSON("m", "v1\n", modelSkill{Name: "../evil", SkillMD: "pwned"}), nil
 	}}
 	res, err := Run(context.Background(), e.jobs, e.opts(NewModel(p, "")))
-	if !errors.Is(err, ErrUnsafeSkillName) || res.Status != StatusFailedModel {
+	if !errors.Is(err, errUnsafeSkillName) || res.Status != statusFailedModel {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	parent := filepath.Dir(e.root)
@@ -185,7 +185,7 @@ func TestModelBadAnswerFails(t *testing.T) {
 		return `{"memory_md":"m","memory_summary_md":"v1\n","skills":[],"extra":1}`, nil
 	}}
 	res, err := Run(context.Background(), e.jobs, e.opts(NewModel(p, "")))
-	if err == nil || res.Status != StatusFailedModel {
+	if err == nil || res.Status != statusFailedModel {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 }

@@ -25,7 +25,7 @@ func FuzzFileNames(f *testing.F) {
 		if stem := memdir.RolloutSummaryStem(id, ts, slug); !stemShape.MatchString(stem) {
 			t.Fatalf("memdir.RolloutSummaryStem(%q, %d, %q) = %q", id, ts, slug, stem)
 		}
-		if name, err := SanitizeSkillName(skill); err == nil && !skillShape.MatchString(name) {
+		if name, err := sanitizeSkillName(skill); err == nil && !skillShape.MatchString(name) {
 			t.Fatalf("SanitizeSkillName(%q) = %q", skill, name)
 		}
 	})

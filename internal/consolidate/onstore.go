@@ -29,8 +29,8 @@ type storeJobs struct {
 // storeHistory adds the generations, the requests and the evidence.
 type storeHistory struct{ storeJobs }
 
-// Backups is a store that keeps a recent backup of itself.
-type Backups interface {
+// backupRefresher is a store that keeps a recent backup of itself.
+type backupRefresher interface {
 	// RefreshBackup replaces the backup when it is older than a day.
 	RefreshBackup(ctx context.Context) error
 }
@@ -45,10 +45,10 @@ func (j storeHistory) RefreshBackup(ctx context.Context) error {
 }
 
 var (
-	_ Backups        = storeHistory{}
-	_ History        = storeHistory{}
-	_ RequestWatcher = storeHistory{}
-	_ EvidenceJobs   = storeHistory{}
+	_ backupRefresher = storeHistory{}
+	_ History         = storeHistory{}
+	_ requestWatcher  = storeHistory{}
+	_ evidenceKeeper  = storeHistory{}
 )
 
 func (j storeJobs) ClaimGlobal(ctx context.Context, worker string, force bool) (Claim, error) {
@@ -73,7 +73,7 @@ func (j storeJobs) Selection(ctx context.Context, n, maxUnusedDays int) ([]Selec
 	return j.st.Selection(ctx, n, maxUnusedDays)
 }
 
-func (j storeJobs) NoteMarks(ctx context.Context) (map[string]NoteMark, error) {
+func (j storeJobs) NoteMarks(ctx context.Context) (map[string]store.NoteMark, error) {
 	return j.st.NoteMarks(ctx)
 }
 
@@ -94,11 +94,11 @@ func (j storeJobs) Commit(ctx context.Context, c Commit) (bool, int64, error) {
 	return j.st.CommitGlobal(ctx, commit)
 }
 
-func (j storeHistory) Pend(ctx context.Context, p Pend) (bool, int64, error) {
+func (j storeHistory) Pend(ctx context.Context, p store.GlobalPend) (bool, int64, error) {
 	return j.st.PendGlobal(ctx, p)
 }
 
-func (j storeHistory) PendingGeneration(ctx context.Context) (Generation, bool, error) {
+func (j storeHistory) PendingGeneration(ctx context.Context) (store.Generation, bool, error) {
 	return j.st.PendingGeneration(ctx)
 }
 
@@ -106,7 +106,7 @@ func (j storeHistory) ReleaseGlobal(ctx context.Context, token string) error {
 	return j.st.ReleaseGlobal(ctx, token)
 }
 
-func (j storeHistory) Generation(ctx context.Context, id int64) (Generation, error) {
+func (j storeHistory) Generation(ctx context.Context, id int64) (store.Generation, error) {
 	return j.st.Generation(ctx, id)
 }
 
@@ -114,7 +114,7 @@ func (j storeHistory) GenerationFiles(ctx context.Context, id int64) ([]Baseline
 	return j.st.GenerationFiles(ctx, id)
 }
 
-func (j storeHistory) GenerationInputs(ctx context.Context, id int64) ([]GenerationInput, error) {
+func (j storeHistory) GenerationInputs(ctx context.Context, id int64) ([]store.GenerationInput, error) {
 	return j.st.GenerationInputs(ctx, id)
 }
 
@@ -130,11 +130,11 @@ func (j storeHistory) CancelLanding(ctx context.Context, token string) error {
 	return j.st.CancelLanding(ctx, token)
 }
 
-func (j storeHistory) UnfinishedLanding(ctx context.Context) (Landing, bool, error) {
+func (j storeHistory) UnfinishedLanding(ctx context.Context) (store.Landing, bool, error) {
 	return j.st.UnfinishedLanding(ctx)
 }
 
-func (j storeHistory) LandGeneration(ctx context.Context, l Land) (bool, int64, error) {
+func (j storeHistory) LandGeneration(ctx context.Context, l store.Land) (bool, int64, error) {
 	return j.st.LandGeneration(ctx, l)
 }
 

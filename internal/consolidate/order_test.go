@@ -176,12 +176,12 @@ func TestRestoreWritesPointersLast(t *testing.T) {
 	}
 	after := folderState(t, e.root)
 	for p, v := range before {
-		if IsArtifact(p) && after[p] != v {
+		if isArtifact(p) && after[p] != v {
 			t.Errorf("%s was not restored", p)
 		}
 	}
 	for p := range after {
-		if _, ok := before[p]; !ok && IsArtifact(p) {
+		if _, ok := before[p]; !ok && isArtifact(p) {
 			t.Errorf("%s, added by the failed run, is still there", p)
 		}
 	}

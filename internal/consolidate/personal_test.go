@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 )
 
 // A lesson reaches the personal layer ("holds in every project") only
@@ -41,7 +42,7 @@ func TestPersonalLayerNeedsTwoRepositories(t *testing.T) {
 		}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			layer, err := buildProjectLayer(parseSelected(tt.sel), nil)
+			layer, err := buildProjectLayer(memmodel.Parse(tt.sel), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

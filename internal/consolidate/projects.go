@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/rawmemory"
+	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 )
 
@@ -29,19 +32,17 @@ import (
 // summary and the pointers to other projects together stay inside the
 // 2,500-token injection budget (about 10,000 bytes).
 const (
-	personalTarget      = 2400
-	projectTarget       = 6400
-	maxPersonalItems    = 10
-	maxProjectPrefs     = 12
-	maxProjectTips      = 12
-	maxProjectRecent    = 15
-	maxProjectOlder     = 20
-	notePrefix          = "project:"
-	unscopedProjectName = "sessions with no recorded folder"
+	personalTarget   = 2400
+	projectTarget    = 6400
+	maxPersonalItems = 10
+	maxProjectPrefs  = 12
+	maxProjectTips   = 12
+	maxProjectRecent = 15
+	maxProjectOlder  = 20
 )
 
 // generalRe finds a preference or tip the user stated for every project.
-var generalRe = lazyRegexp(`(?i)\b(in|across|for) (all|every|each) (of )?(my )?(projects?|repos|repositories|codebases?)\b|\b(in|for) every (project|repo|repository|codebase)\b|\beverywhere\b|\bglobally\b|\bas a (general )?rule\b|\bI (always|never)\b|\bin general\b`)
+var generalRe = lazyre.New(`(?i)\b(in|across|for) (all|every|each) (of )?(my )?(projects?|repos|repositories|codebases?)\b|\b(in|for) every (project|repo|repository|codebase)\b|\beverywhere\b|\bglobally\b|\bas a (general )?rule\b|\bI (always|never)\b|\bin general\b`)
 
 // scopedItem is one preference or tip and the projects it was seen in.
 type scopedItem struct {
@@ -60,7 +61,7 @@ type itemSet struct {
 func newItemSet() *itemSet { return &itemSet{byKey: map[string]*scopedItem{}} }
 
 func (s *itemSet) add(text, projectKey string) {
-	k := normKey(text)
+	k := memmodel.NormKey(text)
 	if k == "" {
 		return
 	}
@@ -127,7 +128,7 @@ func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
 	})
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = wholeItem(it.text, maxSummaryItem)
+		out[i] = memmodel.WholeItem(it.text, memmodel.MaxSummaryItem)
 	}
 	return out
 }
@@ -140,18 +141,18 @@ func isFix(item string) bool { return rawmemory.Tagged(item) == rawmemory.TagFix
 type projectGroup struct {
 	id    project.Identity
 	dir   string
-	mems  []memory
+	mems  []memmodel.Memory
 	roots []string
 }
 
 // groupByProject groups memories by project key, the project with the
 // newest memory first; memories of threads with no key are grouped by
 // their folder, under a path key, as the scan would have keyed them.
-func groupByProject(mems []memory) []*projectGroup {
+func groupByProject(mems []memmodel.Memory) []*projectGroup {
 	idx := map[string]*projectGroup{}
 	var out []*projectGroup
 	for _, m := range mems {
-		id := m.projectID()
+		id := m.Project()
 		g, ok := idx[id.Key]
 		if !ok {
 			g = &projectGroup{id: id, dir: project.DirName(id)}
@@ -159,7 +160,7 @@ func groupByProject(mems []memory) []*projectGroup {
 			out = append(out, g)
 		}
 		g.mems = append(g.mems, m)
-		root := firstNonEmpty(m.sel.ProjectRoot, known(m.sel.Cwd))
+		root := m.Root()
 		if root != "" && !contains(g.roots, root) {
 			g.roots = append(g.roots, root)
 		}
@@ -179,7 +180,7 @@ func groupByProject(mems []memory) []*projectGroup {
 // repository grows. A project with notes and no consolidated memory gets
 // a summary of its own, so a note written in a repository is injected
 // there from the next consolidation on, before any session of it is.
-func placeNotes(notes []note, groups []*projectGroup) []*projectGroup {
+func placeNotes(notes []memmodel.Note, groups []*projectGroup) []*projectGroup {
 	byKey := map[string]*projectGroup{}
 	for _, g := range groups {
 		byKey[g.id.Key] = g
@@ -187,16 +188,16 @@ func placeNotes(notes []note, groups []*projectGroup) []*projectGroup {
 	var r *project.Resolver // made only for a note no project holds
 	for i := range notes {
 		n := &notes[i]
-		if n.project == "" || byKey[n.project] != nil {
+		if n.Project == "" || byKey[n.Project] != nil {
 			continue
 		}
-		if g := grownInto(n.project, groups, &r); g != nil {
-			n.project = g.id.Key
+		if g := grownInto(n.Project, groups, &r); g != nil {
+			n.Project = g.id.Key
 			continue
 		}
-		id := project.Printable(project.Identity{Key: n.project, Name: project.NameOfKey(n.project)})
+		id := project.Printable(project.Identity{Key: n.Project, Name: project.NameOfKey(n.Project)})
 		g := &projectGroup{id: id, dir: project.DirName(id)}
-		byKey[n.project] = g
+		byKey[n.Project] = g
 		groups = append(groups, g)
 	}
 	return groups
@@ -235,14 +236,14 @@ func grownInto(key string, groups []*projectGroup, r **project.Resolver) *projec
 
 // latest is the day of the project's newest session, or of its newest
 // note when it has notes only (a note file's name starts with its day).
-func (g *projectGroup) latest(notes []note) string {
+func (g *projectGroup) latest(notes []memmodel.Note) string {
 	if len(g.mems) > 0 {
-		return g.mems[0].day
+		return g.mems[0].Day
 	}
 	day := ""
 	for _, n := range notes {
-		base := path.Base(n.file)
-		if n.project == g.id.Key && len(base) >= 10 && base[:10] > day {
+		base := path.Base(n.File)
+		if n.Project == g.id.Key && len(base) >= 10 && base[:10] > day {
 			if _, err := time.Parse(time.DateOnly, base[:10]); err == nil {
 				day = base[:10]
 			}
@@ -260,25 +261,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// projectID is the memory's project as the store recorded it.
-func (m memory) projectID() project.Identity {
-	if m.sel.ProjectKey != "" {
-		// Printable: a key or name stored before they were made one line
-		// is until the next scan keys the thread again.
-		return project.Printable(project.Identity{Key: m.sel.ProjectKey, Name: firstNonEmpty(m.sel.ProjectName, m.sel.ProjectKey), Root: m.sel.ProjectRoot})
-	}
-	if m.cwd == unknownCwd {
-		return project.Identity{Key: "path:", Name: unscopedProjectName}
-	}
-	return project.Identity{Key: "path:" + m.cwd, Name: filepath.Base(m.cwd), Root: m.cwd}
-}
-
 // tipsOf are the memory's items a summary may state as tips: for
 // memctl's offline memories only checks and fixes, for a model's every
 // learning and failure (as summaryLists does).
-func tipsOf(m memory, t memTask) []string {
-	if m.offline {
-		return tipItems(t.Knowledge)
+func tipsOf(m memmodel.Memory, t rawmemory.Task) []string {
+	if m.Offline {
+		return memmodel.TipItems(t.Knowledge)
 	}
 	return append(append([]string{}, t.Knowledge...), t.Failures...)
 }
@@ -289,35 +277,35 @@ type projectLayer map[string][]byte
 
 // buildProjectLayer renders the index, the personal layer and a summary
 // per project.
-func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
+func buildProjectLayer(all []memmodel.Memory, notes []memmodel.Note) (projectLayer, error) {
 	// A memory whose evidence is all gone leaves the layer; a stale one
 	// keeps its preferences but not its tips (docs/stale.md). A newer fact
 	// about the same command replaces an older one, dated.
-	mems := current(all)
+	mems := memmodel.Current(all)
 	groups := groupByProject(mems)
 	prefs, tips := newItemSet(), newItemSet()
-	latest := newerFacts{}
+	latest := memmodel.Facts{}
 	for _, m := range mems {
-		key := m.projectID().Key
-		for _, t := range m.tasks {
+		key := m.Project().Key
+		for _, t := range m.Tasks {
 			for _, p := range t.Prefs {
 				prefs.add(p, key)
 			}
-			if m.stale != nil {
+			if m.Stale != nil {
 				continue
 			}
 			for _, k := range tipsOf(m, t) {
-				if m.offline && subjectOf(k) != "" {
-					if latest.claim(m, k, 0) != "" {
+				if m.Offline && memmodel.SubjectOf(k) != "" {
+					if latest.Claim(m, k, 0) != "" {
 						continue
 					}
-					k += " (as of " + m.day + ")"
+					k += " (as of " + m.Day + ")"
 				}
 				tips.add(k, key)
 			}
 		}
 	}
-	notes = append([]note(nil), notes...)
+	notes = append([]memmodel.Note(nil), notes...)
 	groups = placeNotes(notes, groups)
 	layer := projectLayer{}
 	layer[memdir.PersonalFile] = []byte(renderPersonal(prefs, tips, notes, groups))
@@ -325,7 +313,7 @@ func buildProjectLayer(all []memory, notes []note) (projectLayer, error) {
 	for _, g := range groups {
 		files := make([]string, 0, len(g.mems))
 		for _, m := range g.mems {
-			files = append(files, m.file)
+			files = append(files, m.File)
 		}
 		sort.Strings(files)
 		ix.Projects = append(ix.Projects, project.IndexEntry{
@@ -351,18 +339,18 @@ func nonNilStrings(s []string) []string {
 
 // renderPersonal writes the personal layer, shrinking its lists until it
 // fits personalTarget bytes.
-func renderPersonal(prefs, tips *itemSet, notes []note, groups []*projectGroup) string {
+func renderPersonal(prefs, tips *itemSet, notes []memmodel.Note, groups []*projectGroup) string {
 	p := prefs.ranked((*scopedItem).personal)
 	t := tips.ranked((*scopedItem).personal)
 	var notePrefs, noteTips []string
 	for _, n := range notes {
-		if n.project != "" {
+		if n.Project != "" {
 			continue
 		}
-		if n.pref {
-			notePrefs = append(notePrefs, noteMarker+" "+n.text)
+		if n.Pref {
+			notePrefs = append(notePrefs, memmodel.NoteMarker+" "+n.Text)
 		} else {
-			noteTips = append(noteTips, noteMarker+" "+n.text)
+			noteTips = append(noteTips, memmodel.NoteMarker+" "+n.Text)
 		}
 	}
 	p = append(notePrefs, p...)
@@ -373,9 +361,9 @@ func renderPersonal(prefs, tips *itemSet, notes []note, groups []*projectGroup) 
 		sb.WriteString("## Personal layer\n\n")
 		sb.WriteString("Preferences and tips that hold in every project: stated as general by the user, or seen in two different repositories.\n")
 		sb.WriteString("\n### Preferences\n\n")
-		writeList(&sb, p[:np], memdir.NoneRecorded)
+		memmodel.WriteList(&sb, p[:np], memdir.NoneRecorded)
 		sb.WriteString("\n### Tips\n\n")
-		writeList(&sb, t[:nt], memdir.NoneRecorded)
+		memmodel.WriteList(&sb, t[:nt], memdir.NoneRecorded)
 		s := sb.String()
 		switch {
 		case len(s) <= personalTarget:
@@ -390,25 +378,29 @@ func renderPersonal(prefs, tips *itemSet, notes []note, groups []*projectGroup) 
 	}
 }
 
+// projectLimits is how much of each list a project's summary shows;
+// shrinking them is how the summary is made to fit projectTarget.
+type projectLimits struct{ prefs, tips, recent, older int }
+
 // renderProjectSummary writes one project's summary: what its own
 // sessions taught, not what belongs to the personal layer.
-func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) string {
+func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []memmodel.Note) string {
 	own := func(it *scopedItem) bool { return !it.personal() && it.projects[g.id.Key] }
 	p := prefs.ranked(own)
 	t := tips.ranked(own)
 	for _, n := range notes {
-		if n.project != g.id.Key {
+		if n.Project != g.id.Key {
 			continue
 		}
-		if n.pref {
-			p = append([]string{noteMarker + " " + n.text}, p...)
+		if n.Pref {
+			p = append([]string{memmodel.NoteMarker + " " + n.Text}, p...)
 		} else {
-			t = append([]string{noteMarker + " " + n.text}, t...)
+			t = append([]string{memmodel.NoteMarker + " " + n.Text}, t...)
 		}
 	}
-	recent := recentDays(g.mems, recentMemoryDays)
-	rec, old := repeatsMerged(g.mems, recent, true), repeatsMerged(g.mems, recent, false)
-	lim := v2Limits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
+	recent := memmodel.RecentDays(g.mems, memmodel.RecentMemoryDays)
+	rec, old := memmodel.RepeatsMerged(g.mems, recent, true), memmodel.RepeatsMerged(g.mems, recent, false)
+	lim := projectLimits{prefs: min(len(p), maxProjectPrefs), tips: min(len(t), maxProjectTips),
 		recent: min(len(rec), maxProjectRecent), older: min(len(old), maxProjectOlder)}
 	for {
 		s := renderProjectSummaryWith(g, p, t, rec, old, lim)
@@ -436,38 +428,38 @@ func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []note) s
 	}
 }
 
-func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []indexEntry, lim v2Limits) string {
+func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []memmodel.Entry, lim projectLimits) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## Project: %s\n\n", g.id.Name)
 	if len(g.mems) == 0 {
 		fmt.Fprintf(&sb, "key: %s; no session consolidated yet", g.id.Key) // notes only
 	} else {
-		fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].day)
+		fmt.Fprintf(&sb, "key: %s; %d session(s), latest %s", g.id.Key, len(g.mems), g.mems[0].Day)
 	}
 	if len(g.roots) > 0 {
 		// The folders are the transcripts' cwd, which may hold newlines.
 		fmt.Fprintf(&sb, "; folders: %s", project.OneLine(strings.Join(g.roots, ", ")))
 	}
 	sb.WriteString("\n\n" + memdir.ProjectPrefsHeading + "\n\n")
-	writeList(&sb, prefs[:lim.prefs], memdir.NoneRecorded)
+	memmodel.WriteList(&sb, prefs[:lim.prefs], memdir.NoneRecorded)
 	sb.WriteString("\n" + memdir.ProjectTipsHeading + "\n\n")
-	writeList(&sb, tips[:lim.tips], memdir.NoneRecorded)
+	memmodel.WriteList(&sb, tips[:lim.tips], memdir.NoneRecorded)
 	sb.WriteString("\n### What's in memory for this project\n")
 	day := ""
 	for i, e := range rec {
-		m := e.memory
+		m := e.Memory
 		if i == lim.recent {
 			fmt.Fprintf(&sb, "- and %d more recent topics; search MEMORY.md\n", len(rec)-i)
 			break
 		}
-		if m.day != day {
-			day = m.day
+		if m.Day != day {
+			day = m.Day
 			fmt.Fprintf(&sb, "\n#### %s\n\n", day)
 		}
-		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.staleNote(), seenIn(e.sessions))
-		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.desc, maxSummaryItem), m.file)
-		if l := firstLearning(m); l != "" && m.stale == nil {
-			fmt.Fprintf(&sb, "  - learnings: %s\n", wholeItem(l, maxSummaryItem))
+		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
+		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), m.File)
+		if l := m.FirstLearning(); l != "" && m.Stale == nil {
+			fmt.Fprintf(&sb, "  - learnings: %s\n", memmodel.WholeItem(l, memmodel.MaxSummaryItem))
 		}
 	}
 	if len(rec) == 0 {
@@ -476,12 +468,12 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 	if lim.older > 0 {
 		sb.WriteString("\n#### Older topics\n\n")
 		for i, e := range old {
-			m := e.memory
+			m := e.Memory
 			if i == lim.older {
 				fmt.Fprintf(&sb, "- and %d older topics; search MEMORY.md\n", len(old)-i)
 				break
 			}
-			fmt.Fprintf(&sb, "- %s: %s (%s)%s%s\n", textcut.Words(m.topic, 120), strings.Join(m.keywords, ", "), m.file, m.staleNote(), seenIn(e.sessions))
+			fmt.Fprintf(&sb, "- %s: %s (%s)%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.File, m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		}
 	}
 	return sb.String()
@@ -499,15 +491,15 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 // it, pruning (undoing anything the consolidator changed there).
 //
 // It returns how many notes the folder holds: the layer holds the
-// MaxSummaryNotes best-ranked of them (marks).
-func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]StaleMemory, marks map[string]NoteMark, prune bool) (int, error) {
+// memmodel.MaxSummaryNotes best-ranked of them (marks).
+func writeProjectLayer(root string, selected []Selected, redact func(string) string, stale map[string]memmodel.Stale, marks map[string]store.NoteMark, prune bool) (int, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	mems := parseSelected(selected)
-	markStale(mems, stale)
-	notes := readNotes(root, redact)
-	layer, err := buildProjectLayer(mems, summaryNotes(notes, marks))
+	mems := memmodel.Parse(selected)
+	memmodel.MarkStale(mems, stale)
+	notes := memmodel.ReadNotes(root, redact)
+	layer, err := buildProjectLayer(mems, memmodel.SummaryNotes(notes, marks))
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/templates"
@@ -24,7 +25,7 @@ const extensionsInputsBlock = "## Extensions\n\n" +
 	"read its `instructions.md` and follow it. Added or changed extension files in the diff are new\n" +
 	"material; a deleted resource means that memory derived only from it must be removed."
 
-var placeholder = lazyRegexp(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
+var placeholder = lazyre.New(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
 
 // renderTemplate replaces {{ name }} placeholders; a placeholder without a
 // value is an error, so a broken override template is noticed.
@@ -53,10 +54,10 @@ func templateName(version memversion.Version) string {
 	return "consolidation.md"
 }
 
-// RenderPrompt renders the consolidation prompt for root. When the template
+// renderPrompt renders the consolidation prompt for root. When the template
 // cannot be loaded or rendered, a minimal prompt naming the folder and the
 // diff file is returned with the error, so a run can still proceed.
-func RenderPrompt(root string, version memversion.Version, templateDir string) (string, error) {
+func renderPrompt(root string, version memversion.Version, templateDir string) (string, error) {
 	extRoot := filepath.Join(root, memdir.ExtensionsDir)
 	vars := map[string]string{
 		"memory_root":                        root,

@@ -11,7 +11,7 @@ import (
 
 func TestRenderPrompt(t *testing.T) {
 	root := t.TempDir()
-	bare, err := RenderPrompt(root, "v1", "")
+	bare, err := renderPrompt(root, "v1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +19,7 @@ func TestRenderPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range memversion.All() {
-		got, err := RenderPrompt(root, v, "")
+		got, err := renderPrompt(root, v, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func TestRenderPrompt(t *testing.T) {
 	if strings.Contains(bare, "extensions") {
 		t.Error("extension blocks rendered without an extensions folder")
 	}
-	v2, _ := RenderPrompt(root, "v2", "")
+	v2, _ := renderPrompt(root, "v2", "")
 	if !strings.Contains(v2, "thread_id=<exact id>") || strings.Contains(v2, "MEMORY.md") {
 		t.Error("v2 prompt is not the summary-only prompt")
 	}
@@ -42,7 +42,7 @@ func TestRenderPrompt(t *testing.T) {
 func TestRenderPromptFallsBack(t *testing.T) {
 	override := t.TempDir()
 	writeFile(t, filepath.Join(override, "consolidation.md"), "root {{ memory_root }} and {{ no_such_variable }}")
-	got, err := RenderPrompt("/mem", "v1", override)
+	got, err := renderPrompt("/mem", "v1", override)
 	if err == nil || !strings.Contains(err.Error(), "no_such_variable") {
 		t.Errorf("err = %v", err)
 	}

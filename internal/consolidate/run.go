@@ -15,11 +15,12 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 )
 
-// ErrLostOwnership is reported when the global lock was taken over while a
+// errLostOwnership is reported when the global lock was taken over while a
 // consolidation ran (the lease expired and another process claimed it).
-var ErrLostOwnership = errors.New("lost ownership of the consolidation lock")
+var errLostOwnership = errors.New("lost ownership of the consolidation lock")
 
 // FailedError is the error [Run] returns with a failed… Result: the status
 // and the cause.
@@ -31,8 +32,8 @@ type FailedError struct {
 func (e *FailedError) Error() string { return fmt.Sprintf("consolidate: %s: %v", e.Status, e.Err) }
 func (e *FailedError) Unwrap() error { return e.Err }
 
-// DefaultHeartbeat is the lease renewal interval Codex uses.
-const DefaultHeartbeat = 90 * time.Second
+// defaultHeartbeat is the lease renewal interval Codex uses.
+const defaultHeartbeat = 90 * time.Second
 
 // Run performs one Phase 2 consolidation in Codex's newest order: claim
 // the global lock, prepare the folder, load the selection, sync the
@@ -47,9 +48,10 @@ const DefaultHeartbeat = 90 * time.Second
 // baseline is left alone.
 //
 // When a request came in while a run worked (a raw memory that landed
-// after the run selected its inputs: [RequestWatcher]), the run that
-// succeeded starts over, up to MaxPasses in all, so that parallel runs
-// end with a folder that holds what each of them extracted.
+// after the run selected its inputs, as a store that records requests
+// says), the run that succeeded starts over, up to maxPasses in all, so
+// that parallel runs end with a folder that holds what each of them
+// extracted.
 func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 	r := &runner{jobs: jobs, opts: opts}
 	r.defaults()
@@ -62,13 +64,13 @@ func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 		memdir.RemoveAbandonedTemps(r.opts.Root, r.now)
 	}
 	res, err := r.run(ctx)
-	watcher, ok := jobs.(RequestWatcher)
-	for pass := 2; ok && err == nil && res.Status.Succeeded() && pass <= MaxPasses; pass++ {
+	watcher, ok := jobs.(requestWatcher)
+	for pass := 2; ok && err == nil && res.Status.Succeeded() && pass <= maxPasses; pass++ {
 		n, werr := watcher.RequestsAfter(ctx, r.requestsUpTo)
 		if werr != nil || n == 0 {
 			break
 		}
-		fmt.Fprintf(r.log, "memctl: new raw memories landed while consolidating; consolidating again (pass %d of at most %d)\n", pass, MaxPasses)
+		fmt.Fprintf(r.log, "memctl: new raw memories landed while consolidating; consolidating again (pass %d of at most %d)\n", pass, maxPasses)
 		next := &runner{jobs: jobs, opts: opts}
 		next.defaults()
 		nres, nerr := next.run(ctx)
@@ -83,15 +85,15 @@ func Run(ctx context.Context, jobs Jobs, opts Options) (Result, error) {
 	return res, err
 }
 
-// MaxPasses bounds how often one Run consolidates when raw memories keep
+// maxPasses bounds how often one Run consolidates when raw memories keep
 // landing while it works; what lands during the last pass waits for the
 // next run, which its request lets through the cooldown.
-const MaxPasses = 3
+const maxPasses = 3
 
-// RequestWatcher is implemented by stores that record consolidation
+// requestWatcher is implemented by stores that record consolidation
 // requests (the store's ConsolidationRequests): RequestsAfter counts the
 // open requests newer than id, the newest a claim saw.
-type RequestWatcher interface {
+type requestWatcher interface {
 	RequestsAfter(ctx context.Context, id int64) (int, error)
 }
 
@@ -118,7 +120,7 @@ func (r *runner) defaults() {
 		r.opts.Now = time.Now
 	}
 	if r.opts.Heartbeat <= 0 {
-		r.opts.Heartbeat = DefaultHeartbeat
+		r.opts.Heartbeat = defaultHeartbeat
 	}
 	if r.opts.Version == "" {
 		r.opts.Version = memversion.V1
@@ -203,16 +205,16 @@ func (r *runner) holdBack(root, stage string) error {
 }
 
 // generation describes what this run produced, for the history.
-func (r *runner) generation(files []BaselineFile, selected []Selected, diffText string, usage model.Usage, watermark int64) NewGeneration {
-	g := NewGeneration{
-		Generation: Generation{Kind: KindConsolidation, Mode: r.opts.Consolidator.Name(), Provider: r.opts.Provider,
+func (r *runner) generation(files []BaselineFile, selected []Selected, diffText string, usage model.Usage, watermark int64) store.NewGeneration {
+	g := store.NewGeneration{
+		Generation: store.Generation{Kind: store.GenerationConsolidation, Mode: r.opts.Consolidator.Name(), Provider: r.opts.Provider,
 			Model: r.opts.Model, Selected: len(selected), InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
 			TotalTokens: usage.TotalTokens, Watermark: watermark},
 		Files:         files,
 		WorkspaceDiff: diffText,
 	}
 	for _, s := range selected {
-		g.Inputs = append(g.Inputs, GenerationInput{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt,
+		g.Inputs = append(g.Inputs, store.GenerationInput{ThreadID: s.ThreadID, SourceUpdatedAt: s.SourceUpdatedAt,
 			RawMemory: s.RawMemory, RolloutSummary: s.RolloutSummary, Pinned: s.Pinned, UserAsserted: s.UserAsserted})
 	}
 	return g
@@ -272,7 +274,7 @@ func (r *runner) consolidateWithHeartbeat(ctx context.Context, ws *Workspace) (u
 				if err != nil {
 					hbErr = fmt.Errorf("heartbeat: %w", err)
 				} else {
-					hbErr = ErrLostOwnership
+					hbErr = errLostOwnership
 				}
 				mu.Unlock()
 				cancel()
@@ -310,9 +312,9 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 		if err != nil {
 			return nil, err
 		}
-		mode := ModeRegular
+		mode := modeRegular
 		if fi.Mode().Perm()&0o111 != 0 {
-			mode = ModeExecutable
+			mode = modeExecutable
 		}
 		b.files = append(b.files, BaselineFile{Path: name, Mode: mode, Content: data})
 	}
@@ -326,7 +328,7 @@ func backupArtifacts(root string) (*artifactBackup, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			if f.Mode != ModeSymlink {
+			if f.Mode != modeSymlink {
 				f.Path = dir + "/" + f.Path
 				b.files = append(b.files, f)
 			}
@@ -422,7 +424,7 @@ func removeEmptyDirs(dir string) {
 }
 
 func fileMode(m uint32) os.FileMode {
-	if m == ModeExecutable {
+	if m == modeExecutable {
 		return 0o700
 	}
 	return 0o600
@@ -439,55 +441,55 @@ func fileMode(m uint32) os.FileMode {
 // plan is empty.
 func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	opts := r.opts
-	r.res.Status = StatusDryRun
+	r.res.Status = statusDryRun
 	if fi, err := os.Lstat(opts.Root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return r.fail(ctx, StatusFailedPrepare, fmt.Errorf("%w: %s", memdir.ErrSymlinkedRoot, opts.Root), false)
+		return r.fail(ctx, statusFailedPrepare, fmt.Errorf("%w: %s", memdir.ErrSymlinkedRoot, opts.Root), false)
 	}
 	selected, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays)
 	if err != nil {
-		return r.fail(ctx, StatusFailedLoad, err, false)
+		return r.fail(ctx, statusFailedLoad, err, false)
 	}
 	selected = retained(selected, opts.MaxRaw)
 	r.res.Selected = len(selected)
 	base, _, err := r.jobs.Baseline(ctx)
 	if err != nil {
-		return r.fail(ctx, StatusFailedStatus, err, false)
+		return r.fail(ctx, statusFailedStatus, err, false)
 	}
 	current, err := snapshotIfExists(opts.Root)
 	if err != nil {
-		return r.fail(ctx, StatusFailedStatus, err, false)
+		return r.fail(ctx, statusFailedStatus, err, false)
 	}
 	scratch, err := newStaging(opts.Root, "plan", r.now)
 	if err != nil {
-		return r.fail(ctx, StatusFailedPrepare, err, false)
+		return r.fail(ctx, statusFailedPrepare, err, false)
 	}
 	defer removeStaging(scratch)
 	r.root = scratch
 	if err := PrepareLayout(scratch, opts.TemplateDir, r.now); err != nil {
-		return r.fail(ctx, StatusFailedPrepare, err, false)
+		return r.fail(ctx, statusFailedPrepare, err, false)
 	}
 	evid := r.checkEvidence(ctx, selected) // a dry run records no verdict
 	if err := syncInputs(scratch, opts.Version, selected, opts.MaxRaw, r.now, evid.stale); err != nil {
-		return r.fail(ctx, StatusFailedSync, err, false)
+		return r.fail(ctx, statusFailedSync, err, false)
 	}
 	if r.offlineWhenEmpty(scratch, selected) {
 		opts = r.opts
 	}
 	cur, err := Snapshot(scratch)
 	if err != nil {
-		return r.fail(ctx, StatusFailedStatus, err, false)
+		return r.fail(ctx, statusFailedStatus, err, false)
 	}
-	changes := Diff(base, cur)
+	changes := diffSnapshots(base, cur)
 	r.setChanges(changes)
 	r.res.Plan = []FileDiff{}
 	if len(changes) == 0 && Validate(scratch, opts.Version) == nil {
 		return r.res, nil
 	}
-	diffText := RenderDiffFile(changes, base, cur)
+	diffText := renderDiffFile(changes, base, cur)
 	if err := memdir.WriteAtomic(filepath.Join(scratch, memdir.DiffFile), []byte(diffText), 0o600); err != nil {
-		return r.fail(ctx, StatusFailedDiffFile, err, false)
+		return r.fail(ctx, statusFailedDiffFile, err, false)
 	}
-	prompt, perr := RenderPrompt(scratch, opts.Version, opts.TemplateDir)
+	prompt, perr := renderPrompt(scratch, opts.Version, opts.TemplateDir)
 	if perr != nil {
 		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", perr)
 	}
@@ -499,22 +501,22 @@ func (r *runner) dryRun(ctx context.Context) (Result, error) {
 	usage, err := opts.Consolidator.Consolidate(ctx, ws)
 	r.res.Usage = usage
 	if err != nil {
-		return r.fail(ctx, FailedStatus(opts.Consolidator.Name()), err, false)
+		return r.fail(ctx, failedStatus(opts.Consolidator.Name()), err, false)
 	}
 	if err := Validate(scratch, opts.Version); err != nil {
-		return r.fail(ctx, StatusFailedInvalid, err, false)
+		return r.fail(ctx, statusFailedInvalid, err, false)
 	}
 	planned, err := Snapshot(scratch)
 	if err != nil {
-		return r.fail(ctx, StatusFailedStatus, err, false)
+		return r.fail(ctx, statusFailedStatus, err, false)
 	}
 	var now []BaselineFile
 	for _, f := range current {
-		if f.Mode != ModeSymlink { // the layout step would remove links
+		if f.Mode != modeSymlink { // the layout step would remove links
 			now = append(now, f)
 		}
 	}
-	r.res.Plan = DiffFiles(now, planned, IsArtifact)
+	r.res.Plan = DiffFiles(now, planned, isArtifact)
 	return r.res, nil
 }
 

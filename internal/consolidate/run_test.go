@@ -97,7 +97,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Error("diff file left after success")
 	}
 	snap, _ := Snapshot(e.root)
-	if d := Diff(e.jobs.baseline, snap); len(d) != 0 {
+	if d := diffSnapshots(e.jobs.baseline, snap); len(d) != 0 {
 		t.Errorf("baseline differs from the folder: %v", d)
 	}
 	if len(e.jobs.selected) != 3 || e.jobs.lastSuccess != 1785840059 {
@@ -190,7 +190,7 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 			writeFile(t, filepath.Join(ws.Root, memdir.SummaryFile), "not v1\n")
 			writeFile(t, filepath.Join(ws.Root, memdir.SkillsDir, "new-skill", "SKILL.md"), "x")
 			return model.Usage{}, nil
-		}, StatusFailedInvalid},
+		}, statusFailedInvalid},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -225,7 +225,7 @@ func TestRunFailingConsolidatorKeepsPreviousArtifacts(t *testing.T) {
 			if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], string(tt.status)+": ") {
 				t.Errorf("FailGlobal calls = %v", e.jobs.fails)
 			}
-			if len(Diff(baseBefore, e.jobs.baseline)) != 0 {
+			if len(diffSnapshots(baseBefore, e.jobs.baseline)) != 0 {
 				t.Error("baseline changed by a failed run")
 			}
 			if res, _ := e.run(t, heuristicThen(nil)); res.Status != ClaimRetryUnavailable {
@@ -252,7 +252,7 @@ func TestRunLostOwnership(t *testing.T) {
 		}
 	}}
 	res, err := e.run(t, c)
-	if !errors.Is(err, ErrLostOwnership) || res.Status != StatusFailedLostOwnership {
+	if !errors.Is(err, errLostOwnership) || res.Status != statusFailedLostOwnership {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	if e.jobs.hasBaseline {
@@ -270,13 +270,13 @@ func TestRunSymlinkedRootFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := e.run(t, heuristicThen(nil))
-	if !errors.Is(err, memdir.ErrSymlinkedRoot) || res.Status != StatusFailedPrepare {
+	if !errors.Is(err, memdir.ErrSymlinkedRoot) || res.Status != statusFailedPrepare {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	if entries, _ := os.ReadDir(target); len(entries) != 0 {
 		t.Error("wrote behind the symlinked root")
 	}
-	if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], string(StatusFailedPrepare)+": ") {
+	if len(e.jobs.fails) != 1 || !strings.HasPrefix(e.jobs.fails[0], string(statusFailedPrepare)+": ") {
 		t.Errorf("fails = %v", e.jobs.fails)
 	}
 }
@@ -294,7 +294,7 @@ func TestRunAgentSymlinkFailsAndRestores(t *testing.T) {
 	res, err := e.run(t, heuristicThen(func(ctx context.Context, ws *Workspace) error {
 		return os.Symlink(secret, filepath.Join(ws.Root, "extensions", "ad_hoc", "notes.md"))
 	}))
-	if err == nil || res.Status != StatusFailedInvalid || !strings.Contains(res.Error, "symbolic link") {
+	if err == nil || res.Status != statusFailedInvalid || !strings.Contains(res.Error, "symbolic link") {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
 	if exists(filepath.Join(e.root, "extensions", "ad_hoc", "notes.md")) || readFile(t, secret) != "outside" {
@@ -323,7 +323,7 @@ func TestRunCleanWorkspaceWithMissingArtifactsRunsConsolidator(t *testing.T) {
 	e.clock.Advance(7 * time.Hour)
 	c := &funcConsolidator{fn: func(ctx context.Context, ws *Workspace) (model.Usage, error) { return model.Usage{}, nil }}
 	res, err := e.run(t, c)
-	if c.calls.Load() != 1 || res.Status != StatusFailedInvalid || err == nil {
+	if c.calls.Load() != 1 || res.Status != statusFailedInvalid || err == nil {
 		t.Fatalf("run = %+v, %v (calls %d)", res, err, c.calls.Load())
 	}
 	diff := readFile(t, filepath.Join(e.root, memdir.DiffFile))
@@ -355,7 +355,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 	o := e.opts(heuristicThen(nil))
 	o.DryRun = true
 	res, err := Run(context.Background(), e.jobs, o)
-	if err != nil || res.Status != StatusDryRun || res.Selected != 3 {
+	if err != nil || res.Status != statusDryRun || res.Selected != 3 {
 		t.Fatalf("dry run = %+v, %v", res, err)
 	}
 	if exists(e.root) {
@@ -389,7 +389,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run changes = %v", res.ChangeLines)
 	}
 	after, _ := Snapshot(e.root)
-	if len(Diff(before, after)) != 0 {
+	if len(diffSnapshots(before, after)) != 0 {
 		t.Error("dry run changed the folder")
 	}
 }
@@ -398,7 +398,7 @@ func TestRunSelectionErrorFailsJob(t *testing.T) {
 	e := newEnv(t)
 	e.jobs.selectionErr = errors.New("db gone")
 	res, err := e.run(t, heuristicThen(nil))
-	if err == nil || res.Status != StatusFailedLoad || len(e.jobs.fails) != 1 {
+	if err == nil || res.Status != statusFailedLoad || len(e.jobs.fails) != 1 {
 		t.Errorf("run = %+v, %v, fails %v", res, err, e.jobs.fails)
 	}
 }

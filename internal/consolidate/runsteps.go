@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
+	"github.com/memctl/memctl/internal/store"
 )
 
 // A consolidation run is a sequence of steps over one pass. A step that
@@ -34,7 +36,7 @@ type pass struct {
 	selected  []Selected
 	watermark int64
 	evid      *staleCheck
-	marks     map[string]NoteMark
+	marks     map[string]store.NoteMark
 	base, cur []BaselineFile
 	changes   []Change
 	commit    Commit
@@ -64,7 +66,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if p.staged {
 		staging, err := newStaging(r.opts.Root, "run", r.now)
 		if err != nil {
-			return r.fail(ctx, StatusFailedPrepare, err, true)
+			return r.fail(ctx, statusFailedPrepare, err, true)
 		}
 		defer removeStaging(staging)
 		r.root = staging
@@ -90,7 +92,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 func (r *runner) claimed(ctx context.Context, p *pass) *outcome {
 	opts := r.opts
 	// Before the claim, so the copy holds no lock of this run's.
-	if b, ok := r.jobs.(Backups); ok {
+	if b, ok := r.jobs.(backupRefresher); ok {
 		if err := b.RefreshBackup(ctx); err != nil {
 			// The consolidation goes on; doctor shows the backup's age.
 			fmt.Fprintf(r.log, "memctl: warning: the database backup was not refreshed: %v\n", err)
@@ -98,9 +100,9 @@ func (r *runner) claimed(ctx context.Context, p *pass) *outcome {
 	}
 	claim, err := r.jobs.ClaimGlobal(ctx, opts.WorkerID, opts.Force)
 	if err != nil {
-		return end(r.fail(ctx, StatusFailedClaim, err, false))
+		return end(r.fail(ctx, statusFailedClaim, err, false))
 	}
-	if claim.Status != ClaimClaimed {
+	if claim.Status != claimClaimed {
 		r.res.Status = claim.Status
 		// Say how many raw memories wait, not 0: a skip selects nothing,
 		// but the user needs to know whether anything is pending.
@@ -114,14 +116,14 @@ func (r *runner) claimed(ctx context.Context, p *pass) *outcome {
 	r.root = opts.Root
 	p.hist, _ = r.jobs.(History)
 	if opts.Review && p.hist == nil {
-		return end(r.fail(ctx, StatusFailedPrepare, errors.New("review needs a store that keeps generations"), true))
+		return end(r.fail(ctx, statusFailedPrepare, errors.New("review needs a store that keeps generations"), true))
 	}
 	if p.hist == nil {
 		return nil
 	}
 	l, ok, err := finishLanding(ctx, p.hist, LandOptions{Root: opts.Root, Keep: opts.Keep, Now: opts.Now}, r.token)
 	if err != nil {
-		return end(r.fail(ctx, StatusFailedPrepare, err, true))
+		return end(r.fail(ctx, statusFailedPrepare, err, true))
 	}
 	if ok {
 		fmt.Fprintf(r.log, "memctl: finished the interrupted %s of generation %d; run consolidate again to consolidate\n", l.Action, l.GenerationID)
@@ -146,7 +148,7 @@ func (r *runner) reviewWaits(ctx context.Context, p *pass) *outcome {
 	}
 	pending, ok, err := p.hist.PendingGeneration(ctx)
 	if err != nil {
-		return end(r.fail(ctx, StatusFailedLoad, err, true))
+		return end(r.fail(ctx, statusFailedLoad, err, true))
 	}
 	if !ok {
 		return nil
@@ -163,14 +165,14 @@ func (r *runner) reviewWaits(ctx context.Context, p *pass) *outcome {
 func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	opts, root := r.opts, r.root
 	if err := PrepareLayout(root, opts.TemplateDir, r.now); err != nil {
-		return end(r.fail(ctx, StatusFailedPrepare, err, true))
+		return end(r.fail(ctx, statusFailedPrepare, err, true))
 	}
 	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return end(r.fail(ctx, StatusFailedPrepare, err, true))
+		return end(r.fail(ctx, statusFailedPrepare, err, true))
 	}
 	selected, err := r.jobs.Selection(ctx, opts.MaxRaw, opts.MaxUnusedDays)
 	if err != nil {
-		return end(r.fail(ctx, StatusFailedLoad, err, true))
+		return end(r.fail(ctx, statusFailedLoad, err, true))
 	}
 	p.selected = retained(selected, opts.MaxRaw)
 	r.res.Selected = len(p.selected)
@@ -183,26 +185,26 @@ func (r *runner) synced(ctx context.Context, p *pass) *outcome {
 	p.evid = r.checkEvidence(ctx, p.selected)
 	p.marks = r.noteMarks(ctx)
 	if err := syncInputs(root, opts.Version, p.selected, opts.MaxRaw, r.now, p.evid.stale); err != nil {
-		return end(r.fail(ctx, StatusFailedSync, err, true))
+		return end(r.fail(ctx, statusFailedSync, err, true))
 	}
 	// The consolidator reads the inputs (an agent consolidator is an agent):
 	// no order planted in them may reach it.
 	if err := r.holdBack(root, "from the consolidator's inputs"); err != nil {
-		return end(r.fail(ctx, StatusFailedSync, err, true))
+		return end(r.fail(ctx, statusFailedSync, err, true))
 	}
 	empty := r.offlineWhenEmpty(root, p.selected)
 	if p.base, _, err = r.jobs.Baseline(ctx); err != nil {
-		return end(r.fail(ctx, StatusFailedStatus, err, true))
+		return end(r.fail(ctx, statusFailedStatus, err, true))
 	}
 	if p.cur, err = Snapshot(root); err != nil {
-		return end(r.fail(ctx, StatusFailedStatus, err, true))
+		return end(r.fail(ctx, statusFailedStatus, err, true))
 	}
 	if p.claim.Regenerate {
 		// The files are rebuilt from the inputs alone: the old ones, which
 		// may hold what a forget took out, are no part of the diff.
-		p.changes = Diff(inputFiles(p.base), inputFiles(p.cur))
+		p.changes = diffSnapshots(inputFiles(p.base), inputFiles(p.cur))
 	} else {
-		p.changes = Diff(p.base, p.cur)
+		p.changes = diffSnapshots(p.base, p.cur)
 	}
 	r.setChanges(p.changes)
 	p.commit = Commit{Token: r.token, Watermark: p.watermark, Selected: p.selected, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep, Empty: empty}
@@ -224,9 +226,9 @@ func (r *runner) unchanged(ctx context.Context, p *pass) *outcome {
 	// Validation may have removed symlinks; the diff must show that.
 	var err error
 	if p.cur, err = Snapshot(r.root); err != nil {
-		return end(r.fail(ctx, StatusFailedStatus, err, true))
+		return end(r.fail(ctx, statusFailedStatus, err, true))
 	}
-	p.changes = Diff(p.base, p.cur)
+	p.changes = diffSnapshots(p.base, p.cur)
 	r.setChanges(p.changes)
 	return nil
 }
@@ -235,8 +237,8 @@ func (r *runner) committedUnchanged(ctx context.Context, p *pass) (Result, error
 	if p.staged {
 		// Nothing to review; the folder gets back any input a hand edit
 		// changed since the baseline, as a plain run's sync would do.
-		if err := ApplyFiles(r.opts.Root, p.cur, r.now); err != nil {
-			return r.fail(ctx, StatusFailedCommit, err, true)
+		if err := applyFiles(r.opts.Root, p.cur, r.now); err != nil {
+			return r.fail(ctx, statusFailedCommit, err, true)
 		}
 	}
 	return r.committed(ctx, p, StatusSucceededNoChanges, false)
@@ -249,10 +251,10 @@ func (r *runner) committedUnchanged(ctx context.Context, p *pass) (Result, error
 func (r *runner) committed(ctx context.Context, p *pass, status Status, withGeneration bool) (Result, error) {
 	owned, id, err := r.jobs.Commit(ctx, p.commit)
 	if err != nil {
-		return r.fail(ctx, StatusFailedCommit, err, true)
+		return r.fail(ctx, statusFailedCommit, err, true)
 	}
 	if !owned {
-		return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+		return r.fail(ctx, statusFailedLostOwnership, errLostOwnership, false)
 	}
 	r.res.Status = status
 	if withGeneration {
@@ -269,13 +271,13 @@ func (r *runner) committed(ctx context.Context, p *pass, status Status, withGene
 // writes a summary that may name it (crash order, order.go).
 func (r *runner) diffWritten(ctx context.Context, p *pass) *outcome {
 	opts, root := r.opts, r.root
-	p.diffText = RenderDiffFile(p.changes, p.base, p.cur)
+	p.diffText = renderDiffFile(p.changes, p.base, p.cur)
 	if opts.Review && !opts.Force {
 		// The same inputs on the same folder would propose what the user
 		// rejected: say so instead of spending a consolidator run on it.
 		id, ok, err := p.hist.RejectedProposal(ctx, p.diffText)
 		if err != nil {
-			return end(r.fail(ctx, StatusFailedLoad, err, true))
+			return end(r.fail(ctx, statusFailedLoad, err, true))
 		}
 		if ok {
 			r.release(ctx)
@@ -285,27 +287,27 @@ func (r *runner) diffWritten(ctx context.Context, p *pass) *outcome {
 		}
 	}
 	if err := memdir.WriteAtomic(filepath.Join(root, memdir.DiffFile), []byte(p.diffText), 0o600); err != nil {
-		return end(r.fail(ctx, StatusFailedDiffFile, err, true))
+		return end(r.fail(ctx, statusFailedDiffFile, err, true))
 	}
 	var err error
-	if p.prompt, err = RenderPrompt(root, opts.Version, opts.TemplateDir); err != nil {
+	if p.prompt, err = renderPrompt(root, opts.Version, opts.TemplateDir); err != nil {
 		fmt.Fprintf(r.log, "memctl: warning: consolidation prompt: %v; using a minimal prompt\n", err)
 	}
 	if p.backup, err = backupArtifacts(root); err != nil {
-		return end(r.fail(ctx, StatusFailedPrepare, err, true))
+		return end(r.fail(ctx, statusFailedPrepare, err, true))
 	}
 	if p.claim.Regenerate {
 		// A forgotten memory may live on in what the consolidator wrote
 		// before: rebuild the files from the inputs alone.
 		fmt.Fprintf(r.log, "memctl: rebuilding the memory files from their inputs (%s)\n", strings.Join(p.claim.Requests, ", "))
 		if err := removeArtifacts(root); err != nil {
-			return end(r.fail(ctx, StatusFailedPrepare, err, true))
+			return end(r.fail(ctx, statusFailedPrepare, err, true))
 		}
 	}
 	// The old layer's files stay until the summary is new.
 	if _, err := writeProjectLayer(root, p.selected, opts.Redact, p.evid.stale, p.marks, false); err != nil {
 		r.restore(p.backup)
-		return end(r.fail(ctx, StatusFailedPrepare, fmt.Errorf("project layer: %w", err), true))
+		return end(r.fail(ctx, statusFailedPrepare, fmt.Errorf("project layer: %w", err), true))
 	}
 	return nil
 }
@@ -321,11 +323,11 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 	}
 	usage, lost, cerr := r.consolidateWithHeartbeat(ctx, p.ws)
 	r.res.Usage, p.usage = usage, usage
-	if errors.Is(lost, ErrLostOwnership) {
+	if errors.Is(lost, errLostOwnership) {
 		// Another process owns the folder now; its files are its business.
 		// The sweep is best effort: the run is failing either way.
 		_, _ = memdir.RemoveSymlinks(root)
-		return end(r.fail(ctx, StatusFailedLostOwnership, lost, true))
+		return end(r.fail(ctx, statusFailedLostOwnership, lost, true))
 	}
 	if lost != nil { // the heartbeat itself failed: treat as a failed agent
 		cerr = errors.Join(lost, cerr)
@@ -333,7 +335,7 @@ func (r *runner) consolidated(ctx context.Context, p *pass) *outcome {
 	if cerr != nil {
 		_, _ = memdir.RemoveSymlinks(root) // best effort, as above
 		r.restore(p.backup)
-		return end(r.fail(ctx, FailedStatus(opts.Consolidator.Name()), cerr, true))
+		return end(r.fail(ctx, failedStatus(opts.Consolidator.Name()), cerr, true))
 	}
 	return nil
 }
@@ -348,29 +350,29 @@ func (r *runner) verified(ctx context.Context, p *pass) *outcome {
 	notes, err := writeProjectLayer(root, p.selected, p.ws.redact, p.evid.stale, p.marks, true)
 	if err != nil {
 		r.restore(p.backup)
-		return end(r.fail(ctx, StatusFailedInvalid, fmt.Errorf("project layer: %w", err), true))
+		return end(r.fail(ctx, statusFailedInvalid, fmt.Errorf("project layer: %w", err), true))
 	}
 	r.reportNotes(notes)
 	if err := r.holdBack(root, "from what the "+opts.Consolidator.Name()+" consolidator wrote"); err != nil {
 		r.restore(p.backup)
-		return end(r.fail(ctx, StatusFailedInvalid, err, true))
+		return end(r.fail(ctx, statusFailedInvalid, err, true))
 	}
 	if err := Validate(root, opts.Version); err != nil {
 		r.restore(p.backup)
-		return end(r.fail(ctx, StatusFailedInvalid, err, true))
+		return end(r.fail(ctx, statusFailedInvalid, err, true))
 	}
 	owned, err := r.jobs.HeartbeatGlobal(ctx, r.token)
 	if err != nil {
-		return end(r.fail(ctx, StatusFailedConfirm, err, true))
+		return end(r.fail(ctx, statusFailedConfirm, err, true))
 	}
 	if !owned {
-		return end(r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false))
+		return end(r.fail(ctx, statusFailedLostOwnership, errLostOwnership, false))
 	}
 	if err := os.Remove(filepath.Join(root, memdir.DiffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return end(r.fail(ctx, StatusFailedCommit, err, true))
+		return end(r.fail(ctx, statusFailedCommit, err, true))
 	}
 	if p.final, err = Snapshot(root); err != nil {
-		return end(r.fail(ctx, StatusFailedCommit, err, true))
+		return end(r.fail(ctx, statusFailedCommit, err, true))
 	}
 	return nil
 }
@@ -382,14 +384,14 @@ func (r *runner) verified(ctx context.Context, p *pass) *outcome {
 func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 	opts := r.opts
 	gen := r.generation(p.final, p.selected, p.diffText, p.usage, p.watermark)
-	changed := len(Diff(p.base, p.final)) > 0
+	changed := len(diffSnapshots(p.base, p.final)) > 0
 	if opts.Review && changed {
-		owned, id, err := p.hist.Pend(ctx, Pend{Token: r.token, Generation: gen, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep})
+		owned, id, err := p.hist.Pend(ctx, store.GlobalPend{Token: r.token, Generation: gen, RequestsUpTo: p.claim.RequestsUpTo, Keep: opts.Keep})
 		if err != nil {
-			return r.fail(ctx, StatusFailedCommit, err, true)
+			return r.fail(ctx, statusFailedCommit, err, true)
 		}
 		if !owned {
-			return r.fail(ctx, StatusFailedLostOwnership, ErrLostOwnership, false)
+			return r.fail(ctx, statusFailedLostOwnership, errLostOwnership, false)
 		}
 		r.res.Status = StatusPendingReview
 		r.res.Generation = id
@@ -398,8 +400,8 @@ func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 	}
 	if p.staged {
 		// A rebuild lands here (a review whose rebuild changed nothing too).
-		if err := ApplyFiles(opts.Root, p.final, r.now); err != nil {
-			return r.fail(ctx, StatusFailedCommit, err, true)
+		if err := applyFiles(opts.Root, p.final, r.now); err != nil {
+			return r.fail(ctx, statusFailedCommit, err, true)
 		}
 	}
 	p.commit.Baseline = p.final
@@ -411,7 +413,7 @@ func (r *runner) landed(ctx context.Context, p *pass) (Result, error) {
 
 // noteMarks are the notes' pins and uses when the store keeps them; none
 // (notes rank by recency) when it does not or cannot be read.
-func (r *runner) noteMarks(ctx context.Context) map[string]NoteMark {
+func (r *runner) noteMarks(ctx context.Context) map[string]store.NoteMark {
 	if nm, ok := r.jobs.(noteRanker); ok {
 		if marks, err := nm.NoteMarks(ctx); err == nil {
 			return marks
@@ -423,14 +425,14 @@ func (r *runner) noteMarks(ctx context.Context) map[string]NoteMark {
 // reportNotes says when the folder holds more notes than the summary:
 // nothing is left out of it in silence.
 func (r *runner) reportNotes(total int) {
-	if total <= MaxSummaryNotes {
+	if total <= memmodel.MaxSummaryNotes {
 		return
 	}
-	r.res.Notes = &NotesCap{Total: total, Summary: MaxSummaryNotes}
+	r.res.Notes = &NotesCap{Total: total, Summary: memmodel.MaxSummaryNotes}
 	where := "MEMORY.md lists every one"
 	if r.opts.Version == memversion.V2 {
 		where = "the others stay in " + memdir.NotesDir + "/"
 	}
 	fmt.Fprintf(r.log, "memctl: warning: %d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); %s; `memctl note pin NAME` keeps one in the summary\n",
-		total, MaxSummaryNotes, where)
+		total, memmodel.MaxSummaryNotes, where)
 }

@@ -49,7 +49,7 @@ func Snapshot(root string) ([]BaselineFile, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, BaselineFile{Path: rel, Mode: ModeSymlink, Content: []byte(target)})
+			files = append(files, BaselineFile{Path: rel, Mode: modeSymlink, Content: []byte(target)})
 		case d.Type().IsRegular():
 			fi, err := d.Info()
 			if err != nil {
@@ -59,9 +59,9 @@ func Snapshot(root string) ([]BaselineFile, error) {
 			if err != nil {
 				return err
 			}
-			mode := ModeRegular
+			mode := modeRegular
 			if fi.Mode().Perm()&0o111 != 0 {
-				mode = ModeExecutable
+				mode = modeExecutable
 			}
 			files = append(files, BaselineFile{Path: rel, Mode: mode, Content: data})
 		}
@@ -78,10 +78,10 @@ func sortFiles(files []BaselineFile) {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 }
 
-// Diff compares the baseline with the current files: 'A' for a new path,
+// diffSnapshots compares the baseline with the current files: 'A' for a new path,
 // 'D' for a vanished one, 'M' when the content or the mode differs.
 // The result is sorted by path.
-func Diff(base, cur []BaselineFile) []Change {
+func diffSnapshots(base, cur []BaselineFile) []Change {
 	old := indexFiles(base)
 	now := indexFiles(cur)
 	var out []Change

@@ -8,21 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/rawmemory"
-	"github.com/memctl/memctl/internal/textcut"
+	"github.com/memctl/memctl/internal/memmodel"
 )
 
-// EvidenceJobs is implemented by a [Jobs] that keeps what each raw memory
+// evidenceKeeper is implemented by a [Jobs] that keeps what each raw memory
 // rests on (the store does). With it, a run checks the evidence of the
 // selection before the consolidator runs, demotes or drops the memories
 // whose evidence changed (docs/stale.md), records the verdicts and writes
 // the folder's evidence index for `memctl summary`. Without it, no
 // memory is ever stale.
-type EvidenceJobs interface {
+type evidenceKeeper interface {
 	// Evidence returns the recorded evidence of the given raw memories;
 	// a memory without any may be left out.
 	Evidence(ctx context.Context, threadIDs []string) ([]evidence.Record, error)
@@ -31,35 +29,18 @@ type EvidenceJobs interface {
 	RecordVerdicts(ctx context.Context, threadID string, items []evidence.Item, verdicts []evidence.Verdict) error
 }
 
-// StaleMemory is a selected memory whose evidence changed since extraction.
-type StaleMemory struct {
-	Problems []evidence.Problem
-	// Gone: everything it rested on is gone, so it is dropped from the
-	// summary (MEMORY.md and its rollout summary keep it, marked).
-	Gone bool
-}
-
-// Note says what changed, in one line, for the files a consolidator reads.
-func (s StaleMemory) Note() string {
-	msgs := make([]string, 0, len(s.Problems))
-	for _, p := range s.Problems {
-		msgs = append(msgs, p.Message())
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // staleCheck is the evidence of a run's selection and its verdicts.
 type staleCheck struct {
 	records map[string]evidence.Record // by thread id
-	stale   map[string]StaleMemory     // by thread id
+	stale   map[string]memmodel.Stale  // by thread id
 }
 
 // checkEvidence checks what the selected memories rest on. A run goes on
 // without the check when the store cannot answer: a stale flag is a
 // hint, never a reason to fail a consolidation.
 func (r *runner) checkEvidence(ctx context.Context, selected []Selected) *staleCheck {
-	sc := &staleCheck{records: map[string]evidence.Record{}, stale: map[string]StaleMemory{}}
-	ej, ok := r.jobs.(EvidenceJobs)
+	sc := &staleCheck{records: map[string]evidence.Record{}, stale: map[string]memmodel.Stale{}}
+	ej, ok := r.jobs.(evidenceKeeper)
 	if !ok || len(selected) == 0 {
 		return sc
 	}
@@ -84,7 +65,7 @@ func (r *runner) checkEvidence(ctx context.Context, selected []Selected) *staleC
 		}
 		a := evidence.AssessVerdicts(rec, verdicts)
 		if a.Stale() {
-			sc.stale[rec.ThreadID] = StaleMemory{Problems: a.Problems, Gone: a.Gone}
+			sc.stale[rec.ThreadID] = memmodel.Stale{Problems: a.Problems, Gone: a.Gone}
 		}
 		if !r.opts.DryRun {
 			if err := ej.RecordVerdicts(ctx, rec.ThreadID, rec.Items, verdicts); err != nil {
@@ -108,7 +89,7 @@ func (r *runner) writeEvidenceIndex(selected []Selected, sc *staleCheck) {
 		rec.Scope = scopeOf(s)
 		rec.Cwd = s.Cwd
 		rec.RolloutFile = memdir.RolloutSummariesDir + "/" + memdir.RolloutSummaryStem(s.ThreadID, s.SourceUpdatedAt, s.RolloutSlug) + ".md"
-		rec.Description = describe(s)
+		rec.Description = memmodel.Describe(s)
 		if st, ok := sc.stale[s.ThreadID]; ok {
 			rec.Handled = evidence.HandledDemoted
 			if st.Gone {
@@ -134,14 +115,6 @@ func (r *runner) writeEvidenceIndex(selected []Selected, sc *staleCheck) {
 // scopeOf is the project a memory belongs to, as the project layer keys
 // it, so a summary scoped to one project checks that project's memories.
 func scopeOf(s Selected) string {
-	mems := parseSelected([]Selected{s})
-	return mems[0].projectID().Key
-}
-
-// describe names a memory in a few words: its description, else its
-// summary's title.
-func describe(s Selected) string {
-	raw := rawmemory.Parse(s.RawMemory)
-	sum := rawmemory.Parse(s.RolloutSummary)
-	return textcut.Words(firstNonEmpty(raw.Front.Description, sum.Front.Description, sum.Title, firstLineOf(s.RolloutSummary), "session "+s.ThreadID), 160)
+	mems := memmodel.Parse([]Selected{s})
+	return mems[0].Project().Key
 }

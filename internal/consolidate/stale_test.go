@@ -18,7 +18,7 @@ type evidenceJobs struct {
 	verdicts map[string][]evidence.Verdict
 }
 
-var _ EvidenceJobs = (*evidenceJobs)(nil)
+var _ evidenceKeeper = (*evidenceJobs)(nil)
 
 func (j *evidenceJobs) Evidence(_ context.Context, ids []string) ([]evidence.Record, error) {
 	var out []evidence.Record

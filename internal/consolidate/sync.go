@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/rawmemory"
 )
 
 // rfc3339Offset renders times as chrono's to_rfc3339 does for UTC
@@ -49,15 +51,26 @@ func retained(selected []Selected, maxN int) []Selected {
 
 // staleLine is the header line that tells a consolidator (and a reader)
 // what changed under a memory since it was written.
-func staleLine(st StaleMemory) string {
+func staleLine(st memmodel.Stale) string {
 	if st.Gone {
 		return "stale_evidence: everything this memory rests on is gone (" + st.Note() + "); drop it from memory_summary.md\n"
 	}
 	return "stale_evidence: " + st.Note() + "; verify before relying on it\n"
 }
 
+// sessionBranch is the branch a memory is said to be about: the one its
+// session started on, unless the offline extractor left the branch out of
+// the rollout summary's context ("branch `x`") because a command may have
+// moved the checkout: then the start state does not describe the session.
+func sessionBranch(s Selected) string {
+	if sum := rawmemory.Parse(s.RolloutSummary); s.GitBranch == "" || sum.Offline() && !strings.Contains(sum.Context, "branch `"+s.GitBranch+"`") {
+		return ""
+	}
+	return s.GitBranch
+}
+
 // rolloutSummaryFile renders rollout_summaries/<stem>.md.
-func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
+func rolloutSummaryFile(s Selected, stale map[string]memmodel.Stale) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "thread_id: %s\n", s.ThreadID)
 	fmt.Fprintf(&b, "updated_at: %s\n", formatRFC3339(s.SourceUpdatedAt))
@@ -67,8 +80,8 @@ func rolloutSummaryFile(s Selected, stale map[string]StaleMemory) []byte {
 		fmt.Fprintf(&b, "project: %s (%s)\n", s.ProjectName, s.ProjectKey)
 	}
 	writeOrigin(&b, s)
-	if s.GitBranch != "" {
-		fmt.Fprintf(&b, "git_branch: %s\n", s.GitBranch)
+	if br := sessionBranch(s); br != "" {
+		fmt.Fprintf(&b, "git_branch: %s\n", br)
 	}
 	writeControlMarks(&b, s)
 	if st, ok := stale[s.ThreadID]; ok {
@@ -105,7 +118,7 @@ func writeControlMarks(b *bytes.Buffer, s Selected) {
 }
 
 // rawMemoriesFile renders raw_memories.md (v1 only).
-func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
+func rawMemoriesFile(rows []Selected, stale map[string]memmodel.Stale) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Raw Memories\n\n")
 	if len(rows) == 0 {
@@ -136,7 +149,7 @@ func rawMemoriesFile(rows []Selected, stale map[string]StaleMemory) []byte {
 
 // planInputs computes the input sync of Codex 7.3 and the extension
 // resource retention of section 10 against the files now under root.
-func planInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) (inputPlan, error) {
+func planInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]memmodel.Stale) (inputPlan, error) {
 	plan := inputPlan{writes: map[string][]byte{}}
 	rows := retained(selected, maxN)
 	keep := map[string]bool{}
@@ -226,19 +239,14 @@ func staleExtensionResources(root string, now time.Time) ([]string, error) {
 	return out, nil
 }
 
-// SyncInputs writes the generated Phase 2 inputs under root (which
+// syncInputs writes the generated Phase 2 inputs under root (which
 // PrepareLayout has made safe): one rollout_summaries/<stem>.md per
 // retained selection row (the first min(len, maxN) by thread id; maxN <= 0
 // keeps all), removing every other *.md there (other files stay), and, for
-// v1, raw_memories.md. It also deletes extension resources older than
-// 7 days. Files whose content is unchanged are not rewritten.
-func SyncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time) error {
-	return syncInputs(root, version, selected, maxN, now, nil)
-}
-
-// syncInputs is SyncInputs with the stale memories of the run marked in
-// their rollout summary and raw memory.
-func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]StaleMemory) error {
+// v1, raw_memories.md, the run's stale memories marked in both. It also
+// deletes extension resources older than 7 days. Files whose content is
+// unchanged are not rewritten.
+func syncInputs(root string, version memversion.Version, selected []Selected, maxN int, now time.Time, stale map[string]memmodel.Stale) error {
 	plan, err := planInputs(root, version, selected, maxN, now, stale)
 	if err != nil {
 		return fmt.Errorf("plan inputs: %w", err)

@@ -29,7 +29,7 @@ func TestSyncInputsFormat(t *testing.T) {
 	if err := PrepareLayout(root, "", testNow); err != nil {
 		t.Fatal(err)
 	}
-	if err := SyncInputs(root, "v1", syncRows, 256, time.Unix(1785840059, 0)); err != nil {
+	if err := syncInputs(root, "v1", syncRows, 256, time.Unix(1785840059, 0), nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(root, memdir.RolloutSummariesDir))
@@ -72,7 +72,7 @@ func TestSyncInputsRemovesStaleSummaries(t *testing.T) {
 	dir := filepath.Join(root, memdir.RolloutSummariesDir)
 	writeFile(t, filepath.Join(dir, "stale.md"), "old")
 	writeFile(t, filepath.Join(dir, "keep.txt"), "not markdown")
-	if err := SyncInputs(root, "v2", syncRows, 1, time.Unix(0, 0)); err != nil {
+	if err := syncInputs(root, "v2", syncRows, 1, time.Unix(0, 0), nil); err != nil {
 		t.Fatal(err)
 	}
 	if exists(filepath.Join(dir, "stale.md")) {
@@ -124,7 +124,7 @@ func TestExtensionResourcePruning(t *testing.T) {
 	for p := range files {
 		writeFile(t, filepath.Join(ext, p), "x")
 	}
-	if err := SyncInputs(root, "v1", nil, 256, now); err != nil {
+	if err := syncInputs(root, "v1", nil, 256, now, nil); err != nil {
 		t.Fatal(err)
 	}
 	for p, keep := range files {

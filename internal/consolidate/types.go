@@ -12,9 +12,11 @@
 // Where each part lives: the runner (run.go, runsteps.go, order.go, sync.go,
 // difffile.go, snapshot.go, validate.go, onstore.go), the generations
 // and their review (history.go), the consolidators (heuristic*.go for
-// the offline one: reading its inputs, MEMORY.md, memory_summary.md, the
-// facts that supersede each other, the profile's stack; modelc.go;
-// agent.go), and the project layer (projects.go).
+// the offline one: MEMORY.md, memory_summary.md, the facts it marks
+// superseded, the profile's stack; modelc.go; agent.go), and the project
+// layer (projects.go). What the offline consolidator and the project
+// layer render from, the selected memories parsed with their stale marks
+// and the notes, is internal/memmodel's.
 package consolidate
 
 import (
@@ -23,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/model"
 	"github.com/memctl/memctl/internal/store"
@@ -44,10 +47,10 @@ func (s Status) Skipped() bool { return strings.HasPrefix(string(s), "skipped") 
 // Failed reports a run that failed; the previous memory files are kept.
 func (s Status) Failed() bool { return strings.HasPrefix(string(s), "failed") }
 
-// Claim statuses returned by [Jobs.ClaimGlobal]; all but ClaimClaimed are
+// Claim statuses returned by [Jobs.ClaimGlobal]; all but claimClaimed are
 // also the Status of the skipped run.
 const (
-	ClaimClaimed          Status = "claimed"
+	claimClaimed          Status = "claimed"
 	ClaimRetryUnavailable Status = "skipped_retry_unavailable"
 	ClaimRunning          Status = "skipped_running"
 	ClaimCooldown         Status = "skipped_cooldown"
@@ -57,7 +60,7 @@ const (
 const (
 	StatusSucceeded          Status = "succeeded"
 	StatusSucceededNoChanges Status = "succeeded_no_workspace_changes"
-	StatusDryRun             Status = "dry_run"
+	statusDryRun             Status = "dry_run"
 	// StatusPendingReview: the run succeeded and its generation waits for
 	// `memctl approve` or `memctl reject` (consolidation.review).
 	StatusPendingReview Status = "pending_review"
@@ -66,33 +69,33 @@ const (
 	// StatusSkippedRejected: with review on, the inputs are exactly those of
 	// a proposal the user rejected, on the same folder; --force runs anyway.
 	StatusSkippedRejected     Status = "skipped_rejected"
-	StatusFailedClaim         Status = "failed_claim"
-	StatusFailedPrepare       Status = "failed_prepare_workspace"
-	StatusFailedLoad          Status = "failed_load_stage1_outputs"
-	StatusFailedSync          Status = "failed_sync_workspace_inputs"
-	StatusFailedStatus        Status = "failed_workspace_status"
-	StatusFailedDiffFile      Status = "failed_workspace_diff_file"
+	statusFailedClaim         Status = "failed_claim"
+	statusFailedPrepare       Status = "failed_prepare_workspace"
+	statusFailedLoad          Status = "failed_load_stage1_outputs"
+	statusFailedSync          Status = "failed_sync_workspace_inputs"
+	statusFailedStatus        Status = "failed_workspace_status"
+	statusFailedDiffFile      Status = "failed_workspace_diff_file"
 	StatusFailedAgent         Status = "failed_agent" // consolidation.mode = "agent"
-	StatusFailedModel         Status = "failed_model"
-	StatusFailedHeuristic     Status = "failed_heuristic"
-	StatusFailedInvalid       Status = "failed_invalid_artifacts"
-	StatusFailedConfirm       Status = "failed_confirm_ownership"
-	StatusFailedCommit        Status = "failed_workspace_commit"
-	StatusFailedLostOwnership Status = "failed_lost_ownership"
+	statusFailedModel         Status = "failed_model"
+	statusFailedHeuristic     Status = "failed_heuristic"
+	statusFailedInvalid       Status = "failed_invalid_artifacts"
+	statusFailedConfirm       Status = "failed_confirm_ownership"
+	statusFailedCommit        Status = "failed_workspace_commit"
+	statusFailedLostOwnership Status = "failed_lost_ownership"
 	// StatusInterrupted is a run stopped by its context (Ctrl-C,
 	// SIGTERM): the lock was given back and the previous memory files
 	// are in place. It is not a failure: no backoff, no retry spent.
 	StatusInterrupted Status = "interrupted"
 )
 
-// FailedStatus is the status of a run whose consolidator failed, named
+// failedStatus is the status of a run whose consolidator failed, named
 // after the mode that ran (Codex only has agents, so only failed_agent).
-func FailedStatus(mode string) Status {
+func failedStatus(mode string) Status {
 	switch mode {
 	case "model":
-		return StatusFailedModel
+		return statusFailedModel
 	case "heuristic":
-		return StatusFailedHeuristic
+		return statusFailedHeuristic
 	default:
 		return StatusFailedAgent
 	}
@@ -120,15 +123,15 @@ type Claim struct {
 }
 
 // BaselineFile is one file of the memory folder as the last run left it
-// (Path slash-separated and relative to the root; Mode one of the Mode*
+// (Path slash-separated and relative to the root; Mode one of the mode*
 // constants): the store's record.
 type BaselineFile = store.BaselineFile
 
 // Git-style file modes used in [BaselineFile.Mode].
 const (
-	ModeRegular    uint32 = 0o100644
-	ModeExecutable uint32 = 0o100755
-	ModeSymlink    uint32 = 0o120000
+	modeRegular    uint32 = 0o100644
+	modeExecutable uint32 = 0o100755
+	modeSymlink    uint32 = 0o120000
 )
 
 // Jobs is what Phase 2 needs from the store: the global lock with its
@@ -188,19 +191,16 @@ type Workspace struct {
 	// Stale holds, by thread id, the selected memories whose evidence
 	// changed since extraction: a consolidator demotes them, or drops
 	// those whose evidence is all gone (docs/stale.md).
-	Stale map[string]StaleMemory
+	Stale map[string]memmodel.Stale
 	// NoteMarks rank the ad hoc notes, by file name, when more exist than
-	// the summary holds (MaxSummaryNotes).
-	NoteMarks map[string]NoteMark
+	// the summary holds (memmodel.MaxSummaryNotes).
+	NoteMarks map[string]store.NoteMark
 }
-
-// NoteMark is a note's pin and uses (store.NoteMark).
-type NoteMark = store.NoteMark
 
 // noteRanker is a Jobs that knows the notes' pins and uses; without it,
 // notes rank by recency alone.
 type noteRanker interface {
-	NoteMarks(ctx context.Context) (map[string]NoteMark, error)
+	NoteMarks(ctx context.Context) (map[string]store.NoteMark, error)
 }
 
 // NotesCap says that more notes exist than the summary holds: Total

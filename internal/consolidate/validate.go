@@ -11,11 +11,11 @@ import (
 	"github.com/memctl/memctl/internal/memversion"
 )
 
-// ErrInvalidArtifacts wraps every reason Validate rejects a memory folder.
-var ErrInvalidArtifacts = errors.New("invalid memory artifacts")
+// errInvalidArtifacts wraps every reason Validate rejects a memory folder.
+var errInvalidArtifacts = errors.New("invalid memory artifacts")
 
-// MaxSummaryV2Bytes is the exclusive size limit of a v2 memory_summary.md.
-const MaxSummaryV2Bytes = 10000
+// maxSummaryV2Bytes is the exclusive size limit of a v2 memory_summary.md.
+const maxSummaryV2Bytes = 10000
 
 // summaryV2Headings must each appear as a line of a v2 summary.
 var summaryV2Headings = []string{"## User Profile", "## User preferences", "## General Tips", "## What's in Memory"}
@@ -30,31 +30,31 @@ var summaryV2Headings = []string{"## User Profile", "## User preferences", "## G
 func Validate(root string, version memversion.Version) error {
 	n, err := memdir.RemoveSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidArtifacts, err)
+		return fmt.Errorf("%w: %v", errInvalidArtifacts, err)
 	}
 	if n > 0 {
-		return fmt.Errorf("%w: removed %d symbolic links from the memory folder", ErrInvalidArtifacts, n)
+		return fmt.Errorf("%w: removed %d symbolic links from the memory folder", errInvalidArtifacts, n)
 	}
 	if version != memversion.V2 {
 		fi, err := os.Lstat(filepath.Join(root, memdir.MemoryFile))
 		if err != nil {
-			return fmt.Errorf("%w: %s is missing", ErrInvalidArtifacts, memdir.MemoryFile)
+			return fmt.Errorf("%w: %s is missing", errInvalidArtifacts, memdir.MemoryFile)
 		}
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file", ErrInvalidArtifacts, memdir.MemoryFile)
+			return fmt.Errorf("%w: %s is not a regular file", errInvalidArtifacts, memdir.MemoryFile)
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
 	if err != nil {
-		return fmt.Errorf("%w: %s is not readable", ErrInvalidArtifacts, memdir.SummaryFile)
+		return fmt.Errorf("%w: %s is not readable", errInvalidArtifacts, memdir.SummaryFile)
 	}
 	text := string(data)
 	if firstLine(text) != "v1" { // the format header, whatever the memory version
-		return fmt.Errorf("%w: the first line of %s must be exactly v1", ErrInvalidArtifacts, memdir.SummaryFile)
+		return fmt.Errorf("%w: the first line of %s must be exactly v1", errInvalidArtifacts, memdir.SummaryFile)
 	}
 	if version == memversion.V2 {
-		if len(data) >= MaxSummaryV2Bytes {
-			return fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrInvalidArtifacts, memdir.SummaryFile, len(data), MaxSummaryV2Bytes)
+		if len(data) >= maxSummaryV2Bytes {
+			return fmt.Errorf("%w: %s is %d bytes, the limit is %d", errInvalidArtifacts, memdir.SummaryFile, len(data), maxSummaryV2Bytes)
 		}
 		have := map[string]bool{}
 		for _, l := range strings.Split(text, "\n") {
@@ -62,7 +62,7 @@ func Validate(root string, version memversion.Version) error {
 		}
 		for _, h := range summaryV2Headings {
 			if !have[h] {
-				return fmt.Errorf("%w: %s lacks the heading %q", ErrInvalidArtifacts, memdir.SummaryFile, h)
+				return fmt.Errorf("%w: %s lacks the heading %q", errInvalidArtifacts, memdir.SummaryFile, h)
 			}
 		}
 	}

@@ -56,7 +56,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrInvalidArtifacts) {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, errInvalidArtifacts) {
 				t.Fatalf("Validate = %v, want error containing %q", err, tt.wantErr)
 			}
 			if tt.link {

@@ -21,10 +21,10 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/bundle"
-	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
@@ -381,12 +381,12 @@ func notesOverSummary(root string) ([]Finding, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if len(notes) <= consolidate.MaxSummaryNotes {
+	if len(notes) <= memmodel.MaxSummaryNotes {
 		return nil, "", nil
 	}
 	return []Finding{{Check: CheckNotes, Severity: Info, Subject: memdir.NotesDir,
 		Message: fmt.Sprintf("%d ad hoc notes: the summary holds the %d best-ranked (pinned, most used, newest); the other %d are not in it",
-			len(notes), consolidate.MaxSummaryNotes, len(notes)-consolidate.MaxSummaryNotes),
+			len(notes), memmodel.MaxSummaryNotes, len(notes)-memmodel.MaxSummaryNotes),
 		Fix: "memctl note pin NAME (keep one in the summary); fold old notes into fewer with memctl note add and delete them"}}, "", nil
 }
 

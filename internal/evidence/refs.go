@@ -83,19 +83,16 @@ const (
 	RunnerJust = "just"
 )
 
-// lazyRE compiles an expression on first use (lazyre.New).
-var lazyRE = lazyre.New
-
 var (
 	// pathRe finds path-looking tokens: a name with an extension or a
 	// slash, optionally followed by a line or a range (":12", ":12-18",
 	// "#L12-L18"). URLs are removed before it runs.
-	pathRe = lazyRE(`(?:^|[\s` + "`" + `'"(\[<,;])((?:~?/|\./|\.\./)?\.?[A-Za-z0-9_@+\-][A-Za-z0-9_@+.\-]*(?:/[A-Za-z0-9_@+.\-]+)*)(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)?`)
-	urlRe  = lazyRE(`[A-Za-z][A-Za-z0-9+.\-]*://\S+`)
+	pathRe = lazyre.New(`(?:^|[\s` + "`" + `'"(\[<,;])((?:~?/|\./|\.\./)?\.?[A-Za-z0-9_@+\-][A-Za-z0-9_@+.\-]*(?:/[A-Za-z0-9_@+.\-]+)*)(?::(\d{1,7})(?:-(\d{1,7}))?|#L(\d{1,7})(?:-L?(\d{1,7}))?)?`)
+	urlRe  = lazyre.New(`[A-Za-z][A-Za-z0-9+.\-]*://\S+`)
 	// linesRe finds "lines 12-18" / "line 40" right after a path.
-	linesRe = lazyRE(`^\s*(?:\(|,)?\s*lines?\s+(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?`)
+	linesRe = lazyre.New(`^\s*(?:\(|,)?\s*lines?\s+(\d{1,7})(?:\s*(?:-|–|to)\s*(\d{1,7}))?`)
 	// commandRe finds the script runners memctl can check.
-	commandRe = lazyRE(`(?:^|[\s` + "`" + `'"(;&|])(make|npm|pnpm|yarn|just)\s+((?:-[A-Za-z-]+(?:=\S+)?\s+)*)(run(?:-script)?\s+)?([A-Za-z0-9_][A-Za-z0-9_:.\-]*)`)
+	commandRe = lazyre.New(`(?:^|[\s` + "`" + `'"(;&|])(make|npm|pnpm|yarn|just)\s+((?:-[A-Za-z-]+(?:=\S+)?\s+)*)(run(?:-script)?\s+)?([A-Za-z0-9_][A-Za-z0-9_:.\-]*)`)
 )
 
 // Refs lists the files and commands text names, in order of first

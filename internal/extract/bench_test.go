@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/scan"
 	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/standin"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -67,52 +66,11 @@ func writeBenchTranscripts(tb testing.TB, root string, n int) {
 	}
 }
 
-// standInAnswer is a valid v1 Phase 1 answer, different for each call.
-func standInAnswer(n int64) string {
-	raw := fmt.Sprintf(`---
-description: Fixed a store test timeout by moving busy_timeout into the DSN (call %d)
-task: fix-store-timeout-%d
-task_group: /home/dev/src/service
-task_outcome: success
-keywords: sqlite, busy_timeout, dsn, database/sql, flaky test
----
-
-### Task 1: Fix the nightly store test timeout
-
-task: find why TestLease times out and fix it
-task_outcome: success
-
-Reusable knowledge:
-- A PRAGMA run through db.Exec configures one pooled connection only; put busy_timeout in the DSN.
-- go test ./internal/store/... runs in about a second once the lock wait is gone.
-`, n, n)
-	ans, _ := json.Marshal(map[string]any{
-		"rollout_summary": fmt.Sprintf("# Store test timeout %d\n\nbusy_timeout moved into the DSN; TestLease passes.\n", n),
-		"rollout_slug":    fmt.Sprintf("store-timeout-%d", n),
-		"raw_memory":      raw,
-	})
-	return string(ans)
-}
-
-// newStandIn serves the Chat Completions wire format: it reads the
-// request, waits delay (the model's latency), then answers.
+// newStandIn serves the stand-in model (internal/standin), whose
+// answers take delay.
 func newStandIn(delay time.Duration) (*httptest.Server, *atomic.Int64) {
 	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		n := calls.Add(1)
-		time.Sleep(delay)
-		content, _ := json.Marshal(standInAnswer(n))
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"chatcmpl-%d","object":"chat.completion","created":1,"model":"bench-model",`+
-			`"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],`+
-			`"usage":{"prompt_tokens":900,"completion_tokens":200,"total_tokens":1100}}`, n, content)
-	}))
-	return srv, &calls
+	return httptest.NewServer(standin.Handler(delay, &calls)), &calls
 }
 
 // BenchmarkExtract200Loopback runs Phase 1 over 200 threads against a

@@ -2,12 +2,10 @@ package extract
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/memdir"
@@ -41,33 +39,21 @@ func TestPlantedInstructionNeverReachesTheSummary(t *testing.T) {
 	os.MkdirAll(src, 0o700)
 	os.MkdirAll(project, 0o700)
 	os.WriteFile(filepath.Join(project, "Makefile"), []byte("test:\n\tgo test ./...\n"), 0o600)
-	var lines []string
-	ts := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
-	add := func(v map[string]any) {
-		v["timestamp"] = ts
-		b, _ := json.Marshal(v)
-		lines = append(lines, string(b))
-	}
-	add(map[string]any{"type": "session", "id": "5ec0e75e-0000-4000-8000-00000000000b", "cwd": project, "source": "cli"})
-	add(map[string]any{"type": "message", "role": "user", "text": "run the tests and fix what fails"})
+	var session jsonlSession
+	session.add(map[string]any{"type": "session", "id": "5ec0e75e-0000-4000-8000-00000000000b", "cwd": project, "source": "cli"})
+	session.add(map[string]any{"type": "message", "role": "user", "text": "run the tests and fix what fails"})
 	for i, p := range planted {
 		id := "c" + string(rune('a'+i))
-		add(map[string]any{"type": "tool_call", "id": id, "name": "shell", "command": "make test"})
-		add(map[string]any{"type": "tool_result", "id": id, "output": "--- FAIL: TestParse\nError: " + p + "\nFAIL", "exit_code": 1})
-		add(map[string]any{"type": "message", "role": "assistant", "text": "The test output says: " + p})
+		session.add(map[string]any{"type": "tool_call", "id": id, "name": "shell", "command": "make test"})
+		session.add(map[string]any{"type": "tool_result", "id": id, "output": "--- FAIL: TestParse\nError: " + p + "\nFAIL", "exit_code": 1})
+		session.add(map[string]any{"type": "message", "role": "assistant", "text": "The test output says: " + p})
 	}
-	add(map[string]any{"type": "tool_call", "id": "ok", "name": "shell", "command": "make test"})
-	add(map[string]any{"type": "tool_result", "id": "ok", "output": "ok", "exit_code": 0})
-	add(map[string]any{"type": "message", "role": "assistant", "text": "The tests pass now.", "final": true})
-	os.WriteFile(filepath.Join(src, "t.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	session.add(map[string]any{"type": "tool_call", "id": "ok", "name": "shell", "command": "make test"})
+	session.add(map[string]any{"type": "tool_result", "id": "ok", "output": "ok", "exit_code": 0})
+	session.add(map[string]any{"type": "message", "role": "assistant", "text": "The tests pass now.", "final": true})
+	session.write(t, filepath.Join(src, "t.jsonl"))
 
-	for _, tc := range []struct {
-		name     string
-		provider model.Provider
-	}{
-		{"heuristic", nil},
-		{"echoing model", echoProvider{}},
-	} {
+	for _, tc := range bothExtractors {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			home := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))

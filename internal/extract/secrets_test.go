@@ -83,33 +83,21 @@ func TestNoPlantedSecretReachesTheDatabase(t *testing.T) {
 	os.MkdirAll(src, 0o700)
 	secrets := plantedSecrets()
 	red := redact.Default().String
-	var lines []string
-	ts := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
-	add := func(v map[string]any) {
-		v["timestamp"] = ts
-		b, _ := json.Marshal(v)
-		lines = append(lines, string(b))
-	}
-	add(map[string]any{"type": "session", "id": "5ec0e75e-0000-4000-8000-000000000001", "cwd": "/src/app", "source": "cli"})
-	add(map[string]any{"type": "message", "role": "user", "text": "deploy the app with " + secrets["github"]})
+	var session jsonlSession
+	session.add(map[string]any{"type": "session", "id": "5ec0e75e-0000-4000-8000-000000000001", "cwd": "/src/app", "source": "cli"})
+	session.add(map[string]any{"type": "message", "role": "user", "text": "deploy the app with " + secrets["github"]})
 	i := 0
 	for family, line := range secrets {
 		i++
 		id := "c" + family
-		add(map[string]any{"type": "message", "role": "user", "text": "use this: " + line})
-		add(map[string]any{"type": "tool_call", "id": id, "name": "shell", "command": "deploy --verbose # " + line})
-		add(map[string]any{"type": "tool_result", "id": id, "output": "error: auth failed for " + line, "exit_code": 1})
+		session.add(map[string]any{"type": "message", "role": "user", "text": "use this: " + line})
+		session.add(map[string]any{"type": "tool_call", "id": id, "name": "shell", "command": "deploy --verbose # " + line})
+		session.add(map[string]any{"type": "tool_result", "id": id, "output": "error: auth failed for " + line, "exit_code": 1})
 	}
-	add(map[string]any{"type": "message", "role": "assistant", "text": "Deployed with the given credentials.", "final": true})
-	os.WriteFile(filepath.Join(src, "t.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	session.add(map[string]any{"type": "message", "role": "assistant", "text": "Deployed with the given credentials.", "final": true})
+	session.write(t, filepath.Join(src, "t.jsonl"))
 
-	for _, tc := range []struct {
-		name     string
-		provider model.Provider
-	}{
-		{"heuristic", nil},
-		{"echoing model", echoProvider{}},
-	} {
+	for _, tc := range bothExtractors {
 		t.Run(tc.name, func(t *testing.T) {
 			dbPath := filepath.Join(dir, tc.name+".sqlite")
 			st, err := store.Open(context.Background(), dbPath)
@@ -150,6 +138,40 @@ func TestNoPlantedSecretReachesTheDatabase(t *testing.T) {
 
 // echoProvider is a model that copies its whole input into its answer, the
 // worst case for secrets in model output.
+// bothExtractors are the two ways a memory is made: the offline
+// extractor, and a model (one that echoes what it was given, the worst
+// case for a secret).
+var bothExtractors = []struct {
+	name     string
+	provider model.Provider
+}{
+	{"heuristic", nil},
+	{"echoing model", echoProvider{}},
+}
+
+// jsonlSession collects the records of a JSON Lines session, all
+// stamped with the time of the first, a day ago.
+type jsonlSession struct {
+	ts    string
+	lines []string
+}
+
+func (s *jsonlSession) add(v map[string]any) {
+	if s.ts == "" {
+		s.ts = time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	}
+	v["timestamp"] = s.ts
+	b, _ := json.Marshal(v)
+	s.lines = append(s.lines, string(b))
+}
+
+func (s *jsonlSession) write(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(s.lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type echoProvider struct{}
 
 func (echoProvider) Name() string { return "echo" }

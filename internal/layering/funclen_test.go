@@ -16,19 +16,8 @@ const maxPipelineFuncLines = 80
 // TestPipelineFunctionsStayShort fails on a function of internal/pipeline
 // longer than maxPipelineFuncLines lines.
 func TestPipelineFunctionsStayShort(t *testing.T) {
-	files, err := filepath.Glob("../pipeline/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no internal/pipeline sources: %v", err)
-	}
 	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range parseSources(t, fset, "../pipeline/*.go") {
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
@@ -40,4 +29,26 @@ func TestPipelineFunctionsStayShort(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parseSources parses the non-test Go files that pattern matches, without
+// resolving names; it fails the test when there are none.
+func parseSources(t *testing.T, fset *token.FileSet, pattern string) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no sources match %s: %v", pattern, err)
+	}
+	var files []*ast.File
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
 }

@@ -69,7 +69,7 @@ func TestNoStartUpWork(t *testing.T) {
 
 // eagerCall returns the first call an initialiser makes outside function
 // literals, "" when it makes none. Wrapping a function literal in a lazy
-// helper (lazyre.New, sync.OnceValue, wordSet) is how the packages defer work.
+// helper (lazyre.New, lazyre.Words, sync.OnceValue) is how the packages defer work.
 func eagerCall(e ast.Expr) string {
 	var found string
 	ast.Inspect(e, func(n ast.Node) bool {
@@ -82,7 +82,7 @@ func eagerCall(e ast.Expr) string {
 		case *ast.CallExpr:
 			name := exprName(n.Fun)
 			switch name {
-			case "lazyRE", "LazyRE", "lazyRegexp", "transcript.LazyRE", "lazyre.New", "wordSet", "sync.OnceValue", "sync.OnceValues", "errors.New":
+			case "lazyre.New", "lazyre.Words", "sync.OnceValue", "sync.OnceValues", "errors.New":
 				return true // lazy wrappers; errors.New only allocates
 			}
 			if strings.HasPrefix(name, "regexp.") || !isConversion(n) {

@@ -33,3 +33,16 @@ func TestNewCompilesOnceOnFirstUse(t *testing.T) {
 	}()
 	bad()
 }
+
+// TestWordsBuildsOneSet: every call returns the same set of the list's
+// words, whatever the spacing.
+func TestWordsBuildsOneSet(t *testing.T) {
+	set := Words(" go  npm\n\tmake ")
+	if got := set(); len(got) != 3 || !got["go"] || !got["npm"] || !got["make"] {
+		t.Fatalf("Words = %v, want go, npm and make", got)
+	}
+	set()["cargo"] = true
+	if !set()["cargo"] {
+		t.Error("a second call built another set")
+	}
+}

@@ -19,22 +19,7 @@ func messagesBody(toolInput, stopReason string) string {
 
 func newTestAnthropic(t *testing.T, fs *fakeServer, sl *fakeSleep, mod func(*Options)) Provider {
 	t.Helper()
-	opts := Options{
-		Kind:       KindAnthropic,
-		BaseURL:    fs.URL,
-		Getenv:     envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test"}),
-		HTTPClient: fs.Client(),
-		Sleep:      sl.sleep,
-		Now:        func() time.Time { return fixedNow },
-	}
-	if mod != nil {
-		mod(&opts)
-	}
-	p, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return newTestProvider(t, fs, sl, Options{Kind: KindAnthropic, BaseURL: fs.URL, Getenv: envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test"})}, mod)
 }
 
 func TestAnthropicRequestAndAnswer(t *testing.T) {

@@ -65,6 +65,22 @@ type fakeServer struct {
 	seen    []seenRequest
 }
 
+// newTestProvider builds the provider that base names (kind, address,
+// environment) talking to fs through its client, sleeping through sl and
+// reading the fixed clock; mod, when given, changes the options last.
+func newTestProvider(t *testing.T, fs *fakeServer, sl *fakeSleep, base Options, mod func(*Options)) Provider {
+	t.Helper()
+	base.HTTPClient, base.Sleep, base.Now = fs.Client(), sl.sleep, func() time.Time { return fixedNow }
+	if mod != nil {
+		mod(&base)
+	}
+	p, err := New(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func newFakeServer(t *testing.T, replies ...reply) *fakeServer {
 	t.Helper()
 	fs := &fakeServer{replies: replies}

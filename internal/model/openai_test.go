@@ -30,22 +30,7 @@ func chatBody(answer string) string {
 
 func newTestOpenAI(t *testing.T, fs *fakeServer, sl *fakeSleep, mod func(*Options)) Provider {
 	t.Helper()
-	opts := Options{
-		Kind:       KindOpenAI,
-		BaseURL:    fs.URL + "/v1",
-		Getenv:     envOf(map[string]string{"OPENAI_API_KEY": "sk-test-123"}),
-		HTTPClient: fs.Client(),
-		Sleep:      sl.sleep,
-		Now:        func() time.Time { return fixedNow },
-	}
-	if mod != nil {
-		mod(&opts)
-	}
-	p, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return newTestProvider(t, fs, sl, Options{Kind: KindOpenAI, BaseURL: fs.URL + "/v1", Getenv: envOf(map[string]string{"OPENAI_API_KEY": "sk-test-123"})}, mod)
 }
 
 func TestOpenAIResponsesRequestAndAnswer(t *testing.T) {
@@ -437,20 +422,27 @@ func TestOpenAIUnreachable(t *testing.T) {
 	}
 }
 
+// wantCancelledPromptly cancels a call of p 50 ms in and checks that it
+// ends with context.Canceled within two seconds.
+func wantCancelledPromptly(t *testing.T, p Provider) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := p.Call(ctx, testRequest())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Errorf("took %v to notice the cancellation", elapsed)
+	}
+}
+
 func TestOpenAICancelStopsPromptly(t *testing.T) {
 	t.Run("during a request", func(t *testing.T) {
 		fs := newFakeServer(t, reply{hang: true})
 		p := newTestOpenAI(t, fs, &fakeSleep{}, nil)
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
-		start := time.Now()
-		_, err := p.Call(ctx, testRequest())
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
-		}
-		if elapsed := time.Since(start); elapsed > 2*time.Second {
-			t.Errorf("took %v to notice the cancellation", elapsed)
-		}
+		wantCancelledPromptly(t, p)
 		if n := len(fs.requests()); n != 1 {
 			t.Errorf("%d requests after cancellation, want 1", n)
 		}
@@ -459,16 +451,7 @@ func TestOpenAICancelStopsPromptly(t *testing.T) {
 		fs := newFakeServer(t, reply{status: 429, header: map[string]string{"Retry-After": "30"}, body: `{}`})
 		// The real sleep: it must return as soon as ctx ends.
 		p := newTestOpenAI(t, fs, nil, func(o *Options) { o.Sleep = nil })
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
-		start := time.Now()
-		_, err := p.Call(ctx, testRequest())
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
-		}
-		if elapsed := time.Since(start); elapsed > 2*time.Second {
-			t.Errorf("took %v to notice the cancellation", elapsed)
-		}
+		wantCancelledPromptly(t, p)
 	})
 }
 

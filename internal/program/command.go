@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // Command lines: a chain of commands ("&&", "||", ";", line breaks), each
@@ -392,4 +394,4 @@ func lookedIn(cmd string) []string {
 }
 
 // searchers are the programs whose first operand is a pattern.
-var searchers = wordSet(`rg grep egrep fgrep ag ack sls select-string`)
+var searchers = lazyre.Words(`rg grep egrep fgrep ag ack sls select-string`)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // What programs print. Output never decides whether a run passed (its exit
@@ -12,33 +14,38 @@ import (
 // docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
-var noiseRE = lazyRE(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
+var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
 	"`" + `|try '|did you mean|debug)\b|^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
 	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|^\w+:\s*[|>]-?$|` +
 	`^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|` +
-	`^npm ERR! (A complete log|$)|^npm notice\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
+	`^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
 
 // problemRanks are the lines that state a problem, strongest first.
 var problemRanks = []func() *regexp.Regexp{
 	// a comparison, or a message at a source position
-	lazyRE(`\s!==?\s|\s===\s|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
+	lazyre.New(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
 		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
 	// an explicit statement of what went wrong
-	lazyRE(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
+	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
 		`\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|no such file or directory|` +
-		`requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|does not exist|rejected|refused|denied|` +
+		`requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|does not exist|rejected|refused|denied|panicked|` +
 		`forbidden|unauthorized|undefined|syntax error|timed out|conflict|segmentation fault|insecure|not allowed|invalid|` +
 		`missing|unexpected|incompatible|not supported)\b`),
 	// a failure marker that names no cause
-	lazyRE(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
+	lazyre.New(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
 }
 
 // ErrorLine picks the line of a failed command's output to quote: of the
 // lines that are not noise, the first of the strongest rank, else the
-// last; its spaces folded, its length whole.
+// last; its spaces folded, its length whole. When the runner names a
+// failing test, its report is what counts: the output from the first
+// line that names it, not what passing tests printed before it.
 func ErrorLine(out string) string {
 	out = plain(out)
+	if t := FailingTests(out); len(t) > 0 {
+		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
+	}
 	best, rank, last := "", len(problemRanks), ""
 	// join: the best line introduces its detail on the next one; warning:
 	// the indented lines under a warning are its own. A literal "\n" (an
@@ -83,8 +90,8 @@ func ErrorLine(out string) string {
 func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }
 
 var (
-	escapeRE      = lazyRE("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
-	jsonMessageRE = lazyRE(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+	escapeRE      = lazyre.New("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
+	jsonMessageRE = lazyre.New(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
 )
 
 // jsonMessage reads a JSON line (an API's error body) as its message.
@@ -96,8 +103,8 @@ func jsonMessage(l string) string {
 }
 
 // failingTestRE finds failing tests' names: go test, ExUnit, pytest's
-// summary, jest and vitest marks, TAP.
-var failingTestRE = lazyRE(`(?m)^\s*--- FAIL: (\S+)|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+// summary, jest and vitest marks, TAP, Rust's libtest, RSpec's list.
+var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
 func FailingTests(out string) []string {
@@ -115,7 +122,7 @@ func FailingTests(out string) []string {
 
 // tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
 // 0 failures"; not npm's "> pkg@0.0.27 test" banner.
-var tallyRE = lazyRE(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
+var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
 // PassTally returns the last count line of a passing check's output, at
 // most 80 bytes: how much it verified.
@@ -147,7 +154,7 @@ func ScriptRan(out string) string {
 type Commit struct{ SHA, Subject string }
 
 // commitLineRE is the line git prints per commit made: "[main 1a2b3c4] x".
-var commitLineRE = lazyRE(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
+var commitLineRE = lazyre.New(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
 
 // CommitsReported returns up to max commits git's output reports making.
 func CommitsReported(out string, max int) []Commit {
@@ -161,9 +168,9 @@ func CommitsReported(out string, max int) []Commit {
 // gitChangeSubs change the checkout or its history when they succeed;
 // gitNoChangeFlags make them look, undo or stop instead.
 var (
-	gitChangeSubs    = wordSet(`commit cherry-pick revert merge rebase am apply pull`)
-	gitNoChangeFlags = wordSet(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
-	gitNoChangeRE    = lazyRE(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
+	gitChangeSubs    = lazyre.Words(`commit cherry-pick revert merge rebase am apply pull`)
+	gitNoChangeFlags = lazyre.Words(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
+	gitNoChangeRE    = lazyre.New(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
 )
 
 // ChangesThroughGit reports a line that ran and changed the repository

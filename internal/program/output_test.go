@@ -26,6 +26,10 @@ func TestErrorLine(t *testing.T) {
 		// before the report's own line is no warning's
 		{"warning: variable \"x\" is unused\n  \u2514\u2500 lib/a.ex:16: A.f/1\n** (CompileError) lib/b.ex:42: undefined function g/1", "** (CompileError) lib/b.ex:42: undefined function g/1"},
 		{"Pre-commit validation failed:\n\u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9).\n\u2503       lib/a.ex:144:7", "Pre-commit validation failed: \u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9)."},
+		// the failing test's own report, not what a passing test printed
+		// before it on purpose, nor the runner's count line
+		{"=== RUN   TestA\n    a_test.go:9: error: upstream down (injected)\n--- PASS: TestA (0s)\n=== RUN   TestB\n    b_test.go:4: n = 1, want 2\n--- FAIL: TestB (0s)\nFAIL", "b_test.go:4: n = 1, want 2"},
+		{"  console.error\n    Error: offline (simulated)\n  \u2715 parses (2 ms)\n  \u25cf parses\n    expect(received).toBe(expected)\nTests:       1 failed, 3 passed, 4 total", "expect(received).toBe(expected)"},
 		// colours are no part of the line
 		{"\x1b[31mError: boom\x1b[39m", "Error: boom"},
 		{"", ""},

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // What a command line does to files. Only the simplest forms are read;
@@ -78,14 +80,15 @@ func dropCd(cmd string) string {
 }
 
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
-var heredocWriteRE = lazyRE(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
+var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
 // Restore is what a line throws away: all uncommitted changes (git stash,
 // git reset --hard, git checkout .) or the files it restores from git; or
-// it brings stashed changes back (Unstash).
+// it brings stashed changes back (Unstash). Branch: it may have moved the
+// checkout to another branch (git switch, git checkout x, gh pr checkout).
 type Restore struct {
-	All, Unstash bool
-	Files        []string
+	All, Unstash, Branch bool
+	Files                []string
 }
 
 // Restores reads the git commands of a line that throw edits away or bring
@@ -94,7 +97,9 @@ type Restore struct {
 func Restores(cmd string) Restore {
 	var r Restore
 	for _, part := range parts(cmd) {
-		args := gitArgs(coreWords(strings.Fields(part)))
+		w := coreWords(strings.Fields(part))
+		args := gitArgs(w)
+		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" || len(args) > 0 && args[0] == "switch"
 		if len(args) == 0 {
 			continue
 		}
@@ -112,6 +117,7 @@ func Restores(cmd string) Restore {
 				continue // only unstages: the edit stays in the file
 			}
 			paths := Operands(args[1:])
+			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && paths[0] != "." && paths[0] != ":/"
 			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
 				r.All = true
 			} else {
@@ -134,7 +140,7 @@ func Operands(args []string) []string {
 }
 
 // fileReaders print the files their arguments name.
-var fileReaders = wordSet(`cat sed head tail nl less bat more`)
+var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
 // WritesFile reports a line whose first line redirects output to a file
 // (not 2>&1 nor /dev/null) or tees it into one.
@@ -156,7 +162,7 @@ func WritesFile(cmd string) bool {
 }
 
 // redirectRE is a redirection of output and its target (not "=>", "->").
-var redirectRE = lazyRE(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
+var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
 
 // blankQuotes blanks the text between single quotes, and between double
 // quotes that expand nothing (with all, always): what is left is syntax.

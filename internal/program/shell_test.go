@@ -115,6 +115,9 @@ func TestRestores(t *testing.T) {
 	for _, tt := range tests {
 		r := Restores(tt.cmd)
 		got := "none"
+		if r.Branch {
+			t.Errorf("Restores(%q) moves the branch", tt.cmd)
+		}
 		switch {
 		case r.All:
 			got = "all"
@@ -125,6 +128,19 @@ func TestRestores(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("Restores(%q) = %s, want %s", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+// A line that may move the checkout to another branch says so; a restore
+// of files, a stash or a reset does not.
+func TestRestoresBranch(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"git checkout -b feature/x": true, "git switch main": true, "git -C repo checkout release": true, "gh pr checkout 42": true,
+		"git checkout -- a.go": false, "git checkout .": false, "git stash": false, "git status": false, "go test ./...": false,
+	} {
+		if got := Restores(cmd).Branch; got != want {
+			t.Errorf("Restores(%q).Branch = %v, want %v", cmd, got, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // Text that did not come from the user's own sessions or the user at the
@@ -40,7 +42,7 @@ const (
 )
 
 var (
-	destructiveRe = lazyRE(`(?i)` +
+	destructiveRe = lazyre.New(`(?i)` +
 		`\bgit\b[^\n|;&]{0,80}?\bpush\b[^\n|;&]{0,160}?(?:\s--force(?:-with-lease|-if-includes)?\b|\s-[a-z]*f[a-z]*\b|\s--delete\b|\s-d\b|\s--mirror\b|\s\+[\w/.-]+|\s:[\w][\w/.-]*)` +
 		`|\bgit\s+(?:-\S+\s+)*reset\b[^\n|;&]{0,80}--hard\b` +
 		`|\bgit\s+(?:-\S+\s+)*clean\s+-[a-z]*f` +
@@ -57,39 +59,39 @@ var (
 		`|\bforce[- ]push(?:ed|es|ing)?\b`)
 	// A negation just before a destructive action makes it a rule
 	// against it ("never `git push --force` to main").
-	forbidsRe = lazyRE(`(?i)(?:\bnever|\bdon'?t|\bdo not|\bnot|\bno|\bavoid|\bnie|\bniemals|\bjamais|\bnunca|(?:^|\s)никогда|(?:^|\s)не|不要|禁止|别)\s*(?:(?:run|use|ever|do)\s+)?$`)
+	forbidsRe = lazyre.New(`(?i)(?:\bnever|\bdon'?t|\bdo not|\bnot|\bno|\bavoid|\bnie|\bniemals|\bjamais|\bnunca|(?:^|\s)никогда|(?:^|\s)не|不要|禁止|别)\s*(?:(?:run|use|ever|do)\s+)?$`)
 
-	credentialRe = lazyRE(`(?i)~/\.ssh\b|\$\{?home\}?/\.ssh\b|\.ssh/(?:id_|authorized_keys|config\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b` +
+	credentialRe = lazyre.New(`(?i)~/\.ssh\b|\$\{?home\}?/\.ssh\b|\.ssh/(?:id_|authorized_keys|config\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b` +
 		`|\.aws/(?:credentials|config)\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\.docker/config\.json|/etc/(?:shadow|passwd|sudoers)\b` +
 		`|\.pypirc\b|\.npmrc\b|\.config/gh/hosts\.yml|\.gnupg\b|\.keychain(?:-db)?\b|\.password-store\b|\.vault-token\b` +
 		`|gcloud/(?:credentials|application_default_credentials)|\.azure/(?:accesstokens|msal_token_cache)`)
-	envReadRe   = lazyRE(`(?i)\bos\.environ\b|\bprocess\.env\b|\bos\.getenv\b|\bgetenv\s*\(|\bprintenv\b|\$\(\s*env\s*\)|\benv\s*\||\bENV\[|%ENV\b|\$env:|(?:^|[\s/'"=@<])\.env\b`)
-	envSampleRe = lazyRE(`(?i)\.env\.(?:example|sample|template|dist|defaults)\b`)
+	envReadRe   = lazyre.New(`(?i)\bos\.environ\b|\bprocess\.env\b|\bos\.getenv\b|\bgetenv\s*\(|\bprintenv\b|\$\(\s*env\s*\)|\benv\s*\||\bENV\[|%ENV\b|\$env:|(?:^|[\s/'"=@<])\.env\b`)
+	envSampleRe = lazyre.New(`(?i)\.env\.(?:example|sample|template|dist|defaults)\b`)
 
-	markdownImageRe = lazyRE(`!\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)`)
-	markdownLinkRe  = lazyRE(`\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)`)
+	markdownImageRe = lazyre.New(`!\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)`)
+	markdownLinkRe  = lazyre.New(`\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)`)
 	// What a URL carries when it is a way out for secrets: a shell
 	// substitution, a credential's name in its query, a key's path.
-	urlCarriesRe = lazyRE(`(?i)\$\(|\$\{|\$[A-Z_]{3,}|%24%28|%24%7b|` + "`" +
+	urlCarriesRe = lazyre.New(`(?i)\$\(|\$\{|\$[A-Z_]{3,}|%24%28|%24%7b|` + "`" +
 		`|[?&][^=&#]*(?:token|secret|passw|pwd|api[_-]?key|access[_-]?key|auth|session|cookie|credential|private|ssh|aws|env)[^=&#]*=` +
 		`|\.ssh|\.aws|id_rsa|credentials|\.env\b|environ`)
-	urlScriptRe = lazyRE(`(?i)\.(?:sh|bash|zsh|ps1|psm1|py|pl|rb|bat|cmd|exe|msi|pkg|dmg|deb|rpm|apk|jar|vbs|scr)$`)
+	urlScriptRe = lazyre.New(`(?i)\.(?:sh|bash|zsh|ps1|psm1|py|pl|rb|bat|cmd|exe|msi|pkg|dmg|deb|rpm|apk|jar|vbs|scr)$`)
 	// A long opaque value in a URL is data on its way out.
-	opaqueDataRe = lazyRE(`[=/][A-Za-z0-9+_%-]{40,}={0,2}(?:[&#]|$)`)
-	urlRulesRe   = lazyRE(`(?i)(?:rules|instructions?|prompts?|system|jailbreak|agents\.md|claude\.md|\.cursorrules|copilot-instructions)`)
-	postRe       = lazyRE(`-X\s*["']?(?i:post|put)\b|--request[= ]["']?(?i:post|put)\b|\s-d\s|\s-d["'@$]|--data\b|--data-\w+\b|\s-F\s|--form\b|--upload-file\b|\s-T\s|--post-data\b|--post-file\b` +
+	opaqueDataRe = lazyre.New(`[=/][A-Za-z0-9+_%-]{40,}={0,2}(?:[&#]|$)`)
+	urlRulesRe   = lazyre.New(`(?i)(?:rules|instructions?|prompts?|system|jailbreak|agents\.md|claude\.md|\.cursorrules|copilot-instructions)`)
+	postRe       = lazyre.New(`-X\s*["']?(?i:post|put)\b|--request[= ]["']?(?i:post|put)\b|\s-d\s|\s-d["'@$]|--data\b|--data-\w+\b|\s-F\s|--form\b|--upload-file\b|\s-T\s|--post-data\b|--post-file\b` +
 		`|(?i:\brequests\.(?:post|put)\s*\(|\.post\s*\(|method\s*:\s*["']post|-method\s+post\b|\b(?:http|https|xh)\s+(?:post|put)\b|\binvoke-restmethod\b)`)
 
-	pipeIntoRe = lazyRE(`(?i)\|\s*` + runAs + `(?:/usr)?(?:/local)?(?:/bin/)?(?:(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|nodejs|php|pwsh|powershell|iex|invoke-expression|osascript|lua|deno|bun|tclsh|source)\b`)
-	evalRe     = lazyRE(`(?i)\beval\s*[("'$` + "`" + `]|\bexec\s*\(\s*(?:compile|__import__|base64|bytes|requests|urllib)|(?:^|[\s;&|(])(?:source|\.)\s+<\(|\b(?:ba|z|da|k)?sh\s+-c\s+["']?[^"'\n]*\$\(|\biex\s*\(|\binvoke-expression\b`)
-	inlineRe   = lazyRE(`(?i)\b(?:python[0-9.]*|node|nodejs|perl|ruby|deno|bun)\s+(?:-[a-z]+\s+)*-(?:c|e|-eval)\b|\bphp\s+-r\b|\b(?:pwsh|powershell)(?:\.exe)?\s+[^\n]{0,40}-(?:enc|encodedcommand|command|c)\b`)
-	decodeRe   = lazyRE(`(?i)\bbase64\s+(?:-[a-z]*\s+)*(?:-d\b|-D\b|--decode\b)|\bxxd\s+-r|\bopenssl\s+(?:enc|base64)\b[^\n|]*\s-d\b|frombase64string|\batob\s*\(|\bb64decode\b`)
-	privRe     = lazyRE(`(?i)(?:^|[\s;&|(` + "`" + `])(?:sudo|doas)\s+\S|(?:^|[\s;&|(` + "`" + `])su\s+-`)
-	wipeRe     = lazyRE(`(?i)\brm\s+(?:-[a-z]+\s+)*-[a-z]*r[a-z]*\s+(?:-[a-z]+\s+)*(?:/(?:\s|$|\*)|/(?:etc|usr|bin|boot|lib|var|home|opt|root|users)\b|~|\$\{?home\b|\*|\.\.|\.git\b|\.github\b)|\bmkfs\b|\bdd\s+[^\n]*of=/dev/|\bchmod\s+(?:-r\s+)?(?:0?777|[ugoa]*\+s)\b|\bchown\s+-r\s+\S+\s+(?:/|~)`)
-	persistRe  = lazyRE(`(?i)>>?\s*(?:~|\$home|\$\{home\})?/?\S*\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|\bcrontab\b|\blaunchctl\s+(?:load|bootstrap)\b|\bsystemctl\s+(?:--user\s+)?enable\b|authorized_keys`)
-	socketRe   = lazyRE(`(?i)\b(?:nc|ncat|netcat|socat|telnet)\s+\S|/dev/tcp/|/dev/udp/`)
-	installRe  = lazyRE(`(?i)\b(?:pip3?|pipx|uv\s+pip|npm|pnpm|yarn|bun|gem|cargo|go|brew|apt|apt-get|dnf|yum|apk|choco|winget|composer)\s+(?:install|i|add|get)\b([^\n|;&` + "`" + `]*)|\b(?:npx|pnpx|bunx|uvx)\s+(\S+)`)
-	netToolRe  = lazyRE(`(?i)\b(?:curl|wget|scp|sftp|rsync|ssh|ftp|iwr|irm|invoke-webrequest|invoke-restmethod)\b`)
+	pipeIntoRe = lazyre.New(`(?i)\|\s*` + runAs + `(?:/usr)?(?:/local)?(?:/bin/)?(?:(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|nodejs|php|pwsh|powershell|iex|invoke-expression|osascript|lua|deno|bun|tclsh|source)\b`)
+	evalRe     = lazyre.New(`(?i)\beval\s*[("'$` + "`" + `]|\bexec\s*\(\s*(?:compile|__import__|base64|bytes|requests|urllib)|(?:^|[\s;&|(])(?:source|\.)\s+<\(|\b(?:ba|z|da|k)?sh\s+-c\s+["']?[^"'\n]*\$\(|\biex\s*\(|\binvoke-expression\b`)
+	inlineRe   = lazyre.New(`(?i)\b(?:python[0-9.]*|node|nodejs|perl|ruby|deno|bun)\s+(?:-[a-z]+\s+)*-(?:c|e|-eval)\b|\bphp\s+-r\b|\b(?:pwsh|powershell)(?:\.exe)?\s+[^\n]{0,40}-(?:enc|encodedcommand|command|c)\b`)
+	decodeRe   = lazyre.New(`(?i)\bbase64\s+(?:-[a-z]*\s+)*(?:-d\b|-D\b|--decode\b)|\bxxd\s+-r|\bopenssl\s+(?:enc|base64)\b[^\n|]*\s-d\b|frombase64string|\batob\s*\(|\bb64decode\b`)
+	privRe     = lazyre.New(`(?i)(?:^|[\s;&|(` + "`" + `])(?:sudo|doas)\s+\S|(?:^|[\s;&|(` + "`" + `])su\s+-`)
+	wipeRe     = lazyre.New(`(?i)\brm\s+(?:-[a-z]+\s+)*-[a-z]*r[a-z]*\s+(?:-[a-z]+\s+)*(?:/(?:\s|$|\*)|/(?:etc|usr|bin|boot|lib|var|home|opt|root|users)\b|~|\$\{?home\b|\*|\.\.|\.git\b|\.github\b)|\bmkfs\b|\bdd\s+[^\n]*of=/dev/|\bchmod\s+(?:-r\s+)?(?:0?777|[ugoa]*\+s)\b|\bchown\s+-r\s+\S+\s+(?:/|~)`)
+	persistRe  = lazyre.New(`(?i)>>?\s*(?:~|\$home|\$\{home\})?/?\S*\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|\bcrontab\b|\blaunchctl\s+(?:load|bootstrap)\b|\bsystemctl\s+(?:--user\s+)?enable\b|authorized_keys`)
+	socketRe   = lazyre.New(`(?i)\b(?:nc|ncat|netcat|socat|telnet)\s+\S|/dev/tcp/|/dev/udp/`)
+	installRe  = lazyre.New(`(?i)\b(?:pip3?|pipx|uv\s+pip|npm|pnpm|yarn|bun|gem|cargo|go|brew|apt|apt-get|dnf|yum|apk|choco|winget|composer)\s+(?:install|i|add|get)\b([^\n|;&` + "`" + `]*)|\b(?:npx|pnpx|bunx|uvx)\s+(\S+)`)
+	netToolRe  = lazyre.New(`(?i)\b(?:curl|wget|scp|sftp|rsync|ssh|ftp|iwr|irm|invoke-webrequest|invoke-restmethod)\b`)
 )
 
 // The verbs that put a URL in an imperative clause (fetch it, read it,
@@ -374,7 +376,7 @@ func ordersRisky(line, l string) bool {
 	return false
 }
 
-var backtickRe = lazyRE("`([^`\n]{2,300})`")
+var backtickRe = lazyre.New("`([^`\n]{2,300})`")
 
 // installsPackage reports an install command that names a package (not
 // the project's own: `npm install`, `go get ./...`, `pip install -e .`).

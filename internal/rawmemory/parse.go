@@ -6,17 +6,14 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// lazyRE compiles an expression on first use (lazyre.New).
-var lazyRE = lazyre.New
-
 var (
-	taskHeading = lazyRE(`(?i)^#{1,4}\s*task\s+(\d+)\s*(?:[:.\-–—)]\s*(.*))?$`)
-	fieldLine   = lazyRE(`^(?:[-*]\s+)?([A-Za-z_ ]{2,40}?)\s*:\s*(.*)$`)
-	bulletLine  = lazyRE(`^(?:[-*+]|\d+[.)])\s+(.*)$`)
-	outcomeWhy  = lazyRE(`^(success|partial|uncertain|fail|failed|failure)\s*\((.*)\)\.?$`)
+	taskHeading = lazyre.New(`(?i)^#{1,4}\s*task\s+(\d+)\s*(?:[:.\-–—)]\s*(.*))?$`)
+	fieldLine   = lazyre.New(`^(?:[-*]\s+)?([A-Za-z_ ]{2,40}?)\s*:\s*(.*)$`)
+	bulletLine  = lazyre.New(`^(?:[-*+]|\d+[.)])\s+(.*)$`)
+	outcomeWhy  = lazyre.New(`^(success|partial|uncertain|fail|failed|failure)\s*\((.*)\)\.?$`)
 	// placeholderItem matches list entries that stand for "nothing here"
 	// ("- none", "- … 3 more"); they are not memory.
-	placeholderItem = lazyRE(`(?i)^(\(?none\)?\.?|n/a|nothing|(…|\.\.\.)\s*\d+\s+more)$`)
+	placeholderItem = lazyre.New(`(?i)^(\(?none\)?\.?|n/a|nothing|(…|\.\.\.)\s*\d+\s+more)$`)
 )
 
 // sectionKind maps a label ("Preference signals:", "## Reusable knowledge",

@@ -95,6 +95,15 @@ const (
 	TagFinding = "Finding:"
 )
 
+// Labels of the steps of an offline rollout summary that quote the
+// user's message whole: the one that opened a task and the ones that
+// followed it (a complaint is a correction, listed as a failure). Phase 2
+// carries them to MEMORY.md without a model.
+const (
+	StepAsked    = "The user asked: "
+	StepFollowUp = "Follow-up from the user: "
+)
+
 // The offline extractor signs what it writes, so that a reader knows the
 // knowledge is tagged and the lists hold only what their names promise.
 const (

@@ -540,11 +540,11 @@ var (
 		return builtinRules()[n : n+len(codexSpecs)]
 	})
 
-	pemBeginRe = lazyRegexp(pemBeginPat)
-	pemEndRe   = lazyRegexp(pemEndPat)
+	pemBeginRe = lazyre.New(pemBeginPat)
+	pemEndRe   = lazyre.New(pemEndPat)
 	// assignKeyRe recognises Codex's assignment keyword at the end of a line, for
 	// joining "password:\n  value" into one unit the way Codex's \s* would.
-	assignKeyRe = lazyRegexp(`(?i)(?:api[_-]?key|token|secret|password)$`)
+	assignKeyRe = lazyre.New(`(?i)(?:api[_-]?key|token|secret|password)$`)
 )
 
 // Rule describes one built-in redaction rule.
@@ -566,7 +566,7 @@ func Rules() []Rule {
 // codeRefRe matches values that are code, not secrets: dotted references such as
 // config.apiKey, process.env.API_TOKEN or creds.extra?.apiKey, and environment
 // variable names in capitals.
-var codeRefRe = lazyRegexp(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
+var codeRefRe = lazyre.New(`^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$`)
 
 // hasRandomPart reports whether a value shaped like a code reference has a
 // part, between dots or underscores, that reads as generated rather than
@@ -617,6 +617,3 @@ func isPlaceholder(v []byte) bool {
 	}
 	return same
 }
-
-// lazyRegexp compiles an expression on first use (lazyre.New).
-var lazyRegexp = lazyre.New

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // The settle functions judge a match by what its regular expression cannot
@@ -47,7 +49,7 @@ func crossesLine(b []byte) bool {
 // keyRe is a word that names a key rather than being a value: an
 // identifier followed by ':' and nothing else (a diff's '-' or '+' may
 // lead it), as the next line of YAML or a diff starts.
-var keyRe = lazyRegexp(`^[-+]?[A-Za-z_][A-Za-z0-9_.-]*:$`)
+var keyRe = lazyre.New(`^[-+]?[A-Za-z_][A-Za-z0-9_.-]*:$`)
 
 // codexValueOwnLine keeps Codex's assignment value on its own line when the
 // line breaks are \n escapes, as they are in a transcript: Codex's value
@@ -111,7 +113,7 @@ func keyValueSettle(u []byte, loc []int, _ bool) bool {
 }
 
 // identRe is a name in code.
-var identRe = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRe = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // dockerAuthIsUserPassword accepts the "auth" of a Docker config only when
 // it decodes to user:password, as Docker writes it.
@@ -123,7 +125,7 @@ func dockerAuthIsUserPassword(u []byte, loc []int, _ bool) bool {
 
 // netrcEntryRe is the start of a one-line .netrc entry up to its password
 // keyword: the machine, then any login, account or port.
-var netrcEntryRe = lazyRegexp(`machine[ \t]+\S+(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$`)
+var netrcEntryRe = lazyre.New(`machine[ \t]+\S+(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$`)
 
 // netrcSettle accepts "password X" of a .netrc: after "machine HOST" and
 // its login on the same line (netrc's one-line layout), or standing alone
@@ -172,7 +174,7 @@ func netrcSettle(u []byte, loc []int, esc bool) bool {
 // mysqladminCommands are the words mysqladmin takes as commands: after
 // "-p " one of them is a command (the password is prompted for), any other
 // word is the password typed where it does not belong.
-var mysqladminCommands = lazyRegexp(`^(?:create|debug|drop|extended-status|flush-[a-z-]+|kill|password|old-password|ping|processlist|purge|refresh|reload|shutdown|start-(?:replica|slave)|stop-(?:replica|slave)|status|variables|version)$`)
+var mysqladminCommands = lazyre.New(`^(?:create|debug|drop|extended-status|flush-[a-z-]+|kill|password|old-password|ping|processlist|purge|refresh|reload|shutdown|start-(?:replica|slave)|stop-(?:replica|slave)|status|variables|version)$`)
 
 func notMysqladminCommand(u []byte, loc []int, _ bool) bool {
 	return !mysqladminCommands().Match(u[loc[4]:loc[5]])

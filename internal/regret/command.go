@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
 )
 
@@ -23,13 +24,13 @@ type shellCommand struct {
 }
 
 // wrappers run the program named after them.
-var wrappers = wordSet(`sudo time env nohup exec command builtin nice ionice timeout stdbuf xargs`)
+var wrappers = lazyre.Words(`sudo time env nohup exec command builtin nice ionice timeout stdbuf xargs`)
 
 // plumbing is what a command line does around its real work.
-var plumbing = wordSet(`cd pushd popd echo printf export set unset source . true false sleep clear mkdir touch wait`)
+var plumbing = lazyre.Words(`cd pushd popd echo printf export set unset source . true false sleep clear mkdir touch wait`)
 
 // subcommanded programs are named with their first word that is no flag.
-var subcommanded = wordSet(`git go npm pnpm yarn bun deno cargo rustup docker podman kubectl helm terraform tofu
+var subcommanded = lazyre.Words(`git go npm pnpm yarn bun deno cargo rustup docker podman kubectl helm terraform tofu
 make just task rake rails bundle gem pip pip3 poetry pdm uv hatch conda mvn gradle gradlew dotnet gh glab aws gcloud az
 systemctl brew apt apt-get dnf yum flyctl heroku vercel netlify firebase supabase prisma alembic django-admin
 composer php artisan mix elixir swift xcodebuild flutter dart nx turbo lerna ansible vagrant`)
@@ -43,7 +44,7 @@ var doubleRunners = map[string]string{"uv": "run", "poetry": "run", "pdm": "run"
 
 // cleanup are programs that tidy up before the real command ("rm
 // package-lock.json && pnpm install"): a later segment names the command.
-var cleanup = wordSet(`rm rmdir mv cp chmod chown ln kill pkill`)
+var cleanup = lazyre.Words(`rm rmdir mv cp chmod chown ln kill pkill`)
 
 // readCommand reads a command line: the first segment that does real
 // work, else a cleanup segment, else nothing.
@@ -169,7 +170,7 @@ func splitSegments(line string) []string {
 // lookingAround are commands whose failure teaches nothing about the
 // project: a search that found nothing, a file that is not there, a
 // process that was not running.
-var lookingAround = wordSet(`ls cat head tail less more grep egrep fgrep rg ag ack find fd which whereis type test [ [[
+var lookingAround = lazyre.Words(`ls cat head tail less more grep egrep fgrep rg ag ack find fd which whereis type test [ [[
 wc stat file diff cmp tree du df pwd sed awk jq yq sort uniq cut tr ps pgrep pkill kill lsof env printenv id whoami
 uname date hostname realpath readlink basename dirname true false sleep open xdg-open`)
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/inject"
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
@@ -94,7 +95,7 @@ var harnessPrefixes = []string{
 	"<environment_context>", "<user_instructions>", "# agents.md instructions", "<command-name>", "<local-command",
 }
 
-var tagBlockRE = lazyRE(`(?s)<(system-reminder|local-command-stdout|local-command-stderr|command-message)>.*?</(system-reminder|local-command-stdout|local-command-stderr|command-message)>`)
+var tagBlockRE = lazyre.New(`(?s)<(system-reminder|local-command-stdout|local-command-stderr|command-message)>.*?</(system-reminder|local-command-stdout|local-command-stderr|command-message)>`)
 
 // humanText is a human message without harness framing; "" when the
 // harness wrote it.
@@ -117,10 +118,10 @@ func humanText(s string) string {
 // X"), or asks why the agent did something. Thanks and answers to the
 // agent's own question are not corrections.
 var (
-	correctionOpenRE = lazyRE(`(?i)^(no|nope|nah|wrong|stop|don'?t|do not|never|not that|undo|revert|actually|incorrect|that'?s (wrong|not)|that is (wrong|not)|that was (wrong|not)|you (broke|forgot|missed|should(n'?t| not)?))\b`)
-	correctionAnyRE  = lazyRE(`(?i)\bI (told|asked|said|already told|already said|just said)\b|\bwhy (did|do|are|would) you\b|\byou (should(n'?t| not| have)?|need to|forgot|broke|were supposed|keep|did it again)\b|(^|[,;:.!\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|no|again)\s+)(don'?t|do not|never|stop)\b|\b(use|run|call|try)\b[^.;!?]{1,60}?\b(not|never|instead)\b|\binstead of\b|\brather than\b|\bnot (plain|bare|the)\b`)
-	notCorrectionRE  = lazyRE(`(?i)^(no (problem|worries|need|rush|thanks)|nope,? (that'?s|looks|all) (good|fine))\b`)
-	iNeverRE         = lazyRE(`(?i)\b(i|you|it|that|this|they)('ve|'d)? never\b`)
+	correctionOpenRE = lazyre.New(`(?i)^(no|nope|nah|wrong|stop|don'?t|do not|never|not that|undo|revert|actually|incorrect|that'?s (wrong|not)|that is (wrong|not)|that was (wrong|not)|you (broke|forgot|missed|should(n'?t| not)?))\b`)
+	correctionAnyRE  = lazyre.New(`(?i)\bI (told|asked|said|already told|already said|just said)\b|\bwhy (did|do|are|would) you\b|\byou (should(n'?t| not| have)?|need to|forgot|broke|were supposed|keep|did it again)\b|(^|[,;:.!\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|no|again)\s+)(don'?t|do not|never|stop)\b|\b(use|run|call|try)\b[^.;!?]{1,60}?\b(not|never|instead)\b|\binstead of\b|\brather than\b|\bnot (plain|bare|the)\b`)
+	notCorrectionRE  = lazyre.New(`(?i)^(no (problem|worries|need|rush|thanks)|nope,? (that'?s|looks|all) (good|fine))\b`)
+	iNeverRE         = lazyre.New(`(?i)\b(i|you|it|that|this|they)('ve|'d)? never\b`)
 )
 
 // isCorrection reports a message that corrects the agent. afterQuestion

@@ -4,30 +4,15 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// lazyRE compiles an expression on first use (lazyre.New).
-var lazyRE = lazyre.New
-
-// wordSet builds a set from a space-separated list on first use.
-func wordSet(words string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[w] = true
-		}
-		return m
-	})
-}
-
 // stopwords carry no topic: function words, the words of asking and
 // correcting ("please", "don't", "use"), and the words every coding
 // session says. What is left names a tool, a file, an error or a thing.
-var stopwords = wordSet(`a an the and or but if then else so of to in on at by for with from into onto
+var stopwords = lazyre.Words(`a an the and or but if then else so of to in on at by for with from into onto
 over under about as is are was were be been being am do does did done doing have has had having
 it its it's this that these those there here what which who whom whose when where why how
 i me my mine we us our you your yours he him his she her they them their

@@ -4,6 +4,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // Grouping. The incidents of one project are taken in time order; each
@@ -98,11 +100,11 @@ func incidentText(in *incident) string {
 	return strings.Join(parts, " ")
 }
 
-var urlRE = lazyRE(`\b[a-z][a-z0-9+.-]*://\S+|(^|\s)/\S+`)
+var urlRE = lazyre.New(`\b[a-z][a-z0-9+.-]*://\S+|(^|\s)/\S+`)
 
 // pathRE finds file paths: an error names a file by its path, and two
 // errors of one project share the folders, not the problem.
-var pathRE = lazyRE(`[\w.@-]*(/[\w.@-]+)+`)
+var pathRE = lazyre.New(`[\w.@-]*(/[\w.@-]+)+`)
 
 // errorWords is an error line without addresses, with each path reduced
 // to its file name.

@@ -132,54 +132,35 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// A project's key must follow its folder when the
-// folder later says more about it. The usual life of a repository is
-// `git init`, sessions, a first commit, sessions, a push to a new remote:
-// keyed once and for all, its first sessions stayed under the path key
-// and the next under the root commit, and once it had a remote its summary
-// said "no memory of this project" and listed its own older sessions as
-// another project's. A remote key is kept: a changed remote may be
-// another repository cloned into the same folder.
-func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
+// keyScan is a temporary folder with a JSON Lines source (src) and a
+// store, for tests that follow a project's key as its repository changes:
+// session writes a session run in cwd, scanKeys scans and returns each
+// thread's project key. It needs git on PATH.
+func keyScan(t *testing.T) (dir string, session func(id, cwd string), scanKeys func() map[string]string) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("this test needs git on PATH")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir = t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.MkdirAll(src, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	repo := filepath.Join(dir, "work", "app")
-	reused := filepath.Join(dir, "work", "scratch")
-	for _, d := range []string{repo, reused} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		gitIn(t, d, "init", "-q", "-b", "main")
-	}
-	session := func(id, cwd string) {
+	session = func(id, cwd string) {
 		t.Helper()
 		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
 		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	commit := func(d string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(d, "README"), []byte(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		gitIn(t, d, "add", "README")
-		gitIn(t, d, "commit", "-q", "-m", "start")
-	}
 	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}}
-	scanKeys := func() map[string]string {
+	scanKeys = func() map[string]string {
 		t.Helper()
 		if _, err := Run(ctx, st, opts); err != nil {
 			t.Fatal(err)
@@ -193,6 +174,35 @@ func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
 			out[p.ID] = p.Key
 		}
 		return out
+	}
+	return dir, session, scanKeys
+}
+
+// A project's key must follow its folder when the
+// folder later says more about it. The usual life of a repository is
+// `git init`, sessions, a first commit, sessions, a push to a new remote:
+// keyed once and for all, its first sessions stayed under the path key
+// and the next under the root commit, and once it had a remote its summary
+// said "no memory of this project" and listed its own older sessions as
+// another project's. A remote key is kept: a changed remote may be
+// another repository cloned into the same folder.
+func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
+	dir, session, scanKeys := keyScan(t)
+	repo := filepath.Join(dir, "work", "app")
+	reused := filepath.Join(dir, "work", "scratch")
+	for _, d := range []string{repo, reused} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "init", "-q", "-b", "main")
+	}
+	commit := func(d string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(d, "README"), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, d, "add", "README")
+		gitIn(t, d, "commit", "-q", "-m", "start")
 	}
 
 	session("before-commit", repo)
@@ -241,22 +251,7 @@ func TestProjectKeysFollowTheRepositoryAsItGrows(t *testing.T) {
 // not look), and their memory fell out of the project's summary. They
 // share the history, so they follow.
 func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("this test needs git on PATH")
-	}
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	if err := os.MkdirAll(src, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	session := func(id, cwd string) {
-		t.Helper()
-		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
-		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, session, scanKeys := keyScan(t)
 	newRepo := func(d, file string) {
 		t.Helper()
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -268,27 +263,6 @@ func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
 		}
 		gitIn(t, d, "add", file)
 		gitIn(t, d, "commit", "-q", "-m", "start")
-	}
-	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}}
-	scanKeys := func() map[string]string {
-		t.Helper()
-		if _, err := Run(ctx, st, opts); err != nil {
-			t.Fatal(err)
-		}
-		ps, err := st.ThreadProjects(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, p := range ps {
-			out[p.ID] = p.Key
-		}
-		return out
 	}
 
 	old := filepath.Join(dir, "work", "webapp")

@@ -366,12 +366,11 @@ type GlobalPend struct {
 func (s *Store) PendGlobal(ctx context.Context, p GlobalPend) (owned bool, id int64, err error) {
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		owned, id = false, 0
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`,
-			KindConsolidate, GlobalKey, p.Token).Scan(&n); err != nil || n == 0 {
+		if ok, err := holdsGlobalTx(ctx, tx, p.Token); err != nil || !ok {
 			return err
 		}
 		owned = true
+		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM generations WHERE state = ?`, GenerationPending).Scan(&n); err != nil {
 			return err
 		}
@@ -399,6 +398,15 @@ func (s *Store) PendGlobal(ctx context.Context, p GlobalPend) (owned bool, id in
 // cooldown and no backoff.
 func (s *Store) ReleaseGlobal(ctx context.Context, token string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return releaseGlobalTx(ctx, tx, token) })
+}
+
+// holdsGlobalTx reports whether token holds the Phase 2 lock: the global
+// consolidation job runs under it.
+func holdsGlobalTx(ctx context.Context, tx *sql.Tx, token string) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`,
+		KindConsolidate, GlobalKey, token).Scan(&n)
+	return err == nil && n > 0, err
 }
 
 func releaseGlobalTx(ctx context.Context, tx *sql.Tx, token string) error {
@@ -589,9 +597,7 @@ type Landing struct {
 func (s *Store) BeginLanding(ctx context.Context, token, action string, id int64) (owned bool, err error) {
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		owned = false
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ?`,
-			KindConsolidate, GlobalKey, token).Scan(&n); err != nil || n == 0 {
+		if ok, err := holdsGlobalTx(ctx, tx, token); err != nil || !ok {
 			return err
 		}
 		owned = true

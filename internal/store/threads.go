@@ -193,14 +193,16 @@ const threadColumns = `id, source_kind, rollout_path, related_paths, source, int
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanThread(r scanner) (Thread, error) {
+// scanThread reads a row of threadColumns, then into extra the columns a
+// query selects after them.
+func scanThread(r scanner, extra ...any) (Thread, error) {
 	var t Thread
 	var related string
 	var created, updated int64
-	err := r.Scan(&t.ID, &t.SourceKind, &t.Path, &related, &t.Source, &t.Interactive, &t.Subagent, &t.ParentID, &t.Cwd,
+	err := r.Scan(append([]any{&t.ID, &t.SourceKind, &t.Path, &related, &t.Source, &t.Interactive, &t.Subagent, &t.ParentID, &t.Cwd,
 		&t.GitBranch, &t.GitOriginURL, &t.GitSHA, &t.Preview, &t.Model, &created, &updated, &t.Archived, &t.MemoryMode,
 		&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems,
-		&t.ProjectKey, &t.ProjectName, &t.ProjectRoot, &t.ProjectRules)
+		&t.ProjectKey, &t.ProjectName, &t.ProjectRoot, &t.ProjectRules}, extra...)...)
 	if err != nil {
 		return t, err
 	}
@@ -291,20 +293,12 @@ FROM threads`
 	defer rows.Close()
 	var out []ThreadWithMemory
 	for rows.Next() {
-		var t ThreadWithMemory
-		var related string
-		var created, updated int64
-		err := rows.Scan(&t.ID, &t.SourceKind, &t.Path, &related, &t.Source, &t.Interactive, &t.Subagent, &t.ParentID, &t.Cwd,
-			&t.GitBranch, &t.GitOriginURL, &t.GitSHA, &t.Preview, &t.Model, &created, &updated, &t.Archived, &t.MemoryMode,
-			&t.ModeSetByUser, &t.UsedExternalContext, &t.FileSize, &t.FileMtimeNs, &t.Fingerprint, &t.Problems,
-			&t.ProjectKey, &t.ProjectName, &t.ProjectRoot, &t.ProjectRules, &t.HasMemory)
+		var hasMemory bool
+		t, err := scanThread(rows, &hasMemory)
 		if err != nil {
 			return nil, err
 		}
-		_ = json.Unmarshal([]byte(related), &t.Related)
-		t.CreatedAt = time.UnixMilli(created).UTC()
-		t.UpdatedAt = time.UnixMilli(updated).UTC()
-		out = append(out, t)
+		out = append(out, ThreadWithMemory{Thread: t, HasMemory: hasMemory})
 	}
 	return out, rows.Err()
 }

@@ -4,10 +4,11 @@
 // runs it; docs/quality.md reports its figures).
 //
 // A regular expression is counted once per place that compiles one: a
-// call of regexp.MustCompile, regexp.Compile (or their POSIX forms), or of
-// a package's lazy helper (a function that compiles its own string
-// parameter), whatever the pattern; the helper's own call of regexp is
-// not counted again. A pattern built at run time counts as one. Its
+// call of regexp.MustCompile, regexp.Compile (or their POSIX forms), of
+// lazyre.New, or of a package's lazy helper (a function that compiles its
+// own string parameter, or a variable set to one of these functions),
+// whatever the pattern; the helper's own call of regexp is not counted
+// again. A pattern built at run time counts as one. Its
 // alternatives are the branches of the pattern as written: one, plus one
 // for every "|" outside a character class and not escaped; a pattern
 // built at run time, whose text is not known here, counts one.
@@ -124,23 +125,38 @@ var regexpFuncs = map[string]bool{"MustCompile": true, "Compile": true, "MustCom
 func compiles(call *ast.CallExpr, helpers map[string]bool) bool {
 	switch fn := call.Fun.(type) {
 	case *ast.SelectorExpr:
-		if id, ok := fn.X.(*ast.Ident); ok && id.Name == "regexp" && regexpFuncs[fn.Sel.Name] {
-			return true
-		}
-		// another package's helper (transcript.LazyRE) is that package's
-		return false
+		return isCompiler(fn)
 	case *ast.Ident:
 		return helpers[fn.Name]
 	}
 	return false
 }
 
+// isCompiler reports regexp's compilers and lazyre.New, the shared
+// compile-on-first-use helper; another package's own helper
+// (transcript.LazyRE) is that package's.
+func isCompiler(fn *ast.SelectorExpr) bool {
+	id, ok := fn.X.(*ast.Ident)
+	return ok && (id.Name == "regexp" && regexpFuncs[fn.Sel.Name] || id.Name == "lazyre" && fn.Sel.Name == "New")
+}
+
 // lazyHelpers finds the functions that compile their own string
-// parameter: calls of them are the regexes, not the call inside.
+// parameter and the variables set to a compiler (var lazyRE =
+// lazyre.New): calls of them are the regexes, not the call inside.
 func lazyHelpers(files []*ast.File) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range files {
 		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, v := range vs.Values {
+						if sel, ok := v.(*ast.SelectorExpr); ok && isCompiler(sel) && i < len(vs.Names) {
+							out[vs.Names[i].Name] = true
+						}
+					}
+				}
+			}
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Recv != nil || fd.Body == nil {
 				continue

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions"
 )
@@ -23,12 +24,12 @@ type answer struct {
 }
 
 var (
-	verdictRE = lazyRE(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
+	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
 		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
 	// offerRE opens a suggestion of what the user might do next: no
 	// statement of what the session did.
-	offerRE   = lazyRE(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
-	recitalRE = lazyRE(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+	offerRE   = lazyre.New(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
+	recitalRE = lazyre.New(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
 )
 
 // assistant takes the agent's words; only a final answer is kept.
@@ -119,14 +120,15 @@ func statement(s string) bool {
 }
 
 // verbs make a clause: auxiliaries, modals and common irregular pasts.
-var verbs = wordSet(`is are was were be been has have had does do did can cannot could will would should must may
+var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
 might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
 began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
 understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
-	completionRE = lazyRE(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
-	failureRE    = lazyRE(`(?i)\b(couldn'?t|could not|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
+	completionRE  = lazyre.New(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
+	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)
+	failureRE     = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
 // reportsCompletion and reportsFailure read the final answer, for the

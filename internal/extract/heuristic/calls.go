@@ -37,10 +37,12 @@ type call struct {
 	task                               *task
 	action                             sessions.Action
 	reads, tryout, check, escalated    bool
+	passedLater                        bool // a failed tool call: the same call succeeded later
 	status                             status
 	exit                               *int
 	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
 	tests                              []string // the failing tests the output names
+	between                            []string // a failed tool call's: what ran after it until the same call succeeded
 	commits                            []program.Commit
 	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
 }
@@ -124,7 +126,15 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	t.endedRefused = false
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
-	} else if c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
+	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
+		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
+	}
+	for _, f := range t.toolFails { // a failed tool call stays open until the same call succeeds
+		if f.passedLater = f.passedLater || c.command == "" && c.status == stOK && c.describe() == f.describe(); !f.passedLater && len(f.between) < 4 {
+			f.between = appendNew(f.between, c.describe())
+		}
+	}
+	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
 		t.toolFails = append(t.toolFails, c)
 	}
@@ -210,6 +220,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 // restore applies what a command undid (git checkout -- f, git stash …).
 func (x *Extractor) restore(t *task, c *call) {
 	r := program.Restores(c.command)
+	x.moved = x.moved || r.Branch
 	var names []string
 	for _, f := range r.Files {
 		names = append(names, x.absPath(f))

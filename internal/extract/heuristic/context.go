@@ -30,7 +30,7 @@ func (x *Extractor) project() string {
 func (x *Extractor) context() string {
 	opt := func(pre, s, post string) string { return when(s != "", pre+s+post) }
 	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session" + opt(" `", x.meta.ID, "`") + opt(" in `", x.meta.Cwd, "`") +
-		" (project " + x.project() + opt(", branch `", x.meta.GitBranch, "`") + ")"
+		" (project " + x.project() + opt(", branch `", when(!x.moved, x.meta.GitBranch), "`") + ")"
 	if start, end := cmp.Or(x.meta.CreatedAt, x.first), cmp.Or(x.meta.UpdatedAt, x.last); !start.IsZero() {
 		from, to := start.UTC().Format("2006-01-02 15:04"), end.UTC().Format("2006-01-02 15:04")
 		b += ", " + from + when(!end.IsZero() && to != from, " to "+to) + " UTC"

@@ -121,10 +121,17 @@ func folderRecall(t *testing.T, root string, cases []evalCase, scores []evalScor
 	close(work)
 	wg.Wait()
 	t.Logf("folder recall: %d folders built in %v", len(repos), time.Since(start).Round(100*time.Millisecond))
+	dumpDir := os.Getenv("MEMCTL_EVAL_FOLDER") // a development part's folders, written there to read
 	for r, repo := range repos {
 		res := results[r]
 		if res.err != nil {
 			t.Fatalf("memory folder of %s: %v", repo, res.err)
+		}
+		if dumpDir != "" && cases[byRepo[repo][0]].ev.Part == "dev" { // a repository is in one part
+			name := strings.NewReplacer("/", "+", " ", "_").Replace(repo) + ".md"
+			if err := os.WriteFile(filepath.Join(dumpDir, name), []byte(res.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, i := range byRepo[repo] {
 			c := cases[i]

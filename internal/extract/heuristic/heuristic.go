@@ -44,19 +44,20 @@ func (r Result) Empty() bool { return r.RolloutSummary == "" }
 // Extractor is the offline extractor of one thread (Add each event, then
 // Result once), bounded by the caps above; not safe for concurrent use.
 // refusal: the latest result was a refusal the user's next words answer;
-// asked: the agent's latest words asked; looked: a tool ran since.
+// asked: the agent's latest words asked; looked: a tool ran since; moved:
+// a command may have switched the branch the session started on.
 type Extractor struct {
-	version                string
-	meta                   sessions.Meta
-	tasks                  []*task
-	humans, memReads       int
-	first, last            time.Time
-	kw                     map[string]int
-	calls                  map[string]*call // the calls awaiting their results
-	lastCall               *call            // for results without a call id
-	dropped, seenChange    map[string]bool  // calls on memory, whose results go too; the changes counted
-	worktrees              []string         // folders `git worktree add` made: the project's, even under /tmp
-	refusal, asked, looked bool
+	version                       string
+	meta                          sessions.Meta
+	tasks                         []*task
+	humans, memReads              int
+	first, last                   time.Time
+	kw                            map[string]int
+	calls                         map[string]*call // the calls awaiting their results
+	lastCall                      *call            // for results without a call id
+	dropped, seenChange           map[string]bool  // calls on memory, whose results go too; the changes counted
+	worktrees                     []string         // folders `git worktree add` made: the project's, even under /tmp
+	refusal, asked, looked, moved bool
 }
 
 // New returns an extractor for one thread.

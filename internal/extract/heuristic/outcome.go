@@ -13,18 +13,19 @@ import (
 // says of the work (a refused request is no success), any answer at all.
 func (t *task) outcome() (string, string) {
 	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
+	check := t.lastCheck
 	switch {
-	case t.lastCheck != nil && t.lastCheck.status == stFailed:
-		return "fail", "the last check " + last(t.lastCheck) + " failed"
-	case t.lastCheck != nil && !t.negAfter && !t.endedRefused:
+	case t.verifies(check) && check.status == stFailed:
+		return "fail", "the last check " + last(check) + " failed"
+	case t.verifies(check) && !t.negAfter && !t.endedRefused && !refuses(t.final):
 		for _, f := range t.open() {
 			// The pass answers for its own purpose, not for a push that
 			// failed after it or a lint run still failing.
-			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > t.lastCheck.seq || f.Last.Purpose != "") {
-				return "partial", "the last check " + last(t.lastCheck) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"
+			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > check.seq || f.Last.Purpose != "") {
+				return "partial", "the last check " + last(check) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"
 			}
 		}
-		return "success", "the last check " + last(t.lastCheck) + " passed"
+		return "success", "the last check " + last(check) + " passed"
 	case t.negative && !t.finalSince:
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
@@ -58,6 +59,19 @@ func (t *task) outcome() (string, string) {
 		return "uncertain", "the assistant answered but nothing confirms the result"
 	}
 	return "uncertain", "the session ended without an answer"
+}
+
+// refuses reports an answer that says the agent could not or would not do
+// the request, or part of it: in its opening sentence, or anywhere it says
+// so of itself ("However, I was unable to upgrade react-dom").
+func refuses(final string) bool {
+	return reportsFailure(textcut.WholeSentences(final, 0)) || selfFailureRE().MatchString(normQuotes(final))
+}
+
+// verifies reports a check of the work: not one run before any change of a
+// task that changed files, a baseline (the bug reproduced).
+func (t *task) verifies(c *call) bool {
+	return c != nil && (c.changesBefore > 0 || t.files.changes == 0)
 }
 
 // open lists the task's failures no pass ended that stand in the way of

@@ -193,6 +193,107 @@ var patternCases = []patternCase{
 			"`python scripts/sync\\.py` failed[^\n]*\\(`ModuleNotFoundError: No module named 'yaml'`"},
 		mustNot: []string{"failed[^\n]*(WARN deprecated|npm info|complete log|unused variable|info: linting|max-line|DeprecationWarning)"},
 	},
+	// Variants of the patterns the first round's cases do not cover.
+	{
+		pattern: 1, guard: true, name: "two files edited between a failure and the pass are both listed; a later check names both",
+		turns: []scripted.Turn{{User: "Rounding of half cents is wrong in the invoice totals.",
+			Steps: []scripted.Step{
+				run("go test ./calc/...", "--- FAIL: TestRoundHalf (0.00s)\n    round_test.go:9: Round(0.125) = 0.12, want 0.13\nFAIL\nFAIL\tacme/calc\t0.01s", 1),
+				edit("calc/round.go", "return math.Round(x*100) / 100", "return math.Floor(x*100+0.5) / 100"),
+				edit("calc/round_test.go", "{0.125, 0.13},", "{0.125, 0.13},\n\t\t{-0.125, -0.12},"),
+				run("go test ./calc/...", "ok  \tacme/calc\t0.01s", 0),
+				run("go vet ./...", "", 0)},
+			Final: "Half cents now round up in calc/round.go, and the table has a negative case."}},
+		must: []string{"between the failure and the pass: edited calc/round\\.go \\(`[^`]+`\\), calc/round_test\\.go",
+			"Check: `go vet \\./\\.\\.\\.` passed after the changes to calc/round\\.go, calc/round_test\\.go\\."},
+		mustNot: []string{"after the changes to calc/round(_test)?\\.go\\.", `flaky`},
+	},
+	{
+		pattern: 1, name: "a sub-agent or another tool that ran between a failure and the pass is listed, the pass is no flakiness",
+		turns: []scripted.Turn{{User: "The pager tests fail; get them green.",
+			Steps: []scripted.Step{
+				run("go test ./pager/...", "--- FAIL: TestLastPage (0.00s)\n    pager_test.go:21: pages = 3, want 4\nFAIL\nFAIL\tacme/pager\t0.01s", 1),
+				{Tool: "Task", Out: "Fixed the off-by-one in pager.go: the last partial page was dropped."},
+				run("go test ./pager/...", "ok  \tacme/pager\t0.01s", 0)},
+			Final: "The pager tests pass: the last partial page was dropped by an off-by-one."}},
+		must:    []string{"between the failure and the pass: ran `Task`"},
+		mustNot: []string{`flaky`, `nothing (else )?(ran|changed)`},
+	},
+	{
+		pattern: 2, name: "the error line is the failing test's own report, not an error a passing test printed, a warning or a footer",
+		turns: []scripted.Turn{{User: "Run the retry and date tests.",
+			Steps: []scripted.Step{
+				run("go test -v ./retry/...", "=== RUN   TestRetryGivesUp\n    retry_test.go:31: error: upstream unavailable (injected by the test)\n--- PASS: TestRetryGivesUp (0.00s)\n"+
+					"=== RUN   TestBackoffDoubles\n    retry_test.go:52: backoff after 2 tries = 200ms, want 400ms\n--- FAIL: TestBackoffDoubles (0.00s)\nFAIL\nFAIL\tacme/retry\t0.01s", 1),
+				run("npx jest src/date.test.ts", "  console.error\n    Error: network down (simulated by the test)\n\n      at Object.<anonymous> (src/fetch.test.ts:12:11)\n\n"+
+					" FAIL  src/date.test.ts\n  parseDate\n    ✓ parses ISO dates (2 ms)\n    ✕ rejects month 13 (3 ms)\n\n  ● parseDate › rejects month 13\n\n"+
+					"    expect(received).toThrow()\n\n    Received function did not throw\n\nTests:       1 failed, 1 passed, 2 total\nTime:        0.412 s", 1)},
+			Final: "Backoff does not double and parseDate accepts month 13."}},
+		must: []string{"`go test -v \\./retry/\\.\\.\\.` failed[^\n]*\\(`retry_test\\.go:52: backoff after 2 tries = 200ms, want 400ms`; failing: TestBackoffDoubles",
+			"`npx jest src/date\\.test\\.ts` failed[^\n]*\\(`expect\\(received\\)\\.toThrow\\(\\) Received function did not throw`; failing: rejects month 13"},
+		mustNot: []string{"failed[^\n]*(upstream unavailable|network down|Tests: +1 failed)"},
+	},
+	{
+		pattern: 2, name: "Rust's and RSpec's failures are quoted from the failing test's report, not a footer, a log line or a stack frame",
+		turns: []scripted.Turn{{User: "Run the Rust and the Ruby tests.",
+			Steps: []scripted.Step{
+				run("cargo test", "warning: unused import: `std::fmt`\n --> src/lib.rs:1:5\nrunning 2 tests\ntest tests::parses_empty ... ok\ntest tests::rounds_half ... FAILED\n\nfailures:\n\n"+
+					"---- tests::rounds_half stdout ----\nthread 'tests::rounds_half' panicked at src/lib.rs:20:9:\nassertion `left == right` failed\n  left: 12\n right: 13\n"+
+					"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\nfailures:\n    tests::rounds_half\n\n"+
+					"test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`", 101),
+				run("bundle exec rspec", "E, [2026-03-02T09:00:00] ERROR -- : payment gateway refused (stubbed)\n..F\n\nFailures:\n\n  1) Invoice#total rounds half cents up\n"+
+					"     Failure/Error: expect(invoice.total).to eq(13)\n\n       expected: 13\n            got: 12\n\n       (compared using ==)\n"+
+					"     # ./spec/invoice_spec.rb:9:in `block (3 levels) in <top (required)>'\n\nFinished in 0.01 seconds (files took 0.1 seconds to load)\n"+
+					"3 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/invoice_spec.rb:7 # Invoice#total rounds half cents up", 1)},
+			Final: "Half cents round down in both the crate and the invoice model."}},
+		must: []string{"`cargo test` failed[^\n]*\\(`` thread 'tests::rounds_half' panicked at src/lib\\.rs:20:9: assertion `left == right` failed ``; failing: tests::rounds_half\\)",
+			"`bundle exec rspec` failed[^\n]*\\(`Failure/Error: expect\\(invoice\\.total\\)\\.to eq\\(13\\)`; failing: Invoice#total rounds half cents up\\)"},
+		mustNot: []string{"failed[^\n]*(to rerun|unused import|payment gateway|invoice_spec\\.rb:9)"},
+	},
+	{
+		pattern: 2, name: "a check run before any change of its task is a baseline, no check of the work",
+		turns: []scripted.Turn{{User: "Totals drop the last cent on refunds; fix it.",
+			Steps: []scripted.Step{
+				run("go test ./refund/...", "ok  \tacme/refund\t0.02s", 0),
+				edit("refund/total.go", "return int64(amount * 100)", "return int64(math.Round(amount * 100))")},
+			Final: "Refund totals are rounded to the cent now instead of truncated."}},
+		must:    []string{"Ran `go test \\./refund/\\.\\.\\.`: passed"},
+		mustNot: []string{"Check: `go test", "Outcome: success \\(the last check"},
+	},
+	{
+		pattern: 5, name: "a request refused after a passing check is no success",
+		turns: []scripted.Turn{{User: "Run the tests, then deploy the release to production.",
+			Steps: []scripted.Step{run("make test", "ok  \tacme/...\t1.20s", 0)},
+			Final: "I can't deploy to production from this environment: the deploy key is not available here. The tests pass, so the release is ready for you to deploy."}},
+		must:    []string{"task_outcome: (partial|uncertain|fail)"},
+		mustNot: []string{"task_outcome: success"},
+	},
+	{
+		pattern: 5, name: "part of a request the agent says it could not do is no success, even after a passing check",
+		turns: []scripted.Turn{{User: "Upgrade React to 19 and fix the build.",
+			Steps: []scripted.Step{
+				edit("package.json", "\"react\": \"18.3.1\"", "\"react\": \"19.0.0\""),
+				run("npm run build", "> app@1.0.0 build\n> vite build\n✓ built in 1.2s", 0)},
+			Final: "React is at 19.0.0 in package.json and the build passes. However, I was unable to upgrade react-dom: npm refused the peer range of @acme/ui."}},
+		must:    []string{"task_outcome: (partial|uncertain|fail)"},
+		mustNot: []string{"task_outcome: success"},
+	},
+	{
+		pattern: 5, name: "a short ban of the user's is a standing rule",
+		turns: []scripted.Turn{{User: "Add a cache for the exchange rates. Don't overcomplicate.",
+			Steps: []scripted.Step{edit("rates/cache.go", "", "package rates\n\nvar cache = map[string]float64{}\n")},
+			Final: "Rates are cached in a map in rates/cache.go."}},
+		must: []string{"Preference signals:\n- “Don't overcomplicate\\.”"},
+	},
+	{
+		pattern: 2, name: "a session whose branch changed is not described by the branch it started on",
+		turns: []scripted.Turn{{User: "Start a branch for the CSV export and add the writer.",
+			Steps: []scripted.Step{
+				run("git checkout -b feature/csv-export", "Switched to a new branch 'feature/csv-export'", 0),
+				edit("export/csv.go", "", "package export\n\nfunc WriteCSV() {}\n")},
+			Final: "The writer is in export/csv.go on the new branch."}},
+		mustNot: []string{"branch `main`"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

@@ -4,24 +4,26 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/memctl/memctl/internal/lazyre"
 )
 
 // Preferences: the sentences of the user that state how to work rather
 // than what to do now, verbatim (docs/extractor.md, "Preferences").
 
 var (
-	standingRE = lazyRE(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +
+	standingRE = lazyre.New(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +
 		`(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|(is|are) not (acceptable|allowed|permitted)|unacceptable|` +
 		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|` +
 		`prefer(s|red|ably)?|instead of|rather than|use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|` +
 		`(should|must|will) never|(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*)\b|` +
-		`(^|[,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b`)
-	oneOffRE = lazyRE(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily)\b|` +
-		`\b(don'?t|do not) (forget|worry|bother|mind)\b|\bno worries\b`)
+		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b`)
+	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily)\b|` +
+		`\b(don'?t|do not|never) (forget|worry|bother|mind)\b|\bno worries\b`)
 	// notPrefRE: a template speaking of the user, or a mapping to build.
-	notPrefRE   = lazyRE(`(?i)\bthe user('s)?\b|\s(→|->|=>)\s`)
-	reasonRE    = lazyRE(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
-	optionRefRE = lazyRE(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|\bthe (first|second|third|last|other) (one|option|approach)\b`)
+	notPrefRE   = lazyre.New(`(?i)\bthe user('s)?\b|\s(→|->|=>)\s`)
+	reasonRE    = lazyre.New(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
+	optionRefRE = lazyre.New(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
 
 // preferences returns the standing instructions of one message, with the
@@ -34,7 +36,8 @@ func preferences(text string, reply bool) []string {
 	ss := sentencesOf(text)
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
-		if !standing(s) || reply && !marksStanding(s) && optionRefRE().MatchString(s) || len(meaningfulWords(s)) == 0 {
+		// A ban of a word or two as the whole message reacts to the moment ("dont run").
+		if !standing(s) || reply && !marksStanding(s) && optionRefRE().MatchString(s) || len(meaningfulWords(s)) == 0 || len(ss) == 1 && len(strings.Fields(s)) < 3 {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
@@ -59,7 +62,7 @@ func marksStanding(s string) bool {
 
 // standing reports a sentence that states a rule.
 func standing(s string) bool {
-	if strings.HasSuffix(s, "?") || len(s) > 400 || len(strings.Fields(s)) < 3 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
+	if strings.HasSuffix(s, "?") || len(s) > 400 || len(strings.Fields(s)) < 2 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
 		return false
 	}
 	return standingRE().MatchString(s) && !oneOffRE().MatchString(s)

@@ -16,7 +16,8 @@ import (
 // items: docs/extractor.md, "What goes where".
 
 // class orders the items of a text for shrink, the first to go first (the
-// final answer last; cNote: the summary's interruptions, tools' errors).
+// final answer last; cNote: interruptions and the errors of tools that are
+// not a shell).
 type class int
 
 const (
@@ -82,7 +83,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	}
 	var checks []*call
 	for _, c := range t.checks {
-		if c.status == stOK && !covered[c.command] {
+		if c.status == stOK && !covered[c.command] && t.verifies(c) {
 			checks = append(checks, c)
 		}
 	}
@@ -194,7 +195,11 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		d.add(&d.failures, cNote, upperFirst(c.describe())+" failed"+when(c.errLine != "", ": "+code(textcut.Line(c.errLine, 160)))+".")
+		line := "The " + strings.TrimPrefix(c.describe(), "the ") + " failed" + when(c.errLine != "", " ("+code(textcut.Line(c.errLine, 160))+")")
+		if c.passedLater {
+			line += " and passed when run again" + when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
+		}
+		d.add(&d.failures, cNote, line+".")
 	}
 	for _, c := range t.refused {
 		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
@@ -219,16 +224,14 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 // references lists the files whose change stands, with the line their
 // latest edit put in, the commits, the files read.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
+	var names []string
 	for _, f := range capped(live, 10) {
-		added := t.lines[x.relPath(f.path)]
-		d.add(&d.refs, cFile, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")"+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
+		name, added := x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")", t.lines[x.relPath(f.path)]
+		names = append(names, name)
+		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
 	}
 	if len(live) > 10 {
 		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
-	}
-	var names []string
-	for _, f := range capped(live, 10) {
-		names = append(names, x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")")
 	}
 	if len(names) > 0 {
 		d.add(&d.refs, cChanged, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10))
@@ -356,7 +359,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 	kept := func(l []*entry) []string {
 		var out []string
 		for _, e := range l {
-			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cNote && e.class != cFile) {
+			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cFile) {
 				out = append(out, e.text)
 			}
 		}

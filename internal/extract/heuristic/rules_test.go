@@ -262,6 +262,24 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestLessonsInTheRawMemory: what a tool that is not a shell reported as
+// failed, and that the user stopped the agent, are exit-status evidence:
+// they reach the raw memory, which is what the memory folder is built
+// from, not the rollout summary alone. A failed call the same call later
+// passed says so, with what ran between and no cause.
+func TestLessonsInTheRawMemory(t *testing.T) {
+	raw, _ := memoryParts(t, sessions.KindClaudeCode, filepath.Join("testdata", "rules", "tool-errors.claude.jsonl"), extract.V1)
+	for _, p := range []string{
+		"(?m)^- The edit of config\\.yaml failed \\(`File has not been read yet\\. Read it first before writing to it\\.`\\) and passed when run again; " +
+			"between the failure and the pass: the read of config\\.yaml\\.$",
+		"(?m)^- The user interrupted `systemctl --user restart relay && journalctl --user -fu relay`\\.$",
+	} {
+		if !regexp.MustCompile(p).MatchString(raw) {
+			t.Errorf("the raw memory lacks %s:\n%s", p, indent(raw))
+		}
+	}
+}
+
 // goldenFile compares got with testdata/golden/<name>.golden, rewriting
 // the file instead when MEMCTL_UPDATE is set: the goldens show, for
 // review, the whole memory each rule transcript gives.

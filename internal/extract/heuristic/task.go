@@ -4,7 +4,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -98,7 +100,7 @@ func (x *Extractor) human(e sessions.Event) {
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
-		cur.steps.said("The user asked: ", text)
+		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
 		if negative {
@@ -109,7 +111,7 @@ func (x *Extractor) human(e sessions.Event) {
 				cur.corrections = append(cur.corrections, text)
 			}
 		}
-		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: "Follow-up from the user: "}[negative], text)
+		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
@@ -153,12 +155,12 @@ func firstClause(s string) string {
 }
 
 // continuations open a message that goes on with the current request.
-var continuations = wordSet(`also and now then but still ok okay great thanks thank it it's its that that's this
+var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
 these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
 looks seems don't dont please`)
 
 // negativeRE: the work did not work or was not what the user wanted.
-var negativeRE = lazyRE(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
+var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
 	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
 	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
@@ -174,12 +176,10 @@ func (t *task) addRead(p string) {
 // interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
-	if t := x.current(); t != nil {
-		x.interruptTask(t)
+	t := x.current()
+	if t == nil {
+		return
 	}
-}
-
-func (x *Extractor) interruptTask(t *task) {
 	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
 		// A word or two stopped before the agent did anything: a typo.
 		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {

@@ -3,26 +3,11 @@ package heuristic
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/textcut"
 )
-
-// lazyRE compiles an expression on first use (lazyre.New).
-var lazyRE = lazyre.New
-
-// wordSet builds a set from a space-separated list on first use.
-func wordSet(words string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[w] = true
-		}
-		return m
-	})
-}
 
 // oneLine folds all whitespace runs into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -76,13 +61,6 @@ func capped[T any](list []T, n int) []T {
 	return list
 }
 
-func upperFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
 // meaningfulWords returns the lower-case words of text that are not stop
 // words, in order, once each.
 func meaningfulWords(text string) []string {
@@ -106,7 +84,7 @@ func meaningfulWords(text string) []string {
 
 // stopWords say nothing about a task: function words, filler, and the
 // verbs of requests ("fix", "add").
-var stopWords = wordSet(`
+var stopWords = lazyre.Words(`
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can cannot could did do does doing don down during each few for from further had has
 have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not

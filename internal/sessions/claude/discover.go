@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,15 +49,9 @@ func Discover(ctx context.Context, root string, fn func(transcript.File) error) 
 // sub-agent files attached. A file that is a link out of root is
 // reported as skipped, never opened.
 func claudeProject(ctx context.Context, dir, root string, fn func(transcript.File) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := os.ReadDir(dir)
+	ents, err := transcript.ReadSourceDir(ctx, dir, transcript.KindClaudeCode, fn)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return fn(transcript.File{Kind: transcript.KindClaudeCode, Path: dir, Unreadable: err})
+		return err
 	}
 	sessions := map[string]*transcript.File{}
 	var order []string

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/sessions/internal/transcript"
 )
 
@@ -110,9 +111,9 @@ func claudeBackgroundID(out string) string {
 }
 
 var (
-	pollStatusRE = transcript.LazyRE(`<status>(\w+)</status>`)
-	pollExitRE   = transcript.LazyRE(`<exit_code>(-?\d+)</exit_code>`)
-	pollOutRE    = transcript.LazyRE(`(?s)<(stdout|stderr)>(.*?)</(?:stdout|stderr)>`)
+	pollStatusRE = lazyre.New(`<status>(\w+)</status>`)
+	pollExitRE   = lazyre.New(`<exit_code>(-?\d+)</exit_code>`)
+	pollOutRE    = lazyre.New(`(?s)<(stdout|stderr)>(.*?)</(?:stdout|stderr)>`)
 )
 
 // claudePollResult turns the result of a BashOutput poll into the result of
@@ -155,7 +156,7 @@ const askTool = "AskUserQuestion"
 
 // answerRE reads the answers of its result: `User has answered your
 // questions: "question"="answer", …`.
-var answerRE = transcript.LazyRE(`"((?:[^"\\]|\\.){1,400}?)"="((?:[^"\\]|\\.){1,300}?)"`)
+var answerRE = lazyre.New(`"((?:[^"\\]|\\.){1,400}?)"="((?:[^"\\]|\\.){1,300}?)"`)
 
 // userAnswers returns the answers the user picked, one a line: the
 // user's own words (the options' labels they chose).

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/sessions/internal/transcript"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -92,9 +93,9 @@ type claudePiece struct {
 }
 
 var (
-	reminderRE  = transcript.LazyRE(`(?s)<system-reminder>.*?</system-reminder>`)
-	commandName = transcript.LazyRE(`<command-name>\s*(.*?)\s*</command-name>`)
-	commandArgs = transcript.LazyRE(`(?s)<command-args>(.*?)</command-args>`)
+	reminderRE  = lazyre.New(`(?s)<system-reminder>.*?</system-reminder>`)
+	commandName = lazyre.New(`<command-name>\s*(.*?)\s*</command-name>`)
+	commandArgs = lazyre.New(`(?s)<command-args>(.*?)</command-args>`)
 )
 
 // splitHumanText separates the human's own words from the harness

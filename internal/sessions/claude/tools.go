@@ -3,6 +3,8 @@
 package claude
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,7 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/sessions/internal/transcript"
 )
 
-// claudeTools are Claude Code's built-in tools.
+// Tools are Claude Code's built-in tools, with the action of each.
 var Tools = sync.OnceValue(func() map[string]transcript.Action {
 	return map[string]transcript.Action{
 		"Bash": transcript.ActionShell, "BashOutput": transcript.ActionShell, "KillShell": transcript.ActionShell, "KillBash": transcript.ActionShell,
@@ -23,7 +25,7 @@ var Tools = sync.OnceValue(func() map[string]transcript.Action {
 	}
 })
 
-// claudeAction classifies a Claude Code tool by name.
+// ActionOf classifies a Claude Code tool by name.
 func ActionOf(name string) transcript.Action {
 	if a, ok := Tools()[name]; ok {
 		return a
@@ -117,9 +119,5 @@ func claudeResultBody(text string) string {
 
 // ToolNames lists the tool names this format decodes.
 func ToolNames() []string {
-	var out []string
-	for n := range Tools() {
-		out = append(out, n)
-	}
-	return out
+	return slices.Collect(maps.Keys(Tools()))
 }

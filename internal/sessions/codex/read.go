@@ -7,7 +7,6 @@ package codex
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -35,24 +34,8 @@ func walkCodex(path string, probs func(transcript.Problem), checkUTF8 bool, fn f
 	if strings.HasSuffix(path, ".json") {
 		return walkCodexDocument(path, probs, fn)
 	}
-	r, closeFn, err := transcript.OpenTranscript(path)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	lr := transcript.NewLineReader(r, path, probs)
 	first := true
-	for {
-		b, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		if checkUTF8 {
-			lr.CheckUTF8(b)
-		}
+	return transcript.WalkLines(path, probs, checkUTF8, func(lr *transcript.LineReader, b []byte) error {
 		var typ, ts, recordType string
 		var payload, id []byte
 		hasPayload := false
@@ -73,27 +56,23 @@ func walkCodex(path string, probs func(transcript.Problem), checkUTF8 bool, fn f
 		})
 		if perr != nil {
 			lr.Report("malformed JSON line skipped")
-			continue
+			return nil
 		}
 		isFirst := first
 		first = false
 		switch {
 		case hasPayload && typ != "":
-			err = fn(codexLine{typ: typ, ts: ts, payload: payload, line: lr.Line})
+			return fn(codexLine{typ: typ, ts: ts, payload: payload, line: lr.Line})
 		case recordType != "":
-			continue // legacy state snapshot: no conversation content
+			return nil // legacy state snapshot: no conversation content
 		case typ == "" && isFirst && id != nil:
-			err = fn(codexLine{typ: "session_meta", ts: ts, payload: b, line: lr.Line, bare: true})
+			return fn(codexLine{typ: "session_meta", ts: ts, payload: b, line: lr.Line, bare: true})
 		case typ != "":
-			err = fn(codexLine{typ: "response_item", ts: ts, payload: b, line: lr.Line, bare: true})
-		default:
-			lr.Report("line is not a rollout item")
-			continue
+			return fn(codexLine{typ: "response_item", ts: ts, payload: b, line: lr.Line, bare: true})
 		}
-		if err != nil {
-			return err
-		}
-	}
+		lr.Report("line is not a rollout item")
+		return nil
+	})
 }
 
 // walkCodexDocument reads the oldest rollout form, one JSON document

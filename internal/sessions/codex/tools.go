@@ -4,14 +4,17 @@ package codex
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/sessions/internal/transcript"
 )
 
-// codexTools are Codex's tools, by the names its rollouts record.
+// Tools are Codex's tools, by the names its rollouts record.
 var Tools = sync.OnceValue(func() map[string]transcript.Action {
 	return map[string]transcript.Action{
 		"shell": transcript.ActionShell, "container.exec": transcript.ActionShell, "shell_command": transcript.ActionShell, "exec_command": transcript.ActionShell,
@@ -27,7 +30,7 @@ func isCodexShellTool(name string) bool {
 	return Tools()[name] == transcript.ActionShell && name != "write_stdin"
 }
 
-// codexAction classifies a Codex tool by name (and namespace, which newer
+// ActionOf classifies a Codex tool by name (and namespace, which newer
 // rollouts record for namespaced tools such as the memory tools).
 func ActionOf(name, namespace string) transcript.Action {
 	if namespace == "memories" || transcript.IsMemoryToolName(name) {
@@ -103,7 +106,7 @@ func codexExecBody(out string) string {
 // sandboxFailRE is how the Codex harness reports a command its sandbox ran
 // that exited non-zero: "failed in sandbox MacosSeatbelt with execution
 // error: …, exit code: 1, stdout: …, stderr: …", all on the wrapper's line.
-var sandboxFailRE = transcript.LazyRE(`^failed in sandbox \S+ with execution error: [^\n]*?\bexit code: (-?\d+), stdout: `)
+var sandboxFailRE = lazyre.New(`^failed in sandbox \S+ with execution error: [^\n]*?\bexit code: (-?\d+), stdout: `)
 
 // codexSandboxFailure reads that wrapper: the command's exit status, and
 // what it printed on its two streams as the body, so that the error line
@@ -148,9 +151,5 @@ func codexPatchFailed(out string) bool {
 
 // ToolNames lists the tool names this format decodes.
 func ToolNames() []string {
-	var out []string
-	for n := range Tools() {
-		out = append(out, n)
-	}
-	return out
+	return slices.Collect(maps.Keys(Tools()))
 }

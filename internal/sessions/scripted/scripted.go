@@ -28,8 +28,9 @@ const (
 	Codex  Agent = "codex"
 )
 
-// Step is one thing the agent does: say something, run a command, or
-// edit a file (Old empty: create it with New).
+// Step is one thing the agent does: say something, run a command, edit a
+// file (Old empty: create it with New), or call another tool by its name
+// (a sub-agent, an MCP server's tool) whose result is Out.
 type Step struct {
 	Say  string
 	Cmd  string
@@ -38,6 +39,7 @@ type Step struct {
 	File string // relative to the project folder
 	Old  string
 	New  string
+	Tool string
 }
 
 // Turn is one message of the user, the agent's steps and its answer.
@@ -199,7 +201,7 @@ func (w *writer) claude(p *Project, s *Session) {
 			if st.Say != "" {
 				assistant([]obj{{"type": "text", "text": st.Say}}, nil)
 			}
-			if st.Cmd == "" && st.File == "" {
+			if st.Cmd == "" && st.File == "" && st.Tool == "" {
 				continue
 			}
 			callID := "toolu_" + strings.ReplaceAll(w.id("t"), "-", "")[:24]
@@ -208,6 +210,9 @@ func (w *writer) claude(p *Project, s *Session) {
 			var extra any
 			isErr := false
 			switch {
+			case st.Tool != "":
+				use = obj{"type": "tool_use", "id": callID, "name": st.Tool, "input": obj{"description": "Call " + st.Tool, "prompt": "Do the step."}}
+				result, extra = st.Out, obj{"content": []obj{{"type": "text", "text": st.Out}}}
 			case st.Cmd != "":
 				use = obj{"type": "tool_use", "id": callID, "name": "Bash", "input": obj{"command": st.Cmd, "description": "Run " + strings.Fields(st.Cmd)[0]}}
 				result = st.Out
@@ -289,6 +294,9 @@ func (w *writer) codex(p *Project, s *Session) {
 			}
 			callID := "call_" + strings.ReplaceAll(w.id("c"), "-", "")[:24]
 			switch {
+			case st.Tool != "":
+				item(obj{"type": "function_call", "name": st.Tool, "arguments": "{}", "call_id": callID})
+				item(obj{"type": "function_call_output", "call_id": callID, "output": st.Out})
 			case st.Cmd != "":
 				args, _ := json.Marshal(obj{"cmd": st.Cmd, "workdir": p.Cwd, "yield_time_ms": 10000, "max_output_tokens": 12000})
 				item(obj{"type": "function_call", "name": "exec_command", "arguments": string(args), "call_id": callID})

@@ -3,6 +3,8 @@ package transcript
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,9 +143,5 @@ func JSONNumberOrString(input, key string) string {
 
 // EditToolNames lists the generic file tool names EditChanges decodes.
 func EditToolNames() []string {
-	var out []string
-	for n := range EditTools() {
-		out = append(out, n)
-	}
-	return out
+	return slices.Collect(maps.Keys(EditTools()))
 }

@@ -39,17 +39,9 @@ func WalkFiles(ctx context.Context, dir string, match func(string) bool, pick fu
 }
 
 func walkFiles(ctx context.Context, dir, root string, match func(string) bool, pick func(string, map[string]bool) bool, kind Kind, archived bool, fn func(File) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := os.ReadDir(dir)
+	ents, err := ReadSourceDir(ctx, dir, kind, fn)
 	if err != nil {
-		// The source's own folder is checked before the walk
-		// (sessions.CheckSource); one below it is reported to fn.
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return fn(File{Kind: kind, Path: dir, Unreadable: err})
+		return err
 	}
 	var names map[string]bool
 	if pick != nil {
@@ -86,6 +78,24 @@ func walkFiles(ctx context.Context, dir, root string, match func(string) bool, p
 		}
 	}
 	return nil
+}
+
+// ReadSourceDir lists a folder of a walk through a source: one that is
+// gone lists nothing, and one that cannot be read lists nothing and is
+// passed to fn as an Unreadable File (the source's own folder is checked
+// before the walk, by sessions.CheckSource). The error is ctx's or fn's.
+func ReadSourceDir(ctx context.Context, dir string, kind Kind, fn func(File) error) ([]fs.DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fn(File{Kind: kind, Path: dir, Unreadable: err})
+	}
+	return ents, nil
 }
 
 // errNotRegular: a folder, a device, a FIFO, a dangling link.

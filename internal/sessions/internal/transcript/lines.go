@@ -162,10 +162,12 @@ func (p *ProblemList) Result(path string) []Problem {
 	return p.list
 }
 
-// walkDecoded reads a JSON Lines transcript one line at a time and decodes
-// each into a T: a broken line is reported as a problem and skipped, so the
-// rest of the file is still read.
-func WalkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn func(*T, int) error) error {
+// WalkLines reads a JSON Lines transcript one line at a time and hands
+// each line to fn with the reader, which knows the line's number and takes
+// the problems fn finds (a line fn cannot use is reported and skipped, so
+// the rest of the file is still read). The error is only for an unreadable
+// file or fn's own error, which ends the walk.
+func WalkLines(path string, probs func(Problem), checkUTF8 bool, fn func(lr *LineReader, line []byte) error) error {
 	r, closeFn, err := OpenTranscript(path)
 	if err != nil {
 		return err
@@ -183,13 +185,21 @@ func WalkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn fun
 		if checkUTF8 {
 			lr.CheckUTF8(b)
 		}
-		var v T
-		if err := json.Unmarshal(b, &v); err != nil {
-			lr.Report("malformed JSON line skipped: " + textcut.Middle(err.Error(), 200))
-			continue
-		}
-		if err := fn(&v, lr.Line); err != nil {
+		if err := fn(lr, b); err != nil {
 			return err
 		}
 	}
+}
+
+// WalkDecoded reads a JSON Lines transcript one line at a time and decodes
+// each into a T: a broken line is reported as a problem and skipped.
+func WalkDecoded[T any](path string, probs func(Problem), checkUTF8 bool, fn func(*T, int) error) error {
+	return WalkLines(path, probs, checkUTF8, func(lr *LineReader, b []byte) error {
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			lr.Report("malformed JSON line skipped: " + textcut.Middle(err.Error(), 200))
+			return nil
+		}
+		return fn(&v, lr.Line)
+	})
 }

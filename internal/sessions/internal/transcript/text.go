@@ -15,9 +15,6 @@ import (
 // text keeps its head and tail around a marker.
 const EventTextMax = 16 << 10
 
-// LazyRE compiles an expression on first use (lazyre.New).
-var LazyRE = lazyre.New
-
 // parseTime reads an RFC 3339 timestamp; the zero time when it is not one.
 func ParseTime(s string) time.Time {
 	if s == "" {
@@ -30,7 +27,7 @@ func ParseTime(s string) time.Time {
 	return t.UTC()
 }
 
-var uuidInName = LazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+var uuidInName = lazyre.New(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // uuidFromName returns the last UUID in a file name ("" when none).
 func UUIDFromName(name string) string {
@@ -118,7 +115,7 @@ func UnwrapShell(cmd string) string {
 	return cmd
 }
 
-var exitedRE = LazyRE(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+var exitedRE = lazyre.New(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
 
 // parseToolOutput extracts the text and exit status of a Codex tool
 // output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},

@@ -1,0 +1,163 @@
+package memmodel
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/internal/evidence"
+	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/store"
+)
+
+const day = int64(86400)
+
+// base is 2026-08-04.
+const base = int64(1785840059)
+
+// offline is a raw memory as the offline extractor writes it, with one
+// piece of knowledge.
+func offline(desc, knowledge string) string {
+	return "---\ndescription: " + desc + "\ntask_outcome: success\nwritten_by: memctl heuristic\n---\n\n### Task 1: " + desc +
+		"\ntask: " + desc + "\n\nReusable knowledge:\n- " + knowledge + "\n"
+}
+
+// A memory is read from its raw memory, newest first; one the user wrote
+// without structure is its first line described and the rest known, each
+// statement marked as the user's; one with no keywords gets some.
+func TestParse(t *testing.T) {
+	mems := Parse([]store.Selected{
+		{ThreadID: "older", SourceUpdatedAt: base - day, Cwd: "/src/shop", RawMemory: offline("fix the cart total", "Check: `npm test` passed.")},
+		{ThreadID: "mine", SourceUpdatedAt: base, Cwd: "unknown", UserAsserted: true, RawMemory: "Deploys go through make deploy\nnever push to main on Fridays\n"},
+	})
+	if len(mems) != 2 || mems[0].Sel.ThreadID != "mine" || mems[1].Sel.ThreadID != "older" {
+		t.Fatalf("not newest first: %+v", mems)
+	}
+	mine, older := mems[0], mems[1]
+	if mine.Desc != "Deploys go through make deploy" || mine.Cwd != UnknownCwd || mine.Day != "2026-08-04" {
+		t.Errorf("user-asserted memory: desc %q, cwd %q, day %q", mine.Desc, mine.Cwd, mine.Day)
+	}
+	if got := mine.Tasks[0].Knowledge; !slices.Equal(got, []string{UserAssertedMarker + " never push to main on Fridays"}) {
+		t.Errorf("user-asserted knowledge %q", got)
+	}
+	if mine.Project().Key != "path:" || older.Project().Key != "path:/src/shop" || older.Root() != "/src/shop" {
+		t.Errorf("projects %+v, %+v (root %q)", mine.Project(), older.Project(), older.Root())
+	}
+	if !older.Offline || older.FirstLearning() != "Check: `npm test` passed." || !strings.HasPrefix(older.File, memdir.RolloutSummariesDir+"/") {
+		t.Errorf("offline memory: %+v", older)
+	}
+	if len(older.Keywords) == 0 || older.Keywords[0] != "fix" {
+		t.Errorf("fallback keywords %q", older.Keywords)
+	}
+}
+
+// A memory whose evidence is all gone leaves the summary, unless the user
+// pinned or wrote it: then it is only demoted.
+func TestMarkStaleNeverDropsTheUsersMemory(t *testing.T) {
+	mems := Parse([]store.Selected{
+		{ThreadID: "gone", SourceUpdatedAt: base, RawMemory: offline("a", "Check: `make` passed.")},
+		{ThreadID: "pinned", SourceUpdatedAt: base - 1, Pinned: true, RawMemory: offline("b", "Check: `make` passed.")},
+		{ThreadID: "fresh", SourceUpdatedAt: base - 2, RawMemory: offline("c", "Check: `make` passed.")},
+	})
+	gone := Stale{Gone: true, Problems: []evidence.Problem{{Kind: "file", Ref: "Makefile", Reason: evidence.ReasonDeleted, State: "gone"}}}
+	MarkStale(mems, map[string]Stale{"gone": gone, "pinned": gone})
+	var ids []string
+	for _, m := range Current(mems) {
+		ids = append(ids, m.Sel.ThreadID)
+	}
+	if !slices.Equal(ids, []string{"pinned", "fresh"}) {
+		t.Errorf("current memories %q, want pinned and fresh", ids)
+	}
+	if note := mems[1].StaleNote(); note != " (stale: Makefile was deleted)" {
+		t.Errorf("stale note %q", note)
+	}
+	if mems[2].StaleNote() != "" {
+		t.Error("a memory with no mark has a stale note")
+	}
+}
+
+// Sessions that said the same thing fold into the newest one, counted; a
+// stale memory keeps a line of its own.
+func TestFoldRepeats(t *testing.T) {
+	var sel []store.Selected
+	for i, id := range []string{"a", "b", "c", "d"} {
+		sel = append(sel, store.Selected{ThreadID: id, SourceUpdatedAt: base - int64(i), Cwd: "/src/shop", RawMemory: offline("answered how deploys work", "Finding: deploys run make deploy.")})
+	}
+	mems := Parse(sel)
+	MarkStale(mems, map[string]Stale{"d": {}})
+	got := FoldRepeats(mems)
+	if len(got) != 2 || got[0].Sel.ThreadID != "a" || got[0].Sessions != 3 || got[1].Sel.ThreadID != "d" || got[1].Sessions != 1 {
+		t.Errorf("folded %+v", got)
+	}
+	if SeenIn(got[0].Sessions) != " (seen in 3 sessions)" || SeenIn(1) != "" {
+		t.Errorf("seen in: %q", SeenIn(got[0].Sessions))
+	}
+}
+
+// A newer memory's fact about a command supersedes an older one's in the
+// same project; the same fact restated is the fact seen again.
+func TestFactsSupersede(t *testing.T) {
+	mems := Parse([]store.Selected{
+		{ThreadID: "new", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: offline("b", "Check: `npm test` passed.")},
+		{ThreadID: "old", SourceUpdatedAt: base - day, Cwd: "/src/shop", RawMemory: offline("a", "Fix: `npm test` failed and passed after src/cart.ts changed.")},
+		{ThreadID: "again", SourceUpdatedAt: base - 2*day, Cwd: "/src/shop", RawMemory: offline("c", "Check: `npm test` passed.")},
+	})
+	f := Facts{}
+	if by := f.Claim(mems[0], mems[0].FirstLearning(), 2); by != "" {
+		t.Errorf("the newest fact is superseded: %q", by)
+	}
+	if by := f.Claim(mems[1], mems[1].FirstLearning(), 0); by != "superseded on 2026-08-04 by Task 2" {
+		t.Errorf("older fact: %q", by)
+	}
+	if !f.Restated(mems[2], mems[2].FirstLearning()) || f.Restated(mems[1], mems[1].FirstLearning()) {
+		t.Error("restated wrong")
+	}
+	if SubjectOf("Finding: `npm test` is slow") != "" || SubjectOf("Check: `go vet ./...` passed.") != "go vet ./..." {
+		t.Error("subject wrong")
+	}
+}
+
+// Notes are read with their project line; past MaxSummaryNotes the
+// summary holds the pinned, then the most used, in name order.
+func TestNotes(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(memdir.NotesDir))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("2026-08-01-a.md", "project: github.com/acme/shop\nrun make check before a push\n")
+	write("2026-08-02-b.md", "I always want short commit messages\n")
+	write("ignored.txt", "not a note\n")
+	notes := ReadNotes(root, strings.ToUpper)
+	if len(notes) != 2 {
+		t.Fatalf("notes %+v", notes)
+	}
+	if notes[0].Project != "github.com/acme/shop" || notes[0].Text != "RUN MAKE CHECK BEFORE A PUSH" || notes[0].Pref {
+		t.Errorf("scoped note %+v", notes[0])
+	}
+	if notes[1].Project != "" || !notes[1].Pref || notes[1].Marker() != NoteMarker {
+		t.Errorf("general note %+v", notes[1])
+	}
+
+	var many []Note
+	for i := range MaxSummaryNotes + 2 {
+		many = append(many, Note{File: memdir.NotesDir + "/" + string(rune('a'+i)) + ".md"})
+	}
+	marks := map[string]store.NoteMark{"a.md": {Pinned: true}, "b.md": {UsageCount: 3}}
+	best := SummaryNotes(many, marks)
+	if len(best) != MaxSummaryNotes || best[0].File != memdir.NotesDir+"/a.md" || best[1].File != memdir.NotesDir+"/b.md" {
+		t.Errorf("best notes start %q, %q", best[0].File, best[1].File)
+	}
+	for _, n := range best {
+		if n.File == memdir.NotesDir+"/c.md" || n.File == memdir.NotesDir+"/d.md" {
+			t.Errorf("kept %s over newer unused notes", n.File)
+		}
+	}
+}

@@ -228,9 +228,10 @@ func TestSchedulingRecipes(t *testing.T) {
 
 // The README offered only `go install …@latest` (the module is
 // not published) and said nothing of the long first build. It installs
-// from a clone with `go install .`, into the folder the scheduling recipes
-// name (TestSchedulingRecipes runs them from there), with the measured
-// first-build time.
+// from a clone with `go install . ./cmd/memctl-summary` (memctl and the
+// summary program its hooks run; the release builds both), into the folder
+// the scheduling recipes name (TestSchedulingRecipes runs them from there),
+// with the measured first-build time.
 func TestReadmeInstallStory(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
@@ -241,8 +242,17 @@ func TestReadmeInstallStory(t *testing.T) {
 	if m == nil {
 		t.Fatal("README.md has no Install section with a sh block")
 	}
-	if lines := strings.Split(strings.TrimSpace(m[1]), "\n"); lines[len(lines)-1] != "go install ." || !strings.HasPrefix(lines[0], "git clone ") {
-		t.Errorf("install block:\n%s\nwant a clone, then go install .", m[1])
+	if lines := strings.Split(strings.TrimSpace(m[1]), "\n"); lines[len(lines)-1] != "go install . ./cmd/memctl-summary" || !strings.HasPrefix(lines[0], "git clone ") {
+		t.Errorf("install block:\n%s\nwant a clone, then go install . ./cmd/memctl-summary (both programs: setup's hook runs memctl-summary)", m[1])
+	}
+	rel, err := os.ReadFile(filepath.Join("..", ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, main := range []string{"main: .\n", "main: ./cmd/memctl-summary\n"} {
+		if !strings.Contains(string(rel), main) {
+			t.Errorf(".goreleaser.yaml builds no %q: a release archive must hold both programs", strings.TrimSpace(main))
+		}
 	}
 	if strings.Contains(text, "@latest") {
 		t.Error("README.md still offers go install …@latest")

@@ -19,6 +19,7 @@ import (
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -323,7 +324,7 @@ func exportTo(opts *ExportOptions, cfg *config.Config, root string) error {
 		// Codex's extension file is the user's own, beside their other
 		// memory: what summary gives the project, personal layer included.
 		res, err := inject.Scoped(inject.Request{Root: root, Version: cfg.Memories.Version, Raw: true, TemplateDir: cfg.Templates.Dir,
-			Project: proj, Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg)})
+			Project: proj, Overrides: cfg.ProjectOverrides(), Checks: summary.HealthChecks(cfg)})
 		if err != nil {
 			return err
 		}

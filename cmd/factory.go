@@ -45,38 +45,19 @@ type Factory struct {
 	agents map[agentcli.Agent]agentcli.Status
 }
 
-// Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.
-func (f *Factory) Home() (string, error) {
-	if f.HomeFlag != "" {
-		return filepath.Abs(f.HomeFlag)
-	}
-	if h := f.Getenv("MEMCTL_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	uh, err := f.UserHome()
-	if err != nil {
-		return "", fmt.Errorf("cannot find the home directory (set --home or MEMCTL_HOME): %w", err)
-	}
-	return filepath.Join(uh, ".memctl"), nil
+// configEnv is what the global flags and the environment say about the
+// home and the config (internal/config reads them the same way for
+// memctl-summary).
+func (f *Factory) configEnv() config.Env {
+	return config.Env{HomeFlag: f.HomeFlag, ConfigFlag: f.ConfigFlag, MemoryVersion: f.MemoryVersion, Getenv: f.Getenv, UserHome: f.UserHome}
 }
+
+// Home resolves the memctl home: --home, then $MEMCTL_HOME, then ~/.memctl.
+func (f *Factory) Home() (string, error) { return f.configEnv().Home() }
 
 // ConfigPath resolves the config file: --config, then $MEMCTL_CONFIG
 // (both explicit: a missing file is an error), then <home>/config.toml.
-func (f *Factory) ConfigPath() (string, bool, error) {
-	if f.ConfigFlag != "" {
-		p, err := filepath.Abs(f.ConfigFlag)
-		return p, true, err
-	}
-	if p := f.Getenv("MEMCTL_CONFIG"); p != "" {
-		p, err := filepath.Abs(p)
-		return p, true, err
-	}
-	home, err := f.Home()
-	if err != nil {
-		return "", false, err
-	}
-	return filepath.Join(home, "config.toml"), false, nil
-}
+func (f *Factory) ConfigPath() (string, bool, error) { return f.configEnv().Path() }
 
 // Config loads the effective config once: file, then environment, then
 // the global --memory-version flag. Commands apply their own flags with
@@ -85,25 +66,12 @@ func (f *Factory) Config() (*config.Config, error) {
 	if f.cfg != nil {
 		return f.cfg, nil
 	}
-	path, explicit, err := f.ConfigPath()
+	cfg, path, err := f.configEnv().Load()
+	var flagErr *config.FlagError
+	if errors.As(err, &flagErr) {
+		return nil, &FlagError{Err: flagErr}
+	}
 	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.Load(path, explicit)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.ApplyEnv(f.Getenv); err != nil {
-		return nil, err
-	}
-	if f.MemoryVersion != "" {
-		if err := cfg.Set("memories.version", f.MemoryVersion, config.FromFlag); err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("--memory-version: %w", errors.Unwrap(err))}
-		}
-	}
-	userHome, _ := f.UserHome()
-	cfg.ExpandProjectPaths(userHome)
-	if err := cfg.ResolveTemplatesDir(userHome); err != nil {
 		return nil, err
 	}
 	f.cfg = cfg
@@ -136,9 +104,6 @@ func (f *Factory) warnConfig(cfg *config.Config, path string) {
 	}
 }
 
-// memctlVars are the MEMCTL_ variables that are not config keys.
-var memctlVars = []string{"MEMCTL_HOME", "MEMCTL_CONFIG", "MEMCTL_NOW"}
-
 // unknownEnv reports whether name looks meant for memctl but is not a
 // variable it reads: MEMCTL_ and a config section (MEMCTL_MEMORIES_…), or
 // a near miss of a known name. Other MEMCTL_ names (the test suites'
@@ -147,7 +112,7 @@ func unknownEnv(name string) (hint string, unknown bool) {
 	if !strings.HasPrefix(name, "MEMCTL_") {
 		return "", false
 	}
-	known := append(config.EnvNames(), memctlVars...)
+	known := append(config.EnvNames(), config.ProgramVars...)
 	best, bestDist := "", 4
 	for _, k := range known {
 		if k == name {

@@ -13,7 +13,9 @@ import (
 	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/review"
+	"github.com/memctl/memctl/internal/reviewdir"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/summary"
 	"github.com/memctl/memctl/internal/team"
 )
 
@@ -256,14 +258,14 @@ func teamWaiting(cfg *config.Config, memoryRoot func(memversion.Version) (string
 	if err != nil {
 		return nil
 	}
-	dir, rel, top := teamDir(cfg, wd)
+	dir, rel, top := summary.TeamDir(cfg, wd)
 	root, err := memoryRoot(cfg.Memories.Version)
-	if dir == "" || err != nil || !hasMarkdown(dir) {
+	if dir == "" || err != nil || !summary.HasTeamFiles(dir) {
 		return nil
 	}
 	committed, _ := team.CommittedFiles(context.Background(), top, dir)
-	approved := review.TeamApproved(root)
-	l, err := team.Load(team.LoadOptions{Dir: dir, Committed: committed, Hash: review.TeamHash, Approved: func(h string) bool { return approved[h] }})
+	approved := reviewdir.TeamApproved(root)
+	l, err := team.Load(team.LoadOptions{Dir: dir, Committed: committed, Hash: reviewdir.TeamHash, Approved: func(h string) bool { return approved[h] }})
 	if err != nil {
 		return nil
 	}

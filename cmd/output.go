@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -15,19 +13,16 @@ import (
 	"github.com/memctl/memctl/internal/termtext"
 )
 
-// printJSON writes one indented JSON document. encoding/json escapes the
-// C0 controls; the C1 and bidi controls, which it leaves raw, are written
-// as \u escapes too (the same strings to a JSON reader), so a document
-// printed on a terminal cannot drive it.
+// printJSON writes one indented JSON document (termtext.MarshalJSON):
+// encoding/json escapes the C0 controls; the C1 and bidi controls, which
+// it leaves raw, are written as \u escapes too (the same strings to a
+// JSON reader), so a document printed on a terminal cannot drive it.
 func printJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := termtext.MarshalJSON(v)
+	if err != nil {
 		return err
 	}
-	_, err := w.Write(termtext.JSON(buf.Bytes()))
+	_, err = w.Write(b)
 	return err
 }
 

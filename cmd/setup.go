@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/setup"
+	"github.com/memctl/memctl/internal/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -66,11 +67,13 @@ codex        $CODEX_HOME (else ~/.codex)/config.toml: notify = memctl cite
              Codex needs before it runs a user hook
 
 The hooks run this memctl binary by its absolute path (--memctl overrides it)
-with --home/--config when those are not the defaults. A binary of "go run"
-lives in a temporary folder Go deletes, so setup refuses it and names the
-installed memctl to run instead (a --dry-run only warns). A config that is a
-symbolic link (a dotfiles repository) is edited where the link points; the
-link stays. --undo restores a file byte for byte when nobody changed it since,
+with --home/--config when those are not the defaults. When memctl-summary is
+installed beside memctl (go install . ./cmd/memctl-summary), the SessionStart
+hook runs it in place of "memctl summary": it prints the same bytes and starts
+in a fraction of the time. A binary of "go run" lives in a temporary folder
+Go deletes, so setup refuses it and names the installed memctl to run instead
+(a --dry-run only warns). A config that is a symbolic link (a dotfiles
+repository) is edited where the link points; the link stays. --undo restores a file byte for byte when nobody changed it since,
 and otherwise takes only memctl's entries out of it.`,
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: []string{setup.ClaudeCode, setup.Codex},
@@ -211,6 +214,9 @@ func setupTarget(opts *SetupOptions) (setup.Target, error) {
 		return setup.Target{}, err
 	}
 	t := setup.Target{Agent: opts.Agent, Memctl: append([]string{exe}, extra...)}
+	if lean := summary.ProgramBeside(exe); lean != "" {
+		t.Summary = append([]string{lean}, extra...)
+	}
 	for _, v := range cfg.Versions() {
 		t.MemoryRoots = append(t.MemoryRoots, memoryRoot(home, v))
 	}
@@ -249,7 +255,7 @@ func refuseGoRun(opts *SetupOptions, exe, userHome string) error {
 	if installed != "" {
 		hint = fmt.Sprintf("run the installed binary instead: %s setup %s (or pass --memctl %s)", shellQuote(installed), opts.Agent, shellQuote(installed))
 	} else {
-		hint = fmt.Sprintf("install memctl first with `go install .` (it lands in $(go env GOPATH)/bin, ~/go/bin by default), then run memctl setup %s from there, or pass --memctl PATH", opts.Agent)
+		hint = fmt.Sprintf("install memctl first with `go install . ./cmd/memctl-summary` (it lands in $(go env GOPATH)/bin, ~/go/bin by default), then run memctl setup %s from there, or pass --memctl PATH", opts.Agent)
 	}
 	if opts.DryRun {
 		opts.IO.Warnf("this memctl is a temporary build of `go run` (%s); hooks naming it would break when Go removes it", exe)

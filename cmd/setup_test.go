@@ -143,7 +143,7 @@ func TestSetupRefusesGoRunBinary(t *testing.T) {
 
 	errOut, code := run(false, "setup", "claude-code")
 	if code != ExitError || !strings.Contains(errOut, "memctl: error: this memctl is a temporary build of `go run` ("+goRun+")") ||
-		!strings.Contains(errOut, "memctl: hint: install memctl first with `go install .`") {
+		!strings.Contains(errOut, "memctl: hint: install memctl first with `go install . ./cmd/memctl-summary`") {
 		t.Errorf("setup from go run without an installed memctl: exit %d\n%s", code, errOut)
 	}
 	if _, err := os.Stat(settings); err == nil {
@@ -171,5 +171,43 @@ func TestSetupRefusesGoRunBinary(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `"`+installed+" --home ") {
 		t.Errorf("the hooks do not run %s:\n%s", installed, b)
+	}
+}
+
+// With memctl-summary installed beside the memctl the hooks run, the
+// SessionStart hook runs it (with the same flags); the notify hook and the
+// MCP server stay memctl's. Without it the hook is `memctl summary`.
+func TestSetupHookRunsMemctlSummaryBeside(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		ios := newTestIO(false)
+		f := newTestFactory(t, ios.IOStreams, nil)
+		userHome, _ := f.UserHome()
+		bin := t.TempDir()
+		memctl := filepath.Join(bin, "memctl")
+		for _, p := range []string{memctl, filepath.Join(bin, "memctl-summary")} {
+			if p != memctl && !beside {
+				continue
+			}
+			if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := &SetupOptions{IO: ios.IOStreams, Config: f.Config, Now: f.Now, Getenv: f.Getenv, UserHome: f.UserHome, Home: f.Home,
+			HookArgs: func() ([]string, error) { return []string{"--home", "/h"}, nil }, Agent: "codex", Memctl: memctl}
+		if err := runSetup(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(userHome, ".codex", "config.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hook := memctl + " --home /h summary --agent codex"
+		if beside {
+			hook = filepath.Join(bin, "memctl-summary") + " --home /h --agent codex"
+		}
+		if s := string(b); !strings.Contains(s, "command = \""+hook+"\"\n") ||
+			!strings.Contains(s, "notify = [\""+memctl+"\", \"--home\", \"/h\", \"cite\"") {
+			t.Errorf("memctl-summary beside %v: want hook %q:\n%s", beside, hook, s)
+		}
 	}
 }

@@ -13,9 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/project"
-	"github.com/memctl/memctl/internal/review"
-	"github.com/memctl/memctl/internal/sessions"
-	"github.com/memctl/memctl/internal/team"
+	"github.com/memctl/memctl/internal/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -38,11 +36,6 @@ type SummaryOptions struct {
 	Project     string // --project PATH|KEY; "" = the hook payload's cwd, else the working directory
 	AllProjects bool
 }
-
-// hookPayloadWait bounds how long summary --agent waits for the hook
-// payload on stdin: the agents write it at once, and a summary must never
-// hold up a session.
-const hookPayloadWait = 300 * time.Millisecond
 
 // summaryAgents are the values of summary --agent.
 var summaryAgents = []string{inject.AgentClaudeCode, inject.AgentCodex}
@@ -108,30 +101,14 @@ folder holds files, it runs one git ls-tree to learn which HEAD committed
 	return c
 }
 
-// summaryProject is the project a summary is for: --project (a path made
-// absolute), else the cwd of an agent hook's payload, else the working
-// directory.
+// summaryProject is the project a summary is for (summary.Project).
 func summaryProject(opts *SummaryOptions) string {
-	if p := strings.TrimSpace(opts.Project); p != "" {
-		if abs, ok := project.FolderArg(p); ok {
-			return abs
-		}
-		return p
-	}
-	if opts.Agent != "" && !opts.IO.StdinTTY && opts.IO.In != nil {
-		if cwd := sessions.HookPayloadCwd(opts.IO.In, hookPayloadWait); filepath.IsAbs(cwd) {
-			return filepath.Clean(cwd)
-		}
-	}
 	getwd := opts.Getwd
 	if getwd == nil {
 		getwd = os.Getwd
 	}
-	wd, err := getwd()
-	if err != nil {
-		return ""
-	}
-	return wd
+	p, _ := summary.Project(opts.Project, opts.Agent, opts.IO.In, opts.IO.StdinTTY, getwd)
+	return p
 }
 
 func runSummary(ctx context.Context, opts *SummaryOptions) error {
@@ -145,30 +122,13 @@ func runSummary(ctx context.Context, opts *SummaryOptions) error {
 		if err != nil {
 			return err
 		}
-		req := inject.Request{
-			Root: root, Version: cfg.Memories.Version, MaxTokens: opts.MaxTokens, Raw: opts.Raw,
-			TemplateDir: cfg.Templates.Dir, Agent: opts.Agent, AllProjects: opts.AllProjects,
-			Overrides: cfg.ProjectOverrides(), Checks: healthChecks(cfg),
-		}
-		red, err := redactor(cfg)
-		if err != nil {
-			return err
-		}
+		req := summary.Request{Config: cfg, Root: root, MaxTokens: opts.MaxTokens, Raw: opts.Raw, Agent: opts.Agent, AllProjects: opts.AllProjects}
 		if !opts.AllProjects {
 			req.Project = summaryProject(opts)
-			var top string
-			req.TeamDir, req.TeamRel, top = teamDir(cfg, req.Project)
-			req.Redact = red
-			teamChecks(ctx, &req, top, root)
 		}
-		res, err = inject.Scoped(req)
-		if err != nil {
+		if res, err = summary.Build(ctx, req); err != nil {
 			return projectArgError(err)
 		}
-		if res.Injected {
-			res.Text = red(res.Text)
-		}
-		res.AddWaiting(review.Count(root))
 		if err := summaryWithoutMemory(opts, root, res); err != nil {
 			return err
 		}
@@ -190,10 +150,10 @@ func runSummary(ctx context.Context, opts *SummaryOptions) error {
 // error (exit 2) naming it. As an agent's hook (--agent) summary says
 // nothing and never fails over it: a session must not be held up.
 func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryResult) error {
-	noLayer := res.Project == nil && !res.Injected && !opts.AllProjects // nothing consolidated yet
-	if opts.Agent != "" || res.Team != nil && res.Team.Entries > 0 || !noLayer && (res.Project == nil || res.Project.HasMemory) {
+	if summary.Silent(res, opts.Agent, opts.AllProjects) {
 		return nil
 	}
+	noLayer := res.Project == nil && !res.Injected && !opts.AllProjects // nothing consolidated yet
 	var names []string
 	if ix, err := project.LoadIndex(filepath.Join(root, filepath.FromSlash(memdir.ProjectIndexFile))); err == nil && ix != nil {
 		for _, e := range ix.Projects {
@@ -218,66 +178,4 @@ func summaryWithoutMemory(opts *SummaryOptions, root string, res inject.SummaryR
 	opts.IO.Infof("memctl: no memory of %s (%s) yet, so summary printed %s; %s (memctl summary --project NAME)",
 		res.Project.Name, res.Project.Key, what, known)
 	return nil
-}
-
-// teamDir is the team folder of the repository that holds dir, how the
-// summary names it (docs/team.md), and the repository's top folder; ""
-// when dir is no folder in a repository. It reads .git, never runs git.
-func teamDir(cfg *config.Config, dir string) (abs, rel, top string) {
-	if !filepath.IsAbs(dir) {
-		return "", "", ""
-	}
-	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
-	if !r.InRepository(dir) {
-		return "", "", ""
-	}
-	id := r.Resolve(dir, "")
-	if id.Root == "" {
-		return "", "", ""
-	}
-	rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
-	if filepath.IsAbs(cfg.Team.Path) {
-		return filepath.Clean(cfg.Team.Path), rel, id.Root
-	}
-	return filepath.Join(id.Root, filepath.FromSlash(rel)), rel, id.Root
-}
-
-// teamChecks tells the read path which team files are team memory: what
-// HEAD committed (git ls-tree, run only when the folder has a Markdown
-// file) and what the user approved of what the quarantine holds.
-func teamChecks(ctx context.Context, req *inject.Request, top, root string) {
-	if req.TeamDir == "" || !hasMarkdown(req.TeamDir) {
-		return
-	}
-	req.TeamCommitted, _ = team.CommittedFiles(ctx, top, req.TeamDir) // no git: nothing is committed
-	req.TeamHash = review.TeamHash
-	var approved map[string]bool
-	req.TeamApproved = func(h string) bool {
-		if approved == nil {
-			approved = review.TeamApproved(root)
-		}
-		return approved[h]
-	}
-}
-
-func hasMarkdown(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".md") {
-			return true
-		}
-	}
-	return false
-}
-
-// healthChecks are the checks the read path runs before memory is shown
-// (docs/stale.md): the stale checks within their time budget. The budget
-// is real elapsed time, so it reads the wall clock, not the injected one
-// (MEMCTL_NOW fixes the date, not how long a stat takes).
-func healthChecks(cfg *config.Config) *inject.Checks {
-	return &inject.Checks{Stale: cfg.Health.StaleChecks, Budget: cfg.Health.StaleBudget,
-		RewriteThreshold: float64(cfg.Health.RewriteThreshold) / 100}
 }

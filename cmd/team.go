@@ -15,6 +15,7 @@ import (
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/store"
+	"github.com/memctl/memctl/internal/summary"
 	"github.com/memctl/memctl/internal/team"
 	"github.com/spf13/cobra"
 )
@@ -148,7 +149,7 @@ func runTeamPropose(ctx context.Context, opts *TeamProposeOptions) error {
 	if root == "" {
 		root = dir
 	}
-	abs, rel, _ := teamDir(cfg, dir)
+	abs, rel, _ := summary.TeamDir(cfg, dir)
 	if abs == "" {
 		rel = filepath.ToSlash(filepath.Clean(cfg.Team.Path))
 		abs = filepath.Join(root, filepath.FromSlash(rel))

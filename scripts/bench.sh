@@ -47,8 +47,12 @@ log "building into $W"
 # With cgo on (go's default where a C compiler is installed) the binary is
 # linked dynamically and every start pays the loader, some 5 ms here.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$W/memctl" .
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$W/memctl-summary" ./cmd/memctl-summary
 go build -o "$W/standin" ./scripts/standin
 M="$W/memctl"
+# The summary program the agents' SessionStart hook runs when it sits
+# beside memctl (memctl setup writes "memctl-summary --agent …").
+L="$W/memctl-summary"
 # The floor for any Go program on this machine: hello world, built the same
 # way. Rows 1–1c name it so a reader can tell start-up of Go itself from
 # what memctl adds.
@@ -83,11 +87,20 @@ if want summary; then
 		i=$((i + 1))
 	done
 	MEMCTL_HOME="$H" "$M" summary | grep -q 'build-cache-1' || { echo "bench.sh: memctl summary printed no summary" >&2; exit 1; }
-	MEMCTL_HOME="$H" "${HF[@]}" --warmup 20 --runs 200 --export-json "$W/summary.json" \
-		"$M summary" "cat $S" "$M version" "$W/hello-go" >&2
-	m=$(median "$W/summary.json" 0) c=$(median "$W/summary.json" 1) v=$(median "$W/summary.json" 2) g=$(median "$W/summary.json" 3)
-	r=$(calc "$m / $c")
-	row "1. \`memctl summary\` ($(wc -c <"$S") B summary)" "$(fmt 2 "$m") ms" "cat $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+	# The hook's command prints what memctl summary --agent prints.
+	cmp <(cd "$W" && MEMCTL_HOME="$H" "$L" --agent claude-code </dev/null) <(cd "$W" && MEMCTL_HOME="$H" "$M" summary --agent claude-code </dev/null) ||
+		{ echo "bench.sh: memctl-summary and memctl summary differ" >&2; exit 1; }
+	# Run in $W, a folder of no repository, so the repository this script
+	# runs from adds no team folder. hyperfine gives the commands no stdin:
+	# the hook reads an empty payload and takes the working directory.
+	(cd "$W" && MEMCTL_HOME="$H" "${HF[@]}" --warmup 20 --runs 200 --export-json "$W/summary.json" \
+		"$L --agent claude-code" "cat $S" "$M summary" "$M summary --agent claude-code" "$M version" "$W/hello-go" >&2)
+	h=$(median "$W/summary.json" 0) c=$(median "$W/summary.json" 1) m=$(median "$W/summary.json" 2)
+	a=$(median "$W/summary.json" 3) v=$(median "$W/summary.json" 4) g=$(median "$W/summary.json" 5)
+	r=$(calc "$h / $c")
+	row "1. the SessionStart hook's summary, \`memctl-summary --agent claude-code\` ($(wc -c <"$S") B summary)" "$(fmt 2 "$h") ms" "cat $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+	row "   \`memctl summary --agent claude-code\` (the hook without memctl-summary)" "$(fmt 2 "$a") ms" "cat $(fmt 2 "$c") ms" "$(calc "$a / $c")×" "(context)" "—"
+	row "   \`memctl summary\`" "$(fmt 2 "$m") ms" "cat $(fmt 2 "$c") ms" "$(calc "$m / $c")×" "(context)" "—"
 	row "   process start alone (\`memctl version\`)" "$(fmt 2 "$v") ms" "cat $(fmt 2 "$c") ms" "$(calc "$v / $c")×" "(context)" "—"
 	row "   a Go hello world, built the same way" "$(fmt 2 "$g") ms" "cat $(fmt 2 "$c") ms" "$(calc "$g / $c")×" "(context)" "—"
 fi
@@ -129,11 +142,14 @@ if want summary; then
 	} >"$P/index.json"
 	(cd "$R/internal/store" && MEMCTL_HOME="$H" "$M" summary --raw | grep -q 'build-cache-1') ||
 		{ echo "bench.sh: the scoped summary did not find its project" >&2; exit 1; }
+	cmp <(cd "$R/internal/store" && MEMCTL_HOME="$H" "$L" --agent claude-code </dev/null) <(cd "$R/internal/store" && MEMCTL_HOME="$H" "$M" summary --agent claude-code </dev/null) ||
+		{ echo "bench.sh: memctl-summary and memctl summary differ in a project" >&2; exit 1; }
 	(cd "$R/internal/store" && MEMCTL_HOME="$H" "${HF[@]}" --warmup 20 --runs 200 --export-json "$W/summary-project.json" \
-		"$M summary" "cat $P/index.json $P/personal.md $S2" >&2)
-	m=$(median "$W/summary-project.json" 0) c=$(median "$W/summary-project.json" 1)
-	r=$(calc "$m / $c")
-	row "1b. \`memctl summary\` scoped to a project (40 projects in the index)" "$(fmt 2 "$m") ms" "cat of its 3 files $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+		"$L --agent claude-code" "cat $P/index.json $P/personal.md $S2" "$M summary" >&2)
+	h=$(median "$W/summary-project.json" 0) c=$(median "$W/summary-project.json" 1) m=$(median "$W/summary-project.json" 2)
+	r=$(calc "$h / $c")
+	row "1b. the hook's summary scoped to a project (40 projects in the index)" "$(fmt 2 "$h") ms" "cat of its 3 files $(fmt 2 "$c") ms" "${r}×" "≤ 3× cat" "$(verdict "$r <= 3")"
+	row "   \`memctl summary\` scoped to the project" "$(fmt 2 "$m") ms" "cat of its 3 files $(fmt 2 "$c") ms" "$(calc "$m / $c")×" "(context)" "—"
 fi
 
 # 1c. memctl cite vs cat on the same ~10 KB agent reply: cite runs after

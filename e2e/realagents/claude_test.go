@@ -19,6 +19,7 @@ func TestClaudeCode(t *testing.T) {
 	settingsPath, statePath := filepath.Join(w.claudeDir, "settings.json"), filepath.Join(w.claudeDir, ".claude.json")
 	beforeSetup := snapshot(settingsPath, statePath)
 	w.memctl("setup", "claude-code", "--memctl", memctlBin)
+	mustContain(t, "settings.json's SessionStart hook", readFileString(settingsPath), filepath.Join(filepath.Dir(memctlBin), "memctl-summary")+" ")
 	// Tools for the project's own work are the user's choice, given per
 	// run; the memory folder's Read rule and the MCP tools come from setup.
 	projectTools := []string{"--allowedTools", "Bash,Edit,Agent"}

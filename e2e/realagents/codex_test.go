@@ -18,6 +18,7 @@ func TestCodex(t *testing.T) {
 	configPath := filepath.Join(w.codexHome, "config.toml")
 	beforeSetup := snapshot(configPath)
 	w.memctl("setup", "codex", "--memctl", memctlBin)
+	mustContain(t, "config.toml's SessionStart hook", readFileString(configPath), filepath.Join(filepath.Dir(memctlBin), "memctl-summary")+" ")
 	codexExec := func(prompt string) string {
 		t.Helper()
 		args := append(append([]string{"exec", "--skip-git-repo-check"}, w.codexArgs()...), prompt)

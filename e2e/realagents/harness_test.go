@@ -70,11 +70,15 @@ func setupMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	memctlBin = filepath.Join(dir, "memctl")
-	build := exec.Command("go", "build", "-o", memctlBin, ".")
-	build.Dir = repoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "realagents: build memctl: %v\n%s", err, out)
-		return 1
+	// memctl-summary beside memctl, as the README installs them: setup then
+	// writes it into the SessionStart hooks, so the real CLIs run it.
+	for _, b := range []struct{ out, pkg string }{{memctlBin, "."}, {filepath.Join(dir, "memctl-summary"), "./cmd/memctl-summary"}} {
+		build := exec.Command("go", "build", "-o", b.out, b.pkg)
+		build.Dir = repoRoot
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "realagents: build %s: %v\n%s", b.pkg, err, out)
+			return 1
+		}
 	}
 	return m.Run()
 }

@@ -48,7 +48,7 @@ const (
 var (
 	threadIDRE = regexp.MustCompile(`thread_id=([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
 	agentIDRE  = regexp.MustCompile(`"(?:agent_id|id|target)"\s*:\s*"([^"]+)"`)
-	basePathRE = regexp.MustCompile("Everything lives under `([^`]+)`")
+	basePathRE = regexp.MustCompile("search the files under `([^`]+)`")
 )
 
 // Next plays the scripted sessions. It is deterministic: the same

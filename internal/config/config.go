@@ -754,7 +754,7 @@ func patternsKey(name, doc string, field func(c *Config) *[]string) key {
 		if err != nil {
 			return err
 		}
-		if _, err := redact.New(s); err != nil {
+		if err := redact.CheckPatterns(s); err != nil {
 			return err
 		}
 		return set(c, s)

@@ -28,7 +28,7 @@ import (
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/owner"
 	"github.com/memctl/memctl/internal/quarantine"
-	"github.com/memctl/memctl/internal/review"
+	"github.com/memctl/memctl/internal/reviewdir"
 	"github.com/memctl/memctl/internal/store"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -393,7 +393,7 @@ func notesOverSummary(root string) ([]Finding, string, error) {
 // reviewWaiting reports memory held for the user's review: notes agents
 // proposed, memory from another machine or a bundle the quarantine held.
 func reviewWaiting(root string) []Finding {
-	n := review.Count(root)
+	n := reviewdir.Count(root)
 	if n == 0 {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/redact"
 	"github.com/memctl/memctl/internal/sessions"
 )
 
@@ -76,13 +75,5 @@ func (h *Home) MissingDefaults() []sessions.Source {
 	return out
 }
 
-// Redactor builds the redaction of a config: the built-in rules and
-// redaction.extra_patterns. A pattern that does not compile is a
-// *config.Error naming the key.
-func Redactor(cfg *config.Config) (func(string) string, error) {
-	r, err := redact.New(cfg.Redaction.ExtraPatterns)
-	if err != nil {
-		return nil, &config.Error{Key: "redaction.extra_patterns", Err: err}
-	}
-	return r.String, nil
-}
+// Redactor builds the redaction of a config (config.Config.Redactor).
+func Redactor(cfg *config.Config) (func(string) string, error) { return cfg.Redactor() }

@@ -132,7 +132,7 @@ var sectionRe = sync.OnceValue(func() *regexp.Regexp {
 func parseRemotes(f *os.File) map[string]string {
 	out := map[string]string{}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(nil, 1<<20) // starts at 4 KB: a .git/config is a few hundred bytes
 	remote := ""
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())

@@ -13,7 +13,9 @@
 package quarantine
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -108,6 +110,11 @@ var (
 // normalise strips the invisible characters (zero-width spaces, bidi
 // controls) that can hide a phrase from a pattern, and folds whitespace.
 func normalise(s string) string {
+	if isASCII(s) {
+		// No format character is ASCII: nearly every line of a summary
+		// takes this path, which summary runs on every turn.
+		return foldASCIISpace(s)
+	}
 	s = strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
@@ -115,6 +122,38 @@ func normalise(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// foldASCIISpace is strings.Join(strings.Fields(s), " ") for ASCII s,
+// returning s itself when it is already folded.
+func foldASCIISpace(s string) string {
+	folded, prev := true, byte(' ')
+	for i := 0; i < len(s) && folded; i++ {
+		c := s[i]
+		folded = !asciiSpace(c) || c == ' ' && prev != ' '
+		prev = c
+	}
+	if folded && prev != ' ' || s == "" {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if !asciiSpace(s[i]) {
+			b = append(b, s[i])
+		} else if len(b) > 0 && b[len(b)-1] != ' ' {
+			b = append(b, ' ')
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+// asciiSpace is unicode.IsSpace for an ASCII byte: what strings.Fields
+// splits on.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // lookalikeFrom holds the Cyrillic and Greek letters that look like
@@ -131,18 +170,28 @@ const (
 // for matching: compatibility forms (fullwidth ｉｇｎｏｒｅ, mathematical
 // 𝐢𝐠𝐧𝐨𝐫𝐞) by NFKC, and the lookalikes. Words spelt in Cyrillic or Greek
 // become no English word. An ASCII line, nearly every line, is returned
-// as it is: summary runs this on every turn.
+// as it is, and a line whose other characters are all plainPunct is
+// folded without NFKC's tables: summary runs this on every turn, and its
+// own cut marker ("…1 tokens truncated…") is such a line.
 func fold(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		return s
 	}
+	for _, r := range s {
+		if r >= utf8.RuneSelf && !strings.ContainsRune(plainPunct, r) {
+			return foldNFKC(s)
+		}
+	}
+	return strings.ReplaceAll(s, "…", "...")
+}
+
+// plainPunct are punctuation marks common in memory text that NFKC leaves
+// as they are beside ASCII, and the ellipsis, which it spells "...".
+// None is a lookalike (TestPlainPunctFoldsAsNFKCDoes).
+const plainPunct = "…—–‘’“”→•"
+
+// foldNFKC is fold for any line.
+func foldNFKC(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf {
 			return r
@@ -169,13 +218,14 @@ func Strong(line string) string {
 	// expressions are large, and summary runs this on every line of every
 	// turn.
 	low := strings.ToLower(l)
-	if containsAny(low, injectionWords) && injectionRe().MatchString(l) {
+	has := keywords().lists(low)
+	if has&inInjection != 0 && injectionRe().MatchString(l) {
 		return ReasonInjection
 	}
-	if containsAny(low, downloadWords) && pipeToShellRe().MatchString(l) {
+	if has&inDownload != 0 && pipeToShellRe().MatchString(l) {
 		return ReasonExfiltration
 	}
-	if containsAny(low, networkWords) && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
+	if has&inNetwork != 0 && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
 		return ReasonExfiltration
 	}
 	if hidesCode(l) {
@@ -184,10 +234,10 @@ func Strong(line string) string {
 	if strings.Contains(low, "http") && urlTakesSecrets(l) {
 		return ReasonExfiltration
 	}
-	if mayOrderInWords(l, low) && ordersInWords(line) {
+	if mayOrderInWords(l, low, has) && ordersInWords(line) {
 		return ReasonInjection
 	}
-	if (strings.Contains(low, "http") || strings.Contains(low, "@")) && containsAny(low, sinkVerbs) &&
+	if (strings.Contains(low, "http") || strings.Contains(low, "@")) && has&inSinkVerb != 0 &&
 		verbSinkRe().MatchString(l) && (remoteURL(l) || emailRe().MatchString(l)) {
 		// A public key is meant to be shared.
 		if sensitiveRe().MatchString(publicKeyRe().ReplaceAllString(l, "")) {
@@ -246,45 +296,41 @@ func urlTakesSecrets(l string) bool {
 // not plain ASCII, or holds an ASCII member of a class one of its rules
 // starts from (a verb of setting aside or of telling; with a colon or a
 // comma, a word for instructions or for a note, or an address).
-func mayOrderInWords(l, low string) bool {
+func mayOrderInWords(l, low string, has uint8) bool {
 	for i := 0; i < len(l); i++ {
 		if l[i] >= utf8.RuneSelf {
 			return true
 		}
 	}
-	t := orderTriggers()
-	if containsAny(low, t.verbs) {
+	if has&inOrderVerb != 0 {
 		return true
 	}
 	if !strings.ContainsAny(low, ":,") {
 		return false
 	}
 	first, _, _ := strings.Cut(strings.TrimLeft(low, " -*>#"), " ")
-	return containsAny(low, t.headed) || addressedTo().whole[first]
+	return has&inOrderHeaded != 0 || addressedTo().whole[first]
 }
 
-// orderTriggers are the ASCII members of the word classes, as substrings.
+// orderTriggers are the ASCII members of the word classes, as substrings:
+// of three bytes or more, a prefix without its '*', the last word of a
+// sequence. They are read from the classes' entries, so no class is built
+// for a line that triggers nothing.
 var orderTriggers = sync.OnceValue(func() (t struct{ verbs, headed []string }) {
-	ascii := func(cs ...*class) []string {
+	ascii := func(lists ...[]string) []string {
 		var out []string
-		for _, c := range cs {
-			words := append([]string(nil), c.prefixes...)
-			for w := range c.whole {
-				words = append(words, w)
-			}
-			for _, s := range c.seqs {
-				words = append(words, s[len(s)-1])
-			}
-			for _, w := range words {
-				if len(w) >= 3 && !strings.ContainsFunc(w, func(r rune) bool { return r >= utf8.RuneSelf }) {
-					out = append(out, w)
+		for _, entries := range lists {
+			for _, e := range entries {
+				e = strings.TrimSuffix(e[strings.LastIndexByte(e, ' ')+1:], "*")
+				if len(e) >= 3 && !strings.ContainsFunc(e, func(r rune) bool { return r >= utf8.RuneSelf }) {
+					out = append(out, e)
 				}
 			}
 		}
 		return out
 	}
-	t.verbs = ascii(setAside(), tellVerb())
-	t.headed = ascii(rulesNoun(), noteNoun())
+	t.verbs = ascii(setAsideEntries, tellVerbEntries)
+	t.headed = ascii(rulesNounEntries, noteNounEntries)
 	return t
 })
 
@@ -315,7 +361,10 @@ func remoteTarget(l string) bool {
 }
 
 // The words each of Strong's rules needs (lowercase): every expression of
-// the rule requires one of them in the line.
+// the rule requires one of them in the line. The network rule's
+// expressions name their programs between word boundaries (\b), so its
+// words count only as whole words (networkWords); the others count
+// anywhere in the line.
 var (
 	injectionWords = []string{
 		"ignore", "disregard", "forget", "override", "bypass", "instruction", "prompt", "from now on", "you are now",
@@ -323,17 +372,104 @@ var (
 		"secret", "hidden", "system", "admin", "developer", "[inst", "[/inst", "<<",
 	}
 	downloadWords = []string{"curl", "wget", "fetch", "iwr", "invoke-webrequest", "iex"}
-	networkWords  = []string{"curl", "wget", "http", "xh", "scp", "rsync", "ftp", "telnet", "socat", "/dev/tcp", "netcat", "ncat", "nc "}
-	sinkVerbs     = []string{"send", "post", "upload", "mail", "forward", "transmit", "exfiltrate", "leak", "share", "paste", "copy", "submit", "beam"}
+	// networkWords are the programs of uploadRe and toolSinkRe, whole.
+	networkWords = []string{"curl", "wget", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "scp", "rsync", "ftp", "sftp", "telnet"}
+	// networkPaths count anywhere.
+	networkPaths = []string{"/dev/tcp/"}
+	sinkVerbs    = []string{"send", "post", "upload", "mail", "forward", "transmit", "exfiltrate", "leak", "share", "paste", "copy", "submit", "beam"}
 )
 
-func containsAny(low string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(low, w) {
-			return true
+// The keyword lists, one bit each in what keywordIndex.lists returns.
+const (
+	inInjection uint8 = 1 << iota
+	inDownload
+	inNetwork
+	inSinkVerb
+	inOrderVerb   // orderTriggers' verbs
+	inOrderHeaded // orderTriggers' headed
+)
+
+// keywordIndex tells in one pass over a line which keyword lists have a
+// word in it: Strong asks six lists, several hundred words, about every
+// line of the summary on every turn. Each word is filed under its first
+// two bytes (every word has at least two); a bit set of those pairs
+// lets the pass skip every other position with one load.
+type keywordIndex struct {
+	starts [1 << 16 / 64]uint64 // the pairs some word starts with
+	pairs  []uint16             // the same pairs, sorted
+	from   []int                // words[from[i]:from[i+1]] start with pairs[i]
+	words  []keyword            // sorted by their first pair
+}
+
+type keyword struct {
+	word  string
+	lists uint8
+	whole bool // only between ASCII word boundaries, in an ASCII line
+}
+
+func pairAt(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
+
+var keywords = sync.OnceValue(func() *keywordIndex {
+	t := orderTriggers()
+	ix := &keywordIndex{}
+	// Written before it is read: a fresh page read first costs a second
+	// fault and a flush of every CPU's TLB.
+	clear(ix.starts[:])
+	for _, l := range []struct {
+		bit   uint8
+		whole bool
+		words []string
+	}{
+		{inInjection, false, injectionWords}, {inDownload, false, downloadWords},
+		{inNetwork, true, networkWords}, {inNetwork, false, networkPaths},
+		{inSinkVerb, false, sinkVerbs}, {inOrderVerb, false, t.verbs}, {inOrderHeaded, false, t.headed},
+	} {
+		for _, w := range l.words {
+			ix.words = append(ix.words, keyword{word: w, lists: l.bit, whole: l.whole})
 		}
 	}
-	return false
+	slices.SortStableFunc(ix.words, func(a, b keyword) int { return cmp.Compare(pairAt(a.word, 0), pairAt(b.word, 0)) })
+	for i, k := range ix.words {
+		if p := pairAt(k.word, 0); len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
+			ix.starts[p/64] |= 1 << (p % 64)
+			ix.pairs = append(ix.pairs, p)
+			ix.from = append(ix.from, i)
+		}
+	}
+	ix.from = append(ix.from, len(ix.words))
+	return ix
+})
+
+// lists returns the bits of the lists with a word in low, the lowercase
+// of the line. A whole word is whole in an ASCII line; a line with other
+// letters, whose lowercase may not keep the line's bytes in place, takes
+// it anywhere, as the other words (a rule then runs where it need not,
+// never the other way).
+func (ix *keywordIndex) lists(low string) uint8 {
+	ascii := isASCII(low)
+	var has uint8
+	for i := 0; i+1 < len(low); i++ {
+		p := pairAt(low, i)
+		if ix.starts[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		at, _ := slices.BinarySearch(ix.pairs, p)
+		for _, k := range ix.words[ix.from[at]:ix.from[at+1]] {
+			if has&k.lists != 0 || !strings.HasPrefix(low[i:], k.word) {
+				continue
+			}
+			if k.whole && ascii && (i > 0 && wordByte(low[i-1]) || i+len(k.word) < len(low) && wordByte(low[i+len(k.word)])) {
+				continue
+			}
+			has |= k.lists
+		}
+	}
+	return has
+}
+
+// wordByte is what \b of Go's regexp counts as a word character.
+func wordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // Check returns the reason a line is held back, or "".
@@ -501,4 +637,14 @@ func excerpt(l string) string {
 		out += "…"
 	}
 	return out
+}
+
+// isASCII reports a string of ASCII bytes only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

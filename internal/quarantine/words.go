@@ -27,35 +27,9 @@ var (
 	// setAside are the verbs of setting aside, in the imperative and the
 	// infinitive (the two forms an order takes); past forms are left out,
 	// since "the agent ignored AGENTS.md" reports, it does not order.
-	setAside = sync.OnceValue(func() *class {
-		return newClass(
-			"ignore", "disregard", "forget", "override", "bypass", "overrule", "supersede", "discard",
-			"ignoriere", "ignorier", "ignorieren", "ignoriert", "vergiss", "vergesst", "vergessen", "missachte", "missachtet", "missachten",
-			"übergehe", "übergeht", "übergehen", "verwirf", "verwerft", "verwerfen", "umgehe", "umgeht", "umgehen",
-			"ignorez", "ignorer", "oublie", "oubliez", "oublier", "néglige", "négligez", "négliger", "outrepasse", "outrepassez", "outrepasser",
-			"contourne", "contournez", "contourner", "pas compte",
-			"ignora", "ignoren", "ignorad", "ignorar", "olvida", "olvide", "olviden", "olvidad", "olvidar", "omite", "omita", "omitan", "omitir",
-			"descarta", "descarte", "descartar", "desobedece", "desobedecer", "caso omiso",
-			"ignorate", "ignorare", "dimentica", "dimenticate", "dimenticare", "trascura", "tralascia",
-			"esqueça", "esqueca", "esquece", "esquecer", "desconsidere", "desconsiderar",
-			"игнорируй", "игнорируйте", "игнорировать", "проигнорируй", "проигнорируйте", "забудь", "забудьте", "забыть",
-			"пренебреги", "пренебрегите", "отбрось", "отбросьте", "не обращай", "не обращайте",
-			"忽略", "忽视", "无视", "不理会", "忘记", "忘掉", "抛开", "抛弃", "绕过", "無視", "忘れ",
-		)
-	})
+	setAside = sync.OnceValue(func() *class { return newClass(setAsideEntries...) })
 	// rulesNoun names what an agent is given to follow.
-	rulesNoun = sync.OnceValue(func() *class {
-		return newClass(
-			"instruction", "instructions", "prompt", "prompts", "rules", "guidelines", "directives", "directions", "guidance", "constraints",
-			"anweisung*", "anleitung*", "regeln", "richtlinien", "vorgaben", "instruktion*", "systemprompt*", "systemanweisung*",
-			"consigne*", "règles", "regles", "directive", "invite",
-			"instrucción", "instruccion", "instrucciones", "reglas", "directrices", "indicaciones", "pautas", "normas",
-			"istruzion*", "regole", "direttive",
-			"instruções", "instrucoes", "regras", "diretrizes", "orientações",
-			"инструкци*", "указани*", "правил*", "директив*", "промпт*",
-			"指令", "指示", "规则", "提示词", "系统提示", "设定", "ルール", "プロンプト",
-		)
-	})
+	rulesNoun = sync.OnceValue(func() *class { return newClass(rulesNounEntries...) })
 	// pointsBack are the determiners that make those rules the reader's
 	// own: earlier ones, the system's, yours, all of them.
 	pointsBack = sync.OnceValue(func() *class {
@@ -80,17 +54,7 @@ var (
 	})
 	// tellVerb, userNoun and without make the order to hide something
 	// from the user: a negated telling whose listener is the user.
-	tellVerb = sync.OnceValue(func() *class {
-		return newClass(
-			"tell", "inform", "notify", "alert", "mention", "show",
-			"sag", "sage", "sagt", "erzähl", "erzähle", "informiere", "informieren", "benachrichtige", "zeige", "zeig", "mitteilen",
-			"dis", "dites", "informe", "informez", "informer", "préviens", "prévenez", "montre", "montrez", "mentionne",
-			"digas", "diga", "digan", "informes", "avises", "avisar", "informar", "menciones", "muestres",
-			"dire", "dica", "informare", "contar", "conte",
-			"говори", "говорите", "сообщай", "сообщайте", "сообщать", "рассказывай", "рассказывайте", "показывай", "показывайте", "упоминай",
-			"告诉", "通知", "提及", "透露", "告知", "知らせ", "伝え",
-		)
-	})
+	tellVerb = sync.OnceValue(func() *class { return newClass(tellVerbEntries...) })
 	userNoun = sync.OnceValue(func() *class {
 		return newClass(
 			"user", "benutzer*", "nutzer*", "anwender*", "utilisateur*", "utilisatrice*", "usuario*", "usuária", "usuário", "utente",
@@ -119,12 +83,49 @@ var (
 	addressedTo = sync.OnceValue(func() *class {
 		return newClass("to", "for", "für", "an", "pour", "à", "aux", "para", "per", "для", "致", "给")
 	})
-	noteNoun = sync.OnceValue(func() *class {
-		return newClass(
-			"note", "message", "notice", "attention", "hinweis", "nachricht", "achtung", "avis", "nota", "aviso", "mensaje", "messaggio",
-			"mensagem", "примечание", "сообщение", "внимание", "注意", "提示", "消息", "备注",
-		)
-	})
+	noteNoun = sync.OnceValue(func() *class { return newClass(noteNounEntries...) })
+)
+
+// The entries of the classes orderTriggers also reads: plain data, so
+// its lists need no class built.
+var (
+	setAsideEntries = []string{
+		"ignore", "disregard", "forget", "override", "bypass", "overrule", "supersede", "discard",
+		"ignoriere", "ignorier", "ignorieren", "ignoriert", "vergiss", "vergesst", "vergessen", "missachte", "missachtet", "missachten",
+		"übergehe", "übergeht", "übergehen", "verwirf", "verwerft", "verwerfen", "umgehe", "umgeht", "umgehen",
+		"ignorez", "ignorer", "oublie", "oubliez", "oublier", "néglige", "négligez", "négliger", "outrepasse", "outrepassez", "outrepasser",
+		"contourne", "contournez", "contourner", "pas compte",
+		"ignora", "ignoren", "ignorad", "ignorar", "olvida", "olvide", "olviden", "olvidad", "olvidar", "omite", "omita", "omitan", "omitir",
+		"descarta", "descarte", "descartar", "desobedece", "desobedecer", "caso omiso",
+		"ignorate", "ignorare", "dimentica", "dimenticate", "dimenticare", "trascura", "tralascia",
+		"esqueça", "esqueca", "esquece", "esquecer", "desconsidere", "desconsiderar",
+		"игнорируй", "игнорируйте", "игнорировать", "проигнорируй", "проигнорируйте", "забудь", "забудьте", "забыть",
+		"пренебреги", "пренебрегите", "отбрось", "отбросьте", "не обращай", "не обращайте",
+		"忽略", "忽视", "无视", "不理会", "忘记", "忘掉", "抛开", "抛弃", "绕过", "無視", "忘れ",
+	}
+	rulesNounEntries = []string{
+		"instruction", "instructions", "prompt", "prompts", "rules", "guidelines", "directives", "directions", "guidance", "constraints",
+		"anweisung*", "anleitung*", "regeln", "richtlinien", "vorgaben", "instruktion*", "systemprompt*", "systemanweisung*",
+		"consigne*", "règles", "regles", "directive", "invite",
+		"instrucción", "instruccion", "instrucciones", "reglas", "directrices", "indicaciones", "pautas", "normas",
+		"istruzion*", "regole", "direttive",
+		"instruções", "instrucoes", "regras", "diretrizes", "orientações",
+		"инструкци*", "указани*", "правил*", "директив*", "промпт*",
+		"指令", "指示", "规则", "提示词", "系统提示", "设定", "ルール", "プロンプト",
+	}
+	tellVerbEntries = []string{
+		"tell", "inform", "notify", "alert", "mention", "show",
+		"sag", "sage", "sagt", "erzähl", "erzähle", "informiere", "informieren", "benachrichtige", "zeige", "zeig", "mitteilen",
+		"dis", "dites", "informe", "informez", "informer", "préviens", "prévenez", "montre", "montrez", "mentionne",
+		"digas", "diga", "digan", "informes", "avises", "avisar", "informar", "menciones", "muestres",
+		"dire", "dica", "informare", "contar", "conte",
+		"говори", "говорите", "сообщай", "сообщайте", "сообщать", "рассказывай", "рассказывайте", "показывай", "показывайте", "упоминай",
+		"告诉", "通知", "提及", "透露", "告知", "知らせ", "伝え",
+	}
+	noteNounEntries = []string{
+		"note", "message", "notice", "attention", "hinweis", "nachricht", "achtung", "avis", "nota", "aviso", "mensaje", "messaggio",
+		"mensagem", "примечание", "сообщение", "внимание", "注意", "提示", "消息", "备注",
+	}
 )
 
 // class is a word class: whole words, prefixes, word sequences, and

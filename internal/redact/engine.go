@@ -292,12 +292,14 @@ func openAssignment(u []byte, esc bool) bool {
 	if n > 0 && (u[n-1] == ':' || u[n-1] == '=') {
 		n = trimSpaceRight(u, n-1)
 	}
-	// Every keyword ends in y, n, t or d; most lines fail here, before any regexp.
-	if n == 0 {
+	// Every keyword ends in "ey", "en", "et" or "rd", letters (?i) folds
+	// only to their ASCII cases; most lines fail here, before any regexp
+	// is compiled or run.
+	if n < 2 {
 		return false
 	}
-	switch u[n-1] | 0x20 {
-	case 'y', 'n', 't', 'd':
+	switch string([]byte{u[n-2] | 0x20, u[n-1] | 0x20}) {
+	case "ey", "en", "et", "rd":
 	default:
 		return false
 	}
@@ -361,7 +363,7 @@ func (ru *rule) anchored(u []byte, hits []hit, ri int, sc *scanner, esc bool) ([
 			continue
 		}
 		prev = h.pos
-		if !boundaryOK(ru.before, u, h.pos, esc) {
+		if !boundaryOK(ru.before, u, h.pos, esc) || ru.assignment && !assignmentAhead(u, h.pos) {
 			continue
 		}
 		loc := ru.are().FindSubmatchIndex(u[h.pos:])

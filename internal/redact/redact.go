@@ -52,8 +52,26 @@ type Redactor struct {
 
 // New builds the full rule set plus the user's extra regular expressions (the
 // [redaction] extra_patterns setting, Go regexp syntax). Each extra pattern's whole match
-// is replaced. A pattern that does not compile gives an error naming its index.
+// is replaced. A pattern that does not compile gives an error naming its index. The
+// built-in rules and their scanner are built once per process and shared by every
+// Redactor: summary builds one on every agent turn.
 func New(extra []string) (*Redactor, error) {
+	res, err := compileExtras(extra)
+	if err != nil {
+		return nil, err
+	}
+	r := *defaultRedactor()
+	r.extras = res
+	return &r, nil
+}
+
+// CheckPatterns reports what New would refuse in extra, without building the rules.
+func CheckPatterns(extra []string) error {
+	_, err := compileExtras(extra)
+	return err
+}
+
+func compileExtras(extra []string) ([]*regexp.Regexp, error) {
 	var res []*regexp.Regexp
 	var errs []error
 	for i, p := range extra {
@@ -71,9 +89,7 @@ func New(extra []string) (*Redactor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	r := build(builtinRules(), true)
-	r.extras = res
-	return r, nil
+	return res, nil
 }
 
 func build(rules []*rule, escapes bool) *Redactor {

@@ -62,6 +62,11 @@ type spec struct {
 	// kindLine rule contains: a line without it is not searched at all,
 	// which spares a case-insensitive scan of long lines.
 	need string
+	// assignment marks a rule whose anchor starts a key that a ':' or '='
+	// follows (key: value, KEY=value, "key": "value"): an anchor hit is
+	// tried only when assignmentAhead finds one, so the "token" of "tokens"
+	// or "token budget" compiles and runs no expression (see assignmentAhead).
+	assignment bool
 	// settle, when set, judges a match by what a regular expression cannot
 	// say (the context before it, the shape of the value) and may shorten it
 	// by moving loc[1] back: false rejects the match. esc is the redactor's
@@ -95,7 +100,7 @@ var codexSpecs = []spec{
 	{
 		name: "codex_assignment", family: "key/secret/token/password assignment (Codex)",
 		example: `password = "hunter2hunter2"`,
-		anchors: []string{"api", "token", "secret", "password"}, fold: true, before: wordBefore,
+		anchors: []string{"api", "token", "secret", "password"}, fold: true, before: wordBefore, assignment: true,
 		pattern: `(?i)(api[_-]?key|token|secret|password)([` + ws + `]*[:=][` + ws + `]*)(["']?)([^` + ws + `"']{8,})`,
 		tmpl:    "${1}${2}${3}" + Token,
 		settle:  codexValueOwnLine,
@@ -249,7 +254,7 @@ var memctlSpecs = []spec{
 			"private_key", "private-key", "privatekey",
 			"credential", "auth_token", "auth-token", "authtoken",
 		},
-		fold: true, before: identBefore,
+		fold: true, before: identBefore, assignment: true,
 		// The key must end at the keyword (optionally "_key"), so TOKEN_LIMIT, max_tokens or
 		// secret_name do not count; it may start at a camelCase hump (SessionToken,
 		// clientSecret). Then an optional closing quote (JSON, also \"-escaped), '=' or
@@ -475,12 +480,13 @@ func structuralSpecs() []spec {
 // rule is a compiled spec.
 type rule struct {
 	spec
-	// The regular expressions are compiled on first use: a rule whose
-	// anchors never occur costs nothing, and memctl summary, which redacts
-	// on every agent turn, starts without compiling the whole rule set.
-	once sync.Once
-	reC  *regexp.Regexp // unanchored, for scanning a whole line
-	areC *regexp.Regexp // anchored at the start, for matching at an anchor hit
+	// The regular expressions are compiled on first use, each on its own:
+	// a rule whose anchors never occur costs nothing, and one whose anchor
+	// occurs with no secret after it (the "token" of "tokens") compiles
+	// only the anchored form. memctl summary redacts on every agent turn.
+	reOnce, areOnce sync.Once
+	reC             *regexp.Regexp // unanchored, for scanning a whole line
+	areC            *regexp.Regexp // anchored at the start, for matching at an anchor hit
 	// exotic is set for case-folding rules whose keywords contain k or s: Unicode case
 	// folding maps U+212A KELVIN SIGN to k and U+017F LONG S to s, which the ASCII
 	// anchor scan cannot see, so lines containing those runes are scanned in full.
@@ -502,18 +508,17 @@ func compile(s spec) *rule {
 // hasRegexp reports whether the rule matches with a regular expression.
 func (r *rule) hasRegexp() bool { return r.pattern != "" }
 
-func (r *rule) compileRegexps() {
-	r.once.Do(func() {
-		r.reC = regexp.MustCompile(r.pattern)
-		r.areC = regexp.MustCompile(`^(?:` + r.pattern + `)`)
-	})
+// re is the unanchored expression.
+func (r *rule) re() *regexp.Regexp {
+	r.reOnce.Do(func() { r.reC = regexp.MustCompile(r.pattern) })
+	return r.reC
 }
 
-// re is the unanchored expression.
-func (r *rule) re() *regexp.Regexp { r.compileRegexps(); return r.reC }
-
 // are is the expression anchored at the start.
-func (r *rule) are() *regexp.Regexp { r.compileRegexps(); return r.areC }
+func (r *rule) are() *regexp.Regexp {
+	r.areOnce.Do(func() { r.areC = regexp.MustCompile(`^(?:` + r.pattern + `)`) })
+	return r.areC
+}
 
 func compileAll(specs ...[]spec) []*rule {
 	var out []*rule

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -40,20 +41,27 @@ type scanner struct {
 }
 
 func newScanner(rules []*rule) *scanner {
-	s := &scanner{tab: make([]uint16, 1<<16)}
+	n := 2 // the exotic markers
+	for _, r := range rules {
+		n += len(r.anchors)
+	}
+	s := &scanner{tab: make([]uint16, 1<<16), anchors: make([]anchor, 0, n)}
+	// Each anchor is entered under every case variant of its key pair. The
+	// entries are gathered first and the groups cut from one array after,
+	// so building the table allocates a few slices, not hundreds: summary
+	// builds it on every agent turn.
+	type entry struct {
+		key uint16
+		idx int32
+	}
+	entries := make([]entry, 0, 4*n)
 	add := func(a anchor) {
 		idx := int32(len(s.anchors))
 		a.key = keyOffset(a.lit)
 		s.anchors = append(s.anchors, a)
 		for _, b0 := range caseVariants(a.lit[a.key], a.fold) {
 			for _, b1 := range caseVariants(a.lit[a.key+1], a.fold) {
-				k := uint16(b0)<<8 | uint16(b1)
-				if s.tab[k] == 0 {
-					s.groups = append(s.groups, nil)
-					s.tab[k] = uint16(len(s.groups))
-				}
-				g := s.tab[k] - 1
-				s.groups[g] = append(s.groups[g], idx)
+				entries = append(entries, entry{uint16(b0)<<8 | uint16(b1), idx})
 			}
 		}
 	}
@@ -72,6 +80,33 @@ func newScanner(rules []*rule) *scanner {
 	for _, lit := range []string{"\u212a", "\u017f"} {
 		add(anchor{lit: []byte(lit), bit: 1 << exoticBit, rule: -1})
 	}
+	// Groups are numbered in the order their key first occurs, and hold
+	// their anchors in the order they were added. The table itself is only
+	// written: reading a fresh page before its first write costs a second
+	// fault and a flush of every CPU's TLB, which was most of the build.
+	group := make(map[uint16]uint16, len(entries)) // key -> group index + 1
+	var sizes []int
+	for _, e := range entries {
+		g, ok := group[e.key]
+		if !ok {
+			sizes = append(sizes, 0)
+			g = uint16(len(sizes))
+			group[e.key] = g
+			s.tab[e.key] = g
+		}
+		sizes[g-1]++
+	}
+	all := make([]int32, len(entries))
+	s.groups = make([][]int32, len(sizes))
+	at := 0
+	for g, size := range sizes {
+		s.groups[g] = all[at : at : at+size]
+		at += size
+	}
+	for _, e := range entries {
+		g := group[e.key] - 1
+		s.groups[g] = append(s.groups[g], e.idx)
+	}
 	return s
 }
 
@@ -86,21 +121,26 @@ const commonPairs = `\n co on in en te de es re \" er nt st ": se ns ti od or ",
 // keyOffset picks the pair of lit the table is keyed on: the first that is not
 // common, or the first pair when every one is.
 func keyOffset(lit []byte) int {
+	common := commonPairSet()
 	for i := 0; i+1 < len(lit); i++ {
-		pair := string([]byte{lowerASCII(lit[i]), lowerASCII(lit[i+1])})
-		common := false
-		for j := 0; j+1 < len(commonPairs); j += 3 {
-			if commonPairs[j:j+2] == pair {
-				common = true
-				break
-			}
-		}
-		if !common {
+		p := uint16(lowerASCII(lit[i]))<<8 | uint16(lowerASCII(lit[i+1]))
+		if common[p/64]&(1<<(p%64)) == 0 {
 			return i
 		}
 	}
 	return 0
 }
+
+// commonPairSet holds commonPairs as a bit set of byte pairs: building the scanner
+// asks it about every pair of every anchor.
+var commonPairSet = sync.OnceValue(func() *[1 << 16 / 64]uint64 {
+	var set [1 << 16 / 64]uint64
+	for j := 0; j+1 < len(commonPairs); j += 3 {
+		p := uint16(commonPairs[j])<<8 | uint16(commonPairs[j+1])
+		set[p/64] |= 1 << (p % 64)
+	}
+	return &set
+})
 
 func lowerASCII(c byte) byte {
 	if 'A' <= c && c <= 'Z' {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -69,6 +70,38 @@ func TestAnchorsKeyedOnUncommonPairs(t *testing.T) {
 		k := keyOffset([]byte(lit))
 		if got := lit[k : k+2]; got != want {
 			t.Errorf("%s is keyed on %q, want %q", lit, got, want)
+		}
+	}
+}
+
+// TestScannerTableAsAddedOneByOne: the table built from one array holds
+// the groups, in the order and with the anchors in the order, that
+// entering each anchor's key pairs one by one gives.
+func TestScannerTableAsAddedOneByOne(t *testing.T) {
+	for _, rules := range [][]*rule{builtinRules(), codexRules()} {
+		got := newScanner(rules)
+		want := &scanner{tab: make([]uint16, 1<<16)}
+		for _, a := range got.anchors {
+			idx := int32(len(want.anchors))
+			want.anchors = append(want.anchors, a)
+			for _, b0 := range caseVariants(a.lit[a.key], a.fold) {
+				for _, b1 := range caseVariants(a.lit[a.key+1], a.fold) {
+					k := uint16(b0)<<8 | uint16(b1)
+					if want.tab[k] == 0 {
+						want.groups = append(want.groups, nil)
+						want.tab[k] = uint16(len(want.groups))
+					}
+					want.groups[want.tab[k]-1] = append(want.groups[want.tab[k]-1], idx)
+				}
+			}
+		}
+		if !slices.Equal(got.tab, want.tab) || len(got.groups) != len(want.groups) {
+			t.Fatalf("the table differs: %d groups, want %d", len(got.groups), len(want.groups))
+		}
+		for g := range want.groups {
+			if !slices.Equal(got.groups[g], want.groups[g]) {
+				t.Errorf("group %d: %v, want %v", g, got.groups[g], want.groups[g])
+			}
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"sort"
 
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/review"
+	"github.com/memctl/memctl/internal/reviewdir"
 )
 
 // ErrSymlinkRoot is returned when a memory root is a symbolic link.
@@ -120,7 +120,7 @@ func Clear(ctx context.Context, home string, dbs []Target, dryRun bool) (Result,
 	// The staging folder holds only working copies of runs (a pending
 	// review's output lives in the database), the review folder the held
 	// memory and the approvals of team files: each goes whole.
-	for _, name := range []string{memdir.StagingFolder, review.Folder} {
+	for _, name := range []string{memdir.StagingFolder, reviewdir.Folder} {
 		p := filepath.Join(home, name)
 		if _, err := os.Lstat(p); err == nil {
 			res.Entries = append(res.Entries, p)

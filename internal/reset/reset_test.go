@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/memdir"
-	"github.com/memctl/memctl/internal/review"
+	"github.com/memctl/memctl/internal/reviewdir"
 )
 
 type fakeDB struct{ cleared *int }
@@ -132,13 +132,13 @@ func TestClearRemovesTheStagingFolder(t *testing.T) {
 
 func TestClearRemovesHeldMemory(t *testing.T) {
 	home := t.TempDir()
-	write(t, filepath.Join(home, review.Folder, "memories", "note-0123456789ab.json"), "{}")
-	write(t, filepath.Join(home, review.Folder, "team-approved"), "abc\n")
+	write(t, filepath.Join(home, reviewdir.Folder, "memories", "note-0123456789ab.json"), "{}")
+	write(t, filepath.Join(home, reviewdir.Folder, "team-approved"), "abc\n")
 	n := 0
 	if _, err := Clear(context.Background(), home, targets(home, &n), false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(filepath.Join(home, review.Folder)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(filepath.Join(home, reviewdir.Folder)); !os.IsNotExist(err) {
 		t.Errorf("the review folder was kept: %v", err)
 	}
 }

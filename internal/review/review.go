@@ -32,6 +32,7 @@ import (
 	"github.com/memctl/memctl/internal/memfs"
 	"github.com/memctl/memctl/internal/origin"
 	"github.com/memctl/memctl/internal/quarantine"
+	"github.com/memctl/memctl/internal/reviewdir"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -103,14 +104,6 @@ func (it Item) Subject() string {
 	return ""
 }
 
-// Folder is the home's folder of review queues and approvals.
-const Folder = "review"
-
-// Dir is the review folder of the memory folder root.
-func Dir(root string) string {
-	return filepath.Join(filepath.Dir(root), Folder, filepath.Base(root))
-}
-
 // Queue is the review folder of one memory folder.
 type Queue struct {
 	dir string
@@ -123,23 +116,7 @@ func Open(root string, now func() time.Time) *Queue {
 	if now == nil {
 		now = time.Now
 	}
-	return &Queue{dir: Dir(root), now: now}
-}
-
-// Count is how many items wait in the queue of root: one directory read,
-// for summary. A missing or unreadable folder counts none.
-func Count(root string) int {
-	ents, err := os.ReadDir(Dir(root))
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
-			n++
-		}
-	}
-	return n
+	return &Queue{dir: reviewdir.Dir(root), now: now}
 }
 
 // idOf is the item's id: its kind and the first 12 hex digits of a hash

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/origin"
+	"github.com/memctl/memctl/internal/reviewdir"
 	"github.com/memctl/memctl/internal/store"
 )
 
@@ -55,14 +56,14 @@ func TestGateHoldsWholeAndApproveLetsIn(t *testing.T) {
 		t.Fatalf("memory: held %v, %v", held, err)
 	}
 	items, err := q.List()
-	if err != nil || len(items) != 2 || Count(root) != 2 {
-		t.Fatalf("queue: %+v %v (count %d)", items, err, Count(root))
+	if err != nil || len(items) != 2 || reviewdir.Count(root) != 2 {
+		t.Fatalf("queue: %+v %v (count %d)", items, err, reviewdir.Count(root))
 	}
 	if _, err := os.Stat(filepath.Join(root, "extensions")); err == nil {
 		t.Error("something was written into the memory folder")
 	}
-	if !strings.HasPrefix(Dir(root), filepath.Dir(root)) || strings.HasPrefix(Dir(root), root+string(filepath.Separator)) {
-		t.Errorf("the queue %s is inside the memory folder %s", Dir(root), root)
+	if !strings.HasPrefix(reviewdir.Dir(root), filepath.Dir(root)) || strings.HasPrefix(reviewdir.Dir(root), root+string(filepath.Separator)) {
+		t.Errorf("the queue %s is inside the memory folder %s", reviewdir.Dir(root), root)
 	}
 	st := &fakeStore{}
 	for _, it := range items {
@@ -82,24 +83,24 @@ func TestGateHoldsWholeAndApproveLetsIn(t *testing.T) {
 			}
 		}
 	}
-	if Count(root) != 0 || st.requests != 1 {
-		t.Errorf("after approving: %d wait, %d requests", Count(root), st.requests)
+	if reviewdir.Count(root) != 0 || st.requests != 1 {
+		t.Errorf("after approving: %d wait, %d requests", reviewdir.Count(root), st.requests)
 	}
 }
 
 func TestTeamApprovals(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "memories")
-	h := TeamHash([]byte("a team file"))
-	if TeamApproved(root)[h] {
+	h := reviewdir.TeamHash([]byte("a team file"))
+	if reviewdir.TeamApproved(root)[h] {
 		t.Fatal("approved before any approval")
 	}
 	if err := ApproveTeam(root, h); err != nil {
 		t.Fatal(err)
 	}
-	if err := ApproveTeam(root, TeamHash([]byte("another"))); err != nil {
+	if err := ApproveTeam(root, reviewdir.TeamHash([]byte("another"))); err != nil {
 		t.Fatal(err)
 	}
-	if got := TeamApproved(root); !got[h] || len(got) != 2 {
+	if got := reviewdir.TeamApproved(root); !got[h] || len(got) != 2 {
 		t.Errorf("approvals: %v", got)
 	}
 }

@@ -10,9 +10,12 @@ import (
 
 // The hook commands memctl installs for Claude Code, recognised by their
 // tail so a re-run (or a new memctl path) replaces them instead of adding
-// a second copy.
+// a second copy. The summary's tail ends both "memctl [flags] summary
+// --agent claude-code" and "memctl-summary [flags] --agent claude-code",
+// so a setup run after memctl-summary was installed (or removed) swaps
+// the one for the other.
 const (
-	claudeSummaryTail = "summary --agent claude-code"
+	claudeSummaryTail = "--agent claude-code"
 	claudeCiteTail    = "cite --hook claude"
 	mcpServerName     = "memctl"
 )
@@ -41,7 +44,7 @@ func planClaude(t Target) ([]File, error) {
 		return nil, err
 	}
 	hooks := object(settings, "hooks")
-	setHook(hooks, "SessionStart", claudeSummaryTail, shellLine(append(append([]string{}, t.Memctl...), "summary", "--agent", "claude-code")...))
+	setHook(hooks, "SessionStart", claudeSummaryTail, summaryHook(t, "claude-code"))
 	setHook(hooks, "Stop", claudeCiteTail, shellLine(append(append([]string{}, t.Memctl...), "cite", "--hook", "claude")...))
 	perms := object(settings, "permissions")
 	allow, _ := perms["allow"].([]any)

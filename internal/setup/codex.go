@@ -65,7 +65,7 @@ func planCodex(t Target) ([]File, error) {
 			group = len(groups)
 		}
 	}
-	hookCmd := shellLine(append(append([]string{}, t.Memctl...), "summary", "--agent", "codex")...)
+	hookCmd := summaryHook(t, "codex")
 	hash, err := codexHookHash("session_start", hookCmd)
 	if err != nil {
 		return nil, err

@@ -183,3 +183,45 @@ func TestDiffNamesAbsolutePathsAsGit(t *testing.T) {
 		}
 	}
 }
+
+// The SessionStart hook runs memctl-summary when the target names it, and
+// a later setup without it (or with it) replaces the hook instead of
+// adding a second one; the other hooks and the MCP server keep memctl.
+func TestSummaryHookRunsMemctlSummaryWhenInstalled(t *testing.T) {
+	lean := []string{"/opt/memctl/bin/memctl-summary", "--home", "/h/.memctl"}
+	for _, agent := range []string{ClaudeCode, Codex} {
+		t.Run(agent, func(t *testing.T) {
+			tg, dir := target(t, agent)
+			file := filepath.Join(tg.ClaudeDir, "settings.json")
+			want := `"/opt/memctl/bin/memctl-summary --home /h/.memctl --agent claude-code"`
+			if agent == Codex {
+				file = filepath.Join(tg.CodexHome, "config.toml")
+				want = `command = "/opt/memctl/bin/memctl-summary --home /h/.memctl --agent codex"`
+			}
+			apply := func(summary []string) string {
+				t.Helper()
+				tg.Summary = summary
+				files, err := Plan(tg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Apply(files, agent, filepath.Join(dir, "backups"), time.Now()); err != nil {
+					t.Fatal(err)
+				}
+				return read(t, file)
+			}
+			s := apply(lean)
+			if !strings.Contains(s, want) || strings.Count(s, "--agent "+agent) != 1 || strings.Count(s, "memctl-summary") != 1 {
+				t.Fatalf("with memctl-summary installed:\n%s", s)
+			}
+			s = apply(nil)
+			if strings.Contains(s, "memctl-summary") || strings.Count(s, "summary --agent "+agent) != 1 {
+				t.Fatalf("memctl-summary gone, the hook runs memctl summary once:\n%s", s)
+			}
+			s = apply(lean)
+			if !strings.Contains(s, want) || strings.Count(s, "--agent "+agent) != 1 {
+				t.Fatalf("memctl-summary back, one hook runs it:\n%s", s)
+			}
+		})
+	}
+}

@@ -338,7 +338,7 @@ type Waiting struct {
 	State   string            `json:"state"`
 	Reasons []quarantine.Item `json:"reasons,omitempty"`
 	// Hash is what the user's approval of the file records
-	// (review.TeamHash of its bytes).
+	// (reviewdir.TeamHash of its bytes).
 	Hash string `json:"hash"`
 	Text string `json:"-"`
 }

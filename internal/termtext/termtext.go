@@ -11,6 +11,8 @@
 package termtext
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -113,6 +115,20 @@ func JSON(doc []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// MarshalJSON is the document every memctl --json prints: v indented by
+// two spaces, <, > and & as they are, one line break at the end, and its
+// controls escaped by JSON.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return JSON(buf.Bytes()), nil
 }
 
 func cleanJSON(doc []byte) bool {

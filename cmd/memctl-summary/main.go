@@ -1,0 +1,44 @@
+// Command memctl-summary prints what `memctl summary` prints, for the
+// agents' hooks: a small program that starts in a fraction of memctl's
+// time and hands every call it does not answer itself on to the memctl
+// installed beside it (internal/summary, Main).
+//
+// It runs once per agent session and ends within milliseconds, so the
+// runtime's watch of the container's CPU limit is left off: reading the
+// cgroup files at start and the goroutine that re-reads them cost more
+// than the whole summary.
+
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/memctl/memctl/internal/summary"
+	"golang.org/x/term"
+)
+
+func main() {
+	exe, _ := os.Executable()
+	os.Exit(summary.Main(context.Background(), os.Args[1:], summary.System{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		Getenv:    os.Getenv, Environ: os.Environ, UserHome: userHome, Getwd: os.Getwd,
+		HandOver: func(args []string, stdin io.Reader) int {
+			return summary.RunMemctl(summary.MemctlBeside(exe), args, stdin, os.Stdout, os.Stderr)
+		},
+	}))
+}
+
+// userHome is $HOME, as memctl finds it.
+func userHome() (string, error) {
+	if h := os.Getenv("HOME"); h != "" {
+		return h, nil
+	}
+	return os.UserHomeDir()
+}

@@ -1,6 +1,7 @@
 package program
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,9 +23,6 @@ var (
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = lazyre.Words(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
 		terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
-	// neverFail exit 0 whatever they read: a failure through them is the
-	// work's (HidesExitStatus).
-	neverFail = lazyre.Words(`tail head cat echo printf true : tee sort uniq wc column`)
 	// wrappers run the program named after them: "npx jest" is jest's run.
 	wrappers = lazyre.Words(`npx pnpx bunx uvx`)
 	// wrapperSubs are runner subcommands that run the program after them.
@@ -65,6 +63,18 @@ var verifyFlags = map[string][]string{
 	"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
 	"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
+}
+
+// inPlace are the options that make a reader write a file: sed -i (alone
+// or in a cluster, -Ei), sort -o, find -delete.
+var inPlace = map[string][]string{"sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"}, "yq": {"-i", "--inplace"},
+	"sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""}}
+
+func writeOption(prog, arg string) bool {
+	return slices.ContainsFunc(inPlace[prog], func(o string) bool {
+		return strings.HasPrefix(arg, o) && (o != "" || !strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "/dev/")) ||
+			len(o) == 2 && len(arg) > 2 && arg[0] == '-' && arg[1] != '-' && strings.ContainsRune(arg, rune(o[1]))
+	})
 }
 
 // writeFlags make a formatter rewrite files rather than check them.

@@ -34,17 +34,17 @@ func (s status) refused() bool { return s == stRejected || s == stDenied || s ==
 // program from a scratch folder: its exit says how the try-out went.
 type call struct {
 	id, tool, target, command, purpose, input string
-	task                               *task
-	action                             sessions.Action
-	reads, tryout, check, escalated    bool
-	passedLater, changedLater          bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
-	status                             status
-	exit                               *int
-	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
-	tests                              []string // the failing tests the output names
-	between                            []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
-	commits                            []program.Commit
-	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
+	task                                      *task
+	action                                    sessions.Action
+	reads, tryout, check, escalated           bool
+	passedLater, changedLater                 bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
+	status                                    status
+	exit                                      *int
+	errLine, tally, script                    string   // a failure's error line; a passing check's count line and package script
+	tests                                     []string // the failing tests the output names
+	between                                   []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
+	commits                                   []program.Commit
+	seq, changesBefore                        int // changesBefore: the task's file changes when it ran, which a check verifies
 }
 
 // toolCall records a tool invocation.

@@ -302,7 +302,7 @@ var patternCases = []patternCase{
 	},
 	{
 		pattern: 1, name: "between a failed call and the same call's pass: every change, no look around",
-		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRetried},
+		raw: map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRetried},
 		must: []string{"The edit of config\\.yaml failed \\([^\n]*\\) and passed when run again; between the failure and the pass: " +
 			"`sed -Ei 's/\\[\\[:space:\\]\\]\\+\\$//' config\\.yaml`, the read of config\\.yaml\\."},
 		mustNot: []string{"between the failure[^\n]*(`cat|`grep|`ls|`head)"},

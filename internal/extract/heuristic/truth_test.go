@@ -2,7 +2,16 @@ package heuristic_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/extract"
+	"github.com/memctl/memctl/internal/sessions"
 )
 
 // claudeLines writes a Claude Code session from its messages, each a role
@@ -66,3 +75,42 @@ const codexSandboxFailed = `{"timestamp":"2026-03-02T09:00:00.000Z","type":"sess
 {"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"failed in sandbox: psql: error: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: Operation not permitted"}}
 {"timestamp":"2026-03-02T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The sandbox kept make migrate from reaching the database socket."}]}}
 `
+
+// TestMemoryIsWholeText guards that the memory never holds part of a
+// character, even when the transcript does (a tool's output cut
+// mid-character), and that an answer shortened to its budget keeps whole
+// sentences of the agent's, whatever characters stand at their ends. (The
+// cap after the budget: internal/extract's TestOfflineCapKeepsWholeItems.)
+func TestMemoryIsWholeText(t *testing.T) {
+	sentences := []string{"Le “cache” garde la clé.", "日本語のテストは通ります。", "Émile’s fix 🙂 holds!", "The “naïve” path is gone?", "Café ☕ au lait."}
+	var answer []string
+	for i := range 60 {
+		answer = append(answer, strings.Repeat("é", i%5)+sentences[i%len(sentences)])
+	}
+	codex := `{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a0f0-0000-7000-8000-0000000000q1","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/dev/src/acme","originator":"codex_cli_rs","cli_version":"0.40.0","source":"cli","model_provider":"openai"}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Run the Japanese locale tests."}]}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Run the Japanese locale tests.","images":[]}}
+{"timestamp":"2026-03-02T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"make test-ja\"]}","call_id":"call_1"}}
+{"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"locale_test.go:9: got \\\"日本\xe8\xaa\", want \\\"日本語\\\"\\nFAIL\",\"metadata\":{\"exit_code\":1}}"}}
+` + fmt.Sprintf(`{"timestamp":"2026-03-02T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":%q}]}}`, strings.Join(answer, " ")) + "\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rollout-2026-03-02T09-00-00-0199a0f0-0000-7000-8000-0000000000q1.jsonl")
+	if err := os.WriteFile(p, []byte(codex), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, summary := memoryParts(t, sessions.KindCodex, p, extract.V1)
+	for name, text := range map[string]string{"raw memory": raw, "rollout summary": summary} {
+		if !utf8.ValidString(text) || strings.ContainsRune(text, utf8.RuneError) {
+			t.Errorf("the %s holds part of a character:\n%s", name, indent(text))
+		}
+	}
+	m := regexp.MustCompile(`(?m)^- Final answer: “(.*)”$`).FindStringSubmatch(raw)
+	if m == nil {
+		t.Fatalf("no final answer in the raw memory:\n%s", indent(raw))
+	}
+	for _, s := range regexp.MustCompile(`[^.!?。]+[.!?。]`).FindAllString(m[1], -1) {
+		if s = strings.TrimSpace(s); !slices.Contains(answer, s) {
+			t.Errorf("the final answer holds %q, no whole sentence of the agent's", s)
+		}
+	}
+}

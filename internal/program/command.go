@@ -183,7 +183,7 @@ func readOnlyProgram(f []string) bool {
 		return readOnlyProgram(f[i+1:]) // find runs what follows -exec on what it finds
 	}
 	switch {
-	case slices.ContainsFunc(f[1:], func(a string) bool { return writeOption(prog, a) }):
+	case writes(prog, f[1:]):
 		return false
 	case prog == "git":
 		args := gitArgs(f)
@@ -246,7 +246,7 @@ func IsCheck(cmd string) bool {
 	}
 	flags, verifies := verifyFlags[prog]
 	switch {
-	case neverChecks()[prog] || writeFlags[prog] != nil && has(writeFlags[prog]...) ||
+	case neverChecks()[prog] || writes(prog, args) ||
 		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewriting files
 		return false
 	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):

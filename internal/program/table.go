@@ -65,21 +65,21 @@ var verifyFlags = map[string][]string{
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
 }
 
-// inPlace are the options that make a reader write a file: sed -i (alone
-// or in a cluster, -Ei), sort -o, find -delete.
-var inPlace = map[string][]string{"sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"}, "yq": {"-i", "--inplace"},
-	"sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""}}
+// writeFlags make a program write files: a formatter rather than check,
+// a reader in place (sed -i alone or in a cluster, sort -o, find -delete;
+// tee: any operand).
+var writeFlags = map[string][]string{"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
+	"biome": {"--write", "--apply", "--fix"}, "sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"},
+	"yq": {"-i", "--inplace"}, "sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""}}
 
-func writeOption(prog, arg string) bool {
-	return slices.ContainsFunc(inPlace[prog], func(o string) bool {
-		return strings.HasPrefix(arg, o) && (o != "" || !strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "/dev/")) ||
-			len(o) == 2 && len(arg) > 2 && arg[0] == '-' && arg[1] != '-' && strings.ContainsRune(arg, rune(o[1]))
+func writes(prog string, args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		return slices.ContainsFunc(writeFlags[prog], func(o string) bool {
+			return strings.HasPrefix(a, o) && (o != "" || !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "/dev/")) ||
+				len(o) == 2 && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, rune(o[1]))
+		})
 	})
 }
-
-// writeFlags make a formatter rewrite files rather than check them.
-var writeFlags = map[string][]string{"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
-	"biome": {"--write", "--apply", "--fix"}}
 
 // purposeOf maps each check word to its purpose.
 var purposeOf = sync.OnceValue(func() map[string]string {

@@ -295,6 +295,16 @@ var patternCases = []patternCase{
 		mustNot: []string{"branch `main`"},
 	},
 	{
+		pattern: 5, name: "what the user pasted is not their own rule; their own sentence beside it is",
+		turns: []scripted.Turn{{User: "The build broke with this:\n```\nerror: you must always run make generate first\nMakefile:12: recipe for target 'build' failed\n```\n" +
+			"The reviewer wrote:\n> Never call the billing API directly from handlers.\n\n    warning: prefer io.ReadAll over ioutil.ReadAll\n" +
+			"Fix the build. From now on, run make generate before you build.",
+			Steps: []scripted.Step{run("make generate && make build", "ok", 0)},
+			Final: "The build passes after make generate."}},
+		must:    []string{"Preference signals:\n- “From now on, run make generate before you build\\.”\n\n"},
+		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(always run make generate|Never call the billing|prefer io\.ReadAll)`},
+	},
+	{
 		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
 		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
 		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},

@@ -130,8 +130,8 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
 	}
 	for _, f := range t.toolFails { // a failed tool call stays open until the same call, with the same input, succeeds
-		same := c.command == "" && c.status == stOK && c.tool == f.tool && c.describe() == f.describe()
-		if f.passedLater, f.changedLater = f.passedLater || same && c.input == f.input, f.changedLater || same; !f.passedLater && !c.reads {
+		same := c.command == "" && c.status == stOK && c.describe() == f.describe() // the same action on the same file
+		if f.passedLater, f.changedLater = f.passedLater || same && c.tool == f.tool && c.input == f.input, f.changedLater || same; !f.passedLater && !c.reads {
 			f.between = appendNew(f.between, cmp.Or(when(len(f.between) < 8, c.describe()), "others"))
 		}
 	}

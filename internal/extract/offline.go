@@ -2,11 +2,11 @@ package extract
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/memctl/memctl/internal/extract/heuristic"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/sessions"
-	"github.com/memctl/memctl/internal/textcut"
 )
 
 // Offline is what "extract --provider heuristic" does with one thread: the
@@ -60,11 +60,22 @@ func offlineOutput(version memversion.Version, r heuristic.Result) Output {
 		return Output{}
 	}
 	slug := r.Slug
-	out := Output{RolloutSummary: textcut.Middle(r.RolloutSummary, heuristicSummaryCap), RolloutSlug: &slug}
+	out := Output{RolloutSummary: wholeLines(r.RolloutSummary, heuristicSummaryCap), RolloutSlug: &slug}
 	if version == memversion.V1 {
-		out.RawMemory = textcut.Middle(r.RawMemory, heuristicRawCap)
+		out.RawMemory = wholeLines(r.RawMemory, heuristicRawCap)
 	}
 	return out
+}
+
+// wholeLines holds text to n bytes by dropping whole lines from its end,
+// each an item of the memory: a cap never cuts an item, a sentence or a
+// character. What is not valid UTF-8 (a transcript cut mid-character) goes.
+func wholeLines(text string, n int) string {
+	text = strings.ReplaceAll(strings.ToValidUTF8(text, ""), "\uFFFD", "")
+	for len(text) > n {
+		text = text[:strings.LastIndexByte(strings.TrimRight(text, "\n"), '\n')+1]
+	}
+	return text
 }
 
 // Hard caps after the extractor's own budgets: the raw memory stays under

@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/extract/heuristic"
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/redact"
@@ -103,6 +105,30 @@ func TestOfflineShape(t *testing.T) {
 				}
 			} else if out.RawMemory != "" {
 				t.Errorf("%s: v2 wrote a raw memory", f.Path)
+			}
+		}
+	}
+}
+
+// TestOfflineCapKeepsWholeItems: past the extractor's own budget, the cap
+// drops whole items from the end, never part of one or of a character,
+// whatever multibyte text stands at the cut, and no broken character of
+// the transcript is passed on.
+func TestOfflineCapKeepsWholeItems(t *testing.T) {
+	words := []string{"“quoted”", "é", "日本語", "🙂", "naïve", "plain"}
+	for shift := range 12 {
+		var b strings.Builder
+		b.WriteString("# Title \xe6\x97\n\n")
+		for i := 0; b.Len() < heuristicRawCap+2000; i++ {
+			b.WriteString("- Final answer: “" + strings.Repeat("x", shift) + words[i%len(words)] + " stays whole " + words[(i+shift)%len(words)] + ".”\n")
+		}
+		out := offlineOutput(memversion.V1, heuristic.Result{RawMemory: b.String(), RolloutSummary: b.String(), Slug: "s"})
+		for _, text := range []string{out.RawMemory, out.RolloutSummary} {
+			if !utf8.ValidString(text) || strings.ContainsRune(text, utf8.RuneError) {
+				t.Fatalf("shift %d: a broken character is left", shift)
+			}
+			if len(text) > heuristicSummaryCap || !strings.HasSuffix(text, ".”\n") || strings.Contains(text, "truncated") {
+				t.Fatalf("shift %d: an item is cut: …%q", shift, text[max(0, len(text)-60):])
 			}
 		}
 	}

@@ -72,24 +72,19 @@ func looksOnly(part string) bool {
 	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
 }
 
-// HidesExitStatus reports a line whose exit status is not its work's: its
-// last command or, without pipefail, its last stage only reads or prints.
-// A failure it does not hide when what is in the way never fails (tail,
-// echo): the shell passed the work's status on (pipefail was set).
-func HidesExitStatus(cmd string, failed bool) bool {
+// HidesExitStatus reports a line whose success is not its work's: its last
+// command or, without pipefail, its last stage only reads or prints. A
+// failure is always the line's: the caller asks only of a success.
+func HidesExitStatus(cmd string) bool {
 	ps := parts(cmd)
 	if len(ps) == 0 {
 		return false
 	}
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	hider := name(st[len(st)-1])
-	switch {
-	case failed && neverFail()[hider]:
-		return false
-	case looksOnly(last) && work(cmd) != last:
+	if looksOnly(last) && work(cmd) != last {
 		return true
 	}
-	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(hider) && !looksOnly(st[0])
+	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
 // coreWords drops what does not say what a command does: environment
@@ -167,7 +162,7 @@ func readOnly(cmd string) bool {
 			for i > 0 && len(g) > 0 && (g[0] == "xargs" || strings.HasPrefix(g[0], "-")) {
 				g = g[1:] // what counts is what xargs runs
 			}
-			if len(g) == 0 || (i == 0 && !readOnlyProgram(g)) || (i > 0 && !isReader(path.Base(g[0]))) {
+			if len(g) == 0 || !readOnlyProgram(g) || i > 0 && !isReader(path.Base(g[0])) {
 				return false
 			}
 		}
@@ -177,15 +172,18 @@ func readOnly(cmd string) bool {
 }
 
 // Explores reports a line that only looks around and writes no file
-// through a redirection or tee.
-func Explores(cmd string) bool { return !WritesFile(cmd) && readOnly(cmd) }
+// through a redirection, tee or an in-place option (sed -i, sort -o).
+func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
 
 // readOnlyProgram reports a reader, a read-only git command, or a tool
 // asked for a state ("gh pr view", "kubectl describe").
 func readOnlyProgram(f []string) bool {
 	prog := path.Base(f[0])
+	if i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" }); prog == "find" && i > 0 && i+1 < len(f) {
+		return readOnlyProgram(f[i+1:]) // find runs what follows -exec on what it finds
+	}
 	switch {
-	case prog == "sed" && slices.ContainsFunc(f, func(a string) bool { return strings.HasPrefix(a, "-i") }):
+	case writes(prog, f[1:]):
 		return false
 	case prog == "git":
 		args := gitArgs(f)
@@ -248,7 +246,7 @@ func IsCheck(cmd string) bool {
 	}
 	flags, verifies := verifyFlags[prog]
 	switch {
-	case neverChecks()[prog] || writeFlags[prog] != nil && has(writeFlags[prog]...) ||
+	case neverChecks()[prog] || writes(prog, args) ||
 		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewriting files
 		return false
 	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):

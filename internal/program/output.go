@@ -36,6 +36,11 @@ var problemRanks = []func() *regexp.Regexp{
 	lazyre.New(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
 }
 
+// Diagnostic reports a line a tool printed: at a source position, a comparison, "error: …".
+func Diagnostic(line string) bool {
+	return problemRanks[0]().MatchString(line) || slices.ContainsFunc([]string{"error:", "fatal:", "panic:", "warning:"}, func(p string) bool { return strings.HasPrefix(strings.ToLower(line), p) })
+}
+
 // ErrorLine picks the line of a failed command's output to quote: of the
 // lines that are not noise, the first of the strongest rank, else the
 // last; its spaces folded, its length whole. When the runner names a

@@ -142,23 +142,11 @@ func Operands(args []string) []string {
 // fileReaders print the files their arguments name.
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
-// WritesFile reports a line whose first line redirects output to a file
-// (not 2>&1 nor /dev/null) or tees it into one.
-func WritesFile(cmd string) bool {
+// writesFile reports a line whose first line redirects output to a file
+// (not 2>&1 nor /dev/null).
+func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
-	line = blankQuotes(line, false)
-	for _, m := range redirectRE().FindAllStringSubmatch(line, -1) {
-		if !strings.HasPrefix(m[1], "/dev/") {
-			return true
-		}
-	}
-	for _, st := range stages(line) {
-		if f := strings.Fields(st); len(f) > 1 && path.Base(f[0]) == "tee" &&
-			slices.ContainsFunc(f[1:], func(a string) bool { return !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "/dev/") }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1), func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
 }
 
 // redirectRE is a redirection of output and its target (not "=>", "->").

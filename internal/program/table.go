@@ -1,6 +1,7 @@
 package program
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,9 +23,6 @@ var (
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = lazyre.Words(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
 		terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
-	// neverFail exit 0 whatever they read: a failure through them is the
-	// work's (HidesExitStatus).
-	neverFail = lazyre.Words(`tail head cat echo printf true : tee sort uniq wc column`)
 	// wrappers run the program named after them: "npx jest" is jest's run.
 	wrappers = lazyre.Words(`npx pnpx bunx uvx`)
 	// wrapperSubs are runner subcommands that run the program after them.
@@ -67,9 +65,21 @@ var verifyFlags = map[string][]string{
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
 }
 
-// writeFlags make a formatter rewrite files rather than check them.
+// writeFlags make a program write files: a formatter rather than check,
+// a reader in place (sed -i alone or in a cluster, sort -o, find -delete;
+// tee: any operand).
 var writeFlags = map[string][]string{"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
-	"biome": {"--write", "--apply", "--fix"}}
+	"biome": {"--write", "--apply", "--fix"}, "sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"},
+	"yq": {"-i", "--inplace"}, "sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""}}
+
+func writes(prog string, args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		return slices.ContainsFunc(writeFlags[prog], func(o string) bool {
+			return strings.HasPrefix(a, o) && (o != "" || !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "/dev/")) ||
+				len(o) == 2 && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, rune(o[1]))
+		})
+	})
+}
 
 // purposeOf maps each check word to its purpose.
 var purposeOf = sync.OnceValue(func() map[string]string {

@@ -232,8 +232,8 @@ func (r *reader) event(e sessions.Event) {
 }
 
 // ran records a finished shell command and pairs it: a pass ends the open
-// failures of its work. A status a filter at the end of the line set
-// ("go test ./... | tail") is no outcome of the work's.
+// failures of its work. A success a filter at the end of the line set
+// ("go test ./... | tail") is no outcome of the work's; a failure is the line's.
 func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 	run := cmdRun{shellCommand: readCommand(c.command), raw: c.command, line: c.line, time: c.time, outcome: out}
 	if out == sessions.OutcomeFailed {
@@ -241,7 +241,7 @@ func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 	}
 	r.s.commands = append(r.s.commands, run)
 	outcome := map[sessions.Outcome]program.Outcome{sessions.OutcomeOK: program.Passed, sessions.OutcomeFailed: program.Failed}[out]
-	if program.HidesExitStatus(c.command, out == sessions.OutcomeFailed) {
+	if out != sessions.OutcomeFailed && program.HidesExitStatus(c.command) {
 		outcome = program.Unknown
 	}
 	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Error: run.errLine, Ref: len(r.s.commands) - 1}) {

@@ -80,6 +80,9 @@ func TestClaudeNormalisedOutcomes(t *testing.T) {
 		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"o2","name":"BashOutput","input":{"bash_id":"bash_1"}}]}}`,
 		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"o2","content":"<status>completed</status>\n\n<exit_code>2</exit_code>\n\n<stderr>\nerror TS2304: Cannot find name 'x'.\n</stderr>"}]}}`,
 		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/home/u/.memctl/memories/MEMORY.md"}}]}}`,
+		// On Windows commands run through PowerShell: a command all the same.
+		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"ps","name":"PowerShell","input":{"command":"dotnet test"}}]}}`,
+		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ps","content":"Exit code 1\nFailed!  - Failed: 1","is_error":true}]}}`,
 	}
 	p := writeFile(t, t.TempDir(), "proj/55555555-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
 	evs, _ := collectEvents(t, File{Kind: KindClaudeCode, Path: p})
@@ -102,6 +105,8 @@ result e2 failed "String to replace not found in file."
 call bg shell "npm run build"
 result bg failed exit=2 "error TS2304: Cannot find name 'x'."
 call r1 memory file=/home/u/.memctl/memories/MEMORY.md
+call ps shell "dotnet test"
+result ps failed exit=1 "Failed!  - Failed: 1"
 `
 	if got := outcomes(evs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -137,6 +142,15 @@ func TestCodexNormalisedOutcomes(t *testing.T) {
 		// its own streams.
 		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"python - << 'PY'\\nprint(1)\\nPY\"]}","call_id":"c6"}}`,
 		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c6","output":"failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, stdout: , stderr: bash: cannot create temp file for here document: Operation not permitted\n"}}`,
+		// apply_patch exec'd with the patch as its argument, or after a cd:
+		// edits too.
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"apply_patch\",\"*** Begin Patch\\n*** Add File: d.py\\n+y = 2\\n*** End Patch\\n\"]}","call_id":"c7"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c7","output":"{\"output\":\"Success. Updated the following files:\\nA d.py\\n\",\"metadata\":{\"exit_code\":0}}"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"cd web && apply_patch <<'EOF'\\n*** Begin Patch\\n*** Add File: e.py\\n+z = 3\\n*** End Patch\\nEOF\"}","call_id":"c8"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c8","output":"Exit code: 0\nOutput:\nSuccess. Updated the following files:\nA e.py\n"}}`,
+		// The sandbox failed a command and gave no exit code: a failure.
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"make migrate\"]}","call_id":"c9"}}`,
+		`{"timestamp":"2026-01-01T10:00:14Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":"failed in sandbox: psql: Operation not permitted"}}`,
 		`{"timestamp":"2026-01-01T10:00:15Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
 	}
 	p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-66666666-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
@@ -156,6 +170,14 @@ result c5 ok exit=0 "Success. Updated the following files:\nA c.py"
 change c5 add c.py
 call c6 shell "python - << 'PY'\nprint(1)\nPY"
 result c6 failed exit=1 "bash: cannot create temp file for here document: Operation not permitted"
+call c7 edit file=d.py
+result c7 ok exit=0 "Success. Updated the following files:\nA d.py"
+change c7 add d.py
+call c8 edit file=e.py
+result c8 ok exit=0 "Success. Updated the following files:\nA e.py"
+change c8 add e.py
+call c9 shell "make migrate"
+result c9 failed "failed in sandbox: psql: Operation not permitted"
 interrupt "turn aborted: interrupted"
 `
 	if got := outcomes(evs); got != want {

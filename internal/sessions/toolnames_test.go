@@ -22,8 +22,9 @@ func TestNoAgentToolNamesOutsideSessions(t *testing.T) {
 		names[n] = true
 	}
 	// Plain words that are also tool names of some agent; other packages
-	// use them in their own sense (a config kind "shell", an "edit" verb).
-	for _, n := range []string{"shell", "write", "edit", "replace", "wait", "local_shell"} {
+	// use them in their own sense (a config kind "shell", an "edit" verb,
+	// the language "PowerShell").
+	for _, n := range []string{"shell", "write", "edit", "replace", "wait", "local_shell", "PowerShell"} {
 		delete(names, n)
 	}
 	root := filepath.Join("..", "..")

@@ -33,18 +33,18 @@ func (s status) refused() bool { return s == stRejected || s == stDenied || s ==
 // call is one tool call of a task and how it ended. A tryout runs a
 // program from a scratch folder: its exit says how the try-out went.
 type call struct {
-	id, tool, target, command, purpose string
-	task                               *task
-	action                             sessions.Action
-	reads, tryout, check, escalated    bool
-	passedLater                        bool // a failed tool call: the same call succeeded later
-	status                             status
-	exit                               *int
-	errLine, tally, script             string   // a failure's error line; a passing check's count line and package script
-	tests                              []string // the failing tests the output names
-	between                            []string // a failed tool call's: what ran after it until the same call succeeded
-	commits                            []program.Commit
-	seq, changesBefore                 int // changesBefore: the task's file changes when it ran, which a check verifies
+	id, tool, target, command, purpose, input string
+	task                                      *task
+	action                                    sessions.Action
+	reads, tryout, check, escalated           bool
+	passedLater, changedLater                 bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
+	status                                    status
+	exit                                      *int
+	errLine, tally, script                    string   // a failure's error line; a passing check's count line and package script
+	tests                                     []string // the failing tests the output names
+	between                                   []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
+	commits                                   []program.Commit
+	seq, changesBefore                        int // changesBefore: the task's file changes when it ran, which a check verifies
 }
 
 // toolCall records a tool invocation.
@@ -60,7 +60,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
-	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
+	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), input: e.Input, task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
 	if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
 		t.addRead(c.target)
 	}
@@ -129,9 +129,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
 		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
 	}
-	for _, f := range t.toolFails { // a failed tool call stays open until the same call succeeds
-		if f.passedLater = f.passedLater || c.command == "" && c.status == stOK && c.describe() == f.describe(); !f.passedLater && len(f.between) < 4 {
-			f.between = appendNew(f.between, c.describe())
+	for _, f := range t.toolFails { // a failed tool call stays open until the same call, with the same input, succeeds
+		same := c.command == "" && c.status == stOK && c.describe() == f.describe() // the same action on the same file
+		if f.passedLater, f.changedLater = f.passedLater || same && c.tool == f.tool && c.input == f.input, f.changedLater || same; !f.passedLater && !c.reads {
+			f.between = appendNew(f.between, cmp.Or(when(len(f.between) < 8, c.describe()), "others"))
 		}
 	}
 	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
@@ -140,21 +141,20 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 }
 
-// resultStatus settles a call; a line whose exit status is not its work's
-// ("go test ./... | tail -20") has an unknown one.
+// resultStatus settles a call: failed by its exit status or error flag; a
+// success that is not the work's ("go test ./... | tail -20") is unknown.
 func resultStatus(c *call, e sessions.Event) status {
 	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
 		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
 		return st
 	}
-	failed := e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0
 	switch {
-	case c.command == "" && !failed:
+	case e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0:
+		return stFailed // the line's own failure, whatever part of it failed
+	case c.command == "":
 		return stOK // a tool that is not a shell and reported no error
-	case !failed && e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || c.command != "" && program.HidesExitStatus(c.command, failed):
+	case e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || program.HidesExitStatus(c.command):
 		return stUnknown
-	case failed:
-		return stFailed
 	}
 	return stOK
 }

@@ -74,21 +74,15 @@ func (x *Extractor) Add(e sessions.Event) {
 	if e.Time.After(x.last) {
 		x.last = e.Time
 	}
-	switch e.Kind {
-	case sessions.EventHuman:
-		x.human(e)
-	case sessions.EventAssistant:
-		x.assistant(e)
-	case sessions.EventToolCall:
-		x.toolCall(e)
-	case sessions.EventToolResult:
-		x.toolResult(e)
-	case sessions.EventFileChange:
-		x.fileChange(e)
-	case sessions.EventInterrupt:
-		x.interrupted(e)
+	if read := readers[e.Kind]; read != nil {
+		read(x, e)
 	}
 }
+
+// readers read each kind of event the extractor uses.
+var readers = map[sessions.EventKind]func(*Extractor, sessions.Event){sessions.EventHuman: (*Extractor).human, sessions.EventAssistant: (*Extractor).assistant,
+	sessions.EventToolCall: (*Extractor).toolCall, sessions.EventToolResult: (*Extractor).toolResult,
+	sessions.EventFileChange: (*Extractor).fileChange, sessions.EventInterrupt: (*Extractor).interrupted}
 
 func (x *Extractor) current() *task {
 	if len(x.tasks) == 0 {

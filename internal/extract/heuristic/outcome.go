@@ -13,7 +13,7 @@ import (
 // says of the work (a refused request is no success), any answer at all.
 func (t *task) outcome() (string, string) {
 	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
-	check := t.lastCheck
+	check, refusedEdit := t.lastCheck, slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit })
 	switch {
 	case t.verifies(check) && check.status == stFailed:
 		return "fail", "the last check " + last(check) + " failed"
@@ -30,12 +30,9 @@ func (t *task) outcome() (string, string) {
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a step the user rejected or interrupted"
-	case t.refusedEdit() != nil && t.changedNothing():
-		why := t.refusedEdit().describe() + " did not run and no file changed"
-		if reportsFailure(t.final) || reportsCompletion(t.final) {
-			return "fail", why
-		}
-		return "uncertain", why
+	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0: // it changed nothing
+		return map[bool]string{true: "fail", false: "uncertain"}[reportsFailure(t.final) || reportsCompletion(t.final)],
+			t.refused[refusedEdit].describe() + " did not run and no file changed"
 	case reportsFailure(t.final):
 		return "partial", "the final answer reports that part of the work could not be done"
 	case t.negAfter:
@@ -89,17 +86,3 @@ func (t *task) open() []program.Failure {
 // reported reports a failed run worth stating: not a look around that
 // found nothing, but one whose run broke (exit 2 or more: a usage error).
 func reported(c *call) bool { return !c.reads || c.exit != nil && *c.exit >= 2 }
-
-// refusedEdit returns the first edit of the task that did not run.
-func (t *task) refusedEdit() *call {
-	if i := slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit }); i >= 0 {
-		return t.refused[i]
-	}
-	return nil
-}
-
-// changedNothing reports a task that changed no file, made no commit and
-// changed nothing through git.
-func (t *task) changedNothing() bool {
-	return len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0
-}

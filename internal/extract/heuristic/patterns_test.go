@@ -294,6 +294,55 @@ var patternCases = []patternCase{
 			Final: "The writer is in export/csv.go on the new branch."}},
 		mustNot: []string{"branch `main`"},
 	},
+	{
+		pattern: 5, name: "what the user pasted is not their own rule; their own sentence beside it is",
+		turns: []scripted.Turn{{User: "The build broke with this:\n```\nerror: you must always run make generate first\nMakefile:12: recipe for target 'build' failed\n```\n" +
+			"The reviewer wrote:\n> Never call the billing API directly from handlers.\n\n    warning: prefer io.ReadAll over ioutil.ReadAll\n" +
+			"Fix the build. From now on, run make generate before you build.",
+			Steps: []scripted.Step{run("make generate && make build", "ok", 0)},
+			Final: "The build passes after make generate."}},
+		must:    []string{"Preference signals:\n- “From now on, run make generate before you build\\.”\n\n"},
+		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(always run make generate|Never call the billing|prefer io\.ReadAll)`},
+	},
+	{
+		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
+		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
+		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},
+		mustNot: []string{`run again`},
+	},
+	{
+		pattern: 1, name: "between a failed call and the same call's pass: every change, no look around",
+		raw: map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRetried},
+		must: []string{"The edit of config\\.yaml failed \\([^\n]*\\) and passed when run again; between the failure and the pass: " +
+			"`sed -Ei 's/\\[\\[:space:\\]\\]\\+\\$//' config\\.yaml`, the read of config\\.yaml\\."},
+		mustNot: []string{"between the failure[^\n]*(`cat|`grep|`ls|`head)"},
+	},
+	{
+		pattern: 1, name: "an in-place rewrite between a failure and the pass is no flakiness",
+		turns: []scripted.Turn{{User: "Make the slug tests pass.",
+			Steps: []scripted.Step{
+				run("go test ./slug", "--- FAIL: TestSlug (0.00s)\n    slug_test.go:9: Slug(\"A  B\") = \"a--b\", want \"a-b\"\nFAIL", 1),
+				run("sed -Ei 's/ReplaceAll\\(s, \" \"/ReplaceAll(strings.Join(strings.Fields(s), \" \"), \" \"/' slug/slug.go", "", 0),
+				run("go test ./slug", "ok  \tacme/slug\t0.01s", 0)},
+			Final: "Slug collapses runs of spaces now."}},
+		must:    []string{"between the failure and the pass: ran `sed -Ei "},
+		mustNot: []string{`flaky`, `nothing (else )?(ran|changed)`},
+	},
+	{
+		pattern: 2, name: "a line that failed is a failure whatever filter ends it",
+		turns: []scripted.Turn{{User: "Run the server tests.",
+			Steps: []scripted.Step{
+				run("go test ./server 2>&1 | grep -v '^ok'", "--- FAIL: TestRoutes (0.00s)\n    routes_test.go:21: GET /health = 500, want 200\nFAIL", 1)},
+			Final: "TestRoutes fails: /health answers 500."}},
+		must:    []string{"`go test \\./server 2>&1 \\| grep -v '\\^ok'` failed once \\(`routes_test\\.go:21: GET /health = 500, want 200`"},
+		mustNot: []string{`no exit status of its own`},
+	},
+	{
+		pattern: 2, name: "a command the sandbox failed with no exit status is a failure",
+		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
+		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},
+		mustNot: []string{`no exit status of its own`},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/program"
 )
 
 // Preferences: the sentences of the user that state how to work rather
@@ -33,7 +34,7 @@ func preferences(text string, reply bool) []string {
 		return nil
 	}
 	var out []string
-	ss := sentencesOf(text)
+	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
@@ -48,6 +49,21 @@ func preferences(text string, reply bool) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// ownWords drops what the user pasted into a message: fenced blocks,
+// quoted (">") and indented lines, the lines a tool printed.
+func ownWords(text string) string {
+	var b strings.Builder
+	fenced := false
+	for l := range strings.Lines(text) {
+		if t := strings.TrimSpace(l); !(strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">") || program.Diagnostic(t)) {
+			if fenced = fenced != strings.HasPrefix(t, "```"); !fenced {
+				b.WriteString(l)
+			}
+		}
+	}
+	return b.String()
 }
 
 // document reports a message under two or more headings: a template or a

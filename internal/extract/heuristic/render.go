@@ -198,6 +198,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		line := "The " + strings.TrimPrefix(c.describe(), "the ") + " failed" + when(c.errLine != "", " ("+code(textcut.Line(c.errLine, 160))+")")
 		if c.passedLater {
 			line += " and passed when run again" + when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
+		} else if c.changedLater {
+			line += "; a later, different " + strings.TrimPrefix(c.describe(), "the ") + " succeeded"
 		}
 		d.add(&d.failures, cNote, line+".")
 	}

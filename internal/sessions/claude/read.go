@@ -262,7 +262,7 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 			}
 			_ = json.Unmarshal(b.Input, &in)
 			switch b.Name {
-			case "Bash":
+			case "Bash", "PowerShell": // PowerShell: Claude Code's shell on Windows
 				p.Command = transcript.UnwrapShell(in.Command)
 				p.Escalated = in.DisableSandbox
 			case "BashOutput":

@@ -15,7 +15,7 @@ import (
 // Tools are Claude Code's built-in tools, with the action of each.
 var Tools = sync.OnceValue(func() map[string]transcript.Action {
 	return map[string]transcript.Action{
-		"Bash": transcript.ActionShell, "BashOutput": transcript.ActionShell, "KillShell": transcript.ActionShell, "KillBash": transcript.ActionShell,
+		"Bash": transcript.ActionShell, "PowerShell": transcript.ActionShell, "BashOutput": transcript.ActionShell, "KillShell": transcript.ActionShell, "KillBash": transcript.ActionShell,
 		"Write": transcript.ActionEdit, "Edit": transcript.ActionEdit, "MultiEdit": transcript.ActionEdit, "NotebookEdit": transcript.ActionEdit,
 		"Read": transcript.ActionRead, "NotebookRead": transcript.ActionRead,
 		"Glob": transcript.ActionSearch, "Grep": transcript.ActionSearch, "LS": transcript.ActionSearch,

@@ -412,7 +412,9 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 }
 
 // codexOutcome reads the outcome of a tool output: its exit status when it
-// has one, else the harness's own words for a refused or aborted call.
+// has one, else the harness's own words for a refused, aborted or failed
+// call ("failed in sandbox: …"). An "execution error" (it could not start
+// the command, in a folder that is not there) says nothing of the command.
 func codexOutcome(body string, code *int) transcript.Outcome {
 	t := strings.TrimSpace(body)
 	switch {
@@ -421,8 +423,8 @@ func codexOutcome(body string, code *int) transcript.Outcome {
 		return transcript.OutcomeRejected
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
 		return transcript.OutcomeInterrupted
-	case code != nil && *code != 0:
-		return transcript.OutcomeFailed
+	case code != nil && *code != 0, strings.HasPrefix(t, "failed in sandbox"):
+		return transcript.OutcomeFailed // the sandbox's failure has no exit status
 	case code != nil:
 		return transcript.OutcomeOK
 	}

@@ -128,17 +128,16 @@ func codexSandboxFailure(out string) (string, *int) {
 	return strings.TrimSpace(body), &code
 }
 
-// shellPatch returns the patch of a shell command that runs apply_patch
-// on a heredoc ("apply_patch << 'PATCH' *** Begin Patch …"), as Codex
-// does when it reaches the tool through its shell; "" for any other
-// command.
+// shellPatch returns the patch of a shell command that runs apply_patch,
+// as Codex does when it reaches the tool through its shell: on a heredoc
+// ("apply_patch << 'PATCH' *** Begin Patch …"), after a cd, or exec'd with
+// the patch as its argument; "" for any other command.
 func shellPatch(cmd string) string {
-	first, rest, ok := strings.Cut(strings.TrimSpace(cmd), "\n")
-	if !ok || !strings.HasPrefix(first, "apply_patch") || !strings.Contains(first, "<<") ||
-		!strings.HasPrefix(strings.TrimSpace(rest), "*** Begin Patch") {
+	start, end := strings.Index(cmd, "*** Begin Patch"), strings.LastIndex(cmd, "*** End Patch")
+	if start < 0 || end < start || !slices.Contains(strings.Fields(cmd[:start]), "apply_patch") {
 		return ""
 	}
-	return rest
+	return strings.ReplaceAll(cmd[start:end], `'\''`, "'") + "*** End Patch\n" // ShellJoin quoted an exec'd patch
 }
 
 // codexPatchFailed reports an apply_patch output that says the patch was

@@ -76,15 +76,20 @@ func looksOnly(part string) bool {
 // command or, without pipefail, its last stage only reads or prints. A
 // failure is always the line's: the caller asks only of a success.
 func HidesExitStatus(cmd string) bool {
-	ps := parts(cmd)
-	if len(ps) == 0 {
-		return false
-	}
+	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
 	if looksOnly(last) && work(cmd) != last {
 		return true
 	}
 	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
+}
+
+// EndsInSearch reports a line whose last stage searches (grep and its
+// kin): its exit status 1 with no output says it found nothing.
+func EndsInSearch(cmd string) bool {
+	ps := append([]string{""}, parts(cmd)...)
+	st := stages(ps[len(ps)-1])
+	return slices.Contains([]string{"grep", "egrep", "fgrep", "rg", "ag", "ack"}, name(st[len(st)-1]))
 }
 
 // coreWords drops what does not say what a command does: environment

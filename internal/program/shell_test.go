@@ -199,6 +199,20 @@ func TestFilesRead(t *testing.T) {
 	}
 }
 
+func TestEndsInSearch(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"go test ./... 2>&1 | grep FAIL": true,
+		"cd web && rg -n TODO src":       true,
+		"go test ./... | tail -5":        false,
+		"grep -q x f && make":            false,
+		"go test ./...":                  false,
+	} {
+		if got := EndsInSearch(cmd); got != want {
+			t.Errorf("EndsInSearch(%q) = %v", cmd, got)
+		}
+	}
+}
+
 func TestHidesExitStatus(t *testing.T) {
 	tests := []struct {
 		cmd  string

@@ -241,7 +241,8 @@ func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 	}
 	r.s.commands = append(r.s.commands, run)
 	outcome := map[sessions.Outcome]program.Outcome{sessions.OutcomeOK: program.Passed, sessions.OutcomeFailed: program.Failed}[out]
-	if out != sessions.OutcomeFailed && program.HidesExitStatus(c.command) {
+	if out != sessions.OutcomeFailed && program.HidesExitStatus(c.command) ||
+		out == sessions.OutcomeFailed && strings.TrimSpace(output) == "" && program.EndsInSearch(c.command) { // a search that found nothing
 		outcome = program.Unknown
 	}
 	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Error: run.errLine, Ref: len(r.s.commands) - 1}) {

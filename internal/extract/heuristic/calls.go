@@ -142,13 +142,15 @@ func (x *Extractor) toolResult(e sessions.Event) {
 }
 
 // resultStatus settles a call: failed by its exit status or error flag; a
-// success that is not the work's ("go test ./... | tail -20") is unknown.
+// success not the work's ("… | tail -20") or a search finding nothing is unknown.
 func resultStatus(c *call, e sessions.Event) status {
 	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
 		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
 		return st
 	}
 	switch {
+	case e.ExitCode != nil && *e.ExitCode == 1 && strings.TrimSpace(e.Output) == "" && program.EndsInSearch(c.command):
+		return stUnknown
 	case e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0:
 		return stFailed // the line's own failure, whatever part of it failed
 	case c.command == "":

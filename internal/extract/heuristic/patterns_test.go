@@ -338,6 +338,16 @@ var patternCases = []patternCase{
 		mustNot: []string{`no exit status of its own`},
 	},
 	{
+		pattern: 2, name: "a search at the end of a line that found nothing is no failure",
+		turns: []scripted.Turn{{User: "Do the server tests still fail?",
+			Steps: []scripted.Step{
+				run("go test ./server 2>&1 | grep FAIL", "", 1),
+				run("go test ./server", "ok  \tacme/server\t0.02s", 0)},
+			Final: "No: the server tests pass."}},
+		must:    []string{"`go test \\./server` passed"},
+		mustNot: []string{"grep FAIL` failed", `flaky`, `between the failure`},
+	},
+	{
 		pattern: 2, name: "a command the sandbox failed with no exit status is a failure",
 		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},

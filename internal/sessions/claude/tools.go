@@ -108,10 +108,9 @@ func claudeResultBody(text string) string {
 		t = strings.TrimSuffix(s, "</tool_use_error>")
 	}
 	if rest, ok := strings.CutPrefix(t, "Exit code "); ok {
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			if _, err := strconv.Atoi(rest[:i]); err == nil {
-				t = rest[i+1:]
-			}
+		code, body, _ := strings.Cut(rest, "\n") // a command that printed nothing has no body
+		if _, err := strconv.Atoi(code); err == nil {
+			t = body
 		}
 	}
 	return t

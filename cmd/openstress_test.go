@@ -60,6 +60,17 @@ func burnCPU() {
 	wg.Wait()
 }
 
+// emptyHome makes round r's home folder, with nothing in it: the store is
+// created by whichever process opens it first.
+func emptyHome(t *testing.T, dir string, r int) string {
+	t.Helper()
+	home := filepath.Join(dir, fmt.Sprintf("home-%d", r))
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // runAtOnce starts every command, then waits for all of them, and fails
 // the test for each one that exits non-zero or mentions a locked or busy
 // database on stderr.
@@ -89,16 +100,17 @@ func runAtOnce(t *testing.T, round int, cmds []*exec.Cmd) {
 }
 
 // TestStressFirstOpenUnderLoad starts 16 processes at once on a home
-// that does not exist yet, 50 times, while CPU burners keep every core
-// busy. Every process must open the store, switch it to WAL and run the
-// migrations, or find that done, without an error.
+// folder with nothing in it yet (a home named by MEMCTL_HOME must exist),
+// 50 times, while CPU burners keep every core busy. Every process must
+// create and open the store, switch it to WAL and run the migrations, or
+// find that done, without an error.
 func TestStressFirstOpenUnderLoad(t *testing.T) {
 	testenv.RequireFull(t, "the stress storm starts 800 memctl processes against CPU burners")
 	startCPUBurners(t, 1)
 	dir := t.TempDir()
 	const procs, rounds = 16, 50
 	for r := 0; r < rounds; r++ {
-		home := filepath.Join(dir, fmt.Sprintf("home-%d", r))
+		home := emptyHome(t, dir, r)
 		env := []string{"MEMCTL_HOME=" + home}
 		cmds := make([]*exec.Cmd, procs)
 		for i := range cmds {
@@ -128,7 +140,7 @@ func TestStressMixedStagesOnFreshHome(t *testing.T) {
 	reply := "Done.\n<oai-mem-citation>\n<rollout_ids>\n00000000-0000-4000-8000-000000000001\n</rollout_ids>\n</oai-mem-citation>\n"
 	const procs, rounds = 16, 50
 	for r := 0; r < rounds; r++ {
-		home := filepath.Join(dir, fmt.Sprintf("home-%d", r))
+		home := emptyHome(t, dir, r)
 		env := []string{"MEMCTL_HOME=" + home, "MEMCTL_CONFIG=" + cfgPath}
 		cmds := make([]*exec.Cmd, procs)
 		for i := range cmds {

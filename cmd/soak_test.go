@@ -355,5 +355,7 @@ func wholeSummary(args []string, out string) bool {
 	if slices.Contains(args, "--all-projects") {
 		return global
 	}
-	return global || strings.HasPrefix(out, "## Personal layer\n") && strings.Contains(out, "\n## Project: ")
+	// A project's summary opens with the personal layer, or with the project
+	// when the personal layer is empty.
+	return global || strings.HasPrefix(out, "## Personal layer\n") && strings.Contains(out, "\n## Project: ") || strings.HasPrefix(out, "## Project: ")
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"math"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -9,7 +10,7 @@ import (
 
 // The scanner is the prefilter: one pass over the text that finds every anchor literal of
 // every rule, so a rule's regular expression only runs where it can possibly match. It
-// keys a 64 Ki table on each pair of adjacent bytes; pairs that key no anchor (nearly
+// keys a 64 Ki table of bytes on each pair of adjacent bytes; pairs that key no anchor (nearly
 // all of them) cost one table load. An anchor is keyed on the first of its pairs that
 // is not among the commonest pairs of transcript text (see commonPairs), so "secret"
 // is looked for where "cr" occurs rather than at every "se". Case-insensitive anchors
@@ -35,7 +36,7 @@ type anchor struct {
 }
 
 type scanner struct {
-	tab     []uint16 // bigram -> group index + 1
+	tab     []uint8 // bigram -> group index + 1 (the built-in anchors make about 100 groups)
 	groups  [][]int32
 	anchors []anchor
 }
@@ -45,7 +46,9 @@ func newScanner(rules []*rule) *scanner {
 	for _, r := range rules {
 		n += len(r.anchors)
 	}
-	s := &scanner{tab: make([]uint16, 1<<16), anchors: make([]anchor, 0, n)}
+	// A byte per pair keeps the table at 64 KB, half the pages a first
+	// build touches; summary builds it on every agent turn.
+	s := &scanner{tab: make([]uint8, 1<<16), anchors: make([]anchor, 0, n)}
 	// Each anchor is entered under every case variant of its key pair. The
 	// entries are gathered first and the groups cut from one array after,
 	// so building the table allocates a few slices, not hundreds: summary
@@ -84,13 +87,16 @@ func newScanner(rules []*rule) *scanner {
 	// their anchors in the order they were added. The table itself is only
 	// written: reading a fresh page before its first write costs a second
 	// fault and a flush of every CPU's TLB, which was most of the build.
-	group := make(map[uint16]uint16, len(entries)) // key -> group index + 1
+	group := make(map[uint16]uint8, len(entries)) // key -> group index + 1
 	var sizes []int
 	for _, e := range entries {
 		g, ok := group[e.key]
 		if !ok {
+			if len(sizes) == math.MaxUint8 {
+				panic("redact: more anchor groups than the scanner's table holds")
+			}
 			sizes = append(sizes, 0)
-			g = uint16(len(sizes))
+			g = uint8(len(sizes))
 			group[e.key] = g
 			s.tab[e.key] = g
 		}
@@ -187,7 +193,7 @@ func (s *scanner) scan(b []byte, hits []hit) []hit {
 // An anchor keyed past its first byte is found after hits that start
 // later, so it is moved back into position order (hits before from are
 // another scan's).
-func (s *scanner) verify(b []byte, k int, g uint16, hits []hit, from int) []hit {
+func (s *scanner) verify(b []byte, k int, g uint8, hits []hit, from int) []hit {
 	for _, ai := range s.groups[g] {
 		a := &s.anchors[ai]
 		n := len(a.lit)

@@ -120,12 +120,6 @@ func (r repo) remoteURL() string {
 	return ""
 }
 
-// The patterns compile on first use: summary links this package and runs
-// on every agent turn.
-var sectionRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]`)
-})
-
 // parseRemotes reads the url of every [remote "name"] section of a git
 // config file. Only what a key needs is understood: sections, subsections,
 // comments and quoted values; includes and insteadOf rewrites are not.
@@ -141,8 +135,8 @@ func parseRemotes(f *os.File) map[string]string {
 		}
 		if line[0] == '[' {
 			remote = ""
-			if m := sectionRe().FindStringSubmatch(line); m != nil && strings.EqualFold(m[1], "remote") {
-				remote = strings.ReplaceAll(m[2], `\"`, `"`)
+			if name, sub, ok := sectionHeader(line); ok && strings.EqualFold(name, "remote") {
+				remote = strings.ReplaceAll(sub, `\"`, `"`)
 			}
 			continue
 		}
@@ -159,6 +153,52 @@ func parseRemotes(f *os.File) map[string]string {
 	}
 	return out
 }
+
+// sectionHeader reads a section line of a git config, `[name]` or
+// `[name "subsection"]` with anything after the bracket, as the pattern
+// ^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\] would: the
+// subsection is returned as written, its escapes left in. It is read by
+// hand, not with a regular expression, because summary resolves the
+// project on every agent turn and compiling one cost more than the rest.
+func sectionHeader(line string) (name, sub string, ok bool) {
+	s := trimConfigSpace(line[1:])
+	n := 0
+	for n < len(s) && (isAlnum(s[n]) || s[n] == '.' || s[n] == '-') {
+		n++
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	name, s = s[:n], s[n:]
+	if t := trimConfigSpace(s); len(t) < len(s) && t != "" && t[0] == '"' {
+		for i := 1; i < len(t); i++ {
+			if t[i] == '\\' {
+				if i+1 == len(t) || t[i+1] == '\n' {
+					break
+				}
+				i++
+				continue
+			}
+			if t[i] == '"' {
+				if rest := trimConfigSpace(t[i+1:]); rest != "" && rest[0] == ']' {
+					return name, t[1:i], true
+				}
+				break
+			}
+		}
+	}
+	if rest := trimConfigSpace(s); rest != "" && rest[0] == ']' {
+		return name, "", true
+	}
+	return "", "", false
+}
+
+// trimConfigSpace drops the leading white space of s as \s matches it.
+func trimConfigSpace(s string) string {
+	return strings.TrimLeft(s, " \t\n\f\r")
+}
+
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 
 func unquote(v string) string {
 	// Strip a trailing comment outside quotes, then the quotes.

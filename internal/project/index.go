@@ -126,7 +126,13 @@ func (ix *Index) byRoot(root string) (IndexEntry, bool) {
 // asks git for its root commit. The identity is returned even when the
 // index holds no memory of it (found is then false).
 func (ix *Index) Locate(cwd string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
-	id = NewResolver(overrides, WithoutGit()).Resolve(cwd, "")
+	return ix.locate(NewResolver(overrides, WithoutGit()), cwd, overrides)
+}
+
+// locate is Locate with the git-free resolver (WithoutGit, the same
+// overrides) that reads the folder.
+func (ix *Index) locate(fast *Resolver, cwd string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
+	id = fast.Resolve(cwd, "")
 	if e, ok := ix.ByKey(id.Key); ok {
 		return id, e, true
 	}

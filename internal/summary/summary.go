@@ -53,8 +53,11 @@ func Build(ctx context.Context, req Request) (inject.SummaryResult, error) {
 	}
 	if !req.AllProjects {
 		ir.Project = req.Project
+		// One resolver for the team folder and the project layer: the
+		// project's folder is read once.
+		ir.Resolver = project.NewResolver(ir.Overrides, project.WithoutGit())
 		var top string
-		ir.TeamDir, ir.TeamRel, top = TeamDir(cfg, req.Project)
+		ir.TeamDir, ir.TeamRel, top = teamDir(ir.Resolver, cfg, req.Project)
 		ir.Redact = red
 		teamChecks(ctx, &ir, top, req.Root)
 	}
@@ -109,10 +112,15 @@ func Project(arg, agent string, stdin io.Reader, stdinTTY bool, getwd func() (st
 // summary names it (docs/team.md), and the repository's top folder; ""
 // when dir is no folder in a repository. It reads .git, never runs git.
 func TeamDir(cfg *config.Config, dir string) (abs, rel, top string) {
+	return teamDir(project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit()), cfg, dir)
+}
+
+// teamDir is TeamDir with the git-free resolver r of the config's
+// [[projects]] entries.
+func teamDir(r *project.Resolver, cfg *config.Config, dir string) (abs, rel, top string) {
 	if !filepath.IsAbs(dir) {
 		return "", "", ""
 	}
-	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
 	if !r.InRepository(dir) {
 		return "", "", ""
 	}

@@ -198,7 +198,9 @@ func trimConfigSpace(s string) string {
 	return strings.TrimLeft(s, " \t\n\f\r")
 }
 
-func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 func unquote(v string) string {
 	// Strip a trailing comment outside quotes, then the quotes.

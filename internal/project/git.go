@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // repo is a checkout found above a working directory.
@@ -275,7 +276,28 @@ func isHex(s string) bool {
 	return s != ""
 }
 
-var scpLikeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[^@/]+@)?([^:/]{2,}):(.*)$`) })
+// scpLike reads the scp-like form of a remote, [user@]host:path, as the
+// pattern ^(?:[^@/]+@)?([^:/]{2,}):(.*)$ would: a user without "@" or
+// "/", a host of two characters or more without ":" or "/", a path on one
+// line. It is read by hand because summary resolves the project on every
+// agent turn and compiling the pattern cost more than the rest.
+func scpLike(raw string) (host, path string, ok bool) {
+	if at := strings.IndexByte(raw, '@'); at > 0 && !strings.Contains(raw[:at], "/") {
+		if host, path, ok := splitSCPHost(raw[at+1:]); ok {
+			return host, path, true
+		}
+	}
+	return splitSCPHost(raw)
+}
+
+// splitSCPHost reads host:path, the part of scpLike after the user.
+func splitSCPHost(s string) (host, path string, ok bool) {
+	end := strings.IndexAny(s, ":/")
+	if end < 0 || s[end] != ':' || utf8.RuneCountInString(s[:end]) < 2 || strings.Contains(s[end+1:], "\n") {
+		return "", "", false
+	}
+	return s[:end], s[end+1:], true
+}
 
 // splitRemote turns a remote URL into a host and a path. A local remote
 // (a path, or file://) has host "file" and an absolute path resolved
@@ -285,6 +307,7 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 	if raw == "" {
 		return "", "", false
 	}
+	scpHost, scpPath, scp := scpLike(raw)
 	switch {
 	case strings.Contains(raw, "://"):
 		u, err := url.Parse(raw)
@@ -295,9 +318,8 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 			return "file", filepath.Clean(u.Path), u.Path != ""
 		}
 		host, path = strings.ToLower(u.Hostname()), u.Path
-	case scpLikeRe().MatchString(raw) && !filepath.IsAbs(raw):
-		m := scpLikeRe().FindStringSubmatch(raw)
-		host, path = strings.ToLower(m[1]), m[2]
+	case scp && !filepath.IsAbs(raw):
+		host, path = strings.ToLower(scpHost), scpPath
 	default:
 		if !filepath.IsAbs(raw) {
 			if base == "" {

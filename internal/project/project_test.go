@@ -448,3 +448,31 @@ func TestSectionHeaderAsPattern(t *testing.T) {
 	}
 	t.Logf("%d lines", n)
 }
+
+// scpLike reads a remote's scp-like form as the pattern its comment
+// gives, over remotes built from users, hosts and paths where a
+// hand-written reader could go wrong.
+func TestSCPLikeAsPattern(t *testing.T) {
+	re := regexp.MustCompile(`^(?:[^@/]+@)?([^:/]{2,}):(.*)$`)
+	users := []string{"", "git@", "@", "a/b@", "u@v@", "é@", "x\n@"}
+	hosts := []string{"github.com", "h", "é", "éé", "", "a@b", "a/b", "C:", "h\nx"}
+	seps := []string{":", "/", "::", ""}
+	paths := []string{"owner/name.git", "", "a\nb", "/abs", "x:y", "@z"}
+	n := 0
+	for _, u := range users {
+		for _, h := range hosts {
+			for _, sep := range seps {
+				for _, p := range paths {
+					raw := u + h + sep + p
+					host, path, ok := scpLike(raw)
+					m := re.FindStringSubmatch(raw)
+					if ok != (m != nil) || ok && (host != m[1] || path != m[2]) {
+						t.Fatalf("scpLike(%q) = %q, %q, %v; the pattern gives %q", raw, host, path, ok, m)
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d remotes", n)
+}

@@ -75,9 +75,12 @@ func LoadIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ix Index
-	if err := json.Unmarshal(b, &ix); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ix, ok := readIndex(b)
+	if !ok {
+		ix = Index{}
+		if err := json.Unmarshal(b, &ix); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	if ix.Version != IndexVersion {
 		return nil, fmt.Errorf("%s: index version %d, this memctl reads %d", path, ix.Version, IndexVersion)

@@ -415,7 +415,7 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 	// Written before it is read: a fresh page read first costs a second
 	// fault and a flush of every CPU's TLB.
 	clear(ix.starts[:])
-	for _, l := range []struct {
+	lists := []struct {
 		bit   uint8
 		whole bool
 		words []string
@@ -423,14 +423,28 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		{inInjection, false, injectionWords}, {inDownload, false, downloadWords},
 		{inNetwork, true, networkWords}, {inNetwork, false, networkPaths},
 		{inSinkVerb, false, sinkVerbs}, {inOrderVerb, false, t.verbs}, {inOrderHeaded, false, t.headed},
-	} {
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l.words)
+	}
+	// Filed by first pair, in the order the lists give them (the pair is
+	// kept beside each word, so the sort compares numbers).
+	type filed struct {
+		pair uint16
+		k    keyword
+	}
+	all := make([]filed, 0, n)
+	for _, l := range lists {
 		for _, w := range l.words {
-			ix.words = append(ix.words, keyword{word: w, lists: l.bit, whole: l.whole})
+			all = append(all, filed{pairAt(w, 0), keyword{word: w, lists: l.bit, whole: l.whole}})
 		}
 	}
-	slices.SortStableFunc(ix.words, func(a, b keyword) int { return cmp.Compare(pairAt(a.word, 0), pairAt(b.word, 0)) })
-	for i, k := range ix.words {
-		if p := pairAt(k.word, 0); len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
+	slices.SortStableFunc(all, func(a, b filed) int { return cmp.Compare(a.pair, b.pair) })
+	ix.words = make([]keyword, len(all))
+	for i, f := range all {
+		ix.words[i] = f.k
+		if p := f.pair; len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
 			ix.starts[p/64] |= 1 << (p % 64)
 			ix.pairs = append(ix.pairs, p)
 			ix.from = append(ix.from, i)

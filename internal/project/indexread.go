@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 )
@@ -27,7 +28,9 @@ func readIndex(b []byte) (ix Index, ok bool) {
 			if !seen.first(2) {
 				return false
 			}
-			ix.Projects = []IndexEntry{}
+			// Room for every entry at once: an entry is large, and
+			// growing the list copies them.
+			ix.Projects = make([]IndexEntry, 0, bytes.Count(b, []byte(`"dir"`)))
 			return r.array(func() bool {
 				var e IndexEntry
 				if !r.entry(&e) {

@@ -13,7 +13,6 @@
 package quarantine
 
 import (
-	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -440,7 +439,25 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 			all = append(all, filed{pairAt(w, 0), keyword{word: w, lists: l.bit, whole: l.whole}})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b filed) int { return cmp.Compare(a.pair, b.pair) })
+	// A stable radix sort on the pair, low byte then high: two passes
+	// over a few hundred words, where a comparison sort moved each many
+	// times.
+	tmp := make([]filed, len(all))
+	for _, shift := range []uint{0, 8} {
+		var at [257]int
+		for _, f := range all {
+			at[byte(f.pair>>shift)+1]++
+		}
+		for i := 1; i < len(at); i++ {
+			at[i] += at[i-1]
+		}
+		for _, f := range all {
+			b := byte(f.pair >> shift)
+			tmp[at[b]] = f
+			at[b]++
+		}
+		all, tmp = tmp, all
+	}
 	ix.words = make([]keyword, len(all))
 	for i, f := range all {
 		ix.words[i] = f.k

@@ -222,3 +222,20 @@ func TestKeywordIndexOrderIsAStableSort(t *testing.T) {
 		t.Errorf("the index's words differ from a stable sort of the lists (%d words, want %d)", len(got), len(want))
 	}
 }
+
+// foldASCIISpace folds white space as strings.Fields and a join do, over
+// lines of words and every kind of ASCII space, indented or not.
+func TestFoldASCIISpaceAsFields(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	pieces := []string{"a", "bc", " ", "  ", "\t", "\n", "\v", "\f", "\r", "- ", "x y"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := foldASCIISpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("foldASCIISpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

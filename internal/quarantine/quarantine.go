@@ -124,8 +124,10 @@ func normalise(s string) string {
 }
 
 // foldASCIISpace is strings.Join(strings.Fields(s), " ") for ASCII s,
-// returning s itself when it is already folded.
+// returning a part of s when that is already folded: an indented list
+// item, most lines of a summary, costs no copy.
 func foldASCIISpace(s string) string {
+	s = strings.Trim(s, " \t\n\v\f\r")
 	folded, prev := true, byte(' ')
 	for i := 0; i < len(s) && folded; i++ {
 		c := s[i]
@@ -227,7 +229,7 @@ func Strong(line string) string {
 	if has&inNetwork != 0 && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
 		return ReasonExfiltration
 	}
-	if hidesCode(l) {
+	if hidesCode(l, low) {
 		return ReasonExfiltration
 	}
 	if strings.Contains(low, "http") && urlTakesSecrets(l) {
@@ -251,9 +253,8 @@ func Strong(line string) string {
 // interpreter (`echo … | base64 -d | sh`), eval of a download or a
 // decoding, a download piped through anything into an interpreter, and
 // inline interpreter code that reads the environment and reaches the
-// network (`python -c` posting os.environ).
-func hidesCode(l string) bool {
-	low := strings.ToLower(l)
+// network (`python -c` posting os.environ). low is l in lower case.
+func hidesCode(l, low string) bool {
 	if !strings.Contains(low, "|") && !strings.Contains(low, "eval") && !strings.Contains(low, " -c") && !strings.Contains(low, " -e") {
 		return false
 	}

@@ -13,8 +13,8 @@
 package quarantine
 
 import (
+	"math/bits"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -396,9 +396,12 @@ const (
 // lets the pass skip every other position with one load.
 type keywordIndex struct {
 	starts [1 << 16 / 64]uint64 // the pairs some word starts with
-	pairs  []uint16             // the same pairs, sorted
-	from   []int                // words[from[i]:from[i+1]] start with pairs[i]
-	words  []keyword            // sorted by their first pair
+	// before[j] counts the pairs of starts' words before j: a pair's
+	// place among them is before[p/64] and the bits under it in its word.
+	before [1 << 16 / 64]uint16
+	pairs  []uint16  // the same pairs, sorted
+	from   []int     // words[from[i]:from[i+1]] start with pairs[i]
+	words  []keyword // sorted by their first pair
 }
 
 type keyword struct {
@@ -469,6 +472,11 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		}
 	}
 	ix.from = append(ix.from, len(ix.words))
+	n = 0
+	for j, w := range ix.starts {
+		ix.before[j] = uint16(n)
+		n += bits.OnesCount64(w)
+	}
 	return ix
 })
 
@@ -485,7 +493,7 @@ func (ix *keywordIndex) lists(low string) uint8 {
 		if ix.starts[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		at, _ := slices.BinarySearch(ix.pairs, p)
+		at := int(ix.before[p/64]) + bits.OnesCount64(ix.starts[p/64]&(1<<(p%64)-1))
 		for _, k := range ix.words[ix.from[at]:ix.from[at+1]] {
 			if has&k.lists != 0 || !strings.HasPrefix(low[i:], k.word) {
 				continue

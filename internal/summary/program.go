@@ -112,7 +112,12 @@ func write(sys System, asJSON bool, res inject.SummaryResult) error {
 	if !res.Injected {
 		return nil
 	}
-	_, err := io.WriteString(sys.Stdout, termtext.Escape(res.Text, sys.StdoutTTY)+"\n")
+	// Two writes, not one of the text joined to its line break: the
+	// summary is some 14 KB, and the join would copy it.
+	if _, err := io.WriteString(sys.Stdout, termtext.Escape(res.Text, sys.StdoutTTY)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(sys.Stdout, "\n")
 	return err
 }
 

@@ -58,6 +58,11 @@ func Build(ctx context.Context, req Request) (inject.SummaryResult, error) {
 		ir.Resolver = project.NewResolver(ir.Overrides, project.WithoutGit())
 		var top string
 		ir.TeamDir, ir.TeamRel, top = teamDir(ir.Resolver, cfg, req.Project)
+		if ir.TeamDir != "" && !HasTeamFiles(ir.TeamDir) {
+			// No team file to read (team.Load reads only Markdown): the
+			// folder is looked at once, not again by the team layer.
+			ir.TeamDir, ir.TeamRel = "", ""
+		}
 		ir.Redact = red
 		teamChecks(ctx, &ir, top, req.Root)
 	}
@@ -136,10 +141,11 @@ func teamDir(r *project.Resolver, cfg *config.Config, dir string) (abs, rel, top
 }
 
 // teamChecks tells the read path which team files are team memory: what
-// HEAD committed (git ls-tree, run only when the folder has a Markdown
-// file) and what the user approved of what the quarantine holds.
+// HEAD committed (git ls-tree; Build leaves TeamDir empty when the folder
+// has no Markdown file) and what the user approved of what the quarantine
+// holds.
 func teamChecks(ctx context.Context, req *inject.Request, top, root string) {
-	if req.TeamDir == "" || !HasTeamFiles(req.TeamDir) {
+	if req.TeamDir == "" {
 		return
 	}
 	req.TeamCommitted, _ = team.CommittedFiles(ctx, top, req.TeamDir) // no git: nothing is committed

@@ -42,9 +42,12 @@ type scanner struct {
 }
 
 func newScanner(rules []*rule) *scanner {
-	n := 2 // the exotic markers
+	n, size := 2, 0 // the exotic markers
 	for _, r := range rules {
 		n += len(r.anchors)
+		for _, lit := range r.anchors {
+			size += len(lit)
+		}
 	}
 	// A byte per pair keeps the table at 64 KB, half the pages a first
 	// build touches; summary builds it on every agent turn.
@@ -68,11 +71,17 @@ func newScanner(rules []*rule) *scanner {
 			}
 		}
 	}
+	// The literals share one array: some 150 of them, copied once.
+	lits := make([]byte, 0, size)
 	for i, r := range rules {
 		for _, lit := range r.anchors {
-			b := []byte(lit)
+			at := len(lits)
+			lits = append(lits, lit...)
+			b := lits[at:len(lits):len(lits)]
 			if r.fold {
-				b = []byte(asciiLower(lit))
+				for j, c := range b {
+					b[j] = lowerASCII(c)
+				}
 			}
 			if len(b) < 2 {
 				panic("redact: anchor shorter than two bytes: " + lit)
@@ -160,16 +169,6 @@ func caseVariants(c byte, fold bool) []byte {
 		return []byte{c, c - 'a' + 'A'}
 	}
 	return []byte{c}
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // scan appends every anchor hit in b, in position order, to hits.

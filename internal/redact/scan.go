@@ -59,6 +59,7 @@ func newScanner(rules []*rule) *scanner {
 	type entry struct {
 		key uint16
 		idx int32
+		pos int32 // the entry's place in entries
 	}
 	entries := make([]entry, 0, 4*n)
 	add := func(a anchor) {
@@ -67,7 +68,7 @@ func newScanner(rules []*rule) *scanner {
 		s.anchors = append(s.anchors, a)
 		for _, b0 := range caseVariants(a.lit[a.key], a.fold) {
 			for _, b1 := range caseVariants(a.lit[a.key+1], a.fold) {
-				entries = append(entries, entry{uint16(b0)<<8 | uint16(b1), idx})
+				entries = append(entries, entry{uint16(b0)<<8 | uint16(b1), idx, int32(len(entries))})
 			}
 		}
 	}
@@ -96,31 +97,52 @@ func newScanner(rules []*rule) *scanner {
 	// their anchors in the order they were added. The table itself is only
 	// written: reading a fresh page before its first write costs a second
 	// fault and a flush of every CPU's TLB, which was most of the build.
-	group := make(map[uint16]uint8, len(entries)) // key -> group index + 1
-	var sizes []int
-	for _, e := range entries {
-		g, ok := group[e.key]
-		if !ok {
-			if len(sizes) == math.MaxUint8 {
-				panic("redact: more anchor groups than the scanner's table holds")
-			}
-			sizes = append(sizes, 0)
-			g = uint8(len(sizes))
-			group[e.key] = g
-			s.tab[e.key] = g
+	// So the entries are grouped by a stable radix sort on their key (two
+	// passes of a byte), not by looking keys up in a map.
+	sorted, tmp := entries, make([]entry, len(entries))
+	for _, shift := range []uint{0, 8} {
+		var at [257]int
+		for _, e := range sorted {
+			at[byte(e.key>>shift)+1]++
 		}
-		sizes[g-1]++
+		for i := 1; i < len(at); i++ {
+			at[i] += at[i-1]
+		}
+		for _, e := range sorted {
+			b := byte(e.key >> shift)
+			tmp[at[b]] = e
+			at[b]++
+		}
+		sorted, tmp = tmp, sorted
 	}
-	all := make([]int32, len(entries))
-	s.groups = make([][]int32, len(sizes))
-	at := 0
-	for g, size := range sizes {
-		s.groups[g] = all[at : at : at+size]
-		at += size
+	// runAt[p] is 1 + the start in sorted of the key whose first entry was
+	// entries[p], so the keys are met in the order they first occur.
+	runAt := make([]int32, len(entries))
+	keys := 0
+	for k := range sorted {
+		if k == 0 || sorted[k].key != sorted[k-1].key {
+			runAt[sorted[k].pos] = int32(k) + 1
+			keys++
+		}
 	}
-	for _, e := range entries {
-		g := group[e.key] - 1
-		s.groups[g] = append(s.groups[g], e.idx)
+	if keys > math.MaxUint8 {
+		panic("redact: more anchor groups than the scanner's table holds")
+	}
+	s.groups = make([][]int32, 0, keys)
+	all := make([]int32, 0, len(entries))
+	for _, k := range runAt {
+		if k == 0 {
+			continue
+		}
+		key, from := sorted[k-1].key, len(all)
+		for _, e := range sorted[k-1:] {
+			if e.key != key {
+				break
+			}
+			all = append(all, e.idx)
+		}
+		s.groups = append(s.groups, all[from:len(all):len(all)])
+		s.tab[key] = uint8(len(s.groups))
 	}
 	return s
 }

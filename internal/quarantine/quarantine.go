@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/radix"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -443,25 +444,9 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 			all = append(all, filed{pairAt(w, 0), keyword{word: w, lists: l.bit, whole: l.whole}})
 		}
 	}
-	// A stable radix sort on the pair, low byte then high: two passes
-	// over a few hundred words, where a comparison sort moved each many
-	// times.
-	tmp := make([]filed, len(all))
-	for _, shift := range []uint{0, 8} {
-		var at [257]int
-		for _, f := range all {
-			at[byte(f.pair>>shift)+1]++
-		}
-		for i := 1; i < len(at); i++ {
-			at[i] += at[i-1]
-		}
-		for _, f := range all {
-			b := byte(f.pair >> shift)
-			tmp[at[b]] = f
-			at[b]++
-		}
-		all, tmp = tmp, all
-	}
+	// A stable radix sort on the pair: a comparison sort moved each of a
+	// few hundred words many times.
+	all = radix.SortStable(all, func(f filed) uint16 { return f.pair })
 	ix.words = make([]keyword, len(all))
 	for i, f := range all {
 		ix.words[i] = f.k

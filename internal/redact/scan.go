@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/radix"
 )
 
 // The scanner is the prefilter: one pass over the text that finds every anchor literal of
@@ -97,27 +99,12 @@ func newScanner(rules []*rule) *scanner {
 	// their anchors in the order they were added. The table itself is only
 	// written: reading a fresh page before its first write costs a second
 	// fault and a flush of every CPU's TLB, which was most of the build.
-	// So the entries are grouped by a stable radix sort on their key (two
-	// passes of a byte), not by looking keys up in a map.
-	sorted, tmp := entries, make([]entry, len(entries))
-	for _, shift := range []uint{0, 8} {
-		var at [257]int
-		for _, e := range sorted {
-			at[byte(e.key>>shift)+1]++
-		}
-		for i := 1; i < len(at); i++ {
-			at[i] += at[i-1]
-		}
-		for _, e := range sorted {
-			b := byte(e.key >> shift)
-			tmp[at[b]] = e
-			at[b]++
-		}
-		sorted, tmp = tmp, sorted
-	}
+	// So the entries are grouped by a stable radix sort on their key, not
+	// by looking keys up in a map.
+	sorted := radix.SortStable(entries, func(e entry) uint16 { return e.key })
 	// runAt[p] is 1 + the start in sorted of the key whose first entry was
 	// entries[p], so the keys are met in the order they first occur.
-	runAt := make([]int32, len(entries))
+	runAt := make([]int32, len(sorted))
 	keys := 0
 	for k := range sorted {
 		if k == 0 || sorted[k].key != sorted[k-1].key {
@@ -129,7 +116,7 @@ func newScanner(rules []*rule) *scanner {
 		panic("redact: more anchor groups than the scanner's table holds")
 	}
 	s.groups = make([][]int32, 0, keys)
-	all := make([]int32, 0, len(entries))
+	all := make([]int32, 0, len(sorted))
 	for _, k := range runAt {
 		if k == 0 {
 			continue

@@ -204,7 +204,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Default returns the built-in configuration.
 func Default() *Config {
-	c := &Config{origins: map[string]Origin{}, clamped: map[string]int{}}
+	// Sized once: every key has an origin, and growing the map key by key
+	// was most of building the defaults, which every summary does.
+	c := &Config{origins: make(map[string]Origin, len(keys())+2), clamped: map[string]int{}}
 	for _, k := range keys() {
 		if err := k.set(c, k.def); err != nil {
 			panic("config default " + k.name + ": " + err.Error())

@@ -27,8 +27,11 @@ type Request struct {
 	// memory_summary.md instead.
 	Project     string
 	AllProjects bool
-	// Overrides are the config's [[projects]] entries.
+	// Overrides are the config's [[projects]] entries. Resolver, when
+	// set, is the caller's git-free resolver with them
+	// (project.ResolveWith), so Project is read once.
 	Overrides []project.Override
+	Resolver  *project.Resolver
 	// Checks are the health checks run on the summary before it is
 	// injected (nil: only the scrub of instruction-shaped lines); a scoped
 	// summary checks the memories of its project only.
@@ -122,7 +125,7 @@ func Scoped(req Request) (SummaryResult, error) {
 	if maxTokens == 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	r, err := project.Resolve(req.Project, ix, nil, req.Overrides)
+	r, err := project.ResolveWith(req.Resolver, req.Project, ix, nil, req.Overrides)
 	if err != nil {
 		return SummaryResult{}, err
 	}

@@ -201,8 +201,37 @@ func withoutMissingSkills(tmpl, root string) string {
 	return strings.Join(out, "")
 }
 
+// render fills the placeholders of tmpl in one left-to-right pass, as
+// strings.NewReplacer would (no placeholder is a prefix of another, so
+// at most one matches at a place), without building a replacer's tables
+// on every summary.
 func render(tmpl, basePath, summary, note string) string {
-	return strings.NewReplacer(basePathPlaceholder, basePath, summaryPlaceholder, summary, visibilityPlaceholder, note).Replace(tmpl)
+	const open = "{{ "
+	var b strings.Builder
+	b.Grow(len(tmpl) + len(basePath) + len(summary) + len(note))
+	for {
+		i := strings.Index(tmpl, open)
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		tmpl = tmpl[i:]
+		switch {
+		case strings.HasPrefix(tmpl, basePathPlaceholder):
+			b.WriteString(basePath)
+			tmpl = tmpl[len(basePathPlaceholder):]
+		case strings.HasPrefix(tmpl, summaryPlaceholder):
+			b.WriteString(summary)
+			tmpl = tmpl[len(summaryPlaceholder):]
+		case strings.HasPrefix(tmpl, visibilityPlaceholder):
+			b.WriteString(note)
+			tmpl = tmpl[len(visibilityPlaceholder):]
+		default:
+			b.WriteByte(tmpl[0])
+			tmpl = tmpl[1:]
+		}
+	}
 }
 
 // Fragments splits text into pieces of at most maxBytes bytes on UTF-8

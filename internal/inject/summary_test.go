@@ -267,3 +267,23 @@ func TestAddWaitingSaysHowManyWaitInOneLine(t *testing.T) {
 		t.Errorf("%+v", alone)
 	}
 }
+
+// render fills a template as a strings.Replacer of the three placeholders
+// does, in one pass: placeholder text in a value stays, a broken or
+// doubled opening is copied.
+func TestRenderAsReplacer(t *testing.T) {
+	values := []string{"", "/home/dev/.memctl/memories", "{{ base_path }} and {{ memory_summary }}", "{{ "}
+	tmpls := []string{
+		"", "plain", "{{ base_path }}", "a {{ memory_summary }} b {{ citation_visibility }} c",
+		"{{ {{ base_path }}", "{{{{ memory_summary }}}}", "{{ memory_summary }", "{{  base_path }}",
+		"{{ base_path }}{{ base_path }}{{ citation_visibility }}", "x {{", "{{ citation_visibility }}\n{{ unknown }}",
+	}
+	for _, tmpl := range tmpls {
+		for _, v := range values {
+			want := strings.NewReplacer(basePathPlaceholder, v+"/", summaryPlaceholder, "S"+v, visibilityPlaceholder, v).Replace(tmpl)
+			if got := render(tmpl, v+"/", "S"+v, v); got != want {
+				t.Errorf("render(%q) with %q = %q, want %q", tmpl, v, got, want)
+			}
+		}
+	}
+}

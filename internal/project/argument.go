@@ -103,9 +103,19 @@ type Resolution struct {
 // decides whether that is an error and says so in its own words. A
 // command line's relative folder is made absolute first (FolderArg).
 func Resolve(arg string, ix *Index, known []Known, overrides []Override) (Resolution, error) {
+	return ResolveWith(nil, arg, ix, known, overrides)
+}
+
+// ResolveWith is Resolve reading a folder with the caller's git-free
+// resolver, NewResolver(overrides, WithoutGit()) (nil: a new one), so a
+// folder the caller has already resolved with it is not read again.
+func ResolveWith(fast *Resolver, arg string, ix *Index, known []Known, overrides []Override) (Resolution, error) {
 	arg = strings.TrimSpace(arg)
 	if isAbs(arg) {
-		id, e, found := ix.Locate(arg, overrides)
+		if fast == nil {
+			fast = NewResolver(overrides, WithoutGit())
+		}
+		id, e, found := ix.locate(fast, arg, overrides)
 		if !found {
 			found = len(Named(id.Key, known)) > 0
 		}

@@ -103,3 +103,32 @@ func TestFolderArg(t *testing.T) {
 		}
 	}
 }
+
+// ResolveWith reads a folder with the caller's resolver: one the caller
+// has resolved already is not read again (summary resolves the session's
+// folder for the team folder, then for the project layer).
+func TestResolveWithReadsAFolderOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	setRemote := func(url string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n\turl = "+url+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setRemote("git@github.com:acme/first.git")
+	fast := NewResolver(nil, WithoutGit())
+	if id := fast.Resolve(dir, ""); id.Key != "git:github.com/acme/first" {
+		t.Fatalf("the resolver read %q", id.Key)
+	}
+	setRemote("git@github.com:acme/second.git")
+	r, err := ResolveWith(fast, dir, nil, nil, nil)
+	if err != nil || r.Identity.Key != "git:github.com/acme/first" {
+		t.Errorf("ResolveWith read the folder again: %q, %v", r.Identity.Key, err)
+	}
+	if r, _ := Resolve(dir, nil, nil, nil); r.Identity.Key != "git:github.com/acme/second" {
+		t.Errorf("Resolve, with a resolver of its own, gave %q", r.Identity.Key)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // repo is a checkout found above a working directory.
@@ -120,12 +121,6 @@ func (r repo) remoteURL() string {
 	return ""
 }
 
-// The patterns compile on first use: summary links this package and runs
-// on every agent turn.
-var sectionRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]`)
-})
-
 // parseRemotes reads the url of every [remote "name"] section of a git
 // config file. Only what a key needs is understood: sections, subsections,
 // comments and quoted values; includes and insteadOf rewrites are not.
@@ -141,8 +136,8 @@ func parseRemotes(f *os.File) map[string]string {
 		}
 		if line[0] == '[' {
 			remote = ""
-			if m := sectionRe().FindStringSubmatch(line); m != nil && strings.EqualFold(m[1], "remote") {
-				remote = strings.ReplaceAll(m[2], `\"`, `"`)
+			if name, sub, ok := sectionHeader(line); ok && strings.EqualFold(name, "remote") {
+				remote = strings.ReplaceAll(sub, `\"`, `"`)
 			}
 			continue
 		}
@@ -158,6 +153,54 @@ func parseRemotes(f *os.File) map[string]string {
 		}
 	}
 	return out
+}
+
+// sectionHeader reads a section line of a git config, `[name]` or
+// `[name "subsection"]` with anything after the bracket, as the pattern
+// ^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\] would: the
+// subsection is returned as written, its escapes left in. It is read by
+// hand, not with a regular expression, because summary resolves the
+// project on every agent turn and compiling one cost more than the rest.
+func sectionHeader(line string) (name, sub string, ok bool) {
+	s := trimConfigSpace(line[1:])
+	n := 0
+	for n < len(s) && (isAlnum(s[n]) || s[n] == '.' || s[n] == '-') {
+		n++
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	name, s = s[:n], s[n:]
+	if t := trimConfigSpace(s); len(t) < len(s) && t != "" && t[0] == '"' {
+		for i := 1; i < len(t); i++ {
+			if t[i] == '\\' {
+				if i+1 == len(t) || t[i+1] == '\n' {
+					break
+				}
+				i++
+				continue
+			}
+			if t[i] == '"' {
+				if rest := trimConfigSpace(t[i+1:]); rest != "" && rest[0] == ']' {
+					return name, t[1:i], true
+				}
+				break
+			}
+		}
+	}
+	if rest := trimConfigSpace(s); rest != "" && rest[0] == ']' {
+		return name, "", true
+	}
+	return "", "", false
+}
+
+// trimConfigSpace drops the leading white space of s as \s matches it.
+func trimConfigSpace(s string) string {
+	return strings.TrimLeft(s, " \t\n\f\r")
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func unquote(v string) string {
@@ -233,7 +276,28 @@ func isHex(s string) bool {
 	return s != ""
 }
 
-var scpLikeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[^@/]+@)?([^:/]{2,}):(.*)$`) })
+// scpLike reads the scp-like form of a remote, [user@]host:path, as the
+// pattern ^(?:[^@/]+@)?([^:/]{2,}):(.*)$ would: a user without "@" or
+// "/", a host of two characters or more without ":" or "/", a path on one
+// line. It is read by hand because summary resolves the project on every
+// agent turn and compiling the pattern cost more than the rest.
+func scpLike(raw string) (host, path string, ok bool) {
+	if at := strings.IndexByte(raw, '@'); at > 0 && !strings.Contains(raw[:at], "/") {
+		if host, path, ok := splitSCPHost(raw[at+1:]); ok {
+			return host, path, true
+		}
+	}
+	return splitSCPHost(raw)
+}
+
+// splitSCPHost reads host:path, the part of scpLike after the user.
+func splitSCPHost(s string) (host, path string, ok bool) {
+	end := strings.IndexAny(s, ":/")
+	if end < 0 || s[end] != ':' || utf8.RuneCountInString(s[:end]) < 2 || strings.Contains(s[end+1:], "\n") {
+		return "", "", false
+	}
+	return s[:end], s[end+1:], true
+}
 
 // splitRemote turns a remote URL into a host and a path. A local remote
 // (a path, or file://) has host "file" and an absolute path resolved
@@ -243,6 +307,7 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 	if raw == "" {
 		return "", "", false
 	}
+	scpHost, scpPath, scp := scpLike(raw)
 	switch {
 	case strings.Contains(raw, "://"):
 		u, err := url.Parse(raw)
@@ -253,9 +318,8 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 			return "file", filepath.Clean(u.Path), u.Path != ""
 		}
 		host, path = strings.ToLower(u.Hostname()), u.Path
-	case scpLikeRe().MatchString(raw) && !filepath.IsAbs(raw):
-		m := scpLikeRe().FindStringSubmatch(raw)
-		host, path = strings.ToLower(m[1]), m[2]
+	case scp && !filepath.IsAbs(raw):
+		host, path = strings.ToLower(scpHost), scpPath
 	default:
 		if !filepath.IsAbs(raw) {
 			if base == "" {

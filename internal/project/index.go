@@ -75,9 +75,12 @@ func LoadIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ix Index
-	if err := json.Unmarshal(b, &ix); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ix, ok := readIndex(b)
+	if !ok {
+		ix = Index{}
+		if err := json.Unmarshal(b, &ix); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	if ix.Version != IndexVersion {
 		return nil, fmt.Errorf("%s: index version %d, this memctl reads %d", path, ix.Version, IndexVersion)
@@ -126,7 +129,13 @@ func (ix *Index) byRoot(root string) (IndexEntry, bool) {
 // asks git for its root commit. The identity is returned even when the
 // index holds no memory of it (found is then false).
 func (ix *Index) Locate(cwd string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
-	id = NewResolver(overrides, WithoutGit()).Resolve(cwd, "")
+	return ix.locate(NewResolver(overrides, WithoutGit()), cwd, overrides)
+}
+
+// locate is Locate with the git-free resolver (WithoutGit, the same
+// overrides) that reads the folder.
+func (ix *Index) locate(fast *Resolver, cwd string, overrides []Override) (id Identity, entry IndexEntry, found bool) {
+	id = fast.Resolve(cwd, "")
 	if e, ok := ix.ByKey(id.Key); ok {
 		return id, e, true
 	}

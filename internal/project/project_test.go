@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -414,4 +415,64 @@ func TestLocateAMovedRepositoryThatGotARemote(t *testing.T) {
 	if _, e, found := ix.Locate(other, nil); found {
 		t.Errorf("Locate(another repository) = %+v", e)
 	}
+}
+
+// sectionHeader reads a git config's section lines as the pattern its
+// comment gives, over lines built from the pieces where a hand-written
+// reader could go wrong: spaces of every kind, escapes, a bracket or
+// quote missing, text after the bracket.
+func TestSectionHeaderAsPattern(t *testing.T) {
+	re := regexp.MustCompile(`^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]`)
+	heads := []string{"[", "[ ", "[\t", "[\v", "[\r"}
+	names := []string{"remote", "Remote", "core", "a.b-c", "", "re_mote", "rémote"}
+	gaps := []string{"", " ", "\t ", "\v", "\f"}
+	subs := []string{``, `"origin"`, `"or\"ig"`, `"a\\"`, `"a\"`, `"`, `"x\`, `"é ü"`, `"a"b"`, "\"a\\\n\"", `origin`}
+	tails := []string{"]", " ]", "\t] # c", "", " x]", "\v]", "]]"}
+	n := 0
+	for _, h := range heads {
+		for _, nm := range names {
+			for _, g := range gaps {
+				for _, sb := range subs {
+					for _, tl := range tails {
+						line := h + nm + g + sb + tl
+						name, sub, ok := sectionHeader(line)
+						m := re.FindStringSubmatch(line)
+						if ok != (m != nil) || ok && (name != m[1] || sub != m[2]) {
+							t.Fatalf("sectionHeader(%q) = %q, %q, %v; the pattern gives %q", line, name, sub, ok, m)
+						}
+						n++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d lines", n)
+}
+
+// scpLike reads a remote's scp-like form as the pattern its comment
+// gives, over remotes built from users, hosts and paths where a
+// hand-written reader could go wrong.
+func TestSCPLikeAsPattern(t *testing.T) {
+	re := regexp.MustCompile(`^(?:[^@/]+@)?([^:/]{2,}):(.*)$`)
+	users := []string{"", "git@", "@", "a/b@", "u@v@", "é@", "x\n@"}
+	hosts := []string{"github.com", "h", "é", "éé", "", "a@b", "a/b", "C:", "h\nx"}
+	seps := []string{":", "/", "::", ""}
+	paths := []string{"owner/name.git", "", "a\nb", "/abs", "x:y", "@z"}
+	n := 0
+	for _, u := range users {
+		for _, h := range hosts {
+			for _, sep := range seps {
+				for _, p := range paths {
+					raw := u + h + sep + p
+					host, path, ok := scpLike(raw)
+					m := re.FindStringSubmatch(raw)
+					if ok != (m != nil) || ok && (host != m[1] || path != m[2]) {
+						t.Fatalf("scpLike(%q) = %q, %q, %v; the pattern gives %q", raw, host, path, ok, m)
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d remotes", n)
 }

@@ -1,6 +1,7 @@
 package quarantine
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -194,6 +195,47 @@ func TestPlainPunctFoldsAsNFKCDoes(t *testing.T) {
 	for _, l := range lines {
 		if got, want := fold(l), foldNFKC(l); got != want {
 			t.Fatalf("fold(%q) = %q, NFKC and the lookalikes give %q", l, got, want)
+		}
+	}
+}
+
+// The index files its words in the order a stable sort on their first
+// pair gives, so a pair's words keep the order of the lists.
+func TestKeywordIndexOrderIsAStableSort(t *testing.T) {
+	tr := orderTriggers()
+	var want []keyword
+	for _, l := range []struct {
+		bit   uint8
+		whole bool
+		words []string
+	}{
+		{inInjection, false, injectionWords}, {inDownload, false, downloadWords},
+		{inNetwork, true, networkWords}, {inNetwork, false, networkPaths},
+		{inSinkVerb, false, sinkVerbs}, {inOrderVerb, false, tr.verbs}, {inOrderHeaded, false, tr.headed},
+	} {
+		for _, w := range l.words {
+			want = append(want, keyword{word: w, lists: l.bit, whole: l.whole})
+		}
+	}
+	slices.SortStableFunc(want, func(a, b keyword) int { return cmp.Compare(pairAt(a.word, 0), pairAt(b.word, 0)) })
+	if got := keywords().words; !slices.Equal(got, want) {
+		t.Errorf("the index's words differ from a stable sort of the lists (%d words, want %d)", len(got), len(want))
+	}
+}
+
+// foldASCIISpace folds white space as strings.Fields and a join do, over
+// lines of words and every kind of ASCII space, indented or not.
+func TestFoldASCIISpaceAsFields(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	pieces := []string{"a", "bc", " ", "  ", "\t", "\n", "\v", "\f", "\r", "- ", "x y"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := foldASCIISpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("foldASCIISpace(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -13,15 +13,15 @@
 package quarantine
 
 import (
-	"cmp"
+	"math/bits"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/lazyre"
+	"github.com/memctl/memctl/internal/radix"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -125,8 +125,10 @@ func normalise(s string) string {
 }
 
 // foldASCIISpace is strings.Join(strings.Fields(s), " ") for ASCII s,
-// returning s itself when it is already folded.
+// returning a part of s when that is already folded: an indented list
+// item, most lines of a summary, costs no copy.
 func foldASCIISpace(s string) string {
+	s = strings.Trim(s, " \t\n\v\f\r")
 	folded, prev := true, byte(' ')
 	for i := 0; i < len(s) && folded; i++ {
 		c := s[i]
@@ -228,7 +230,7 @@ func Strong(line string) string {
 	if has&inNetwork != 0 && (uploadRe().MatchString(l) || sensitiveRe().MatchString(l) && toolSinkRe().MatchString(l)) && remoteTarget(l) {
 		return ReasonExfiltration
 	}
-	if hidesCode(l) {
+	if hidesCode(l, low) {
 		return ReasonExfiltration
 	}
 	if strings.Contains(low, "http") && urlTakesSecrets(l) {
@@ -252,9 +254,8 @@ func Strong(line string) string {
 // interpreter (`echo … | base64 -d | sh`), eval of a download or a
 // decoding, a download piped through anything into an interpreter, and
 // inline interpreter code that reads the environment and reaches the
-// network (`python -c` posting os.environ).
-func hidesCode(l string) bool {
-	low := strings.ToLower(l)
+// network (`python -c` posting os.environ). low is l in lower case.
+func hidesCode(l, low string) bool {
 	if !strings.Contains(low, "|") && !strings.Contains(low, "eval") && !strings.Contains(low, " -c") && !strings.Contains(low, " -e") {
 		return false
 	}
@@ -396,9 +397,12 @@ const (
 // lets the pass skip every other position with one load.
 type keywordIndex struct {
 	starts [1 << 16 / 64]uint64 // the pairs some word starts with
-	pairs  []uint16             // the same pairs, sorted
-	from   []int                // words[from[i]:from[i+1]] start with pairs[i]
-	words  []keyword            // sorted by their first pair
+	// before[j] counts the pairs of starts' words before j: a pair's
+	// place among them is before[p/64] and the bits under it in its word.
+	before [1 << 16 / 64]uint16
+	pairs  []uint16  // the same pairs, sorted
+	from   []int     // words[from[i]:from[i+1]] start with pairs[i]
+	words  []keyword // sorted by their first pair
 }
 
 type keyword struct {
@@ -415,7 +419,7 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 	// Written before it is read: a fresh page read first costs a second
 	// fault and a flush of every CPU's TLB.
 	clear(ix.starts[:])
-	for _, l := range []struct {
+	lists := []struct {
 		bit   uint8
 		whole bool
 		words []string
@@ -423,20 +427,41 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		{inInjection, false, injectionWords}, {inDownload, false, downloadWords},
 		{inNetwork, true, networkWords}, {inNetwork, false, networkPaths},
 		{inSinkVerb, false, sinkVerbs}, {inOrderVerb, false, t.verbs}, {inOrderHeaded, false, t.headed},
-	} {
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l.words)
+	}
+	// Filed by first pair, in the order the lists give them (the pair is
+	// kept beside each word, so the sort compares numbers).
+	type filed struct {
+		pair uint16
+		k    keyword
+	}
+	all := make([]filed, 0, n)
+	for _, l := range lists {
 		for _, w := range l.words {
-			ix.words = append(ix.words, keyword{word: w, lists: l.bit, whole: l.whole})
+			all = append(all, filed{pairAt(w, 0), keyword{word: w, lists: l.bit, whole: l.whole}})
 		}
 	}
-	slices.SortStableFunc(ix.words, func(a, b keyword) int { return cmp.Compare(pairAt(a.word, 0), pairAt(b.word, 0)) })
-	for i, k := range ix.words {
-		if p := pairAt(k.word, 0); len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
+	// A stable radix sort on the pair: a comparison sort moved each of a
+	// few hundred words many times.
+	all = radix.SortStable(all, func(f filed) uint16 { return f.pair })
+	ix.words = make([]keyword, len(all))
+	for i, f := range all {
+		ix.words[i] = f.k
+		if p := f.pair; len(ix.pairs) == 0 || ix.pairs[len(ix.pairs)-1] != p {
 			ix.starts[p/64] |= 1 << (p % 64)
 			ix.pairs = append(ix.pairs, p)
 			ix.from = append(ix.from, i)
 		}
 	}
 	ix.from = append(ix.from, len(ix.words))
+	n = 0
+	for j, w := range ix.starts {
+		ix.before[j] = uint16(n)
+		n += bits.OnesCount64(w)
+	}
 	return ix
 })
 
@@ -453,7 +478,7 @@ func (ix *keywordIndex) lists(low string) uint8 {
 		if ix.starts[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		at, _ := slices.BinarySearch(ix.pairs, p)
+		at := int(ix.before[p/64]) + bits.OnesCount64(ix.starts[p/64]&(1<<(p%64)-1))
 		for _, k := range ix.words[ix.from[at]:ix.from[at+1]] {
 			if has&k.lists != 0 || !strings.HasPrefix(low[i:], k.word) {
 				continue

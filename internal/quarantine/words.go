@@ -390,7 +390,7 @@ func orderPosition(cl clause, v int) bool {
 	}
 	for i := 0; i < v; i++ {
 		w := cl.words[i]
-		if _, ok := leadAdverb().at(cl.words, i); ok || addressee[w] || modalWord[w] {
+		if _, ok := leadAdverb().at(cl.words, i); ok || addressee()[w] || modalWord()[w] {
 			continue
 		}
 		return false
@@ -399,19 +399,25 @@ func orderPosition(cl clause, v int) bool {
 }
 
 // addressee and modalWord are the words that may stand before the verb
-// of an order: who it is addressed to, and what makes it one.
+// of an order: who it is addressed to, and what makes it one. They are
+// built on first use, as the classes are: summary links this package, and
+// most of its lines never get this far.
 var (
-	addressee = map[string]bool{
-		"you": true, "agent": true, "agents": true, "assistant": true, "ai": true, "claude": true, "codex": true, "model": true,
-		"du": true, "ihr": true, "sie": true, "tu": true, "vous": true, "tú": true, "usted": true, "ustedes": true, "voi": true, "você": true,
-		"ты": true, "вы": true, "important": true, "wichtig": true, "importante": true, "важно": true,
-	}
-	modalWord = map[string]bool{
-		"must": true, "should": true, "shall": true, "need": true, "needs": true, "have": true, "to": true, "will": true, "are": true,
-		"musst": true, "müsst": true, "müssen": true, "sollst": true, "solltest": true, "sollt": true, "sollen": true,
-		"dois": true, "devez": true, "doit": true, "debes": true, "debe": true, "deben": true, "tienes": true, "tiene": true, "que": true,
-		"devi": true, "deve": true, "должен": true, "должна": true, "должны": true, "нужно": true, "надо": true,
-	}
+	addressee = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"you": true, "agent": true, "agents": true, "assistant": true, "ai": true, "claude": true, "codex": true, "model": true,
+			"du": true, "ihr": true, "sie": true, "tu": true, "vous": true, "tú": true, "usted": true, "ustedes": true, "voi": true, "você": true,
+			"ты": true, "вы": true, "important": true, "wichtig": true, "importante": true, "важно": true,
+		}
+	})
+	modalWord = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"must": true, "should": true, "shall": true, "need": true, "needs": true, "have": true, "to": true, "will": true, "are": true,
+			"musst": true, "müsst": true, "müssen": true, "sollst": true, "solltest": true, "sollt": true, "sollen": true,
+			"dois": true, "devez": true, "doit": true, "debes": true, "debe": true, "deben": true, "tienes": true, "tiene": true, "que": true,
+			"devi": true, "deve": true, "должен": true, "должна": true, "должны": true, "нужно": true, "надо": true,
+		}
+	})
 )
 
 // pointedBack reports a determiner next to the noun at n, or a noun that

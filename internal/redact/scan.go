@@ -2,14 +2,17 @@ package redact
 
 import (
 	"bytes"
+	"math"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/radix"
 )
 
 // The scanner is the prefilter: one pass over the text that finds every anchor literal of
 // every rule, so a rule's regular expression only runs where it can possibly match. It
-// keys a 64 Ki table on each pair of adjacent bytes; pairs that key no anchor (nearly
+// keys a 64 Ki table of bytes on each pair of adjacent bytes; pairs that key no anchor (nearly
 // all of them) cost one table load. An anchor is keyed on the first of its pairs that
 // is not among the commonest pairs of transcript text (see commonPairs), so "secret"
 // is looked for where "cr" occurs rather than at every "se". Case-insensitive anchors
@@ -35,17 +38,22 @@ type anchor struct {
 }
 
 type scanner struct {
-	tab     []uint16 // bigram -> group index + 1
+	tab     []uint8 // bigram -> group index + 1 (the built-in anchors make about 100 groups)
 	groups  [][]int32
 	anchors []anchor
 }
 
 func newScanner(rules []*rule) *scanner {
-	n := 2 // the exotic markers
+	n, size := 2, 0 // the exotic markers
 	for _, r := range rules {
 		n += len(r.anchors)
+		for _, lit := range r.anchors {
+			size += len(lit)
+		}
 	}
-	s := &scanner{tab: make([]uint16, 1<<16), anchors: make([]anchor, 0, n)}
+	// A byte per pair keeps the table at 64 KB, half the pages a first
+	// build touches; summary builds it on every agent turn.
+	s := &scanner{tab: make([]uint8, 1<<16), anchors: make([]anchor, 0, n)}
 	// Each anchor is entered under every case variant of its key pair. The
 	// entries are gathered first and the groups cut from one array after,
 	// so building the table allocates a few slices, not hundreds: summary
@@ -53,6 +61,7 @@ func newScanner(rules []*rule) *scanner {
 	type entry struct {
 		key uint16
 		idx int32
+		pos int32 // the entry's place in entries
 	}
 	entries := make([]entry, 0, 4*n)
 	add := func(a anchor) {
@@ -61,15 +70,21 @@ func newScanner(rules []*rule) *scanner {
 		s.anchors = append(s.anchors, a)
 		for _, b0 := range caseVariants(a.lit[a.key], a.fold) {
 			for _, b1 := range caseVariants(a.lit[a.key+1], a.fold) {
-				entries = append(entries, entry{uint16(b0)<<8 | uint16(b1), idx})
+				entries = append(entries, entry{uint16(b0)<<8 | uint16(b1), idx, int32(len(entries))})
 			}
 		}
 	}
+	// The literals share one array: some 150 of them, copied once.
+	lits := make([]byte, 0, size)
 	for i, r := range rules {
 		for _, lit := range r.anchors {
-			b := []byte(lit)
+			at := len(lits)
+			lits = append(lits, lit...)
+			b := lits[at:len(lits):len(lits)]
 			if r.fold {
-				b = []byte(asciiLower(lit))
+				for j, c := range b {
+					b[j] = lowerASCII(c)
+				}
 			}
 			if len(b) < 2 {
 				panic("redact: anchor shorter than two bytes: " + lit)
@@ -84,28 +99,37 @@ func newScanner(rules []*rule) *scanner {
 	// their anchors in the order they were added. The table itself is only
 	// written: reading a fresh page before its first write costs a second
 	// fault and a flush of every CPU's TLB, which was most of the build.
-	group := make(map[uint16]uint16, len(entries)) // key -> group index + 1
-	var sizes []int
-	for _, e := range entries {
-		g, ok := group[e.key]
-		if !ok {
-			sizes = append(sizes, 0)
-			g = uint16(len(sizes))
-			group[e.key] = g
-			s.tab[e.key] = g
+	// So the entries are grouped by a stable radix sort on their key, not
+	// by looking keys up in a map.
+	sorted := radix.SortStable(entries, func(e entry) uint16 { return e.key })
+	// runAt[p] is 1 + the start in sorted of the key whose first entry was
+	// entries[p], so the keys are met in the order they first occur.
+	runAt := make([]int32, len(sorted))
+	keys := 0
+	for k := range sorted {
+		if k == 0 || sorted[k].key != sorted[k-1].key {
+			runAt[sorted[k].pos] = int32(k) + 1
+			keys++
 		}
-		sizes[g-1]++
 	}
-	all := make([]int32, len(entries))
-	s.groups = make([][]int32, len(sizes))
-	at := 0
-	for g, size := range sizes {
-		s.groups[g] = all[at : at : at+size]
-		at += size
+	if keys > math.MaxUint8 {
+		panic("redact: more anchor groups than the scanner's table holds")
 	}
-	for _, e := range entries {
-		g := group[e.key] - 1
-		s.groups[g] = append(s.groups[g], e.idx)
+	s.groups = make([][]int32, 0, keys)
+	all := make([]int32, 0, len(sorted))
+	for _, k := range runAt {
+		if k == 0 {
+			continue
+		}
+		key, from := sorted[k-1].key, len(all)
+		for _, e := range sorted[k-1:] {
+			if e.key != key {
+				break
+			}
+			all = append(all, e.idx)
+		}
+		s.groups = append(s.groups, all[from:len(all):len(all)])
+		s.tab[key] = uint8(len(s.groups))
 	}
 	return s
 }
@@ -156,16 +180,6 @@ func caseVariants(c byte, fold bool) []byte {
 	return []byte{c}
 }
 
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 // scan appends every anchor hit in b, in position order, to hits.
 func (s *scanner) scan(b []byte, hits []hit) []hit {
 	if len(b) < 2 {
@@ -187,7 +201,7 @@ func (s *scanner) scan(b []byte, hits []hit) []hit {
 // An anchor keyed past its first byte is found after hits that start
 // later, so it is moved back into position order (hits before from are
 // another scan's).
-func (s *scanner) verify(b []byte, k int, g uint16, hits []hit, from int) []hit {
+func (s *scanner) verify(b []byte, k int, g uint8, hits []hit, from int) []hit {
 	for _, ai := range s.groups[g] {
 		a := &s.anchors[ai]
 		n := len(a.lit)

@@ -80,7 +80,7 @@ func TestAnchorsKeyedOnUncommonPairs(t *testing.T) {
 func TestScannerTableAsAddedOneByOne(t *testing.T) {
 	for _, rules := range [][]*rule{builtinRules(), codexRules()} {
 		got := newScanner(rules)
-		want := &scanner{tab: make([]uint16, 1<<16)}
+		want := &scanner{tab: make([]uint8, 1<<16)}
 		for _, a := range got.anchors {
 			idx := int32(len(want.anchors))
 			want.anchors = append(want.anchors, a)
@@ -89,7 +89,7 @@ func TestScannerTableAsAddedOneByOne(t *testing.T) {
 					k := uint16(b0)<<8 | uint16(b1)
 					if want.tab[k] == 0 {
 						want.groups = append(want.groups, nil)
-						want.tab[k] = uint16(len(want.groups))
+						want.tab[k] = uint8(len(want.groups))
 					}
 					want.groups[want.tab[k]-1] = append(want.groups[want.tab[k]-1], idx)
 				}

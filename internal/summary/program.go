@@ -112,7 +112,12 @@ func write(sys System, asJSON bool, res inject.SummaryResult) error {
 	if !res.Injected {
 		return nil
 	}
-	_, err := io.WriteString(sys.Stdout, termtext.Escape(res.Text, sys.StdoutTTY)+"\n")
+	// Two writes, not one of the text joined to its line break: the
+	// summary is some 14 KB, and the join would copy it.
+	if _, err := io.WriteString(sys.Stdout, termtext.Escape(res.Text, sys.StdoutTTY)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(sys.Stdout, "\n")
 	return err
 }
 
@@ -207,16 +212,18 @@ func plainCall(fl flags, sys System) bool {
 	if fl.quiet && fl.verbose {
 		return false
 	}
-	var known []string
+	var keys []string
 	for _, kv := range sys.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "MEMCTL_") {
+		if !strings.HasPrefix(name, "MEMCTL_") || slices.Contains(config.ProgramVars, name) {
 			continue
 		}
-		if known == nil {
-			known = append(config.EnvNames(), config.ProgramVars...)
+		if keys == nil {
+			// Named only when a key's variable may be set: MEMCTL_HOME
+			// alone, the common case, costs no list of every key.
+			keys = config.EnvNames()
 		}
-		if !slices.Contains(known, name) {
+		if !slices.Contains(keys, name) {
 			return false
 		}
 	}

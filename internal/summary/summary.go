@@ -53,8 +53,16 @@ func Build(ctx context.Context, req Request) (inject.SummaryResult, error) {
 	}
 	if !req.AllProjects {
 		ir.Project = req.Project
+		// One resolver for the team folder and the project layer: the
+		// project's folder is read once.
+		ir.Resolver = project.NewResolver(ir.Overrides, project.WithoutGit())
 		var top string
-		ir.TeamDir, ir.TeamRel, top = TeamDir(cfg, req.Project)
+		ir.TeamDir, ir.TeamRel, top = teamDir(ir.Resolver, cfg, req.Project)
+		if ir.TeamDir != "" && !HasTeamFiles(ir.TeamDir) {
+			// No team file to read (team.Load reads only Markdown): the
+			// folder is looked at once, not again by the team layer.
+			ir.TeamDir, ir.TeamRel = "", ""
+		}
 		ir.Redact = red
 		teamChecks(ctx, &ir, top, req.Root)
 	}
@@ -109,10 +117,15 @@ func Project(arg, agent string, stdin io.Reader, stdinTTY bool, getwd func() (st
 // summary names it (docs/team.md), and the repository's top folder; ""
 // when dir is no folder in a repository. It reads .git, never runs git.
 func TeamDir(cfg *config.Config, dir string) (abs, rel, top string) {
+	return teamDir(project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit()), cfg, dir)
+}
+
+// teamDir is TeamDir with the git-free resolver r of the config's
+// [[projects]] entries.
+func teamDir(r *project.Resolver, cfg *config.Config, dir string) (abs, rel, top string) {
 	if !filepath.IsAbs(dir) {
 		return "", "", ""
 	}
-	r := project.NewResolver(cfg.ProjectOverrides(), project.WithoutGit())
 	if !r.InRepository(dir) {
 		return "", "", ""
 	}
@@ -128,10 +141,11 @@ func TeamDir(cfg *config.Config, dir string) (abs, rel, top string) {
 }
 
 // teamChecks tells the read path which team files are team memory: what
-// HEAD committed (git ls-tree, run only when the folder has a Markdown
-// file) and what the user approved of what the quarantine holds.
+// HEAD committed (git ls-tree; Build leaves TeamDir empty when the folder
+// has no Markdown file) and what the user approved of what the quarantine
+// holds.
 func teamChecks(ctx context.Context, req *inject.Request, top, root string) {
-	if req.TeamDir == "" || !HasTeamFiles(req.TeamDir) {
+	if req.TeamDir == "" {
 		return
 	}
 	req.TeamCommitted, _ = team.CommittedFiles(ctx, top, req.TeamDir) // no git: nothing is committed

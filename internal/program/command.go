@@ -89,7 +89,7 @@ func HidesExitStatus(cmd string) bool {
 func EndsInSearch(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...)
 	st := stages(ps[len(ps)-1])
-	return slices.Contains([]string{"grep", "egrep", "fgrep", "rg", "ag", "ack"}, name(st[len(st)-1]))
+	return searchers()[strings.ToLower(name(st[len(st)-1]))]
 }
 
 // coreWords drops what does not say what a command does: environment

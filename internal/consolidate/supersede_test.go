@@ -143,3 +143,35 @@ func TestIdenticalMemoriesMergeWithTheirCount(t *testing.T) {
 		t.Errorf("the summary calls a repeated fact superseded:\n%s", summary)
 	}
 }
+
+// TestUncheckedTaskIsNotDone: the offline extractor called two tasks a
+// success, one after a passing check, one on the agent's final answer
+// alone. MEMORY.md and the summary call the first a success and never the
+// second: it reads as reported done with no check passed.
+func TestUncheckedTaskIsNotDone(t *testing.T) {
+	base := int64(1785840059) // 2026-08-04
+	checked := offlineMemory("add the coupon field", []string{"Check: `npm test` passed after the changes to src/coupon.ts."}, nil)
+	unchecked := strings.ReplaceAll(offlineMemory("rename the cart module", []string{"Final answer: “Renamed cart.ts to basket.ts and updated the imports.”"}, nil),
+		"description: rename the cart module", "description: rename the cart module — outcome success; changed 3 files")
+	sel := []Selected{
+		{ThreadID: "checked", SourceUpdatedAt: base - 86400, Cwd: "/home/dev/src/shop", RolloutSlug: "c", RolloutSummary: "# checked", RawMemory: checked},
+		{ThreadID: "unchecked", SourceUpdatedAt: base, Cwd: "/home/dev/src/shop", RolloutSlug: "u", RolloutSummary: "# unchecked", RawMemory: unchecked},
+	}
+	root := runHeuristic(t, "v1", sel)
+	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
+	for _, c := range []struct{ file, text, want string }{
+		{"MEMORY.md", handbook, "## Task 1: rename the cart module, reported done by the agent, no check passed\n"},
+		{"MEMORY.md", handbook, "## Task 2: add the coupon field, success\n"},
+		{"the summary", summary, "desc: rename the cart module — outcome reported done by the agent, no check passed; changed 3 files\n"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.file, c.want, c.text)
+		}
+	}
+	for name, text := range map[string]string{"MEMORY.md": handbook, "the summary": summary} {
+		if strings.Contains(text, "rename the cart module, success") || strings.Contains(text, "rename the cart module — outcome success") {
+			t.Errorf("%s calls the unchecked task a success:\n%s", name, text)
+		}
+	}
+}

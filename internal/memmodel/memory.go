@@ -104,6 +104,9 @@ func Parse(sel []store.Selected) []Memory {
 		if len(m.Keywords) == 0 {
 			m.Keywords = fallbackKeywords(m.Topic + " " + m.Desc)
 		}
+		if m.Offline && !s.UserAsserted {
+			m.markUnverified(sum)
+		}
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -113,6 +116,36 @@ func Parse(sel []store.Selected) []Memory {
 		return out[i].Sel.ThreadID < out[j].Sel.ThreadID
 	})
 	return out
+}
+
+// UnverifiedDone is what an offline memory's task outcome "success" reads
+// as when no check of the task passed: the agent's final answer said the
+// work was done and nothing contradicted it, which is the agent's word,
+// not a result.
+const UnverifiedDone = "reported done by the agent, no check passed"
+
+// markUnverified rewords the outcome of each task of an offline memory
+// that the extractor called a success on the agent's word alone, in the
+// task and in the memory's description, so that neither MEMORY.md nor a
+// summary calls it done. A task was checked when its rollout summary
+// says its last check passed, or when it states a check or a fix (a
+// failure that ended in a pass).
+func (m *Memory) markUnverified(sum rawmemory.Doc) {
+	for i := range m.Tasks {
+		t := &m.Tasks[i]
+		reason := ""
+		if len(sum.Tasks) == len(m.Tasks) {
+			reason = sum.Tasks[i].OutcomeReason
+		}
+		if t.Outcome != "success" || strings.HasPrefix(reason, "the last check") || len(TipItems(t.Knowledge)) > 0 {
+			continue
+		}
+		t.Outcome = UnverifiedDone
+		if said := t.Task + " — outcome success"; t.Task != "" && strings.HasPrefix(m.Desc, said) {
+			m.Desc = t.Task + " — outcome " + UnverifiedDone + m.Desc[len(said):]
+			m.Outcome = UnverifiedDone
+		}
+	}
 }
 
 // userDoc is the memory of a user-asserted row: the text the user wrote

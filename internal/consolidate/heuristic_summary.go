@@ -221,7 +221,7 @@ func writeRecentTopics(sb *strings.Builder, name string, rec []memmodel.Entry, l
 		}
 		fmt.Fprintf(sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		fmt.Fprintf(sb, "  - desc: %s%s\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), assertedMark(m.Sel))
-		if l := m.FirstLearning(); l != "" && m.Stale == nil {
+		if l := m.IndexLearning(); l != "" && m.Stale == nil {
 			note := ""
 			if by := later[m.Sel.ThreadID+"\x00"+l]; by != "" {
 				note = " (" + by + ")"

@@ -458,7 +458,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		}
 		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), m.File)
-		if l := m.FirstLearning(); l != "" && m.Stale == nil {
+		if l := m.IndexLearning(); l != "" && m.Stale == nil {
 			fmt.Fprintf(&sb, "  - learnings: %s\n", memmodel.WholeItem(l, memmodel.MaxSummaryItem))
 		}
 	}

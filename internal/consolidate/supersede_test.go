@@ -50,14 +50,13 @@ func TestNewerFactsSupersedeOlderOnes(t *testing.T) {
 		"- Check: `npm test` passed after the changes to src/coupon.ts. (as of 2026-08-04)",
 		"- Check: `npm run lint` passed after the changes to src/coupon.ts. (as of 2026-08-04)",
 		"- " + oldFix + " (as of 2026-08-01)",
-		"  - learnings: " + oldFix + "\n",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)
 		}
 	}
-	if strings.Contains(summary, "superseded") {
-		t.Errorf("the summary calls a fact that still holds superseded:\n%s", summary)
+	if strings.Contains(summary, oldFix+" (superseded") {
+		t.Errorf("the summary calls a fix that still holds superseded:\n%s", summary)
 	}
 	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
 	for _, want := range []string{
@@ -173,5 +172,42 @@ func TestUncheckedTaskIsNotDone(t *testing.T) {
 		if strings.Contains(text, "rename the cart module, success") || strings.Contains(text, "rename the cart module — outcome success") {
 			t.Errorf("%s calls the unchecked task a success:\n%s", name, text)
 		}
+	}
+}
+
+// TestMemoryMDSaysEachThingOnce: a session of two tasks. MEMORY.md gives
+// the session's file, place and keywords once, under its first task; each
+// task's user_messages quote a message once and leave out a bare "yes";
+// the summary's index shows a learning the tips do not already state.
+func TestMemoryMDSaysEachThingOnce(t *testing.T) {
+	const check = "Check: `go test ./...` passed after the changes to export.go."
+	const answer = "Final answer: “The export writes one row per invoice; totals are summed in cents.”"
+	raw := "---\ndescription: add the CSV export — outcome success\ntask_outcome: success\ncwd: /home/dev/src/billing\n" +
+		"keywords: csv, export\nwritten_by: memctl heuristic\n---\n\n" +
+		"### Task 1: add the CSV export\ntask: add the CSV export\ntask_outcome: success\n\nReusable knowledge:\n- " + check + "\n- " + answer + "\n\n" +
+		"### Task 2: name the file after the month\ntask: name the file after the month\ntask_outcome: uncertain\n\nReusable knowledge:\n- none\n"
+	summary := "# add the CSV export in billing\n\n## Task 1: add the CSV export\n\nOutcome: success (the last check `go test ./...` passed)\n\n" +
+		"Key steps:\n- The user asked: “add the CSV export”\n- Follow-up from the user: “yes”\n- Follow-up from the user: “keep the header row”\n- Follow-up from the user: “keep the header row”\n\n" +
+		"## Task 2: name the file after the month\n\nOutcome: uncertain (the assistant answered but nothing confirms the result)\n\n" +
+		"Key steps:\n- The user asked: “name the file after the month”\n- Follow-up from the user: “ok”\n"
+	sel := []Selected{{ThreadID: "t1", SourceUpdatedAt: 1785840059, Cwd: "/home/dev/src/billing", RolloutSlug: "csv",
+		RolloutPath: "/home/dev/.codex/sessions/rollout-t1.jsonl", RawMemory: raw, RolloutSummary: summary}}
+	root := runHeuristic(t, "v1", sel)
+	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	for what, n := range map[string]int{
+		"rollout_path=/home/dev/.codex/sessions/rollout-t1.jsonl": 1,
+		"### keywords":            1,
+		"(the session of Task 1)": 1,
+		"Follow-up from the user: “keep the header row”": 1,
+		"“yes”": 0,
+		"“ok”":  0,
+	} {
+		if got := strings.Count(handbook, what); got != n {
+			t.Errorf("MEMORY.md says %q %d times, want %d:\n%s", what, got, n, handbook)
+		}
+	}
+	index := readFile(t, filepath.Join(root, memdir.SummaryFile))
+	if !strings.Contains(index, "  - learnings: "+answer+"\n") || strings.Count(index, check) != 1 {
+		t.Errorf("the summary's index repeats a tip as the learning, or lacks the answer:\n%s", index)
 	}
 }

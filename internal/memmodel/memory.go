@@ -221,6 +221,28 @@ func (m Memory) FirstLearning() string {
 	return ""
 }
 
+// IndexLearning is the learning a summary's index shows for the memory:
+// for one of the offline extractor, its first learning that is not a
+// check or a fix, which the summary's tips already list, else its first
+// learning.
+func (m Memory) IndexLearning() string {
+	if m.Offline {
+		for _, t := range m.Tasks {
+			for _, k := range t.Knowledge {
+				if len(TipItems([]string{k})) == 0 {
+					return k
+				}
+			}
+		}
+		for _, t := range m.Tasks {
+			if len(t.Failures) > 0 {
+				return t.Failures[0]
+			}
+		}
+	}
+	return m.FirstLearning()
+}
+
 // Describe names a memory in a few words: its description, else its
 // summary's title.
 func Describe(s store.Selected) string {

@@ -178,7 +178,9 @@ func TestUncheckedTaskIsNotDone(t *testing.T) {
 // TestMemoryMDSaysEachThingOnce: a session of two tasks. MEMORY.md gives
 // the session's file, place and keywords once, under its first task; each
 // task's user_messages quote a message once and leave out a bare "yes";
-// the summary's index shows a learning the tips do not already state.
+// the summary's index shows the final answer, which the tips do not
+// already state, rather than the check they list or the agent's earlier
+// words.
 func TestMemoryMDSaysEachThingOnce(t *testing.T) {
 	const check = "Check: `go test ./...` passed after the changes to export.go."
 	const answer = "Final answer: “The export writes one row per invoice; totals are summed in cents.”"

@@ -221,27 +221,35 @@ func (m Memory) FirstLearning() string {
 	return ""
 }
 
-// IndexLearning is the learning a summary's index shows for the memory:
-// for one of the offline extractor, its first learning that is not a
-// check or a fix, which the summary's tips already list, else its first
-// learning.
+// IndexLearning is the learning a summary's index shows for the memory.
+// For one of the offline extractor it is, of its statements the
+// summary's tips do not already list (checks and fixes), the first final
+// answer, else the first other statement (a finding, a failure), else its
+// first learning: never an earlier answer, the agent's words on the way.
 func (m Memory) IndexLearning() string {
-	if m.Offline {
-		for _, t := range m.Tasks {
-			for _, k := range t.Knowledge {
-				if len(TipItems([]string{k})) == 0 {
-					return k
-				}
-			}
-		}
-		for _, t := range m.Tasks {
-			if len(t.Failures) > 0 {
-				return t.Failures[0]
+	if !m.Offline {
+		return m.FirstLearning()
+	}
+	var other string
+	for _, t := range m.Tasks {
+		for _, k := range append(slices.Clone(t.Knowledge), t.Failures...) {
+			switch {
+			case len(TipItems([]string{k})) > 0, strings.HasPrefix(k, earlierAnswer):
+			case strings.HasPrefix(k, finalAnswer):
+				return k
+			case other == "":
+				other = k
 			}
 		}
 	}
-	return m.FirstLearning()
+	return FirstNonEmpty(other, m.FirstLearning())
 }
+
+// Labels of the offline extractor's quoted answers.
+const (
+	finalAnswer   = "Final answer"
+	earlierAnswer = "Earlier answer"
+)
 
 // Describe names a memory in a few words: its description, else its
 // summary's title.

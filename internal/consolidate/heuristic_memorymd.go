@@ -172,11 +172,15 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 		facts := memmodel.Facts{}
 		n := 0
 		for _, m := range g.mems {
+			templates, named := sessionTemplates(m.Asked), map[string]bool{}
 			for i, t := range m.Tasks {
 				n++
 				title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
 				outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome)
 				heading := textcut.Words(title, maxItemBytes)
+				if i < len(m.Asked) {
+					heading = memmodel.FirstNonEmpty(templates.title(m.Asked[i]), heading)
+				}
 				if outcome != "" {
 					heading += ", " + outcome
 				}
@@ -203,7 +207,7 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 				// task changed, its commits and what it read: what a later
 				// session greps for.
 				if i < len(m.Asked) {
-					writeTaskList(&sb, "user_messages", userMessages(m.Asked[i], title))
+					writeTaskList(&sb, "user_messages", userMessages(templates.byOwnPart(userMessages(m.Asked[i], title), named), ""))
 				}
 				writeTaskList(&sb, "references", t.Refs)
 				id := m.Sel.ThreadID

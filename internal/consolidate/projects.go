@@ -284,7 +284,7 @@ func buildProjectLayer(all []memmodel.Memory, notes []memmodel.Note) (projectLay
 	mems := memmodel.Current(all)
 	groups := groupByProject(mems)
 	prefs, tips := newItemSet(), newItemSet()
-	latest := memmodel.Facts{}
+	latest, checked := memmodel.Facts{}, memmodel.Facts{}
 	for _, m := range mems {
 		key := m.Project().Key
 		for _, t := range m.Tasks {
@@ -296,7 +296,7 @@ func buildProjectLayer(all []memmodel.Memory, notes []memmodel.Note) (projectLay
 			}
 			for _, k := range tipsOf(m, t) {
 				if m.Offline && memmodel.SubjectOf(k) != "" {
-					if latest.Claim(m, k, 0) != "" {
+					if latest.Claim(m, k, 0) != "" || checked.CheckedAgain(m, k) {
 						continue
 					}
 					k += " (as of " + m.Day + ")"

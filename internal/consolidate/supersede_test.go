@@ -99,6 +99,12 @@ func TestSessionsOnOtherTopicsSupersedeNothing(t *testing.T) {
 			t.Errorf("%s marks a fact superseded that nothing contradicts:\n%s", f, text)
 		}
 	}
+	// The summary's tips give each command's check once, the newest; both
+	// fixes and checks stay in MEMORY.md.
+	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
+	if !strings.Contains(summary, "- "+newer[0]+" (as of 2026-08-04)\n") || strings.Contains(summary, "- "+older[0]) || !strings.Contains(summary, "- "+older[1]) {
+		t.Errorf("the summary's tips repeat a check or lack the newest check or the fix:\n%s", summary)
+	}
 }
 
 // TestIdenticalMemoriesMergeWithTheirCount: three sessions of one project

@@ -102,3 +102,23 @@ func (f Facts) Claim(m Memory, item string, task int) string {
 	}
 	return by
 }
+
+// CheckedAgain reports whether item is a check of a command that a newer
+// check of the same project already stated, and records it otherwise. A
+// summary's tips give each command's check once, the newest: an older
+// pass of the same command for other work is history MEMORY.md keeps,
+// not another tip. The newest check restated word for word is the same
+// tip, counted by the summary's ranking; fixes are each a lesson of
+// their own and never count.
+func (f Facts) CheckedAgain(m Memory, item string) bool {
+	subj := SubjectOf(item)
+	if !m.Offline || subj == "" || rawmemory.Tagged(item) != rawmemory.TagCheck {
+		return false
+	}
+	key := "check\x00" + m.Project().Key + "\x00" + subj
+	if owner, ok := f[key]; ok {
+		return owner.text != NormKey(item) // the same words again are counted, not dropped
+	}
+	f[key] = factOwner{thread: m.Sel.ThreadID, text: NormKey(item)}
+	return false
+}

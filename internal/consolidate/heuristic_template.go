@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/rawmemory"
+	"github.com/memctl/memctl/internal/textcut"
 )
 
 // A custom prompt or a slash command reaches a transcript expanded: the
@@ -34,22 +35,21 @@ type templateUse struct{ input, template string }
 // that open with the same words.
 func findTemplates(msgs []string) templated {
 	out := templated{}
-	groups := map[string][][]string{}
+	groups := map[string][]message{}
 	for _, m := range msgs {
-		w := strings.Fields(m)
-		if len(w) >= templateShared {
+		if w := strings.Fields(m); len(w) >= templateShared {
 			key := strings.Join(w[:templateOpening], " ")
-			groups[key] = append(groups[key], w)
+			groups[key] = append(groups[key], newMessage(w))
 		}
 	}
 	for _, g := range groups {
 		for i, a := range g {
 			for j, b := range g {
-				if i == j || slices.Equal(a, b) {
+				if i == j || slices.Equal(a.words, b.words) {
 					continue
 				}
 				if use, ok := fillsIn(a, b); ok {
-					out[strings.Join(a, " ")] = use
+					out[strings.Join(a.words, " ")] = use
 					break
 				}
 			}
@@ -58,36 +58,47 @@ func findTemplates(msgs []string) templated {
 	return out
 }
 
+// message is a user message's words and where each run of templateRun
+// of them first starts.
+type message struct {
+	words []string
+	runs  map[string]int
+}
+
+func newMessage(words []string) message {
+	m := message{words: words, runs: map[string]int{}}
+	for j := len(words) - templateRun; j >= 0; j-- {
+		m.runs[strings.Join(words[j:j+templateRun], "\x00")] = j
+	}
+	return m
+}
+
 // fillsIn reports whether a and b fill in one template, and if so a's own
 // part and the template as a states it: after the words they open with,
-// the first run of templateRun words of a that b has too ends a's own
-// part.
-func fillsIn(a, b []string) (templateUse, bool) {
+// the first run of templateRun words of a that b has too, after the
+// opening, ends a's own part.
+func fillsIn(a, b message) (templateUse, bool) {
 	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
+	for p < len(a.words) && p < len(b.words) && a.words[p] == b.words[p] {
 		p++
 	}
 	if p < templateOpening {
 		return templateUse{}, false
 	}
-	runs := map[string]int{} // b's runs after the opening, by their words
-	for j := len(b) - templateRun; j >= p; j-- {
-		runs[strings.Join(b[j:j+templateRun], "\x00")] = j
-	}
-	for i := p; i+templateRun <= len(a); i++ {
-		j, ok := runs[strings.Join(a[i:i+templateRun], "\x00")]
-		if !ok {
+	for i := p; i+templateRun <= len(a.words); i++ {
+		j, ok := b.runs[strings.Join(a.words[i:i+templateRun], "\x00")]
+		if !ok || j < p {
 			continue
 		}
 		n := templateRun
-		for i+n < len(a) && j+n < len(b) && a[i+n] == b[j+n] {
+		for i+n < len(a.words) && j+n < len(b.words) && a.words[i+n] == b.words[j+n] {
 			n++
 		}
 		if p+n < templateShared || i-p > (p+n)/2 {
 			return templateUse{}, false // mostly its own words: no template
 		}
-		tmpl := strings.Join(a[:p], " ") + " … " + strings.Join(a[i:], " ")
-		return templateUse{input: strings.Join(a[p:i], " "), template: tmpl}, true
+		tmpl := strings.Join(a.words[:p], " ") + " … " + strings.Join(a.words[i:], " ")
+		return templateUse{input: strings.Join(a.words[p:i], " "), template: tmpl}, true
 	}
 	return templateUse{}, false
 }
@@ -163,7 +174,7 @@ func (tm templated) title(steps []string) string {
 			case use.input == "":
 				return "a command template with no input of its own"
 			default:
-				return use.input + " (through a command template)"
+				return textcut.Words(use.input, maxItemBytes) + " (through a command template)"
 			}
 		}
 	}

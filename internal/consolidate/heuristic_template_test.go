@@ -50,3 +50,33 @@ func TestCommandTemplateQuotedByItsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFindTemplates: which of a session's messages fill in one template.
+func TestFindTemplates(t *testing.T) {
+	const tail = " then follow every step of the checklist below in order and report each result"
+	for _, c := range []struct {
+		name string
+		msgs []string
+		want map[string]string // message → its own part
+	}{
+		{"instances", []string{"## Input ```text Phase 1 ```" + tail, "## Input ```text ```" + tail},
+			map[string]string{"## Input ```text Phase 1 ```" + tail: "Phase 1", "## Input ```text ```" + tail: ""}},
+		{"messages that only open alike", []string{
+			"can you please fix the failing login test in auth_test.go and tell me why it broke after the merge",
+			"can you please fix the lint warnings in the session store and then run the whole suite once more"}, nil},
+		{"one message said twice", []string{"## Input ```text ```" + tail, "## Input ```text ```" + tail}, nil},
+		{"a long message of its own in a template is no template", []string{
+			"## Input ```text " + strings.Repeat("a different request of many words ", 6) + "```" + tail, "## Input ```text ```" + tail},
+			map[string]string{"## Input ```text ```" + tail: ""}},
+	} {
+		got := findTemplates(c.msgs)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d templated, want %d: %+v", c.name, len(got), len(c.want), got)
+		}
+		for m, input := range c.want {
+			if use, ok := got.of(m); !ok || use.input != input {
+				t.Errorf("%s: %q → %+v, %v; want own part %q", c.name, m, use, ok, input)
+			}
+		}
+	}
+}

@@ -128,8 +128,9 @@ const UnverifiedDone = "reported done by the agent, no check passed"
 // that the extractor called a success on the agent's word alone, in the
 // task and in the memory's description, so that neither MEMORY.md nor a
 // summary calls it done. A task was checked when its rollout summary
-// says its last check passed, or when it states a check or a fix (a
-// failure that ended in a pass).
+// says its last check passed (the offline extractor's reason opens with
+// "the last check"), or when it states a check or a fix (a failure that
+// ended in a pass).
 func (m *Memory) markUnverified(sum rawmemory.Doc) {
 	for i := range m.Tasks {
 		t := &m.Tasks[i]

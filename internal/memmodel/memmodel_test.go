@@ -165,3 +165,20 @@ func TestNotes(t *testing.T) {
 		}
 	}
 }
+
+// A tip is a check or a fix of the work, never a look around that failed
+// and then worked, nor the agent's words.
+func TestTipItems(t *testing.T) {
+	work := []string{
+		"Check: `go test ./...` passed after the changes to parse.go.",
+		"Fix: `npm run build` failed (`TS2304`) and passed on a rerun; between the failure and the pass: edited tsconfig.json.",
+	}
+	looks := []string{
+		"Fix: `ls -la types/` failed (`ls: cannot access 'types/'`) and passed on a rerun; between the failure and the pass: ran `mkdir -p types`.",
+		"Fix: `grep -R \"parser\" -n` failed (`command timed out`) and `grep -R \"lexer\" -n` passed; nothing else ran between the failure and the pass.",
+		"Final answer: “The build needed the DOM lib.”",
+	}
+	if got := TipItems(append(append([]string(nil), work...), looks...)); !slices.Equal(got, work) {
+		t.Errorf("tips %q, want %q", got, work)
+	}
+}

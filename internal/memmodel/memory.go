@@ -235,7 +235,7 @@ func (m Memory) IndexLearning() string {
 	for _, t := range m.Tasks {
 		for _, k := range append(slices.Clone(t.Knowledge), t.Failures...) {
 			switch {
-			case len(TipItems([]string{k})) > 0, strings.HasPrefix(k, earlierAnswer):
+			case rawmemory.Tagged(k) == rawmemory.TagCheck, rawmemory.Tagged(k) == rawmemory.TagFix, strings.HasPrefix(k, earlierAnswer):
 			case strings.HasPrefix(k, finalAnswer):
 				return k
 			case other == "":

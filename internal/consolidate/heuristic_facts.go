@@ -9,13 +9,11 @@ import "github.com/memctl/memctl/internal/memmodel"
 // superseded it; a fact a newer memory restated word for word is current,
 // one bullet for every session that stated it.
 func sortFact(f memmodel.Facts, m memmodel.Memory, item string, task int, current, old *bulletSet) {
-	by := f.Claim(m, item, task)
-	switch {
-	case by == "" || f.Restated(m, item):
-		current.add(item, task, m.Sel.ThreadID)
-	default:
+	if by := f.Claim(m, item, task); by != "" {
 		old.add(item+" ("+by+")", task, m.Sel.ThreadID)
+		return
 	}
+	current.add(item, task, m.Sel.ThreadID)
 }
 
 // supersessions says, for each fact (thread id, NUL, item) that a newer
@@ -29,7 +27,7 @@ func supersessions(mems []memmodel.Memory) map[string]string {
 		}
 		for _, t := range m.Tasks {
 			for _, it := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
-				if by := f.Claim(m, it, 0); by != "" && !f.Restated(m, it) {
+				if by := f.Claim(m, it, 0); by != "" {
 					out[m.Sel.ThreadID+"\x00"+it] = by
 				}
 			}

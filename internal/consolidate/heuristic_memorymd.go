@@ -3,8 +3,8 @@ package consolidate
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/rawmemory"
@@ -129,6 +129,27 @@ func writeTaskList(sb *strings.Builder, heading string, items []string) {
 	}
 }
 
+// userMessages is what a task's user_messages list keeps of the user's
+// messages: each once, in order, without the request the heading already
+// gives whole, and without a follow-up of one short word ("yes", "ok",
+// "p"), which says nothing without the question it answered.
+func userMessages(asked []string, title string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range asked {
+		words := strings.TrimPrefix(strings.TrimPrefix(s, rawmemory.StepAsked), rawmemory.StepFollowUp)
+		words = strings.Trim(words, "“” ")
+		switch said := memmodel.NormKey(words); {
+		case s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
+		case strings.HasPrefix(s, rawmemory.StepFollowUp) && !strings.ContainsAny(words, " /.`") && utf8.RuneCountInString(said) <= maxAssentRunes:
+		default:
+			seen[said] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // renderMemoryMD builds the v1 handbook: one task group per working
 // directory, newest first.
 func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
@@ -151,32 +172,42 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 		facts := memmodel.Facts{}
 		n := 0
 		for _, m := range g.mems {
+			templates, named := sessionTemplates(m.Asked), map[string]bool{}
 			for i, t := range m.Tasks {
 				n++
 				title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
 				outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome)
 				heading := textcut.Words(title, maxItemBytes)
+				if i < len(m.Asked) {
+					heading = memmodel.FirstNonEmpty(templates.title(m.Asked[i]), heading)
+				}
 				if outcome != "" {
 					heading += ", " + outcome
 				}
 				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
 				sb.WriteString("### rollout_summary_files\n\n")
-				fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.File, m.Cwd, m.Sel.RolloutPath, formatRFC3339(m.Sel.SourceUpdatedAt), m.Sel.ThreadID)
-				if br := sessionBranch(m.Sel); br != "" {
-					fmt.Fprintf(&sb, ", git_branch=%s", br)
+				if i > 0 {
+					// The session's file, place and keywords are its first
+					// task's: said once.
+					fmt.Fprintf(&sb, "- %s (the session of Task %d)\n", m.File, n-i)
+				} else {
+					fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.File, m.Cwd, m.Sel.RolloutPath, formatRFC3339(m.Sel.SourceUpdatedAt), m.Sel.ThreadID)
+					if br := sessionBranch(m.Sel); br != "" {
+						fmt.Fprintf(&sb, ", git_branch=%s", br)
+					}
+					sb.WriteString(controlNote(m.Sel))
+					sb.WriteString(")\n")
+					if m.Stale != nil {
+						fmt.Fprintf(&sb, "\nstale_evidence: %s\n", m.Stale.Note())
+					}
+					sb.WriteString("\n### keywords\n\n")
+					fmt.Fprintf(&sb, "- %s\n", strings.Join(m.Keywords, ", "))
 				}
-				sb.WriteString(controlNote(m.Sel))
-				sb.WriteString(")\n")
-				if m.Stale != nil {
-					fmt.Fprintf(&sb, "\nstale_evidence: %s\n", m.Stale.Note())
-				}
-				sb.WriteString("\n### keywords\n\n")
-				fmt.Fprintf(&sb, "- %s\n", strings.Join(m.Keywords, ", "))
 				// What the user asked, in their words, and the files the
 				// task changed, its commits and what it read: what a later
 				// session greps for.
-				if i < len(m.Asked) { // a request the heading already gives whole is not repeated
-					writeTaskList(&sb, "user_messages", slices.DeleteFunc(slices.Clone(m.Asked[i]), func(s string) bool { return s == rawmemory.StepAsked+"“"+title+"”" }))
+				if i < len(m.Asked) {
+					writeTaskList(&sb, "user_messages", userMessages(templates.byOwnPart(userMessages(m.Asked[i], title), named), ""))
 				}
 				writeTaskList(&sb, "references", t.Refs)
 				id := m.Sel.ThreadID

@@ -101,7 +101,7 @@ func summaryLists(mems []memmodel.Memory, notes []memmodel.Note) (prefs, tips []
 		return out
 	}
 	var p, k []string
-	latest := memmodel.Facts{}
+	latest, checked := memmodel.Facts{}, memmodel.Facts{}
 	for _, m := range mems {
 		for _, t := range m.Tasks {
 			// Preferences are the user's words, about no file: a stale
@@ -113,8 +113,8 @@ func summaryLists(mems []memmodel.Memory, notes []memmodel.Note) (prefs, tips []
 			if m.Offline {
 				for _, it := range memmodel.TipItems(t.Knowledge) {
 					if memmodel.SubjectOf(it) != "" {
-						if latest.Claim(m, it, 0) != "" {
-							continue // a later session says otherwise
+						if latest.Claim(m, it, 0) != "" || checked.CheckedAgain(m, it) {
+							continue // a later session says otherwise, or the same
 						}
 						it += " (as of " + m.Day + ")"
 					}
@@ -221,7 +221,7 @@ func writeRecentTopics(sb *strings.Builder, name string, rec []memmodel.Entry, l
 		}
 		fmt.Fprintf(sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		fmt.Fprintf(sb, "  - desc: %s%s\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), assertedMark(m.Sel))
-		if l := m.FirstLearning(); l != "" && m.Stale == nil {
+		if l := m.IndexLearning(); l != "" && m.Stale == nil {
 			note := ""
 			if by := later[m.Sel.ThreadID+"\x00"+l]; by != "" {
 				note = " (" + by + ")"

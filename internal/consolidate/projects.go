@@ -284,7 +284,7 @@ func buildProjectLayer(all []memmodel.Memory, notes []memmodel.Note) (projectLay
 	mems := memmodel.Current(all)
 	groups := groupByProject(mems)
 	prefs, tips := newItemSet(), newItemSet()
-	latest := memmodel.Facts{}
+	latest, checked := memmodel.Facts{}, memmodel.Facts{}
 	for _, m := range mems {
 		key := m.Project().Key
 		for _, t := range m.Tasks {
@@ -296,7 +296,7 @@ func buildProjectLayer(all []memmodel.Memory, notes []memmodel.Note) (projectLay
 			}
 			for _, k := range tipsOf(m, t) {
 				if m.Offline && memmodel.SubjectOf(k) != "" {
-					if latest.Claim(m, k, 0) != "" {
+					if latest.Claim(m, k, 0) != "" || checked.CheckedAgain(m, k) {
 						continue
 					}
 					k += " (as of " + m.Day + ")"
@@ -458,7 +458,7 @@ func renderProjectSummaryWith(g *projectGroup, prefs, tips []string, rec, old []
 		}
 		fmt.Fprintf(&sb, "- %s: %s%s%s\n", textcut.Words(m.Topic, 120), strings.Join(m.Keywords, ", "), m.StaleNote(), memmodel.SeenIn(e.Sessions))
 		fmt.Fprintf(&sb, "  - desc: %s (%s)\n", textcut.Words(m.Desc, memmodel.MaxSummaryItem), m.File)
-		if l := m.FirstLearning(); l != "" && m.Stale == nil {
+		if l := m.IndexLearning(); l != "" && m.Stale == nil {
 			fmt.Fprintf(&sb, "  - learnings: %s\n", memmodel.WholeItem(l, memmodel.MaxSummaryItem))
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 // SubjectOf names what a fact of the offline extractor is about: the
 // command a Check, a Fix or a failure line is about ("" for anything
-// else). Two such facts about the same command in one project say how it
-// went then; the later one holds now.
+// else). Two such facts about the same command in one project that say
+// it ended differently (passed, failed) disagree; the later one holds.
 func SubjectOf(item string) string {
 	s := item
 	switch rawmemory.Tagged(s) {
@@ -36,34 +36,64 @@ func SubjectOf(item string) string {
 	return s[1 : 1+end]
 }
 
+// Outcomes of a command a fact states, as its exit status showed.
+const (
+	outcomeUnknown = ""
+	outcomePassed  = "passed"
+	outcomeFailed  = "failed"
+)
+
+// outcomeOf is how the command of a fact with a subject ended, in the
+// offline extractor's own wording: a check passed, a fix ended in a pass,
+// a failure was or was not run again to a pass. A failure run again with
+// no exit status of its own, or a line memctl does not know, states no
+// outcome, and what states none contradicts nothing.
+func outcomeOf(item string) string {
+	switch {
+	case strings.Contains(item, "no exit status of its own"):
+		return outcomeUnknown
+	case strings.Contains(item, "was not run again to a pass"), strings.Contains(item, "no later run passed"):
+		return outcomeFailed
+	case rawmemory.Tagged(item) == rawmemory.TagCheck, rawmemory.Tagged(item) == rawmemory.TagFix,
+		strings.Contains(item, "passed on an identical rerun"):
+		return outcomePassed
+	}
+	return outcomeUnknown
+}
+
 // Facts remembers, per project and command, the newest memory that
-// stated a fact about it. Memories are visited newest first, so the first
-// claim holds and a later one from another memory is superseded.
+// stated how the command ended. Memories are visited newest first, so the
+// first claim holds, and an older one from another memory that says the
+// command ended otherwise is superseded. Two facts that agree on the
+// outcome both stand, whatever else they say (another error fixed,
+// other files changed): they are two lessons, not one changed answer.
 type Facts map[string]factOwner
 
 type factOwner struct {
-	thread string
-	day    string
-	task   int
-	text   string // NormKey of what it stated
+	thread  string
+	day     string
+	task    int
+	text    string // NormKey of what it stated
+	outcome string
 }
 
-// Claim records m's fact, or, when a newer memory already stated one
-// about the same command, says so ("superseded on DAY by Task N"). Facts
-// with no subject, and memories not written by the offline extractor
-// (whose wording memctl cannot read), are never superseded.
+// Claim records m's fact, or, when a newer memory already stated another
+// outcome of the same command, says so ("superseded on DAY by Task N").
+// Facts with no subject or no known outcome, and memories not written by
+// the offline extractor (whose wording memctl cannot read), are never
+// superseded.
 func (f Facts) Claim(m Memory, item string, task int) string {
-	subj := SubjectOf(item)
-	if !m.Offline || subj == "" {
+	subj, outcome := SubjectOf(item), outcomeOf(item)
+	if !m.Offline || subj == "" || outcome == outcomeUnknown {
 		return ""
 	}
 	key := m.Project().Key + "\x00" + subj
 	owner, ok := f[key]
 	if !ok {
-		f[key] = factOwner{thread: m.Sel.ThreadID, day: m.Day, task: task, text: NormKey(item)}
+		f[key] = factOwner{thread: m.Sel.ThreadID, day: m.Day, task: task, text: NormKey(item), outcome: outcome}
 		return ""
 	}
-	if owner.thread == m.Sel.ThreadID {
+	if owner.thread == m.Sel.ThreadID || owner.outcome == outcome {
 		return ""
 	}
 	by := "superseded on " + owner.day
@@ -73,10 +103,22 @@ func (f Facts) Claim(m Memory, item string, task int) string {
 	return by
 }
 
-// Restated reports whether the newer memory that claimed item's subject
-// stated the very same fact: that is the fact seen again, not
-// superseded.
-func (f Facts) Restated(m Memory, item string) bool {
-	owner, ok := f[m.Project().Key+"\x00"+SubjectOf(item)]
-	return ok && owner.text == NormKey(item)
+// CheckedAgain reports whether item is a check of a command that a newer
+// check of the same project already stated, and records it otherwise. A
+// summary's tips give each command's check once, the newest: an older
+// pass of the same command for other work is history MEMORY.md keeps,
+// not another tip. The newest check restated word for word is the same
+// tip, counted by the summary's ranking; fixes are each a lesson of
+// their own and never count.
+func (f Facts) CheckedAgain(m Memory, item string) bool {
+	subj := SubjectOf(item)
+	if !m.Offline || subj == "" || rawmemory.Tagged(item) != rawmemory.TagCheck {
+		return false
+	}
+	key := "check\x00" + m.Project().Key + "\x00" + subj
+	if owner, ok := f[key]; ok {
+		return owner.text != NormKey(item) // the same words again are counted, not dropped
+	}
+	f[key] = factOwner{thread: m.Sel.ThreadID, text: NormKey(item)}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -54,12 +55,14 @@ func cleanItem(s string) string {
 }
 
 // TipItems keeps the facts a general tip may state: a check that verified the
-// work, or a fix that made a failure pass. The agent's explanations stay in
-// MEMORY.md, where they are read with their task.
+// work, or a fix that made a failure of it pass. The agent's explanations,
+// and a look around that failed and then worked (a listing of a folder not
+// made yet, a search), stay in MEMORY.md, where they are read with their
+// task.
 func TipItems(knowledge []string) []string {
 	var out []string
 	for _, k := range knowledge {
-		if tag := rawmemory.Tagged(k); tag == rawmemory.TagCheck || tag == rawmemory.TagFix {
+		if tag := rawmemory.Tagged(k); (tag == rawmemory.TagCheck || tag == rawmemory.TagFix) && !program.Explores(SubjectOf(k)) {
 			out = append(out, k)
 		}
 	}

@@ -97,22 +97,26 @@ func TestFoldRepeats(t *testing.T) {
 }
 
 // A newer memory's fact about a command supersedes an older one's in the
-// same project; the same fact restated is the fact seen again.
+// same project only when the two say the command ended otherwise: a fix
+// and a later pass of the same command are two lessons, a failure never
+// run to a pass and a later pass disagree, and a run with no exit status
+// of its own contradicts nothing.
 func TestFactsSupersede(t *testing.T) {
 	mems := Parse([]store.Selected{
 		{ThreadID: "new", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: offline("b", "Check: `npm test` passed.")},
-		{ThreadID: "old", SourceUpdatedAt: base - day, Cwd: "/src/shop", RawMemory: offline("a", "Fix: `npm test` failed and passed after src/cart.ts changed.")},
-		{ThreadID: "again", SourceUpdatedAt: base - 2*day, Cwd: "/src/shop", RawMemory: offline("c", "Check: `npm test` passed.")},
+		{ThreadID: "fixed", SourceUpdatedAt: base - day, Cwd: "/src/shop", RawMemory: offline("a", "Fix: `npm test` failed and passed after src/cart.ts changed.")},
+		{ThreadID: "failed", SourceUpdatedAt: base - 2*day, Cwd: "/src/shop", RawMemory: offline("c", "`npm test` failed once (`NaN`) and was not run again to a pass.")},
+		{ThreadID: "unknown", SourceUpdatedAt: base - 3*day, Cwd: "/src/shop", RawMemory: offline("d", "`npm test` failed once and was run again with no exit status of its own.")},
 	})
 	f := Facts{}
-	if by := f.Claim(mems[0], mems[0].FirstLearning(), 2); by != "" {
-		t.Errorf("the newest fact is superseded: %q", by)
-	}
-	if by := f.Claim(mems[1], mems[1].FirstLearning(), 0); by != "superseded on 2026-08-04 by Task 2" {
-		t.Errorf("older fact: %q", by)
-	}
-	if !f.Restated(mems[2], mems[2].FirstLearning()) || f.Restated(mems[1], mems[1].FirstLearning()) {
-		t.Error("restated wrong")
+	for i, want := range []string{"", "", "superseded on 2026-08-04 by Task 2", ""} {
+		task := 0
+		if i == 0 {
+			task = 2
+		}
+		if by := f.Claim(mems[i], mems[i].FirstLearning(), task); by != want {
+			t.Errorf("%s: %q, want %q", mems[i].Sel.ThreadID, by, want)
+		}
 	}
 	if SubjectOf("Finding: `npm test` is slow") != "" || SubjectOf("Check: `go vet ./...` passed.") != "go vet ./..." {
 		t.Error("subject wrong")
@@ -159,5 +163,22 @@ func TestNotes(t *testing.T) {
 		if n.File == memdir.NotesDir+"/c.md" || n.File == memdir.NotesDir+"/d.md" {
 			t.Errorf("kept %s over newer unused notes", n.File)
 		}
+	}
+}
+
+// A tip is a check or a fix of the work, never a look around that failed
+// and then worked, nor the agent's words.
+func TestTipItems(t *testing.T) {
+	work := []string{
+		"Check: `go test ./...` passed after the changes to parse.go.",
+		"Fix: `npm run build` failed (`TS2304`) and passed on a rerun; between the failure and the pass: edited tsconfig.json.",
+	}
+	looks := []string{
+		"Fix: `ls -la types/` failed (`ls: cannot access 'types/'`) and passed on a rerun; between the failure and the pass: ran `mkdir -p types`.",
+		"Fix: `grep -R \"parser\" -n` failed (`command timed out`) and `grep -R \"lexer\" -n` passed; nothing else ran between the failure and the pass.",
+		"Final answer: “The build needed the DOM lib.”",
+	}
+	if got := TipItems(append(append([]string(nil), work...), looks...)); !slices.Equal(got, work) {
+		t.Errorf("tips %q, want %q", got, work)
 	}
 }

@@ -104,6 +104,9 @@ func Parse(sel []store.Selected) []Memory {
 		if len(m.Keywords) == 0 {
 			m.Keywords = fallbackKeywords(m.Topic + " " + m.Desc)
 		}
+		if m.Offline && !s.UserAsserted {
+			m.markUnverified(sum)
+		}
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -113,6 +116,37 @@ func Parse(sel []store.Selected) []Memory {
 		return out[i].Sel.ThreadID < out[j].Sel.ThreadID
 	})
 	return out
+}
+
+// UnverifiedDone is what an offline memory's task outcome "success" reads
+// as when no check of the task passed: the agent's final answer said the
+// work was done and nothing contradicted it, which is the agent's word,
+// not a result.
+const UnverifiedDone = "reported done by the agent, no check passed"
+
+// markUnverified rewords the outcome of each task of an offline memory
+// that the extractor called a success on the agent's word alone, in the
+// task and in the memory's description, so that neither MEMORY.md nor a
+// summary calls it done. A task was checked when its rollout summary
+// says its last check passed (the offline extractor's reason opens with
+// "the last check"), or when it states a check or a fix (a failure that
+// ended in a pass).
+func (m *Memory) markUnverified(sum rawmemory.Doc) {
+	for i := range m.Tasks {
+		t := &m.Tasks[i]
+		reason := ""
+		if len(sum.Tasks) == len(m.Tasks) {
+			reason = sum.Tasks[i].OutcomeReason
+		}
+		if t.Outcome != "success" || strings.HasPrefix(reason, "the last check") || len(TipItems(t.Knowledge)) > 0 {
+			continue
+		}
+		t.Outcome = UnverifiedDone
+		if said := t.Task + " — outcome success"; t.Task != "" && strings.HasPrefix(m.Desc, said) {
+			m.Desc = t.Task + " — outcome " + UnverifiedDone + m.Desc[len(said):]
+			m.Outcome = UnverifiedDone
+		}
+	}
 }
 
 // userDoc is the memory of a user-asserted row: the text the user wrote
@@ -187,6 +221,36 @@ func (m Memory) FirstLearning() string {
 	}
 	return ""
 }
+
+// IndexLearning is the learning a summary's index shows for the memory.
+// For one of the offline extractor it is, of its statements the
+// summary's tips do not already list (checks and fixes), the first final
+// answer, else the first other statement (a finding, a failure), else its
+// first learning: never an earlier answer, the agent's words on the way.
+func (m Memory) IndexLearning() string {
+	if !m.Offline {
+		return m.FirstLearning()
+	}
+	var other string
+	for _, t := range m.Tasks {
+		for _, k := range append(slices.Clone(t.Knowledge), t.Failures...) {
+			switch {
+			case rawmemory.Tagged(k) == rawmemory.TagCheck, rawmemory.Tagged(k) == rawmemory.TagFix, strings.HasPrefix(k, earlierAnswer):
+			case strings.HasPrefix(k, finalAnswer):
+				return k
+			case other == "":
+				other = k
+			}
+		}
+	}
+	return FirstNonEmpty(other, m.FirstLearning())
+}
+
+// Labels of the offline extractor's quoted answers.
+const (
+	finalAnswer   = "Final answer"
+	earlierAnswer = "Earlier answer"
+)
 
 // Describe names a memory in a few words: its description, else its
 // summary's title.

@@ -1,0 +1,82 @@
+package consolidate
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/internal/memdir"
+)
+
+// TestCommandTemplateQuotedByItsInput: a session whose user ran a custom
+// command three times (the transcript holds its template, expanded, each
+// time with other input), then asked two questions in their own words.
+// MEMORY.md heads each task by what the user gave the command, quotes the
+// template once and each message by its own part; the two questions,
+// which open alike but share no template, are quoted as they stand.
+func TestCommandTemplateQuotedByItsInput(t *testing.T) {
+	const body = " ``` Read the arguments first, then follow every step of the release checklist below in order."
+	release := func(input string) string { return "## Arguments ```text " + input + body }
+	const fixLogin, fixLint = "can you please fix the failing login test in auth_test.go", "can you please fix the lint warnings in the session store too"
+	task := func(n, title, outcome, knowledge string) string {
+		return "### Task " + n + ": " + title + "\ntask: " + title + "\ntask_outcome: " + outcome + "\n\nReusable knowledge:\n- " + knowledge + "\n\n"
+	}
+	raw := "---\ndescription: release\ntask_outcome: uncertain\ncwd: /home/dev/src/shop\nkeywords: release\nwritten_by: memctl heuristic\n---\n\n" +
+		task("1", release("v1.2.0")[:100]+"…", "uncertain", "Final answer: “Tagged v1.2.0.”") +
+		task("2", release("")[:100]+"…", "uncertain", "Final answer: “Nothing to release.”") +
+		task("3", fixLogin, "uncertain", "Final answer: “The test expected the old cookie name.”")
+	steps := func(n, title string, msgs ...string) string {
+		return "## Task " + n + ": " + title + "\n\nOutcome: uncertain (the assistant answered but nothing confirms the result)\n\nKey steps:\n- " + strings.Join(msgs, "\n- ") + "\n\n"
+	}
+	summary := "# release in shop\n\n" +
+		steps("1", "release", "The user asked: “"+release("v1.2.0")+"”") +
+		steps("2", "release", "The user asked: “"+release("")+" ## Steps 1.”", "Follow-up from the user: “"+release("v1.2.1 hotfix")+" ## Steps 1.”") +
+		steps("3", fixLogin, "The user asked: “"+fixLogin+"”", "Follow-up from the user: “"+fixLint+"”")
+	root := runHeuristic(t, "v1", []Selected{{ThreadID: "rel", SourceUpdatedAt: 1785840059, Cwd: "/home/dev/src/shop", RolloutSlug: "rel",
+		RawMemory: raw, RolloutSummary: summary}})
+	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	for what, n := range map[string]int{
+		"## Task 1: v1.2.0 (through a command template), uncertain\n":                         1,
+		"## Task 2: a command template with no input of its own, uncertain\n":                 1,
+		"- The user asked through the command template":                                       0, // nor this: the heading gives it
+		"- Follow-up from the user through the command template: “v1.2.1 hotfix”\n":           1,
+		"- The command template the messages below fill in: “## Arguments ```text … ``` Read": 1,
+		"## Task 3: " + fixLogin + ", uncertain\n":                                            1,
+		"- Follow-up from the user: “" + fixLint + "”\n":                                      1,
+		"```text v1.2": 0,
+	} {
+		if got := strings.Count(handbook, what); got != n {
+			t.Errorf("MEMORY.md says %q %d times, want %d:\n%s", what, got, n, handbook)
+		}
+	}
+}
+
+// TestFindTemplates: which of a session's messages fill in one template.
+func TestFindTemplates(t *testing.T) {
+	const tail = " then follow every step of the checklist below in order and report each result"
+	for _, c := range []struct {
+		name string
+		msgs []string
+		want map[string]string // message → its own part
+	}{
+		{"instances", []string{"## Input ```text Phase 1 ```" + tail, "## Input ```text ```" + tail},
+			map[string]string{"## Input ```text Phase 1 ```" + tail: "Phase 1", "## Input ```text ```" + tail: ""}},
+		{"messages that only open alike", []string{
+			"can you please fix the failing login test in auth_test.go and tell me why it broke after the merge",
+			"can you please fix the lint warnings in the session store and then run the whole suite once more"}, nil},
+		{"one message said twice", []string{"## Input ```text ```" + tail, "## Input ```text ```" + tail}, nil},
+		{"a long message of its own in a template is no template", []string{
+			"## Input ```text " + strings.Repeat("a different request of many words ", 6) + "```" + tail, "## Input ```text ```" + tail},
+			map[string]string{"## Input ```text ```" + tail: ""}},
+	} {
+		got := findTemplates(c.msgs)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d templated, want %d: %+v", c.name, len(got), len(c.want), got)
+		}
+		for m, input := range c.want {
+			if use, ok := got.of(m); !ok || use.input != input {
+				t.Errorf("%s: %q → %+v, %v; want own part %q", c.name, m, use, ok, input)
+			}
+		}
+	}
+}

@@ -109,6 +109,8 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "69d8706c-d098-4239-8a99-f89c153822c3", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
 		"claude/D--oh-my-posh/b342582f-94b9-4dbd-a7eb-21b2fe4b63c5.jsonl": {
 			ID: "b342582f-94b9-4dbd-a7eb-21b2fe4b63c5", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/20f9319f-a0e1-43f7-92da-b744b96c95d9.jsonl": {
+			ID: "20f9319f-a0e1-43f7-92da-b744b96c95d9", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
 		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/323f4137-d5cd-497a-ba7f-d2a1ce9660de.jsonl": {
 			ID: "323f4137-d5cd-497a-ba7f-d2a1ce9660de", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
 		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/38b54a46-5663-47ec-8f87-af920b1f4ba3.jsonl": {

@@ -109,6 +109,22 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "69d8706c-d098-4239-8a99-f89c153822c3", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
 		"claude/D--oh-my-posh/b342582f-94b9-4dbd-a7eb-21b2fe4b63c5.jsonl": {
 			ID: "b342582f-94b9-4dbd-a7eb-21b2fe4b63c5", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/20f9319f-a0e1-43f7-92da-b744b96c95d9.jsonl": {
+			ID: "20f9319f-a0e1-43f7-92da-b744b96c95d9", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/323f4137-d5cd-497a-ba7f-d2a1ce9660de.jsonl": {
+			ID: "323f4137-d5cd-497a-ba7f-d2a1ce9660de", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/38b54a46-5663-47ec-8f87-af920b1f4ba3.jsonl": {
+			ID: "38b54a46-5663-47ec-8f87-af920b1f4ba3", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/a63effd9-4778-47b8-8b1a-2e5a910fa1af.jsonl": {
+			ID: "a63effd9-4778-47b8-8b1a-2e5a910fa1af", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/b6847497-f5f3-4b52-a8dd-39eafaa75c69.jsonl": {
+			ID: "b6847497-f5f3-4b52-a8dd-39eafaa75c69", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/d3af4e36-d6e3-4220-9a81-ebca89484b4f.jsonl": {
+			ID: "d3af4e36-d6e3-4220-9a81-ebca89484b4f", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-home-rob-Documents-Safecast-safecast-map-MCP/f80e1c19-a344-4583-9cf6-5c9e7daf6737.jsonl": {
+			ID: "f80e1c19-a344-4583-9cf6-5c9e7daf6737", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
+		"claude/-Users-kairi-imessage-mail/66f8ec73-c22d-4671-81ba-22c60b81f161.jsonl": {
+			ID: "66f8ec73-c22d-4671-81ba-22c60b81f161", Source: "cli", Cwd: "/Users/kairi/imessage-mail", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

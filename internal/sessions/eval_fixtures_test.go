@@ -109,6 +109,24 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "69d8706c-d098-4239-8a99-f89c153822c3", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
 		"claude/D--oh-my-posh/b342582f-94b9-4dbd-a7eb-21b2fe4b63c5.jsonl": {
 			ID: "b342582f-94b9-4dbd-a7eb-21b2fe4b63c5", Source: "cli", Cwd: `D:\oh-my-posh`, GitBranch: "next"},
+		// Codex CLI sessions of EdouardZemb/test-framework, dsissoko/atelier,
+		// Jackela/AI-Recruitment-Clerk and EdofEngland/code_butler.
+		"codex/2026/02/02/rollout-2026-02-02T13-48-50-019c1e66-0d23-7b22-a30a-0b485278eb73.jsonl": {
+			ID: "019c1e66-0d23-7b22-a30a-0b485278eb73", Source: "cli", Cwd: "/home/edouard/test-framework", GitBranch: "main"},
+		"codex/2026/02/02/rollout-2026-02-02T10-44-15-019c1dbd-113a-7ae0-aa36-e2a64f2ff0b3.jsonl": {
+			ID: "019c1dbd-113a-7ae0-aa36-e2a64f2ff0b3", Source: "cli", Cwd: "/home/edouard/test-framework"},
+		"codex/2026/01/30/rollout-2026-01-30T17-44-20-019c0fca-94b6-7473-9f02-1defdfc7f053.jsonl": {
+			ID: "019c0fca-94b6-7473-9f02-1defdfc7f053", Source: "cli", Cwd: "/home/edouard/test-framework"},
+		"codex/2026/02/04/rollout-2026-02-04T21-48-31-019c2a69-eed3-71a3-aec8-2057b31acb54.jsonl": {
+			ID: "019c2a69-eed3-71a3-aec8-2057b31acb54", Source: "cli", Cwd: "/home/edouard/test-framework", GitBranch: "main"},
+		"codex/2026/01/09/rollout-2026-01-09T15-06-19-019ba314-5bf0-7030-8c60-49fb05f1ecd5.jsonl": {
+			ID: "019ba314-5bf0-7030-8c60-49fb05f1ecd5", Source: "cli", Cwd: "/home/david/projets/spec2code/atelier", GitBranch: "main"},
+		"codex/2026/01/09/rollout-2026-01-09T15-12-42-019ba31a-372d-7ca1-84bc-e796bbea1901.jsonl": {
+			ID: "019ba31a-372d-7ca1-84bc-e796bbea1901", Source: "cli", Cwd: "/home/david/projets/spec2code/atelier", GitBranch: "001-speckit-template-docs"},
+		"codex/2025/10/23/rollout-2025-10-23T11-40-21-019a0e82-73d6-7592-88a6-48d49534d91b.jsonl": {
+			ID: "019a0e82-73d6-7592-88a6-48d49534d91b", Source: "cli", Cwd: `D:\Code\AI-Recruitment-Clerk`, GitBranch: "main"},
+		"codex/2025/11/24/rollout-2025-11-24T13-02-00-019ab73e-8c11-7ad2-b604-5987891db560.jsonl": {
+			ID: "019ab73e-8c11-7ad2-b604-5987891db560", Source: "cli", Cwd: "/Users/edmundengland/Documents/coding_tools/code_butler", GitBranch: "refactor/ai-clean"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -125,6 +125,24 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "f80e1c19-a344-4583-9cf6-5c9e7daf6737", Source: "cli", Cwd: "/home/rob/Documents/Safecast/safecast-map-MCP", GitBranch: "main"},
 		"claude/-Users-kairi-imessage-mail/66f8ec73-c22d-4671-81ba-22c60b81f161.jsonl": {
 			ID: "66f8ec73-c22d-4671-81ba-22c60b81f161", Source: "cli", Cwd: "/Users/kairi/imessage-mail", GitBranch: "main"},
+		// Codex CLI sessions of EdouardZemb/test-framework, dsissoko/atelier,
+		// Jackela/AI-Recruitment-Clerk and EdofEngland/code_butler.
+		"codex/2026/02/02/rollout-2026-02-02T13-48-50-019c1e66-0d23-7b22-a30a-0b485278eb73.jsonl": {
+			ID: "019c1e66-0d23-7b22-a30a-0b485278eb73", Source: "cli", Cwd: "/home/edouard/test-framework", GitBranch: "main"},
+		"codex/2026/02/02/rollout-2026-02-02T10-44-15-019c1dbd-113a-7ae0-aa36-e2a64f2ff0b3.jsonl": {
+			ID: "019c1dbd-113a-7ae0-aa36-e2a64f2ff0b3", Source: "cli", Cwd: "/home/edouard/test-framework"},
+		"codex/2026/01/30/rollout-2026-01-30T17-44-20-019c0fca-94b6-7473-9f02-1defdfc7f053.jsonl": {
+			ID: "019c0fca-94b6-7473-9f02-1defdfc7f053", Source: "cli", Cwd: "/home/edouard/test-framework"},
+		"codex/2026/02/04/rollout-2026-02-04T21-48-31-019c2a69-eed3-71a3-aec8-2057b31acb54.jsonl": {
+			ID: "019c2a69-eed3-71a3-aec8-2057b31acb54", Source: "cli", Cwd: "/home/edouard/test-framework", GitBranch: "main"},
+		"codex/2026/01/09/rollout-2026-01-09T15-06-19-019ba314-5bf0-7030-8c60-49fb05f1ecd5.jsonl": {
+			ID: "019ba314-5bf0-7030-8c60-49fb05f1ecd5", Source: "cli", Cwd: "/home/david/projets/spec2code/atelier", GitBranch: "main"},
+		"codex/2026/01/09/rollout-2026-01-09T15-12-42-019ba31a-372d-7ca1-84bc-e796bbea1901.jsonl": {
+			ID: "019ba31a-372d-7ca1-84bc-e796bbea1901", Source: "cli", Cwd: "/home/david/projets/spec2code/atelier", GitBranch: "001-speckit-template-docs"},
+		"codex/2025/10/23/rollout-2025-10-23T11-40-21-019a0e82-73d6-7592-88a6-48d49534d91b.jsonl": {
+			ID: "019a0e82-73d6-7592-88a6-48d49534d91b", Source: "cli", Cwd: `D:\Code\AI-Recruitment-Clerk`, GitBranch: "main"},
+		"codex/2025/11/24/rollout-2025-11-24T13-02-00-019ab73e-8c11-7ad2-b604-5987891db560.jsonl": {
+			ID: "019ab73e-8c11-7ad2-b604-5987891db560", Source: "cli", Cwd: "/Users/edmundengland/Documents/coding_tools/code_butler", GitBranch: "refactor/ai-clean"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -353,6 +353,45 @@ var patternCases = []patternCase{
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},
 		mustNot: []string{`no exit status of its own`},
 	},
+	{
+		pattern: 1, name: "another script the same program ran is no rerun of the failed one",
+		turns: []scripted.Turn{{User: "Load the fixtures into the dev database.",
+			Steps: []scripted.Step{
+				run("python3 scripts/load_fixtures.py", "Traceback (most recent call last):\nKeyError: 'DATABASE_URL'", 1),
+				run("python3 scripts/check_env.py", "python 3.12, venv ok", 0)},
+			Final: "The loader needs DATABASE_URL; the environment check passes."}},
+		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\); a later, different `python3 scripts/check_env\\.py` passed\\."},
+		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*and passed`},
+	},
+	{
+		pattern: 1, guard: true, name: "a commit a hook refused, then a commit with another message, is one work",
+		turns: []scripted.Turn{{User: "Commit the parser change.",
+			Steps: []scripted.Step{
+				run(`git commit -m "parser: accept empty input"`, "lint-staged: parse.go:3: exported func Parse should have comment\nhusky - pre-commit hook exited with code 1", 1),
+				edit("parser/parse.go", "func Parse(", "// Parse reads a document.\nfunc Parse("),
+				run(`git commit -am "parser: accept empty input, document Parse"`, "[main 1a2b3c4] parser: accept empty input, document Parse\n 1 file changed", 0)},
+			Final: "Committed as 1a2b3c4 after documenting Parse."}},
+		must: []string{"Fix: `git commit -m \"parser: accept empty input\"` failed \\([^\n]*\\) and `git commit -am \"parser: accept empty input, document Parse\"` passed; " +
+			"between the failure and the pass: edited parser/parse\\.go"},
+	},
+	{
+		pattern: 3, name: "with no check, the final answer's words make no success, and a fix-up command no partial",
+		turns: []scripted.Turn{{User: "Rename the config key timeout to timeout_ms.",
+			Steps: []scripted.Step{
+				edit("config/defaults.yaml", "timeout: 30", "timeout_ms: 30000"),
+				run("rm -f config/defaults.yaml.bak", "rm: cannot remove 'config/defaults.yaml.bak': Permission denied", 1)},
+			Final: "Done: I've renamed the key and updated the default."}},
+		must:    []string{"task_outcome: uncertain", "`rm -f config/defaults\\.yaml\\.bak` failed once"},
+		mustNot: []string{`outcome success`, `task_outcome: (success|partial)`, `reported done`, `the last command`},
+	},
+	{
+		pattern: 3, name: "an answer that says done, with no check, is no success",
+		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
+			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},
+			Final: "Done: the chart is at 2.4.0 and has been updated successfully."}},
+		must:    []string{"task_outcome: uncertain"},
+		mustNot: []string{`outcome success`, `task_outcome: success`},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

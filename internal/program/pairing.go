@@ -143,43 +143,29 @@ func (p *Pairer) Open() []Failure {
 }
 
 // targets is what a command works on beyond its family: what a look
-// around looks in, a check's paths, addresses and name filters, other
-// work's operands and option values (workWords).
+// around looks in; a check's paths, addresses and name filters; other
+// work's operands and option values, not the options (--no-verify added is
+// the same work). Under a subcommand a value of several words is free
+// text, a message, a title or a query: "git commit -m 'a b'" and "git
+// commit -m 'c d'" are one work. With no subcommand the values are the
+// work ("python -c …"), and so is a heredoc.
 func targets(cmd string) (out []string) {
-	switch {
-	case readOnly(cmd):
+	if readOnly(cmd) {
 		return lookedIn(cmd)
-	case !IsCheck(cmd):
-		return workWords(cmd)
 	}
-	f := coreWords(shellWords(work(cmd)))
+	f, check, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
 		switch w := f[i]; {
-		case nameFilters()[w] && i+1 < len(f):
+		case check && nameFilters()[w] && i+1 < len(f):
 			out = append(out, w+" "+f[i+1])
 			i++
-		case !strings.HasPrefix(w, "-") && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")):
+		case strings.HasPrefix(w, "-"):
+		case check && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")),
+			!check && !(sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(w, " \n")):
 			out = append(out, w)
 		}
 	}
-	return out
-}
-
-// workWords are the words that say what a command that is no check works
-// on: its operands and its options' values, not the options themselves
-// (--no-verify added is the same work). Under a subcommand, a value of
-// several words is free text, a message, a title or a query: "git commit
-// -m 'a b'" and "git commit -m 'c d'" are one work. With no subcommand the
-// values are the work ("python -c …"), and so is a heredoc.
-func workWords(cmd string) []string {
-	f, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), strings.Contains(Family(cmd), " ")
-	var out []string
-	for i := 1; i < len(f); i++ {
-		if free := sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(f[i], " \n"); !strings.HasPrefix(f[i], "-") && !free {
-			out = append(out, f[i])
-		}
-	}
-	if _, doc, ok := strings.Cut(cmd, "\n"); ok && !sub && strings.Contains(cmd, "<<") {
+	if _, doc, ok := strings.Cut(cmd, "\n"); ok && !check && !sub && strings.Contains(cmd, "<<") {
 		out = append(out, doc)
 	}
 	return out

@@ -385,6 +385,15 @@ var patternCases = []patternCase{
 		mustNot: []string{`outcome success`, `task_outcome: (success|partial)`, `reported done`, `the last command`},
 	},
 	{
+		pattern: 3, name: "a line that prints ok whatever its work did has no exit status of its own",
+		turns: []scripted.Turn{{User: "Check the migrations.",
+			Steps: []scripted.Step{
+				run(`if make migrate-check; then echo "ok"; else echo "migrations out of date"; fi`, "make: *** [migrate-check] Error 1\nmigrations out of date", 0)},
+			Final: "The migration check reports the schema out of date."}},
+		must:    []string{"no exit status of its own"},
+		mustNot: []string{`Check: [^\n]*migrate-check`, `migrate-check[^\n]*: (passed|ok)`, `task_outcome: success`},
+	},
+	{
 		pattern: 3, name: "an answer that says done, with no check, is no success",
 		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
 			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},

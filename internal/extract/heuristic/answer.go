@@ -17,10 +17,13 @@ import (
 
 // answer is the agent's final answer to one message of the user; unchecked
 // when no tool ran since the user spoke, withdrawn when the user's next
-// message rejected it.
+// message rejected it or the check it followed, passed, failed with no
+// file changed since (changes: the task's count of file changes then).
 type answer struct {
 	sentences            []string
 	unchecked, withdrawn bool
+	check                *call
+	changes              int
 }
 
 var (
@@ -43,7 +46,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		return
 	}
 	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" })
-	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked}
+	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck, changes: t.files.changes}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {

@@ -394,6 +394,31 @@ var patternCases = []patternCase{
 		mustNot: []string{`Check: [^\n]*migrate-check`, `migrate-check[^\n]*: (passed|ok)`, `task_outcome: success`},
 	},
 	{
+		pattern: 3, name: "an answer a correction opening on 'actually' overrules is withdrawn",
+		turns: []scripted.Turn{
+			{User: "Which port does the admin server listen on?",
+				Steps: []scripted.Step{run("rg -n 'listen' config/admin.toml", "3:listen = \"0.0.0.0:8081\"", 0)},
+				Final: "The admin server listens on port 8081, set in config/admin.toml."},
+			{User: "Actually that file is unused since the move to env vars; it is ADMIN_PORT, 9090 by default.",
+				Final: "Understood: ADMIN_PORT sets it, 9090 by default."}},
+		must:    []string{"ADMIN_PORT"},
+		mustNot: []string{`answer: [^\n]*listens on port 8081`},
+	},
+	{
+		pattern: 3, name: "an answer the same check's later failure disproves, nothing changed between, is withdrawn",
+		turns: []scripted.Turn{
+			{User: "Make the date test stop failing.",
+				Steps: []scripted.Step{
+					edit("dates/format_test.go", "now := time.Now()", "now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)"),
+					run("go test ./dates", "ok  \tacme/dates\t0.01s", 0)},
+				Final: "The date test is fixed: it now uses a fixed clock."},
+			{User: "run it a few more times",
+				Steps: []scripted.Step{run("go test -count=5 ./dates", "--- FAIL: TestFormat (0.00s)\n    format_test.go:31: got 01/02, want 02/01\nFAIL", 1)},
+				Final: "It fails one run in five: the formatter still reads the local zone."}},
+		must:    []string{"reads the local zone"},
+		mustNot: []string{`answer: [^\n]*test is fixed`},
+	},
+	{
 		pattern: 3, name: "an answer that says done, with no check, is no success",
 		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
 			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},

@@ -96,7 +96,10 @@ func (x *Extractor) human(e sessions.Event) {
 	x.humans, x.looked = x.humans+1, false
 	words := meaningfulWords(text)
 	cur := x.current()
-	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
+	// A complaint is about the task's work when it names it or is short; a
+	// message that opens by overruling ("actually …") is about it anyway.
+	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
+	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead"
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)

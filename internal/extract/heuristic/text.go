@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,19 +48,9 @@ func when(c bool, s string) string {
 // more is " and N more" for the items of n past the shown.
 func more(n, shown int) string { return when(n > shown, " and "+itoa(n-shown)+" more") }
 
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return itoa(n) + " times"
-}
+func times(n int) string { return cmp.Or(when(n == 1, "once"), itoa(n)+" times") }
 
-func capped[T any](list []T, n int) []T {
-	if len(list) > n {
-		return list[:n]
-	}
-	return list
-}
+func capped[T any](list []T, n int) []T { return list[:min(len(list), n)] }
 
 // meaningfulWords returns the lower-case words of text that are not stop
 // words, in order, once each.

@@ -305,6 +305,15 @@ var patternCases = []patternCase{
 		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(always run make generate|Never call the billing|prefer io\.ReadAll)`},
 	},
 	{
+		pattern: 5, name: "what follows a shell prompt or a line introducing someone else's words is pasted, up to a blank line",
+		turns: []scripted.Turn{{User: "CI is red:\n$ npm test\nYou must always set NODE_ENV before running the suite.\n  1 failing\n\n" +
+			"The reviewer said:\nPlease always prefer async/await over callbacks in this module.\n\nFix the CI failure. Always run npm test before you push.",
+			Steps: []scripted.Step{run("NODE_ENV=test npm test", "12 passing", 0)},
+			Final: "CI passes with NODE_ENV set."}},
+		must:    []string{"Preference signals:\n- “Always run npm test before you push\\.”\n\n"},
+		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(NODE_ENV before running|async/await)`},
+	},
+	{
 		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
 		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
 		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},

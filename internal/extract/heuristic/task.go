@@ -122,7 +122,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(text, x.asked) {
+	for _, p := range preferences(normQuotes(e.Text), x.asked) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}

@@ -38,12 +38,7 @@ func normQuotes(s string) string { return strings.NewReplacer("\u2019", "'", "\u
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // when is s if c holds, else "".
-func when(c bool, s string) string {
-	if c {
-		return s
-	}
-	return ""
-}
+func when(c bool, s string) string { return map[bool]string{true: s}[c] }
 
 // more is " and N more" for the items of n past the shown.
 func more(n, shown int) string { return when(n > shown, " and "+itoa(n-shown)+" more") }

@@ -428,6 +428,14 @@ var patternCases = []patternCase{
 		mustNot: []string{`answer: [^\n]*test is fixed`},
 	},
 	{
+		pattern: 5, name: "a prompt template's task is named after the words filling it in, not its headings",
+		turns: []scripted.Turn{{User: "## Request\n\n```text\nrename the retry option to max_attempts\n```\n\n## Steps\n\n1. Find every use.\n2. Keep the old name working.",
+			Steps: []scripted.Step{edit("config/options.go", "Retry int", "MaxAttempts int")},
+			Final: "The option is max_attempts now."}},
+		must:    []string{"### Task 1: rename the retry option to max_attempts\n"},
+		mustNot: []string{"Task 1: ## Request"},
+	},
+	{
 		pattern: 3, name: "an answer that says done, with no check, is no success",
 		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
 			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},

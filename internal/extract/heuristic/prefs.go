@@ -52,11 +52,10 @@ func preferences(text string, reply bool) []string {
 	return out
 }
 
-// ownWords drops what the user pasted into a message, its lines folded:
-// fenced blocks, quoted (">") and indented lines, the lines a tool printed,
-// and, up to the next blank line, a shell prompt's line and what follows
-// it, and the lines after one that introduces someone else's words ("The
-// reviewer wrote:", "Here is the log:").
+// ownWords drops what the user pasted, its lines folded: fenced blocks,
+// quoted (">") and indented lines, a tool's lines and, up to a blank line,
+// a shell prompt's line and what follows, and what follows a line that
+// introduces someone else's words ("The reviewer wrote:").
 func ownWords(text string) string {
 	var b strings.Builder
 	fenced, pasted := false, false

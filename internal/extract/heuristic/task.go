@@ -149,6 +149,18 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
+// title names a task after its request; of a document that opens on a
+// heading (a prompt template a command expanded), after its first line
+// that is no heading nor fence: the words filling the template in.
+func title(request string) string {
+	for l := range strings.Lines(request) {
+		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {
+			return t
+		}
+	}
+	return request
+}
+
 // firstClause is a message up to its first comma or stop.
 func firstClause(s string) string {
 	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {

@@ -90,12 +90,8 @@ func textSentences(s string) []string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*•> ")
-		n := 0
-		for n < len(l) && l[n] >= '0' && l[n] <= '9' {
-			n++
-		}
-		if n > 0 && n+1 < len(l) && (l[n] == '.' || l[n] == ')') && l[n+1] == ' ' {
-			l = l[n+2:]
+		if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && len(r) > 1 && (r[0] == '.' || r[0] == ')') && r[1] == ' ' {
+			l = r[2:]
 		}
 		lines[i] = l
 	}

@@ -436,6 +436,17 @@ var patternCases = []patternCase{
 		mustNot: []string{"Task 1: ## Request"},
 	},
 	{
+		pattern: 5, name: "a short new request opening on 'please' is a task of its own",
+		turns: []scripted.Turn{
+			{User: "Fix the login redirect loop.",
+				Steps: []scripted.Step{edit("auth/redirect.go", "return next", "return safeNext(next)")},
+				Final: "The redirect now ignores a next URL pointing back at the login page."},
+			{User: "please add a dark mode toggle to the settings page",
+				Steps: []scripted.Step{edit("web/settings.tsx", "<Profile />", "<Profile />\n<ThemeToggle />")},
+				Final: "The settings page has a theme toggle."}},
+		must: []string{"### Task 2: please add a dark mode toggle to the settings page\n"},
+	},
+	{
 		pattern: 3, name: "an answer that says done, with no check, is no success",
 		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
 			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},

@@ -172,7 +172,7 @@ func firstClause(s string) string {
 // continuations open a message that goes on with the current request.
 var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
 these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
-looks seems don't dont please`)
+looks seems don't dont`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +

@@ -34,7 +34,7 @@ type task struct {
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
 	checks                                   map[string]*call // the latest run of each check family
-	lastCheck, lastCmd                       *call
+	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
 	calls, ran, failed, unknown, explore     int
 	followUps, interrupts                    int

@@ -99,7 +99,7 @@ func coreWords(f []string) []string {
 		switch w := f[0]; {
 		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"):
 			f = f[1:]
-		case w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "command" || w == "exec" || wrappers()[w]:
+		case w == "env" || wrappers()[w]:
 			f = f[1:]
 		case w == "timeout" && len(f) > 1:
 			f = f[2:]

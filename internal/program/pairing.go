@@ -41,7 +41,7 @@ type Failure struct {
 	Edited, Ran []string
 	More        int
 	Unsettled   int    // runs of the work since, with no exit status of their own
-	CoveredBy   string // a pass of other work with the same purpose since
+	CoveredBy   string // a pass of other work with the same purpose or family since
 	family      string
 	targets     []string
 }
@@ -92,9 +92,9 @@ func (f *Failure) add(list *[]string, s string) {
 // the pairs it completes: a pass ends every open failure of its work whose
 // targets it covers ("go test ./..." covers "go test ./pkg/a").
 func (p *Pairer) Ran(r Run) []Pair {
-	fam, tg, reads := Family(r.Command), targets(r.Command), Explores(r.Command)
+	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
-		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads))
+		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
 	}
 	var pairs []Pair
 	for _, f := range p.open {
@@ -103,7 +103,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
 			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
-		case r.Outcome == Passed && r.Purpose != "" && r.Purpose == f.Last.Purpose && f.CoveredBy == "":
+		case r.Outcome == Passed && (r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads) && f.CoveredBy == "":
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
 		case !reads:
@@ -142,43 +142,45 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: the addresses it
-// names, what a look around looks in, a check's paths and name filters.
-func targets(cmd string) []string {
-	var out []string
-	for _, w := range strings.Fields(cmd) {
-		if strings.Contains(w, "://") {
-			out = append(out, strings.Trim(w, `'"()`))
-		}
+// targets is what a command works on beyond its family: what a look
+// around looks in; a check's paths and name filters; other work's operands
+// and option values, not the options (--no-verify added is the same work).
+// Under a subcommand a value of several words is free text (a message, a
+// title: "git commit -m 'a b'" is "git commit -m 'c d'"); with none the
+// values are the work ("python -c …"), and so is a heredoc.
+func targets(cmd string) (out []string) {
+	if readOnly(cmd) {
+		return lookedIn(cmd)
 	}
-	switch {
-	case readOnly(cmd):
-		return append(out, lookedIn(cmd)...)
-	case !IsCheck(cmd):
-		return out
-	}
-	f := coreWords(shellWords(work(cmd)))
+	f, check, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
 		switch w := f[i]; {
-		case nameFilters()[w] && i+1 < len(f):
+		case check && nameFilters()[w] && i+1 < len(f):
 			out = append(out, w+" "+f[i+1])
 			i++
-		case !strings.HasPrefix(w, "-") && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")) && !strings.Contains(w, "://"):
+		case strings.HasPrefix(w, "-"):
+		case check && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")),
+			!check && !(sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(w, " \n")):
 			out = append(out, w)
 		}
+	}
+	if _, doc, ok := strings.Cut(cmd, "\n"); ok && !check && !sub && strings.Contains(cmd, "<<") {
+		out = append(out, doc)
 	}
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: none (the
-// whole suite) or paths above them; a look around covers only its own.
-func covers(pass, fail []string, reads bool) bool {
+// covers reports a pass's targets that hold all of a failure's: a look
+// around covers only its own; a check with none runs the whole suite, or
+// covers the paths under its own; other work keeps every word of the
+// failure's (it may add some: "psql -p 5433 …" after "psql …").
+func covers(pass, fail []string, reads, check bool) bool {
 	if reads {
 		return slices.Equal(pass, fail)
 	}
 	for _, f := range fail {
-		if len(pass) > 0 && !slices.ContainsFunc(pass, func(p string) bool {
-			return p == f || strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == "."
+		if (len(pass) > 0 || !check) && !slices.ContainsFunc(pass, func(p string) bool {
+			return p == f || check && (strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == ".")
 		}) {
 			return false
 		}

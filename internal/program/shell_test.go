@@ -226,6 +226,10 @@ func TestHidesExitStatus(t *testing.T) {
 		{"cd web && npm test", false},
 		{"echo y | npx create-next-app app", false}, // the last stage is the work
 		{"go test ./...", false},
+		{"if go test ./...; then echo ok; else echo FAIL; fi", true}, // the if's status is 0 whatever the tests did
+		{"for d in a b; do make -C $d test; done", true},             // the loop's is its last round's
+		{"npm test; exit 0", true},
+		{"if [ -d web ]; then cd web; fi; npm test", false},
 	}
 	for _, tt := range tests {
 		if got := HidesExitStatus(tt.cmd); got != tt.want {

@@ -13,18 +13,20 @@ import (
 // one case per kind.
 
 var (
-	// readers only look: at files, processes, the system.
+	// readers only look: at files, processes, the system; the shell words
+	// that close a block or leave run nothing of their own.
 	readers = lazyre.Words(`ls cat sed rg grep egrep fgrep find head tail pwd wc tree echo printf which whereis file stat less
 		nl fd du df printenv type jq awk sort uniq diff cmp whoami date uname realpath readlink basename dirname ps pgrep
 		top lsof netstat ss id env hostname uptime free history man help yq bat exa eza column cut tr xxd od hexdump
 		strings more tee true : test [ [[ sleep get-content get-childitem get-command get-item get-itemproperty
 		get-location get-process select-string test-path resolve-path measure-object format-list format-table
-		out-string gc gci gcm sls dir`)
+		out-string gc gci gcm sls dir fi done esac exit return for`)
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = lazyre.Words(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl
 		terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
-	// wrappers run the program named after them: "npx jest" is jest's run.
-	wrappers = lazyre.Words(`npx pnpx bunx uvx`)
+	// wrappers run the program named after them: "npx jest" is jest's
+	// run, "if make; then …" make's.
+	wrappers = lazyre.Words(`npx pnpx bunx uvx sudo time nice command exec if then else elif do while until`)
 	// wrapperSubs are runner subcommands that run the program after them.
 	wrapperSubs = lazyre.Words(`uv:run poetry:run pdm:run pipenv:run rye:run hatch:run bundle:exec pnpm:exec pnpm:dlx
 		npm:exec conda:run`)

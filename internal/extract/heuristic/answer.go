@@ -17,10 +17,13 @@ import (
 
 // answer is the agent's final answer to one message of the user; unchecked
 // when no tool ran since the user spoke, withdrawn when the user's next
-// message rejected it.
+// message rejected it or the check it followed, passed, failed with no
+// file changed since (changes: the task's count of file changes then).
 type answer struct {
 	sentences            []string
 	unchecked, withdrawn bool
+	check                *call
+	changes              int
 }
 
 var (
@@ -43,7 +46,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 		return
 	}
 	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" })
-	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked}
+	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck, changes: t.files.changes}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {
@@ -126,15 +129,9 @@ began became brought caught chose knew known led meant met paid said sent shown 
 understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
-	completionRE  = lazyre.New(`(?i)\b(done|created|fixed|implemented|added|updated|completed|deleted|removed|renamed|refactored|all tests pass|tests pass|now passes|successfully|i'?ve|has been|have been|is ready|are ready|finished|resolved|wrote|written)\b`)
 	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)
 	failureRE     = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
 )
-
-// reportsCompletion and reportsFailure read the final answer, for the
-// triage only.
-func reportsCompletion(s string) bool { return s != "" && completionRE().MatchString(normQuotes(s)) }
-func reportsFailure(s string) bool    { return s != "" && failureRE().MatchString(normQuotes(s)) }
 
 // quotes reports a sentence quoting three or more words in double quotes
 // outside code: someone else's words, no statement of the answer's.

@@ -196,8 +196,11 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.reads {
 		t.explore++
 	} else if !c.tryout {
-		if t.lastCmd = c; c.check && c.status != stUnknown {
+		if c.check && c.status != stUnknown {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
+			for _, a := range t.answers { // the check it followed fails, nothing changed: it was wrong
+				a.withdrawn = a.withdrawn || c.status == stFailed && a.changes == t.files.changes && a.check != nil && a.check.status == stOK && program.Family(a.check.command) == program.Family(c.command)
+			}
 			t.negAfter = t.negAfter && c.status != stOK
 		} else if c.check && t.lastCheck != nil && program.Family(c.command) == program.Family(t.lastCheck.command) {
 			t.lastCheck = nil // rerun with no status: how the check stands is not known

@@ -46,9 +46,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	}
 	fs.changes++
 	f.first, f.touches = cmp.Or(f.first, fs.changes), f.touches+1
-	if !slices.Contains(f.ops, op) {
-		f.ops = append(f.ops, op)
-	}
+	f.ops = appendNew(f.ops, op)
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false
 	switch i := slices.Index(f.edits, [2]string{nw, old}); {

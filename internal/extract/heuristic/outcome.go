@@ -8,9 +8,10 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// outcome triages a task and says why, from the strongest evidence down:
-// the last check, the user's complaints, a refusal, what the final answer
-// says of the work (a refused request is no success), any answer at all.
+// outcome triages a task and says why, from the task's own evidence: its
+// last check's exit status, the user's complaints, a refusal, whether any
+// answer came. The answer's words never make a success (with no check the
+// outcome is uncertain); they only keep a refused request from being one.
 func (t *task) outcome() (string, string) {
 	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
 	check, refusedEdit := t.lastCheck, slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit })
@@ -31,27 +32,13 @@ func (t *task) outcome() (string, string) {
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a step the user rejected or interrupted"
 	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0: // it changed nothing
-		return map[bool]string{true: "fail", false: "uncertain"}[reportsFailure(t.final) || reportsCompletion(t.final)],
-			t.refused[refusedEdit].describe() + " did not run and no file changed"
-	case reportsFailure(t.final):
-		return "partial", "the final answer reports that part of the work could not be done"
+		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file changed"
 	case t.negAfter:
 		return "uncertain", "the user reported a problem and no check confirms the fix"
 	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):
 		return "partial", "the session ended before a final answer"
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
-	case t.lastCmd != nil && t.lastCmd.status == stFailed:
-		return "partial", "the last command " + last(t.lastCmd) + " failed"
-	case reportsCompletion(t.final):
-		for _, f := range t.open() {
-			if f.CoveredBy == "" && f.Unsettled == 0 {
-				// Only the agent's word says it worked, and a run says
-				// something did not: a claim, not a result.
-				return "uncertain", "the final answer reports the work as done, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"
-			}
-		}
-		return "success", "the final answer reports the work as done and nothing contradicts it"
 	case t.final != "":
 		return "uncertain", "the assistant answered but nothing confirms the result"
 	}
@@ -62,7 +49,7 @@ func (t *task) outcome() (string, string) {
 // the request, or part of it: in its opening sentence, or anywhere it says
 // so of itself ("However, I was unable to upgrade react-dom").
 func refuses(final string) bool {
-	return reportsFailure(textcut.WholeSentences(final, 0)) || selfFailureRE().MatchString(normQuotes(final))
+	return final != "" && (failureRE().MatchString(normQuotes(textcut.WholeSentences(final, 0))) || selfFailureRE().MatchString(normQuotes(final)))
 }
 
 // verifies reports a check of the work: not one run before any change of a

@@ -305,6 +305,15 @@ var patternCases = []patternCase{
 		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(always run make generate|Never call the billing|prefer io\.ReadAll)`},
 	},
 	{
+		pattern: 5, name: "what follows a shell prompt or a line introducing someone else's words is pasted, up to a blank line",
+		turns: []scripted.Turn{{User: "CI is red:\n$ npm test\nYou must always set NODE_ENV before running the suite.\n  1 failing\n\n" +
+			"The reviewer said:\nPlease always prefer async/await over callbacks in this module.\n\nFix the CI failure. Always run npm test before you push.",
+			Steps: []scripted.Step{run("NODE_ENV=test npm test", "12 passing", 0)},
+			Final: "CI passes with NODE_ENV set."}},
+		must:    []string{"Preference signals:\n- “Always run npm test before you push\\.”\n\n"},
+		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(NODE_ENV before running|async/await)`},
+	},
+	{
 		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
 		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
 		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},
@@ -352,6 +361,98 @@ var patternCases = []patternCase{
 		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},
 		mustNot: []string{`no exit status of its own`},
+	},
+	{
+		pattern: 1, name: "another script the same program ran is no rerun of the failed one",
+		turns: []scripted.Turn{{User: "Load the fixtures into the dev database.",
+			Steps: []scripted.Step{
+				run("python3 scripts/load_fixtures.py", "Traceback (most recent call last):\nKeyError: 'DATABASE_URL'", 1),
+				run("python3 scripts/check_env.py", "python 3.12, venv ok", 0)},
+			Final: "The loader needs DATABASE_URL; the environment check passes."}},
+		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\); a later, different `python3 scripts/check_env\\.py` passed\\."},
+		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*and passed`},
+	},
+	{
+		pattern: 1, guard: true, name: "a commit a hook refused, then a commit with another message, is one work",
+		turns: []scripted.Turn{{User: "Commit the parser change.",
+			Steps: []scripted.Step{
+				run(`git commit -m "parser: accept empty input"`, "lint-staged: parse.go:3: exported func Parse should have comment\nhusky - pre-commit hook exited with code 1", 1),
+				edit("parser/parse.go", "func Parse(", "// Parse reads a document.\nfunc Parse("),
+				run(`git commit -am "parser: accept empty input, document Parse"`, "[main 1a2b3c4] parser: accept empty input, document Parse\n 1 file changed", 0)},
+			Final: "Committed as 1a2b3c4 after documenting Parse."}},
+		must: []string{"Fix: `git commit -m \"parser: accept empty input\"` failed \\([^\n]*\\) and `git commit -am \"parser: accept empty input, document Parse\"` passed; " +
+			"between the failure and the pass: edited parser/parse\\.go"},
+	},
+	{
+		pattern: 3, name: "with no check, the final answer's words make no success, and a fix-up command no partial",
+		turns: []scripted.Turn{{User: "Rename the config key timeout to timeout_ms.",
+			Steps: []scripted.Step{
+				edit("config/defaults.yaml", "timeout: 30", "timeout_ms: 30000"),
+				run("rm -f config/defaults.yaml.bak", "rm: cannot remove 'config/defaults.yaml.bak': Permission denied", 1)},
+			Final: "Done: I've renamed the key and updated the default."}},
+		must:    []string{"task_outcome: uncertain", "`rm -f config/defaults\\.yaml\\.bak` failed once"},
+		mustNot: []string{`outcome success`, `task_outcome: (success|partial)`, `reported done`, `the last command`},
+	},
+	{
+		pattern: 3, name: "a line that prints ok whatever its work did has no exit status of its own",
+		turns: []scripted.Turn{{User: "Check the migrations.",
+			Steps: []scripted.Step{
+				run(`if make migrate-check; then echo "ok"; else echo "migrations out of date"; fi`, "make: *** [migrate-check] Error 1\nmigrations out of date", 0)},
+			Final: "The migration check reports the schema out of date."}},
+		must:    []string{"no exit status of its own"},
+		mustNot: []string{`Check: [^\n]*migrate-check`, `migrate-check[^\n]*: (passed|ok)`, `task_outcome: success`},
+	},
+	{
+		pattern: 3, name: "an answer a correction opening on 'actually' overrules is withdrawn",
+		turns: []scripted.Turn{
+			{User: "Which port does the admin server listen on?",
+				Steps: []scripted.Step{run("rg -n 'listen' config/admin.toml", "3:listen = \"0.0.0.0:8081\"", 0)},
+				Final: "The admin server listens on port 8081, set in config/admin.toml."},
+			{User: "Actually that file is unused since the move to env vars; it is ADMIN_PORT, 9090 by default.",
+				Final: "Understood: ADMIN_PORT sets it, 9090 by default."}},
+		must:    []string{"ADMIN_PORT"},
+		mustNot: []string{`answer: [^\n]*listens on port 8081`},
+	},
+	{
+		pattern: 3, name: "an answer the same check's later failure disproves, nothing changed between, is withdrawn",
+		turns: []scripted.Turn{
+			{User: "Make the date test stop failing.",
+				Steps: []scripted.Step{
+					edit("dates/format_test.go", "now := time.Now()", "now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)"),
+					run("go test ./dates", "ok  \tacme/dates\t0.01s", 0)},
+				Final: "The date test is fixed: it now uses a fixed clock."},
+			{User: "run it a few more times",
+				Steps: []scripted.Step{run("go test -count=5 ./dates", "--- FAIL: TestFormat (0.00s)\n    format_test.go:31: got 01/02, want 02/01\nFAIL", 1)},
+				Final: "It fails one run in five: the formatter still reads the local zone."}},
+		must:    []string{"reads the local zone"},
+		mustNot: []string{`answer: [^\n]*test is fixed`},
+	},
+	{
+		pattern: 5, name: "a prompt template's task is named after the words filling it in, not its headings",
+		turns: []scripted.Turn{{User: "## Request\n\n```text\nrename the retry option to max_attempts\n```\n\n## Steps\n\n1. Find every use.\n2. Keep the old name working.",
+			Steps: []scripted.Step{edit("config/options.go", "Retry int", "MaxAttempts int")},
+			Final: "The option is max_attempts now."}},
+		must:    []string{"### Task 1: rename the retry option to max_attempts\n"},
+		mustNot: []string{"Task 1: ## Request"},
+	},
+	{
+		pattern: 5, name: "a short new request opening on 'please' is a task of its own",
+		turns: []scripted.Turn{
+			{User: "Fix the login redirect loop.",
+				Steps: []scripted.Step{edit("auth/redirect.go", "return next", "return safeNext(next)")},
+				Final: "The redirect now ignores a next URL pointing back at the login page."},
+			{User: "please add a dark mode toggle to the settings page",
+				Steps: []scripted.Step{edit("web/settings.tsx", "<Profile />", "<Profile />\n<ThemeToggle />")},
+				Final: "The settings page has a theme toggle."}},
+		must: []string{"### Task 2: please add a dark mode toggle to the settings page\n"},
+	},
+	{
+		pattern: 3, name: "an answer that says done, with no check, is no success",
+		turns: []scripted.Turn{{User: "Bump the chart version to 2.4.0.",
+			Steps: []scripted.Step{edit("chart/Chart.yaml", "version: 2.3.1", "version: 2.4.0")},
+			Final: "Done: the chart is at 2.4.0 and has been updated successfully."}},
+		must:    []string{"task_outcome: uncertain"},
+		mustNot: []string{`outcome success`, `task_outcome: success`},
 	},
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
@@ -51,20 +52,36 @@ func preferences(text string, reply bool) []string {
 	return out
 }
 
-// ownWords drops what the user pasted into a message: fenced blocks,
-// quoted (">") and indented lines, the lines a tool printed.
+// ownWords drops what the user pasted, its lines folded: fenced blocks,
+// quoted (">") and indented lines, a tool's lines and, up to a blank line,
+// a shell prompt's line and what follows, and what follows a line that
+// introduces someone else's words ("The reviewer wrote:").
 func ownWords(text string) string {
 	var b strings.Builder
-	fenced := false
+	fenced, pasted := false, false
 	for l := range strings.Lines(text) {
-		if t := strings.TrimSpace(l); !(strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">") || program.Diagnostic(t)) {
-			if fenced = fenced != strings.HasPrefix(t, "```"); !fenced {
-				b.WriteString(l)
-			}
+		t := strings.TrimSpace(l)
+		f := append(strings.Fields(strings.ToLower(t)), "")
+		switch {
+		case strings.HasPrefix(t, "```") || fenced:
+			fenced = fenced != strings.HasPrefix(t, "```")
+		case t == "" || pasted:
+			pasted = t != ""
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">") || program.Diagnostic(t):
+		case f[0] == "$" || f[0] == "%" || len(f) > 2 && strings.ContainsAny(f[0], "@:\\") && strings.ContainsAny(f[0][len(f[0])-1:], "$#>"):
+			pasted = true // a prompt: a command and its output
+		case strings.HasSuffix(t, ":") && slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
+			pasted = true
+		default:
+			b.WriteString(oneLine(t) + "\n")
 		}
 	}
 	return b.String()
 }
+
+// pasteIntros are the words of a line that introduces someone else's.
+var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors output
+	log logs message forwarded quoted pasted traceback printed reported suggested`)
 
 // document reports a message under two or more headings: a template or a
 // pasted document, whose rules are its own.
@@ -98,15 +115,11 @@ func specifies(s string) bool {
 
 // prose reports text that reads as words rather than pasted code or logs.
 func prose(s string) bool {
-	letters, other := 0, 0
+	letters := 0 // and spaces, apostrophes, commas, stops: three in four at least
 	for _, r := range s {
-		if unicode.IsLetter(r) || r == ' ' || r == '\'' || r == ',' || r == '.' {
-			letters++
-		} else {
-			other++
-		}
+		letters += map[bool]int{true: 1}[unicode.IsLetter(r) || strings.ContainsRune(" ',.", r)]
 	}
-	return letters >= 3*other
+	return 4*letters >= 3*utf8.RuneCountInString(s)
 }
 
 // sentencesOf splits a message into sentences, also at ";".

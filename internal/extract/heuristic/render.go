@@ -66,7 +66,7 @@ func (d *taskDoc) add(list *[]*entry, c class, text string) {
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
-	d := taskDoc{name: textcut.Line(t.request, 100)}
+	d := taskDoc{name: textcut.Line(title(t.request), 100)}
 	d.outcome, d.reason = t.outcome()
 	live := slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
 	d.live = len(live)
@@ -184,13 +184,14 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		c := t.failures[f.Last.Ref]
 		line := code(textcut.Line(f.Last.Command, 120)) + " failed " + times(f.Times) + errPart(c, f.Errors)
 		switch {
+		case f.CoveredBy != "" && f.Last.Purpose == "": // no pair: nothing shows it is the same work
+			line += "; a later, different " + code(textcut.Line(f.CoveredBy, 100)) + " passed"
 		case f.CoveredBy != "":
 			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
 		case f.Unsettled > 0:
 			line += " and was run again with no exit status of its own"
-		default: // a look around that broke is no work the task claims done
-			line += " and was not run again to a pass" + when(!c.reads && (d.outcome == "success" || reportsCompletion(t.final) && !reportsFailure(t.final)),
-				"; the task was still reported done")
+		default:
+			line += " and was not run again to a pass"
 		}
 		d.add(&d.failures, cFailure, line+".")
 	}

@@ -153,8 +153,8 @@ var ruleCases = []ruleCase{
 		file: "claimed-done-after-failure.jsonl", kind: sessions.KindJSONL,
 		must: []string{
 			"task_outcome: uncertain",
-			"Outcome: uncertain \\(the final answer reports the work as done, but `\\./scripts/deploy\\.sh staging` failed and no later run passed\\)",
-			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass; the task was still reported done\\.",
+			"Outcome: uncertain \\(the assistant answered but nothing confirms the result\\)",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass\\.",
 		},
 		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
 	},

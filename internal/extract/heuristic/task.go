@@ -34,7 +34,7 @@ type task struct {
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
 	checks                                   map[string]*call // the latest run of each check family
-	lastCheck, lastCmd                       *call
+	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
 	calls, ran, failed, unknown, explore     int
 	followUps, interrupts                    int
@@ -96,7 +96,10 @@ func (x *Extractor) human(e sessions.Event) {
 	x.humans, x.looked = x.humans+1, false
 	words := meaningfulWords(text)
 	cur := x.current()
-	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
+	// A complaint is about the task's work when it names it or is short; a
+	// message that opens by overruling ("actually …") is about it anyway.
+	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
+	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead"
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		x.tasks = append(x.tasks, cur)
@@ -119,7 +122,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(text, x.asked) {
+	for _, p := range preferences(normQuotes(e.Text), x.asked) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -146,6 +149,18 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
+// title names a task after its request; of a document that opens on a
+// heading (a prompt template a command expanded), after its first line
+// that is no heading nor fence: the words filling the template in.
+func title(request string) string {
+	for l := range strings.Lines(request) {
+		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {
+			return t
+		}
+	}
+	return request
+}
+
 // firstClause is a message up to its first comma or stop.
 func firstClause(s string) string {
 	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {
@@ -157,7 +172,7 @@ func firstClause(s string) string {
 // continuations open a message that goes on with the current request.
 var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
 these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
-looks seems don't dont please`)
+looks seems don't dont`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +

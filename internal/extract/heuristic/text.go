@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,29 +38,14 @@ func normQuotes(s string) string { return strings.NewReplacer("\u2019", "'", "\u
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // when is s if c holds, else "".
-func when(c bool, s string) string {
-	if c {
-		return s
-	}
-	return ""
-}
+func when(c bool, s string) string { return map[bool]string{true: s}[c] }
 
 // more is " and N more" for the items of n past the shown.
 func more(n, shown int) string { return when(n > shown, " and "+itoa(n-shown)+" more") }
 
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return itoa(n) + " times"
-}
+func times(n int) string { return cmp.Or(when(n == 1, "once"), itoa(n)+" times") }
 
-func capped[T any](list []T, n int) []T {
-	if len(list) > n {
-		return list[:n]
-	}
-	return list
-}
+func capped[T any](list []T, n int) []T { return list[:min(len(list), n)] }
 
 // meaningfulWords returns the lower-case words of text that are not stop
 // words, in order, once each.
@@ -104,12 +90,8 @@ func textSentences(s string) []string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*•> ")
-		n := 0
-		for n < len(l) && l[n] >= '0' && l[n] <= '9' {
-			n++
-		}
-		if n > 0 && n+1 < len(l) && (l[n] == '.' || l[n] == ')') && l[n+1] == ' ' {
-			l = l[n+2:]
+		if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && len(r) > 1 && (r[0] == '.' || r[0] == ')') && r[1] == ' ' {
+			l = r[2:]
 		}
 		lines[i] = l
 	}

@@ -12,14 +12,14 @@
 package owner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/google/uuid"
 )
 
 // prefix starts every id this package makes.
@@ -45,7 +45,9 @@ type identity struct {
 // namespace on a host name both share.
 func ID() string {
 	me := self()
-	id := fmt.Sprintf("%s%s/%d/%s", prefix, me.host, me.pid, uuid.NewString()[:8])
+	var nonce [4]byte
+	_, _ = rand.Read(nonce[:]) // crypto/rand.Read does not fail (it crashes the program instead)
+	id := fmt.Sprintf("%s%s/%d/%s", prefix, me.host, me.pid, hex.EncodeToString(nonce[:]))
 	if me.ns != "" {
 		id += "/ns-" + me.ns
 	}

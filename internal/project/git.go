@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -310,14 +309,14 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 	scpHost, scpPath, scp := scpLike(raw)
 	switch {
 	case strings.Contains(raw, "://"):
-		u, err := url.Parse(raw)
-		if err != nil {
+		scheme, hostname, urlPath, ok := parseRemoteURL(raw)
+		if !ok {
 			return "", "", false
 		}
-		if u.Scheme == "file" {
-			return "file", filepath.Clean(u.Path), u.Path != ""
+		if scheme == "file" {
+			return "file", filepath.Clean(urlPath), urlPath != ""
 		}
-		host, path = strings.ToLower(u.Hostname()), u.Path
+		host, path = strings.ToLower(hostname), urlPath
 	case scp && !filepath.IsAbs(raw):
 		host, path = strings.ToLower(scpHost), scpPath
 	default:

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -34,6 +35,8 @@ func hookPayload(r io.Reader, wait time.Duration) (payload []byte, cwd string) {
 		switch {
 		case err != nil:
 			got <- read{}
+		case len(bytes.TrimSpace(b)) == 0:
+			got <- read{b: b} // no payload: nothing to decode
 		case json.Unmarshal(b, &p) != nil:
 			got <- read{b: b}
 		default:

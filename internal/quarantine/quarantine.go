@@ -413,7 +413,16 @@ type keyword struct {
 
 func pairAt(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 
-var keywords = sync.OnceValue(func() *keywordIndex {
+// keywords is the index of the built-in lists, compiled into the program
+// (keywords_builtin.go, written by TestBuiltinKeywordsAreGenerated from
+// buildKeywords): the summary asks it about every line before every
+// agent session, and building it took as long as asking.
+func keywords() *keywordIndex { return &builtinKeywords }
+
+//go:generate env MEMCTL_UPDATE=1 go test -run ^TestBuiltinKeywordsAreGenerated$ .
+
+// buildKeywords files the words of the lists Strong needs.
+func buildKeywords() *keywordIndex {
 	t := orderTriggers()
 	ix := &keywordIndex{}
 	// Written before it is read: a fresh page read first costs a second
@@ -463,7 +472,7 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		n += bits.OnesCount64(w)
 	}
 	return ix
-})
+}
 
 // lists returns the bits of the lists with a word in low, the lowercase
 // of the line. A whole word is whole in an ASCII line; a line with other

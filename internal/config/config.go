@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/plainfile"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/pelletier/go-toml/v2"
@@ -332,7 +333,7 @@ func decodeError(name string, err error, raw map[string]any) error {
 // Load reads the config file at path. When explicit is false a missing
 // file means defaults; when true (--config or MEMCTL_CONFIG) it is an error.
 func Load(path string, explicit bool) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := plainfile.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !explicit {
 			return Default(), nil

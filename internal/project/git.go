@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/plainfile"
 )
 
 // repo is a checkout found above a working directory.
@@ -47,7 +49,7 @@ func findRepo(dir string) (repo, bool) {
 // linkedRepo follows a .git file ("gitdir: …"), written by `git worktree
 // add` and for submodules, to the git folder whose config counts.
 func linkedRepo(top, dotGit string) (repo, bool) {
-	b, err := os.ReadFile(dotGit)
+	b, err := plainfile.ReadFile(dotGit)
 	if err != nil {
 		return repo{}, false
 	}
@@ -58,7 +60,7 @@ func linkedRepo(top, dotGit string) (repo, bool) {
 	}
 	gitDir = absFrom(top, strings.TrimSpace(gitDir))
 	common := gitDir
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := plainfile.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		common = absFrom(gitDir, strings.TrimSpace(string(c)))
 	}
 	main := top
@@ -77,7 +79,7 @@ var bareRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(
 
 // bare reports a git folder whose config says it is a bare repository.
 func bare(gitDir string) bool {
-	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	b, err := plainfile.ReadFile(filepath.Join(gitDir, "config"))
 	return err == nil && bareRe().Match(b)
 }
 
@@ -103,7 +105,7 @@ func absFrom(base, p string) string {
 // remoteURL is the origin remote's URL from the repository's config, or
 // the only remote's when there is no origin.
 func (r repo) remoteURL() string {
-	f, err := os.Open(filepath.Join(r.commonDir, "config"))
+	f, err := plainfile.Open(filepath.Join(r.commonDir, "config"))
 	if err != nil {
 		return ""
 	}

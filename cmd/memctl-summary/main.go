@@ -23,7 +23,6 @@ import (
 
 func main() {
 	reserveStack(len(os.Args))
-	exe, _ := os.Executable()
 	os.Exit(summary.Main(context.Background(), os.Args[1:], summary.System{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
@@ -31,6 +30,9 @@ func main() {
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		Getenv:    os.Getenv, Environ: os.Environ, UserHome: userHome, Getwd: os.Getwd,
 		HandOver: func(args []string, stdin io.Reader) int {
+			// Found only when needed: reading /proc/self/exe cost a
+			// summary printed here more than the flags did.
+			exe, _ := os.Executable()
 			return summary.RunMemctl(summary.MemctlBeside(exe), args, stdin, os.Stdout, os.Stderr)
 		},
 	}))

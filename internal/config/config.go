@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/memversion"
 	"github.com/memctl/memctl/internal/plainfile"
@@ -366,7 +367,24 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 
 // EnvName is the environment variable that overrides a dotted key.
 func EnvName(key string) string {
-	return "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+	// One allocation for an ASCII key (every key is): the summary names
+	// every key's variable on every agent session.
+	var b strings.Builder
+	b.Grow(len("MEMCTL_") + len(key))
+	b.WriteString("MEMCTL_")
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c == '.':
+			b.WriteByte('_')
+		case 'a' <= c && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case c >= utf8.RuneSelf:
+			return "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // Set applies a flag value to a dotted key.

@@ -50,7 +50,7 @@ func pollRead(fd int, deadline time.Time) ([]byte, bool) {
 			return nil, false // poll failed, or the payload is late
 		}
 		if len(b) == cap(b) {
-			b = slices.Grow(b, 4096)
+			b = slices.Grow(b, max(512, len(b))) // a payload is a few hundred bytes
 		}
 		m, err := unix.Read(fd, b[len(b):min(cap(b), maxHookPayload)])
 		switch {

@@ -598,8 +598,8 @@ func holdQuotes(line string, s Session) (string, bool) {
 // Scrub drops the lines Strong objects to, for text that has no session
 // to vouch for it (the summary as injected, notes); n counts them.
 func Scrub(text string) (string, int) {
-	if text == "" {
-		return text, 0
+	if text == "" || !anyStrong(text) {
+		return text, 0 // the common case: nothing held back, nothing copied
 	}
 	lines := strings.Split(text, "\n")
 	kept := lines[:0:0]
@@ -615,6 +615,20 @@ func Scrub(text string) (string, int) {
 		return text, 0
 	}
 	return strings.Join(kept, "\n"), n
+}
+
+// anyStrong reports a line of text that Strong objects to.
+func anyStrong(text string) bool {
+	for rest := text; ; {
+		line, after, more := strings.Cut(rest, "\n")
+		if Strong(line) != "" {
+			return true
+		}
+		if !more {
+			return false
+		}
+		rest = after
+	}
 }
 
 // Mask is Scrub for text read by lines (the MCP read and search tools):

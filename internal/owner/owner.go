@@ -12,10 +12,9 @@
 package owner
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -45,9 +44,9 @@ type identity struct {
 // namespace on a host name both share.
 func ID() string {
 	me := self()
-	var nonce [4]byte
-	_, _ = rand.Read(nonce[:]) // crypto/rand.Read does not fail (it crashes the program instead)
-	id := fmt.Sprintf("%s%s/%d/%s", prefix, me.host, me.pid, hex.EncodeToString(nonce[:]))
+	// Eight random hex digits tell two ids of one process apart; the
+	// runtime's generator (seeded by the system) is random enough for that.
+	id := fmt.Sprintf("%s%s/%d/%08x", prefix, me.host, me.pid, rand.Uint32())
 	if me.ns != "" {
 		id += "/ns-" + me.ns
 	}

@@ -2,8 +2,6 @@ package project
 
 import (
 	"net/url"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -90,7 +88,8 @@ func TestRemoteKeyOfURLs(t *testing.T) {
 }
 
 // FuzzParseRemoteURL checks parseRemoteURL against url.Parse on any
-// input: the same strings refused, the same scheme, host name and path.
+// input: the same strings refused, the same scheme, host name and path,
+// which is all splitRemote reads of a URL.
 func FuzzParseRemoteURL(f *testing.F) {
 	for _, raw := range remoteURLCases {
 		f.Add(raw)
@@ -114,32 +113,4 @@ func sameAsNetURL(t *testing.T, raw string) {
 		t.Fatalf("parseRemoteURL(%q) = %q, %q, %q; url.Parse: %q, %q, %q",
 			raw, scheme, hostname, path, u.Scheme, u.Hostname(), u.Path)
 	}
-	host, p, ok := splitRemote(raw, "/base")
-	wantHost, wantPath, wantOK := splitRemoteNetURL(raw, "/base")
-	if host != wantHost || p != wantPath || ok != wantOK {
-		t.Fatalf("splitRemote(%q) = %q, %q, %v; with net/url %q, %q, %v", raw, host, p, ok, wantHost, wantPath, wantOK)
-	}
-}
-
-// splitRemoteNetURL is splitRemote as it read a URL with net/url.
-func splitRemoteNetURL(raw, base string) (host, path string, ok bool) {
-	raw = strings.TrimSpace(raw)
-	if !strings.Contains(raw, "://") {
-		return splitRemote(raw, base)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "", false
-	}
-	if u.Scheme == "file" {
-		return "file", filepath.Clean(u.Path), u.Path != ""
-	}
-	host, path = strings.ToLower(u.Hostname()), u.Path
-	path = strings.Trim(path, "/")
-	path = strings.TrimSuffix(path, ".git")
-	path = strings.Trim(path, "/")
-	if host == "" || path == "" {
-		return "", "", false
-	}
-	return host, path, true
 }

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"os"
 	"reflect"
 	"testing"
+
+	"github.com/memctl/memctl/internal/golden"
 )
 
 const builtinKeywordsFile = "keywords_builtin.go"
@@ -18,21 +19,8 @@ const builtinKeywordsFile = "keywords_builtin.go"
 // TestBuiltinKeywordsAreGenerated).
 func TestBuiltinKeywordsAreGenerated(t *testing.T) {
 	built := buildKeywords()
-	want := renderKeywords(t, built)
-	if os.Getenv("MEMCTL_UPDATE") == "1" {
-		if err := os.WriteFile(builtinKeywordsFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(builtinKeywordsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is not what buildKeywords files from the lists: run go generate ./internal/quarantine", builtinKeywordsFile)
-	}
-	if !reflect.DeepEqual(keywords(), built) {
+	golden.File(t, builtinKeywordsFile, string(renderKeywords(t, built)))
+	if !golden.Update() && !reflect.DeepEqual(keywords(), built) {
 		t.Fatalf("the compiled keyword index differs from the one buildKeywords files")
 	}
 }
@@ -59,22 +47,8 @@ func renderKeywords(t *testing.T, ix *keywordIndex) []byte {
 		}
 	}
 	b.WriteString("\t},\n")
-	b.WriteString("\tpairs: []uint16{")
-	for i, p := range ix.pairs {
-		if i%12 == 0 {
-			b.WriteString("\n\t\t")
-		}
-		fmt.Fprintf(&b, "%#04x, ", p)
-	}
-	b.WriteString("\n\t},\n")
-	b.WriteString("\tfrom: []int{")
-	for i, f := range ix.from {
-		if i%16 == 0 {
-			b.WriteString("\n\t\t")
-		}
-		fmt.Fprintf(&b, "%d, ", f)
-	}
-	b.WriteString("\n\t},\n")
+	writeList(&b, "pairs: []uint16", "%#04x", ix.pairs, 12)
+	writeList(&b, "from: []int", "%d", ix.from, 16)
 	b.WriteString("\twords: []keyword{\n")
 	for _, k := range ix.words {
 		fmt.Fprintf(&b, "\t\t{word: %q, lists: %d, whole: %t},\n", k.word, k.lists, k.whole)
@@ -85,4 +59,17 @@ func renderKeywords(t *testing.T, ix *keywordIndex) []byte {
 		t.Fatalf("formatting %s: %v", builtinKeywordsFile, err)
 	}
 	return src
+}
+
+// writeList writes the field name: a composite literal of xs, perLine to
+// a line.
+func writeList[T any](b *bytes.Buffer, name, format string, xs []T, perLine int) {
+	fmt.Fprintf(b, "\t%s{", name)
+	for i, x := range xs {
+		if i%perLine == 0 {
+			b.WriteString("\n\t\t")
+		}
+		fmt.Fprintf(b, format+", ", x)
+	}
+	b.WriteString("\n\t},\n")
 }

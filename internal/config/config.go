@@ -693,7 +693,7 @@ func enum(s string, allowed ...string) error {
 
 func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
 	// The range is written without fmt: the table is built by every
-	// summary, and formatting each range was a fifth of building it.
+	// summary, and formatting each range with fmt was half of building it.
 	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: "[" + strconv.Itoa(lo) + ", " + strconv.Itoa(hi) + "]", lo: lo, hi: hi,
 		set: func(c *Config, v any) error {
 			n, err := toInt(v)

@@ -104,7 +104,7 @@ func userinfoByte(c byte) bool {
 	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
 		return true
 	}
-	return strings.IndexByte("-._:~!$&'()*+,;=%@", c) >= 0
+	return strings.ContainsRune("-._:~!$&'()*+,;=%@", rune(c))
 }
 
 // urlHost reads host[:port], or [IPv6 literal][:port].
@@ -253,7 +253,7 @@ func hostByte(c byte) bool {
 	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
 		return true
 	}
-	return strings.IndexByte(`!"$&'()*+,-.:;<=>[]_~`, c) >= 0
+	return strings.ContainsRune(`!"$&'()*+,-.:;<=>[]_~`, rune(c))
 }
 
 func isHexDigit(c byte) bool {

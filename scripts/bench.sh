@@ -62,7 +62,7 @@ printf 'module hello\n\ngo 1.22\n' >"$W/hello/go.mod"
 (cd "$W/hello" && GOFLAGS= CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$W/hello-go" .)
 
 {
-	echo "memctl benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "memctl benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 	echo
 	echo "| target | memctl | peer | ratio | goal | result |"
 	echo "|---|---|---|---|---|---|"

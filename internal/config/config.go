@@ -20,8 +20,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/plainfile"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/redact"
 	"github.com/pelletier/go-toml/v2"
@@ -332,7 +334,7 @@ func decodeError(name string, err error, raw map[string]any) error {
 // Load reads the config file at path. When explicit is false a missing
 // file means defaults; when true (--config or MEMCTL_CONFIG) it is an error.
 func Load(path string, explicit bool) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := plainfile.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !explicit {
 			return Default(), nil
@@ -365,7 +367,24 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 
 // EnvName is the environment variable that overrides a dotted key.
 func EnvName(key string) string {
-	return "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+	// One allocation for an ASCII key (every key is): the summary names
+	// every key's variable on every agent session.
+	var b strings.Builder
+	b.Grow(len("MEMCTL_") + len(key))
+	b.WriteString("MEMCTL_")
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c == '.':
+			b.WriteByte('_')
+		case 'a' <= c && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case c >= utf8.RuneSelf:
+			return "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // Set applies a flag value to a dotted key.
@@ -673,7 +692,9 @@ func enum(s string, allowed ...string) error {
 }
 
 func intKey(name string, def, lo, hi int, doc string, field func(c *Config) *int) key {
-	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: fmt.Sprintf("[%d, %d]", lo, hi), lo: lo, hi: hi,
+	// The range is written without fmt: the table is built by every
+	// summary, and formatting each range with fmt was half of building it.
+	return key{name: name, kind: kindInt, def: def, doc: doc, clamp: "[" + strconv.Itoa(lo) + ", " + strconv.Itoa(hi) + "]", lo: lo, hi: hi,
 		set: func(c *Config, v any) error {
 			n, err := toInt(v)
 			if err != nil {

@@ -285,3 +285,20 @@ func TestProjectsOverrides(t *testing.T) {
 		}
 	}
 }
+
+// EnvName names every key's variable as the upper case of the key with
+// its dots made underscores, as it always has.
+func TestEnvNameOfEveryKey(t *testing.T) {
+	for _, name := range []string{"memories.use_memories", "redaction.extra_patterns", "health.stale_budget", "memories.version", "ünïcode.key"} {
+		want := "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(name, ".", "_"))
+		if got := EnvName(name); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", name, got, want)
+		}
+	}
+	for _, k := range keys() {
+		want := "MEMCTL_" + strings.ToUpper(strings.ReplaceAll(k.name, ".", "_"))
+		if got := EnvName(k.name); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", k.name, got, want)
+		}
+	}
+}

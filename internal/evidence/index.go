@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
+	"github.com/memctl/memctl/internal/plainfile"
 )
 
 // The index is a tab-separated text file, so that `memctl summary` reads
@@ -85,7 +85,7 @@ func ReadIndex(path string) ([]Record, error) {
 // evidence lines are skipped unread, so a summary scoped to one project
 // pays little for the others.
 func readIndex(path, scope string) ([]Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := plainfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

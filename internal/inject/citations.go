@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/memctl/memctl/internal/uuidtext"
 )
 
 // The citation block's literal delimiters. Matching is literal and
@@ -200,7 +200,7 @@ func ParseCitations(bodies []string) (Citations, bool) {
 			}
 			seen[id] = true
 			c.RolloutIDs = append(c.RolloutIDs, id)
-			if u, err := uuid.Parse(id); err == nil {
+			if u, ok := uuidtext.Parse(id); ok {
 				c.ThreadIDs = append(c.ThreadIDs, u.String())
 			}
 		}

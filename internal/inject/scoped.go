@@ -1,12 +1,12 @@
 package inject
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/plainfile"
 	"github.com/memctl/memctl/internal/project"
 	"github.com/memctl/memctl/internal/quarantine"
 	"github.com/memctl/memctl/internal/team"
@@ -136,7 +136,7 @@ func Scoped(req Request) (SummaryResult, error) {
 	if found {
 		scope.Key, scope.Name = entry.Key, entry.Name
 		scope.File = memdir.ProjectsDir + "/" + entry.Dir + "/" + memdir.ProjectSummaryFile
-		b, err := os.ReadFile(filepath.Join(req.Root, filepath.FromSlash(scope.File)))
+		b, err := plainfile.ReadFile(filepath.Join(req.Root, filepath.FromSlash(scope.File)))
 		own = strings.TrimSpace(string(b))
 		if err != nil || own == "" {
 			scope.HasMemory = false
@@ -192,7 +192,7 @@ func Scoped(req Request) (SummaryResult, error) {
 // when it holds no preference, tip or note (its lists say only that none
 // was recorded): an empty layer is not worth a token.
 func personalRules(root string) string {
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(memdir.PersonalFile)))
+	b, err := plainfile.ReadFile(filepath.Join(root, filepath.FromSlash(memdir.PersonalFile)))
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/evidence"
 	"github.com/memctl/memctl/internal/memdir"
 	"github.com/memctl/memctl/internal/memversion"
+	"github.com/memctl/memctl/internal/plainfile"
 	"github.com/memctl/memctl/internal/textcut"
 	"github.com/memctl/memctl/templates"
 )
@@ -149,7 +150,7 @@ func SummaryChecked(root string, version memversion.Version, maxTokens int, raw 
 	if maxTokens == 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	b, err := os.ReadFile(filepath.Join(root, memdir.SummaryFile))
+	b, err := plainfile.ReadFile(filepath.Join(root, memdir.SummaryFile))
 	if err != nil {
 		// Missing or unreadable: nothing to inject (Codex 8.1). A hook
 		// that runs before every turn must not fail the agent over it.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/memctl/memctl/internal/uuidtext"
 )
 
 // TimeLayout is Codex's %Y-%m-%dT%H-%M-%S, the UTC timestamp that starts
@@ -26,12 +26,11 @@ const base62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 func RolloutSummaryStem(threadID string, sourceUpdatedAt int64, slug string) string {
 	ts := time.Unix(sourceUpdatedAt, 0).UTC()
 	var seed uint32
-	if u, err := uuid.Parse(threadID); err == nil {
+	if u, ok := uuidtext.Parse(threadID); ok {
 		seed = binary.BigEndian.Uint32(u[12:16])
 		switch u.Version() {
 		case 1, 6, 7:
-			sec, nsec := u.Time().UnixTime()
-			ts = time.Unix(sec, nsec).UTC()
+			ts = time.Unix(u.UnixTime()).UTC()
 		}
 	} else {
 		for i := 0; i < len(threadID); i++ {

@@ -14,12 +14,11 @@ package owner
 import (
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/google/uuid"
 )
 
 // prefix starts every id this package makes.
@@ -45,7 +44,9 @@ type identity struct {
 // namespace on a host name both share.
 func ID() string {
 	me := self()
-	id := fmt.Sprintf("%s%s/%d/%s", prefix, me.host, me.pid, uuid.NewString()[:8])
+	// Eight random hex digits tell two ids of one process apart; the
+	// runtime's generator (seeded by the system) is random enough for that.
+	id := fmt.Sprintf("%s%s/%d/%08x", prefix, me.host, me.pid, rand.Uint32())
 	if me.ns != "" {
 		id += "/ns-" + me.ns
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/plainfile"
 )
 
 // repo is a checkout found above a working directory.
@@ -48,7 +49,7 @@ func findRepo(dir string) (repo, bool) {
 // linkedRepo follows a .git file ("gitdir: …"), written by `git worktree
 // add` and for submodules, to the git folder whose config counts.
 func linkedRepo(top, dotGit string) (repo, bool) {
-	b, err := os.ReadFile(dotGit)
+	b, err := plainfile.ReadFile(dotGit)
 	if err != nil {
 		return repo{}, false
 	}
@@ -59,7 +60,7 @@ func linkedRepo(top, dotGit string) (repo, bool) {
 	}
 	gitDir = absFrom(top, strings.TrimSpace(gitDir))
 	common := gitDir
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := plainfile.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		common = absFrom(gitDir, strings.TrimSpace(string(c)))
 	}
 	main := top
@@ -78,7 +79,7 @@ var bareRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(
 
 // bare reports a git folder whose config says it is a bare repository.
 func bare(gitDir string) bool {
-	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	b, err := plainfile.ReadFile(filepath.Join(gitDir, "config"))
 	return err == nil && bareRe().Match(b)
 }
 
@@ -104,7 +105,7 @@ func absFrom(base, p string) string {
 // remoteURL is the origin remote's URL from the repository's config, or
 // the only remote's when there is no origin.
 func (r repo) remoteURL() string {
-	f, err := os.Open(filepath.Join(r.commonDir, "config"))
+	f, err := plainfile.Open(filepath.Join(r.commonDir, "config"))
 	if err != nil {
 		return ""
 	}
@@ -310,14 +311,14 @@ func splitRemote(raw, base string) (host, path string, ok bool) {
 	scpHost, scpPath, scp := scpLike(raw)
 	switch {
 	case strings.Contains(raw, "://"):
-		u, err := url.Parse(raw)
-		if err != nil {
+		scheme, hostname, urlPath, ok := parseRemoteURL(raw)
+		if !ok {
 			return "", "", false
 		}
-		if u.Scheme == "file" {
-			return "file", filepath.Clean(u.Path), u.Path != ""
+		if scheme == "file" {
+			return "file", filepath.Clean(urlPath), urlPath != ""
 		}
-		host, path = strings.ToLower(u.Hostname()), u.Path
+		host, path = strings.ToLower(hostname), urlPath
 	case scp && !filepath.IsAbs(raw):
 		host, path = strings.ToLower(scpHost), scpPath
 	default:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/memctl/memctl/internal/plainfile"
 )
 
 // IndexVersion is the format version of the memory folder's project index.
@@ -68,7 +70,7 @@ func (ix *Index) Owner(path string) (IndexEntry, bool) {
 // LoadIndex reads an index file. A missing file is (nil, nil): a folder
 // consolidated before projects existed has none.
 func LoadIndex(path string) (*Index, error) {
-	b, err := os.ReadFile(path)
+	b, err := plainfile.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

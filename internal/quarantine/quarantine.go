@@ -413,7 +413,16 @@ type keyword struct {
 
 func pairAt(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 
-var keywords = sync.OnceValue(func() *keywordIndex {
+// keywords is the index of the built-in lists, compiled into the program
+// (keywords_builtin.go, written by TestBuiltinKeywordsAreGenerated from
+// buildKeywords): the summary asks it about every line before every
+// agent session, and building it took as long as asking.
+func keywords() *keywordIndex { return &builtinKeywords }
+
+//go:generate env MEMCTL_UPDATE=1 go test -run ^TestBuiltinKeywordsAreGenerated$ .
+
+// buildKeywords files the words of the lists Strong needs.
+func buildKeywords() *keywordIndex {
 	t := orderTriggers()
 	ix := &keywordIndex{}
 	// Written before it is read: a fresh page read first costs a second
@@ -463,7 +472,7 @@ var keywords = sync.OnceValue(func() *keywordIndex {
 		n += bits.OnesCount64(w)
 	}
 	return ix
-})
+}
 
 // lists returns the bits of the lists with a word in low, the lowercase
 // of the line. A whole word is whole in an ASCII line; a line with other
@@ -589,8 +598,8 @@ func holdQuotes(line string, s Session) (string, bool) {
 // Scrub drops the lines Strong objects to, for text that has no session
 // to vouch for it (the summary as injected, notes); n counts them.
 func Scrub(text string) (string, int) {
-	if text == "" {
-		return text, 0
+	if text == "" || !anyStrong(text) {
+		return text, 0 // the common case: nothing held back, nothing copied
 	}
 	lines := strings.Split(text, "\n")
 	kept := lines[:0:0]
@@ -606,6 +615,20 @@ func Scrub(text string) (string, int) {
 		return text, 0
 	}
 	return strings.Join(kept, "\n"), n
+}
+
+// anyStrong reports a line of text that Strong objects to.
+func anyStrong(text string) bool {
+	for rest := text; ; {
+		line, after, more := strings.Cut(rest, "\n")
+		if Strong(line) != "" {
+			return true
+		}
+		if !more {
+			return false
+		}
+		rest = after
+	}
 }
 
 // Mask is Scrub for text read by lines (the MCP read and search tools):

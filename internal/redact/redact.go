@@ -93,7 +93,12 @@ func compileExtras(extra []string) ([]*regexp.Regexp, error) {
 }
 
 func build(rules []*rule, escapes bool) *Redactor {
-	r := &Redactor{rules: rules, sc: newScanner(rules), escapes: escapes}
+	return withScanner(rules, newScanner(rules), escapes)
+}
+
+// withScanner is the Redactor of rules with sc, the scanner of their anchors.
+func withScanner(rules []*rule, sc *scanner, escapes bool) *Redactor {
+	r := &Redactor{rules: rules, sc: sc, escapes: escapes}
 	for i, ru := range rules {
 		bit := uint64(1) << uint(i)
 		switch {
@@ -109,7 +114,10 @@ func build(rules []*rule, escapes bool) *Redactor {
 	return r
 }
 
-var defaultRedactor = sync.OnceValue(func() *Redactor { return build(builtinRules(), true) })
+// defaultRedactor runs the built-in rules with the scanner compiled into
+// the program (scanner_builtin.go): building it took most of a summary's
+// redaction, and a summary runs before every agent session.
+var defaultRedactor = sync.OnceValue(func() *Redactor { return withScanner(builtinRules(), builtinScanner(), true) })
 
 // Default returns the full built-in rule set without extra patterns. It is built once.
 func Default() *Redactor { return defaultRedactor() }

@@ -493,8 +493,9 @@ type rule struct {
 	exotic bool
 }
 
-func compile(s spec) *rule {
-	r := &rule{spec: s}
+// compile makes r the rule of s.
+func compile(r *rule, s spec) {
+	r.spec = s
 	if s.fold && s.kind == kindAnchored {
 		for _, a := range s.anchors {
 			if strings.ContainsAny(strings.ToLower(a), "ks") {
@@ -502,7 +503,6 @@ func compile(s spec) *rule {
 			}
 		}
 	}
-	return r
 }
 
 // hasRegexp reports whether the rule matches with a regular expression.
@@ -520,11 +520,20 @@ func (r *rule) are() *regexp.Regexp {
 	return r.areC
 }
 
+// compileAll makes the rules of specs, in one array: the summary makes
+// them before every agent session.
 func compileAll(specs ...[]spec) []*rule {
-	var out []*rule
+	n := 0
+	for _, group := range specs {
+		n += len(group)
+	}
+	rules := make([]rule, n)
+	out := make([]*rule, 0, n)
 	for _, group := range specs {
 		for _, s := range group {
-			out = append(out, compile(s))
+			r := &rules[len(out)]
+			compile(r, s)
+			out = append(out, r)
 		}
 	}
 	return out

@@ -43,6 +43,16 @@ type scanner struct {
 	anchors []anchor
 }
 
+// builtinScanner is newScanner(builtinRules()), compiled into the program
+// (scanner_builtin.go, written by TestBuiltinScannerIsGenerated): no
+// process builds or writes its 64 KB table, and only the pages a text's
+// byte pairs look up are read.
+func builtinScanner() *scanner {
+	return &scanner{tab: builtinScanTab[:], groups: builtinScanGroups, anchors: builtinScanAnchors}
+}
+
+//go:generate env MEMCTL_UPDATE=1 go test -run ^TestBuiltinScannerIsGenerated$ .
+
 func newScanner(rules []*rule) *scanner {
 	n, size := 2, 0 // the exotic markers
 	for _, r := range rules {

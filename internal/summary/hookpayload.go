@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -21,31 +22,45 @@ const HookPayloadWait = 300 * time.Millisecond
 // when it arrived in time (nil when late), so memctl-summary can hand the
 // same stdin on to memctl.
 func hookPayload(r io.Reader, wait time.Duration) (payload []byte, cwd string) {
+	b, ok := readWithin(r, wait)
+	if !ok {
+		return nil, ""
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return b, "" // no payload: nothing to decode
+	}
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return b, ""
+	}
+	return b, p.Cwd
+}
+
+// readWithin reads r to its end, or its first maxHookPayload bytes, if
+// that takes at most wait; ok is false when it fails or is late. A file
+// (stdin) is waited on with poll(2) where there is one (readFileWithin),
+// anything else by a goroutine.
+func readWithin(r io.Reader, wait time.Duration) (b []byte, ok bool) {
+	if b, ok, polled := readFileWithin(r, wait); polled {
+		return b, ok
+	}
 	type read struct {
-		b   []byte
-		cwd string
+		b  []byte
+		ok bool
 	}
 	got := make(chan read, 1)
 	go func() {
-		var p struct {
-			Cwd string `json:"cwd"`
-		}
 		b, err := io.ReadAll(io.LimitReader(r, maxHookPayload))
-		switch {
-		case err != nil:
-			got <- read{}
-		case json.Unmarshal(b, &p) != nil:
-			got <- read{b: b}
-		default:
-			got <- read{b, p.Cwd}
-		}
+		got <- read{b, err == nil}
 	}()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case p := <-got:
-		return p.b, p.cwd
+		return p.b, p.ok
 	case <-timer.C:
-		return nil, ""
+		return nil, false
 	}
 }

@@ -18,9 +18,11 @@ import (
 // answer is the agent's final answer to one message of the user; unchecked
 // when no tool ran since the user spoke, withdrawn when the user's next
 // message rejected it or the check it followed, passed, failed with no
-// file changed since (changes: the task's count of file changes then).
+// file changed since (changes: the task's count of file changes then);
+// reply: the user's next message, which accepts or rejects it in words.
 type answer struct {
 	sentences            []string
+	reply                string
 	unchecked, withdrawn bool
 	check                *call
 	changes              int

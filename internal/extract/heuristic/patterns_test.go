@@ -454,6 +454,19 @@ var patternCases = []patternCase{
 		must:    []string{"task_outcome: uncertain"},
 		mustNot: []string{`outcome success`, `task_outcome: success`},
 	},
+	// The fifth round: each failed on main.
+	{
+		pattern: 3, name: "an answer carries the user's reply verbatim, so what the user chose instead stays attached",
+		turns: []scripted.Turn{
+			{User: "Where should we cache the rendered thumbnails?",
+				Steps: []scripted.Step{run("rg -n 'thumbnail' internal/media", "internal/media/thumb.go:12:func Render(img Image) []byte {", 0)},
+				Final: "I recommend caching the thumbnails in Redis with a one-hour expiry, keyed by the image hash."},
+			{User: "we keep thumbnails in the thumbs table of Postgres with an expires_at column",
+				Steps: []scripted.Step{edit("internal/media/cache.go", "package media", "package media\n\n// thumbs table, expires_at column")},
+				Final: "The thumbnails are cached in the thumbs table with an expires_at column."}},
+		must:    []string{"Earlier answer: “I recommend caching the thumbnails in Redis[^\n]*”; the user replied: “we keep thumbnails in the thumbs table of Postgres with an expires_at column”"},
+		mustNot: []string{"image hash\\.”\n"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

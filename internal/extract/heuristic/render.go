@@ -48,9 +48,9 @@ type entry struct {
 
 // answerDoc is an answer as a memory quotes it; whole stands for it.
 type answerDoc struct {
-	label     string
-	whole     *entry
-	sentences []*entry
+	label, reply string
+	whole        *entry
+	sentences    []*entry
 }
 
 type taskDoc struct {
@@ -101,7 +101,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
-		doc, whole := answerDoc{label: "Earlier answer"}, cEarlier
+		doc, whole := answerDoc{label: "Earlier answer", reply: a.reply}, cEarlier
 		if last {
 			doc.label, whole = "Final answer", cFinal
 		}
@@ -381,7 +381,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s)))
+				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+when(a.reply != "", "; the user replied: "+userWords(a.reply, 0)))
 			}
 		}
 		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge, Failures: kept(d.failures), Refs: kept(d.refs)}

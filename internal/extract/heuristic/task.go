@@ -106,13 +106,11 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
-		if negative {
-			if cur.finalSince && len(cur.answers) > 0 {
-				cur.answers[len(cur.answers)-1].withdrawn = true
-			}
-			if len(cur.corrections) < maxCorrections {
-				cur.corrections = append(cur.corrections, text)
-			}
+		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to; a template filled in is no reply
+			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = when(!document(text), text), cur.answers[n-1].withdrawn || negative
+		}
+		if negative && len(cur.corrections) < maxCorrections {
+			cur.corrections = append(cur.corrections, text)
 		}
 		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
 		cur.negative, cur.negAfter = negative, negative
@@ -201,6 +199,9 @@ func (x *Extractor) interrupted(e sessions.Event) {
 			x.keyword(w, -2)
 		}
 		t.steps.steps, t.followUps, t.finalSince = t.steps.steps[:n-1], t.followUps-1, t.answeredBefore
+		if len(t.answers) > 0 && t.finalSince {
+			t.answers[len(t.answers)-1].reply = "" // the typo answered nothing
+		}
 		return
 	}
 	t.interrupts, t.endedRefused = t.interrupts+1, true // endedRefused: until a call runs again

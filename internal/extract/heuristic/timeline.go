@@ -12,10 +12,7 @@ import (
 // around folds into one step, and past timelineMax the oldest steps after
 // the head that do not quote the user go, counted.
 
-const (
-	timelineHead = 8
-	timelineMax  = 160
-)
+const timelineHead, timelineMax = 8, 160
 
 type step struct {
 	text         string
@@ -35,9 +32,8 @@ func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth
 // ran adds a call, whatever its result turns out to be.
 func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
 
-// said adds a message of the user.
-// A message laid out as a document (a prompt template a command
-// expanded, a pasted spec) is quoted by its opening only.
+// said adds a message of the user; one laid out as a document (a prompt
+// template a command expanded, a pasted spec) by its opening only.
 func (tl *timeline) said(label, words string) {
 	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
 }

@@ -8,9 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// What programs print. Output never decides whether a run passed (its exit
-// status does); it says which line to quote for a failure (the first line
-// of the tool's own error report, never a warning, hint or footer: see
+// What programs print. Output never decides whether a run passed (its exit status does); it says
+// which line to quote for a failure (the tool's own error report, never a warning, hint or footer:
 // docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
@@ -41,11 +40,9 @@ func Diagnostic(line string) bool {
 	return problemRanks[0]().MatchString(line) || slices.ContainsFunc([]string{"error:", "fatal:", "panic:", "warning:"}, func(p string) bool { return strings.HasPrefix(strings.ToLower(line), p) })
 }
 
-// ErrorLine picks the line of a failed command's output to quote: of the
-// lines that are not noise, the first of the strongest rank, else the
-// last; its spaces folded, its length whole. When the runner names a
-// failing test, its report is what counts: the output from the first
-// line that names it, not what passing tests printed before it.
+// ErrorLine picks the line of a failed command's output to quote: of the lines that are not noise,
+// the first of the strongest rank, else the last; its spaces folded, its length whole. When the
+// runner names a failing test, only its report counts, not what passing tests printed before it.
 func ErrorLine(out string) string {
 	out = plain(out)
 	if t := FailingTests(out); len(t) > 0 {

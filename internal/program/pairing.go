@@ -142,12 +142,10 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: what a look
-// around looks in; a check's paths and name filters; other work's operands
-// and option values, not the options (--no-verify added is the same work).
-// Under a subcommand a value of several words is free text (a message, a
-// title: "git commit -m 'a b'" is "git commit -m 'c d'"); with none the
-// values are the work ("python -c …"), and so is a heredoc.
+// targets is what a command works on beyond its family: what a look around looks in; a check's
+// paths and name filters; other work's operands and option values, not the options (--no-verify
+// added is the same work). Under a subcommand a value of several words is free text ("git commit
+// -m 'a b'" is "git commit -m 'c d'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
 	if readOnly(cmd) {
 		return lookedIn(cmd)

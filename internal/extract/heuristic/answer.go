@@ -15,11 +15,10 @@ import (
 // message of the user, in whole sentences but for questions, list labels,
 // verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
 
-// answer is the agent's final answer to one message of the user; unchecked
-// when no tool ran since the user spoke, withdrawn when the user's next
-// message rejected it or the check it followed, passed, failed with no
-// file changed since (changes: the task's count of file changes then);
-// reply: the user's next message, which accepts or rejects it in words.
+// answer is the agent's final answer to one message of the user; unchecked when no tool ran since
+// the user spoke, withdrawn when the user's next message rejected it or the check it followed,
+// passed, failed with no file changed since (changes: the task's file changes then); reply: the
+// user's next message in the task, which accepts or rejects it in words.
 type answer struct {
 	sentences            []string
 	reply                string
@@ -125,10 +124,8 @@ func statement(s string) bool {
 }
 
 // verbs make a clause: auxiliaries, modals and common irregular pasts.
-var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
-might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
-began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
-understood won saw seen done held fell felt stuck hid hidden put set let run`)
+var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may might need broke broken found made took taken gave given got went gone came ran built wrote written left
+kept lost began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
 	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)

@@ -17,16 +17,7 @@ import (
 // cancelled).
 type status int
 
-const (
-	stPending status = iota
-	stOK
-	stFailed
-	stUnknown
-	stRejected
-	stDenied
-	stInterrupted
-	stCancelled
-)
+const stPending, stOK, stFailed, stUnknown, stRejected, stDenied, stInterrupted, stCancelled status = 0, 1, 2, 3, 4, 5, 6, 7
 
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
 
@@ -40,7 +31,7 @@ type call struct {
 	passedLater, changedLater                 bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
 	status                                    status
 	exit                                      *int
-	errLine, tally, script                    string   // a failure's error line; a passing check's count line and package script
+	errLine, tally, script, out               string   // a failure's error line and output; a passing check's count line and package script
 	tests                                     []string // the failing tests the output names
 	between                                   []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
 	commits                                   []program.Commit
@@ -119,9 +110,13 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		}
 		return
 	case c.status == stFailed:
-		c.errLine, c.tests = program.ErrorLine(e.Output), program.FailingTests(e.Output)
-	case c.status == stOK && c.check:
-		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		c.out = e.Output[:min(len(e.Output), 1<<16)]
+		c.errLine, c.tests = x.errorLine(c.out), program.FailingTests(e.Output)
+	case c.status == stOK && c.command != "" && !c.reads: // what a look around printed may be a log's lines
+		x.sawPass(e.Output)
+		if c.check {
+			c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		}
 	}
 	t.endedRefused = false
 	if c.command != "" {
@@ -138,6 +133,22 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
 		t.toolFails = append(t.toolFails, c)
+	}
+}
+
+// errorLine picks a failure's error line from the lines no passing run
+// printed: a banner or warning every run prints is not the failure's.
+func (x *Extractor) errorLine(out string) string {
+	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool { return x.passed[strings.TrimSpace(l)] }), ""))
+}
+
+// sawPass notes the lines a passing run printed (Result picks the error
+// lines again once every run is known).
+func (x *Extractor) sawPass(out string) {
+	for l := range strings.Lines(out) {
+		if l = strings.TrimSpace(l); len(l) >= 8 && len(x.passed) < 4096 {
+			x.passed[l] = true
+		}
 	}
 }
 

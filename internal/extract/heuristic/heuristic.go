@@ -1,10 +1,7 @@
-// Package heuristic is memctl's offline Phase 1 extractor: from the
-// normalised events of one thread it writes what a model would (a raw
-// memory, a rollout summary, a slug), deterministically and offline. A
-// memory states only what the session shows: the user's own words
-// (task.go, prefs.go), the agent's final answers (answer.go) and exit
-// status evidence (calls.go, files.go); failures pair with passes through
-// program.Pairer. docs/extractor.md describes the design.
+// Package heuristic is memctl's offline Phase 1 extractor: from the normalised events of one
+// thread it writes what a model would (a raw memory, a rollout summary, a slug), offline. A memory
+// states only the user's own words (task.go, prefs.go), the agent's final answers (answer.go) and
+// exit status evidence (calls.go, files.go; pairs by program.Pairer): docs/extractor.md.
 package heuristic
 
 import (
@@ -41,11 +38,10 @@ type Result struct {
 // Empty reports the no-output answer (nothing worth keeping).
 func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
-// Extractor is the offline extractor of one thread (Add each event, then
-// Result once), bounded by the caps above; not safe for concurrent use.
-// refusal: the latest result was a refusal the user's next words answer;
-// asked: the agent's latest words asked; looked: a tool ran since; moved:
-// a command may have switched the branch the session started on.
+// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by
+// the caps above; not safe for concurrent use. refusal: the latest result was a refusal the user's
+// next words answer; asked: the agent's latest words asked; looked: a tool ran since; moved: a
+// command may have switched the branch the session started on.
 type Extractor struct {
 	version                       string
 	meta                          sessions.Meta
@@ -55,7 +51,7 @@ type Extractor struct {
 	kw                            map[string]int
 	calls                         map[string]*call // the calls awaiting their results
 	lastCall                      *call            // for results without a call id
-	dropped, seenChange           map[string]bool  // calls on memory, whose results go too; the changes counted
+	dropped, seenChange, passed   map[string]bool  // calls on memory, whose results go too; the changes counted; lines a pass printed
 	worktrees                     []string         // folders `git worktree add` made: the project's, even under /tmp
 	refusal, asked, looked, moved bool
 }
@@ -63,7 +59,7 @@ type Extractor struct {
 // New returns an extractor for one thread.
 func New(version string, meta sessions.Meta) *Extractor {
 	return &Extractor{version: version, meta: meta, kw: map[string]int{}, calls: map[string]*call{},
-		dropped: map[string]bool{}, seenChange: map[string]bool{}}
+		dropped: map[string]bool{}, seenChange: map[string]bool{}, passed: map[string]bool{}}
 }
 
 // Add feeds one event.

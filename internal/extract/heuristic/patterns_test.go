@@ -467,6 +467,42 @@ var patternCases = []patternCase{
 		must:    []string{"Earlier answer: “I recommend caching the thumbnails in Redis[^\n]*”; the user replied: “we keep thumbnails in the thumbs table of Postgres with an expires_at column”"},
 		mustNot: []string{"image hash\\.”\n"},
 	},
+	{
+		pattern: 5, name: "the user's standing rules are kept verbatim in the languages users write in; their one-off requests are not rules",
+		turns: []scripted.Turn{
+			{User: "Ajoute un test pour le parseur de dates. N'utilise jamais de mocks pour la base de données, prends la vraie base de test. Ne touche pas au fichier de config pour l'instant.",
+				Steps: []scripted.Step{edit("dates/parse_test.go", "package dates", "package dates\n\nfunc TestParseISO(t *testing.T) {}")},
+				Final: "Le test TestParseISO couvre les dates ISO."},
+			{User: "Corrige el error de redondeo en las facturas. A partir de ahora escribe los mensajes de commit en inglés.",
+				Steps: []scripted.Step{edit("billing/round.go", "math.Floor(x*100)", "math.Round(x*100)")},
+				Final: "El redondeo usa math.Round."},
+			{User: "Räum die Importe im Exporter auf. Verwende immer gofmt vor dem Commit.",
+				Steps: []scripted.Step{edit("export/export.go", "import (\n\t\"fmt\"\n\t\"os\"", "import (\n\t\"fmt\"")},
+				Final: "Der Exporter importiert os nicht mehr."},
+			{User: "修复登录页面的样式问题。以后提交之前必须先运行单元测试。",
+				Steps: []scripted.Step{edit("web/login.css", "margin: 0", "margin: 0 auto")},
+				Final: "登录页面现在居中显示。"},
+			{User: "Atualize o README com a nova flag de exportação. Nunca faça push direto na branch main.",
+				Steps: []scripted.Step{edit("README.md", "## Flags", "## Flags\n\n- --export-format")},
+				Final: "O README descreve a flag --export-format."}},
+		must: []string{"- “N'utilise jamais de mocks pour la base de données, prends la vraie base de test\\.”",
+			"- “A partir de ahora escribe los mensajes de commit en inglés\\.”",
+			"- “Verwende immer gofmt vor dem Commit\\.”",
+			"- “以后提交之前必须先运行单元测试。”",
+			"- “Nunca faça push direto na branch main\\.”"},
+		mustNot: []string{"- “(Ajoute|Corrige|Räum|修复|Atualize)", "- “Ne touche pas"},
+	},
+	{
+		pattern: 6, name: "a line a passing run printed too, a banner every run prints, is never the error line",
+		turns: []scripted.Turn{{User: "Regenerate the API client and check the types.",
+			Steps: []scripted.Step{
+				run("make gen", "Error: telemetry upload failed (offline mode)\nsh: 1: protoc: command not found\nmake: *** [Makefile:12: gen] Error 127", 2),
+				run("make lint", "Error: telemetry upload failed (offline mode)\nlint: 0 problems in 48 files", 0),
+				run("npm run typecheck", "Error: telemetry upload failed (offline mode)\nsrc/gen.ts(4,10): error TS2305: Module './api' has no exported member 'Client'.", 2)},
+			Final: "protoc is not installed, so the client was not regenerated, and src/gen.ts still imports Client."}},
+		must:    []string{"`make gen` failed[^\n]*\\(`sh: 1: protoc: command not found`", "`npm run typecheck` failed[^\n]*\\(`src/gen\\.ts\\(4,10\\): error TS2305"},
+		mustNot: []string{"failed[^\n]*telemetry"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

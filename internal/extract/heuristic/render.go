@@ -164,7 +164,7 @@ func errPart(c *call, errors []string) string {
 		parts = []string{when(c.errLine != "", code(textcut.Line(c.errLine, 160))), when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
 	}
 	for _, e := range errors {
-		if c == nil || !strings.HasPrefix(e, c.errLine) {
+		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.passed[strings.Split(e, "; failing: ")[0]] {
 			earlier = append(earlier, e)
 		}
 	}
@@ -258,6 +258,9 @@ func (x *Extractor) Result() Result {
 	docs := make([]taskDoc, len(x.tasks))
 	main := 0
 	for i, t := range x.tasks {
+		for _, f := range t.failures { // a line a later pass printed is no error line either
+			f.errLine = x.errorLine(f.out)
+		}
 		docs[i] = x.taskDoc(t, gone)
 		if docs[i].score > docs[main].score {
 			main = i

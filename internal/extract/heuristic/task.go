@@ -15,10 +15,9 @@ import (
 // answer since the user last spoke and it asks for other work (startsTask);
 // every message is kept verbatim (docs/extractor.md, "Tasks").
 
-// task is what the extractor keeps about one request of the user. negative:
-// its latest message pushed back (negAfter: after the last passing check);
-// finalSince: a final answer came since the user spoke (answeredBefore:
-// before, for a typo taken back); endedRefused: its latest act was refused.
+// task is what the extractor keeps about one request of the user. negative: its latest message
+// pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
+// user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
 	request                                  string
 	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
@@ -33,6 +32,7 @@ type task struct {
 	pairs                                    program.Pairer
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
+	passed                                   map[string]bool  // the session's lines a passing run printed
 	checks                                   map[string]*call // the latest run of each check family
 	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
@@ -102,6 +102,7 @@ func (x *Extractor) human(e sessions.Event) {
 	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead"
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
+		cur.passed = x.passed
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
@@ -168,9 +169,8 @@ func firstClause(s string) string {
 }
 
 // continuations open a message that goes on with the current request.
-var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
-these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
-looks seems don't dont`)
+var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i looks
+seems don't dont`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +

@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// Pairing: a failure stays open until a run of the same work covering its
-// targets passes; the pair lists what ran between. The offline extractor
-// and the regret ledger both pair this way (docs/extractor.md).
+// Pairing: a failure stays open until a run of the same work covering its targets passes; the pair lists what
+// ran between. The offline extractor and the regret ledger both pair this way (docs/extractor.md).
 
 // Outcome is how a run ended, from its exit status or the tool's own error
 // flag only; Unknown when no status of its own was recorded.
@@ -88,9 +87,8 @@ func (f *Failure) add(list *[]string, s string) {
 	}
 }
 
-// Ran records a run that ran (not one refused or cancelled) and returns
-// the pairs it completes: a pass ends every open failure of its work whose
-// targets it covers ("go test ./..." covers "go test ./pkg/a").
+// Ran records a run that ran (not one refused or cancelled) and returns the pairs it completes: a pass ends
+// every open failure of its work whose targets it covers ("go test ./..." covers "go test ./pkg/a").
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
@@ -168,9 +166,8 @@ func targets(cmd string) (out []string) {
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: a look
-// around covers only its own; a check with none runs the whole suite, or
-// covers the paths under its own; other work keeps every word of the
+// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check
+// with none runs the whole suite, or covers the paths under its own; other work keeps every word of the
 // failure's (it may add some: "psql -p 5433 …" after "psql …").
 func covers(pass, fail []string, reads, check bool) bool {
 	if reads {

@@ -82,18 +82,16 @@ func dropCd(cmd string) string {
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
 var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
-// Restore is what a line throws away: all uncommitted changes (git stash,
-// git reset --hard, git checkout .) or the files it restores from git; or
-// it brings stashed changes back (Unstash). Branch: it may have moved the
+// Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .) or
+// the files it restores from git; or it brings stashed changes back (Unstash). Branch: it may have moved the
 // checkout to another branch (git switch, git checkout x, gh pr checkout).
 type Restore struct {
 	All, Unstash, Branch bool
 	Files                []string
 }
 
-// Restores reads the git commands of a line that throw edits away or bring
-// them back; "git checkout x" names a branch or a path, which the caller
-// tells apart by the files it knows changed.
+// Restores reads the git commands of a line that throw edits away or bring them back; "git checkout x" names a
+// branch or a path, which the caller tells apart by the files it knows changed.
 func Restores(cmd string) Restore {
 	var r Restore
 	for _, part := range parts(cmd) {

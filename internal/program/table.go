@@ -8,9 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// The table: the words that say what a program does (PowerShell's cmdlets
-// in lower case). Adding a toolchain is adding words; table_test.go holds
-// one case per kind.
+// The table: the words that say what a program does (PowerShell's cmdlets in lower case). Adding a toolchain
+// is adding words; table_test.go holds one case per kind.
 
 var (
 	// readers only look: at files, processes, the system; the shell words
@@ -58,9 +57,8 @@ var verifyFlags = map[string][]string{
 	"systemd-analyze": {"verify"}, "caddy": {"validate"},
 }
 
-// writeFlags make a program write files: a formatter rather than check,
-// a reader in place (sed -i alone or in a cluster, sort -o, find -delete;
-// tee: any operand).
+// writeFlags make a program write files: a formatter rather than check, a reader in place (sed -i alone or in
+// a cluster, sort -o, find -delete; tee: any operand).
 var writeFlags = map[string][]string{"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
 	"biome": {"--write", "--apply", "--fix"}, "sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"},
 	"yq": {"-i", "--inplace"}, "sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""}}

@@ -85,18 +85,16 @@ func answerSentences(text string, passed bool) []string {
 	return kept
 }
 
-// verdict reports a verdict on a run, which only an exit status gives: a
-// run called clean, flaky or a false positive, a pass and little else, or
-// a pass with more unless passed (the last check passed, no check open).
+// verdict reports a verdict on a run, which only an exit status gives: a run called clean, flaky or a false
+// positive, a pass and little else, or a pass with more unless passed (the last check passed, no check open).
 func verdict(s string, passed bool) bool {
 	m := strings.ToLower(verdictRE().FindString(s))
 	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||
 		!strings.Contains(m, "pass") && !strings.Contains(m, "succeed") && !strings.Contains(m, "green"))
 }
 
-// statement reports a sentence, not a caption ("✅ Backward compatible"):
-// it opens on a word and has a verb (an auxiliary, a modal, a word in -s
-// or -ed), code, or "Label: value"; scripts without spaces pass.
+// statement reports a sentence, not a caption ("✅ Backward compatible"): it opens on a word and has a verb (an
+// auxiliary, a modal, a word in -s or -ed), code, or "Label: value"; scripts without spaces pass.
 func statement(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
 		return false

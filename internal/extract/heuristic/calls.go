@@ -12,9 +12,8 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how a call ended: by its exit status or error flag, with no
-// status of its own (unknown), or not run (rejected, denied, interrupted,
-// cancelled).
+// status is how a call ended: by its exit status or error flag, with no status of its own (unknown), or not
+// run (rejected, denied, interrupted, cancelled).
 type status int
 
 const stPending, stOK, stFailed, stUnknown, stRejected, stDenied, stInterrupted, stCancelled status = 0, 1, 2, 3, 4, 5, 6, 7
@@ -310,9 +309,8 @@ func (x *Extractor) relPath(p string) string {
 	return p
 }
 
-// scratch reports a path no later session will look for: a temporary
-// folder or the agent's own state, unless under the session's folder or a
-// worktree it added.
+// scratch reports a path no later session will look for: a temporary folder or the agent's own state, unless
+// under the session's folder or a worktree it added.
 func (x *Extractor) scratch(p string) bool {
 	if p == "" {
 		return false

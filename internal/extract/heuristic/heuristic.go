@@ -16,9 +16,8 @@ const (
 	V2 = "v2" // rollout summary only, a chronological history
 )
 
-// Limits: every list kept per task is capped, whatever the transcript's
-// length. Budgets are bytes, under the raw memory's 7,900 and the
-// summary's 9,000 with room for redaction.
+// Limits: every list kept per task is capped, whatever the transcript's length. Budgets are bytes, under the
+// raw memory's 7,900 and the summary's 9,000 with room for redaction.
 const (
 	maxTasks, maxPrefs, maxCorrections, maxAnswers, maxFixes = 8, 8, 3, 6, 8
 	maxTrackedFiles, maxTrackedCmds, maxCalls                = 200, 200, 1024
@@ -53,6 +52,7 @@ type Extractor struct {
 	lastCall                      *call            // for results without a call id
 	dropped, seenChange, passed   map[string]bool  // calls on memory, whose results go too; the changes counted; lines a pass printed
 	worktrees                     []string         // folders `git worktree add` made: the project's, even under /tmp
+	openings                      []string         // the openings of the user's long messages, a template's when seen again
 	refusal, asked, looked, moved bool
 }
 

@@ -503,6 +503,20 @@ var patternCases = []patternCase{
 		must:    []string{"`make gen` failed[^\n]*\\(`sh: 1: protoc: command not found`", "`npm run typecheck` failed[^\n]*\\(`src/gen\\.ts\\(4,10\\): error TS2305"},
 		mustNot: []string{"failed[^\n]*telemetry"},
 	},
+	{
+		pattern: 5, name: "a prompt template expanded twice, or one with a placeholder left in, gives no rule and no correction",
+		turns: []scripted.Turn{
+			{User: "You are the reviewer of this repository. Always check error handling first, and never approve a change without tests. If a fix does not work, say so plainly. Review the change the user names below.\n\nChange: the rate limiter in api/limit.go",
+				Steps: []scripted.Step{run("git diff HEAD~1 -- api/limit.go", "+\tif n > max {", 0)},
+				Final: "The rate limiter rejects the request past the limit; it has a test."},
+			{User: "You are the reviewer of this repository. Always check error handling first, and never approve a change without tests. If a fix does not work, say so plainly. Review the change the user names below.\n\nChange: the session store in api/session.go",
+				Steps: []scripted.Step{run("git diff HEAD~1 -- api/session.go", "+\treturn nil", 0)},
+				Final: "The session store ignores a failed write; it has no test."},
+			{User: "## Outline\nThe user input is the feature description, even where $ARGUMENTS appears literally. Never ask the user to repeat it.\n\nAdd CSV export to the report page.",
+				Steps: []scripted.Step{edit("web/report.tsx", "<Table />", "<Table />\n<CsvExport />")},
+				Final: "The report page has a CSV export button."}},
+		mustNot: []string{"“Always check error handling", "“Never ask the user", "corrected the agent", "pushed back"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

@@ -40,9 +40,6 @@ var (
 // preferences returns the standing instructions of one message, with the
 // next sentence when it gives the reason; reply: it answers the agent.
 func preferences(text string, reply bool) []string {
-	if document(text) {
-		return nil
-	}
 	var out []string
 	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
@@ -61,9 +58,8 @@ func preferences(text string, reply bool) []string {
 	return out
 }
 
-// ownWords drops what the user pasted, its lines folded: fenced blocks,
-// quoted (">") and indented lines, a tool's lines and, up to a blank line,
-// a shell prompt's line and what follows, and what follows a line that
+// ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a
+// tool's lines and, up to a blank line, a shell prompt's line and what follows, and what follows a line that
 // introduces someone else's words ("The reviewer wrote:").
 func ownWords(text string) string {
 	var b strings.Builder

@@ -15,9 +15,8 @@ import (
 // What goes in which section, and how a text too long is shrunk by whole
 // items: docs/extractor.md, "What goes where".
 
-// class orders the items of a text for shrink, the first to go first (the
-// final answer last; cNote: interruptions and the errors of tools that are
-// not a shell).
+// class orders the items of a text for shrink, the first to go first (the final answer last; cNote:
+// interruptions and the errors of tools that are not a shell).
 type class int
 
 const (
@@ -247,9 +246,8 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	}
 }
 
-// Result renders what was gathered; call it once, after the last event. A
-// thread without a message of the user, or an unknown version, gives the
-// empty result.
+// Result renders what was gathered; call it once, after the last event. A thread without a message of the
+// user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
 		return Result{}
@@ -281,9 +279,8 @@ func (x *Extractor) Result() Result {
 	return res
 }
 
-// shrink renders docs within budget bytes, dropping items: the classes in
-// first, then the others in class order; within a class the less worth,
-// the last task's, the latest first; answers' sentences by dropSentence.
+// shrink renders docs within budget bytes, dropping items: the classes in first, then the others in class
+// order; within a class the less worth, the last task's, the latest first; answers' sentences by dropSentence.
 func shrink(docs []taskDoc, summary bool, first []class, budget int, render func() string) string {
 	var all []*entry
 	var answers [][]*entry

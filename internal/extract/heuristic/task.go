@@ -11,9 +11,8 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// Tasks. A message of the user opens a task when the agent gave a final
-// answer since the user last spoke and it asks for other work (startsTask);
-// every message is kept verbatim (docs/extractor.md, "Tasks").
+// Tasks. A message of the user opens a task when the agent gave a final answer since the user last spoke and
+// it asks for other work (startsTask); every message is kept verbatim (docs/extractor.md, "Tasks").
 
 // task is what the extractor keeps about one request of the user. negative: its latest message
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
@@ -99,7 +98,8 @@ func (x *Extractor) human(e sessions.Event) {
 	// A complaint is about the task's work when it names it or is short; a
 	// message that opens by overruling ("actually …") is about it anyway.
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
-	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead"
+	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
+	negative := !tmpl && (negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead")
 	if cur == nil || x.startsTask(cur, text, words, negative) {
 		cur = newTask(text)
 		cur.passed = x.passed
@@ -107,8 +107,8 @@ func (x *Extractor) human(e sessions.Event) {
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
-		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to; a template filled in is no reply
-			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = when(!document(text), text), cur.answers[n-1].withdrawn || negative
+		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
+			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = when(!tmpl, text), cur.answers[n-1].withdrawn || negative
 		}
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
@@ -121,7 +121,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(normQuotes(e.Text), x.asked) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), x.asked) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -129,9 +129,24 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// startsTask reports a message that opens a task after a final answer: ten
-// words of its own, or two sharing nothing with the task and no
-// continuation; never a complaint, a refusal's answer or a rule.
+// template reports a message the user did not type word by word: a document (headings), a placeholder left in
+// ($ARGUMENTS, {{…}}), a persona's long activation, or an earlier message's opening again, whose sentences the
+// earlier one gave as rules are the template's too.
+func (x *Extractor) template(text string) bool {
+	l, opening := strings.ToLower(text), text[:min(len(text), 160)]
+	again := len(text) >= 160 && slices.Contains(x.openings, opening)
+	if len(text) >= 160 && !again && len(x.openings) < 64 {
+		x.openings = append(x.openings, opening)
+	}
+	for _, t := range x.tasks {
+		t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return again && strings.Contains(oneLine(text), p) })
+	}
+	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
+		(strings.HasPrefix(l, "you are ") || strings.HasPrefix(l, "act as ")) && len(strings.Fields(text)) >= 60
+}
+
+// startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
+// nothing with the task and no continuation; never a complaint, a refusal's answer or a rule.
 func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
 		return false
@@ -148,9 +163,8 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a
-// heading (a prompt template a command expanded), after its first line
-// that is no heading nor fence: the words filling the template in.
+// title names a task after its request; of a document that opens on a heading (a prompt template a command
+// expanded), after its first line that is no heading nor fence: the words filling the template in.
 func title(request string) string {
 	for l := range strings.Lines(request) {
 		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {

@@ -8,9 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/english"
 )
 
-// The timeline is a task's steps in order, for the rollout summary; a look
-// around folds into one step, and past timelineMax the oldest steps after
-// the head that do not quote the user go, counted.
+// The timeline is a task's steps in order, for the rollout summary; a look around folds into one step, and
+// past timelineMax the oldest steps after the head that do not quote the user go, counted.
 
 const timelineHead, timelineMax = 8, 160
 
@@ -64,9 +63,8 @@ func (tl *timeline) push(s step) {
 	tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
 }
 
-// entries renders the steps, ranked for shrink: the user's words apart
-// (cUser); a look around or a change undone, a run without a status, a
-// run that ended well, then anything else.
+// entries renders the steps, ranked for shrink: the user's words apart (cUser); a look around or a change
+// undone, a run without a status, a run that ended well, then anything else.
 func (tl *timeline) entries() []*entry {
 	var out []*entry
 	for i, s := range tl.steps {

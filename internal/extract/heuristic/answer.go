@@ -77,12 +77,23 @@ func answerSentences(text string, passed bool) []string {
 		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
 			kept = append(kept, code(t))
 		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
+		case len(prose) > 0 && continues(prose[len(prose)-1], t): // a sentence wrapped over lines is one
+			prose[len(prose)-1] += " " + strings.ReplaceAll(t, "**", "")
 		default:
 			prose = append(prose, strings.ReplaceAll(strings.TrimLeft(t, "> "), "**", ""))
 		}
 	}
 	flush()
 	return kept
+}
+
+// continues reports a line that goes on with the sentence of the line before: that one ends in no
+// stop and this one opens in lower case, or that one breaks off on "(", "," or a joining word.
+func continues(before, line string) bool {
+	r, _ := utf8.DecodeRuneInString(line)
+	f := strings.Fields(before)
+	return len(f) > 0 && line != "" && !strings.ContainsAny(before[len(before)-1:], ".!?:;") &&
+		(unicode.IsLower(r) || strings.ContainsAny(before[len(before)-1:], "(,[") || slices.Contains([]string{"and", "or", "the", "a", "to", "of", "with"}, f[len(f)-1]))
 }
 
 // verdict reports a verdict on a run, which only an exit status gives: a run called clean, flaky or a false

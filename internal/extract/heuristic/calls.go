@@ -51,9 +51,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
 	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), input: e.Input, task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
-	if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
-		t.addRead(c.target)
-	}
+	c.target = x.relPath(x.absPath(e.FilePath))
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
 		if f := program.Core(c.command); !c.reads && len(f) > 0 && strings.Contains(f[0], "/") {
@@ -63,9 +61,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			c.purpose = program.Purpose(c.command)
 		}
 		if c.reads {
-			for _, p := range program.FilesRead(c.command) {
-				t.addRead(x.relPath(x.absPath(p)))
-			}
 			t.steps.explore(program.Name(c.command))
 		} else {
 			t.steps.ran(c)
@@ -118,6 +113,14 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		}
 	}
 	t.endedRefused = false
+	if c.status != stFailed { // a read that failed read nothing
+		if c.action == sessions.ActionRead {
+			t.addRead(c.target)
+		}
+		for _, p := range program.FilesRead(when(c.reads, c.command)) {
+			t.addRead(x.relPath(x.absPath(p)))
+		}
+	}
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
 	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything

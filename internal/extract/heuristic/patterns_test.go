@@ -525,6 +525,14 @@ var patternCases = []patternCase{
 		must:    []string{"Final answer: “The fetcher now wraps each request in withRetry \\( see fetch/retry\\.go\\), which backs off exponentially and gives up after three tries\\.”"},
 		mustNot: []string{"\\(”", "\\(;"},
 	},
+	{
+		pattern: 2, name: "a read that failed is no file read",
+		turns: []scripted.Turn{{User: "Which port does the app listen on?",
+			Steps: []scripted.Step{run("cat config/missing.yaml", "cat: config/missing.yaml: No such file or directory", 1), run("cat config/app.yaml", "port: 8080", 0)},
+			Final: "The app listens on port 8080, set in config/app.yaml."}},
+		must:    []string{"Files read: config/app\\.yaml"},
+		mustNot: []string{"Files read:[^\n]*missing"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

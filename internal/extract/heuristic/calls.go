@@ -114,10 +114,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	t.endedRefused = false
 	if c.status != stFailed { // a read that failed read nothing
-		if c.action == sessions.ActionRead {
-			t.addRead(c.target)
-		}
-		for _, p := range program.FilesRead(when(c.reads, c.command)) {
+		for _, p := range append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target)) {
 			t.addRead(x.relPath(x.absPath(p)))
 		}
 	}

@@ -39,7 +39,7 @@ func (t *task) outcome() (string, string) {
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.final != "":
-		return "uncertain", "the assistant answered but nothing confirms the result"
+		return "uncertain", "the assistant answered and no check confirms the result" + when(t.next != "", "; the user's next message: "+userWords(t.next, 0))
 	}
 	return "uncertain", "the session ended without an answer"
 }

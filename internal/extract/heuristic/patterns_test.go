@@ -533,6 +533,17 @@ var patternCases = []patternCase{
 		must:    []string{"Files read: config/app\\.yaml"},
 		mustNot: []string{"Files read:[^\n]*missing"},
 	},
+	{
+		pattern: 3, name: "with no check, a task's outcome quotes the user's next message, which may confirm the answer",
+		turns: []scripted.Turn{
+			{User: "Make the sidebar collapse on small screens.",
+				Steps: []scripted.Step{edit("web/sidebar.css", ".sidebar { width: 240px; }", ".sidebar { width: 240px; }\n@media (max-width: 600px) { .sidebar { display: none; } }")},
+				Final: "The sidebar hides below 600px."},
+			{User: "That works, thanks. Next, add a dark mode toggle to the settings page that remembers the choice in local storage across reloads.",
+				Steps: []scripted.Step{edit("web/settings.tsx", "<Profile />", "<Profile />\n<ThemeToggle persist />")},
+				Final: "The settings page has a theme toggle that persists."}},
+		must: []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result; the user's next message: “That works, thanks\\.”\\)"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

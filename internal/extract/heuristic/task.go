@@ -18,7 +18,7 @@ import (
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request                                  string
+	request, next                            string   // next: the message that opened the next task, which may accept this one's answer
 	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
@@ -101,6 +101,9 @@ func (x *Extractor) human(e sessions.Event) {
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	negative := !tmpl && (negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead")
 	if cur == nil || x.startsTask(cur, text, words, negative) {
+		if cur != nil && cur.finalSince && !tmpl {
+			cur.next = text
+		}
 		cur = newTask(text)
 		cur.passed = x.passed
 		x.tasks = append(x.tasks, cur)

@@ -128,7 +128,7 @@ func prose(s string) bool {
 
 // words counts a sentence's words, a Chinese or Japanese character as one.
 func words(s string) int {
-	return len(strings.Fields(s)) + strings.Count(strings.Map(func(r rune) rune { return map[bool]rune{true: 'x'}[r >= 0x2E80 && unicode.IsLetter(r)] }, s), "x")
+	return len(strings.Fields(s)) + utf8.RuneCountInString(strings.Map(func(r rune) rune { return map[bool]rune{true: r, false: -1}[r >= 0x2E80 && unicode.IsLetter(r)] }, s))
 }
 
 // sentencesOf splits a message into sentences, also at ";" and at a full

@@ -544,6 +544,14 @@ var patternCases = []patternCase{
 				Final: "The settings page has a theme toggle that persists."}},
 		must: []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result; the user's next message: “That works, thanks\\.”\\)"},
 	},
+	{
+		pattern: 5, name: "standing rules without 'always' or 'never' are kept; a one-off 'make sure' is not",
+		turns: []scripted.Turn{{User: "Make the report header bold, and make sure the header is centred. Run the linter before you commit. Refrain from adding new dependencies. Only use the public API of the store package.",
+			Steps: []scripted.Step{edit("web/report.css", "h1 { }", "h1 { font-weight: bold; text-align: center; }")},
+			Final: "The report header is bold and centred."}},
+		must:    []string{"- “Run the linter before you commit\\.”", "- “Refrain from adding new dependencies\\.”", "- “Only use the public API of the store package\\.”"},
+		mustNot: []string{"- “Make the report header bold"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

@@ -18,7 +18,7 @@ var (
 	// French, Spanish, German, Portuguese, then Chinese (no word boundary).
 	standingRE = lazyre.New(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +
 		`(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|(is|are) not (acceptable|allowed|permitted)|unacceptable|` +
-		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|` +
+		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|next time|refrain from|before (you|each|every|any) \w+|(after|for) (every|each) (change|edit|commit|step|file|task)|` +
 		`prefer(s|red|ably)?|instead of|rather than|use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|` +
 		`(should|must|will) never|(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
 		`toujours|jamais|d[ée]sormais|dor[ée]navant|il faut|tu dois|vous devez|au lieu d[e']|plut[ôo]t que|pr[ée]f[èée]re[rz]?|` +
@@ -26,7 +26,7 @@ var (
 		`immer|nie|niemals|ab (jetzt|sofort)|k[üu]nftig|zuk[üu]nftig|(an)?statt|lieber|bevorzug\w*|musst|m[üu]sst|achte darauf|denk daran|` +
 		`sempre|a partir de agora|daqui (pra|para) (frente|diante)|ao inv[ée]s de|em vez de|prefiro|voc[êe] deve|certifique-se)\b|` +
 		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b|` +
-		`(^|[.,;:]\s*)(ne |n')\S+ (pas|plus)\b|(^|[.,;:]\s*)(no \w{2,}(es|as)|n[ãa]o \w+[ea])\b|\b(verwende|benutze|nutze) kein|\bbitte (nicht|kein)|` +
+		`(^|[.,;:]\s*)(ne |n')\S+ (pas|plus)\b|(^|[.,;:]\s*)(no \w{2,}(es|as)|n[ãa]o \w+[ea])\b|(^|[.,;:]\s*)(only (use|run|edit|touch|commit|change)|no more)\b|\b(verwende|benutze|nutze) kein|\bbitte (nicht|kein)|` +
 		`总是|始终|永远|一律|不要|别再|不许|不准|请勿|禁止|必须|务必|一定要|今后|往后|从现在开始|从今以后|而不是|优先|记得|记住`)
 	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily|` +
 		`cette fois|pour l'instant|pour le moment|esta vez|por (ahora|enquanto|agora|ora)|de momento|diesmal|vorerst|f[üu]rs erste|desta vez|dessa vez)\b|` +

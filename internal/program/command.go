@@ -146,8 +146,7 @@ func Family(cmd string) string {
 	return prog
 }
 
-// readOnly reports a line each command of which only looks around, in
-// every stage ("ls | xargs rm" does not).
+// readOnly reports a line each command of which only looks around, in every stage ("ls | xargs rm" does not).
 func readOnly(cmd string) bool {
 	looks := false
 	for _, p := range parts(cmd) {
@@ -334,8 +333,7 @@ func WithoutFilters(cmd string) string {
 	return strings.Join(kept, " ")
 }
 
-// Dir is the folder a line first works in: "cd /tmp/try && …", "git -C
-// /tmp/x commit"; "" when none.
+// Dir is the folder a line first works in: "cd /tmp/try && …", "git -C /tmp/x commit"; "" when none.
 func Dir(cmd string) string {
 	w := shellWords(cmd)
 	switch {

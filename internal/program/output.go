@@ -49,9 +49,8 @@ func ErrorLine(out string) string {
 		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
 	}
 	best, rank, last := "", len(problemRanks), ""
-	// join: the best line introduces its detail on the next one; warning:
-	// the indented lines under a warning are its own. A literal "\n" (an
-	// echo without -e) breaks a line all the same.
+	// join: the best line introduces its detail on the next one; warning: the indented lines under a warning
+	// are its own. A literal "\n" (an echo without -e) breaks a line all the same.
 	join, warning, n := false, false, 0
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		if n++; n > 400 {
@@ -126,8 +125,7 @@ func FailingTests(out string) []string {
 // 0 failures"; not npm's "> pkg@0.0.27 test" banner.
 var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
-// PassTally returns the last count line of a passing check's output, at
-// most 80 bytes: how much it verified.
+// PassTally returns the last count line of a passing check's output, at most 80 bytes: how much it verified.
 func PassTally(out string) string {
 	m := tallyRE().FindAllString(plain(out), -1)
 	if len(m) == 0 {

@@ -60,8 +60,7 @@ func (p Pair) Flaky() bool {
 // Quiet reports a failure after which nothing ran and no file changed.
 func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 
-// Bounds: of each list of what ran between, of the open failures, of the
-// error lines kept.
+// Bounds: of each list of what ran between, of the open failures, of the error lines kept.
 const maxBetween, maxOpen, maxErrors = 8, 64, 5
 
 // Pairer pairs the failures of one stream of runs with their passes. Its

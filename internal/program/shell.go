@@ -11,8 +11,7 @@ import (
 // What a command line does to files. Only the simplest forms are read;
 // what the shell could expand to other paths is left unread, not guessed.
 
-// FileChange is one file a line changes: Op "write", "update", "delete" or
-// "add".
+// FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
 // FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF lines
@@ -24,8 +23,7 @@ func FilesChanged(cmd string) []FileChange {
 	return simpleFiles(cmd, false)
 }
 
-// FilesRead names up to four files a simple reading line prints ("sed -n
-// '1,80p' main.go").
+// FilesRead names up to four files a simple reading line prints ("sed -n '1,80p' main.go").
 func FilesRead(cmd string) []string {
 	var out []string
 	for _, f := range simpleFiles(cmd, true) {
@@ -140,8 +138,7 @@ func Operands(args []string) []string {
 // fileReaders print the files their arguments name.
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
-// writesFile reports a line whose first line redirects output to a file
-// (not 2>&1 nor /dev/null).
+// writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1), func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })

@@ -19,8 +19,7 @@ var (
 		get-command get-item get-itemproperty get-location get-process select-string test-path resolve-path measure-object format-list format-table out-string gc gci gcm sls dir fi done esac exit return for`)
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = lazyre.Words(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew kubectl terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
-	// wrappers run the program named after them: "npx jest" is jest's
-	// run, "if make; then …" make's.
+	// wrappers run the program named after them: "npx jest" is jest's run, "if make; then …" make's.
 	wrappers = lazyre.Words(`npx pnpx bunx uvx sudo time nice command exec if then else elif do while until`)
 	// wrapperSubs are runner subcommands that run the program after them.
 	wrapperSubs = lazyre.Words(`uv:run poetry:run pdm:run pipenv:run rye:run hatch:run bundle:exec pnpm:exec pnpm:dlx npm:exec conda:run`)

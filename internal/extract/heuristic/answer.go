@@ -30,8 +30,7 @@ type answer struct {
 var (
 	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
 		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
-	// offerRE opens a suggestion of what the user might do next: no
-	// statement of what the session did.
+	// offerRE opens a suggestion of what the user might do next: no statement of what the session did.
 	offerRE   = lazyre.New(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
 	recitalRE = lazyre.New(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
 )
@@ -62,7 +61,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	flush := func() {
-		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
+		kept = append(kept, slices.DeleteFunc(wholeSentences(textSentences(strings.Join(prose, "\n"))), func(s string) bool {
 			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || offerRE().MatchString(s) || quotes(s)
 		})...)
 		prose = nil
@@ -85,6 +84,17 @@ func answerSentences(text string, passed bool) []string {
 	}
 	flush()
 	return kept
+}
+
+// wholeSentences joins a sentence split inside parentheses ("(e.g. Foo)") to the one after it.
+func wholeSentences(ss []string) []string {
+	for i := 0; i+1 < len(ss); i++ {
+		if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
+			ss[i] += " " + ss[i+1]
+			ss, i = slices.Delete(ss, i+1, i+2), i-1
+		}
+	}
+	return ss
 }
 
 // continues reports a line that goes on with the sentence of the line before: that one ends in no

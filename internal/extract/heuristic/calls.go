@@ -141,8 +141,7 @@ func (x *Extractor) errorLine(out string) string {
 	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool { return x.passed[strings.TrimSpace(l)] }), ""))
 }
 
-// sawPass notes the lines a passing run printed (Result picks the error
-// lines again once every run is known).
+// sawPass notes the lines a passing run printed (Result picks the error lines again once every run is known).
 func (x *Extractor) sawPass(out string) {
 	for l := range strings.Lines(out) {
 		if l = strings.TrimSpace(l); len(l) >= 8 && len(x.passed) < 4096 {
@@ -171,8 +170,7 @@ func resultStatus(c *call, e sessions.Event) status {
 	return stOK
 }
 
-// ranCommand folds a command that ran into the task: counts, files and
-// commits, failures and passes.
+// ranCommand folds a command that ran into the task: counts, files and commits, failures and passes.
 func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	t.ran++
 	switch c.status {
@@ -252,8 +250,7 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	}
 }
 
-// changeFile records one change once per call and file, which the reader
-// and the command line may both report.
+// changeFile records one change once per call and file, which the reader and the command line may both report.
 func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	key := id + "\x00" + path.Base(p)
 	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) || id != "" && x.seenChange[key] {

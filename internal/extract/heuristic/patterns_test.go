@@ -521,9 +521,10 @@ var patternCases = []patternCase{
 		pattern: 4, name: "a final answer's sentence wrapped over lines is one sentence, never a fragment ending in '('",
 		turns: []scripted.Turn{{User: "Add a retry to the fetcher.",
 			Steps: []scripted.Step{edit("fetch/retry.go", "package fetch", "package fetch\n\nfunc withRetry() {}"), run("go test ./fetch", "ok  \tacme/fetch\t0.2s", 0)},
-			Final: "The fetcher now wraps each request in withRetry (\nsee fetch/retry.go), which backs off\nexponentially and gives up after three tries."}},
-		must:    []string{"Final answer: “The fetcher now wraps each request in withRetry \\( see fetch/retry\\.go\\), which backs off exponentially and gives up after three tries\\.”"},
-		mustNot: []string{"\\(”", "\\(;"},
+			Final: "The fetcher now wraps each request in withRetry (\nsee fetch/retry.go), which backs off\nexponentially and gives up after three tries. It retries idempotent verbs only (e.g. GET and DELETE)."}},
+		must: []string{"Final answer: “The fetcher now wraps each request in withRetry \\( see fetch/retry\\.go\\), which backs off exponentially and gives up after three tries\\. " +
+			"It retries idempotent verbs only \\(e\\.g\\. GET and DELETE\\)\\.”"},
+		mustNot: []string{"\\(”", "\\(;", "e\\.g\\.”"},
 	},
 	{
 		pattern: 2, name: "a read that failed is no file read",

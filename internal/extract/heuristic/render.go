@@ -404,8 +404,7 @@ func joinSentences(ss []string) string {
 	return b
 }
 
-// slug names the thread after the request's words (five at most), the
-// keywords filling in up to three.
+// slug names the thread after the request's words (five at most), the keywords filling in up to three.
 func (x *Extractor) slug(request string) string {
 	var parts []string
 	words := meaningfulWords(request)

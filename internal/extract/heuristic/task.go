@@ -46,8 +46,7 @@ type fix struct {
 	fail, pass *call
 }
 
-// edited names files with the line their latest edit put in ("a.go
-// (`return x`)").
+// edited names files with the line their latest edit put in ("a.go (`return x`)").
 func (t *task) edited(files []string) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
@@ -69,8 +68,7 @@ func (t *task) addWords(words []string) {
 	}
 }
 
-// shares reports a word the task holds, or unless exactly a related form
-// ("track", "tracking").
+// shares reports a word the task holds, or unless exactly a related form ("track", "tracking").
 func (t *task) shares(words []string, exactly bool) bool {
 	for _, w := range words {
 		for tw := range t.words {

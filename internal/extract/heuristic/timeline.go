@@ -49,8 +49,7 @@ func (tl *timeline) explore(name string) {
 	tl.push(step{names: []string{name}, count: 1})
 }
 
-// push adds a step; past the cap, the oldest step after the head that
-// does not quote the user goes.
+// push adds a step; past the cap, the oldest step after the head that does not quote the user goes.
 func (tl *timeline) push(s step) {
 	tl.steps = append(tl.steps, s)
 	if len(tl.steps) <= timelineMax {

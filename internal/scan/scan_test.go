@@ -141,15 +141,23 @@ func keyScan(t *testing.T) (dir string, session func(id, cwd string), scanKeys f
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("this test needs git on PATH")
 	}
+	dir, withRemote, scanKeys := remoteKeyScan(t)
+	return dir, func(id, cwd string) { t.Helper(); withRemote(id, cwd, "") }, scanKeys
+}
+
+// remoteKeyScan is keyScan whose sessions record the remote they give
+// ("" for none), as a transcript of another machine does.
+func remoteKeyScan(t *testing.T) (dir string, session func(id, cwd, remote string), scanKeys func() map[string]string) {
+	t.Helper()
 	ctx := context.Background()
 	dir = t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.MkdirAll(src, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	session = func(id, cwd string) {
+	session = func(id, cwd, remote string) {
 		t.Helper()
-		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
+		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","git_remote":"` + remote + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
 		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -318,39 +326,12 @@ func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
 // sessions recorded two different remotes.
 func TestGoneFolderKeyedByPathJoinsTheRemoteItsSessionsRecorded(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	if err := os.MkdirAll(src, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	session := func(id, cwd, remote string) {
-		t.Helper()
-		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","git_remote":"` + remote + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
-		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, session, scanKeys := remoteKeyScan(t)
 	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	opts := Options{Sources: []sessions.Source{{Kind: sessions.KindJSONL, Path: src}}, Policy: store.UpsertPolicy{GenerateMemories: true}}
-	scanKeys := func() map[string]string {
-		t.Helper()
-		if _, err := Run(ctx, st, opts); err != nil {
-			t.Fatal(err)
-		}
-		ps, err := st.ThreadProjects(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, p := range ps {
-			out[p.ID] = p.Key
-		}
-		return out
-	}
 	gone := filepath.Join(dir, "elsewhere") // never created
 	repo := filepath.Join(gone, "x", "repo")
 	const remoteKey = "git:host/o/repo"

@@ -141,13 +141,13 @@ func keyScan(t *testing.T) (dir string, session func(id, cwd string), scanKeys f
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("this test needs git on PATH")
 	}
-	dir, withRemote, scanKeys := remoteKeyScan(t)
+	dir, withRemote, scanKeys, _ := remoteKeyScan(t)
 	return dir, func(id, cwd string) { t.Helper(); withRemote(id, cwd, "") }, scanKeys
 }
 
 // remoteKeyScan is keyScan whose sessions record the remote they give
-// ("" for none), as a transcript of another machine does.
-func remoteKeyScan(t *testing.T) (dir string, session func(id, cwd, remote string), scanKeys func() map[string]string) {
+// ("" for none), as a transcript of another machine does, with its store.
+func remoteKeyScan(t *testing.T) (dir string, session func(id, cwd, remote string), scanKeys func() map[string]string, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	dir = t.TempDir()
@@ -183,7 +183,7 @@ func remoteKeyScan(t *testing.T) (dir string, session func(id, cwd, remote strin
 		}
 		return out
 	}
-	return dir, session, scanKeys
+	return dir, session, scanKeys, st
 }
 
 // A project's key must follow its folder when the
@@ -326,12 +326,7 @@ func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
 // sessions recorded two different remotes.
 func TestGoneFolderKeyedByPathJoinsTheRemoteItsSessionsRecorded(t *testing.T) {
 	ctx := context.Background()
-	dir, session, scanKeys := remoteKeyScan(t)
-	st, err := store.Open(ctx, filepath.Join(dir, "m.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	dir, session, scanKeys, st := remoteKeyScan(t)
 	gone := filepath.Join(dir, "elsewhere") // never created
 	repo := filepath.Join(gone, "x", "repo")
 	const remoteKey = "git:host/o/repo"

@@ -196,7 +196,7 @@ func withPrefs(desc string, prefs ...string) string {
 // every session that ran the command would "prefer" the same long text.
 // The user's own rules stay, short ones repeated in every session too.
 func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
-	persona := "You are Winston, the architect. Stay in character until told to exit, greet the user by name, list the numbered options of your menu, wait for the user to pick one and load the files each option names before acting on it."
+	persona := "You are Orla, the architect. Stay in character until told to exit, greet the user by name, list the numbered options of your menu, wait for the user to pick one and load the files each option names before acting on it."
 	command := "“# Implement the plan Read the plan in docs/plan.md and implement $ARGUMENTS step by step, running the tests after each step.” [Task 2]"
 	heading := "Review the change. ## Steps 1. read the diff 2. list the risks"
 	slot := "Summarise the ticket $1 for the changelog in two lines, then draft the release note for it with the ticket's number, its title, who asked for it and which service it touches, in the house style."

@@ -41,7 +41,7 @@ var (
 	// of its quote) or inside it where the template's lines were joined.
 	templateHeading = lazyre.New(`(^|[\s"“'])#{1,6} [A-Za-z*]`)
 	// templatePersona opens an agent persona's activation prompt: "You
-	// are a …", "You are Winston, …", "ACTIVATION-NOTICE", "Act as …".
+	// are a …", "You are <Name>, …", "Act as …", an activation notice.
 	templatePersona = lazyre.New(`^\W*(?:(?i:you are (?:a|an|the)|act as|your role is|activate|activation)\b|You are [A-Z]\w*[,.])`)
 )
 

@@ -870,3 +870,64 @@ func TestASharedProjectNameIsRefusedByEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// A repository's first session ran before it had a remote and its later
+// one with it, on a machine whose folders are not this one's: both are one
+// project in the folder's index, what summary prints for the folder and
+// for the folder's old path key has the first session's preference, and a
+// repository elsewhere with the same folder name stays a project of its
+// own.
+func TestSessionsBeforeAndAfterARemoteAreOneProject(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "other-machine") // never created
+	repo, sameName := filepath.Join(gone, "x", "repo"), filepath.Join(gone, "y", "repo")
+	src := filepath.Join(dir, "sessions")
+	codexRemote := `"repository_url":"git@github.com:codemie-ai/codemie-code.git"`
+	for _, s := range []struct {
+		placedSession
+		cwd string
+	}{
+		{placedSession{fixture: "codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+			oldCwd: "/Users/Sample_User/repos/codemie-ai/codemie-code", dest: "codex/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+			edits: map[string]string{codexRemote: `"repository_url":""`}, said: prefAPI}, repo},
+		{placedSession{fixture: "eval/codex/sessions/2026/05/11/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl",
+			oldCwd: "/Users/Sample_User/naya", dest: "codex/2026/05/11/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl",
+			edits: map[string]string{`"cwd":"` + repo + `"`: `"cwd":"` + repo + `","git":{"repository_url":"git@host.example:o/repo.git"}`}, said: "Thanks, that works."}, repo},
+		{placedSession{fixture: "claude/projects/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+			oldCwd: "/tmp/private", dest: "claude/-y-repo/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", said: prefWeb}, sameName},
+	} {
+		placeSession(t, src, s.placedSession, s.cwd)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	writeFile(t, cfg, fmt.Sprintf("[provider]\nkind = \"heuristic\"\n[[sources]]\nkind = \"codex\"\npath = %q\n[[sources]]\nkind = \"claude-code\"\npath = %q\n",
+		filepath.Join(src, "codex"), filepath.Join(src, "claude")))
+	w := &projectWorld{t: t, home: filepath.Join(dir, "home")}
+	w.env = []string{"MEMCTL_HOME=" + w.home, "MEMCTL_CONFIG=" + cfg, "HOME=" + dir}
+	w.memctl("run", "--all", "--max", "50")
+
+	b, err := os.ReadFile(filepath.Join(w.home, "memories", "projects", "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix struct {
+		Projects []struct {
+			Key      string `json:"key"`
+			Sessions int    `json:"sessions"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal(b, &ix); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]int{}
+	for _, p := range ix.Projects {
+		keys[p.Key] = p.Sessions
+	}
+	if len(keys) != 2 || keys["git:host.example/o/repo"] != 2 || keys["path:"+sameName] != 1 {
+		t.Errorf("projects of the index: %v, want git:host.example/o/repo with 2 sessions and path:%s with 1", keys, sameName)
+	}
+	for _, arg := range []string{repo, "path:" + repo, "git:host.example/o/repo"} {
+		if out := w.summaryIn(arg); !strings.Contains(out, prefAPI) || strings.Contains(out, prefWeb) {
+			t.Errorf("summary --project %s lacks the first session's preference or has the other repository's:\n%s", arg, out)
+		}
+	}
+}

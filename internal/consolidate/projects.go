@@ -50,7 +50,10 @@ type scopedItem struct {
 	projects map[string]bool
 	general  bool
 	count    int
-	order    int
+	// counts is count by project: a project's summary ranks by how often
+	// its own sessions said it, not by another project saying the same.
+	counts map[string]int
+	order  int
 }
 
 type itemSet struct {
@@ -67,11 +70,12 @@ func (s *itemSet) add(text, projectKey string) {
 	}
 	it, ok := s.byKey[k]
 	if !ok {
-		it = &scopedItem{text: text, projects: map[string]bool{}, order: s.n}
+		it = &scopedItem{text: text, projects: map[string]bool{}, counts: map[string]int{}, order: s.n}
 		s.n++
 		s.byKey[k] = it
 	}
 	it.count++
+	it.counts[projectKey]++
 	if projectKey != "" {
 		it.projects[projectKey] = true
 	}
@@ -110,16 +114,24 @@ func repositories(keys map[string]bool) int {
 // Ranked by recency alone, a run of sessions that each passed a check
 // would push an older fix out of a project's dozen tips, and `memctl eval`
 // would count the mistake repeated as a ranking miss.
-func (s *itemSet) ranked(keep func(*scopedItem) bool) []string {
+//
+// With project set, an item's frequency is its count in that project.
+func (s *itemSet) ranked(keep func(*scopedItem) bool, project string) []string {
 	var items []*scopedItem
 	for _, it := range s.byKey {
 		if keep(it) {
 			items = append(items, it)
 		}
 	}
+	count := func(it *scopedItem) int {
+		if project != "" {
+			return it.counts[project]
+		}
+		return it.count
+	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].count != items[j].count {
-			return items[i].count > items[j].count
+		if ci, cj := count(items[i]), count(items[j]); ci != cj {
+			return ci > cj
 		}
 		if fi, fj := isFix(items[i].text), isFix(items[j].text); fi != fj {
 			return fi
@@ -340,8 +352,8 @@ func nonNilStrings(s []string) []string {
 // renderPersonal writes the personal layer, shrinking its lists until it
 // fits personalTarget bytes.
 func renderPersonal(prefs, tips *itemSet, notes []memmodel.Note, groups []*projectGroup) string {
-	p := prefs.ranked((*scopedItem).personal)
-	t := tips.ranked((*scopedItem).personal)
+	p := prefs.ranked((*scopedItem).personal, "")
+	t := tips.ranked((*scopedItem).personal, "")
 	var notePrefs, noteTips []string
 	for _, n := range notes {
 		if n.Project != "" {
@@ -386,8 +398,8 @@ type projectLimits struct{ prefs, tips, recent, older int }
 // sessions taught, not what belongs to the personal layer.
 func renderProjectSummary(g *projectGroup, prefs, tips *itemSet, notes []memmodel.Note) string {
 	own := func(it *scopedItem) bool { return !it.personal() && it.projects[g.id.Key] }
-	p := prefs.ranked(own)
-	t := tips.ranked(own)
+	p := prefs.ranked(own, g.id.Key)
+	t := tips.ranked(own, g.id.Key)
 	for _, n := range notes {
 		if n.Project != g.id.Key {
 			continue

@@ -47,8 +47,8 @@ func TestNewerFactsSupersedeOlderOnes(t *testing.T) {
 	root := runHeuristic(t, "v1", sel)
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
 	for _, want := range []string{
-		"- Check: `npm test` passed after the changes to src/coupon.ts. (as of 2026-08-04)",
-		"- Check: `npm run lint` passed after the changes to src/coupon.ts. (as of 2026-08-04)",
+		"- Check: `npm test` passed. (as of 2026-08-04)",
+		"- Check: `npm run lint` passed. (as of 2026-08-04)",
 		"- " + oldFix + " (as of 2026-08-01)",
 	} {
 		if !strings.Contains(summary, want) {
@@ -99,10 +99,11 @@ func TestSessionsOnOtherTopicsSupersedeNothing(t *testing.T) {
 			t.Errorf("%s marks a fact superseded that nothing contradicts:\n%s", f, text)
 		}
 	}
-	// The summary's tips give each command's check once, the newest; both
-	// fixes and checks stay in MEMORY.md.
+	// The summary's tips give each command's check once, the newest, as
+	// the command and that it passed; both fixes and checks stay in
+	// MEMORY.md, with the files changed before.
 	summary := readFile(t, filepath.Join(root, memdir.SummaryFile))
-	if !strings.Contains(summary, "- "+newer[0]+" (as of 2026-08-04)\n") || strings.Contains(summary, "- "+older[0]) || !strings.Contains(summary, "- "+older[1]) {
+	if strings.Count(summary, "- Check: `go test ./...` passed") != 1 || !strings.Contains(summary, "- Check: `go test ./...` passed. (as of 2026-08-04)\n") || !strings.Contains(summary, "- "+older[1]) {
 		t.Errorf("the summary's tips repeat a check or lack the newest check or the fix:\n%s", summary)
 	}
 }
@@ -215,7 +216,7 @@ func TestMemoryMDSaysEachThingOnce(t *testing.T) {
 		}
 	}
 	index := readFile(t, filepath.Join(root, memdir.SummaryFile))
-	if !strings.Contains(index, "  - learnings: "+answer+"\n") || strings.Count(index, check) != 1 {
+	if !strings.Contains(index, "  - learnings: "+answer+"\n") || strings.Count(index, "Check: `go test ./...` passed") != 1 {
 		t.Errorf("the summary's index repeats a tip as the learning, or lacks the answer:\n%s", index)
 	}
 }

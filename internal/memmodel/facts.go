@@ -73,7 +73,6 @@ type factOwner struct {
 	thread  string
 	day     string
 	task    int
-	text    string // NormKey of what it stated
 	outcome string
 }
 
@@ -90,7 +89,7 @@ func (f Facts) Claim(m Memory, item string, task int) string {
 	key := m.Project().Key + "\x00" + subj
 	owner, ok := f[key]
 	if !ok {
-		f[key] = factOwner{thread: m.Sel.ThreadID, day: m.Day, task: task, text: NormKey(item), outcome: outcome}
+		f[key] = factOwner{thread: m.Sel.ThreadID, day: m.Day, task: task, outcome: outcome}
 		return ""
 	}
 	if owner.thread == m.Sel.ThreadID || owner.outcome == outcome {
@@ -106,10 +105,10 @@ func (f Facts) Claim(m Memory, item string, task int) string {
 // CheckedAgain reports whether item is a check of a command that a newer
 // check of the same project already stated, and records it otherwise. A
 // summary's tips give each command's check once, the newest: an older
-// pass of the same command for other work is history MEMORY.md keeps,
-// not another tip. The newest check restated word for word is the same
-// tip, counted by the summary's ranking; fixes are each a lesson of
-// their own and never count.
+// pass of the same command, for the same work or other work, is history
+// MEMORY.md keeps, not another tip. Checks of one session restated are
+// the same tip, counted by the summary's ranking; fixes are each a lesson
+// of their own and never count.
 func (f Facts) CheckedAgain(m Memory, item string) bool {
 	subj := SubjectOf(item)
 	if !m.Offline || subj == "" || rawmemory.Tagged(item) != rawmemory.TagCheck {
@@ -117,8 +116,8 @@ func (f Facts) CheckedAgain(m Memory, item string) bool {
 	}
 	key := "check\x00" + m.Project().Key + "\x00" + subj
 	if owner, ok := f[key]; ok {
-		return owner.text != NormKey(item) // the same words again are counted, not dropped
+		return owner.thread != m.Sel.ThreadID
 	}
-	f[key] = factOwner{thread: m.Sel.ThreadID, text: NormKey(item)}
+	f[key] = factOwner{thread: m.Sel.ThreadID}
 	return false
 }

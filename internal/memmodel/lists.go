@@ -58,15 +58,37 @@ func cleanItem(s string) string {
 // work, or a fix that made a failure of it pass. The agent's explanations,
 // and a look around that failed and then worked (a listing of a folder not
 // made yet, a search), stay in MEMORY.md, where they are read with their
-// task.
+// task. A check is stated as a tip without the files its session had
+// changed before it ran (checkTip).
 func TipItems(knowledge []string) []string {
 	var out []string
 	for _, k := range knowledge {
-		if tag := rawmemory.Tagged(k); (tag == rawmemory.TagCheck || tag == rawmemory.TagFix) && !program.Explores(SubjectOf(k)) {
+		switch tag := rawmemory.Tagged(k); {
+		case tag != rawmemory.TagCheck && tag != rawmemory.TagFix || program.Explores(SubjectOf(k)):
+		case tag == rawmemory.TagCheck:
+			out = append(out, checkTip(k))
+		default:
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// changedBefore opens the last clause of an offline check, the files its
+// session changed before it passed.
+const changedBefore = " after the changes to "
+
+// checkTip is a check as a tip: the command and that it passed. Which
+// files one session had changed before it ran is that task's history,
+// read in MEMORY.md with the task; in a project's tips, where every check
+// of a session repeated the same list, it told the next agent nothing
+// about the command and filled the summary it reads at every start.
+func checkTip(item string) string {
+	i := strings.LastIndex(item, changedBefore)
+	if i < 0 {
+		return item
+	}
+	return item[:i] + "."
 }
 
 // RecentDays returns the newest n distinct memory days.

@@ -178,7 +178,46 @@ func TestTipItems(t *testing.T) {
 		"Fix: `grep -R \"parser\" -n` failed (`command timed out`) and `grep -R \"lexer\" -n` passed; nothing else ran between the failure and the pass.",
 		"Final answer: “The build needed the DOM lib.”",
 	}
-	if got := TipItems(append(append([]string(nil), work...), looks...)); !slices.Equal(got, work) {
-		t.Errorf("tips %q, want %q", got, work)
+	// A check is the command and that it passed: the files its session
+	// had changed before are that task's history, kept in MEMORY.md.
+	want := []string{"Check: `go test ./...` passed.", work[1]}
+	if got := TipItems(append(append([]string(nil), work...), looks...)); !slices.Equal(got, want) {
+		t.Errorf("tips %q, want %q", got, want)
+	}
+}
+
+// withPrefs is an offline raw memory whose user stated prefs.
+func withPrefs(desc string, prefs ...string) string {
+	return offline(desc, "Check: `go test ./...` passed.") + "\nPreference signals:\n- " + strings.Join(prefs, "\n- ") + "\n"
+}
+
+// A prompt template the raw memory hands in as a preference (a slash
+// command's body, a persona's activation prompt) is no rule of the user's:
+// every session that ran the command would "prefer" the same long text.
+// The user's own rules stay, short ones repeated in every session too.
+func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
+	persona := "You are Orla, the architect. Stay in character until told to exit, greet the user by name, list the numbered options of your menu, wait for the user to pick one and load the files each option names before acting on it."
+	command := "“# Implement the plan Read the plan in docs/plan.md and implement $ARGUMENTS step by step, running the tests after each step.” [Task 2]"
+	heading := "Review the change. ## Steps 1. read the diff 2. list the risks"
+	slot := "Summarise the ticket $1 for the changelog in two lines, then draft the release note for it with the ticket's number, its title, who asked for it and which service it touches, in the house style."
+	handle := "Fill in {{ticket}} and open the pull request."
+	notice := "ACTIVATION-NOTICE: This file holds your full agent operating guidelines."
+	notAllowed := "You are not allowed to push to main."
+	longRule := "When a migration touches the orders table, always run it on a copy of production first, check the row counts before and after, and ask me before running it against the real database, even for a small change."
+	sel := []store.Selected{
+		{ThreadID: "s1", SourceUpdatedAt: base, RawMemory: withPrefs("one", persona, notice, notAllowed, longRule, command)},
+		{ThreadID: "s2", SourceUpdatedAt: base - 1, RawMemory: withPrefs("two", notice, notAllowed, longRule, heading, slot)},
+		{ThreadID: "s3", SourceUpdatedAt: base - 2, RawMemory: withPrefs("three", notice, notAllowed, longRule, handle, "Keep the API bill under $5 a day.")},
+		{ThreadID: "mine", SourceUpdatedAt: base - 3, UserAsserted: true, RawMemory: "Template\nFill in $ARGUMENTS when I say so\n"},
+	}
+	var prefs []string
+	for _, m := range Parse(sel) {
+		for _, task := range m.Tasks {
+			prefs = append(prefs, task.Prefs...)
+		}
+	}
+	want := []string{notAllowed, longRule, notAllowed, longRule, notAllowed, longRule, "Keep the API bill under $5 a day."}
+	if !slices.Equal(prefs, want) {
+		t.Errorf("preferences\n%q\nwant\n%q", prefs, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -126,6 +127,9 @@ func ResolveWith(fast *Resolver, arg string, ix *Index, known []Known, overrides
 		return Resolution{}, err
 	}
 	if !found {
+		if e, ok := ix.joinedFolder(arg); ok {
+			return Resolution{Identity: Identity{Key: e.Key, Name: e.Name, Source: SourceConfig}, Entry: e, Known: true}, nil
+		}
 		return Resolution{Identity: Printable(Identity{Key: arg, Name: arg, Source: SourceConfig})}, nil
 	}
 	e, inIndex := ix.ByKey(k.Key)
@@ -133,4 +137,26 @@ func ResolveWith(fast *Resolver, arg string, ix *Index, known []Known, overrides
 		k.Name = e.Name
 	}
 	return Resolution{Identity: Identity{Key: k.Key, Name: k.Name, Source: SourceConfig}, Entry: e, Known: true}, nil
+}
+
+// joinedFolder is the project a folder's path key, no longer a project of
+// its own, names now: the one project of the index whose sessions ran in
+// that folder (a folder whose sessions joined the repository they recorded
+// there, FolderKeys). A key written before that, in a note or a script,
+// keeps naming the same memory.
+func (ix *Index) joinedFolder(key string) (IndexEntry, bool) {
+	dir, isPath := strings.CutPrefix(key, prefixPath)
+	if !isPath || ix == nil {
+		return IndexEntry{}, false
+	}
+	var found []IndexEntry
+	for _, e := range ix.Projects {
+		if slices.Contains(e.Roots, dir) {
+			found = append(found, e)
+		}
+	}
+	if len(found) != 1 {
+		return IndexEntry{}, false
+	}
+	return found[0], true
 }

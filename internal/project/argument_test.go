@@ -132,3 +132,25 @@ func TestResolveWithReadsAFolderOnce(t *testing.T) {
 		t.Errorf("Resolve, with a resolver of its own, gave %q", r.Identity.Key)
 	}
 }
+
+// A folder's path key that joined the repository its sessions recorded
+// there (FolderKeys) still names that memory: a note or a script that
+// wrote the old key reaches the repository's project. A path key whose
+// folder two projects ran in names neither.
+func TestResolveFindsThePathKeyOfAJoinedFolder(t *testing.T) {
+	ix := &Index{Version: IndexVersion, Projects: []IndexEntry{
+		{Key: "git:host/o/repo", Name: "o/repo", Dir: "repo", Roots: []string{"/x/repo"}},
+		{Key: "git:host/a/one", Name: "a/one", Dir: "one", Roots: []string{"/shared"}},
+		{Key: "git:host/b/two", Name: "b/two", Dir: "two", Roots: []string{"/shared"}},
+	}}
+	r, err := Resolve("path:/x/repo", ix, nil, nil)
+	if err != nil || !r.Known || r.Identity.Key != "git:host/o/repo" || r.Entry.Dir != "repo" {
+		t.Errorf("the old key of a joined folder: %+v %v", r, err)
+	}
+	if r, err := Resolve("path:/shared", ix, nil, nil); err != nil || r.Known || r.Identity.Key != "path:/shared" {
+		t.Errorf("a folder two projects ran in: %+v %v", r, err)
+	}
+	if r, err := Resolve("path:/y/repo", ix, nil, nil); err != nil || r.Known {
+		t.Errorf("a folder of the same name elsewhere: %+v %v", r, err)
+	}
+}

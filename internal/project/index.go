@@ -165,7 +165,13 @@ func (ix *Index) locate(fast *Resolver, cwd string, overrides []Override) (id Id
 		return id, IndexEntry{}, false
 	}
 	if ix != nil {
-		if e, ok := ix.byRoot(id.Root); ok {
+		// A folder no longer on this machine is matched by its path, as
+		// the index recorded the folders its sessions ran in.
+		root := id.Root
+		if root == "" {
+			root = strings.TrimPrefix(id.Key, prefixPath)
+		}
+		if e, ok := ix.byRoot(root); ok {
 			return Identity{Key: e.Key, Name: e.Name, Root: id.Root, Source: id.Source}, e, true
 		}
 	}

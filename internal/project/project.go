@@ -405,7 +405,9 @@ func slug(name string) string {
 // every thread is keyed again on the next scan. p2: keys and names are
 // one line (Printable). p3: a removed Claude Code worktree belongs to its
 // checkout. p4: a worktree of a bare repository belongs to its git folder.
-const rulesVersion = "p4"
+// p5: a gone folder keyed by its path joins the repository its other
+// sessions recorded there (FolderKeys).
+const rulesVersion = "p5"
 
 // RulesFingerprint identifies the rules a key was computed under: the
 // algorithm's version and the [[projects]] overrides. The scan keys a

@@ -280,28 +280,52 @@ func assignProjects(ctx context.Context, st Store, opts Options) error {
 	if len(todo) == 0 {
 		return st.SetThreadProjects(ctx, upgrades)
 	}
-	// What was learnt of a folder while it existed outlives it: a repo
-	// moved or deleted since keeps its key for the sessions recorded
-	// there, and sessions in it indexed only now inherit that key.
-	learnt, err := learntProjects(ctx, st)
+	// What was learnt of a folder outlives it: the sessions recorded in a
+	// folder that is gone (moved, deleted, another machine's) and keyed by
+	// its path alone, because the repository had no remote yet when they
+	// ran, join the repository its other sessions recorded there
+	// (project.FolderKeys). Every thread's key counts, as this scan leaves
+	// it.
+	all, err := st.ThreadProjects(ctx, "")
 	if err != nil {
 		return err
 	}
-	updates := make([]store.ThreadProject, 0, len(todo))
+	keyed := make(map[string]store.ThreadProject, len(all))
+	for _, t := range all {
+		keyed[t.ID] = t
+	}
+	changed := map[string]bool{}
+	for _, t := range upgrades {
+		keyed[t.ID], changed[t.ID] = t, true
+	}
 	for _, t := range todo {
 		id := r.Resolve(t.Cwd, t.GitOriginURL)
-		if project.IsPathKey(id.Key) && id.Root == "" {
-			if prev, ok := learnt[t.Cwd]; ok {
-				id = prev
-			}
-		}
 		t.Key, t.Name, t.Root, t.Rules = id.Key, id.Name, id.Root, rules
-		updates = append(updates, t)
+		keyed[t.ID], changed[t.ID] = t, true
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	return st.SetThreadProjects(ctx, append(upgrades, updates...))
+	folders := project.FolderKeys{}
+	for _, t := range keyed {
+		folders.Learn(t.Cwd, project.Identity{Key: t.Key, Name: t.Name, Root: t.Root})
+	}
+	updates := make([]store.ThreadProject, 0, len(changed))
+	for _, t := range keyed {
+		// An imported thread keeps the key its own machine gave it: only
+		// the threads keyed under these rules are keyed again.
+		if t.Root == "" && t.Rules == rules {
+			if id, ok := folders.Of(t.Key); ok {
+				t.Key, t.Name = id.Key, id.Name
+				changed[t.ID] = true
+			}
+		}
+		if changed[t.ID] {
+			updates = append(updates, t)
+		}
+	}
+	sort.Slice(updates, func(i, j int) bool { return updates[i].ID < updates[j].ID })
+	return st.SetThreadProjects(ctx, updates)
 }
 
 // upgradeProjects gives the weakly keyed threads whose folder now says
@@ -351,25 +375,6 @@ func upgradeProjects(ctx context.Context, r *project.Resolver, weak []store.Thre
 		}
 	}
 	return out
-}
-
-// learntProjects maps each working directory to the strongest key a
-// thread recorded there holds (a remote or root-commit key, not a path).
-func learntProjects(ctx context.Context, st Store) (map[string]project.Identity, error) {
-	all, err := st.ThreadProjects(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]project.Identity{}
-	for _, t := range all {
-		if t.Key == "" || project.IsPathKey(t.Key) || t.Cwd == "" {
-			continue
-		}
-		if _, ok := out[t.Cwd]; !ok {
-			out[t.Cwd] = project.Identity{Key: t.Key, Name: t.Name, Root: t.Root, Source: project.SourceRecorded}
-		}
-	}
-	return out, nil
 }
 
 // reasonOf is the reason of a file system error without its path.

@@ -141,15 +141,23 @@ func keyScan(t *testing.T) (dir string, session func(id, cwd string), scanKeys f
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("this test needs git on PATH")
 	}
+	dir, withRemote, scanKeys, _ := remoteKeyScan(t)
+	return dir, func(id, cwd string) { t.Helper(); withRemote(id, cwd, "") }, scanKeys
+}
+
+// remoteKeyScan is keyScan whose sessions record the remote they give
+// ("" for none), as a transcript of another machine does, with its store.
+func remoteKeyScan(t *testing.T) (dir string, session func(id, cwd, remote string), scanKeys func() map[string]string, st *store.Store) {
+	t.Helper()
 	ctx := context.Background()
 	dir = t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.MkdirAll(src, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	session = func(id, cwd string) {
+	session = func(id, cwd, remote string) {
 		t.Helper()
-		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
+		body := `{"type":"session","id":"` + id + `","cwd":"` + cwd + `","git_remote":"` + remote + `","timestamp":"2026-01-01T10:00:00Z"}` + "\n"
 		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +183,7 @@ func keyScan(t *testing.T) (dir string, session func(id, cwd string), scanKeys f
 		}
 		return out
 	}
-	return dir, session, scanKeys
+	return dir, session, scanKeys, st
 }
 
 // A project's key must follow its folder when the
@@ -305,6 +313,68 @@ func TestMovedRepositoryKeepsItsSessionsWhenItGetsARemote(t *testing.T) {
 	keys := scanKeys()
 	if keys["tool-new-folder"] != "git:github.com/acme/tool" || keys["tool-old-folder"] != toolRoot || keys["tool-copy"] != toolRoot {
 		t.Errorf("with a copy still there: %v, want tool-old-folder and tool-copy under %s", keys, toolRoot)
+	}
+}
+
+// A repository's first sessions often predate its remote. With its folder
+// gone from this machine (another machine's transcripts), those recorded
+// no remote and were keyed by the folder's path, the later ones by the
+// remote they recorded: one repository became two projects. The folder is
+// the same, so they are one, whether the sessions are scanned together or
+// the remote's session arrives later. Two repositories that share a
+// folder's name but not its path stay two, and so does a folder whose
+// sessions recorded two different remotes.
+func TestGoneFolderKeyedByPathJoinsTheRemoteItsSessionsRecorded(t *testing.T) {
+	ctx := context.Background()
+	dir, session, scanKeys, st := remoteKeyScan(t)
+	gone := filepath.Join(dir, "elsewhere") // never created
+	repo := filepath.Join(gone, "x", "repo")
+	const remoteKey = "git:host/o/repo"
+
+	session("before-remote", repo, "")
+	session("with-remote", repo, "git@host:o/repo.git")
+	session("same-name", filepath.Join(gone, "y", "repo"), "")
+	session("other-clone", filepath.Join(gone, "z", "repo"), "git@host:p/repo.git")
+	keys := scanKeys()
+	if keys["before-remote"] != remoteKey || keys["with-remote"] != remoteKey {
+		t.Errorf("one folder, scanned together: %v, want both %s", keys, remoteKey)
+	}
+	if k := keys["same-name"]; k != "path:"+filepath.Join(gone, "y", "repo") {
+		t.Errorf("a folder of the same name elsewhere joined a repository: %s", k)
+	}
+
+	// The remote's first session arrives after the folder's others were keyed.
+	later := filepath.Join(gone, "later")
+	session("later-early", later, "")
+	if k := scanKeys()["later-early"]; k != "path:"+later {
+		t.Fatalf("no remote recorded yet: %s", k)
+	}
+	session("later-pushed", later, "https://host/o/later.git")
+	if keys := scanKeys(); keys["later-early"] != "git:host/o/later" {
+		t.Errorf("after the remote's session: %v, want later-early under git:host/o/later", keys)
+	}
+
+	// A home keyed before this rule holds the split under the older rules'
+	// fingerprint: the next scan keys every thread again and joins them.
+	old := []store.ThreadProject{
+		{ID: "before-remote", Cwd: repo, Key: "path:" + repo, Name: "repo", Rules: "p4:old"},
+		{ID: "with-remote", Cwd: repo, GitOriginURL: "git@host:o/repo.git", Key: remoteKey, Name: "o/repo", Rules: "p4:old"},
+	}
+	if err := st.SetThreadProjects(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if keys := scanKeys(); keys["before-remote"] != remoteKey || keys["with-remote"] != remoteKey {
+		t.Errorf("a home keyed before the rule: %v, want both %s", keys, remoteKey)
+	}
+
+	// Two remotes recorded in one folder: which one the early session
+	// belonged to is not known.
+	reused := filepath.Join(gone, "reused")
+	session("reused-early", reused, "")
+	session("reused-a", reused, "git@host:a/one.git")
+	session("reused-b", reused, "git@host:b/two.git")
+	if k := scanKeys()["reused-early"]; k != "path:"+reused {
+		t.Errorf("a folder two repositories used gave its early session to one: %s", k)
 	}
 }
 

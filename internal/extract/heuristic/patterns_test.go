@@ -553,6 +553,17 @@ var patternCases = []patternCase{
 		must:    []string{"- “Run the linter before you commit\\.”", "- “Refrain from adding new dependencies\\.”", "- “Only use the public API of the store package\\.”"},
 		mustNot: []string{"- “Make the report header bold"},
 	},
+	{
+		pattern: 5, guard: true, name: "a long message of the user's own that opens 'You are wrong' is a correction, not a persona's template",
+		turns: []scripted.Turn{
+			{User: "Make the cache evict entries after their expiry.",
+				Steps: []scripted.Step{edit("cache/cache.go", "return e.value", "if e.expired() {\n\t\treturn nil\n\t}\n\treturn e.value")},
+				Final: "Expired entries are evicted on read."},
+			{User: "You are wrong about the cache: the eviction does not work, entries stay after their expiry. I checked the cache by hand after an hour and every entry was still there, so the expiry check in the cache never runs. I checked the cache by hand after an hour and every entry was still there, so the expiry check in the cache never runs. I checked the cache by hand after an hour and every entry was still there, so the expiry check in the cache never runs.",
+				Steps: []scripted.Step{edit("cache/cache.go", "func (c *Cache) Get(", "func (c *Cache) sweep() {}\n\nfunc (c *Cache) Get(")},
+				Final: "A sweep now removes expired entries."}},
+		must: []string{"The user corrected the agent: “You are wrong about the cache"},
+	},
 }
 
 // claudeQueued is a Claude Code session in which the user typed two

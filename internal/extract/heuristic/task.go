@@ -143,7 +143,7 @@ func (x *Extractor) template(text string) bool {
 		t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return again && strings.Contains(oneLine(text), p) })
 	}
 	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
-		(strings.HasPrefix(l, "you are ") || strings.HasPrefix(l, "act as ")) && len(strings.Fields(text)) >= 60
+		slices.ContainsFunc([]string{"you are a ", "you are an ", "you are the ", "act as "}, func(p string) bool { return strings.HasPrefix(l, p) }) && len(strings.Fields(text)) >= 60
 }
 
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing

@@ -9,13 +9,11 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// Command lines: a chain of commands ("&&", "||", ";", line breaks), each
-// a pipeline of stages. The work of a line is its last command that does
-// more than look or print; its exit status is the last stage's.
+// Command lines: a chain of commands ("&&", "||", ";", line breaks), each a pipeline of stages. The work of a
+// line is its last command that does more than look or print; its exit status is the last stage's.
 
-// parts splits a line into the commands of its chain, stages a command
-// into its pipes' stages, quoted text kept whole; a heredoc's text is no
-// command.
+// parts splits a line into the commands of its chain, stages a command into its pipes' stages, quoted text
+// kept whole; a heredoc's text is no command.
 func parts(cmd string) []string {
 	if strings.Contains(cmd, "<<") {
 		cmd, _, _ = strings.Cut(cmd, "\n")
@@ -72,9 +70,8 @@ func looksOnly(part string) bool {
 	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
 }
 
-// HidesExitStatus reports a line whose success is not its work's: its last
-// command or, without pipefail, its last stage only reads or prints. A
-// failure is always the line's: the caller asks only of a success.
+// HidesExitStatus reports a line whose success is not its work's: its last command or, without pipefail, its
+// last stage only reads or prints. A failure is always the line's: the caller asks only of a success.
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
@@ -149,8 +146,7 @@ func Family(cmd string) string {
 	return prog
 }
 
-// readOnly reports a line each command of which only looks around, in
-// every stage ("ls | xargs rm" does not).
+// readOnly reports a line each command of which only looks around, in every stage ("ls | xargs rm" does not).
 func readOnly(cmd string) bool {
 	looks := false
 	for _, p := range parts(cmd) {
@@ -237,9 +233,8 @@ func gitReadOnly(args []string) bool {
 	return !listing || !writes && operands <= limit
 }
 
-// IsCheck reports a line whose work's success says the work is right:
-// tests, builds, linters, type checkers, dry runs, and targets named for
-// them ("make test", "npm run ci"; not "make deploy" nor "gofmt -w").
+// IsCheck reports a line whose work's success says the work is right: tests, builds, linters, type checkers,
+// dry runs, and targets named for them ("make test", "npm run ci"; not "make deploy" nor "gofmt -w").
 func IsCheck(cmd string) bool {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -338,8 +333,7 @@ func WithoutFilters(cmd string) string {
 	return strings.Join(kept, " ")
 }
 
-// Dir is the folder a line first works in: "cd /tmp/try && …", "git -C
-// /tmp/x commit"; "" when none.
+// Dir is the folder a line first works in: "cd /tmp/try && …", "git -C /tmp/x commit"; "" when none.
 func Dir(cmd string) string {
 	w := shellWords(cmd)
 	switch {

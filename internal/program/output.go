@@ -8,9 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// What programs print. Output never decides whether a run passed (its exit
-// status does); it says which line to quote for a failure (the first line
-// of the tool's own error report, never a warning, hint or footer: see
+// What programs print. Output never decides whether a run passed (its exit status does); it says
+// which line to quote for a failure (the tool's own error report, never a warning, hint or footer:
 // docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
@@ -41,20 +40,17 @@ func Diagnostic(line string) bool {
 	return problemRanks[0]().MatchString(line) || slices.ContainsFunc([]string{"error:", "fatal:", "panic:", "warning:"}, func(p string) bool { return strings.HasPrefix(strings.ToLower(line), p) })
 }
 
-// ErrorLine picks the line of a failed command's output to quote: of the
-// lines that are not noise, the first of the strongest rank, else the
-// last; its spaces folded, its length whole. When the runner names a
-// failing test, its report is what counts: the output from the first
-// line that names it, not what passing tests printed before it.
+// ErrorLine picks the line of a failed command's output to quote: of the lines that are not noise,
+// the first of the strongest rank, else the last; its spaces folded, its length whole. When the
+// runner names a failing test, only its report counts, not what passing tests printed before it.
 func ErrorLine(out string) string {
 	out = plain(out)
 	if t := FailingTests(out); len(t) > 0 {
 		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
 	}
 	best, rank, last := "", len(problemRanks), ""
-	// join: the best line introduces its detail on the next one; warning:
-	// the indented lines under a warning are its own. A literal "\n" (an
-	// echo without -e) breaks a line all the same.
+	// join: the best line introduces its detail on the next one; warning: the indented lines under a warning
+	// are its own. A literal "\n" (an echo without -e) breaks a line all the same.
 	join, warning, n := false, false, 0
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		if n++; n > 400 {
@@ -129,8 +125,7 @@ func FailingTests(out string) []string {
 // 0 failures"; not npm's "> pkg@0.0.27 test" banner.
 var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
-// PassTally returns the last count line of a passing check's output, at
-// most 80 bytes: how much it verified.
+// PassTally returns the last count line of a passing check's output, at most 80 bytes: how much it verified.
 func PassTally(out string) string {
 	m := tallyRE().FindAllString(plain(out), -1)
 	if len(m) == 0 {

@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// Pairing: a failure stays open until a run of the same work covering its
-// targets passes; the pair lists what ran between. The offline extractor
-// and the regret ledger both pair this way (docs/extractor.md).
+// Pairing: a failure stays open until a run of the same work covering its targets passes; the pair lists what
+// ran between. The offline extractor and the regret ledger both pair this way (docs/extractor.md).
 
 // Outcome is how a run ended, from its exit status or the tool's own error
 // flag only; Unknown when no status of its own was recorded.
@@ -61,8 +60,7 @@ func (p Pair) Flaky() bool {
 // Quiet reports a failure after which nothing ran and no file changed.
 func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 
-// Bounds: of each list of what ran between, of the open failures, of the
-// error lines kept.
+// Bounds: of each list of what ran between, of the open failures, of the error lines kept.
 const maxBetween, maxOpen, maxErrors = 8, 64, 5
 
 // Pairer pairs the failures of one stream of runs with their passes. Its
@@ -88,9 +86,8 @@ func (f *Failure) add(list *[]string, s string) {
 	}
 }
 
-// Ran records a run that ran (not one refused or cancelled) and returns
-// the pairs it completes: a pass ends every open failure of its work whose
-// targets it covers ("go test ./..." covers "go test ./pkg/a").
+// Ran records a run that ran (not one refused or cancelled) and returns the pairs it completes: a pass ends
+// every open failure of its work whose targets it covers ("go test ./..." covers "go test ./pkg/a").
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
@@ -142,12 +139,10 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: what a look
-// around looks in; a check's paths and name filters; other work's operands
-// and option values, not the options (--no-verify added is the same work).
-// Under a subcommand a value of several words is free text (a message, a
-// title: "git commit -m 'a b'" is "git commit -m 'c d'"); with none the
-// values are the work ("python -c …"), and so is a heredoc.
+// targets is what a command works on beyond its family: what a look around looks in; a check's
+// paths and name filters; other work's operands and option values, not the options (--no-verify
+// added is the same work). Under a subcommand a value of several words is free text ("git commit
+// -m 'a b'" is "git commit -m 'c d'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
 	if readOnly(cmd) {
 		return lookedIn(cmd)
@@ -170,9 +165,8 @@ func targets(cmd string) (out []string) {
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: a look
-// around covers only its own; a check with none runs the whole suite, or
-// covers the paths under its own; other work keeps every word of the
+// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check
+// with none runs the whole suite, or covers the paths under its own; other work keeps every word of the
 // failure's (it may add some: "psql -p 5433 …" after "psql …").
 func covers(pass, fail []string, reads, check bool) bool {
 	if reads {

@@ -11,8 +11,7 @@ import (
 // What a command line does to files. Only the simplest forms are read;
 // what the shell could expand to other paths is left unread, not guessed.
 
-// FileChange is one file a line changes: Op "write", "update", "delete" or
-// "add".
+// FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
 // FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF lines
@@ -24,8 +23,7 @@ func FilesChanged(cmd string) []FileChange {
 	return simpleFiles(cmd, false)
 }
 
-// FilesRead names up to four files a simple reading line prints ("sed -n
-// '1,80p' main.go").
+// FilesRead names up to four files a simple reading line prints ("sed -n '1,80p' main.go").
 func FilesRead(cmd string) []string {
 	var out []string
 	for _, f := range simpleFiles(cmd, true) {
@@ -82,18 +80,16 @@ func dropCd(cmd string) string {
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
 var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
-// Restore is what a line throws away: all uncommitted changes (git stash,
-// git reset --hard, git checkout .) or the files it restores from git; or
-// it brings stashed changes back (Unstash). Branch: it may have moved the
+// Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .) or
+// the files it restores from git; or it brings stashed changes back (Unstash). Branch: it may have moved the
 // checkout to another branch (git switch, git checkout x, gh pr checkout).
 type Restore struct {
 	All, Unstash, Branch bool
 	Files                []string
 }
 
-// Restores reads the git commands of a line that throw edits away or bring
-// them back; "git checkout x" names a branch or a path, which the caller
-// tells apart by the files it knows changed.
+// Restores reads the git commands of a line that throw edits away or bring them back; "git checkout x" names a
+// branch or a path, which the caller tells apart by the files it knows changed.
 func Restores(cmd string) Restore {
 	var r Restore
 	for _, part := range parts(cmd) {
@@ -142,8 +138,7 @@ func Operands(args []string) []string {
 // fileReaders print the files their arguments name.
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
-// writesFile reports a line whose first line redirects output to a file
-// (not 2>&1 nor /dev/null).
+// writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1), func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })

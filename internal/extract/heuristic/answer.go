@@ -15,12 +15,13 @@ import (
 // message of the user, in whole sentences but for questions, list labels,
 // verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
 
-// answer is the agent's final answer to one message of the user; unchecked
-// when no tool ran since the user spoke, withdrawn when the user's next
-// message rejected it or the check it followed, passed, failed with no
-// file changed since (changes: the task's count of file changes then).
+// answer is the agent's final answer to one message of the user; unchecked when no tool ran since
+// the user spoke, withdrawn when the user's next message rejected it or the check it followed,
+// passed, failed with no file changed since (changes: the task's file changes then); reply: the
+// user's next message in the task, which accepts or rejects it in words.
 type answer struct {
 	sentences            []string
+	reply                string
 	unchecked, withdrawn bool
 	check                *call
 	changes              int
@@ -29,8 +30,7 @@ type answer struct {
 var (
 	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
 		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
-	// offerRE opens a suggestion of what the user might do next: no
-	// statement of what the session did.
+	// offerRE opens a suggestion of what the user might do next: no statement of what the session did.
 	offerRE   = lazyre.New(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
 	recitalRE = lazyre.New(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
 )
@@ -61,7 +61,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	flush := func() {
-		kept = append(kept, slices.DeleteFunc(textSentences(strings.Join(prose, "\n")), func(s string) bool {
+		kept = append(kept, slices.DeleteFunc(wholeSentences(textSentences(strings.Join(prose, "\n"))), func(s string) bool {
 			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || offerRE().MatchString(s) || quotes(s)
 		})...)
 		prose = nil
@@ -76,6 +76,8 @@ func answerSentences(text string, passed bool) []string {
 		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
 			kept = append(kept, code(t))
 		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
+		case len(prose) > 0 && continues(prose[len(prose)-1], t): // a sentence wrapped over lines is one
+			prose[len(prose)-1] += " " + strings.ReplaceAll(t, "**", "")
 		default:
 			prose = append(prose, strings.ReplaceAll(strings.TrimLeft(t, "> "), "**", ""))
 		}
@@ -84,18 +86,36 @@ func answerSentences(text string, passed bool) []string {
 	return kept
 }
 
-// verdict reports a verdict on a run, which only an exit status gives: a
-// run called clean, flaky or a false positive, a pass and little else, or
-// a pass with more unless passed (the last check passed, no check open).
+// wholeSentences joins a sentence split inside parentheses ("(e.g. Foo)") to the one after it.
+func wholeSentences(ss []string) []string {
+	for i := 0; i+1 < len(ss); i++ {
+		if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
+			ss[i] += " " + ss[i+1]
+			ss, i = slices.Delete(ss, i+1, i+2), i-1
+		}
+	}
+	return ss
+}
+
+// continues reports a line that goes on with the sentence of the line before: that one ends in no
+// stop and this one opens in lower case, or that one breaks off on "(", "," or a joining word.
+func continues(before, line string) bool {
+	r, _ := utf8.DecodeRuneInString(line)
+	f := strings.Fields(before)
+	return len(f) > 0 && line != "" && !strings.ContainsAny(before[len(before)-1:], ".!?:;") &&
+		(unicode.IsLower(r) || strings.ContainsAny(before[len(before)-1:], "(,[") || slices.Contains([]string{"and", "or", "the", "a", "to", "of", "with"}, f[len(f)-1]))
+}
+
+// verdict reports a verdict on a run, which only an exit status gives: a run called clean, flaky or a false
+// positive, a pass and little else, or a pass with more unless passed (the last check passed, no check open).
 func verdict(s string, passed bool) bool {
 	m := strings.ToLower(verdictRE().FindString(s))
 	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||
 		!strings.Contains(m, "pass") && !strings.Contains(m, "succeed") && !strings.Contains(m, "green"))
 }
 
-// statement reports a sentence, not a caption ("✅ Backward compatible"):
-// it opens on a word and has a verb (an auxiliary, a modal, a word in -s
-// or -ed), code, or "Label: value"; scripts without spaces pass.
+// statement reports a sentence, not a caption ("✅ Backward compatible"): it opens on a word and has a verb (an
+// auxiliary, a modal, a word in -s or -ed), code, or "Label: value"; scripts without spaces pass.
 func statement(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
 		return false
@@ -123,10 +143,8 @@ func statement(s string) bool {
 }
 
 // verbs make a clause: auxiliaries, modals and common irregular pasts.
-var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
-might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
-began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
-understood won saw seen done held fell felt stuck hid hidden put set let run`)
+var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may might need broke broken found made took taken gave given got went gone came ran built wrote written left
+kept lost began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
 	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)

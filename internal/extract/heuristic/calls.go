@@ -12,21 +12,11 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how a call ended: by its exit status or error flag, with no
-// status of its own (unknown), or not run (rejected, denied, interrupted,
-// cancelled).
+// status is how a call ended: by its exit status or error flag, with no status of its own (unknown), or not
+// run (rejected, denied, interrupted, cancelled).
 type status int
 
-const (
-	stPending status = iota
-	stOK
-	stFailed
-	stUnknown
-	stRejected
-	stDenied
-	stInterrupted
-	stCancelled
-)
+const stPending, stOK, stFailed, stUnknown, stRejected, stDenied, stInterrupted, stCancelled status = 0, 1, 2, 3, 4, 5, 6, 7
 
 func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
 
@@ -40,7 +30,7 @@ type call struct {
 	passedLater, changedLater                 bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
 	status                                    status
 	exit                                      *int
-	errLine, tally, script                    string   // a failure's error line; a passing check's count line and package script
+	errLine, tally, script, out               string   // a failure's error line and output; a passing check's count line and package script
 	tests                                     []string // the failing tests the output names
 	between                                   []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
 	commits                                   []program.Commit
@@ -61,9 +51,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
 	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), input: e.Input, task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
-	if c.target = x.relPath(x.absPath(e.FilePath)); c.action == sessions.ActionRead {
-		t.addRead(c.target)
-	}
+	c.target = x.relPath(x.absPath(e.FilePath))
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
 		if f := program.Core(c.command); !c.reads && len(f) > 0 && strings.Contains(f[0], "/") {
@@ -73,9 +61,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 			c.purpose = program.Purpose(c.command)
 		}
 		if c.reads {
-			for _, p := range program.FilesRead(c.command) {
-				t.addRead(x.relPath(x.absPath(p)))
-			}
 			t.steps.explore(program.Name(c.command))
 		} else {
 			t.steps.ran(c)
@@ -119,11 +104,20 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		}
 		return
 	case c.status == stFailed:
-		c.errLine, c.tests = program.ErrorLine(e.Output), program.FailingTests(e.Output)
-	case c.status == stOK && c.check:
-		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		c.out = e.Output[:min(len(e.Output), 1<<16)]
+		c.errLine, c.tests = x.errorLine(c.out), program.FailingTests(e.Output)
+	case c.status == stOK && c.command != "" && !c.reads: // what a look around printed may be a log's lines
+		x.sawPass(e.Output)
+		if c.check {
+			c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		}
 	}
 	t.endedRefused = false
+	if c.status != stFailed { // a read that failed read nothing
+		for _, p := range append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target)) {
+			t.addRead(x.relPath(x.absPath(p)))
+		}
+	}
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
 	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
@@ -138,6 +132,21 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
 		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
 		t.toolFails = append(t.toolFails, c)
+	}
+}
+
+// errorLine picks a failure's error line from the lines no passing run
+// printed: a banner or warning every run prints is not the failure's.
+func (x *Extractor) errorLine(out string) string {
+	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool { return x.passed[strings.TrimSpace(l)] }), ""))
+}
+
+// sawPass notes the lines a passing run printed (Result picks the error lines again once every run is known).
+func (x *Extractor) sawPass(out string) {
+	for l := range strings.Lines(out) {
+		if l = strings.TrimSpace(l); len(l) >= 8 && len(x.passed) < 4096 {
+			x.passed[l] = true
+		}
 	}
 }
 
@@ -161,8 +170,7 @@ func resultStatus(c *call, e sessions.Event) status {
 	return stOK
 }
 
-// ranCommand folds a command that ran into the task: counts, files and
-// commits, failures and passes.
+// ranCommand folds a command that ran into the task: counts, files and commits, failures and passes.
 func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	t.ran++
 	switch c.status {
@@ -242,8 +250,7 @@ func (x *Extractor) fileChange(e sessions.Event) {
 	}
 }
 
-// changeFile records one change once per call and file, which the reader
-// and the command line may both report.
+// changeFile records one change once per call and file, which the reader and the command line may both report.
 func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	key := id + "\x00" + path.Base(p)
 	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) || id != "" && x.seenChange[key] {
@@ -299,9 +306,8 @@ func (x *Extractor) relPath(p string) string {
 	return p
 }
 
-// scratch reports a path no later session will look for: a temporary
-// folder or the agent's own state, unless under the session's folder or a
-// worktree it added.
+// scratch reports a path no later session will look for: a temporary folder or the agent's own state, unless
+// under the session's folder or a worktree it added.
 func (x *Extractor) scratch(p string) bool {
 	if p == "" {
 		return false

@@ -64,9 +64,8 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	return f
 }
 
-// revert applies a restore to the task's files and returns those it
-// undid; names are the files the command named, absolute. Files the task
-// created are untracked: a restore from git leaves them.
+// revert applies a restore to the task's files and returns those it undid; names are the files the command
+// named, absolute. Files the task created are untracked: a restore from git leaves them.
 func (fs *files) revert(r program.Restore, names []string) []string {
 	var out []string
 	for _, f := range fs.sorted() {

@@ -1,10 +1,7 @@
-// Package heuristic is memctl's offline Phase 1 extractor: from the
-// normalised events of one thread it writes what a model would (a raw
-// memory, a rollout summary, a slug), deterministically and offline. A
-// memory states only what the session shows: the user's own words
-// (task.go, prefs.go), the agent's final answers (answer.go) and exit
-// status evidence (calls.go, files.go); failures pair with passes through
-// program.Pairer. docs/extractor.md describes the design.
+// Package heuristic is memctl's offline Phase 1 extractor: from the normalised events of one
+// thread it writes what a model would (a raw memory, a rollout summary, a slug), offline. A memory
+// states only the user's own words (task.go, prefs.go), the agent's final answers (answer.go) and
+// exit status evidence (calls.go, files.go; pairs by program.Pairer): docs/extractor.md.
 package heuristic
 
 import (
@@ -19,9 +16,8 @@ const (
 	V2 = "v2" // rollout summary only, a chronological history
 )
 
-// Limits: every list kept per task is capped, whatever the transcript's
-// length. Budgets are bytes, under the raw memory's 7,900 and the
-// summary's 9,000 with room for redaction.
+// Limits: every list kept per task is capped, whatever the transcript's length. Budgets are bytes, under the
+// raw memory's 7,900 and the summary's 9,000 with room for redaction.
 const (
 	maxTasks, maxPrefs, maxCorrections, maxAnswers, maxFixes = 8, 8, 3, 6, 8
 	maxTrackedFiles, maxTrackedCmds, maxCalls                = 200, 200, 1024
@@ -41,11 +37,10 @@ type Result struct {
 // Empty reports the no-output answer (nothing worth keeping).
 func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
-// Extractor is the offline extractor of one thread (Add each event, then
-// Result once), bounded by the caps above; not safe for concurrent use.
-// refusal: the latest result was a refusal the user's next words answer;
-// asked: the agent's latest words asked; looked: a tool ran since; moved:
-// a command may have switched the branch the session started on.
+// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by
+// the caps above; not safe for concurrent use. refusal: the latest result was a refusal the user's
+// next words answer; asked: the agent's latest words asked; looked: a tool ran since; moved: a
+// command may have switched the branch the session started on.
 type Extractor struct {
 	version                       string
 	meta                          sessions.Meta
@@ -55,15 +50,16 @@ type Extractor struct {
 	kw                            map[string]int
 	calls                         map[string]*call // the calls awaiting their results
 	lastCall                      *call            // for results without a call id
-	dropped, seenChange           map[string]bool  // calls on memory, whose results go too; the changes counted
+	dropped, seenChange, passed   map[string]bool  // calls on memory, whose results go too; the changes counted; lines a pass printed
 	worktrees                     []string         // folders `git worktree add` made: the project's, even under /tmp
+	openings                      []string         // the openings of the user's long messages, a template's when seen again
 	refusal, asked, looked, moved bool
 }
 
 // New returns an extractor for one thread.
 func New(version string, meta sessions.Meta) *Extractor {
 	return &Extractor{version: version, meta: meta, kw: map[string]int{}, calls: map[string]*call{},
-		dropped: map[string]bool{}, seenChange: map[string]bool{}}
+		dropped: map[string]bool{}, seenChange: map[string]bool{}, passed: map[string]bool{}}
 }
 
 // Add feeds one event.

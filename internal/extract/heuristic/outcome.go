@@ -8,9 +8,8 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// outcome triages a task and says why, from the task's own evidence: its
-// last check's exit status, the user's complaints, a refusal, whether any
-// answer came. The answer's words never make a success (with no check the
+// outcome triages a task and says why, from the task's own evidence: its last check's exit status, the user's
+// complaints, a refusal, whether any answer came. The answer's words never make a success (with no check the
 // outcome is uncertain); they only keep a refused request from being one.
 func (t *task) outcome() (string, string) {
 	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
@@ -40,14 +39,13 @@ func (t *task) outcome() (string, string) {
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.final != "":
-		return "uncertain", "the assistant answered but nothing confirms the result"
+		return "uncertain", "the assistant answered and no check confirms the result" + when(t.next != "", "; the user's next message: "+userWords(t.next, 0))
 	}
 	return "uncertain", "the session ended without an answer"
 }
 
-// refuses reports an answer that says the agent could not or would not do
-// the request, or part of it: in its opening sentence, or anywhere it says
-// so of itself ("However, I was unable to upgrade react-dom").
+// refuses reports an answer that says the agent could not or would not do the request, or part of it: in its
+// opening sentence, or anywhere it says so of itself ("However, I was unable to upgrade react-dom").
 func refuses(final string) bool {
 	return final != "" && (failureRE().MatchString(normQuotes(textcut.WholeSentences(final, 0))) || selfFailureRE().MatchString(normQuotes(final)))
 }

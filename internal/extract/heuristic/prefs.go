@@ -14,14 +14,23 @@ import (
 // than what to do now, verbatim (docs/extractor.md, "Preferences").
 
 var (
+	// standingRE: a rule's words in the languages users write in: English,
+	// French, Spanish, German, Portuguese, then Chinese (no word boundary).
 	standingRE = lazyre.New(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +
 		`(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|(is|are) not (acceptable|allowed|permitted)|unacceptable|` +
-		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|` +
+		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|next time|refrain from|before (you|each|every|any) \w+|(after|for) (every|each) (change|edit|commit|step|file|task)|` +
 		`prefer(s|red|ably)?|instead of|rather than|use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|` +
-		`(should|must|will) never|(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*)\b|` +
-		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b`)
-	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily)\b|` +
-		`\b(don'?t|do not|never) (forget|worry|bother|mind)\b|\bno worries\b`)
+		`(should|must|will) never|(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
+		`toujours|jamais|d[ée]sormais|dor[ée]navant|il faut|tu dois|vous devez|au lieu d[e']|plut[ôo]t que|pr[ée]f[èée]re[rz]?|` +
+		`siempre|nunca|a partir de ahora|de ahora en adelante|en (lugar|vez) de|prefiero|debes|aseg[úu]rate|` +
+		`immer|nie|niemals|ab (jetzt|sofort)|k[üu]nftig|zuk[üu]nftig|(an)?statt|lieber|bevorzug\w*|musst|m[üu]sst|achte darauf|denk daran|` +
+		`sempre|a partir de agora|daqui (pra|para) (frente|diante)|ao inv[ée]s de|em vez de|prefiro|voc[êe] deve|certifique-se)\b|` +
+		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b|` +
+		`(^|[.,;:]\s*)(ne |n')\S+ (pas|plus)\b|(^|[.,;:]\s*)(no \w{2,}(es|as)|n[ãa]o \w+[ea])\b|(^|[.,;:]\s*)(only (use|run|edit|touch|commit|change)|no more)\b|\b(verwende|benutze|nutze) kein|\bbitte (nicht|kein)|` +
+		`总是|始终|永远|一律|不要|别再|不许|不准|请勿|禁止|必须|务必|一定要|今后|往后|从现在开始|从今以后|而不是|优先|记得|记住`)
+	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily|` +
+		`cette fois|pour l'instant|pour le moment|esta vez|por (ahora|enquanto|agora|ora)|de momento|diesmal|vorerst|f[üu]rs erste|desta vez|dessa vez)\b|` +
+		`\b(don'?t|do not|never) (forget|worry|bother|mind)\b|\bno worries\b|这次|这一次|本次|暂时|目前`)
 	// notPrefRE: a template speaking of the user, or a mapping to build.
 	notPrefRE   = lazyre.New(`(?i)\bthe user('s)?\b|\s(→|->|=>)\s`)
 	reasonRE    = lazyre.New(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
@@ -31,15 +40,12 @@ var (
 // preferences returns the standing instructions of one message, with the
 // next sentence when it gives the reason; reply: it answers the agent.
 func preferences(text string, reply bool) []string {
-	if document(text) {
-		return nil
-	}
 	var out []string
 	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || reply && !marksStanding(s) && optionRefRE().MatchString(s) || len(meaningfulWords(s)) == 0 || len(ss) == 1 && len(strings.Fields(s)) < 3 {
+		if !standing(s) || reply && !marksStanding(s) && optionRefRE().MatchString(s) || len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
@@ -52,9 +58,8 @@ func preferences(text string, reply bool) []string {
 	return out
 }
 
-// ownWords drops what the user pasted, its lines folded: fenced blocks,
-// quoted (">") and indented lines, a tool's lines and, up to a blank line,
-// a shell prompt's line and what follows, and what follows a line that
+// ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a
+// tool's lines and, up to a blank line, a shell prompt's line and what follows, and what follows a line that
 // introduces someone else's words ("The reviewer wrote:").
 func ownWords(text string) string {
 	var b strings.Builder
@@ -80,8 +85,7 @@ func ownWords(text string) string {
 }
 
 // pasteIntros are the words of a line that introduces someone else's.
-var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors output
-	log logs message forwarded quoted pasted traceback printed reported suggested`)
+var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors output log logs message forwarded quoted pasted traceback printed reported suggested`)
 
 // document reports a message under two or more headings: a template or a
 // pasted document, whose rules are its own.
@@ -95,7 +99,7 @@ func marksStanding(s string) bool {
 
 // standing reports a sentence that states a rule.
 func standing(s string) bool {
-	if strings.HasSuffix(s, "?") || len(s) > 400 || len(strings.Fields(s)) < 2 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
+	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || len(s) > 400 || words(s) < 2 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
 		return false
 	}
 	return standingRE().MatchString(s) && !oneOffRE().MatchString(s)
@@ -122,10 +126,16 @@ func prose(s string) bool {
 	return 4*letters >= 3*utf8.RuneCountInString(s)
 }
 
-// sentencesOf splits a message into sentences, also at ";".
+// words counts a sentence's words, a Chinese or Japanese character as one.
+func words(s string) int {
+	return len(strings.Fields(s)) + utf8.RuneCountInString(strings.Map(func(r rune) rune { return map[bool]rune{true: r, false: -1}[r >= 0x2E80 && unicode.IsLetter(r)] }, s))
+}
+
+// sentencesOf splits a message into sentences, also at ";" and at a full
+// stop of Chinese or Japanese, which no space follows.
 func sentencesOf(text string) []string {
 	var out []string
-	for _, s := range textSentences(text) {
+	for _, s := range textSentences(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n").Replace(text)) {
 		for _, p := range strings.Split(s, "; ") {
 			if p = strings.TrimSpace(p); p != "" {
 				out = append(out, p)

@@ -15,9 +15,8 @@ import (
 // What goes in which section, and how a text too long is shrunk by whole
 // items: docs/extractor.md, "What goes where".
 
-// class orders the items of a text for shrink, the first to go first (the
-// final answer last; cNote: interruptions and the errors of tools that are
-// not a shell).
+// class orders the items of a text for shrink, the first to go first (the final answer last; cNote:
+// interruptions and the errors of tools that are not a shell).
 type class int
 
 const (
@@ -48,9 +47,9 @@ type entry struct {
 
 // answerDoc is an answer as a memory quotes it; whole stands for it.
 type answerDoc struct {
-	label     string
-	whole     *entry
-	sentences []*entry
+	label, reply string
+	whole        *entry
+	sentences    []*entry
 }
 
 type taskDoc struct {
@@ -101,7 +100,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
-		doc, whole := answerDoc{label: "Earlier answer"}, cEarlier
+		doc, whole := answerDoc{label: "Earlier answer", reply: a.reply}, cEarlier
 		if last {
 			doc.label, whole = "Final answer", cFinal
 		}
@@ -164,7 +163,7 @@ func errPart(c *call, errors []string) string {
 		parts = []string{when(c.errLine != "", code(textcut.Line(c.errLine, 160))), when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
 	}
 	for _, e := range errors {
-		if c == nil || !strings.HasPrefix(e, c.errLine) {
+		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.passed[strings.Split(e, "; failing: ")[0]] {
 			earlier = append(earlier, e)
 		}
 	}
@@ -247,9 +246,8 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	}
 }
 
-// Result renders what was gathered; call it once, after the last event. A
-// thread without a message of the user, or an unknown version, gives the
-// empty result.
+// Result renders what was gathered; call it once, after the last event. A thread without a message of the
+// user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
 		return Result{}
@@ -258,6 +256,9 @@ func (x *Extractor) Result() Result {
 	docs := make([]taskDoc, len(x.tasks))
 	main := 0
 	for i, t := range x.tasks {
+		for _, f := range t.failures { // a line a later pass printed is no error line either
+			f.errLine = x.errorLine(f.out)
+		}
 		docs[i] = x.taskDoc(t, gone)
 		if docs[i].score > docs[main].score {
 			main = i
@@ -278,9 +279,8 @@ func (x *Extractor) Result() Result {
 	return res
 }
 
-// shrink renders docs within budget bytes, dropping items: the classes in
-// first, then the others in class order; within a class the less worth,
-// the last task's, the latest first; answers' sentences by dropSentence.
+// shrink renders docs within budget bytes, dropping items: the classes in first, then the others in class
+// order; within a class the less worth, the last task's, the latest first; answers' sentences by dropSentence.
 func shrink(docs []taskDoc, summary bool, first []class, budget int, render func() string) string {
 	var all []*entry
 	var answers [][]*entry
@@ -381,7 +381,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s)))
+				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+when(a.reply != "", "; the user replied: "+userWords(a.reply, 0)))
 			}
 		}
 		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge, Failures: kept(d.failures), Refs: kept(d.refs)}
@@ -404,8 +404,7 @@ func joinSentences(ss []string) string {
 	return b
 }
 
-// slug names the thread after the request's words (five at most), the
-// keywords filling in up to three.
+// slug names the thread after the request's words (five at most), the keywords filling in up to three.
 func (x *Extractor) slug(request string) string {
 	var parts []string
 	words := meaningfulWords(request)

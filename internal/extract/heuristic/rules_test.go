@@ -153,7 +153,7 @@ var ruleCases = []ruleCase{
 		file: "claimed-done-after-failure.jsonl", kind: sessions.KindJSONL,
 		must: []string{
 			"task_outcome: uncertain",
-			"Outcome: uncertain \\(the assistant answered but nothing confirms the result\\)",
+			"Outcome: uncertain \\(the assistant answered and no check confirms the result",
 			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass\\.",
 		},
 		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},

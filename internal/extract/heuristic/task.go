@@ -11,16 +11,14 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// Tasks. A message of the user opens a task when the agent gave a final
-// answer since the user last spoke and it asks for other work (startsTask);
-// every message is kept verbatim (docs/extractor.md, "Tasks").
+// Tasks. A message of the user opens a task when the agent gave a final answer since the user last spoke and
+// it asks for other work (startsTask); every message is kept verbatim (docs/extractor.md, "Tasks").
 
-// task is what the extractor keeps about one request of the user. negative:
-// its latest message pushed back (negAfter: after the last passing check);
-// finalSince: a final answer came since the user spoke (answeredBefore:
-// before, for a typo taken back); endedRefused: its latest act was refused.
+// task is what the extractor keeps about one request of the user. negative: its latest message
+// pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
+// user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request                                  string
+	request, next                            string   // next: the message that opened the next task, which may accept this one's answer
 	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
@@ -33,6 +31,7 @@ type task struct {
 	pairs                                    program.Pairer
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
+	passed                                   map[string]bool  // the session's lines a passing run printed
 	checks                                   map[string]*call // the latest run of each check family
 	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
@@ -47,8 +46,7 @@ type fix struct {
 	fail, pass *call
 }
 
-// edited names files with the line their latest edit put in ("a.go
-// (`return x`)").
+// edited names files with the line their latest edit put in ("a.go (`return x`)").
 func (t *task) edited(files []string) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
@@ -70,8 +68,7 @@ func (t *task) addWords(words []string) {
 	}
 }
 
-// shares reports a word the task holds, or unless exactly a related form
-// ("track", "tracking").
+// shares reports a word the task holds, or unless exactly a related form ("track", "tracking").
 func (t *task) shares(words []string, exactly bool) bool {
 	for _, w := range words {
 		for tw := range t.words {
@@ -99,20 +96,23 @@ func (x *Extractor) human(e sessions.Event) {
 	// A complaint is about the task's work when it names it or is short; a
 	// message that opens by overruling ("actually …") is about it anyway.
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
-	negative := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead"
+	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
+	negative := !tmpl && (negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead")
 	if cur == nil || x.startsTask(cur, text, words, negative) {
+		if cur != nil && cur.finalSince && !tmpl {
+			cur.next = text
+		}
 		cur = newTask(text)
+		cur.passed = x.passed
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
-		if negative {
-			if cur.finalSince && len(cur.answers) > 0 {
-				cur.answers[len(cur.answers)-1].withdrawn = true
-			}
-			if len(cur.corrections) < maxCorrections {
-				cur.corrections = append(cur.corrections, text)
-			}
+		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
+			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = when(!tmpl, text), cur.answers[n-1].withdrawn || negative
+		}
+		if negative && len(cur.corrections) < maxCorrections {
+			cur.corrections = append(cur.corrections, text)
 		}
 		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
 		cur.negative, cur.negAfter = negative, negative
@@ -122,7 +122,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(normQuotes(e.Text), x.asked) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), x.asked) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -130,9 +130,24 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// startsTask reports a message that opens a task after a final answer: ten
-// words of its own, or two sharing nothing with the task and no
-// continuation; never a complaint, a refusal's answer or a rule.
+// template reports a message the user did not type word by word: a document (headings), a placeholder left in
+// ($ARGUMENTS, {{…}}), a persona's long activation, or an earlier message's opening again, whose sentences the
+// earlier one gave as rules are the template's too.
+func (x *Extractor) template(text string) bool {
+	l, opening := strings.ToLower(text), text[:min(len(text), 160)]
+	again := len(text) >= 160 && slices.Contains(x.openings, opening)
+	if len(text) >= 160 && !again && len(x.openings) < 64 {
+		x.openings = append(x.openings, opening)
+	}
+	for _, t := range x.tasks {
+		t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return again && strings.Contains(oneLine(text), p) })
+	}
+	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
+		slices.ContainsFunc([]string{"you are a ", "you are an ", "you are the ", "act as "}, func(p string) bool { return strings.HasPrefix(l, p) }) && len(strings.Fields(text)) >= 60
+}
+
+// startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
+// nothing with the task and no continuation; never a complaint, a refusal's answer or a rule.
 func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
 		return false
@@ -149,9 +164,8 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a
-// heading (a prompt template a command expanded), after its first line
-// that is no heading nor fence: the words filling the template in.
+// title names a task after its request; of a document that opens on a heading (a prompt template a command
+// expanded), after its first line that is no heading nor fence: the words filling the template in.
 func title(request string) string {
 	for l := range strings.Lines(request) {
 		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {
@@ -170,9 +184,8 @@ func firstClause(s string) string {
 }
 
 // continuations open a message that goes on with the current request.
-var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
-these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i
-looks seems don't dont`)
+var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i looks
+seems don't dont`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
@@ -201,6 +214,9 @@ func (x *Extractor) interrupted(e sessions.Event) {
 			x.keyword(w, -2)
 		}
 		t.steps.steps, t.followUps, t.finalSince = t.steps.steps[:n-1], t.followUps-1, t.answeredBefore
+		if len(t.answers) > 0 && t.finalSince {
+			t.answers[len(t.answers)-1].reply = "" // the typo answered nothing
+		}
 		return
 	}
 	t.interrupts, t.endedRefused = t.interrupts+1, true // endedRefused: until a call runs again

@@ -47,8 +47,7 @@ func times(n int) string { return cmp.Or(when(n == 1, "once"), itoa(n)+" times")
 
 func capped[T any](list []T, n int) []T { return list[:min(len(list), n)] }
 
-// meaningfulWords returns the lower-case words of text that are not stop
-// words, in order, once each.
+// meaningfulWords returns the lower-case words of text that are not stop words, in order, once each.
 func meaningfulWords(text string) []string {
 	if len(text) > 4000 {
 		text = text[:4000]
@@ -68,24 +67,16 @@ func meaningfulWords(text string) []string {
 	return out
 }
 
-// stopWords say nothing about a task: function words, filler, and the
-// verbs of requests ("fix", "add").
+// stopWords say nothing about a task: function words, filler, and the verbs of requests ("fix", "add").
 var stopWords = lazyre.Words(`
-a about above after again against all also am an and any are as at be because been before being below
-between both but by can cannot could did do does doing don down during each few for from further had has
-have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not
-of off on once only or other our out over own same she should so some such than that the their them then
-there these they this those through to too under until up very was we were what when where which while who
-whom why will with would you your yours please pls thanks thank ok okay hi hey yes yeah sure just now like
-want need needs make makes get got go going use using used might may must shall one two thing things
-something anything everything stuff way bit lot really actually maybe still new file files code help try
-see look looks seem seems know think well good give show tell us via per etc ie eg within without onto
-add adds added create created fix fixes fixed fail fails failed update updated delete deleted remove removed
-change changes changed run runs ran write wrote implement implemented check checks work works working done
-always never instead prefer rather avoid`)
+a about above after again against all also am an and any are as at be because been before being below between both but by can cannot could did do does doing don down during each few for from further
+had has have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not of off on once only or other our out over own same she should so some such than that
+the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours please pls thanks thank ok okay
+hi hey yes yeah sure just now like want need needs make makes get got go going use using used might may must shall one two thing things something anything everything stuff way bit lot really actually
+maybe still new file files code help try see look looks seem seems know think well good give show tell us via per etc ie eg within without onto add adds added create created fix fixes fixed fail fails
+failed update updated delete deleted remove removed change changes changed run runs ran write wrote implement implemented check checks work works working done always never instead prefer rather avoid`)
 
-// textSentences splits text into sentences without list markers ("- ",
-// "1. ", "2) ").
+// textSentences splits text into sentences without list markers ("- ", "1. ", "2) ").
 func textSentences(s string) []string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

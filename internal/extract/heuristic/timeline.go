@@ -8,14 +8,10 @@ import (
 	"github.com/memctl/memctl/internal/english"
 )
 
-// The timeline is a task's steps in order, for the rollout summary; a look
-// around folds into one step, and past timelineMax the oldest steps after
-// the head that do not quote the user go, counted.
+// The timeline is a task's steps in order, for the rollout summary; a look around folds into one step, and
+// past timelineMax the oldest steps after the head that do not quote the user go, counted.
 
-const (
-	timelineHead = 8
-	timelineMax  = 160
-)
+const timelineHead, timelineMax = 8, 160
 
 type step struct {
 	text         string
@@ -35,9 +31,8 @@ func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth
 // ran adds a call, whatever its result turns out to be.
 func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
 
-// said adds a message of the user.
-// A message laid out as a document (a prompt template a command
-// expanded, a pasted spec) is quoted by its opening only.
+// said adds a message of the user; one laid out as a document (a prompt
+// template a command expanded, a pasted spec) by its opening only.
 func (tl *timeline) said(label, words string) {
 	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
 }
@@ -54,8 +49,7 @@ func (tl *timeline) explore(name string) {
 	tl.push(step{names: []string{name}, count: 1})
 }
 
-// push adds a step; past the cap, the oldest step after the head that
-// does not quote the user goes.
+// push adds a step; past the cap, the oldest step after the head that does not quote the user goes.
 func (tl *timeline) push(s step) {
 	tl.steps = append(tl.steps, s)
 	if len(tl.steps) <= timelineMax {
@@ -68,9 +62,8 @@ func (tl *timeline) push(s step) {
 	tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
 }
 
-// entries renders the steps, ranked for shrink: the user's words apart
-// (cUser); a look around or a change undone, a run without a status, a
-// run that ended well, then anything else.
+// entries renders the steps, ranked for shrink: the user's words apart (cUser); a look around or a change
+// undone, a run without a status, a run that ended well, then anything else.
 func (tl *timeline) entries() []*entry {
 	var out []*entry
 	for i, s := range tl.steps {

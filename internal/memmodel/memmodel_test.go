@@ -201,7 +201,7 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 	heading := "Review the change. ## Steps 1. read the diff 2. list the risks"
 	slot := "Summarise the ticket $1 for the changelog in two lines, then draft the release note for it with the ticket's number, its title, who asked for it and which service it touches, in the house style."
 	handle := "Fill in {{ticket}} and open the pull request."
-	notice := "ACTIVATION-NOTICE: This file holds your full agent operating guidelines."
+	notice := "Activation notice: this file holds the operating guide of the agent you now play."
 	notAllowed := "You are not allowed to push to main."
 	longRule := "When a migration touches the orders table, always run it on a copy of production first, check the row counts before and after, and ask me before running it against the real database, even for a small change."
 	sel := []store.Selected{

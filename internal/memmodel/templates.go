@@ -15,7 +15,7 @@ import (
 // long text. The folder keeps the user's rules, so the consolidator drops
 // a preference that is a template's text, by what a template has and a
 // rule typed by hand does not: a placeholder left to fill, a Markdown
-// heading, a persona's opening ("You are a …", "ACTIVATION-NOTICE") in a
+// heading, a persona's opening ("You are a …", an activation notice) in a
 // long text or one that several sessions repeat word for word, or a
 // numbered slot ($1) in a long text. A rule the user restates word for
 // word in every session is still a rule.

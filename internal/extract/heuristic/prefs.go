@@ -128,7 +128,13 @@ func prose(s string) bool {
 
 // words counts a sentence's words, a Chinese or Japanese character as one.
 func words(s string) int {
-	return len(strings.Fields(s)) + utf8.RuneCountInString(strings.Map(func(r rune) rune { return map[bool]rune{true: r, false: -1}[r >= 0x2E80 && unicode.IsLetter(r)] }, s))
+	n := len(strings.Fields(s))
+	for _, r := range s {
+		if r >= 0x2E80 && unicode.IsLetter(r) { // CJK and beyond: no spaces between words
+			n++
+		}
+	}
+	return n
 }
 
 // sentencesOf splits a message into sentences, also at ";" and at a full

@@ -139,8 +139,11 @@ func (x *Extractor) template(text string) bool {
 	if len(text) >= 160 && !again && len(x.openings) < 64 {
 		x.openings = append(x.openings, opening)
 	}
-	for _, t := range x.tasks {
-		t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return again && strings.Contains(oneLine(text), p) })
+	if again { // its first use's rules were the template's
+		one := oneLine(text)
+		for _, t := range x.tasks {
+			t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return strings.Contains(one, p) })
+		}
 	}
 	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
 		slices.ContainsFunc([]string{"you are a ", "you are an ", "you are the ", "act as "}, func(p string) bool { return strings.HasPrefix(l, p) }) && len(strings.Fields(text)) >= 60

@@ -72,7 +72,9 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 	const threads = 12
 	const iterations = 14
 	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
+	// The home exists before the first run, as a home MEMCTL_HOME names
+	// must: a kill before the run made it would leave nothing to check.
+	home := emptyHome(t, dir, 0)
 	src := filepath.Join(dir, "transcripts")
 	agentTmp := filepath.Join(dir, "agent-tmp")
 	pidFile := filepath.Join(dir, "agent.pids")

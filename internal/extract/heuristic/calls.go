@@ -200,9 +200,6 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 					t.commits = append(t.commits, cm)
 				}
 			}
-			if len(c.commits) == 0 && program.ChangesThroughGit(c.command, out) && len(t.gitChanges) < 4 {
-				t.gitChanges = appendNew(t.gitChanges, c.command)
-			}
 		}
 	}
 	if c.reads {

@@ -35,8 +35,8 @@ func (t *task) outcome() (string, string) {
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a step the user rejected or interrupted"
-	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0: // it changed nothing
-		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file changed"
+	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0: // it changed nothing
+		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file was edited"
 	case t.negAfter:
 		return "uncertain", "the user reported a problem and no check confirms the fix"
 	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):

@@ -19,7 +19,7 @@ import (
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
 	request, next                            string   // next: the message that opened the next task, which may accept this one's answer
-	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
+	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
 	answeredBefore, endedRefused             bool

@@ -37,7 +37,8 @@ var (
 		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|sollte|` +
 		`wird|vielleicht|provavelmente|deveria|talvez|i remember)\b|` +
 		`^((natural|suggested|possible) )?next steps?\b|^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|` +
-		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|\bmy (memory|memories|notes) (say|show|note)|` +
+		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
+		`\bmy (memory|memories|notes) (say|show|note)|` +
 		`可能|应该|应当|将会|建议|也许|大概`)
 )
 

@@ -53,7 +53,8 @@ func (x *Extractor) context() string {
 		b += " (" + itoa(failed) + " failed" + when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own") + ")"
 	}
 	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
-	b += cmp.Or(when(len(changed) > 0, " and changed "+english.Count(len(changed), "file", "files")), " and edited no file directly") +
+	b += cmp.Or(when(len(changed) > 0, " and changed "+english.Count(len(changed), "file", "files")),
+		" and edited no file directly") +
 		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
 		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "."
 	if len(changed) > 0 { // the names, for a later search for one of them

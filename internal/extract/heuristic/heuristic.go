@@ -53,7 +53,7 @@ type Extractor struct {
 	dropped, seenChange, recurs   map[string]bool   // calls on memory, whose results go too; the changes counted; see saw
 	printed                       map[string]string // a line printed → the family of the command that printed it last
 	worktrees                     []string          // folders `git worktree add` made: the project's, even under /tmp
-	openings                      []string          // the openings of the user's long messages, a template's when seen again
+	openings                      []string          // the openings of the user's long messages (Extractor.template)
 	typed                         *sessions.Event   // the user's latest message, read once all its blocks came
 	refusal, asked, looked, moved bool
 }

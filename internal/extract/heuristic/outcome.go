@@ -27,8 +27,8 @@ func (t *task) outcome() (string, string) {
 			}
 		}
 		if !t.exercised(check) {
-			return "uncertain", "the last check " + last(check) + " passed (exit 0) " +
-				cmp.Or(when(check.changesBefore < t.files.changes, "before the last change"), "and it does not run the changed code")
+			before := when(check.changesBefore < t.files.changes, "before the last change")
+			return "uncertain", "the last check " + last(check) + " passed (exit 0) " + cmp.Or(before, "and it does not run the changed code")
 		}
 		return "success", "the last check " + last(check) + " passed"
 	case t.negative && !t.finalSince:
@@ -44,7 +44,8 @@ func (t *task) outcome() (string, string) {
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.final != "":
-		return "uncertain", "the assistant answered and no check confirms the result" + when(t.next != "", "; the user's next message: "+userWords(t.next, lineMax))
+		next := when(t.next != "", "; the user's next message: "+userWords(t.next, lineMax))
+		return "uncertain", "the assistant answered and no check confirms the result" + next
 	}
 	return "uncertain", "the session ended without an answer"
 }

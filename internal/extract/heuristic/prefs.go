@@ -136,17 +136,3 @@ func words(s string) int {
 	}
 	return n
 }
-
-// sentencesOf splits a message into sentences, also at ";" and at a full
-// stop of Chinese or Japanese, which no space follows.
-func sentencesOf(text string) []string {
-	var out []string
-	for _, s := range textSentences(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n").Replace(text)) {
-		for _, p := range strings.Split(s, "; ") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}

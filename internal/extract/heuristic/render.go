@@ -383,7 +383,8 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+when(a.reply != "", "; the user replied: "+userWords(a.reply, lineMax)))
+				reply := when(a.reply != "", "; the user replied: "+userWords(a.reply, lineMax))
+				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+reply)
 			}
 		}
 		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge, Failures: kept(d.failures), Refs: kept(d.refs)}

@@ -18,7 +18,7 @@ import (
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request, next                            string   // next: the message that opened the next task, which may accept this one's answer
+	request, next                            string // next: the message that opened the next task, which may accept this one's answer
 	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool

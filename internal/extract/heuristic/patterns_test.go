@@ -627,6 +627,18 @@ var patternCases = []patternCase{
 		must:    []string{"Added report/backfill\\.sql"},
 		mustNot: []string{"likely why", "will show", "Widen the date filter", "the user replied: “2”"},
 	},
+	{
+		pattern: 5, name: "a rule inside a longer request is kept verbatim as a preference; a pick among offered options is not",
+		turns: []scripted.Turn{
+			{User: "Add retries to the HTTP client in net/client.go with exponential backoff, capped at five attempts, " +
+				"and log each retry at debug level. Use table-driven tests, never one test function per case. Tests go next to the code.",
+				Steps: []scripted.Step{edit("net/client.go", "return c.do(req)", "return c.retry(req, 5)")},
+				Final: "Added retries with exponential backoff to net/client.go. Which backoff base do you want?\n1. 100ms\n2. 500ms"},
+			{User: "I prefer option 2", Steps: []scripted.Step{edit("net/client.go", "base = 100", "base = 500")},
+				Final: "The backoff base is 500ms."}},
+		must:    []string{"- “Use table-driven tests, never one test function per case\\.”"},
+		mustNot: []string{"- “I prefer option 2"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

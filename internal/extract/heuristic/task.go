@@ -126,7 +126,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), x.asked) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text))) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}

@@ -639,6 +639,17 @@ var patternCases = []patternCase{
 		must:    []string{"- “Use table-driven tests, never one test function per case\\.”"},
 		mustNot: []string{"- “I prefer option 2"},
 	},
+	{
+		pattern: 4, name: "a failure is stated with its error, nothing about a rerun that the transcript does not show",
+		turns: []scripted.Turn{
+			{User: "Run the integration tests.",
+				Steps: []scripted.Step{run("make integration", "--- FAIL: TestCheckout (0.20s)\n    checkout_test.go:40: status 502, want 200\nFAIL", 2)},
+				Final: "TestCheckout fails with a 502 from the payment stub."},
+			{User: "I reran make integration with STUB=1 in my own terminal and it passed, thanks.",
+				Final: "Good: with the stub enabled the checkout test passes."}},
+		must:    []string{"`make integration` failed once \\(`checkout_test\\.go:40: status 502, want 200`"},
+		mustNot: []string{"not run again", "no later run passed"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

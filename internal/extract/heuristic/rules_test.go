@@ -154,7 +154,7 @@ var ruleCases = []ruleCase{
 		must: []string{
 			"task_outcome: uncertain",
 			"Outcome: uncertain \\(the assistant answered and no check confirms the result",
-			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass\\.",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\)\\.",
 		},
 		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
 	},
@@ -202,8 +202,8 @@ var ruleCases = []ruleCase{
 		must: []string{
 			"task_outcome: partial",
 			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `(golangci-lint run \\./\\.\\.\\.|git push origin main)` failed and no later run passed\\)",
-			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and was not run again to a pass",
-			"`git push origin main` failed once \\([^\\n]*\\) and was not run again to a pass",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\)",
+			"`git push origin main` failed once \\([^\\n]*\\)",
 		},
 		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
 	},

@@ -82,7 +82,8 @@ func (t *task) shares(words []string, exactly bool) bool {
 
 // human takes one message of the user.
 func (x *Extractor) human(e sessions.Event) {
-	lines := strings.Split(normQuotes(harnessRE().ReplaceAllString(e.Text, "")), "\n")
+	e.Text = harnessRE().ReplaceAllString(e.Text, "") // what the harness put in is no word of the user's
+	lines := strings.Split(normQuotes(e.Text), "\n")
 	for i, l := range lines {
 		lines[i] = oneLine(l)
 	}

@@ -80,3 +80,31 @@ func TestFindTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateSentOnceQuotedByItsOpening: a session opened by an agent
+// persona's activation prompt (a list of steps in markup, no "You are"),
+// sent once, then a request of the user's own. MEMORY.md names the
+// template once by its opening instead of quoting it whole as the user's
+// words, and quotes the user's request as it stands.
+func TestTemplateSentOnceQuotedByItsOpening(t *testing.T) {
+	const persona = "Take on the persona set out below and follow its start-up steps exactly as written. <persona-start> " +
+		"1. Read the settings file the team keeps for this persona first. 2. Greet the user by the name found there. " +
+		"3. Show the numbered menu and WAIT for a choice. </persona-start> NEVER leave the persona until the exit command."
+	const request = "review the retry loop in fetch/retry.go"
+	raw := "---\ndescription: persona\ntask_outcome: uncertain\ncwd: /home/dev/src/app\nkeywords: persona\nwritten_by: memctl heuristic\n---\n\n" +
+		"### Task 1: Take on the persona set out below\ntask: Take on the persona set out below\ntask_outcome: uncertain\n\nReusable knowledge:\n- Final answer: “Hello.”\n\n"
+	summary := "# persona in app\n\n## Task 1: persona\n\nOutcome: uncertain (the assistant answered)\n\nKey steps:\n- The user asked: “" + persona +
+		"”\n- Follow-up from the user: “" + request + "”\n\n"
+	root := runHeuristic(t, "v1", []Selected{{ThreadID: "p", SourceUpdatedAt: 1785840059, Cwd: "/home/dev/src/app", RolloutSlug: "p",
+		RawMemory: raw, RolloutSummary: summary}})
+	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	for what, n := range map[string]int{
+		"- A template or document the user sent, its opening: “Take on the persona set out below": 1,
+		"WAIT for a choice": 0,
+		"- Follow-up from the user: “" + request + "”": 1,
+	} {
+		if got := strings.Count(handbook, what); got != n {
+			t.Errorf("MEMORY.md says %q %d times, want %d:\n%s", what, got, n, handbook)
+		}
+	}
+}

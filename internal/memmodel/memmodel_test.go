@@ -201,13 +201,13 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 	heading := "Review the change. ## Steps 1. read the diff 2. list the risks"
 	slot := "Summarise the ticket $1 for the changelog in two lines, then draft the release note for it with the ticket's number, its title, who asked for it and which service it touches, in the house style."
 	handle := "Fill in {{ticket}} and open the pull request."
-	notice := "Activation notice: this file holds the operating guide of the agent you now play."
+	steps := "Stay in the persona described here for the whole conversation and follow each start-up step in order. 1. Load the profile file before anything else. 2. Introduce yourself in one line. 3. Offer the menu of tasks and wait. ALWAYS answer in the persona's voice and NEVER drop it until the user types the exit word."
 	notAllowed := "You are not allowed to push to main."
 	longRule := "When a migration touches the orders table, always run it on a copy of production first, check the row counts before and after, and ask me before running it against the real database, even for a small change."
 	sel := []store.Selected{
-		{ThreadID: "s1", SourceUpdatedAt: base, RawMemory: withPrefs("one", persona, notice, notAllowed, longRule, command)},
-		{ThreadID: "s2", SourceUpdatedAt: base - 1, RawMemory: withPrefs("two", notice, notAllowed, longRule, heading, slot)},
-		{ThreadID: "s3", SourceUpdatedAt: base - 2, RawMemory: withPrefs("three", notice, notAllowed, longRule, handle, "Keep the API bill under $5 a day.")},
+		{ThreadID: "s1", SourceUpdatedAt: base, RawMemory: withPrefs("one", persona, steps, notAllowed, longRule, command)},
+		{ThreadID: "s2", SourceUpdatedAt: base - 1, RawMemory: withPrefs("two", notAllowed, longRule, heading, slot)},
+		{ThreadID: "s3", SourceUpdatedAt: base - 2, RawMemory: withPrefs("three", notAllowed, longRule, handle, "Keep the API bill under $5 a day.")},
 		{ThreadID: "mine", SourceUpdatedAt: base - 3, UserAsserted: true, RawMemory: "Template\nFill in $ARGUMENTS when I say so\n"},
 	}
 	var prefs []string

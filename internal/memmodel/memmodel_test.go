@@ -221,3 +221,53 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 		t.Errorf("preferences\n%q\nwant\n%q", prefs, want)
 	}
 }
+
+// The folder's preferences are the user's standing rules: a reply that
+// picks among what the agent offered, or that steers the step at hand,
+// is no preference, though the extractor read one from its words; a
+// reply that says the rule stands stays, as does a rule of the user's own,
+// also when it follows a reply in the same message.
+// A synthetic offline memory with its rollout summary's messages.
+func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
+	msgs := []string{
+		"Add a cache in front of the pricing service. Use table-driven tests, not one test per case.",
+		"I prefer option 2, the one with the TTL.",
+		"ok, use the in-memory store instead of Redis for this.",
+		"great, prepare the plan. Don't commit until the final step.",
+		"no, never use bare pytest; run uv run pytest from now on.",
+		"Let's go with the second approach.",
+		"Revise the proposal; option B is not acceptable because of the cost.",
+		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
+		"ok lets get the docs done in a branch. Then look at the staging deploy. Please dont run the migrations by hand on the server.",
+	}
+	prefs := []string{
+		"Use table-driven tests, not one test per case.",
+		"I prefer option 2, the one with the TTL.",
+		"use the in-memory store instead of Redis for this.",
+		"Don't commit until the final step.",
+		"no, never use bare pytest; run uv run pytest from now on.",
+		"Let's go with the second approach.",
+		"option B is not acceptable because of the cost.",
+		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
+		"Please dont run the migrations by hand on the server.",
+	}
+	raw := withPrefs("pricing cache", quoteAll(prefs)...)
+	steps := []string{"The user asked: “" + msgs[0] + "”"}
+	for _, m := range msgs[1:] {
+		steps = append(steps, "Follow-up from the user: “"+m+"”")
+	}
+	summary := "---\ndescription: pricing cache\nwritten_by: memctl heuristic\n---\n\n## Task 1: pricing cache\n\nOutcome: uncertain\n\nKey steps:\n- " + strings.Join(steps, "\n- ") + "\n"
+	mems := Parse([]store.Selected{{ThreadID: "s", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: raw, RolloutSummary: summary}})
+	want := quoteAll([]string{prefs[0], prefs[4], prefs[7], prefs[8]})
+	if got := mems[0].Tasks[0].Prefs; !slices.Equal(got, want) {
+		t.Errorf("preferences\n%q\nwant\n%q", got, want)
+	}
+}
+
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = "“" + it + "”"
+	}
+	return out
+}

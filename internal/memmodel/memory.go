@@ -110,6 +110,7 @@ func Parse(sel []store.Selected) []Memory {
 		out = append(out, m)
 	}
 	dropTemplatePrefs(out)
+	dropAnswerPrefs(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Sel.SourceUpdatedAt != out[j].Sel.SourceUpdatedAt {
 			return out[i].Sel.SourceUpdatedAt > out[j].Sel.SourceUpdatedAt

@@ -131,17 +131,25 @@ func writeTaskList(sb *strings.Builder, heading string, items []string) {
 
 // userMessages is what a task's user_messages list keeps of the user's
 // messages: each once, in order, without the request the heading already
-// gives whole, and without a follow-up of one short word ("yes", "ok",
-// "p"), which says nothing without the question it answered.
+// gives whole, without a follow-up of one short word ("yes", "ok", "p"),
+// which says nothing without the question it answered, and without the
+// stand-in of an image the user sent ("[image omitted]"), which says
+// nothing at all.
 func userMessages(asked []string, title string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range asked {
-		words := strings.TrimPrefix(strings.TrimPrefix(s, rawmemory.StepAsked), rawmemory.StepFollowUp)
-		words = strings.Trim(words, "“” ")
+		label := rawmemory.StepAsked
+		if strings.HasPrefix(s, rawmemory.StepFollowUp) {
+			label = rawmemory.StepFollowUp
+		}
+		words := strings.Trim(strings.TrimPrefix(s, label), "“” ")
+		if bare := strings.TrimSpace(strings.ReplaceAll(words, imageOmitted, "")); bare != words && strings.HasPrefix(s, label+"“") {
+			words, s = bare, label+"“"+bare+"”"
+		}
 		switch said := memmodel.NormKey(words); {
-		case s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
-		case strings.HasPrefix(s, rawmemory.StepFollowUp) && !strings.ContainsAny(words, " /.`") && utf8.RuneCountInString(said) <= maxAssentRunes:
+		case said == "", s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
+		case label == rawmemory.StepFollowUp && !strings.ContainsAny(words, " /.`") && utf8.RuneCountInString(said) <= maxAssentRunes:
 		default:
 			seen[said] = true
 			out = append(out, s)
@@ -149,6 +157,10 @@ func userMessages(asked []string, title string) []string {
 	}
 	return out
 }
+
+// imageOmitted is what the session readers put where the user sent an
+// image.
+const imageOmitted = "[image omitted]"
 
 // renderMemoryMD builds the v1 handbook: one task group per working
 // directory, newest first.

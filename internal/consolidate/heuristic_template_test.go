@@ -108,3 +108,18 @@ func TestTemplateSentOnceQuotedByItsOpening(t *testing.T) {
 		}
 	}
 }
+
+// TestUserMessagesLeaveOutImageStandIns: the stand-in a reader puts where
+// the user sent an image says nothing; the words sent with it stay.
+func TestUserMessagesLeaveOutImageStandIns(t *testing.T) {
+	got := userMessages([]string{
+		"The user asked: “fix the footer”",
+		"Follow-up from the user: “[image omitted]”",
+		"Follow-up from the user: “[image omitted] it still overlaps on mobile”",
+		"Follow-up from the user: “[image omitted] [image omitted]”",
+	}, "")
+	want := []string{"The user asked: “fix the footer”", "Follow-up from the user: “it still overlaps on mobile”"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("user_messages\n%q\nwant\n%q", got, want)
+	}
+}

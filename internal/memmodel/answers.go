@@ -3,6 +3,8 @@ package memmodel
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/rawmemory"
@@ -90,4 +92,118 @@ func sentencesIn(s string) int {
 		n += strings.Count(s, end)
 	}
 	return n
+}
+
+// An answer of the agent quoted with the user's reply tells the next agent
+// what stood. Three things in it tell nothing: a reply of one short word
+// ("yes", "p", "proceed"), which says nothing without the question it
+// answered, unless it picks an option the answer names ("A" after "Option
+// A — …"); an image's stand-in, "[image omitted]", in place of the user's
+// words; and an answer that only lays out options with no reply that
+// chose among them.
+
+const (
+	// repliedLabel joins an answer and the user's reply in an offline
+	// memory's item.
+	repliedLabel = "; the user replied: “"
+	// imageOmitted is what a reader puts where the user sent an image.
+	imageOmitted = "[image omitted]"
+	// maxAssentRunes bounds a reply of one word that says nothing alone.
+	maxAssentRunes = 8
+)
+
+// optionLabel opens a part of an answer that lays out one option.
+var optionLabel = lazyre.New(`(?i)^\W*((option|choice|approach|alternative|variant)\s*(#?\d|[a-d])\b|(\d|[a-d])[.)]\s)`)
+
+// tidyAnswers rewrites the quoted answers of every offline memory
+// (tidyAnswer) and drops those that only offer options.
+func tidyAnswers(mems []Memory) {
+	for i := range mems {
+		if !mems[i].Offline || mems[i].Sel.UserAsserted {
+			continue
+		}
+		for j := range mems[i].Tasks {
+			t := &mems[i].Tasks[j]
+			var out []string
+			for _, k := range t.Knowledge {
+				if k, keep := tidyAnswer(k); keep {
+					out = append(out, k)
+				}
+			}
+			t.Knowledge = out
+		}
+	}
+}
+
+// tidyAnswer is an item without a reply that tells nothing, and whether
+// it stays: an answer that only offers options, with no reply, goes.
+func tidyAnswer(item string) (string, bool) {
+	if !strings.HasPrefix(item, earlierAnswer) && !strings.HasPrefix(item, finalAnswer) {
+		return item, true
+	}
+	answer, reply, replied := strings.Cut(item, repliedLabel)
+	if replied {
+		r := strings.TrimSpace(strings.ReplaceAll(strings.TrimSuffix(reply, "”"), imageOmitted, ""))
+		switch {
+		case r == "" || assent(r) && !names(answer, r):
+			item, replied = answer, false
+		default:
+			item = answer + repliedLabel + r + "”"
+		}
+	}
+	return item, replied || !offersOnly(answer)
+}
+
+// assent reports a reply of one short word.
+func assent(r string) bool {
+	return !strings.ContainsAny(r, " /.`") && len([]rune(r)) <= maxAssentRunes
+}
+
+// names reports an answer that names the option a reply picks ("A",
+// "2"): "Option A" anywhere, or a part that opens "A)" or "2.".
+func names(answer, pick string) bool {
+	if len([]rune(pick)) > 2 {
+		return false
+	}
+	l, pick := strings.ToLower(answer), strings.ToLower(pick)
+	for _, w := range []string{"option", "choice", "approach", "alternative", "variant"} {
+		for _, sep := range []string{" ", " #"} {
+			if i := strings.Index(l, w+sep+pick); i >= 0 && !wordGoesOn(l[i+len(w+sep+pick):]) {
+				return true
+			}
+		}
+	}
+	for _, part := range answerParts(l) {
+		if m := optionLabel().FindStringSubmatch(part); m != nil && m[4] == pick {
+			return true
+		}
+	}
+	return false
+}
+
+// wordGoesOn reports a text that opens with a letter or digit: the word
+// before it is not over.
+func wordGoesOn(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// offersOnly reports an answer that lays out two options or more and
+// says little else: half of its parts at least open on an option.
+func offersOnly(answer string) bool {
+	parts := answerParts(answer)
+	n := 0
+	for _, p := range parts {
+		if optionLabel().MatchString(p) {
+			n++
+		}
+	}
+	return n >= 2 && 2*n >= len(parts)
+}
+
+// answerParts splits a quoted answer into the sentences and list items
+// the extractor joined.
+func answerParts(answer string) []string {
+	_, q, _ := strings.Cut(answer, "“")
+	return strings.FieldsFunc(strings.TrimSuffix(q, "”"), func(r rune) bool { return r == ';' })
 }

@@ -271,3 +271,32 @@ func quoteAll(items []string) []string {
 	}
 	return out
 }
+
+// A quoted answer keeps the user's reply only when it tells something: a
+// reply of one short word goes unless it picks an option the answer
+// names, an image's stand-in goes, and an answer that only lays out
+// options with no reply that chose goes whole. Synthetic offline memory.
+func TestParseTidiesQuotedAnswers(t *testing.T) {
+	items := []string{
+		"Earlier answer: “The cache now expires entries after an hour.”; the user replied: “yes”",
+		"Earlier answer: “Recommended: Option A — keep auth in the gateway.”; the user replied: “A”",
+		"Earlier answer: “The header is centred.”; the user replied: “[image omitted] the footer still overlaps”",
+		"Earlier answer: “The modal closes on escape.”; the user replied: “[image omitted]”",
+		"Final answer: “Option A: a cron job; Option B: a queue worker; Which one?”",
+		"Earlier answer: “Option 1: patch the parser; Option 2: replace it.”; the user replied: “replace it, the old one is unmaintained”",
+		"Final answer: “The importer skips empty rows.”",
+		"Check: `go test ./...` passed.",
+	}
+	raw := "---\ndescription: tidy\ntask_outcome: success\nwritten_by: memctl heuristic\n---\n\n### Task 1: tidy\ntask: tidy\n\nReusable knowledge:\n- " + strings.Join(items, "\n- ") + "\n"
+	mems := Parse([]store.Selected{{ThreadID: "s", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: raw}})
+	want := []string{
+		"Earlier answer: “The cache now expires entries after an hour.”",
+		items[1],
+		"Earlier answer: “The header is centred.”; the user replied: “the footer still overlaps”",
+		"Earlier answer: “The modal closes on escape.”",
+		items[5], items[6], items[7],
+	}
+	if got := mems[0].Tasks[0].Knowledge; !slices.Equal(got, want) {
+		t.Errorf("knowledge\n%q\nwant\n%q", got, want)
+	}
+}

@@ -111,6 +111,7 @@ func Parse(sel []store.Selected) []Memory {
 	}
 	dropTemplatePrefs(out)
 	dropAnswerPrefs(out)
+	tidyAnswers(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Sel.SourceUpdatedAt != out[j].Sel.SourceUpdatedAt {
 			return out[i].Sel.SourceUpdatedAt > out[j].Sel.SourceUpdatedAt

@@ -123,3 +123,37 @@ func TestUserMessagesLeaveOutImageStandIns(t *testing.T) {
 		t.Errorf("user_messages\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestAlikeTasksHeadedOnce: three tasks in a row ran one command template
+// with no input of their own and have nothing else to show; MEMORY.md
+// heads them once, with a count, and lists each one's answer under that
+// task, while the next task, which gave the template an input, keeps a
+// heading and number of its own.
+func TestAlikeTasksHeadedOnce(t *testing.T) {
+	tmpl := func(input string) string {
+		return "## Input ```text " + input + " ``` then follow every step of the checklist below in order and report each result"
+	}
+	task := func(n, title, answer string) string {
+		return "### Task " + n + ": " + title + "\ntask: " + title + "\ntask_outcome: uncertain\n\nReusable knowledge:\n- Final answer: “" + answer + "”\n\n"
+	}
+	raw := "---\ndescription: steps\ntask_outcome: uncertain\ncwd: /home/dev/src/app\nkeywords: steps\nwritten_by: memctl heuristic\n---\n\n" +
+		task("1", "plan", "Wrote the plan.") + task("2", "plan", "Wrote the tasks.") + task("3", "plan", "Wrote the checklist.") + task("4", "Phase 2", "Built phase 2.")
+	steps := func(n, msg string) string {
+		return "## Task " + n + ": x\n\nOutcome: uncertain (the assistant answered)\n\nKey steps:\n- The user asked: “" + msg + "”\n\n"
+	}
+	summary := "# steps in app\n\n" + steps("1", tmpl("")) + steps("2", tmpl("")) + steps("3", tmpl("")) + steps("4", tmpl("Phase 2"))
+	root := runHeuristic(t, "v1", []Selected{{ThreadID: "s", SourceUpdatedAt: 1785840059, Cwd: "/home/dev/src/app", RolloutSlug: "s",
+		RawMemory: raw, RolloutSummary: summary}})
+	handbook := readFile(t, filepath.Join(root, memdir.MemoryFile))
+	for what, n := range map[string]int{
+		"## Task 1: a command template with no input of its own, uncertain (3 tasks alike)\n": 1,
+		"## Task 2: Phase 2 (through a command template), uncertain\n":                        1,
+		"## Task 3": 0,
+		"- Final answer: “Wrote the checklist.” [Task 1]\n": 1,
+		"- Final answer: “Built phase 2.” [Task 2]\n":       1,
+	} {
+		if got := strings.Count(handbook, what); got != n {
+			t.Errorf("MEMORY.md says %q %d times, want %d:\n%s", what, got, n, handbook)
+		}
+	}
+}

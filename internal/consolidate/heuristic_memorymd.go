@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/rawmemory"
@@ -144,12 +143,12 @@ func userMessages(asked []string, title string) []string {
 			label = rawmemory.StepFollowUp
 		}
 		words := strings.Trim(strings.TrimPrefix(s, label), "“” ")
-		if bare := strings.TrimSpace(strings.ReplaceAll(words, imageOmitted, "")); bare != words && strings.HasPrefix(s, label+"“") {
+		if bare := strings.TrimSpace(strings.ReplaceAll(words, memmodel.ImageOmitted, "")); bare != words && strings.HasPrefix(s, label+"“") {
 			words, s = bare, label+"“"+bare+"”"
 		}
 		switch said := memmodel.NormKey(words); {
 		case said == "", s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
-		case label == rawmemory.StepFollowUp && !strings.ContainsAny(words, " /.`") && utf8.RuneCountInString(said) <= maxAssentRunes:
+		case label == rawmemory.StepFollowUp && memmodel.Assent(said):
 		default:
 			seen[said] = true
 			out = append(out, s)
@@ -157,10 +156,6 @@ func userMessages(asked []string, title string) []string {
 	}
 	return out
 }
-
-// imageOmitted is what the session readers put where the user sent an
-// image.
-const imageOmitted = "[image omitted]"
 
 // blockLists are the lists under a task group's tasks, and the facts they
 // were sorted by.

@@ -106,8 +106,9 @@ const (
 	// repliedLabel joins an answer and the user's reply in an offline
 	// memory's item.
 	repliedLabel = "; the user replied: “"
-	// imageOmitted is what a reader puts where the user sent an image.
-	imageOmitted = "[image omitted]"
+	// ImageOmitted is what the session readers put where the user sent an
+	// image.
+	ImageOmitted = "[image omitted]"
 	// maxAssentRunes bounds a reply of one word that says nothing alone.
 	maxAssentRunes = 8
 )
@@ -143,9 +144,9 @@ func tidyAnswer(item string) (string, bool) {
 	}
 	answer, reply, replied := strings.Cut(item, repliedLabel)
 	if replied {
-		r := strings.TrimSpace(strings.ReplaceAll(strings.TrimSuffix(reply, "”"), imageOmitted, ""))
+		r := strings.TrimSpace(strings.ReplaceAll(strings.TrimSuffix(reply, "”"), ImageOmitted, ""))
 		switch {
-		case r == "" || assent(r) && !names(answer, r):
+		case r == "" || Assent(r) && !names(answer, r):
 			item, replied = answer, false
 		default:
 			item = answer + repliedLabel + r + "”"
@@ -154,8 +155,9 @@ func tidyAnswer(item string) (string, bool) {
 	return item, replied || !offersOnly(answer)
 }
 
-// assent reports a reply of one short word.
-func assent(r string) bool {
+// Assent reports a reply of one short word ("yes", "ok", "p", "proceed"),
+// which says nothing without the question it answered.
+func Assent(r string) bool {
 	return !strings.ContainsAny(r, " /.`") && len([]rune(r)) <= maxAssentRunes
 }
 

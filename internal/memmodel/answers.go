@@ -17,17 +17,19 @@ import (
 // commit until the last step" choose among what the agent offered or steer
 // the step at hand, and say nothing of how to work next time. Such a reply
 // stays quoted with its task in MEMORY.md; it is no preference. A reply is
-// told by how its message opens (a yes or no, an approval, a choice) or by
+// told by how its message opens (a yes, an approval, a choice) or by
 // naming an offered option; a sentence that says it stands ("always",
 // "never", "from now on") is a rule whatever it answers.
 
 var (
-	// replyOpening opens a message that answers the agent: a yes or no,
-	// an approval, a pick, in the languages users write in.
+	// replyOpening opens a message that answers the agent: a yes, an
+	// approval, a pick, in the languages users write in. A "no" opens a
+	// correction as often, and a correction ("no, use pnpm: this repo is
+	// a pnpm workspace") is a rule more often than not: it stays.
 	replyOpening = lazyre.New(`(?i)^\W*((yes|yeah|yep|yup|ok|okay|sure|great|good|perfect|fine|agreed|exactly|lgtm|sounds good|looks good|` +
 		`let'?s (go|do|use|try|pick)|go (with|for|ahead)|i('d| would) (prefer|rather|pick|choose|take|go with)|i('ll| will) (pick|choose|take|go with)|` +
 		`the (first|second|third|last|other|former|latter)|oui|d'accord|sí|vale|claro|ja|genau|sim)\b|` +
-		`(no|nope|non|nein|n[ãa]o|right)\s*([,.!;:\x{2014}\x{2013}-]|$)|(#?\d{1,2}|[a-d])([.):,]|$)|好的|可以|是的)`)
+		`(#?\d{1,2}|[a-d])([.):,]|$)|好的|可以|是的)`)
 	// offeredOption names one of the options the agent offered.
 	offeredOption = lazyre.New(`(?i)\b(option|choice|alternative|approach|variant|proposal)\s*(#?\d+|[a-d])\b|` +
 		`\bthe (first|second|third|last|other|former|latter) (one|option|approach|choice|proposal)\b`)

@@ -226,7 +226,7 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 // picks among what the agent offered, or that steers the step at hand,
 // is no preference, though the extractor read one from its words; a
 // reply that says the rule stands stays, as does a rule of the user's own,
-// also when it follows a reply in the same message.
+// also when it follows a reply in the same message, and a correction.
 // A synthetic offline memory with its rollout summary's messages.
 func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
 	msgs := []string{
@@ -239,6 +239,7 @@ func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
 		"Revise the proposal; option B is not acceptable because of the cost.",
 		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
 		"ok lets get the docs done in a branch. Then look at the staging deploy. Please dont run the migrations by hand on the server.",
+		"no, use pnpm, not npm: this repo is a pnpm workspace.",
 	}
 	prefs := []string{
 		"Use table-driven tests, not one test per case.",
@@ -250,6 +251,7 @@ func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
 		"option B is not acceptable because of the cost.",
 		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
 		"Please dont run the migrations by hand on the server.",
+		"no, use pnpm, not npm: this repo is a pnpm workspace.",
 	}
 	raw := withPrefs("pricing cache", quoteAll(prefs)...)
 	steps := []string{"The user asked: “" + msgs[0] + "”"}
@@ -258,7 +260,7 @@ func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
 	}
 	summary := "---\ndescription: pricing cache\nwritten_by: memctl heuristic\n---\n\n## Task 1: pricing cache\n\nOutcome: uncertain\n\nKey steps:\n- " + strings.Join(steps, "\n- ") + "\n"
 	mems := Parse([]store.Selected{{ThreadID: "s", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: raw, RolloutSummary: summary}})
-	want := quoteAll([]string{prefs[0], prefs[4], prefs[7], prefs[8]})
+	want := quoteAll([]string{prefs[0], prefs[4], prefs[7], prefs[8], prefs[9]})
 	if got := mems[0].Tasks[0].Prefs; !slices.Equal(got, want) {
 		t.Errorf("preferences\n%q\nwant\n%q", got, want)
 	}

@@ -165,9 +165,14 @@ func (tm templated) byOwnPart(steps []string, said map[string]bool) []string {
 			continue
 		}
 		// One template quoted to different lengths is named once.
-		if f := strings.Fields(use.template); !said[strings.Join(f[:min(len(f), templateShared)], " ")] {
-			said[strings.Join(f[:min(len(f), templateShared)], " ")] = true
-			out = append(out, map[bool]string{false: "The command template the messages below fill in: “", true: "A template or document the user sent, its opening: “"}[use.once]+use.template+"”")
+		f := strings.Fields(use.template)
+		if key := strings.Join(f[:min(len(f), templateShared)], " "); !said[key] {
+			said[key] = true
+			named := "The command template the messages below fill in: “"
+			if use.once {
+				named = "A template or document the user sent, its opening: “"
+			}
+			out = append(out, named+use.template+"”")
 		}
 		switch {
 		case use.once: // its words are the template's; named above

@@ -38,13 +38,12 @@ var (
 		`toujours|jamais|d[ée]sormais|siempre|nunca|a partir de ahora|immer|nie|niemals|ab jetzt|sempre|a partir de agora)\b|总是|始终|永远|以后|今后|从现在开始`)
 )
 
-// dropAnswerPrefs removes from every offline memory the preferences
-// that are the user's reply to the agent rather than a standing rule: the
-// message that holds one (found among the task's quoted messages, else
-// the preference alone) opens as a reply and the preference is of its
-// first sentences, or the preference names an offered option, and it
-// does not say it stands. A memory the user wrote
-// keeps every word.
+// dropAnswerPrefs removes from every memory the preferences that are the
+// user's reply to the agent rather than a standing rule: the message that
+// holds one (found among the task's quoted messages, else the preference
+// alone) opens as a reply and the preference is of its first sentences,
+// or the preference names an offered option, and it does not say it
+// stands. A memory the user wrote keeps every word.
 func dropAnswerPrefs(mems []Memory) {
 	for i := range mems {
 		m := &mems[i]

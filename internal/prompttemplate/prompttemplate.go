@@ -5,14 +5,14 @@
 // quotes it as one tells the next agent the user "prefers" a tool's text.
 //
 // A template is told by its form, never by one template's wording: a
-// slash command's heading ("# /name"), a placeholder left to fill, a document under
-// headings, instructions laid out as a heading, a numbered or bulleted
-// list, markup tags or emphasis, in a long text, or a long text repeated
-// word for word across messages or sessions. A message the user wrote in
-// the first person is theirs, however long, unless a placeholder,
-// headings or repetition say otherwise. The extractor, the
-// memory model and the offline consolidator all ask [Is], each with what
-// it knows of the message.
+// slash command's heading ("# /name"), a placeholder left to fill, a
+// document under headings, a text repeated word for word across messages,
+// or a long text laid out as instructions (a heading, a numbered or
+// bulleted list, markup tags, emphasis) or opening in a role. A long text
+// the user wrote in the first person is theirs unless a placeholder,
+// headings or repetition say otherwise. The offline extractor, the memory
+// model and the offline consolidator all ask [Is], each with what it
+// knows of the message.
 package prompttemplate
 
 import (

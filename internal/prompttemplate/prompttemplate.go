@@ -42,8 +42,8 @@ const (
 	// repeatWords is the length from which a text stated again word for
 	// word is a template's: the shared part of one filled in twice.
 	repeatWords = 12
-	// personalWords is how many first-person words ("I", "my", "me") make
-	// a long text the user's own.
+	// personalWords is how many first-person words ("I", "my", "me", 我)
+	// make a long text the user's own.
 	personalWords = 3
 	// listItems is how many numbered or bulleted items make an
 	// instruction list.
@@ -112,6 +112,14 @@ func form(t string) shape {
 	s := shape{headings: len(heading().FindAllStringIndex(t, -1)), tags: len(tag().FindAllStringIndex(t, -1)), role: role().MatchString(t)}
 	s.items = listLength(t)
 	s.emphasis = strings.Count(t, "**") / 2
+	for _, r := range t {
+		if r >= 0x2E80 && unicode.IsLetter(r) { // Chinese or Japanese: a character is a word
+			s.words++
+		}
+		if r == '我' { // "I" and, with 的, "my"
+			s.personal++
+		}
+	}
 	for _, w := range strings.Fields(t) {
 		s.words++
 		w = strings.Trim(w, ".,;:!?()\"'“”*")

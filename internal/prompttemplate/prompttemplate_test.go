@@ -51,6 +51,7 @@ func TestIs(t *testing.T) {
 		{"a numbered slot in a long text", Message{Text: slot}, true},
 		{"a role's opening in a long text", Message{Text: role}, true},
 		{"a long text repeated word for word", Message{Text: repeated, Repeats: 1}, true},
+		{"a Chinese text repeated word for word", Message{Text: "请阅读下面的检查清单并按顺序执行每一步，然后报告每一步的结果。", Repeats: 1}, true},
 
 		{"the same long text once", Message{Text: repeated}, false},
 		{"a short request said twice", Message{Text: "Run the tests again.", Repeats: 1}, false},

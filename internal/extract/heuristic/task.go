@@ -6,6 +6,7 @@ import (
 
 	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/prompttemplate"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
@@ -130,11 +131,10 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// template reports a message the user did not type word by word: a document (headings), a placeholder left in
-// ($ARGUMENTS, {{…}}), a persona's long activation, or an earlier message's opening again, whose sentences the
-// earlier one gave as rules are the template's too.
+// template reports a message the user did not type word by word (prompttemplate.Is); a long message whose
+// opening an earlier one had is one, and the sentences the earlier one gave as rules are the template's too.
 func (x *Extractor) template(text string) bool {
-	l, opening := strings.ToLower(text), text[:min(len(text), 160)]
+	opening := text[:min(len(text), 160)]
 	again := len(text) >= 160 && slices.Contains(x.openings, opening)
 	if len(text) >= 160 && !again && len(x.openings) < 64 {
 		x.openings = append(x.openings, opening)
@@ -145,8 +145,7 @@ func (x *Extractor) template(text string) bool {
 			t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return strings.Contains(one, p) })
 		}
 	}
-	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
-		slices.ContainsFunc([]string{"you are a ", "you are an ", "you are the ", "act as "}, func(p string) bool { return strings.HasPrefix(l, p) }) && len(strings.Fields(text)) >= 60
+	return prompttemplate.Is(prompttemplate.Message{Text: text, Repeats: map[bool]int{true: 1}[again]})
 }
 
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing

@@ -28,9 +28,6 @@ const (
 	maxRecentPerScope = 20
 	maxProfileScopes  = 8
 	summaryV2Target   = 9000 // comfortably under the 10,000-byte limit
-	// maxAssentRunes bounds a follow-up of one word that MEMORY.md drops
-	// as an answer to a question it does not quote ("yes", "continue").
-	maxAssentRunes = 8
 )
 
 // NewHeuristic returns the offline consolidator: it builds MEMORY.md and

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/memmodel"
 	"github.com/memctl/memctl/internal/rawmemory"
@@ -131,23 +130,104 @@ func writeTaskList(sb *strings.Builder, heading string, items []string) {
 
 // userMessages is what a task's user_messages list keeps of the user's
 // messages: each once, in order, without the request the heading already
-// gives whole, and without a follow-up of one short word ("yes", "ok",
-// "p"), which says nothing without the question it answered.
+// gives whole, without a follow-up of one short word ("yes", "ok", "p"),
+// which says nothing without the question it answered, and without the
+// stand-in of an image the user sent ("[image omitted]"), which says
+// nothing at all.
 func userMessages(asked []string, title string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range asked {
-		words := strings.TrimPrefix(strings.TrimPrefix(s, rawmemory.StepAsked), rawmemory.StepFollowUp)
-		words = strings.Trim(words, "“” ")
+		label := rawmemory.StepAsked
+		if strings.HasPrefix(s, rawmemory.StepFollowUp) {
+			label = rawmemory.StepFollowUp
+		}
+		words := strings.Trim(strings.TrimPrefix(s, label), "“” ")
+		if bare := strings.TrimSpace(strings.ReplaceAll(words, memmodel.ImageOmitted, "")); bare != words && strings.HasPrefix(s, label+"“") {
+			words, s = bare, label+"“"+bare+"”"
+		}
 		switch said := memmodel.NormKey(words); {
-		case s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
-		case strings.HasPrefix(s, rawmemory.StepFollowUp) && !strings.ContainsAny(words, " /.`") && utf8.RuneCountInString(said) <= maxAssentRunes:
+		case said == "", s == rawmemory.StepAsked+"“"+title+"”", seen[said]:
+		case label == rawmemory.StepFollowUp && memmodel.Assent(said):
 		default:
 			seen[said] = true
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// blockLists are the lists under a task group's tasks, and the facts they
+// were sorted by.
+type blockLists struct {
+	prefs, know, fails, doubt, old *bulletSet
+	facts                          memmodel.Facts
+}
+
+// add lists a task's statements as task n's.
+func (b blockLists) add(m memmodel.Memory, t rawmemory.Task, n int) {
+	id := m.Sel.ThreadID
+	for _, p := range t.Prefs {
+		b.prefs.add(p, n, id)
+	}
+	if m.Stale != nil {
+		// Kept for the record, apart: what it says may no longer hold.
+		for _, k := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
+			b.doubt.add(k, n, id)
+		}
+		return
+	}
+	for _, k := range t.Knowledge {
+		sortFact(b.facts, m, k, n, b.know, b.old)
+	}
+	for _, f := range t.Failures {
+		sortFact(b.facts, m, f, n, b.fails, b.old)
+	}
+}
+
+// taskSection is what MEMORY.md heads a task by and quotes of its user.
+type taskSection struct {
+	heading string
+	msgs    []string
+	refs    int
+}
+
+type taskSections []taskSection
+
+// sectionsOf heads each task of a memory and quotes its messages; a
+// template is named once in the session, at its first use.
+func sectionsOf(m memmodel.Memory) taskSections {
+	templates, named := sessionTemplates(m.Asked), map[string]bool{}
+	secs := make(taskSections, len(m.Tasks))
+	for i, t := range m.Tasks {
+		title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
+		heading := textcut.Words(title, maxItemBytes)
+		if i < len(m.Asked) {
+			heading = memmodel.FirstNonEmpty(templates.title(m.Asked[i]), heading)
+			secs[i].msgs = userMessages(templates.byOwnPart(userMessages(m.Asked[i], title), named), "")
+		}
+		if outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome); outcome != "" {
+			heading += ", " + outcome
+		}
+		secs[i].heading, secs[i].refs = heading, len(t.Refs)
+	}
+	return secs
+}
+
+// alike reports a task that repeats the heading of the one before and has
+// nothing of its own to show under it (no message, no reference): a
+// heading said again tells nothing, so it is said once, with a count.
+func (s taskSection) alike(before taskSection) bool {
+	return s.heading == before.heading && len(s.msgs) == 0 && s.refs == 0
+}
+
+// alikeAfter counts the tasks after the i-th that are alike to it.
+func (secs taskSections) alikeAfter(i int) int {
+	k := 0
+	for i+k+1 < len(secs) && secs[i+k+1].alike(secs[i+k]) {
+		k++
+	}
+	return k
 }
 
 // renderMemoryMD builds the v1 handbook: one task group per working
@@ -168,28 +248,28 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 			fmt.Fprintf(&sb, "scope: %d session(s) of work in %s, latest %s\n", len(g.mems), g.cwd, g.mems[0].Day)
 			fmt.Fprintf(&sb, "applies_to: cwd=%s; reuse_rule=reuse for work under this directory after checking that the code still matches\n", g.cwd)
 		}
-		prefs, know, fails, doubt, old := newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet(), newBulletSet()
-		facts := memmodel.Facts{}
+		lists := blockLists{prefs: newBulletSet(), know: newBulletSet(), fails: newBulletSet(), doubt: newBulletSet(), old: newBulletSet(), facts: memmodel.Facts{}}
 		n := 0
 		for _, m := range g.mems {
-			templates, named := sessionTemplates(m.Asked), map[string]bool{}
+			secs := sectionsOf(m)
+			first := n + 1 // the session's first task
 			for i, t := range m.Tasks {
-				n++
-				title := memmodel.FirstNonEmpty(t.Task, t.Title, m.Desc)
-				outcome := memmodel.FirstNonEmpty(t.Outcome, m.Outcome)
-				heading := textcut.Words(title, maxItemBytes)
-				if i < len(m.Asked) {
-					heading = memmodel.FirstNonEmpty(templates.title(m.Asked[i]), heading)
+				if i > 0 && secs[i].alike(secs[i-1]) {
+					// Said under the task before: its statements are that one's.
+					lists.add(m, t, n)
+					continue
 				}
-				if outcome != "" {
-					heading += ", " + outcome
+				n++
+				heading := secs[i].heading
+				if k := secs.alikeAfter(i); k > 0 {
+					heading += fmt.Sprintf(" (%d tasks alike)", k+1)
 				}
 				fmt.Fprintf(&sb, "\n## Task %d: %s\n\n", n, heading)
 				sb.WriteString("### rollout_summary_files\n\n")
 				if i > 0 {
 					// The session's file, place and keywords are its first
 					// task's: said once.
-					fmt.Fprintf(&sb, "- %s (the session of Task %d)\n", m.File, n-i)
+					fmt.Fprintf(&sb, "- %s (the session of Task %d)\n", m.File, first)
 				} else {
 					fmt.Fprintf(&sb, "- %s (cwd=%s, rollout_path=%s, updated_at=%s, thread_id=%s", m.File, m.Cwd, m.Sel.RolloutPath, formatRFC3339(m.Sel.SourceUpdatedAt), m.Sel.ThreadID)
 					if br := sessionBranch(m.Sel); br != "" {
@@ -206,34 +286,16 @@ func renderMemoryMD(mems []memmodel.Memory, notes []memmodel.Note) string {
 				// What the user asked, in their words, and the files the
 				// task changed, its commits and what it read: what a later
 				// session greps for.
-				if i < len(m.Asked) {
-					writeTaskList(&sb, "user_messages", userMessages(templates.byOwnPart(userMessages(m.Asked[i], title), named), ""))
-				}
+				writeTaskList(&sb, "user_messages", secs[i].msgs)
 				writeTaskList(&sb, "references", t.Refs)
-				id := m.Sel.ThreadID
-				for _, p := range t.Prefs {
-					prefs.add(p, n, id)
-				}
-				if m.Stale != nil {
-					// Kept for the record, apart: what it says may no longer hold.
-					for _, k := range append(append([]string(nil), t.Knowledge...), t.Failures...) {
-						doubt.add(k, n, id)
-					}
-					continue
-				}
-				for _, k := range t.Knowledge {
-					sortFact(facts, m, k, n, know, old)
-				}
-				for _, f := range t.Failures {
-					sortFact(facts, m, f, n, fails, old)
-				}
+				lists.add(m, t, n)
 			}
 		}
-		prefs.write(&sb, "User preferences", maxBlockBullets)
-		know.write(&sb, "Reusable knowledge", maxBlockBullets)
-		fails.write(&sb, "Failures and how to do differently", maxBlockBullets)
-		doubt.write(&sb, "Possibly stale (what these rest on changed since; verify before reuse)", maxBlockBullets)
-		old.write(&sb, "Superseded (a later session says otherwise; kept as history)", maxBlockBullets)
+		lists.prefs.write(&sb, "User preferences", maxBlockBullets)
+		lists.know.write(&sb, "Reusable knowledge", maxBlockBullets)
+		lists.fails.write(&sb, "Failures and how to do differently", maxBlockBullets)
+		lists.doubt.write(&sb, "Possibly stale (what these rest on changed since; verify before reuse)", maxBlockBullets)
+		lists.old.write(&sb, "Superseded (a later session says otherwise; kept as history)", maxBlockBullets)
 	}
 	if len(notes) > 0 {
 		sb.WriteString("\n# Ad-hoc Notes\n\nNotes written on purpose under extensions/ad_hoc/notes/; they take precedence over older session memory.\n\n")

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/prompttemplate"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/textcut"
 )
@@ -13,10 +14,12 @@ import (
 // whole template with "Phase 2" somewhere in it. Quoted as it stands, each
 // such message reads as the same long template, in a task's heading and
 // in its user_messages, and what the user asked for is lost in it. The
-// offline consolidator finds a template by what a session's messages
-// share (the same opening words, then after a part of their own the same
-// run of words again) and quotes each message by its own part, and the
-// template once.
+// offline consolidator asks prompttemplate.Is of each message, telling it
+// when another message of the session fills in the same template (the
+// same opening words, then after a part of its own the same run of words
+// again), and quotes each such message by its own part and the template
+// once. A template sent once (a persona's activation prompt) has no part
+// that can be told for its own: it is quoted once, by its opening.
 
 const (
 	templateOpening = 3  // words the instances of a template open with alike, at least
@@ -29,10 +32,19 @@ const (
 // that part left out.
 type templated map[string]templateUse
 
-type templateUse struct{ input, template string }
+// once: the template was sent once, input is unknown and template is its
+// opening.
+type templateUse struct {
+	input, template string
+	once            bool
+}
+
+// templateQuoted is how many words of a template sent once are quoted.
+const templateQuoted = 24
 
 // findTemplates compares a session's user messages two by two, only those
-// that open with the same words.
+// that open with the same words, then takes the other templates as sent
+// once.
 func findTemplates(msgs []string) templated {
 	out := templated{}
 	groups := map[string][]message{}
@@ -48,11 +60,17 @@ func findTemplates(msgs []string) templated {
 				if i == j || slices.Equal(a.words, b.words) {
 					continue
 				}
-				if use, ok := fillsIn(a, b); ok {
+				if use, ok := fillsIn(a, b); ok && prompttemplate.Is(prompttemplate.Message{Text: strings.Join(a.words, " "), Repeats: 1}) {
 					out[strings.Join(a.words, " ")] = use
 					break
 				}
 			}
+		}
+	}
+	for _, m := range msgs {
+		w := strings.Fields(m)
+		if k := strings.Join(w, " "); out[k].template == "" && prompttemplate.Is(prompttemplate.Message{Text: m}) {
+			out[k] = templateUse{template: strings.Join(w[:min(len(w), templateQuoted)], " ") + " …", once: true}
 		}
 	}
 	return out
@@ -147,11 +165,17 @@ func (tm templated) byOwnPart(steps []string, said map[string]bool) []string {
 			continue
 		}
 		// One template quoted to different lengths is named once.
-		if key := strings.Join(strings.Fields(use.template)[:templateShared], " "); !said[key] {
+		f := strings.Fields(use.template)
+		if key := strings.Join(f[:min(len(f), templateShared)], " "); !said[key] {
 			said[key] = true
-			out = append(out, "The command template the messages below fill in: “"+use.template+"”")
+			named := "The command template the messages below fill in: “"
+			if use.once {
+				named = "A template or document the user sent, its opening: “"
+			}
+			out = append(out, named+use.template+"”")
 		}
 		switch {
+		case use.once: // its words are the template's; named above
 		case label == rawmemory.StepAsked: // the task's heading gives its own part (title)
 		case use.input == "":
 			out = append(out, strings.TrimSuffix(label, ": ")+" through the command template, with no input of its own")
@@ -169,7 +193,7 @@ func (tm templated) title(steps []string) string {
 		if label, w, ok := userWords(s); ok && label == rawmemory.StepAsked {
 			use, isTemplate := tm.of(w)
 			switch {
-			case !isTemplate:
+			case !isTemplate || use.once:
 				return ""
 			case use.input == "":
 				return "a command template with no input of its own"

@@ -201,13 +201,13 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 	heading := "Review the change. ## Steps 1. read the diff 2. list the risks"
 	slot := "Summarise the ticket $1 for the changelog in two lines, then draft the release note for it with the ticket's number, its title, who asked for it and which service it touches, in the house style."
 	handle := "Fill in {{ticket}} and open the pull request."
-	notice := "Activation notice: this file holds the operating guide of the agent you now play."
+	steps := "Stay in the persona described here for the whole conversation and follow each start-up step in order. 1. Load the profile file before anything else. 2. Introduce yourself in one line. 3. Offer the menu of tasks and wait. ALWAYS answer in the persona's voice and NEVER drop it until the user types the exit word."
 	notAllowed := "You are not allowed to push to main."
 	longRule := "When a migration touches the orders table, always run it on a copy of production first, check the row counts before and after, and ask me before running it against the real database, even for a small change."
 	sel := []store.Selected{
-		{ThreadID: "s1", SourceUpdatedAt: base, RawMemory: withPrefs("one", persona, notice, notAllowed, longRule, command)},
-		{ThreadID: "s2", SourceUpdatedAt: base - 1, RawMemory: withPrefs("two", notice, notAllowed, longRule, heading, slot)},
-		{ThreadID: "s3", SourceUpdatedAt: base - 2, RawMemory: withPrefs("three", notice, notAllowed, longRule, handle, "Keep the API bill under $5 a day.")},
+		{ThreadID: "s1", SourceUpdatedAt: base, RawMemory: withPrefs("one", persona, steps, notAllowed, longRule, command)},
+		{ThreadID: "s2", SourceUpdatedAt: base - 1, RawMemory: withPrefs("two", notAllowed, longRule, heading, slot)},
+		{ThreadID: "s3", SourceUpdatedAt: base - 2, RawMemory: withPrefs("three", notAllowed, longRule, handle, "Keep the API bill under $5 a day.")},
 		{ThreadID: "mine", SourceUpdatedAt: base - 3, UserAsserted: true, RawMemory: "Template\nFill in $ARGUMENTS when I say so\n"},
 	}
 	var prefs []string
@@ -219,5 +219,86 @@ func TestParseDropsPromptTemplatesFromPreferences(t *testing.T) {
 	want := []string{notAllowed, longRule, notAllowed, longRule, notAllowed, longRule, "Keep the API bill under $5 a day."}
 	if !slices.Equal(prefs, want) {
 		t.Errorf("preferences\n%q\nwant\n%q", prefs, want)
+	}
+}
+
+// The folder's preferences are the user's standing rules: a reply that
+// picks among what the agent offered, or that steers the step at hand,
+// is no preference, though the extractor read one from its words; a
+// reply that says the rule stands stays, as does a rule of the user's own,
+// also when it follows a reply in the same message, and a correction.
+// A synthetic offline memory with its rollout summary's messages.
+func TestParseKeepsStandingRulesNotAnswers(t *testing.T) {
+	msgs := []string{
+		"Add a cache in front of the pricing service. Use table-driven tests, not one test per case.",
+		"I prefer option 2, the one with the TTL.",
+		"ok, use the in-memory store instead of Redis for this.",
+		"great, prepare the plan. Don't commit until the final step.",
+		"no, never use bare pytest; run uv run pytest from now on.",
+		"Let's go with the second approach.",
+		"Revise the proposal; option B is not acceptable because of the cost.",
+		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
+		"ok lets get the docs done in a branch. Then look at the staging deploy. Please dont run the migrations by hand on the server.",
+		"no, use pnpm, not npm: this repo is a pnpm workspace.",
+	}
+	prefs := []string{
+		"Use table-driven tests, not one test per case.",
+		"I prefer option 2, the one with the TTL.",
+		"use the in-memory store instead of Redis for this.",
+		"Don't commit until the final step.",
+		"no, never use bare pytest; run uv run pytest from now on.",
+		"Let's go with the second approach.",
+		"option B is not acceptable because of the cost.",
+		"Keep the API bill under $5 a day, prefer batch calls over single ones.",
+		"Please dont run the migrations by hand on the server.",
+		"no, use pnpm, not npm: this repo is a pnpm workspace.",
+	}
+	raw := withPrefs("pricing cache", quoteAll(prefs)...)
+	steps := []string{"The user asked: “" + msgs[0] + "”"}
+	for _, m := range msgs[1:] {
+		steps = append(steps, "Follow-up from the user: “"+m+"”")
+	}
+	summary := "---\ndescription: pricing cache\nwritten_by: memctl heuristic\n---\n\n## Task 1: pricing cache\n\nOutcome: uncertain\n\nKey steps:\n- " + strings.Join(steps, "\n- ") + "\n"
+	mems := Parse([]store.Selected{{ThreadID: "s", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: raw, RolloutSummary: summary}})
+	want := quoteAll([]string{prefs[0], prefs[4], prefs[7], prefs[8], prefs[9]})
+	if got := mems[0].Tasks[0].Prefs; !slices.Equal(got, want) {
+		t.Errorf("preferences\n%q\nwant\n%q", got, want)
+	}
+}
+
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = "“" + it + "”"
+	}
+	return out
+}
+
+// A quoted answer keeps the user's reply only when it tells something: a
+// reply of one short word goes unless it picks an option the answer
+// names, an image's stand-in goes, and an answer that only lays out
+// options with no reply that chose goes whole. Synthetic offline memory.
+func TestParseTidiesQuotedAnswers(t *testing.T) {
+	items := []string{
+		"Earlier answer: “The cache now expires entries after an hour.”; the user replied: “yes”",
+		"Earlier answer: “Recommended: Option A — keep auth in the gateway.”; the user replied: “A”",
+		"Earlier answer: “The header is centred.”; the user replied: “[image omitted] the footer still overlaps”",
+		"Earlier answer: “The modal closes on escape.”; the user replied: “[image omitted]”",
+		"Final answer: “Option A: a cron job; Option B: a queue worker; Which one?”",
+		"Earlier answer: “Option 1: patch the parser; Option 2: replace it.”; the user replied: “replace it, the old one is unmaintained”",
+		"Final answer: “The importer skips empty rows.”",
+		"Check: `go test ./...` passed.",
+	}
+	raw := "---\ndescription: tidy\ntask_outcome: success\nwritten_by: memctl heuristic\n---\n\n### Task 1: tidy\ntask: tidy\n\nReusable knowledge:\n- " + strings.Join(items, "\n- ") + "\n"
+	mems := Parse([]store.Selected{{ThreadID: "s", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: raw}})
+	want := []string{
+		"Earlier answer: “The cache now expires entries after an hour.”",
+		items[1],
+		"Earlier answer: “The header is centred.”; the user replied: “the footer still overlaps”",
+		"Earlier answer: “The modal closes on escape.”",
+		items[5], items[6], items[7],
+	}
+	if got := mems[0].Tasks[0].Knowledge; !slices.Equal(got, want) {
+		t.Errorf("knowledge\n%q\nwant\n%q", got, want)
 	}
 }

@@ -110,6 +110,8 @@ func Parse(sel []store.Selected) []Memory {
 		out = append(out, m)
 	}
 	dropTemplatePrefs(out)
+	dropAnswerPrefs(out)
+	tidyAnswers(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Sel.SourceUpdatedAt != out[j].Sel.SourceUpdatedAt {
 			return out[i].Sel.SourceUpdatedAt > out[j].Sel.SourceUpdatedAt

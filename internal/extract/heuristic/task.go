@@ -6,6 +6,7 @@ import (
 
 	"github.com/memctl/memctl/internal/lazyre"
 	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/prompttemplate"
 	"github.com/memctl/memctl/internal/rawmemory"
 	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/textcut"
@@ -135,11 +136,10 @@ func (x *Extractor) human(e sessions.Event) {
 	x.refusal, x.asked = false, false
 }
 
-// template reports a message the user did not type word by word: a document (headings), a placeholder left in
-// ($ARGUMENTS, {{…}}), a persona's long activation, or an earlier message's opening again, whose sentences the
-// earlier one gave as rules are the template's too.
+// template reports a message the user did not type word by word (prompttemplate.Is); a long message whose
+// opening an earlier one had is one, and the sentences the earlier one gave as rules are the template's too.
 func (x *Extractor) template(text string) bool {
-	l, opening := strings.ToLower(text), text[:min(len(text), 160)]
+	opening := text[:min(len(text), 160)]
 	again := len(text) >= 160 && slices.Contains(x.openings, opening)
 	if len(text) >= 160 && !again && len(x.openings) < 64 {
 		x.openings = append(x.openings, opening)
@@ -150,8 +150,7 @@ func (x *Extractor) template(text string) bool {
 			t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return strings.Contains(one, p) })
 		}
 	}
-	return again || document(text) || strings.Contains(text, "$ARGUMENTS") || strings.Contains(text, "{{") ||
-		slices.ContainsFunc([]string{"you are a ", "you are an ", "you are the ", "act as "}, func(p string) bool { return strings.HasPrefix(l, p) }) && len(strings.Fields(text)) >= 60
+	return prompttemplate.Is(prompttemplate.Message{Text: text, Repeats: map[bool]int{true: 1}[again]})
 }
 
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
@@ -196,8 +195,8 @@ var continuations = lazyre.Words(`also and now then but still ok okay great than
 seems don't dont`)
 
 // harnessRE: what the agent's harness put into a message of the user, not typed by them: an image's
-// placeholder, a notice in a tag of its own (<ide_opened_file>, <system-reminder>).
-var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<([a-z]+[_-][a-z_-]*)>.*?</[a-z]+[_-][a-z_-]*>`)
+// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>, <ide_selection>).
+var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +

@@ -40,7 +40,7 @@ func TestRunSearch(t *testing.T) {
 			wantOut: "1.87e-06\traw_memory\t" + thread1 + "\t…number 1 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n" +
 				"1.87e-06\traw_memory\t" + thread0 + "\t…number 0 in the [parser] — outcome success task: fix the flaky…\t-\tsession\n"},
 		{name: "json", opts: SearchOptions{Query: "parser", Limit: 1, JSON: true},
-			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.0000018728862973760933,"project_key":"path:/src/project-1","project":"project-1","origin":{"kind":"session"}}]`},
+			wantOut: `[{"kind":"raw_memory","thread_id":"` + thread1 + `","path":"","snippet":"…number 1 in the [parser] — outcome success task: fix the flaky…","score":0.0000018737901664730934,"project_key":"path:/src/project-1","project":"project-1","origin":{"kind":"session"}}]`},
 		// Readable scores, the snippet cut to the terminal, the header over
 		// its column; one row per memory (thread 1's rollout summary is its
 		// raw memory's row), an id's first characters naming it.

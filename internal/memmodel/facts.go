@@ -45,14 +45,16 @@ const (
 
 // outcomeOf is how the command of a fact with a subject ended, in the
 // offline extractor's own wording: a check passed, a fix ended in a pass,
-// a failure was or was not run again to a pass. A failure run again with
-// no exit status of its own, or a line memctl does not know, states no
-// outcome, and what states none contradicts nothing.
+// a failure stands (a line that opens on the command and says it failed,
+// no pass after it) or passed on a rerun. A failure run again with no exit
+// status of its own, or a line memctl does not know, states no outcome,
+// and what states none contradicts nothing.
 func outcomeOf(item string) string {
 	switch {
 	case strings.Contains(item, "no exit status of its own"):
 		return outcomeUnknown
-	case strings.Contains(item, "was not run again to a pass"), strings.Contains(item, "no later run passed"):
+	case strings.Contains(item, "was not run again to a pass"), strings.Contains(item, "no later run passed"),
+		strings.HasPrefix(item, "`") && strings.Contains(item, "` failed ") && !strings.Contains(item, " passed"):
 		return outcomeFailed
 	case rawmemory.Tagged(item) == rawmemory.TagCheck, rawmemory.Tagged(item) == rawmemory.TagFix,
 		strings.Contains(item, "passed on an identical rerun"):

@@ -105,7 +105,7 @@ func TestFactsSupersede(t *testing.T) {
 	mems := Parse([]store.Selected{
 		{ThreadID: "new", SourceUpdatedAt: base, Cwd: "/src/shop", RawMemory: offline("b", "Check: `npm test` passed.")},
 		{ThreadID: "fixed", SourceUpdatedAt: base - day, Cwd: "/src/shop", RawMemory: offline("a", "Fix: `npm test` failed and passed after src/cart.ts changed.")},
-		{ThreadID: "failed", SourceUpdatedAt: base - 2*day, Cwd: "/src/shop", RawMemory: offline("c", "`npm test` failed once (`NaN`) and was not run again to a pass.")},
+		{ThreadID: "failed", SourceUpdatedAt: base - 2*day, Cwd: "/src/shop", RawMemory: offline("c", "`npm test` failed once (`NaN`).")},
 		{ThreadID: "unknown", SourceUpdatedAt: base - 3*day, Cwd: "/src/shop", RawMemory: offline("d", "`npm test` failed once and was run again with no exit status of its own.")},
 	})
 	f := Facts{}

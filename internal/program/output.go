@@ -164,29 +164,3 @@ func CommitsReported(out string, max int) []Commit {
 	}
 	return cs
 }
-
-// gitChangeSubs change the checkout or its history when they succeed;
-// gitNoChangeFlags make them look, undo or stop instead.
-var (
-	gitChangeSubs    = lazyre.Words(`commit cherry-pick revert merge rebase am apply pull`)
-	gitNoChangeFlags = lazyre.Words(`--abort --quit --dry-run --show-current-patch --check --stat --numstat --summary`)
-	gitNoChangeRE    = lazyre.New(`(?im)already up[ -]to[ -]date|^Current branch \S+ is up to date|^nothing to commit|^no changes added to commit`)
-)
-
-// ChangesThroughGit reports a line that ran and changed the repository
-// through git with no file edit (a fast-forward merge, git apply).
-func ChangesThroughGit(cmd, out string) bool {
-	if gitNoChangeRE().MatchString(out) {
-		return false
-	}
-	for _, part := range parts(cmd) {
-		args := gitArgs(coreWords(strings.Fields(part)))
-		if len(args) == 0 || !gitChangeSubs()[args[0]] {
-			continue
-		}
-		if args[0] == "apply" && slices.Contains(args, "--apply") || !slices.ContainsFunc(args[1:], func(a string) bool { return gitNoChangeFlags()[a] }) {
-			return true
-		}
-	}
-	return false
-}

@@ -104,30 +104,3 @@ func TestLeaf(t *testing.T) {
 
 // A successful git command changed the repository unless it only
 // checked, stopped, or had nothing to do.
-func TestChangesThroughGit(t *testing.T) {
-	for _, tt := range []struct {
-		cmd, out string
-		want     bool
-	}{
-		{"git apply fix.patch", "", true},
-		{"git apply --check fix.patch", "", false},
-		{"git apply --stat --apply fix.patch", "", true},
-		{"git merge --ff-only origin/main", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n a.go | 2 +-\n", true},
-		{"git merge main", "Already up to date.\n", false},
-		{"git rebase main", "Successfully rebased and updated refs/heads/fix.\n", true},
-		{"git rebase main", "Current branch fix is up to date.\n", false},
-		{"git rebase --abort", "", false},
-		{"git am 0001-fix.patch", "Applying: fix the parser\n", true},
-		{"git add -A && git commit -qm 'fix'", "", true},
-		{"git commit -m 'fix'", "On branch main\nnothing to commit, working tree clean\n", false},
-		{"git -C repo pull", "Updating 1a2b3c4..5d6e7f8\nFast-forward\n", true},
-		{"git status && git diff", "", false},
-		{"git log --oneline -3", "", false},
-		{"git show HEAD", "", false},
-		{"go test ./...", "ok  x 0.1s", false},
-	} {
-		if got := ChangesThroughGit(tt.cmd, tt.out); got != tt.want {
-			t.Errorf("ChangesThroughGit(%q, %q) = %v, want %v", tt.cmd, tt.out, got, tt.want)
-		}
-	}
-}

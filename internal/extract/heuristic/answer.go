@@ -30,9 +30,16 @@ type answer struct {
 var (
 	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
 		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
-	// offerRE opens a suggestion of what the user might do next: no statement of what the session did.
-	offerRE   = lazyre.New(`(?i)^((natural|suggested|possible|recommended) )?next steps?\b|^(if you (want|like|prefer|need)|you (can|could|may|might) (also )?|feel free|optionally)\b`)
-	recitalRE = lazyre.New(`(?i)\b(according to|from|in|based on) (my|the|your) (saved )?(memory|memories)\b|\bmy (memory|memories|notes) (says?|shows?|notes?|mentions?)\b|\bI remember\b`)
+	// notDoneRE: no statement of what was done or found, in the languages users write in: a prediction, a
+	// guess, a recommendation, what the user might do next, a recital of memory (what memory holds is no news).
+	notDoneRE = lazyre.New(`(?i)\b(will|won'?t|'ll|going to|would|should|might|may|could|likely|unlikely|probably|` +
+		`possibly|perhaps|maybe|presumably|recommend(ed|ation)?|suggest(ed)?|i (think|believe|guess|suspect)|seems?|` +
+		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|sollte|` +
+		`wird|vielleicht|provavelmente|deveria|talvez|i remember)\b|` +
+		`^((natural|suggested|possible) )?next steps?\b|^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|` +
+		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
+		`\bmy (memory|memories|notes) (say|show|note)|` +
+		`可能|应该|应当|将会|建议|也许|大概`)
 )
 
 // assistant takes the agent's words; only a final answer is kept.
@@ -61,8 +68,9 @@ func (x *Extractor) assistant(e sessions.Event) {
 func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	flush := func() {
-		kept = append(kept, slices.DeleteFunc(wholeSentences(textSentences(strings.Join(prose, "\n"))), func(s string) bool {
-			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) || recitalRE().MatchString(s) || offerRE().MatchString(s) || quotes(s)
+		kept = append(kept, slices.DeleteFunc(wholeSentences(sentencesOf(strings.Join(prose, "\n"))), func(s string) bool {
+			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) ||
+				notDoneRE().MatchString(s) || quotes(s)
 		})...)
 		prose = nil
 	}

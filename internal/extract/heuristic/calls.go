@@ -106,11 +106,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	case c.status == stFailed:
 		c.out = e.Output[:min(len(e.Output), 1<<16)]
 		c.errLine, c.tests = x.errorLine(c.out), program.FailingTests(e.Output)
-	case c.status == stOK && c.command != "" && !c.reads: // what a look around printed may be a log's lines
-		x.sawPass(e.Output)
-		if c.check {
-			c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
-		}
+	case c.status == stOK && c.check:
+		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+	}
+	if c.command != "" && !c.reads && c.status != stUnknown { // what a look around printed may be a log's lines
+		x.saw(e.Output, program.Family(c.command), c.status == stOK)
 	}
 	t.endedRefused = false
 	if c.status != stFailed { // a read that failed read nothing
@@ -135,17 +135,21 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 }
 
-// errorLine picks a failure's error line from the lines no passing run
-// printed: a banner or warning every run prints is not the failure's.
+// errorLine picks a failure's error line from the lines that do not recur: a banner or a warning that a
+// passing run or another command printed too is not the failure's.
 func (x *Extractor) errorLine(out string) string {
-	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool { return x.passed[strings.TrimSpace(l)] }), ""))
+	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool {
+		return x.recurs[strings.TrimSpace(l)]
+	}), ""))
 }
 
-// sawPass notes the lines a passing run printed (Result picks the error lines again once every run is known).
-func (x *Extractor) sawPass(out string) {
+// saw notes the lines a run printed: they recur once a passing run or a second family of command printed
+// them (Result picks the error lines again once every run is known).
+func (x *Extractor) saw(out, family string, passed bool) {
 	for l := range strings.Lines(out) {
-		if l = strings.TrimSpace(l); len(l) >= 8 && len(x.passed) < 4096 {
-			x.passed[l] = true
+		if l = strings.TrimSpace(l); len(l) >= 8 && len(x.printed) < 8192 {
+			f, ok := x.printed[l]
+			x.printed[l], x.recurs[l] = family, x.recurs[l] || passed || ok && f != family
 		}
 	}
 }
@@ -195,9 +199,6 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 				if !slices.ContainsFunc(t.commits, func(h program.Commit) bool { return h.SHA == cm.SHA }) && len(t.commits) < maxCommits {
 					t.commits = append(t.commits, cm)
 				}
-			}
-			if len(c.commits) == 0 && program.ChangesThroughGit(c.command, out) && len(t.gitChanges) < 4 {
-				t.gitChanges = appendNew(t.gitChanges, c.command)
 			}
 		}
 	}

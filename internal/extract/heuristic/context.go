@@ -37,7 +37,7 @@ func (x *Extractor) context() string {
 	}
 	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
 	var ran, failed, unknown, refused, commits, undone int
-	var changed, gitRan []string
+	var changed []string
 	gone := goneLater(x.tasks)
 	for _, t := range x.tasks {
 		ran, failed, unknown, refused, commits = ran+t.ran, failed+t.failed, unknown+t.unknown, refused+len(t.refused), commits+len(t.commits)
@@ -47,28 +47,16 @@ func (x *Extractor) context() string {
 				changed = appendNew(changed, x.relPath(f.path))
 			}
 		}
-		for _, g := range t.gitChanges {
-			gitRan = appendNew(gitRan, g)
-		}
 	}
 	b += ". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ran " + english.Count(ran, "command", "commands")
 	if ran > 0 {
 		b += " (" + itoa(failed) + " failed" + when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own") + ")"
 	}
-	switch {
-	case len(changed) > 0:
-		b += " and changed " + english.Count(len(changed), "file", "files")
-	case commits > 0:
-		b += " and edited no file directly"
-	case len(gitRan) > 0:
-		b += " and edited no file directly; git changed the repository (" + codeList(gitRan, 80) + ")"
-		gitRan = nil
-	default:
-		b += " and changed no file"
-	}
-	b += when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
-		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) +
-		when(len(gitRan) > 0, "; git also changed the repository ("+codeList(gitRan, 80)+")") + "."
+	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
+	b += cmp.Or(when(len(changed) > 0, " and changed "+english.Count(len(changed), "file", "files")),
+		" and edited no file directly") +
+		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
+		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "."
 	if len(changed) > 0 { // the names, for a later search for one of them
 		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200) + more(len(changed), maxChangedNames) + "."
 	}

@@ -48,18 +48,20 @@ type Extractor struct {
 	humans, memReads              int
 	first, last                   time.Time
 	kw                            map[string]int
-	calls                         map[string]*call // the calls awaiting their results
-	lastCall                      *call            // for results without a call id
-	dropped, seenChange, passed   map[string]bool  // calls on memory, whose results go too; the changes counted; lines a pass printed
-	worktrees                     []string         // folders `git worktree add` made: the project's, even under /tmp
-	openings                      []string         // the openings of the user's long messages, a template's when seen again
+	calls                         map[string]*call  // the calls awaiting their results
+	lastCall                      *call             // for results without a call id
+	dropped, seenChange, recurs   map[string]bool   // calls on memory, whose results go too; the changes counted; see saw
+	printed                       map[string]string // a line printed → the family of the command that printed it last
+	worktrees                     []string          // folders `git worktree add` made: the project's, even under /tmp
+	openings                      []string          // the openings of the user's long messages (Extractor.template)
+	typed                         *sessions.Event   // the user's latest message, read once all its blocks came
 	refusal, asked, looked, moved bool
 }
 
 // New returns an extractor for one thread.
 func New(version string, meta sessions.Meta) *Extractor {
 	return &Extractor{version: version, meta: meta, kw: map[string]int{}, calls: map[string]*call{},
-		dropped: map[string]bool{}, seenChange: map[string]bool{}, passed: map[string]bool{}}
+		dropped: map[string]bool{}, seenChange: map[string]bool{}, recurs: map[string]bool{}, printed: map[string]string{}}
 }
 
 // Add feeds one event.
@@ -70,8 +72,23 @@ func (x *Extractor) Add(e sessions.Event) {
 	if e.Time.After(x.last) {
 		x.last = e.Time
 	}
-	if read := readers[e.Kind]; read != nil {
+	switch read := readers[e.Kind]; {
+	case e.Kind == sessions.EventHuman && x.typed != nil && e.Time.Equal(x.typed.Time):
+		x.typed.Text += "\n" + e.Text // another block of the same message: an image, a notice, the typed text
+	case e.Kind == sessions.EventHuman:
+		x.flushTyped()
+		x.typed = &e
+	case read != nil:
+		x.flushTyped()
 		read(x, e)
+	}
+}
+
+// flushTyped reads the user's latest message once all its blocks came.
+func (x *Extractor) flushTyped() {
+	if e := x.typed; e != nil {
+		x.typed = nil
+		x.human(*e)
 	}
 }
 

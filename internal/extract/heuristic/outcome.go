@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/memctl/memctl/internal/program"
@@ -22,16 +23,20 @@ func (t *task) outcome() (string, string) {
 			// The pass answers for its own purpose, not for a push that
 			// failed after it or a lint run still failing.
 			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > check.seq || f.Last.Purpose != "") {
-				return "partial", "the last check " + last(check) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed and no later run passed"
+				return "partial", "the last check " + last(check) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed"
 			}
+		}
+		if !t.exercised(check) {
+			before := when(check.changesBefore < t.files.changes, "before the last change")
+			return "uncertain", "the last check " + last(check) + " passed (exit 0) " + cmp.Or(before, "and it does not run the changed code")
 		}
 		return "success", "the last check " + last(check) + " passed"
 	case t.negative && !t.finalSince:
 		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a step the user rejected or interrupted"
-	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0 && len(t.gitChanges) == 0: // it changed nothing
-		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file changed"
+	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0: // it changed nothing
+		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file was edited"
 	case t.negAfter:
 		return "uncertain", "the user reported a problem and no check confirms the fix"
 	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):
@@ -39,7 +44,8 @@ func (t *task) outcome() (string, string) {
 	case !t.finalSince && !t.answered:
 		return "uncertain", "the session ended before the assistant answered the last message"
 	case t.final != "":
-		return "uncertain", "the assistant answered and no check confirms the result" + when(t.next != "", "; the user's next message: "+userWords(t.next, 0))
+		next := when(t.next != "", "; the user's next message: "+userWords(t.next, lineMax))
+		return "uncertain", "the assistant answered and no check confirms the result" + next
 	}
 	return "uncertain", "the session ended without an answer"
 }
@@ -54,6 +60,13 @@ func refuses(final string) bool {
 // task that changed files, a baseline (the bug reproduced).
 func (t *task) verifies(c *call) bool {
 	return c != nil && (c.changesBefore > 0 || t.files.changes == 0)
+}
+
+// exercised reports a check that tried the task's last change: run after it, and a test or a dry run, or the
+// pass that ended a failure of the task (what the task set out to fix); a build or a lint does not run it.
+func (t *task) exercised(c *call) bool {
+	return t.files.changes == 0 || c.changesBefore == t.files.changes && (c.purpose == "test" || c.purpose == "check" ||
+		slices.ContainsFunc(t.fixes, func(f fix) bool { return f.pass == c }))
 }
 
 // open lists the task's failures no pass ended that stand in the way of

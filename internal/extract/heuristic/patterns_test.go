@@ -460,11 +460,11 @@ var patternCases = []patternCase{
 		turns: []scripted.Turn{
 			{User: "Where should we cache the rendered thumbnails?",
 				Steps: []scripted.Step{run("rg -n 'thumbnail' internal/media", "internal/media/thumb.go:12:func Render(img Image) []byte {", 0)},
-				Final: "I recommend caching the thumbnails in Redis with a one-hour expiry, keyed by the image hash."},
+				Final: "The thumbnails are best cached in Redis with a one-hour expiry, keyed by the image hash."},
 			{User: "we keep thumbnails in the thumbs table of Postgres with an expires_at column",
 				Steps: []scripted.Step{edit("internal/media/cache.go", "package media", "package media\n\n// thumbs table, expires_at column")},
 				Final: "The thumbnails are cached in the thumbs table with an expires_at column."}},
-		must:    []string{"Earlier answer: “I recommend caching the thumbnails in Redis[^\n]*”; the user replied: “we keep thumbnails in the thumbs table of Postgres with an expires_at column”"},
+		must:    []string{"Earlier answer: “The thumbnails are best cached in Redis[^\n]*”; the user replied: “we keep thumbnails in the thumbs table of Postgres with an expires_at column”"},
 		mustNot: []string{"image hash\\.”\n"},
 	},
 	{
@@ -543,7 +543,7 @@ var patternCases = []patternCase{
 			{User: "That works, thanks. Next, add a dark mode toggle to the settings page that remembers the choice in local storage across reloads.",
 				Steps: []scripted.Step{edit("web/settings.tsx", "<Profile />", "<Profile />\n<ThemeToggle persist />")},
 				Final: "The settings page has a theme toggle that persists."}},
-		must: []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result; the user's next message: “That works, thanks\\.”\\)"},
+		must: []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result; the user's next message: “That works, thanks\\. Next, add a dark mode toggle"},
 	},
 	{
 		pattern: 5, name: "standing rules without 'always' or 'never' are kept; a one-off 'make sure' is not",
@@ -564,7 +564,106 @@ var patternCases = []patternCase{
 				Final: "A sweep now removes expired entries."}},
 		must: []string{"The user corrected the agent: “You are wrong about the cache"},
 	},
+	// The sixth round: each failed on main.
+	{
+		pattern: 5, name: "the reply is the user's whole typed message: past a screenshot and an IDE notice, every sentence of it",
+		raw: map[sessions.Kind]string{sessions.KindClaudeCode: claudeScreenshotReply},
+		must: []string{"Earlier answer: “The session cookie is cleared on logout[^\n]*”; the user replied: " +
+			"“Login works now\\. But the logout button still does nothing, the cookie stays\\.”"},
+		mustNot: []string{"image omitted", "ide_opened_file", "opened the file"},
+	},
+	{
+		pattern: 5, name: "a short reply to the agent's question is not quoted without the question",
+		turns: []scripted.Turn{
+			{User: "Rename the config loader to LoadSettings everywhere.",
+				Steps: []scripted.Step{edit("config/load.go", "func Load(", "func LoadSettings(")},
+				Final: "Renamed Load to LoadSettings in config/load.go. Should I also update the README?"},
+			{User: "yes",
+				Steps: []scripted.Step{edit("README.md", "config.Load(", "config.LoadSettings(")},
+				Final: "The README now calls config.LoadSettings."}},
+		must:    []string{"Earlier answer: “Renamed Load to LoadSettings in config/load\\.go\\.”"},
+		mustNot: []string{"the user replied: “yes”"},
+	},
+	{
+		pattern: 3, name: "a build that passes after the edit is no success: it compiles the change, it does not run it",
+		turns: []scripted.Turn{{User: "Make the export skip archived projects.",
+			Steps: []scripted.Step{
+				edit("export/export.go", "for _, p := range projects {", "for _, p := range projects {\n\t\tif p.Archived {\n\t\t\tcontinue\n\t\t}"),
+				run("go build ./...", "", 0)},
+			Final: "The export now skips archived projects."}},
+		must:    []string{"Outcome: uncertain \\(the last check `go build \\./\\.\\.\\.` passed \\(exit 0\\) and it does not run the changed code\\)"},
+		mustNot: []string{"outcome success", "task_outcome: success"},
+	},
+	{
+		pattern: 3, name: "a test that passed before the last edit is no success",
+		turns: []scripted.Turn{{User: "Make the slug function lower-case its input.",
+			Steps: []scripted.Step{
+				edit("text/slug.go", "return s", "return strings.ToLower(s)"),
+				run("go test ./text", "ok  \tacme/text\t0.01s", 0),
+				edit("text/slug.go", "return strings.ToLower(s)", "return strings.ToLower(strings.TrimSpace(s))")},
+			Final: "Slug lower-cases and trims its input."}},
+		must:    []string{"Outcome: uncertain \\(the last check `go test \\./text` passed \\(exit 0\\) before the last change\\)"},
+		mustNot: []string{"outcome success", "task_outcome: success"},
+	},
+	{
+		pattern: 6, name: "a line that two different commands printed, failing both, is a banner, never the error line",
+		turns: []scripted.Turn{{User: "Seed the dev database and run the store tests.",
+			Steps: []scripted.Step{
+				run("./scripts/seed.sh", "Error: telemetry disabled, cannot reach collector\nseed: duplicate key value violates unique constraint \"users_pkey\"", 1),
+				run("go test ./store", "Error: telemetry disabled, cannot reach collector\n--- FAIL: TestSeed (0.01s)\n    seed_test.go:9: got 2 users, want 3\nFAIL", 1)},
+			Final: "Seeding stops on a duplicate user and TestSeed fails."}},
+		must:    []string{"`\\./scripts/seed\\.sh` failed once \\(`seed: duplicate key value"},
+		mustNot: []string{"\\(`Error: telemetry"},
+	},
+	{
+		pattern: 2, name: "a prediction, a guess or a recommendation in the final answer is no finding; options to pick from are not kept",
+		turns: []scripted.Turn{
+			{User: "Why is the nightly report empty?",
+				Steps: []scripted.Step{run("cat logs/report.log", "2026-03-01 02:00 query returned 0 rows", 0)},
+				Final: "The report query returned 0 rows on 2026-03-01. This is likely why the report is empty. " +
+					"The next run will show the data in 2 to 3 minutes. Which fix do you want?\n1. Widen the date filter in report/query.sql\n2. Backfill the rows"},
+			{User: "2", Steps: []scripted.Step{edit("report/backfill.sql", "", "INSERT INTO rows SELECT * FROM staging;")},
+				Final: "Added report/backfill.sql, which copies the staging rows into rows."}},
+		must:    []string{"Added report/backfill\\.sql"},
+		mustNot: []string{"likely why", "will show", "Widen the date filter", "the user replied: “2”"},
+	},
+	{
+		pattern: 5, name: "a rule inside a longer request is kept verbatim as a preference; a pick among offered options is not",
+		turns: []scripted.Turn{
+			{User: "Add retries to the HTTP client in net/client.go with exponential backoff, capped at five attempts, " +
+				"and log each retry at debug level. Use table-driven tests, never one test function per case. Tests go next to the code.",
+				Steps: []scripted.Step{edit("net/client.go", "return c.do(req)", "return c.retry(req, 5)")},
+				Final: "Added retries with exponential backoff to net/client.go. Which backoff base do you want?\n1. 100ms\n2. 500ms"},
+			{User: "I prefer option 2", Steps: []scripted.Step{edit("net/client.go", "base = 100", "base = 500")},
+				Final: "The backoff base is 500ms."}},
+		must:    []string{"- “Use table-driven tests, never one test function per case\\.”"},
+		mustNot: []string{"- “I prefer option 2"},
+	},
+	{
+		pattern: 4, name: "a failure is stated with its error, nothing about a rerun that the transcript does not show",
+		turns: []scripted.Turn{
+			{User: "Run the integration tests.",
+				Steps: []scripted.Step{run("make integration", "--- FAIL: TestCheckout (0.20s)\n    checkout_test.go:40: status 502, want 200\nFAIL", 2)},
+				Final: "TestCheckout fails with a 502 from the payment stub."},
+			{User: "I reran make integration with STUB=1 in my own terminal and it passed, thanks.",
+				Final: "Good: with the stub enabled the checkout test passes."}},
+		must:    []string{"`make integration` failed once \\(`checkout_test\\.go:40: status 502, want 200`"},
+		mustNot: []string{"not run again", "no later run passed"},
+	},
 }
+
+// claudeScreenshotReply is a Claude Code session in which the user
+// answers with a screenshot first, then an IDE notice, then their words,
+// each a content block of one message.
+const claudeScreenshotReply = `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:00.000Z","message":{"role":"user","content":"Make logout clear the session cookie."}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:02.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/home/dev/src/app/auth/logout.go","old_string":"func Logout(w http.ResponseWriter) {","new_string":"func Logout(w http.ResponseWriter) {\n\tclearCookie(w)"}}],"stop_reason":"tool_use"}}
+{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"The file /home/dev/src/app/auth/logout.go has been updated.","is_error":false}]},"toolUseResult":{"filePath":"/home/dev/src/app/auth/logout.go","oldString":"func Logout(w http.ResponseWriter) {","newString":"func Logout(w http.ResponseWriter) {\n\tclearCookie(w)"}}
+{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:00:04.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"text","text":"The session cookie is cleared on logout by clearCookie in auth/logout.go."}],"stop_reason":"end_turn"}}
+{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:01:00.000Z","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"text","text":"<ide_opened_file>The user opened the file /home/dev/src/app/auth/logout.go in the IDE. This may or may not be related to the current task.</ide_opened_file>"},{"type":"text","text":"Login works now. But the logout button still does nothing, the cookie stays."}]}}
+{"type":"assistant","uuid":"a3","parentUuid":"u3","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:01:02.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"tool_use","id":"toolu_2","name":"Edit","input":{"file_path":"/home/dev/src/app/web/logout.js","old_string":"fetch('/logout')","new_string":"fetch('/logout', {method: 'POST'})"}}],"stop_reason":"tool_use"}}
+{"type":"user","uuid":"u4","parentUuid":"a3","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:01:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"The file /home/dev/src/app/web/logout.js has been updated.","is_error":false}]},"toolUseResult":{"filePath":"/home/dev/src/app/web/logout.js","oldString":"fetch('/logout')","newString":"fetch('/logout', {method: 'POST'})"}}
+{"type":"assistant","uuid":"a4","parentUuid":"u4","sessionId":"s1","cwd":"/home/dev/src/app","timestamp":"2026-03-02T09:01:04.000Z","message":{"role":"assistant","model":"claude-opus-4-7","content":[{"type":"text","text":"The logout button now sends a POST to /logout, which the handler expects."}],"stop_reason":"end_turn"}}
+`
 
 // claudeQueued is a Claude Code session in which the user typed two
 // messages while the agent worked: one absorbed into the running turn (the

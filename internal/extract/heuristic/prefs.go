@@ -38,14 +38,15 @@ var (
 )
 
 // preferences returns the standing instructions of one message, with the
-// next sentence when it gives the reason; reply: it answers the agent.
-func preferences(text string, reply bool) []string {
+// next sentence when it gives the reason. A pick of an option ("I prefer option 2") answers the agent once.
+func preferences(text string) []string {
 	var out []string
 	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || reply && !marksStanding(s) && optionRefRE().MatchString(s) || len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
+		if !standing(s) || !marksStanding(s) && optionRefRE().MatchString(s) ||
+			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
 			continue
 		}
 		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
@@ -135,18 +136,4 @@ func words(s string) int {
 		}
 	}
 	return n
-}
-
-// sentencesOf splits a message into sentences, also at ";" and at a full
-// stop of Chinese or Japanese, which no space follows.
-func sentencesOf(text string) []string {
-	var out []string
-	for _, s := range textSentences(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n").Replace(text)) {
-		for _, p := range strings.Split(s, "; ") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/english"
 	"github.com/memctl/memctl/internal/program"
@@ -163,7 +164,7 @@ func errPart(c *call, errors []string) string {
 		parts = []string{when(c.errLine != "", code(textcut.Line(c.errLine, 160))), when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
 	}
 	for _, e := range errors {
-		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.passed[strings.Split(e, "; failing: ")[0]] {
+		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.recurs[strings.Split(e, "; failing: ")[0]] {
 			earlier = append(earlier, e)
 		}
 	}
@@ -187,10 +188,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 			line += "; a later, different " + code(textcut.Line(f.CoveredBy, 100)) + " passed"
 		case f.CoveredBy != "":
 			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
-		case f.Unsettled > 0:
+		case f.Unsettled > 0: // what did not happen is not said: one transcript is no evidence of it
 			line += " and was run again with no exit status of its own"
-		default:
-			line += " and was not run again to a pass"
 		}
 		d.add(&d.failures, cFailure, line+".")
 	}
@@ -249,6 +248,7 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 // Result renders what was gathered; call it once, after the last event. A thread without a message of the
 // user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
+	x.flushTyped()
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
 		return Result{}
 	}
@@ -381,7 +381,8 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+when(a.reply != "", "; the user replied: "+userWords(a.reply, 0)))
+				reply := when(a.reply != "", "; the user replied: "+userWords(a.reply, lineMax))
+				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+reply)
 			}
 		}
 		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge, Failures: kept(d.failures), Refs: kept(d.refs)}
@@ -399,7 +400,8 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 func joinSentences(ss []string) string {
 	b := ""
 	for i, s := range ss {
-		b += s + when(i < len(ss)-1, when(!strings.ContainsAny(s[len(s)-1:], ".!?;:)"), ";")+" ")
+		r, _ := utf8.DecodeLastRuneInString(s)
+		b += s + when(i < len(ss)-1, when(!strings.ContainsRune(".!?;:)。！？", r), ";")+" ")
 	}
 	return b
 }

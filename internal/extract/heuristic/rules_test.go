@@ -52,7 +52,7 @@ var ruleCases = []ruleCase{
 			"The user rejected the edit of available-tools\\.md; it did not run: the file was not written",
 			"Permission for the edit of README\\.md was not granted; it did not run: the file was not written",
 			"The user interrupted the agent",
-			"changed no file",
+			"edited no file directly",
 			"task_outcome: (fail|uncertain)",
 			"Preference signals:\n- “put it in README\\.md instead of a new file”",
 		},
@@ -63,7 +63,7 @@ var ruleCases = []ruleCase{
 		name: "an edit reverted with git checkout is no change",
 		file: "reverted-edit.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"changed no file \\(1 more changed and then undone\\)",
+			"edited no file directly \\(1 more changed and then undone\\)",
 			"The changes to server\\.go were undone \\(restored from git\\)",
 			"Threw away the changes to server\\.go with `git checkout -- server\\.go`",
 			"Fix: `go test ./\\.\\.\\.` failed \\(`server_test\\.go:57: body mismatch for /search\\?q=a<b: got \"a<b\", want \"a\\\\u003cb\"`; failing: TestGoldenResponses\\) " +
@@ -154,7 +154,7 @@ var ruleCases = []ruleCase{
 		must: []string{
 			"task_outcome: uncertain",
 			"Outcome: uncertain \\(the assistant answered and no check confirms the result",
-			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\) and was not run again to a pass\\.",
+			"`\\./scripts/deploy\\.sh staging` failed once \\(`Error: context \"staging\" does not exist in kubeconfig`\\)\\.",
 		},
 		mustNot: []string{`task_outcome: success`, `outcome success`, `nothing contradicts it`},
 	},
@@ -186,24 +186,24 @@ var ruleCases = []ruleCase{
 		mustNot: []string{"Check: `(make clean|prettier)", "the last check `(make clean|prettier)", "Ran `(make clean|prettier --write src)`: passed"},
 	},
 	{
-		name: "git apply and a fast-forward merge change the repository; a refused rebase, apply --check and an up-to-date merge do not",
+		name: "what git did to the repository only its output says: a session that edited no file says so, and no more",
 		file: "git-only-changes.jsonl", kind: sessions.KindJSONL,
 		must: []string{
-			"the agent ran 8 commands \\(1 failed\\) and edited no file directly; git changed the repository \\(`git apply fix-timeout\\.patch`, `git merge --ff-only origin/main`\\)\\.",
+			"the agent ran 8 commands \\(1 failed\\) and edited no file directly\\.",
 			"Ran `git rebase main`: failed, exit 1 — `error: cannot rebase: You have unstaged changes\\.`",
 			// Deleting a branch is no look around: it is listed as run.
 			"Ran `git branch -D stale-experiment`: ok, exit 0",
 		},
-		mustNot: []string{`changed no file`, "git changed the repository \\([^)\\n]*(git apply --check|git merge main`|git rebase)"},
+		mustNot: []string{`changed no file`, "git changed the repository"},
 	},
 	{
 		name: "a passing check answers neither for a push that failed after it nor for a lint run still failing",
 		file: "failure-after-check.jsonl", kind: sessions.KindJSONL,
 		must: []string{
 			"task_outcome: partial",
-			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `(golangci-lint run \\./\\.\\.\\.|git push origin main)` failed and no later run passed\\)",
-			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\) and was not run again to a pass",
-			"`git push origin main` failed once \\([^\\n]*\\) and was not run again to a pass",
+			"Outcome: partial \\(the last check `go test \\./\\.\\.\\.` passed, but `(golangci-lint run \\./\\.\\.\\.|git push origin main)` failed\\)",
+			"`golangci-lint run \\./\\.\\.\\.` failed once \\(`quota/round\\.go:12:2: ineffectual assignment to step \\(ineffassign\\)`\\)",
+			"`git push origin main` failed once \\([^\\n]*\\)",
 		},
 		mustNot: []string{`task_outcome: success`, `Outcome: success`, `Check: [^\n]*golangci-lint`},
 	},

@@ -127,7 +127,7 @@ var seenFailureCases = []ruleCase{
 		name: "scratch: a repository tried out in /tmp, a binary built there and the agent's plan file are not the project's; a search of a missing path is not made to work by a search elsewhere; a conditional spec is no preference",
 		file: "seen-stood-and-scratch.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"`rg -n 'func Append' vendor/ledgerkit` failed once \\(`rg: vendor/ledgerkit: No such file or directory \\(os error 2\\)`\\) and was not run again to a pass\\.",
+			"`rg -n 'func Append' vendor/ledgerkit` failed once \\(`rg: vendor/ledgerkit: No such file or directory \\(os error 2\\)`\\)\\.",
 			"Files changed: `internal/book/journal\\.go`\\.",
 		},
 		mustNot: []string{

@@ -19,8 +19,8 @@ import (
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request, next                            string   // next: the message that opened the next task, which may accept this one's answer
-	prefs, corrections, reads, gitChanges    []string // gitChanges: git lines that changed the repository without a commit
+	request, next                            string // next: the message that opened the next task, which may accept this one's answer
+	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
 	answeredBefore, endedRefused             bool
@@ -32,7 +32,7 @@ type task struct {
 	pairs                                    program.Pairer
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
-	passed                                   map[string]bool  // the session's lines a passing run printed
+	recurs                                   map[string]bool  // the session's lines that are no error line (Extractor.saw)
 	checks                                   map[string]*call // the latest run of each check family
 	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
@@ -83,6 +83,7 @@ func (t *task) shares(words []string, exactly bool) bool {
 
 // human takes one message of the user.
 func (x *Extractor) human(e sessions.Event) {
+	e.Text = harnessRE().ReplaceAllString(e.Text, "") // what the harness put in is no word of the user's
 	lines := strings.Split(normQuotes(e.Text), "\n")
 	for i, l := range lines {
 		lines[i] = oneLine(l)
@@ -99,18 +100,22 @@ func (x *Extractor) human(e sessions.Event) {
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	negative := !tmpl && (negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead")
+	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without the question.
+	reply := when(!tmpl && len(words) > 0 && (!x.asked || len(strings.Fields(text)) > 3), text)
 	if cur == nil || x.startsTask(cur, text, words, negative) {
-		if cur != nil && cur.finalSince && !tmpl {
-			cur.next = text
+		if cur != nil && cur.finalSince {
+			cur.next = reply
 		}
 		cur = newTask(text)
-		cur.passed = x.passed
+		cur.recurs = x.recurs
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
 		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
-			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = when(!tmpl, text), cur.answers[n-1].withdrawn || negative
+			// A pick of one of its options ("B", "2", "option C") shows the answer asked the user to choose.
+			pick := len(strings.Fields(text)) <= 3 && (optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
+			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = reply, cur.answers[n-1].withdrawn || negative || pick
 		}
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
@@ -123,7 +128,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), x.asked) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text))) { // with its layout: what was pasted shows in it
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -188,6 +193,10 @@ func firstClause(s string) string {
 // continuations open a message that goes on with the current request.
 var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i looks
 seems don't dont`)
+
+// harnessRE: what the agent's harness put into a message of the user, not typed by them: an image's
+// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>, <ide_selection>).
+var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +

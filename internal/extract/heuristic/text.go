@@ -76,9 +76,10 @@ hi hey yes yeah sure just now like want need needs make makes get got go going u
 maybe still new file files code help try see look looks seem seems know think well good give show tell us via per etc ie eg within without onto add adds added create created fix fixes fixed fail fails
 failed update updated delete deleted remove removed change changes changed run runs ran write wrote implement implemented check checks work works working done always never instead prefer rather avoid`)
 
-// textSentences splits text into sentences without list markers ("- ", "1. ", "2) ").
-func textSentences(s string) []string {
-	lines := strings.Split(s, "\n")
+// sentencesOf splits text into sentences without list markers ("- ", "1. ", "2) "), also at "; " and at a
+// full stop of Chinese or Japanese, which no space follows.
+func sentencesOf(text string) []string {
+	lines := strings.Split(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n", "; ", "\n").Replace(text), "\n")
 	for i, l := range lines {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*•> ")
 		if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && len(r) > 1 && (r[0] == '.' || r[0] == ')') && r[1] == ' ' {

@@ -143,6 +143,22 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019a0e82-73d6-7592-88a6-48d49534d91b", Source: "cli", Cwd: `D:\Code\AI-Recruitment-Clerk`, GitBranch: "main"},
 		"codex/2025/11/24/rollout-2025-11-24T13-02-00-019ab73e-8c11-7ad2-b604-5987891db560.jsonl": {
 			ID: "019ab73e-8c11-7ad2-b604-5987891db560", Source: "cli", Cwd: "/Users/edmundengland/Documents/coding_tools/code_butler", GitBranch: "refactor/ai-clean"},
+		// Claude Code sessions of gmeligio/flutter-docker-image (two in git
+		// worktrees) and ebridges/wakil.
+		"claude/-home-eligio-Code-flutter-docker-image/9edc9e71-7312-47e5-a245-35932016cf40.jsonl": {
+			ID: "9edc9e71-7312-47e5-a245-35932016cf40", Source: "cli", Cwd: "/home/eligio/Code/flutter-docker-image", GitBranch: "openspec-research"},
+		"claude/-home-eligio-Code-worktrees-flutter-docker-image-warm-orbit-flutter-docker-image/9c4f30d9-7a7f-49b7-93b3-062fbf14c199.jsonl": {
+			ID: "9c4f30d9-7a7f-49b7-93b3-062fbf14c199", Source: "cli", Cwd: "/home/eligio/Code/worktrees/flutter-docker-image/warm-orbit/flutter-docker-image", GitBranch: "chore/retire-renovate-research"},
+		"claude/-home-eligio-Code-worktrees-flutter-docker-image-civil-moon-flutter-docker-image/f38c62f6-9179-4a83-87e0-d2307abc24e2.jsonl": {
+			ID: "f38c62f6-9179-4a83-87e0-d2307abc24e2", Source: "cli", Cwd: "/home/eligio/Code/worktrees/flutter-docker-image/civil-moon/flutter-docker-image", GitBranch: "fix/cleanup-pr-tags-all-images"},
+		"claude/-Users-ebridges-Projects-wakil/6f77ae00-a4f5-49eb-b09b-3fa836b62e4c.jsonl": {
+			ID: "6f77ae00-a4f5-49eb-b09b-3fa836b62e4c", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "feat/wire-skill-resolver-into-ingest"},
+		"claude/-Users-ebridges-Projects-wakil/77205d86-d9a9-4c21-b0a9-b61292f3a454.jsonl": {
+			ID: "77205d86-d9a9-4c21-b0a9-b61292f3a454", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "main"},
+		"claude/-Users-ebridges-Projects-wakil/9108d770-b024-4e7a-8789-fefeeed40c49.jsonl": {
+			ID: "9108d770-b024-4e7a-8789-fefeeed40c49", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "main"},
+		"claude/-Users-ebridges-Projects-wakil/adf7939a-e09b-4b9b-a1a7-7ec227ebe313.jsonl": {
+			ID: "adf7939a-e09b-4b9b-a1a7-7ec227ebe313", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "docs/adr-template"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

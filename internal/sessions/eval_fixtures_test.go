@@ -159,6 +159,25 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "9108d770-b024-4e7a-8789-fefeeed40c49", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "main"},
 		"claude/-Users-ebridges-Projects-wakil/adf7939a-e09b-4b9b-a1a7-7ec227ebe313.jsonl": {
 			ID: "adf7939a-e09b-4b9b-a1a7-7ec227ebe313", Source: "cli", Cwd: "/Users/ebridges/Projects/wakil", GitBranch: "docs/adr-template"},
+		// Codex CLI and VS Code extension sessions of hericlibong/SassyAI,
+		// chunrui-qashier/md-http-server, pierrickmartino/blockbuilders.tech.bmad,
+		// ivanma9/ship and MythologIQ/Zo-Qore (Windows, no git block).
+		"codex/2025/11/24/rollout-2025-11-24T00-07-08-019ab178-1682-7892-912f-cd70b0725a0c.jsonl": {
+			ID: "019ab178-1682-7892-912f-cd70b0725a0c", Source: "cli", Cwd: "/Users/chunrui/Source/other/md-server", GitBranch: "main"},
+		"codex/2025/11/27/rollout-2025-11-27T11-18-43-019ac61c-1ec1-7151-b60e-9fd981b9a88b.jsonl": {
+			ID: "019ac61c-1ec1-7151-b60e-9fd981b9a88b", Source: "vscode", Cwd: `g:\MythologIQ\Hearthlink`},
+		"codex/2025/12/14/rollout-2025-12-14T15-30-46-019b1d45-67d1-76d0-87c4-c7515b979dce.jsonl": {
+			ID: "019b1d45-67d1-76d0-87c4-c7515b979dce", Source: "cli", Cwd: "/Users/pierrickmartino/Developer/blockbuilders.tech.bmad", GitBranch: "main"},
+		"codex/2025/12/16/rollout-2025-12-16T21-15-00-019b28cd-46d3-7b52-9d39-e36f58fed5f7.jsonl": {
+			ID: "019b28cd-46d3-7b52-9d39-e36f58fed5f7", Source: "cli", Cwd: "/Users/pierrickmartino/Developer/blockbuilders.tech.bmad", GitBranch: "feature/backtest-trades-table"},
+		"codex/2026/01/10/rollout-2026-01-10T21-27-14-019baae1-0e0b-7822-b4df-7f1bece6df0b.jsonl": {
+			ID: "019baae1-0e0b-7822-b4df-7f1bece6df0b", Source: "vscode", Cwd: `g:\MythologIQ\Hearthlink`},
+		"codex/2026/01/28/rollout-2026-01-28T06-59-02-019c0478-aa2f-78a0-9a99-530ec8bf5040.jsonl": {
+			ID: "019c0478-aa2f-78a0-9a99-530ec8bf5040", Source: "vscode", Cwd: `g:\MythologIQ\Hearthlink`},
+		"codex/2026/02/26/rollout-2026-02-26T18-43-34-019c9b0c-8463-7c73-905a-6fdab3e854f8.jsonl": {
+			ID: "019c9b0c-8463-7c73-905a-6fdab3e854f8", Source: "cli", Cwd: "/home/hericdev/CHALLENGES", GitBranch: "main"},
+		"codex/2026/03/11/rollout-2026-03-11T12-36-01-019cddf8-47bf-7761-8f4c-d6b597bbe0de.jsonl": {
+			ID: "019cddf8-47bf-7761-8f4c-d6b597bbe0de", Source: "cli", Cwd: "/Users/ivanma/Desktop/gauntlet/ShipShape/ship", GitBranch: "master"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -650,6 +650,18 @@ var patternCases = []patternCase{
 		must:    []string{"`make integration` failed once \\(`checkout_test\\.go:40: status 502, want 200`"},
 		mustNot: []string{"not run again", "no later run passed"},
 	},
+	{
+		pattern: 1, name: "runs of a check naming other tests are other work: one's pass does not end or merge the other's failure",
+		turns: []scripted.Turn{{User: "Fix the failing parser and lexer tests.",
+			Steps: []scripted.Step{
+				run("cargo test parser", "test parser::empty ... FAILED\nthread 'parser::empty' panicked at src/parser.rs:9:5: empty input", 101),
+				run("cargo test lexer", "test lexer::unicode ... FAILED\nthread 'lexer::unicode' panicked at src/lexer.rs:30:9: bad char", 101),
+				edit("src/parser.rs", "None => panic!()", "None => Ok(Doc::default())"),
+				run("cargo test parser", "test result: ok. 4 passed; 0 failed", 0)},
+			Final: "The parser accepts empty input."}},
+		must:    []string{"`cargo test lexer` failed once \\(`[^`]*bad char"},
+		mustNot: []string{"failed 2 times", "`cargo test lexer` failed[^\n]*and passed"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -138,11 +138,10 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: what a look around looks in; a check's operands
-// (paths, the tests or packages it names) and name filters ("-k name"), not its options or their values
-// (--features x); other work's operands and option values, not the options (--no-verify added is the same
-// work). Under a subcommand a value of several words is free text ("git commit -m 'a b'" is "git commit -m
-// 'c d'"); with none the values are the work ("python -c …"), a heredoc too.
+// targets is what a command works on beyond its family: what a look around looks in; a check's operands (paths,
+// tests or packages named) and name filters ("-k x"), not options or their values (--features x); other work's
+// operands and option values, not options (--no-verify added is the same work), but under a subcommand a value of
+// several words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
 	if readOnly(cmd) {
 		return lookedIn(cmd)
@@ -165,10 +164,9 @@ func targets(cmd string) (out []string) {
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check's
-// bare words (a test's or a package's name) must be the failure's, and with no path or filter it runs them
-// whole, else covers the paths under its own; other work keeps every word of the failure's (it may add some:
-// "psql -p 5433 …" after "psql …").
+// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check's bare
+// words (tests or packages named) must be the failure's, and with no path or filter it runs them whole, else covers
+// the paths under its own; other work keeps every word of the failure's, may add some ("psql -p 5433 …" after "psql").
 func covers(pass, fail []string, reads, check bool) bool {
 	bare := func(w string) bool { return check && !strings.ContainsAny(w, "/. ") }
 	if reads || slices.ContainsFunc(pass, func(p string) bool { return bare(p) && !slices.Contains(fail, p) }) {

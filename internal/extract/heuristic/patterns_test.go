@@ -651,11 +651,20 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
-		pattern: 1, name: "runs of a check naming other tests are other work: one's pass does not end or merge the other's failure",
+		pattern: 6, name: "the command's own text echoed back is never the error line",
+		turns: []scripted.Turn{{User: "Check the vendored dependencies.",
+			Steps: []scripted.Step{run("./scripts/check-missing.sh", "+ ./scripts/check-missing.sh\n"+
+				"error: lib/a.go imports acme/b, which is not vendored\nexit status 1", 1)},
+			Final: "lib/a.go imports acme/b, which is not vendored."}},
+		must:    []string{"failed once \\(`error: lib/a\\.go imports acme/b, which is not vendored`"},
+		mustNot: []string{"\\(`\\+ \\./scripts"},
+	},
+	{
+		pattern: 1, name: "runs of a check naming other tests are other work: one's pass ends only its own failure",
 		turns: []scripted.Turn{{User: "Fix the failing parser and lexer tests.",
 			Steps: []scripted.Step{
-				run("cargo test parser", "test parser::empty ... FAILED\nthread 'parser::empty' panicked at src/parser.rs:9:5: empty input", 101),
-				run("cargo test lexer", "test lexer::unicode ... FAILED\nthread 'lexer::unicode' panicked at src/lexer.rs:30:9: bad char", 101),
+				run("cargo test parser", "test parser::empty ... FAILED\npanicked at src/parser.rs:9:5: empty", 101),
+				run("cargo test lexer", "test lexer::unicode ... FAILED\npanicked at src/lexer.rs:30:9: bad char", 101),
 				edit("src/parser.rs", "None => panic!()", "None => Ok(Doc::default())"),
 				run("cargo test parser", "test result: ok. 4 passed; 0 failed", 0)},
 			Final: "The parser accepts empty input."}},

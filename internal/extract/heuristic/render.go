@@ -257,7 +257,7 @@ func (x *Extractor) Result() Result {
 	main := 0
 	for i, t := range x.tasks {
 		for _, f := range t.failures { // a line a later pass printed is no error line either
-			f.errLine = x.errorLine(f.out)
+			f.errLine = x.errorLine(f)
 		}
 		docs[i] = x.taskDoc(t, gone)
 		if docs[i].score > docs[main].score {

@@ -651,6 +651,16 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
+		pattern: 5, name: "a prompt template's opening is no title and its rules are no preference of the user's",
+		turns: []scripted.Turn{{User: "You are a meticulous migration reviewer for this codebase. " +
+			"For every schema change, always read the migration file, confirm that a rollback exists, " +
+			"run the migration tests, and report each risk you find to the people who own the database.",
+			Steps: []scripted.Step{run("make migrate-test", "ok  \tacme/migrations\t0.30s", 0)},
+			Final: "The migration tests pass and every change has a rollback."}},
+		must:    []string{"### Task 1: a request using a prompt template\n"},
+		mustNot: []string{"Task 1: You are", "- “[^\n]*always read the migration"},
+	},
+	{
 		pattern: 6, name: "the command's own text echoed back is never the error line",
 		turns: []scripted.Turn{{User: "Check the vendored dependencies.",
 			Steps: []scripted.Step{run("./scripts/check-missing.sh", "+ ./scripts/check-missing.sh\n"+

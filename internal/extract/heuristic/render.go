@@ -66,7 +66,7 @@ func (d *taskDoc) add(list *[]*entry, c class, text string) {
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
-	d := taskDoc{name: textcut.Line(title(t.request), 100)}
+	d := taskDoc{name: textcut.Line(t.title(), 100)}
 	d.outcome, d.reason = t.outcome()
 	live := slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
 	d.live = len(live)

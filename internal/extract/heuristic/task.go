@@ -23,7 +23,7 @@ type task struct {
 	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
-	answeredBefore, endedRefused             bool
+	answeredBefore, endedRefused, template   bool      // template: its request is one (Extractor.template)
 	answers                                  []*answer // the final answers, one per message answered
 	final                                    string    // the latest final answer, whole
 	files                                    files
@@ -107,7 +107,7 @@ func (x *Extractor) human(e sessions.Event) {
 			cur.next = reply
 		}
 		cur = newTask(text)
-		cur.recurs = x.recurs
+		cur.recurs, cur.template = x.recurs, tmpl
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
@@ -171,15 +171,16 @@ func (x *Extractor) startsTask(cur *task, text string, words []string, negative 
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a heading (a prompt template a command
-// expanded), after its first line that is no heading nor fence: the words filling the template in.
-func title(request string) string {
-	for l := range strings.Lines(request) {
-		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {
-			return t
+// title names a task after its request; of a document that opens on a heading (a command's template), after its
+// first line no heading nor fence: the words filling it in. Another template's opening is no words of the user's.
+func (t *task) title() string {
+	heading := document(t.request) && t.request[0] == '#'
+	for l := range strings.Lines(t.request) {
+		if s := strings.TrimSpace(l); heading && !strings.HasPrefix(s, "#") && !strings.HasPrefix(s, "```") {
+			return s
 		}
 	}
-	return request
+	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
 }
 
 // firstClause is a message up to its first comma or stop.

@@ -49,9 +49,7 @@ func capped[T any](list []T, n int) []T { return list[:min(len(list), n)] }
 
 // meaningfulWords returns the lower-case words of text that are not stop words, in order, once each.
 func meaningfulWords(text string) []string {
-	if len(text) > 4000 {
-		text = text[:4000]
-	}
+	text = text[:min(len(text), 4000)]
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {

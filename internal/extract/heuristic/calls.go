@@ -220,10 +220,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout {
 		outcome = program.Unknown
 	}
-	errs := c.errLine
-	if len(c.tests) > 0 {
-		errs += "; failing: " + strings.Join(c.tests, ", ")
-	}
+	errs := c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", "))
 	for _, p := range t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq}) {
 		if len(t.fixes) < maxFixes {
 			p.Edited = t.edited(p.Edited)

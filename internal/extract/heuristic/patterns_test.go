@@ -651,6 +651,18 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
+		pattern: 2, name: "an answer that says nothing failed is kept only when the exit statuses agree",
+		turns: []scripted.Turn{
+			{User: "Apply the pending migrations.",
+				Steps: []scripted.Step{run("make migrate", "error: relation \"users\" already exists", 2)},
+				Final: "The migrations ran with no errors against the staging database."},
+			{User: "Now run the payment tests.",
+				Steps: []scripted.Step{run("go test ./payments/...", "ok  \tacme/payments\t0.52s", 0)},
+				Final: "The payment suite ran with no failures across the refund and the capture paths."}},
+		must:    []string{"with no failures across the refund"},
+		mustNot: []string{"with no errors against"},
+	},
+	{
 		pattern: 5, name: "a prompt template's opening is no title and its rules are no preference of the user's",
 		turns: []scripted.Turn{{User: "You are a meticulous migration reviewer for this codebase. " +
 			"For every schema change, always read the migration file, confirm that a rollback exists, " +

@@ -118,19 +118,25 @@ func UnwrapShell(cmd string) string {
 var exitedRE = lazyre.New(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
 
 // parseToolOutput extracts the text and exit status of a Codex tool
-// output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},
-// unified exec prints "Process exited with code N", shell_command "Exit code: N".
+// output: the shell tool wraps it in {"output","metadata":{"exit_code"}},
+// unified exec answered in JSON with a top-level "exit_code" in its first
+// builds and now prints "Process exited with code N", shell_command
+// prints "Exit code: N".
 func ParseToolOutput(s string) (string, *int) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") && strings.Contains(t, `"output"`) {
 		var w struct {
 			Output   *string `json:"output"`
+			ExitCode *int    `json:"exit_code"`
 			Metadata struct {
 				ExitCode *int `json:"exit_code"`
 			} `json:"metadata"`
 		}
 		if json.Unmarshal([]byte(t), &w) == nil && w.Output != nil {
-			return *w.Output, w.Metadata.ExitCode
+			if w.Metadata.ExitCode != nil {
+				return *w.Output, w.Metadata.ExitCode
+			}
+			return *w.Output, w.ExitCode
 		}
 	}
 	head := s

@@ -80,8 +80,7 @@ func Events(f transcript.File, probs func(transcript.Problem), fn func(transcrip
 				for _, fc := range changes {
 					fc.Time, fc.Line = p.Time, p.Line
 					if fc.FileOp == "write" {
-						fc.FileOp = map[string]string{"create": "add", "update": "update"}[p.wrote]
-						fc.FileOp = cmp.Or(fc.FileOp, "write")
+						fc.FileOp = cmp.Or(map[string]string{"create": "add", "update": "update"}[p.wrote], "write")
 					}
 					if err := em.Emit(fc); err != nil {
 						return err

@@ -168,6 +168,9 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			ev.Outcome = transcript.OutcomeFailed
 		case "declined":
 			ev.Outcome = transcript.OutcomeRejected
+			if codexHarnessDenied(strings.TrimSpace(out)) {
+				ev.Outcome = transcript.OutcomeDenied
+			}
 		}
 		ev.IsError = ev.Outcome == transcript.OutcomeFailed
 		return em.Emit(ev)
@@ -466,8 +469,8 @@ func codexOutcome(body string, code *int) transcript.Outcome {
 	case strings.HasPrefix(t, "exec command rejected by user"), strings.HasPrefix(t, "patch rejected by user"),
 		strings.HasPrefix(t, "rejected by user"):
 		return transcript.OutcomeRejected
-	case strings.HasPrefix(t, "approval policy is ") && strings.Contains(t, "reject command"):
-		return transcript.OutcomeDenied // asked to leave the sandbox where no one may approve it: not run
+	case codexHarnessDenied(t):
+		return transcript.OutcomeDenied
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
 		return transcript.OutcomeInterrupted
 	case code != nil && *code != 0, strings.HasPrefix(t, "failed in sandbox"):

@@ -258,3 +258,23 @@ func callToolResult(v []byte) (string, transcript.Outcome) {
 	}
 	return out, transcript.OutcomeUnknown
 }
+
+// codexHarnessDenied reports the harness's words for a call it refused
+// to run, no person asked: the command policy ("`powershell.exe -Command
+// '…'` rejected: blocked by policy"), the network policy ("Network access
+// to "https://host:443" was blocked: …"), the automatic reviewer ("Guardian
+// rejected this action …"), or an escalation the approval policy cannot
+// grant ("approval policy is Never; reject command — …").
+func codexHarnessDenied(t string) bool {
+	first, _, _ := strings.Cut(t, "\n")
+	switch {
+	case strings.HasPrefix(first, "`") && strings.Contains(first, "` rejected: "), strings.HasPrefix(first, "rejected: blocked by policy"):
+		return true
+	case strings.HasPrefix(first, "Network access to ") && strings.Contains(first, " was blocked"),
+		strings.HasPrefix(first, "Network access was blocked"):
+		return true
+	case strings.HasPrefix(first, "Guardian rejected this action"), strings.HasPrefix(first, "This action was rejected due to unacceptable risk"):
+		return true
+	}
+	return strings.HasPrefix(first, "approval policy is ") && strings.Contains(first, "reject command")
+}

@@ -5,6 +5,19 @@ import (
 	"testing"
 )
 
+// codexRollout reads the events of a rollout made of one user request and
+// the given lines.
+func codexRollout(t *testing.T, lines []string) []Event {
+	t.Helper()
+	lines = append([]string{
+		`{"timestamp":"2026-01-01T10:00:00Z","type":"session_meta","payload":{"id":"77777777-2222-3333-4444-555555555555","cwd":"/w","source":"cli"}}`,
+		`{"timestamp":"2026-01-01T10:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"go"}}`,
+	}, lines...)
+	p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-77777777-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
+	evs, _ := collectEvents(t, File{Kind: KindCodex, Path: p})
+	return evs
+}
+
 // TestCodexOutputShapes reads each shape in which a Codex build records
 // how a call ended (an exit status, a success or error flag, the
 // sandbox's refusal), one synthetic rollout per shape, and checks the
@@ -86,12 +99,7 @@ func TestCodexOutputShapes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lines := append([]string{
-				`{"timestamp":"2026-01-01T10:00:00Z","type":"session_meta","payload":{"id":"77777777-2222-3333-4444-555555555555","cwd":"/w","source":"cli"}}`,
-				`{"timestamp":"2026-01-01T10:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"go"}}`,
-			}, tc.lines...)
-			p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-77777777-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
-			evs, _ := collectEvents(t, File{Kind: KindCodex, Path: p})
+			evs := codexRollout(t, tc.lines)
 			var got []string
 			for _, l := range strings.Split(outcomes(evs), "\n") {
 				if strings.HasPrefix(l, "result ") {
@@ -125,12 +133,7 @@ func TestPatchRewriteIsAnUpdate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lines := append([]string{
-				`{"timestamp":"2026-01-01T10:00:00Z","type":"session_meta","payload":{"id":"88888888-2222-3333-4444-555555555555","cwd":"/w","source":"cli"}}`,
-				`{"timestamp":"2026-01-01T10:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"go"}}`,
-			}, tc.lines...)
-			p := writeFile(t, t.TempDir(), "rollout-2026-01-01T10-00-00-88888888-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
-			evs, _ := collectEvents(t, File{Kind: KindCodex, Path: p})
+			evs := codexRollout(t, tc.lines)
 			var got []string
 			for _, e := range evs {
 				if e.Kind == EventFileChange {

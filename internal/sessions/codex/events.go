@@ -141,14 +141,10 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			return em.Emit(ev)
 		}
 	case "exec_command_end":
-		id := transcript.FieldString(p, "call_id")
-		if st.results[id] {
+		ev, first := st.firstResult(base, p)
+		if !first {
 			return nil
 		}
-		st.results[id] = true
-		ev := base
-		ev.Kind = transcript.EventToolResult
-		ev.CallID = id
 		ev.Tool = "exec_command"
 		out := transcript.FieldString(p, "aggregated_output")
 		if out == "" {
@@ -175,14 +171,10 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		ev.IsError = ev.Outcome == transcript.OutcomeFailed
 		return em.Emit(ev)
 	case "mcp_tool_call_end":
-		id := transcript.FieldString(p, "call_id")
-		if st.results[id] {
+		ev, first := st.firstResult(base, p)
+		if !first {
 			return nil
 		}
-		st.results[id] = true
-		ev := base
-		ev.Kind = transcript.EventToolResult
-		ev.CallID = id
 		ev.Tool = transcript.FieldString(transcript.Field(p, "invocation"), "tool")
 		ev.Output, ev.Outcome = mcpResult(transcript.Field(p, "result"))
 		ev.Output = textcut.Middle(ev.Output, transcript.EventTextMax)
@@ -231,6 +223,20 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		return ferr
 	}
 	return nil
+}
+
+// firstResult starts the result of the call an end event names; first
+// is false when that call's result was already read.
+func (st *codexState) firstResult(base transcript.Event, p []byte) (ev transcript.Event, first bool) {
+	id := transcript.FieldString(p, "call_id")
+	if st.results[id] {
+		return base, false
+	}
+	st.results[id] = true
+	ev = base
+	ev.Kind = transcript.EventToolResult
+	ev.CallID = id
+	return ev, true
 }
 
 func (st *codexState) responseItem(base transcript.Event, p []byte) error {

@@ -475,7 +475,7 @@ func codexOutcome(body string, code *int) transcript.Outcome {
 	case strings.HasPrefix(t, "exec command rejected by user"), strings.HasPrefix(t, "patch rejected by user"),
 		strings.HasPrefix(t, "rejected by user"):
 		return transcript.OutcomeRejected
-	case codexHarnessDenied(t):
+	case code == nil && codexHarnessDenied(t): // the words are the harness's only when no command ran
 		return transcript.OutcomeDenied
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
 		return transcript.OutcomeInterrupted

@@ -175,3 +175,25 @@ func TestClaudeWriteSaysWhatItDid(t *testing.T) {
 		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestPatchMoveIsTheNewPath: an update that moves its file leaves it under
+// the new name, in the patch as in patch_apply_end.
+func TestPatchMoveIsTheNewPath(t *testing.T) {
+	patch := `*** Begin Patch\n*** Update File: old/name.go\n*** Move to: new/name.go\n@@\n-a\n+b\n*** End Patch`
+	call := `{"timestamp":"2026-01-01T10:00:02Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"` + patch + `"}}`
+	out := `{"timestamp":"2026-01-01T10:00:03Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n"}}`
+	end := `{"timestamp":"2026-01-01T10:00:03Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"c1","success":true,"changes":{"/w/old/name.go":{"type":"update","unified_diff":"","move_path":"/w/new/name.go"}}}}`
+	for name, lines := range map[string][]string{"output only": {call, out}, "patch_apply_end": {call, end, out}} {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, e := range codexRollout(t, lines) {
+				if e.Kind == EventFileChange {
+					got = append(got, e.FileOp+" "+strings.TrimPrefix(e.FilePath, "/w/")+" "+e.Old+"->"+e.New)
+				}
+			}
+			if want := "update new/name.go a\n->b\n"; strings.Join(got, "|") != want {
+				t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+			}
+		})
+	}
+}

@@ -203,7 +203,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 				ev.FilePath = mv
 			}
 			for _, pc := range pending {
-				if pc.FileOp == "update" && ev.FileOp != "update" && samePatchPath(path, pc.FilePath) {
+				if pc.FileOp == "update" && ev.FileOp != "update" && samePatchPath(ev.FilePath, pc.FilePath) {
 					// The patch deleted the file and added it again: the
 					// event keeps one of the two; it was rewritten.
 					ev.FileOp = "update"
@@ -212,7 +212,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			if ev.FileOp == "update" {
 				ev.Old, ev.New = transcript.DiffOldNew(transcript.FieldString(ch, "unified_diff"))
 				for _, pc := range pending { // no diff recorded: the patch's own hunk
-					if ev.Old+ev.New == "" && samePatchPath(path, pc.FilePath) {
+					if ev.Old+ev.New == "" && samePatchPath(ev.FilePath, pc.FilePath) {
 						ev.Old, ev.New = pc.Old, pc.New
 					}
 				}

@@ -165,6 +165,9 @@ func patchFiles(patch string) (paths, ops, hunks []string) {
 				paths, ops, hunks, found = append(paths, strings.TrimSpace(rest)), append(ops, p.op), append(hunks, ""), true
 			}
 		}
+		if to, ok := strings.CutPrefix(line, "*** Move to: "); ok && len(paths) > 0 {
+			paths[len(paths)-1] = strings.TrimSpace(to) // the update leaves the file under its new name
+		}
 		if !found && len(hunks) > 0 && !strings.HasPrefix(line, "*** ") {
 			hunks[len(hunks)-1] += line + "\n"
 		}

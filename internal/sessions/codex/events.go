@@ -150,7 +150,8 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		if out == "" {
 			out = transcript.FieldString(p, "stdout") + transcript.FieldString(p, "stderr")
 		}
-		ev.Output = textcut.Middle(out, transcript.EventTextMax)
+		body, deniedCode, denied := codexSandboxDenial(out)
+		ev.Output = textcut.Middle(body, transcript.EventTextMax) // the command's words, not the harness's report around them
 		ev.Outcome = transcript.OutcomeUnknown
 		if n, ok := transcript.RawInt(transcript.Field(p, "exit_code")); ok {
 			ev.ExitCode = &n
@@ -158,6 +159,9 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			if n != 0 {
 				ev.Outcome = transcript.OutcomeFailed
 			}
+		}
+		if denied {
+			ev.ExitCode, ev.Outcome = cmp.Or(deniedCode, ev.ExitCode), transcript.OutcomeFailed
 		}
 		switch transcript.FieldString(p, "status") {
 		case "failed":

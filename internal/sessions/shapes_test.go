@@ -200,3 +200,46 @@ func TestPatchMoveIsTheNewPath(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeResultShapes reads each shape in which Claude Code records how
+// a call ended, one synthetic session per shape.
+func TestClaudeResultShapes(t *testing.T) {
+	const sid = `"sessionId":"s-r","cwd":"/p"`
+	bash := `{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{"command":"curl -sS https://example.com"}}]}}`
+	result := func(content, extra string) string {
+		return `{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"b1","content":` + content + `}]}` + extra + `}`
+	}
+	cases := []struct{ name, line, want string }{
+		{"exit code framed as an error", result(`"Error: Exit code 6\ncurl: (6) Could not resolve host: example.com","is_error":true`, ""),
+			`result b1 failed exit=6 "curl: (6) Could not resolve host: example.com"`},
+		{"exit code", result(`"Exit code 6\ncurl: (6) Could not resolve host: example.com","is_error":true`, ""),
+			`result b1 failed exit=6 "curl: (6) Could not resolve host: example.com"`},
+		{"error flag without exit code", result(`"curl: (6) Could not resolve host: example.com","is_error":true`, ""),
+			`result b1 failed "curl: (6) Could not resolve host: example.com"`},
+		{"error flag in blocks", result(`[{"type":"text","text":"Operation not permitted"}],"is_error":true`, ""),
+			`result b1 failed "Operation not permitted"`},
+		{"no error flag", result(`"<html>"`, ""), `result b1 ok "<html>"`},
+		{"interrupted by the harness record", result(`"partial output"`, `,"toolUseResult":{"stdout":"partial output","stderr":"","interrupted":true}`),
+			`result b1 interrupted "partial output"`},
+		{"permission rule", result(`"Permission to use Bash with command curl -sS https://example.com has been denied.","is_error":true`, ""),
+			`result b1 denied "Permission to use Bash with command curl -sS https://example.com has been denied."`},
+		{"permission not granted", result(`"Claude requested permissions to use Bash, but you haven't granted it yet.","is_error":true`, ""),
+			`result b1 denied "Claude requested permissions to use Bash, but you haven't granted it yet."`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := []string{`{"type":"user",` + sid + `,"message":{"role":"user","content":"fetch it"}}`, bash, tc.line}
+			p := writeFile(t, t.TempDir(), "proj/s-r.jsonl", strings.Join(lines, "\n")+"\n")
+			evs, _ := collectEvents(t, File{Kind: KindClaudeCode, Path: p})
+			var got []string
+			for _, l := range strings.Split(outcomes(evs), "\n") {
+				if strings.HasPrefix(l, "result ") {
+					got = append(got, l)
+				}
+			}
+			if strings.Join(got, "\n") != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
+	}
+}

@@ -18,6 +18,17 @@ func codexRollout(t *testing.T, lines []string) []Event {
 	return evs
 }
 
+// results renders the tool results of the events, one a line.
+func results(evs []Event) string {
+	var got []string
+	for _, l := range strings.Split(outcomes(evs), "\n") {
+		if strings.HasPrefix(l, "result ") {
+			got = append(got, l)
+		}
+	}
+	return strings.Join(got, "\n")
+}
+
 // TestCodexOutputShapes reads each shape in which a Codex build records
 // how a call ended (an exit status, a success or error flag, the
 // sandbox's refusal), one synthetic rollout per shape, and checks the
@@ -102,15 +113,8 @@ func TestCodexOutputShapes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			evs := codexRollout(t, tc.lines)
-			var got []string
-			for _, l := range strings.Split(outcomes(evs), "\n") {
-				if strings.HasPrefix(l, "result ") {
-					got = append(got, l)
-				}
-			}
-			if strings.Join(got, "\n") != tc.want {
-				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			if got := results(codexRollout(t, tc.lines)); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
 	}
@@ -231,14 +235,8 @@ func TestClaudeResultShapes(t *testing.T) {
 			lines := []string{`{"type":"user",` + sid + `,"message":{"role":"user","content":"fetch it"}}`, bash, tc.line}
 			p := writeFile(t, t.TempDir(), "proj/s-r.jsonl", strings.Join(lines, "\n")+"\n")
 			evs, _ := collectEvents(t, File{Kind: KindClaudeCode, Path: p})
-			var got []string
-			for _, l := range strings.Split(outcomes(evs), "\n") {
-				if strings.HasPrefix(l, "result ") {
-					got = append(got, l)
-				}
-			}
-			if strings.Join(got, "\n") != tc.want {
-				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			if got := results(evs); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
 	}

@@ -138,6 +138,9 @@ func ParseToolOutput(s string) (string, *int) {
 			}
 			return *w.Output, w.ExitCode
 		}
+		if out, code, ok := cutJSONOutput(t); ok {
+			return out, code
+		}
 	}
 	head := s
 	if len(head) > 4096 {
@@ -149,6 +152,36 @@ func ParseToolOutput(s string) (string, *int) {
 		}
 	}
 	return s, nil
+}
+
+// cutJSONTailRE is the end of a JSON tool output whose middle was cut out
+// to shorten it: the output string's close and the exit code after it.
+var cutJSONTailRE = lazyre.New(`","(?:session_id":-?\d+,")?(?:metadata":\{")?exit_code":(-?\d+)(?:,"[a-z_]+":[-+.\deE]+)*\}+$`)
+
+// cutJSONOutput reads a JSON tool output that is no longer valid JSON
+// because its middle was cut out to shorten it (a "…N tokens truncated…"
+// marker in its place): the head still opens the output string, the tail
+// still carries the exit code.
+func cutJSONOutput(t string) (string, *int, bool) {
+	i := strings.Index(t, `"output":"`)
+	if i < 0 || i > 200 {
+		return "", nil, false
+	}
+	tail := max(i, len(t)-300)
+	m := cutJSONTailRE().FindStringSubmatchIndex(t[tail:])
+	if m == nil {
+		return "", nil, false
+	}
+	n, err := strconv.Atoi(t[tail+m[2] : tail+m[3]])
+	if err != nil {
+		return "", nil, false
+	}
+	body := t[i+len(`"output":"`) : tail+m[0]]
+	var out string
+	if json.Unmarshal([]byte(`"`+body+`"`), &out) != nil {
+		out = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "", `\"`, `"`, `\\`, `\`).Replace(body)
+	}
+	return out, &n, true
 }
 
 // patchFiles lists the files an apply_patch body adds, updates or

@@ -169,7 +169,7 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		case "declined":
 			ev.Outcome = transcript.OutcomeRejected
 			if codexHarnessDenied(strings.TrimSpace(out)) {
-				ev.Outcome = transcript.OutcomeDenied
+				ev.Outcome = transcript.OutcomeFailed // no person declined it: a policy did
 			}
 		}
 		ev.IsError = ev.Outcome == transcript.OutcomeFailed
@@ -471,8 +471,10 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 
 // codexOutcome reads the outcome of a tool output: its exit status when it
 // has one, else the harness's own words for a refused, aborted or failed
-// call ("failed in sandbox: …"). An "execution error" (it could not start
-// the command, in a folder that is not there) says nothing of the command.
+// call ("failed in sandbox: …"). A call a policy refused did not run and
+// did not do its work: a failure, its error the policy's words. An
+// "execution error" (it could not start the command, in a folder that is
+// not there) says nothing of the command.
 func codexOutcome(body string, code *int) transcript.Outcome {
 	t := strings.TrimSpace(body)
 	switch {
@@ -480,7 +482,7 @@ func codexOutcome(body string, code *int) transcript.Outcome {
 		strings.HasPrefix(t, "rejected by user"):
 		return transcript.OutcomeRejected
 	case code == nil && codexHarnessDenied(t): // the words are the harness's only when no command ran
-		return transcript.OutcomeDenied
+		return transcript.OutcomeFailed
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
 		return transcript.OutcomeInterrupted
 	case code != nil && *code != 0, strings.HasPrefix(t, "failed in sandbox"):

@@ -259,8 +259,8 @@ func callToolResult(v []byte) (string, transcript.Outcome) {
 	return out, transcript.OutcomeUnknown
 }
 
-// codexHarnessDenied reports the harness's words for a call it refused
-// to run, no person asked: the command policy ("`powershell.exe -Command
+// codexHarnessDenied reports the harness's words for a call a policy
+// refused to run, no person asked: the command policy ("`powershell.exe -Command
 // '…'` rejected: blocked by policy"), the network policy ("Network access
 // to "https://host:443" was blocked: …"), the automatic reviewer ("Guardian
 // rejected this action …"), or an escalation the approval policy cannot

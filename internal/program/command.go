@@ -12,8 +12,8 @@ import (
 // Command lines: a chain of commands ("&&", "||", ";", line breaks), each a pipeline of stages. The work of a
 // line is its last command that does more than look or print; its exit status is the last stage's.
 
-// parts splits a line into the commands of its chain, stages a command into its pipes' stages, quoted text
-// kept whole; a heredoc's text is no command.
+// parts splits a line into the commands of its chain, stages a command into its pipes' stages; quoted
+// text and an escaped semicolon (find … -exec … \;) are no structure, nor is a heredoc's text.
 func parts(cmd string) []string {
 	if strings.Contains(cmd, "<<") {
 		cmd, _, _ = strings.Cut(cmd, "\n")
@@ -24,7 +24,7 @@ func parts(cmd string) []string {
 func stages(part string) []string { return split(part, true) }
 
 func split(s string, pipes bool) []string {
-	blank := structure(s)
+	blank := blankQuotes(strings.ReplaceAll(s, `\;`, "  "), true)
 	var out []string
 	start := 0
 	for i := 0; i < len(blank); i++ {
@@ -48,10 +48,6 @@ func split(s string, pipes bool) []string {
 	}
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
-
-// structure blanks what the shell does not read as structure: quoted
-// text ('s|a|b|', "a; b") and an escaped semicolon (find … -exec … \;).
-func structure(cmd string) string { return blankQuotes(strings.ReplaceAll(cmd, `\;`, "  "), true) }
 
 // work is the command of a line that says what the line does.
 func work(cmd string) string {
@@ -138,7 +134,7 @@ func Family(cmd string) string {
 		args = args[2:] // git -C dir push, pnpm --filter api build: the subcommand follows
 	}
 	switch {
-	case args[0] == "run" && len(args) > 1 && (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun" || prog == "mise"):
+	case args[0] == "run" && len(args) > 1 && slices.Contains([]string{"npm", "yarn", "pnpm", "bun", "mise"}, prog):
 		return prog + " run " + args[1]
 	case !strings.HasPrefix(args[0], "-"):
 		return prog + " " + args[0]
@@ -180,7 +176,8 @@ func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
 // asked for a state ("gh pr view", "kubectl describe").
 func readOnlyProgram(f []string) bool {
 	prog := path.Base(f[0])
-	if i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" }); prog == "find" && i > 0 && i+1 < len(f) {
+	i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" })
+	if prog == "find" && i > 0 && i+1 < len(f) {
 		return readOnlyProgram(f[i+1:]) // find runs what follows -exec on what it finds
 	}
 	switch {
@@ -200,7 +197,7 @@ func readOnlyProgram(f []string) bool {
 	return false
 }
 
-func isReader(prog string) bool { return readers()[prog] || readers()[strings.ToLower(prog)] }
+func isReader(prog string) bool { return readers()[strings.ToLower(prog)] }
 
 // gitArgs returns a git command's words after "git" and -C/-c options.
 func gitArgs(f []string) []string {
@@ -246,27 +243,26 @@ func IsCheck(cmd string) bool {
 	}
 	flags, verifies := verifyFlags[prog]
 	switch {
-	case neverChecks()[prog] || writes(prog, args) ||
-		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewriting files
+	case neverChecks()[prog] || writes(prog, args),
+		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewrites
 		return false
 	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):
 		return true
-	case prog == "make":
+	case prog == "make": // a target named for a check ("test-unit", "ci")
 		targets := makeTargets(args)
-		return len(targets) == 0 || slices.ContainsFunc(targets, func(t string) bool { return t == "all" || isCheckWord(t) })
+		return len(targets) == 0 || slices.ContainsFunc(targets, func(t string) bool {
+			return t == "all" || checkTargets()[t] || slices.ContainsFunc(alnumRuns(t), isPurpose)
+		})
 	case prog == "pre-commit":
 		return len(args) > 0 && args[0] == "run"
 	case (len(args) > 1 && args[0] == "run" || prog == "just" || prog == "task" || prog == "mage") &&
 		slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] }):
 		return true
 	}
-	return slices.ContainsFunc(checkParts(f), func(p string) bool { return purposeOf()[p] != "" })
+	return slices.ContainsFunc(checkParts(f), isPurpose)
 }
 
-// isCheckWord reports a target name that verifies ("test-unit", "ci").
-func isCheckWord(name string) bool {
-	return checkTargets()[name] || slices.ContainsFunc(alnumRuns(name), func(p string) bool { return purposeOf()[p] != "" })
-}
+func isPurpose(word string) bool { return purposeOf()[word] != "" }
 
 // makeTargets returns the targets a make command names.
 func makeTargets(args []string) []string {
@@ -275,7 +271,8 @@ func makeTargets(args []string) []string {
 		switch a := args[i]; {
 		case strings.ContainsAny(a, "|;&<>"):
 			return out
-		case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
+		case slices.Contains([]string{"-C", "-f", "--file", "--directory"}, a),
+			a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
 			i++
 		case !strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
 			out = append(out, a)
@@ -314,7 +311,9 @@ func checkParts(f []string) []string {
 }
 
 func alnumRuns(name string) []string {
-	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
 // WithoutFilters drops what only shapes a command's output: trailing
@@ -324,13 +323,9 @@ func WithoutFilters(cmd string) string {
 	for len(st) > 1 && isReader(name(st[len(st)-1])) {
 		st = st[:len(st)-1]
 	}
-	var kept []string
-	for _, w := range strings.Fields(strings.Join(st, " | ")) {
-		if w != "2>&1" && w != ">/dev/null" && w != "2>/dev/null" {
-			kept = append(kept, w)
-		}
-	}
-	return strings.Join(kept, " ")
+	return strings.Join(slices.DeleteFunc(strings.Fields(strings.Join(st, " | ")), func(w string) bool {
+		return w == "2>&1" || w == ">/dev/null" || w == "2>/dev/null"
+	}), " ")
 }
 
 // Dir is the folder a line first works in: "cd /tmp/try && …", "git -C /tmp/x commit"; "" when none.

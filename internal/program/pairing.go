@@ -54,7 +54,8 @@ type Pair struct {
 // Flaky reports a pass with nothing between it and the failure, by the
 // same command (filters aside) with the same permissions.
 func (p Pair) Flaky() bool {
-	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated && WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
+	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated &&
+		WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
 }
 
 // Quiet reports a failure after which nothing ran and no file changed.
@@ -91,7 +92,8 @@ func (f *Failure) add(list *[]string, s string) {
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
-		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
+		return f.family == fam &&
+			(slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
 	}
 	var pairs []Pair
 	for _, f := range p.open {
@@ -100,7 +102,8 @@ func (p *Pairer) Ran(r Run) []Pair {
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
 			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
-		case r.Outcome == Passed && (r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads) && f.CoveredBy == "":
+		case r.Outcome == Passed && f.CoveredBy == "" &&
+			(r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads):
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
 		case !reads:
@@ -174,7 +177,8 @@ func covers(pass, fail []string, reads, check bool) bool {
 	}
 	for _, f := range fail {
 		if (len(pass) > 0 || !check) && !slices.ContainsFunc(pass, func(p string) bool {
-			return p == f || check && (strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == ".")
+			return p == f || check && (p == "./..." || p == "." ||
+				strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/"))
 		}) {
 			return false
 		}

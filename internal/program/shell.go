@@ -62,7 +62,8 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		case strings.HasPrefix(a, "-"):
 		case script:
 			script = false
-		case !reads && len(out) < 10 || reads && strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")) && len(out) < 4:
+		case !reads && len(out) < 10,
+			reads && len(out) < 4 && strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")):
 			out = append(out, FileChange{a, op})
 		}
 	}
@@ -78,7 +79,8 @@ func dropCd(cmd string) string {
 }
 
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
-var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
+var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
+	`[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
 // Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .) or
 // the files it restores from git; or it brings stashed changes back (Unstash). Branch: it may have moved the
@@ -95,7 +97,8 @@ func Restores(cmd string) Restore {
 	for _, part := range parts(cmd) {
 		w := coreWords(strings.Fields(part))
 		args := gitArgs(w)
-		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" || len(args) > 0 && args[0] == "switch"
+		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" ||
+			len(args) > 0 && args[0] == "switch"
 		if len(args) == 0 {
 			continue
 		}
@@ -113,8 +116,9 @@ func Restores(cmd string) Restore {
 				continue // only unstages: the edit stays in the file
 			}
 			paths := Operands(args[1:])
-			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && paths[0] != "." && paths[0] != ":/"
-			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
+			whole := len(paths) > 0 && (paths[0] == "." || paths[0] == ":/")
+			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && !whole
+			if len(paths) == 1 && whole {
 				r.All = true
 			} else {
 				r.Files = append(r.Files, paths...)
@@ -141,7 +145,8 @@ var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 // writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
-	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1), func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
+	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
+		func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
 }
 
 // redirectRE is a redirection of output and its target (not "=>", "->").

@@ -32,7 +32,8 @@ type files struct {
 // change records one change of file p; nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
-		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)], "update")
+		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
+		"update")
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
@@ -64,16 +65,18 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	return f
 }
 
-// revert applies a restore to the task's files and returns those it undid; names are the files the command
-// named, absolute. Files the task created are untracked: a restore from git leaves them.
-func (fs *files) revert(r program.Restore, names []string) []string {
+// revert applies a restore (its files absolute) to the task's files and returns those it undid. Files the task
+// created are untracked: a restore from git leaves them.
+func (fs *files) revert(r program.Restore) []string {
 	var out []string
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
 		case f.undone != "" || f.created:
-		case r.All || slices.ContainsFunc(names, func(n string) bool { return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")) }):
+		case r.All || slices.ContainsFunc(r.Files, func(n string) bool {
+			return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./"))
+		}):
 			f.undone, f.stashed = "restored from git", r.All
 			out = append(out, f.path)
 		}
@@ -84,7 +87,8 @@ func (fs *files) revert(r program.Restore, names []string) []string {
 // sorted lists the files by how often they changed, then first change;
 // live those whose change stands, undone those thrown away.
 func (fs *files) sorted() []*fileRec {
-	return slices.SortedFunc(maps.Values(fs.m), func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) })
+	byTouches := func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) }
+	return slices.SortedFunc(maps.Values(fs.m), byTouches)
 }
 
 func (fs *files) live() []*fileRec {

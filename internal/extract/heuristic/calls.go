@@ -114,7 +114,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.status != stFailed { // a read that failed read nothing
 		read := append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target))
 		for _, p := range read {
-			t.addRead(x.relPath(x.absPath(p)))
+			if p = x.relPath(x.absPath(p)); p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) &&
+				!sessions.IsAgentFile(p) {
+				t.reads = append(t.reads, p)
+			}
 		}
 	}
 	if c.command != "" {
@@ -228,7 +231,11 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		Error: c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", ")), Ref: c.seq}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
-			p.Edited = t.edited(p.Edited)
+			edited := make([]string, len(p.Edited)) // with the line the latest edit put in: a.go (`return x`)
+			for i, f := range p.Edited {
+				edited[i] = f + when(t.lines[f] != "", " ("+codeLine(t.lines[f], 100)+")")
+			}
+			p.Edited = edited
 			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 		}
 	}
@@ -242,7 +249,7 @@ func (x *Extractor) restore(t *task, c *call) {
 		r.Files[i] = x.absPath(f)
 	}
 	for _, f := range t.files.revert(r) {
-		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+code(textcut.Line(c.command, 120))+".", 3)
+		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
 	}
 }
 
@@ -335,7 +342,7 @@ func (x *Extractor) scratch(p string) bool {
 // describe names a call: its command, else what the tool does to a file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(textcut.Line(c.command, 100))
+		return codeLine(c.command, 100)
 	}
 	what := map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read",
 		sessions.ActionSearch: "the search", sessions.ActionWeb: "the web request",
@@ -348,7 +355,7 @@ func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {
 		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] +
-			code(textcut.Line(c.command, 120))
+			codeLine(c.command, 120)
 	}
 	line += when(c.escalated, " with escalated permissions")
 	exit := ""
@@ -362,7 +369,7 @@ func (c *call) ranText() string {
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)
 		}
-		line += when(c.errLine != "", " — "+code(textcut.Line(c.errLine, 160)))
+		line += when(c.errLine != "", " — "+codeLine(c.errLine, 160))
 	default:
 		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own",
 			stRejected: ": rejected by the user, not run", stDenied: ": permission not granted, not run",

@@ -21,7 +21,7 @@ const (
 // a rule, an answer before any tool call.
 const (
 	maxTasks, maxPrefs, maxCorrections, maxAnswers, maxFixes = 8, 8, 3, 6, 8
-	maxTrackedFiles, maxTrackedCmds, maxCalls                = 200, 200, 1024
+	maxTrackedFiles, maxTrackedCmds, maxCalls, maxReads      = 200, 200, 1024, 24
 	maxTaskWords, maxKeywords, maxKeywordPool, maxSlugBytes  = 400, 12, 2000, 80
 	maxCommits, maxChangedNames, maxChecks, maxFailures      = 8, 12, 4, 6
 	rawMemoryBudget, summaryBudget                           = 7500, 8600

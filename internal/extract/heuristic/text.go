@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,11 +24,19 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
+// codeLine quotes s as code, cut to n bytes.
+func codeLine(s string, n int) string { return code(textcut.Line(s, n)) }
+
+// joinSet joins the parts that are not empty.
+func joinSet(sep string, parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
+}
+
 // codeList quotes each item as code, cut to n bytes, joined by commas.
 func codeList(items []string, n int) string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = code(textcut.Line(s, n))
+		out[i] = codeLine(s, n)
 	}
 	return strings.Join(out, ", ")
 }

@@ -90,13 +90,10 @@ func EndsInSearch(cmd string) bool {
 func coreWords(f []string) []string {
 	for len(f) > 0 {
 		switch w := f[0]; {
-		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"):
+		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"), w == "env" || wrappers()[w]:
 			f = f[1:]
-		case w == "env" || wrappers()[w]:
-			f = f[1:]
-		case w == "timeout" && len(f) > 1:
-			f = f[2:]
-		case len(f) > 2 && (wrapperSubs()[w+":"+f[1]] || (w == "python" || w == "python3") && f[1] == "-m"):
+		case w == "timeout" && len(f) > 1,
+			len(f) > 2 && (wrapperSubs()[w+":"+f[1]] || (w == "python" || w == "python3") && f[1] == "-m"):
 			f = f[2:]
 		default:
 			return f
@@ -332,11 +329,9 @@ func WithoutFilters(cmd string) string {
 func Dir(cmd string) string {
 	w := shellWords(cmd)
 	switch {
-	case len(w) < 2:
-		return ""
-	case w[0] == "cd" || w[0] == "pushd":
+	case len(w) > 1 && (w[0] == "cd" || w[0] == "pushd"):
 		return strings.TrimRight(w[1], ";")
-	case path.Base(w[0]) == "git" && w[1] == "-C" && len(w) > 2:
+	case len(w) > 2 && path.Base(w[0]) == "git" && w[1] == "-C":
 		return w[2]
 	}
 	return ""

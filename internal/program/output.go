@@ -1,6 +1,7 @@
 package program
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -89,10 +90,7 @@ func ErrorLine(out string) string {
 			}
 		}
 	}
-	if best == "" {
-		best = last
-	}
-	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
+	return strings.Join(strings.Fields(strings.TrimSuffix(cmp.Or(best, last), ":")), " ")
 }
 
 // plain drops the terminal's escape sequences (colours, bold).

@@ -61,8 +61,11 @@ type taskDoc struct {
 	answers                          []answerDoc
 }
 
+// add appends an item to a list of d; an empty text is none.
 func (d *taskDoc) add(list *[]*entry, c class, text string) {
-	*list = append(*list, &entry{text: text, class: c})
+	if text != "" {
+		*list = append(*list, &entry{text: text, class: c})
+	}
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
@@ -102,15 +105,12 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
-		doc, whole := answerDoc{label: "Earlier answer", reply: a.reply}, cEarlier
-		if last {
-			doc.label, whole = "Final answer", cFinal
-		}
+		doc := answerDoc{label: cmp.Or(when(last, "Final answer"), "Earlier answer"), reply: a.reply}
 		ss := a.sentences
 		if a.unchecked { // what the model believed, nothing looked at: its opening, summary only
 			doc.label, ss = doc.label+" (given before any tool call)", firstSentences(ss, uncheckedMax)
 		}
-		doc.whole = &entry{class: whole, skip: a.unchecked}
+		doc.whole = &entry{class: map[bool]class{true: cFinal, false: cEarlier}[last], skip: a.unchecked}
 		for _, s := range ss {
 			doc.sentences = append(doc.sentences, &entry{text: s, class: cSentence, worth: worth(s)})
 		}
@@ -173,11 +173,9 @@ func errPart(c *call, errors []string) string {
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range t.fixes {
-		if f.Flaky() && len(d.failures) < maxFailures {
-			d.add(&d.failures, cFailure, codeLine(f.Last.Command, 120)+" failed "+times(f.Times)+
-				errPart(f.fail, f.Errors)+", then passed on an identical rerun with nothing run or changed between"+
-				" (possibly flaky).")
-		}
+		d.add(&d.failures, cFailure, when(f.Flaky() && len(d.failures) < maxFailures, codeLine(f.Last.Command, 120)+
+			" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
+			", then passed on an identical rerun with nothing run or changed between (possibly flaky)."))
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
@@ -215,9 +213,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 			d.add(&d.failures, cNote, "The user interrupted "+c.describe()+".")
 		}
 	}
-	if t.interrupts > 0 && len(t.refused) == 0 {
-		d.add(&d.failures, cNote, "The user interrupted the agent "+times(t.interrupts)+".")
-	}
+	d.add(&d.failures, cNote, when(t.interrupts > 0 && len(t.refused) == 0,
+		"The user interrupted the agent "+times(t.interrupts)+"."))
 	for _, f := range t.files.undone() {
 		d.add(&d.failures, cFailure, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+
 			"); they are not part of the result.")
@@ -233,18 +230,11 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 		names = append(names, name)
 		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+codeLine(added, 100)))
 	}
-	if len(live) > 10 {
-		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
-	}
-	if len(names) > 0 {
-		d.add(&d.refs, cChanged, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10))
-	}
-	if len(t.commits) > 0 {
-		d.add(&d.refs, cRef, "Commits made: "+commitsText(t.commits))
-	}
-	if len(t.reads) > 0 {
-		d.add(&d.refs, cRef, "Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8))
-	}
+	d.add(&d.refs, cFile, when(len(live) > 10, "…"+more(len(live), 10)+" files"))
+	d.add(&d.refs, cChanged, when(len(names) > 0, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10)))
+	d.add(&d.refs, cRef, when(len(t.commits) > 0, "Commits made: "+commitsText(t.commits)))
+	d.add(&d.refs, cRef, when(len(t.reads) > 0,
+		"Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8)))
 }
 
 // Result renders what was gathered; call it once, after the last event. A thread without a message of the

@@ -261,7 +261,6 @@ func IsCheck(cmd string) bool {
 
 func isPurpose(word string) bool { return purposeOf()[word] != "" }
 
-// makeTargets returns the targets a make command names.
 func makeTargets(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {

@@ -70,7 +70,6 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 	return out
 }
 
-// dropCd drops a leading "cd dir &&".
 func dropCd(cmd string) string {
 	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
 		return cmd[i+3:]

@@ -12,8 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how a call ended: by its exit status or error flag, with no status of its own (unknown), or not
-// run (rejected, denied, interrupted, cancelled).
+// status is how a call ended: by its exit status or error flag, unknown without one of its own, or not run.
 type status int
 
 const stPending, stOK, stFailed, stUnknown status = 0, 1, 2, 3
@@ -37,7 +36,6 @@ type call struct {
 	seq, changesBefore                        int // changesBefore: the task's file changes when it ran
 }
 
-// toolCall records a tool invocation.
 func (x *Extractor) toolCall(e sessions.Event) {
 	t := x.current()
 	if t == nil {
@@ -72,7 +70,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	x.calls[e.CallID], x.lastCall = c, c
 }
 
-// toolResult settles the call a result belongs to.
 func (x *Extractor) toolResult(e sessions.Event) {
 	if x.dropped[e.CallID] {
 		delete(x.dropped, e.CallID)

@@ -258,10 +258,7 @@ func (x *Extractor) Result() Result {
 	}
 	res := Result{Slug: x.slug(x.tasks[main].request)}
 	// In v1 the raw memory quotes the answers; the summary keeps its steps.
-	first := []class{cStep}
-	if x.version == V1 {
-		first = []class{cSentence, cEarlier, cFinal, cStep}
-	}
+	first := map[bool][]class{true: {cSentence, cEarlier, cFinal, cStep}, false: {cStep}}[x.version == V1]
 	res.RolloutSummary = shrink(docs, true, first, summaryBudget, func() string {
 		return rawmemory.RenderSummary(x.doc(docs, main, true), x.version == V2)
 	})
@@ -326,14 +323,13 @@ func dropSentence(answers [][]*entry) bool {
 	var low *entry
 	size := 0
 	for _, a := range answers {
-		best, n, least := (*entry)(nil), 0, (*entry)(nil)
-		for _, e := range a {
-			if !e.gone && (best == nil || e.worth > best.worth) {
-				best = e
-			}
+		live := slices.DeleteFunc(slices.Clone(a), func(e *entry) bool { return e.gone })
+		if len(live) < 2 { // a last sentence stays
+			continue
 		}
-		for _, e := range a {
-			if !e.gone && e != best {
+		best, n, least := slices.MaxFunc(live, func(a, b *entry) int { return a.worth - b.worth }), 0, (*entry)(nil)
+		for _, e := range live {
+			if e != best {
 				n += len(e.text)
 				if least == nil || e.worth <= least.worth {
 					least = e
@@ -344,11 +340,10 @@ func dropSentence(answers [][]*entry) bool {
 			low, size = least, n
 		}
 	}
-	if low == nil {
-		return false
+	if low != nil {
+		low.gone = true
 	}
-	low.gone = true
-	return true
+	return low != nil
 }
 
 // doc is the rawmemory document of the tasks as shrink left them.
@@ -423,12 +418,8 @@ func (x *Extractor) slug(request string) string {
 		}
 	}
 	s := strings.Join(parts, "-")
-	for len(s) > maxSlugBytes {
-		if i := strings.LastIndexByte(s[:maxSlugBytes], '-'); i > 0 {
-			s = s[:i]
-		} else {
-			s = s[:maxSlugBytes]
-		}
+	if len(s) > maxSlugBytes { // at the last hyphen that fits, else at the cap
+		s = s[:cmp.Or(max(strings.LastIndexByte(s[:maxSlugBytes], '-'), 0), maxSlugBytes)]
 	}
 	return s
 }

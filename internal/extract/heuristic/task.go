@@ -12,9 +12,6 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// Tasks. A message of the user opens a task when the agent gave a final answer since the user last spoke and
-// it asks for other work (startsTask); every message is kept verbatim (docs/extractor.md, "Tasks").
-
 // task is what the extractor keeps about one request of the user. negative: its latest message
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
@@ -68,7 +65,6 @@ func (t *task) shares(words []string, exactly bool) bool {
 	return false
 }
 
-// human takes one message of the user.
 func (x *Extractor) human(e sessions.Event) {
 	e.Text = harnessRE().ReplaceAllString(e.Text, "") // what the harness put in is no word of the user's
 	lines := strings.Split(normQuotes(e.Text), "\n")
@@ -196,7 +192,6 @@ var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn
 	`\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
 
-// interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
 	t := x.current()

@@ -11,7 +11,6 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// oneLine folds all whitespace runs into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
@@ -24,10 +23,8 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// codeLine quotes s as code, cut to n bytes.
 func codeLine(s string, n int) string { return code(textcut.Line(s, n)) }
 
-// joinSet joins the parts that are not empty.
 func joinSet(sep string, parts ...string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
 }

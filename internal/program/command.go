@@ -77,16 +77,14 @@ func HidesExitStatus(cmd string) bool {
 	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
-// EndsInSearch reports a line whose last stage searches (grep and its
-// kin): its exit status 1 with no output says it found nothing.
+// EndsInSearch reports a line ending in a search (grep and its kin): exit 1 with no output found nothing.
 func EndsInSearch(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...)
 	st := stages(ps[len(ps)-1])
 	return searchers()[strings.ToLower(name(st[len(st)-1]))]
 }
 
-// coreWords drops what does not say what a command does: environment
-// assignments, sudo, timeout N, wrappers (npx, uv run, python -m).
+// coreWords drops what does not say what a command does: env assignments, sudo, timeout N, npx, uv run, python -m.
 func coreWords(f []string) []string {
 	for len(f) > 0 {
 		switch w := f[0]; {
@@ -115,8 +113,7 @@ func name(part string) string {
 // Name is the program a line's work runs.
 func Name(cmd string) string { return name(work(cmd)) }
 
-// Family names what a command does ("go test", "pytest", "npm run lint"):
-// "go test ./..." and "go test ./x -run Foo" are runs of the same work.
+// Family names what a command does ("go test", "npm run lint"): "go test ./..." and "go test ./x" are one work.
 func Family(cmd string) string {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -165,12 +162,10 @@ func readOnly(cmd string) bool {
 	return looks
 }
 
-// Explores reports a line that only looks around and writes no file
-// through a redirection, tee or an in-place option (sed -i, sort -o).
+// Explores reports a line that only looks around, writing no file (a redirection, tee, sed -i, sort -o).
 func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
 
-// readOnlyProgram reports a reader, a read-only git command, or a tool
-// asked for a state ("gh pr view", "kubectl describe").
+// readOnlyProgram reports a reader, a read-only git command, or a tool asked for a state ("gh pr view").
 func readOnlyProgram(f []string) bool {
 	prog := path.Base(f[0])
 	i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" })
@@ -208,8 +203,7 @@ func gitArgs(f []string) []string {
 	return args
 }
 
-// gitReadOnly reports a git command that only looks: status, log …;
-// branch and remote with no operand, config with one, and no write flag.
+// gitReadOnly reports git that only looks: status, log …; branch, remote (no operand), config (one); no write flag.
 func gitReadOnly(args []string) bool {
 	if len(args) == 0 || !readOnlyGit()[args[0]] {
 		return false
@@ -293,8 +287,7 @@ func Purpose(cmd string) string {
 	return "check"
 }
 
-// checkParts splits a command's first words into lower-case runs of
-// letters and digits: "golangci-lint run" gives golangci, lint, run.
+// checkParts splits a command's first words into lower-case runs of letters and digits ("golangci", "lint").
 func checkParts(f []string) []string {
 	var out []string
 	for i, w := range f {
@@ -312,8 +305,7 @@ func alnumRuns(name string) []string {
 	})
 }
 
-// WithoutFilters drops what only shapes a command's output: trailing
-// pipes into readers and stream redirections ("2>&1", ">/dev/null").
+// WithoutFilters drops what only shapes a command's output: trailing pipes into readers, "2>&1", ">/dev/null".
 func WithoutFilters(cmd string) string {
 	st := stages(cmd)
 	for len(st) > 1 && isReader(name(st[len(st)-1])) {
@@ -355,8 +347,7 @@ func WorktreeAdded(cmd string) string {
 	return ""
 }
 
-// lookedIn returns the operands of a look around, a search's pattern
-// aside: `rg x a/` looks in another place than `rg x b/`.
+// lookedIn returns a look around's operands, a search's pattern aside: `rg x a/` looks elsewhere than `rg x b/`.
 func lookedIn(cmd string) []string {
 	w := coreWords(shellWords(WithoutFilters(work(cmd))))
 	if len(w) == 0 || !readOnly(cmd) {

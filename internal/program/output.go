@@ -109,8 +109,7 @@ func jsonMessage(l string) string {
 	return l
 }
 
-// failingTestRE finds failing tests' names: go test, ExUnit, pytest's
-// summary, jest and vitest marks, TAP, Rust's libtest, RSpec's list.
+// failingTestRE finds failing tests: go test, ExUnit, pytest's summary, jest, vitest, TAP, libtest, RSpec.
 var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|` +
 	`^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|` +
 	`^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
@@ -129,8 +128,7 @@ func FailingTests(out string) []string {
 	return names
 }
 
-// tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
-// 0 failures"; not npm's "> pkg@0.0.27 test" banner.
+// tallyRE is a runner's count line ("2 passed in 0.81s", "31 tests, 0 failures"), not npm's "> pkg@1 test".
 var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
 // PassTally returns the last count line of a passing check's output, at most 80 bytes: how much it verified.
@@ -146,8 +144,7 @@ func PassTally(out string) string {
 	return t
 }
 
-// ScriptRan returns what a package script runs, as npm, pnpm and yarn
-// print it ("> app@1.0.0 ci" then "> npm run lint && npm run build").
+// ScriptRan returns what a package script runs, as npm, pnpm and yarn print it: "> app@1.0.0 ci", "> npm run lint".
 func ScriptRan(out string) string {
 	lines := strings.Split(plain(out), "\n")
 	for i := 0; i+1 < len(lines) && i < 8; i++ {

@@ -8,14 +8,12 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// What a command line does to files. Only the simplest forms are read;
-// what the shell could expand to other paths is left unread, not guessed.
+// What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
 // FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF lines
-// that name plain paths: a change no edit tool reports.
+// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF of plain paths: changes no edit tool reports.
 func FilesChanged(cmd string) []FileChange {
 	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
 		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
@@ -32,8 +30,7 @@ func FilesRead(cmd string) []string {
 	return out
 }
 
-// simpleFiles reads a line naming plain paths, nothing the shell expands
-// (quoted text is no syntax): the files it changes or, with reads, prints.
+// simpleFiles reads a line of plain paths, nothing the shell expands: the files it changes or, with reads, prints.
 func simpleFiles(cmd string, reads bool) []FileChange {
 	f := coreWords(shellWords(dropCd(cmd)))
 	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
@@ -103,11 +100,8 @@ func Restores(cmd string) Restore {
 		}
 		switch args[0] {
 		case "stash":
-			if len(args) > 1 && (args[1] == "pop" || args[1] == "apply") {
-				r.Unstash = true
-			} else if len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-") {
-				r.All = true
-			}
+			r.Unstash = r.Unstash || len(args) > 1 && (args[1] == "pop" || args[1] == "apply")
+			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
 		case "reset":
 			r.All = r.All || slices.Contains(args, "--hard")
 		case "checkout", "restore":
@@ -151,8 +145,7 @@ func writesFile(cmd string) bool {
 // redirectRE is a redirection of output and its target (not "=>", "->").
 var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
 
-// blankQuotes blanks the text between single quotes, and between double
-// quotes that expand nothing (with all, always): what is left is syntax.
+// blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
 func blankQuotes(cmd string, all bool) string {
 	b := []byte(cmd)
 	for i := 0; i < len(b); i++ {

@@ -12,8 +12,7 @@ import (
 // is adding words; table_test.go holds one case per kind.
 
 var (
-	// readers only look: at files, processes, the system; the shell words
-	// that close a block or leave run nothing of their own.
+	// readers only look (files, processes, the system); shell words closing a block or leaving run nothing.
 	readers = lazyre.Words(`ls cat sed rg grep egrep fgrep find head tail pwd wc tree echo printf which whereis file
 		stat less nl fd du df printenv type jq awk sort uniq diff cmp whoami date uname realpath readlink basename
 		dirname ps pgrep top lsof netstat ss id env hostname uptime free history man help yq bat exa eza column cut tr
@@ -36,8 +35,7 @@ var (
 		inspect images --help -h --version`)
 	// checkTargets name a project's "everything CI checks" entry point.
 	checkTargets = lazyre.Words(`ci qa precommit pre-commit`)
-	// valueFlags are runner options followed by their value, before the
-	// subcommand: git -C dir, pnpm --filter pkg, npm --prefix dir.
+	// valueFlags are runner options taking a value before the subcommand: git -C dir, pnpm --filter pkg.
 	valueFlags = lazyre.Words(`-C -c --filter -F --prefix --dir --cwd --workspace -w --project -p --manifest-path`)
 	// gitWriteFlags make git branch, remote and config write.
 	gitWriteFlags = lazyre.Words(`-d -D -m -M -c -C --delete --move --copy --set-upstream-to -u --unset --unset-all

@@ -11,14 +11,12 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// Answers. The agent's words enter a memory only as its final answer to a
-// message of the user, in whole sentences but for questions, list labels,
-// verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
+// Answers. The agent's words enter a memory only as its final answer to a message of the user, in whole
+// sentences but for questions, list labels, verdicts on runs and recitals of memory (docs/extractor.md).
 
-// answer is the agent's final answer to one message of the user; unchecked when no tool ran since
-// the user spoke, withdrawn when the user's next message rejected it or the check it followed,
-// passed, failed with no file changed since (changes: the task's file changes then); reply: the
-// user's next message in the task, which accepts or rejects it in words.
+// answer is the agent's final answer to one message of the user; unchecked when no tool ran since the user
+// spoke, withdrawn when the user's next message rejected it or the check it followed, passed, failed with no
+// file changed since (changes: the task's file changes then); reply: the user's next message in the task.
 type answer struct {
 	sentences            []string
 	reply                string
@@ -67,8 +65,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	t.final, t.finalSince = oneLine(text), true
 }
 
-// answerSentences keeps the sentences of an answer a memory may quote. A
-// heading is no sentence; a line of a code block is kept as code.
+// answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.
 func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
 	dropped := func(s string) bool {
@@ -134,11 +131,9 @@ func statement(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
 		return false
 	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") {
-		return true
-	}
 	label, value, ok := strings.Cut(s, ": ")
-	if ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
+	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") ||
+		ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
 		return true
 	}
 	f := strings.Fields(s)
@@ -171,8 +166,7 @@ var (
 		`didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
-// quotes reports a sentence quoting three or more words in double quotes
-// outside code: someone else's words, no statement of the answer's.
+// quotes reports a sentence quoting three or more words in double quotes outside code: someone else's words.
 func quotes(s string) bool {
 	var prose strings.Builder
 	for i, p := range strings.Split(s, "`") {

@@ -12,8 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// The "Rollout context" paragraph: where and when the session ran and its
-// exact counts of messages, commands and changed files.
+// The "Rollout context" paragraph: where and when the session ran, and exact counts of what it did.
 
 func (x *Extractor) project() string {
 	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {

@@ -84,8 +84,7 @@ func (fs *files) revert(r program.Restore) []string {
 	return out
 }
 
-// sorted lists the files by how often they changed, then first change;
-// live those whose change stands, undone those thrown away.
+// sorted lists the files by how often, then how early, they changed; live: those that stand; undone: thrown away.
 func (fs *files) sorted() []*fileRec {
 	byTouches := func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) }
 	return slices.SortedFunc(maps.Values(fs.m), byTouches)
@@ -99,8 +98,7 @@ func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
 }
 
-// goneLater lists the files a task created that a later task deleted:
-// across the session nothing of them stands.
+// goneLater lists the files a task created that a later task deleted: nothing of them stands.
 func goneLater(tasks []*task) map[string]bool {
 	gone, created := map[string]bool{}, map[string]bool{}
 	for _, t := range tasks {
@@ -117,8 +115,7 @@ func goneLater(tasks []*task) map[string]bool {
 	return gone
 }
 
-// changedBefore names the standing changes made before a call ran: a
-// check verifies those, not a file first changed after it.
+// changedBefore names the standing changes made before a call ran: a check verifies those, not later ones.
 func (x *Extractor) changedBefore(t *task, c *call) []string {
 	var names []string
 	for _, f := range t.files.live() {

@@ -38,10 +38,9 @@ type Result struct {
 // Empty reports the no-output answer (nothing worth keeping).
 func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
-// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by
-// the caps above; not safe for concurrent use. refusal: the latest result was a refusal the user's
-// next words answer; asked: the agent's latest words asked; looked: a tool ran since; moved: a
-// command may have switched the branch the session started on.
+// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by the caps
+// above; not safe for concurrent use. refusal: the latest result was a refusal the user's next words answer;
+// asked: the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
 type Extractor struct {
 	version                       string
 	meta                          sessions.Meta

@@ -21,8 +21,7 @@ func (t *task) outcome() (string, string) {
 		return "fail", "the last check " + last(check) + " failed"
 	case t.verifies(check) && !t.negAfter && !t.endedRefused && !refuses(t.final):
 		for _, f := range t.open() {
-			// The pass answers for its own purpose, not for a push that
-			// failed after it or a lint run still failing.
+			// The pass answers for its own purpose, not for a push failing after it or a lint still failing.
 			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > check.seq || f.Last.Purpose != "") {
 				return "partial", "the last check " + last(check) + " passed, but " +
 					codeLine(f.Last.Command, 80) + " failed"
@@ -60,8 +59,7 @@ func refuses(final string) bool {
 		selfFailureRE().MatchString(normQuotes(final)))
 }
 
-// verifies reports a check of the work: not one run before any change of a
-// task that changed files, a baseline (the bug reproduced).
+// verifies reports a check of the work: not a baseline run before any change of a task that changed files.
 func (t *task) verifies(c *call) bool {
 	return c != nil && (c.changesBefore > 0 || t.files.changes == 0)
 }

@@ -13,8 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// What goes in which section, and how a text too long is shrunk by whole
-// items: docs/extractor.md, "What goes where".
+// What goes in which section, and how a text too long shrinks by whole items: docs/extractor.md.
 
 // class orders the items of a text for shrink, the first to go first (the final answer last; cNote:
 // interruptions and the errors of tools that are not a shell).
@@ -125,8 +124,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	return d
 }
 
-// worth counts what a sentence names that a later session can look up:
-// code, paths and file names, numbers, addresses.
+// worth counts what a sentence names that a later session can look up: code, paths, numbers, addresses.
 func worth(s string) int {
 	n := strings.Count(s, "`") / 2
 	for _, w := range strings.Fields(s) {
@@ -153,8 +151,7 @@ func fixLine(f fix) string {
 		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")) + "."
 }
 
-// errPart quotes a failed call's error line and failing tests, and the
-// error lines of the same work's earlier failures.
+// errPart quotes a failed call's error line and failing tests, and the work's earlier failures' error lines.
 func errPart(c *call, errors []string) string {
 	var parts, earlier []string
 	if c != nil {
@@ -221,8 +218,7 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	}
 }
 
-// references lists the files whose change stands, with the line their
-// latest edit put in, the commits, the files read.
+// references lists the changed files that stand, with the line their latest edit put in, commits and reads.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	var names []string
 	for _, f := range capped(live, 10) {
@@ -317,8 +313,7 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	return out
 }
 
-// dropSentence drops the least worth sentence of the longest answer (its
-// best kept) and reports whether one was left to drop.
+// dropSentence drops the least worth sentence of the longest answer (its best kept); false when none is left.
 func dropSentence(answers [][]*entry) bool {
 	var low *entry
 	size := 0

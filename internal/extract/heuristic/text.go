@@ -16,12 +16,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func quote(s string) string { return "\u201c" + s + "\u201d" }
 
 // code wraps s in backticks, using a double fence when s has one.
-func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
-}
+func code(s string) string { return cmp.Or(when(strings.Contains(s, "`"), "`` "+s+" ``"), "`"+s+"`") }
 
 func codeLine(s string, n int) string { return code(textcut.Line(s, n)) }
 

@@ -321,19 +321,16 @@ func (x *Extractor) scratch(p string) bool {
 		return false
 	}
 	p = x.absPath(p)
+	under := func(p, d string) bool { return p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(p, d+`\`) }
 	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
-		root = strings.TrimRight(root, `/\`)
-		if root != "" && (p == root || strings.HasPrefix(p, root+"/") || strings.HasPrefix(p, root+`\`)) {
+		if root = strings.TrimRight(root, `/\`); root != "" && under(p, root) {
 			return false
 		}
 	}
 	l := strings.ToLower(strings.TrimPrefix(p, "/private"))
-	for _, tmp := range []string{"/tmp", "/var/tmp", "/var/folders", `c:\windows\temp`} {
-		if l == tmp || strings.HasPrefix(l, tmp+"/") || strings.HasPrefix(l, tmp+`\`) {
-			return true
-		}
-	}
-	return strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
+	temp := func(dir string) bool { return under(l, dir) }
+	return slices.ContainsFunc([]string{"/tmp", "/var/tmp", "/var/folders", `c:\windows\temp`}, temp) ||
+		strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
 }
 
 // describe names a call: its command, else what the tool does to a file.

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -83,12 +84,9 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 			covered[f.Pass.Command] = true
 		}
 	}
-	var checks []*call
-	for _, c := range t.checks {
-		if c.status == stOK && !covered[c.command] && t.verifies(c) {
-			checks = append(checks, c)
-		}
-	}
+	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
+		return c.status != stOK || covered[c.command] || !t.verifies(c)
+	})
 	slices.SortFunc(checks, func(a, b *call) int { return b.seq - a.seq }) // the latest first
 	for _, c := range capped(checks, maxChecks) {
 		line := rawmemory.TagCheck + " " + codeLine(program.WithoutFilters(c.command), 160) + " passed" +

@@ -130,8 +130,8 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			f.between = appendNew(f.between, cmp.Or(when(len(f.between) < 8, c.describe()), "others"))
 		}
 	}
-	// A read that found nothing looked around.
 	told := func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }
+	// A failed call of a tool not a shell, once; a read that found nothing only looked around.
 	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 &&
 		!slices.ContainsFunc(t.toolFails, told) {
 		t.toolFails = append(t.toolFails, c)

@@ -168,9 +168,11 @@ func errPart(c *call, errors []string) string {
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range t.fixes {
-		d.add(&d.failures, cFailure, when(f.Flaky() && len(d.failures) < maxFailures, codeLine(f.Last.Command, 120)+
-			" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
-			", then passed on an identical rerun with nothing run or changed between (possibly flaky)."))
+		if f.Flaky() && len(d.failures) < maxFailures {
+			d.add(&d.failures, cFailure, codeLine(f.Last.Command, 120)+" failed "+times(f.Times)+
+				errPart(f.fail, f.Errors)+", then passed on an identical rerun with nothing run or changed between"+
+				" (possibly flaky).")
+		}
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
@@ -320,7 +322,7 @@ func dropSentence(answers [][]*entry) bool {
 		if len(live) < 2 { // a last sentence stays
 			continue
 		}
-		best, n, least := slices.MaxFunc(live, func(a, b *entry) int { return a.worth - b.worth }), 0, (*entry)(nil)
+		best, n, least := slices.MaxFunc(live, func(p, q *entry) int { return p.worth - q.worth }), 0, (*entry)(nil)
 		for _, e := range live {
 			if e != best {
 				n += len(e.text)

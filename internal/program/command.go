@@ -71,10 +71,8 @@ func looksOnly(part string) bool {
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	if looksOnly(last) && work(cmd) != last {
-		return true
-	}
-	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
+	return looksOnly(last) && work(cmd) != last ||
+		len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
 // EndsInSearch reports a line ending in a search (grep and its kin): exit 1 with no output found nothing.

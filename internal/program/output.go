@@ -72,12 +72,10 @@ func ErrorLine(out string) string {
 		}
 		quiet := noiseRE().MatchString(l)
 		warning = quiet && strings.Contains(strings.ToLower(l), "warn")
-		if join {
-			join = false
-			if !quiet && len(best)+len(l) < 400 {
-				best += " " + l
-			}
+		if join && !quiet && len(best)+len(l) < 400 {
+			best += " " + l
 		}
+		join = false
 		if quiet {
 			continue
 		}

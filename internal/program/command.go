@@ -12,8 +12,8 @@ import (
 // Command lines: a chain of commands ("&&", "||", ";", line breaks), each a pipeline of stages. The work of a
 // line is its last command that does more than look or print; its exit status is the last stage's.
 
-// parts splits a line into the commands of its chain, stages a command into its pipes' stages, quoted text
-// kept whole; a heredoc's text is no command.
+// parts splits a line into the commands of its chain, stages a command into its pipes' stages; quoted
+// text and an escaped semicolon (find … -exec … \;) are no structure, nor is a heredoc's text.
 func parts(cmd string) []string {
 	if strings.Contains(cmd, "<<") {
 		cmd, _, _ = strings.Cut(cmd, "\n")
@@ -24,7 +24,7 @@ func parts(cmd string) []string {
 func stages(part string) []string { return split(part, true) }
 
 func split(s string, pipes bool) []string {
-	blank := structure(s)
+	blank := blankQuotes(strings.ReplaceAll(s, `\;`, "  "), true)
 	var out []string
 	start := 0
 	for i := 0; i < len(blank); i++ {
@@ -49,10 +49,6 @@ func split(s string, pipes bool) []string {
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
-// structure blanks what the shell does not read as structure: quoted
-// text ('s|a|b|', "a; b") and an escaped semicolon (find … -exec … \;).
-func structure(cmd string) string { return blankQuotes(strings.ReplaceAll(cmd, `\;`, "  "), true) }
-
 // work is the command of a line that says what the line does.
 func work(cmd string) string {
 	ps := parts(cmd)
@@ -75,32 +71,25 @@ func looksOnly(part string) bool {
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	if looksOnly(last) && work(cmd) != last {
-		return true
-	}
-	return len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
+	return looksOnly(last) && work(cmd) != last ||
+		len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
-// EndsInSearch reports a line whose last stage searches (grep and its
-// kin): its exit status 1 with no output says it found nothing.
+// EndsInSearch reports a line ending in a search (grep and its kin): exit 1 with no output found nothing.
 func EndsInSearch(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...)
 	st := stages(ps[len(ps)-1])
 	return searchers()[strings.ToLower(name(st[len(st)-1]))]
 }
 
-// coreWords drops what does not say what a command does: environment
-// assignments, sudo, timeout N, wrappers (npx, uv run, python -m).
+// coreWords drops what does not say what a command does: env assignments, sudo, timeout N, npx, uv run, python -m.
 func coreWords(f []string) []string {
 	for len(f) > 0 {
 		switch w := f[0]; {
-		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"):
+		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-"), w == "env" || wrappers()[w]:
 			f = f[1:]
-		case w == "env" || wrappers()[w]:
-			f = f[1:]
-		case w == "timeout" && len(f) > 1:
-			f = f[2:]
-		case len(f) > 2 && (wrapperSubs()[w+":"+f[1]] || (w == "python" || w == "python3") && f[1] == "-m"):
+		case w == "timeout" && len(f) > 1,
+			len(f) > 2 && (wrapperSubs()[w+":"+f[1]] || (w == "python" || w == "python3") && f[1] == "-m"):
 			f = f[2:]
 		default:
 			return f
@@ -122,8 +111,7 @@ func name(part string) string {
 // Name is the program a line's work runs.
 func Name(cmd string) string { return name(work(cmd)) }
 
-// Family names what a command does ("go test", "pytest", "npm run lint"):
-// "go test ./..." and "go test ./x -run Foo" are runs of the same work.
+// Family names what a command does ("go test", "npm run lint"): "go test ./..." and "go test ./x" are one work.
 func Family(cmd string) string {
 	f := Core(cmd)
 	if len(f) == 0 {
@@ -138,7 +126,7 @@ func Family(cmd string) string {
 		args = args[2:] // git -C dir push, pnpm --filter api build: the subcommand follows
 	}
 	switch {
-	case args[0] == "run" && len(args) > 1 && (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun" || prog == "mise"):
+	case args[0] == "run" && len(args) > 1 && slices.Contains([]string{"npm", "yarn", "pnpm", "bun", "mise"}, prog):
 		return prog + " run " + args[1]
 	case !strings.HasPrefix(args[0], "-"):
 		return prog + " " + args[0]
@@ -172,15 +160,14 @@ func readOnly(cmd string) bool {
 	return looks
 }
 
-// Explores reports a line that only looks around and writes no file
-// through a redirection, tee or an in-place option (sed -i, sort -o).
+// Explores reports a line that only looks around, writing no file (a redirection, tee, sed -i, sort -o).
 func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
 
-// readOnlyProgram reports a reader, a read-only git command, or a tool
-// asked for a state ("gh pr view", "kubectl describe").
+// readOnlyProgram reports a reader, a read-only git command, or a tool asked for a state ("gh pr view").
 func readOnlyProgram(f []string) bool {
 	prog := path.Base(f[0])
-	if i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" }); prog == "find" && i > 0 && i+1 < len(f) {
+	i := slices.IndexFunc(f, func(a string) bool { return a == "-exec" || a == "-execdir" || a == "-ok" })
+	if prog == "find" && i > 0 && i+1 < len(f) {
 		return readOnlyProgram(f[i+1:]) // find runs what follows -exec on what it finds
 	}
 	switch {
@@ -200,7 +187,7 @@ func readOnlyProgram(f []string) bool {
 	return false
 }
 
-func isReader(prog string) bool { return readers()[prog] || readers()[strings.ToLower(prog)] }
+func isReader(prog string) bool { return readers()[strings.ToLower(prog)] }
 
 // gitArgs returns a git command's words after "git" and -C/-c options.
 func gitArgs(f []string) []string {
@@ -214,8 +201,7 @@ func gitArgs(f []string) []string {
 	return args
 }
 
-// gitReadOnly reports a git command that only looks: status, log …;
-// branch and remote with no operand, config with one, and no write flag.
+// gitReadOnly reports git that only looks: status, log …; branch, remote (no operand), config (one); no write flag.
 func gitReadOnly(args []string) bool {
 	if len(args) == 0 || !readOnlyGit()[args[0]] {
 		return false
@@ -246,36 +232,35 @@ func IsCheck(cmd string) bool {
 	}
 	flags, verifies := verifyFlags[prog]
 	switch {
-	case neverChecks()[prog] || writes(prog, args) ||
-		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewriting files
+	case neverChecks()[prog] || writes(prog, args),
+		prog == "ruff" && len(args) > 0 && args[0] == "format" && !has("--check", "--diff"): // a formatter rewrites
 		return false
 	case verifies && (flags == nil || has(flags...)) || has("--dry-run", "--check"):
 		return true
-	case prog == "make":
+	case prog == "make": // a target named for a check ("test-unit", "ci")
 		targets := makeTargets(args)
-		return len(targets) == 0 || slices.ContainsFunc(targets, func(t string) bool { return t == "all" || isCheckWord(t) })
+		return len(targets) == 0 || slices.ContainsFunc(targets, func(t string) bool {
+			return t == "all" || checkTargets()[t] || slices.ContainsFunc(alnumRuns(t), isPurpose)
+		})
 	case prog == "pre-commit":
 		return len(args) > 0 && args[0] == "run"
 	case (len(args) > 1 && args[0] == "run" || prog == "just" || prog == "task" || prog == "mage") &&
 		slices.ContainsFunc(args, func(a string) bool { return checkTargets()[a] }):
 		return true
 	}
-	return slices.ContainsFunc(checkParts(f), func(p string) bool { return purposeOf()[p] != "" })
+	return slices.ContainsFunc(checkParts(f), isPurpose)
 }
 
-// isCheckWord reports a target name that verifies ("test-unit", "ci").
-func isCheckWord(name string) bool {
-	return checkTargets()[name] || slices.ContainsFunc(alnumRuns(name), func(p string) bool { return purposeOf()[p] != "" })
-}
+func isPurpose(word string) bool { return purposeOf()[word] != "" }
 
-// makeTargets returns the targets a make command names.
 func makeTargets(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case strings.ContainsAny(a, "|;&<>"):
 			return out
-		case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
+		case slices.Contains([]string{"-C", "-f", "--file", "--directory"}, a),
+			a == "-j" && i+1 < len(args) && isNumber(args[i+1]):
 			i++
 		case !strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
 			out = append(out, a)
@@ -300,8 +285,7 @@ func Purpose(cmd string) string {
 	return "check"
 }
 
-// checkParts splits a command's first words into lower-case runs of
-// letters and digits: "golangci-lint run" gives golangci, lint, run.
+// checkParts splits a command's first words into lower-case runs of letters and digits ("golangci", "lint").
 func checkParts(f []string) []string {
 	var out []string
 	for i, w := range f {
@@ -314,34 +298,29 @@ func checkParts(f []string) []string {
 }
 
 func alnumRuns(name string) []string {
-	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
-// WithoutFilters drops what only shapes a command's output: trailing
-// pipes into readers and stream redirections ("2>&1", ">/dev/null").
+// WithoutFilters drops what only shapes a command's output: trailing pipes into readers, "2>&1", ">/dev/null".
 func WithoutFilters(cmd string) string {
 	st := stages(cmd)
 	for len(st) > 1 && isReader(name(st[len(st)-1])) {
 		st = st[:len(st)-1]
 	}
-	var kept []string
-	for _, w := range strings.Fields(strings.Join(st, " | ")) {
-		if w != "2>&1" && w != ">/dev/null" && w != "2>/dev/null" {
-			kept = append(kept, w)
-		}
-	}
-	return strings.Join(kept, " ")
+	return strings.Join(slices.DeleteFunc(strings.Fields(strings.Join(st, " | ")), func(w string) bool {
+		return w == "2>&1" || w == ">/dev/null" || w == "2>/dev/null"
+	}), " ")
 }
 
 // Dir is the folder a line first works in: "cd /tmp/try && …", "git -C /tmp/x commit"; "" when none.
 func Dir(cmd string) string {
 	w := shellWords(cmd)
 	switch {
-	case len(w) < 2:
-		return ""
-	case w[0] == "cd" || w[0] == "pushd":
+	case len(w) > 1 && (w[0] == "cd" || w[0] == "pushd"):
 		return strings.TrimRight(w[1], ";")
-	case path.Base(w[0]) == "git" && w[1] == "-C" && len(w) > 2:
+	case len(w) > 2 && path.Base(w[0]) == "git" && w[1] == "-C":
 		return w[2]
 	}
 	return ""
@@ -366,8 +345,7 @@ func WorktreeAdded(cmd string) string {
 	return ""
 }
 
-// lookedIn returns the operands of a look around, a search's pattern
-// aside: `rg x a/` looks in another place than `rg x b/`.
+// lookedIn returns a look around's operands, a search's pattern aside: `rg x a/` looks elsewhere than `rg x b/`.
 func lookedIn(cmd string) []string {
 	w := coreWords(shellWords(WithoutFilters(work(cmd))))
 	if len(w) == 0 || !readOnly(cmd) {

@@ -1,6 +1,7 @@
 package program
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,32 +14,39 @@ import (
 // docs/extractor.md), which tests failed and which commits git made.
 
 // noiseRE matches the lines that are never the error.
-var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|for more information|to see|run with|use "|try ` +
-	"`" + `|try '|did you mean|debug)\b|^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
-	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|source)\s*:|` +
-	`^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|^\w+:\s*[|>]-?$|` +
-	`^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|` +
+var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|` +
+	`for more information|to see|run with|use "|try ` + "`" + `|try '|did you mean|debug)\b|` +
+	`^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
+	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|` +
+	`source)\s*:|^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
+	`^\w+:\s*[|>]-?$|^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|` +
 	`\d+%\s*\||[\x{2580}-\x{259f}]{3}|\[[#=>. -]{6,}\]|^>\s{3,}\S|` + // a progress bar; the source line pytest marks
-	`^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|^\(use "git |^\.\.\.$`)
+	`^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|` +
+	`:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|` +
+	`^\(use "git |^\.\.\.$`)
 
 // problemRanks are the lines that state a problem, strongest first.
 var problemRanks = []func() *regexp.Regexp{
 	// a comparison, or a message at a source position
-	lazyre.New(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|\bexpected\b.+\b(got|received|but was)\b|` +
-		`\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
+	lazyre.New(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|` +
+		`\bexpected\b.+\b(got|received|but was)\b|\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|` +
+		`^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
 	// an explicit statement of what went wrong
-	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|^\*\* \(\w+\) \S|` +
-		`\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|no such file or directory|` +
-		`requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|does not exist|rejected|refused|denied|panicked|` +
-		`forbidden|unauthorized|undefined|syntax error|timed out|conflict|segmentation fault|insecure|not allowed|invalid|` +
-		`missing|unexpected|incompatible|not supported)\b`),
+	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+		`^\*\* \(\w+\) \S|\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|` +
+		`no such file or directory|requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|` +
+		`does not exist|rejected|refused|denied|panicked|forbidden|unauthorized|undefined|syntax error|timed out|` +
+		`conflict|segmentation fault|insecure|not allowed|invalid|missing|unexpected|incompatible|not supported)\b`),
 	// a failure marker that names no cause
-	lazyre.New(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|\bexit status [1-9]`),
+	lazyre.New(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|` +
+		`\bexit status [1-9]`),
 }
 
 // Diagnostic reports a line a tool printed: at a source position, a comparison, "error: …".
 func Diagnostic(line string) bool {
-	return problemRanks[0]().MatchString(line) || slices.ContainsFunc([]string{"error:", "fatal:", "panic:", "warning:"}, func(p string) bool { return strings.HasPrefix(strings.ToLower(line), p) })
+	l := strings.ToLower(line)
+	return problemRanks[0]().MatchString(line) || strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "fatal:") ||
+		strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "warning:")
 }
 
 // ErrorLine picks the line of a failed command's output to quote: of the lines not noise (a progress bar, code under
@@ -58,18 +66,17 @@ func ErrorLine(out string) string {
 			break
 		}
 		l := jsonMessage(strings.TrimSpace(line))
-		under := l != "" && (line[0] == ' ' || line[0] == '\t' || strings.HasPrefix(l, "\u2502") || strings.HasPrefix(l, "\u2514") || strings.HasPrefix(l, "\u251c"))
-		if warning = warning && under; l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
+		under := l != "" && (line[0] == ' ' || line[0] == '\t' || strings.IndexAny(l, "\u2502\u2514\u251c") == 0)
+		warning = warning && under
+		if l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
 			continue // a warning's detail; a section title ("[credo]"): the detail comes under it
 		}
 		quiet := noiseRE().MatchString(l)
 		warning = quiet && (strings.Contains(strings.ToLower(l), "warn") || strings.HasPrefix(l, `File "`))
-		if join {
-			join = false
-			if !quiet && len(best)+len(l) < 400 {
-				best += " " + l
-			}
+		if join && !quiet && len(best)+len(l) < 400 {
+			best += " " + l
 		}
+		join = false
 		if quiet {
 			continue
 		}
@@ -82,9 +89,7 @@ func ErrorLine(out string) string {
 			}
 		}
 	}
-	if best == "" && kept <= 2 {
-		best = last
-	}
+	best = cmp.Or(best, map[bool]string{true: last}[kept <= 2]) // an output of one or two lines is its own report
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
 
@@ -104,9 +109,10 @@ func jsonMessage(l string) string {
 	return l
 }
 
-// failingTestRE finds failing tests' names: go test, ExUnit, pytest's
-// summary, jest and vitest marks, TAP, Rust's libtest, RSpec's list.
-var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+// failingTestRE finds failing tests: go test, ExUnit, pytest's summary, jest, vitest, TAP, libtest, RSpec.
+var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|` +
+	`^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|` +
+	`^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
 func FailingTests(out string) []string {
@@ -122,8 +128,7 @@ func FailingTests(out string) []string {
 	return names
 }
 
-// tallyRE is a test runner's count line: "2 passed in 0.81s", "31 tests,
-// 0 failures"; not npm's "> pkg@0.0.27 test" banner.
+// tallyRE is a runner's count line ("2 passed in 0.81s", "31 tests, 0 failures"), not npm's "> pkg@1 test".
 var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
 // PassTally returns the last count line of a passing check's output, at most 80 bytes: how much it verified.
@@ -139,12 +144,13 @@ func PassTally(out string) string {
 	return t
 }
 
-// ScriptRan returns what a package script runs, as npm, pnpm and yarn
-// print it ("> app@1.0.0 ci" then "> npm run lint && npm run build").
+// ScriptRan returns what a package script runs, as npm, pnpm and yarn print it: "> app@1.0.0 ci", "> npm run lint".
 func ScriptRan(out string) string {
 	lines := strings.Split(plain(out), "\n")
 	for i := 0; i+1 < len(lines) && i < 8; i++ {
-		if head, body := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1]); strings.HasPrefix(head, "> ") && strings.Contains(head, "@") && strings.HasPrefix(body, "> ") && len(body) > 4 {
+		head, body := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
+		if strings.HasPrefix(head, "> ") && strings.Contains(head, "@") &&
+			strings.HasPrefix(body, "> ") && len(body) > 4 {
 			return strings.TrimSpace(body[2:])
 		}
 	}

@@ -8,8 +8,7 @@ import (
 // Pairing: a failure stays open until a run of the same work covering its targets passes; the pair lists what
 // ran between. The offline extractor and the regret ledger both pair this way (docs/extractor.md).
 
-// Outcome is how a run ended, from its exit status or the tool's own error
-// flag only; Unknown when no status of its own was recorded.
+// Outcome is how a run ended, from its exit status or the tool's error flag only; Unknown without either.
 type Outcome int
 
 // The outcomes.
@@ -34,8 +33,7 @@ type Failure struct {
 	First, Last Run      // the first and the latest failing run
 	Times       int      // failing runs since the work last passed
 	Errors      []string // their error lines, once each, the latest first
-	// Edited and Ran are what happened since the latest failure: the files
-	// edited and the commands not reads, once each; More counts the rest.
+	// Edited and Ran: since the latest failure, the files edited and commands not reads; More counts the rest.
 	Edited, Ran []string
 	More        int
 	Unsettled   int    // runs of the work since, with no exit status of their own
@@ -50,10 +48,10 @@ type Pair struct {
 	Pass Run
 }
 
-// Flaky reports a pass with nothing between it and the failure, by the
-// same command (filters aside) with the same permissions.
+// Flaky reports a pass by the same command (filters aside), with the same permissions and nothing between.
 func (p Pair) Flaky() bool {
-	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated && WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
+	return p.Quiet() && p.Pass.Escalated == p.Last.Escalated &&
+		WithoutFilters(p.Pass.Command) == WithoutFilters(p.Last.Command)
 }
 
 // Quiet reports a failure after which nothing ran and no file changed.
@@ -62,8 +60,7 @@ func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 // Bounds: of each list of what ran between, of the open failures, of the error lines kept.
 const maxBetween, maxOpen, maxErrors = 8, 64, 5
 
-// Pairer pairs the failures of one stream of runs with their passes. Its
-// zero value is ready; it is not safe for concurrent use.
+// Pairer pairs the failures of one stream of runs with their passes; ready at zero, not safe for concurrent use.
 type Pairer struct {
 	open []*Failure // first failure first
 }
@@ -90,7 +87,8 @@ func (f *Failure) add(list *[]string, s string) {
 func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
-		return f.family == fam && (slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
+		return f.family == fam &&
+			(slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
 	}
 	var pairs []Pair
 	for _, f := range p.open {
@@ -99,7 +97,8 @@ func (p *Pairer) Ran(r Run) []Pair {
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
 			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
-		case r.Outcome == Passed && (r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads) && f.CoveredBy == "":
+		case r.Outcome == Passed && f.CoveredBy == "" &&
+			(r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads):
 			f.CoveredBy = r.Command
 			f.add(&f.Ran, r.Command)
 		case !reads:
@@ -175,7 +174,8 @@ func covers(pass, fail []string, reads, check bool) bool {
 	pass = slices.DeleteFunc(slices.Clone(pass), bare)
 	for _, f := range fail {
 		if !bare(f) && (len(pass) > 0 || !check) && !slices.ContainsFunc(pass, func(p string) bool {
-			return p == f || check && (strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/") || p == "./..." || p == ".")
+			return p == f || check && (p == "./..." || p == "." ||
+				strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/"))
 		}) {
 			return false
 		}

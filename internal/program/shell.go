@@ -8,14 +8,12 @@ import (
 	"github.com/memctl/memctl/internal/lazyre"
 )
 
-// What a command line does to files. Only the simplest forms are read;
-// what the shell could expand to other paths is left unread, not guessed.
+// What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
 // FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF lines
-// that name plain paths: a change no edit tool reports.
+// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF of plain paths: changes no edit tool reports.
 func FilesChanged(cmd string) []FileChange {
 	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
 		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
@@ -32,8 +30,7 @@ func FilesRead(cmd string) []string {
 	return out
 }
 
-// simpleFiles reads a line naming plain paths, nothing the shell expands
-// (quoted text is no syntax): the files it changes or, with reads, prints.
+// simpleFiles reads a line of plain paths, nothing the shell expands: the files it changes or, with reads, prints.
 func simpleFiles(cmd string, reads bool) []FileChange {
 	f := coreWords(shellWords(dropCd(cmd)))
 	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
@@ -62,14 +59,14 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		case strings.HasPrefix(a, "-"):
 		case script:
 			script = false
-		case !reads && len(out) < 10 || reads && strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")) && len(out) < 4:
+		case !reads && len(out) < 10,
+			reads && len(out) < 4 && strings.ContainsAny(a, "./") && !isNumber(strings.ReplaceAll(a, ",", "")):
 			out = append(out, FileChange{a, op})
 		}
 	}
 	return out
 }
 
-// dropCd drops a leading "cd dir &&".
 func dropCd(cmd string) string {
 	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
 		return cmd[i+3:]
@@ -78,7 +75,8 @@ func dropCd(cmd string) string {
 }
 
 // heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
-var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
+var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
+	`[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
 // Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .) or
 // the files it restores from git; or it brings stashed changes back (Unstash). Branch: it may have moved the
@@ -95,17 +93,15 @@ func Restores(cmd string) Restore {
 	for _, part := range parts(cmd) {
 		w := coreWords(strings.Fields(part))
 		args := gitArgs(w)
-		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" || len(args) > 0 && args[0] == "switch"
+		r.Branch = r.Branch || len(w) > 2 && path.Base(w[0]) == "gh" && w[2] == "checkout" ||
+			len(args) > 0 && args[0] == "switch"
 		if len(args) == 0 {
 			continue
 		}
 		switch args[0] {
 		case "stash":
-			if len(args) > 1 && (args[1] == "pop" || args[1] == "apply") {
-				r.Unstash = true
-			} else if len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-") {
-				r.All = true
-			}
+			r.Unstash = r.Unstash || len(args) > 1 && (args[1] == "pop" || args[1] == "apply")
+			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
 		case "reset":
 			r.All = r.All || slices.Contains(args, "--hard")
 		case "checkout", "restore":
@@ -113,8 +109,9 @@ func Restores(cmd string) Restore {
 				continue // only unstages: the edit stays in the file
 			}
 			paths := Operands(args[1:])
-			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && paths[0] != "." && paths[0] != ":/"
-			if len(paths) == 1 && (paths[0] == "." || paths[0] == ":/") {
+			whole := len(paths) > 0 && (paths[0] == "." || paths[0] == ":/")
+			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && !whole
+			if len(paths) == 1 && whole {
 				r.All = true
 			} else {
 				r.Files = append(r.Files, paths...)
@@ -141,14 +138,14 @@ var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 // writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
-	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1), func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
+	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
+		func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
 }
 
 // redirectRE is a redirection of output and its target (not "=>", "->").
 var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
 
-// blankQuotes blanks the text between single quotes, and between double
-// quotes that expand nothing (with all, always): what is left is syntax.
+// blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
 func blankQuotes(cmd string, all bool) string {
 	b := []byte(cmd)
 	for i := 0; i < len(b); i++ {

@@ -11,14 +11,12 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// Answers. The agent's words enter a memory only as its final answer to a
-// message of the user, in whole sentences but for questions, list labels,
-// verdicts on runs and recitals of memory (docs/extractor.md, "Answers").
+// Answers. The agent's words enter a memory only as its final answer to a message of the user, in whole
+// sentences but for questions, list labels, verdicts on runs and recitals of memory (docs/extractor.md).
 
-// answer is the agent's final answer to one message of the user; unchecked when no tool ran since
-// the user spoke, withdrawn when the user's next message rejected it or the check it followed,
-// passed, failed with no file changed since (changes: the task's file changes then); reply: the
-// user's next message in the task, which accepts or rejects it in words.
+// answer is the agent's final answer to one message of the user; unchecked when no tool ran since the user
+// spoke, withdrawn when the user's next message rejected it or the check it followed, passed, failed with no
+// file changed since (changes: the task's file changes then); reply: the user's next message in the task.
 type answer struct {
 	sentences            []string
 	reply                string
@@ -28,19 +26,20 @@ type answer struct {
 }
 
 var (
-	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|` +
+	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|` +
+		`everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|\bfalse positives?\b|` +
 		`\b(no|zero|0) (\w+ )?(failures?|errors?|failed)\b|\bnothing (failed|broke)\b|` + // a claim that nothing failed
-		`\bfalse positives?\b|\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
+		`\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
 	// notDoneRE: no statement of what was done or found, in the languages users write in: a prediction, a
 	// guess, a recommendation, what the user might do next, a recital of memory (what memory holds is no news).
 	notDoneRE = lazyre.New(`(?i)\b(will|won'?t|'ll|going to|would|should|might|may|could|likely|unlikely|probably|` +
 		`possibly|perhaps|maybe|presumably|recommend(ed|ation)?|suggest(ed)?|i (think|believe|guess|suspect)|seems?|` +
-		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|sollte|` +
-		`wird|vielleicht|provavelmente|deveria|talvez|i remember)\b|` +
-		`^((natural|suggested|possible) )?next steps?\b|^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|` +
+		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|` +
+		`sollte|wird|vielleicht|provavelmente|deveria|talvez|i remember)\b|` +
+		`^((natural|suggested|possible) )?next steps?\b|` +
+		`^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|` +
 		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
-		`\bmy (memory|memories|notes) (say|show|note)|` +
-		`可能|应该|应当|将会|建议|也许|大概`)
+		`\bmy (memory|memories|notes) (say|show|note)|可能|应该|应当|将会|建议|也许|大概`)
 )
 
 // assistant takes the agent's words; only a final answer is kept.
@@ -53,26 +52,29 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if !e.Final {
 		return
 	}
-	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" })
-	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck, changes: t.files.changes}
+	checkFails := func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" }
+	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), checkFails)
+	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck,
+		changes: t.files.changes}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
-		t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
+		t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+
+			when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
 }
 
-// answerSentences keeps the sentences of an answer a memory may quote. A
-// heading is no sentence; a line of a code block is kept as code.
+// answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.
 func answerSentences(text string, passed bool) []string {
 	var kept, prose []string
+	dropped := func(s string) bool {
+		return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) ||
+			notDoneRE().MatchString(s) || quotes(s)
+	}
 	flush := func() {
-		kept = append(kept, slices.DeleteFunc(wholeSentences(sentencesOf(strings.Join(prose, "\n"))), func(s string) bool {
-			return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) ||
-				notDoneRE().MatchString(s) || quotes(s)
-		})...)
+		kept = append(kept, slices.DeleteFunc(wholeSentences(sentencesOf(strings.Join(prose, "\n"))), dropped)...)
 		prose = nil
 	}
 	fenced := false
@@ -112,7 +114,8 @@ func continues(before, line string) bool {
 	r, _ := utf8.DecodeRuneInString(line)
 	f := strings.Fields(before)
 	return len(f) > 0 && line != "" && !strings.ContainsAny(before[len(before)-1:], ".!?:;") &&
-		(unicode.IsLower(r) || strings.ContainsAny(before[len(before)-1:], "(,[") || slices.Contains([]string{"and", "or", "the", "a", "to", "of", "with"}, f[len(f)-1]))
+		(unicode.IsLower(r) || strings.ContainsAny(before[len(before)-1:], "(,[") ||
+			slices.Contains([]string{"and", "or", "the", "a", "to", "of", "with"}, f[len(f)-1]))
 }
 
 // verdict reports a verdict on a run, which only an exit status gives: a run called clean, flaky or a false
@@ -130,10 +133,9 @@ func statement(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); r > 0x2000 && !unicode.IsLetter(r) {
 		return false
 	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") {
-		return true
-	}
-	if label, value, ok := strings.Cut(s, ": "); ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
+	label, value, ok := strings.Cut(s, ": ")
+	if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2E80 }) || strings.Contains(s, "`") ||
+		ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
 		return true
 	}
 	f := strings.Fields(s)
@@ -153,16 +155,20 @@ func statement(s string) bool {
 }
 
 // verbs make a clause: auxiliaries, modals and common irregular pasts.
-var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may might need broke broken found made took taken gave given got went gone came ran built wrote written left
-kept lost began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw understood won saw seen done held fell felt stuck hid hidden put set let run`)
+var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
+	might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
+	began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
+	understood won saw seen done held fell felt stuck hid hidden put set let run`)
 
 var (
-	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|did not manage|didn'?t manage)\b`)
-	failureRE     = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|didn'?t work|won'?t be able|i won'?t)\b`)
+	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|` +
+		`did not manage|didn'?t manage)\b`)
+	failureRE = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|` +
+		`permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|` +
+		`didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
-// quotes reports a sentence quoting three or more words in double quotes
-// outside code: someone else's words, no statement of the answer's.
+// quotes reports a sentence quoting three or more words in double quotes outside code: someone else's words.
 func quotes(s string) bool {
 	var prose strings.Builder
 	for i, p := range strings.Split(s, "`") {

@@ -12,32 +12,30 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// status is how a call ended: by its exit status or error flag, with no status of its own (unknown), or not
-// run (rejected, denied, interrupted, cancelled).
+// status is how a call ended: by its exit status or error flag, unknown without one of its own, or not run.
 type status int
 
-const stPending, stOK, stFailed, stUnknown, stRejected, stDenied, stInterrupted, stCancelled status = 0, 1, 2, 3, 4, 5, 6, 7
+const stPending, stOK, stFailed, stUnknown status = 0, 1, 2, 3
+const stRejected, stDenied, stInterrupted, stCancelled status = 4, 5, 6, 7
 
-func (s status) refused() bool { return s == stRejected || s == stDenied || s == stInterrupted }
-
-// call is one tool call of a task and how it ended. A tryout runs a
-// program from a scratch folder: its exit says how the try-out went.
+// call is one tool call of a task and how it ended. A tryout runs a program from a scratch folder: its exit says
+// how the try-out went. A failed call of a tool not a shell is passedLater once the same call (same input)
+// succeeded, changedLater once another call on its target did; between is what ran after it until then, no read.
 type call struct {
 	id, tool, target, command, purpose, input string
 	task                                      *task
 	action                                    sessions.Action
 	reads, tryout, check, escalated           bool
-	passedLater, changedLater                 bool // a failed tool call: the same call (same input) succeeded later; another call on its target did
+	passedLater, changedLater                 bool
 	status                                    status
 	exit                                      *int
-	errLine, tally, script, out               string   // a failure's error line and output; a passing check's count line and package script
+	errLine, tally, script, out               string   // a failure's error line, output; a pass's count line, script
 	tests                                     []string // the failing tests the output names
-	between                                   []string // a failed tool call's: what ran after it, not a read, until the same call succeeded
+	between                                   []string
 	commits                                   []program.Commit
-	seq, changesBefore                        int // changesBefore: the task's file changes when it ran, which a check verifies
+	seq, changesBefore                        int // changesBefore: the task's file changes when it ran
 }
 
-// toolCall records a tool invocation.
 func (x *Extractor) toolCall(e sessions.Event) {
 	t := x.current()
 	if t == nil {
@@ -50,20 +48,18 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	}
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
 	t.calls++
-	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), input: e.Input, task: t, action: e.Action, escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes}
-	c.target = x.relPath(x.absPath(e.FilePath))
+	c := &call{id: e.CallID, tool: cmp.Or(e.Tool, "tool"), input: e.Input, task: t, action: e.Action,
+		escalated: e.Escalated, seq: t.calls, changesBefore: t.files.changes, target: x.relPath(x.absPath(e.FilePath))}
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
-		if f := program.Core(c.command); !c.reads && len(f) > 0 && strings.Contains(f[0], "/") {
-			c.tryout = x.scratch(f[0])
-		}
-		if c.check = !c.reads && !c.tryout && program.IsCheck(c.command); c.check {
-			c.purpose = program.Purpose(c.command)
-		}
+		f := program.Core(c.command)
+		c.tryout = !c.reads && len(f) > 0 && strings.Contains(f[0], "/") && x.scratch(f[0])
+		c.check = !c.reads && !c.tryout && program.IsCheck(c.command)
+		c.purpose = when(c.check, program.Purpose(c.command))
 		if c.reads {
 			t.steps.explore(program.Name(c.command))
 		} else {
-			t.steps.ran(c)
+			t.steps.push(step{call: c})
 			x.keyword(program.Family(c.command), 1)
 			t.addWords(meaningfulWords(program.Family(c.command))) // a complaint may name what ran
 		}
@@ -74,7 +70,6 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	x.calls[e.CallID], x.lastCall = c, c
 }
 
-// toolResult settles the call a result belongs to.
 func (x *Extractor) toolResult(e sessions.Event) {
 	if x.dropped[e.CallID] {
 		delete(x.dropped, e.CallID)
@@ -94,13 +89,13 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	switch {
 	case c.status == stCancelled:
 		return // it never ran: neither a failure nor a result
-	case c.status.refused():
+	case c.status == stRejected || c.status == stDenied || c.status == stInterrupted:
 		t.endedRefused = true
 		if len(t.refused) < 6 {
 			t.refused = append(t.refused, c)
 		}
 		if c.command == "" {
-			t.steps.ran(c)
+			t.steps.push(step{call: c})
 		}
 		return
 	case c.status == stFailed:
@@ -114,23 +109,31 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 	t.endedRefused = false
 	if c.status != stFailed { // a read that failed read nothing
-		for _, p := range append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target)) {
-			t.addRead(x.relPath(x.absPath(p)))
+		read := append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target))
+		for _, p := range read {
+			if p = x.relPath(x.absPath(p)); p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) &&
+				!sessions.IsAgentFile(p) {
+				t.reads = append(t.reads, p)
+			}
 		}
 	}
 	if c.command != "" {
 		x.ranCommand(t, c, e.Output)
-	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // a sub-agent, an MCP tool: it may have changed anything
+	} else if c.action == sessions.ActionAgent || c.action == sessions.ActionOther { // it may have changed anything
 		t.pairs.Ran(program.Run{Command: c.tool, Ref: c.seq})
 	}
 	for _, f := range t.toolFails { // a failed tool call stays open until the same call, with the same input, succeeds
 		same := c.command == "" && c.status == stOK && c.describe() == f.describe() // the same action on the same file
-		if f.passedLater, f.changedLater = f.passedLater || same && c.tool == f.tool && c.input == f.input, f.changedLater || same; !f.passedLater && !c.reads {
+		f.passedLater = f.passedLater || same && c.tool == f.tool && c.input == f.input
+		f.changedLater = f.changedLater || same
+		if !f.passedLater && !c.reads {
 			f.between = appendNew(f.between, cmp.Or(when(len(f.between) < 8, c.describe()), "others"))
 		}
 	}
-	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 && // a read that found nothing looked around
-		!slices.ContainsFunc(t.toolFails, func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }) {
+	told := func(o *call) bool { return o.describe() == c.describe() && o.errLine == c.errLine }
+	// A failed call of a tool not a shell, once; a read that found nothing only looked around.
+	if c.command == "" && c.status == stFailed && c.action != sessions.ActionRead && len(t.toolFails) < 4 &&
+		!slices.ContainsFunc(t.toolFails, told) {
 		t.toolFails = append(t.toolFails, c)
 	}
 }
@@ -197,7 +200,8 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		if !c.reads && program.Name(c.command) == "git" && !x.scratch(program.Dir(c.command)) {
 			c.commits = program.CommitsReported(out, maxCommits)
 			for _, cm := range c.commits {
-				if !slices.ContainsFunc(t.commits, func(h program.Commit) bool { return h.SHA == cm.SHA }) && len(t.commits) < maxCommits {
+				known := slices.ContainsFunc(t.commits, func(h program.Commit) bool { return h.SHA == cm.SHA })
+				if !known && len(t.commits) < maxCommits {
 					t.commits = append(t.commits, cm)
 				}
 			}
@@ -209,7 +213,8 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		if c.check && c.status != stUnknown {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
 			for _, a := range t.answers { // the check it followed fails, nothing changed: it was wrong
-				a.withdrawn = a.withdrawn || c.status == stFailed && a.changes == t.files.changes && a.check != nil && a.check.status == stOK && program.Family(a.check.command) == program.Family(c.command)
+				a.withdrawn = a.withdrawn || c.status == stFailed && a.changes == t.files.changes && a.check != nil &&
+					a.check.status == stOK && program.Family(a.check.command) == program.Family(c.command)
 			}
 			t.negAfter = t.negAfter && c.status != stOK
 		} else if c.check && t.lastCheck != nil && program.Family(c.command) == program.Family(t.lastCheck.command) {
@@ -220,10 +225,15 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout {
 		outcome = program.Unknown
 	}
-	errs := c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", "))
-	for _, p := range t.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose, Error: errs, Ref: c.seq}) {
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose,
+		Error: c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", ")), Ref: c.seq}
+	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
-			p.Edited = t.edited(p.Edited)
+			edited := make([]string, len(p.Edited)) // with the line the latest edit put in: a.go (`return x`)
+			for i, f := range p.Edited {
+				edited[i] = f + when(t.lines[f] != "", " ("+codeLine(t.lines[f], 100)+")")
+			}
+			p.Edited = edited
 			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 		}
 	}
@@ -233,12 +243,11 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 func (x *Extractor) restore(t *task, c *call) {
 	r := program.Restores(c.command)
 	x.moved = x.moved || r.Branch
-	var names []string
-	for _, f := range r.Files {
-		names = append(names, x.absPath(f))
+	for i, f := range r.Files {
+		r.Files[i] = x.absPath(f)
 	}
-	for _, f := range t.files.revert(r, names) {
-		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+code(textcut.Line(c.command, 120))+".", 3)
+	for _, f := range t.files.revert(r) {
+		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
 	}
 }
 
@@ -252,7 +261,8 @@ func (x *Extractor) fileChange(e sessions.Event) {
 // changeFile records one change once per call and file, which the reader and the command line may both report.
 func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	key := id + "\x00" + path.Base(p)
-	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) || id != "" && x.seenChange[key] {
+	if strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || x.scratch(p) ||
+		id != "" && x.seenChange[key] {
 		return // git's own bookkeeping, scratch away from the project, or told already
 	}
 	if len(x.seenChange) > 4096 {
@@ -312,34 +322,35 @@ func (x *Extractor) scratch(p string) bool {
 		return false
 	}
 	p = x.absPath(p)
+	under := func(p, d string) bool { return p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(p, d+`\`) }
 	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
-		if root = strings.TrimRight(root, `/\`); root != "" && (p == root || strings.HasPrefix(p, root+"/") || strings.HasPrefix(p, root+`\`)) {
+		if root = strings.TrimRight(root, `/\`); root != "" && under(p, root) {
 			return false
 		}
 	}
 	l := strings.ToLower(strings.TrimPrefix(p, "/private"))
-	for _, tmp := range []string{"/tmp", "/var/tmp", "/var/folders", `c:\windows\temp`} {
-		if l == tmp || strings.HasPrefix(l, tmp+"/") || strings.HasPrefix(l, tmp+`\`) {
-			return true
-		}
-	}
-	return strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
+	temp := func(dir string) bool { return under(l, dir) }
+	return slices.ContainsFunc([]string{"/tmp", "/var/tmp", "/var/folders", `c:\windows\temp`}, temp) ||
+		strings.Contains(l, `\appdata\local\temp`) || sessions.IsAgentState(p)
 }
 
 // describe names a call: its command, else what the tool does to a file.
 func (c *call) describe() string {
 	if c.command != "" {
-		return code(textcut.Line(c.command, 100))
+		return codeLine(c.command, 100)
 	}
-	return cmp.Or(map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read", sessions.ActionSearch: "the search",
-		sessions.ActionWeb: "the web request", sessions.ActionAgent: "the sub-agent task"}[c.action], "the "+code(c.tool)+" call") + when(c.target != "", " of "+c.target)
+	what := map[sessions.Action]string{sessions.ActionEdit: "the edit", sessions.ActionRead: "the read",
+		sessions.ActionSearch: "the search", sessions.ActionWeb: "the web request",
+		sessions.ActionAgent: "the sub-agent task"}
+	return cmp.Or(what[c.action], "the "+code(c.tool)+" call") + when(c.target != "", " of "+c.target)
 }
 
 // ranText is a call's step: what ran, and how it ended.
 func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {
-		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] + code(textcut.Line(c.command, 120))
+		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] +
+			codeLine(c.command, 120)
 	}
 	line += when(c.escalated, " with escalated permissions")
 	exit := ""
@@ -348,19 +359,19 @@ func (c *call) ranText() string {
 	}
 	switch c.status {
 	case stOK:
-		line += ": " + map[bool]string{true: "passed", false: "ok"}[c.check] + exit + when(c.tally != "", " ("+code(c.tally)+")")
+		line += ": " + cmp.Or(when(c.check, "passed"), "ok") + exit + when(c.tally != "", " ("+code(c.tally)+")")
 	case stFailed:
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)
 		}
-		if c.errLine != "" {
-			line += " — " + code(textcut.Line(c.errLine, 160))
-		}
+		line += when(c.errLine != "", " — "+codeLine(c.errLine, 160))
 	default:
-		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own", stRejected: ": rejected by the user, not run",
-			stDenied: ": permission not granted, not run", stInterrupted: ": interrupted by the user"}[c.status], ": no result recorded")
+		line += cmp.Or(map[status]string{stUnknown: ": no exit status of its own",
+			stRejected: ": rejected by the user, not run", stDenied: ": permission not granted, not run",
+			stInterrupted: ": interrupted by the user"}[c.status], ": no result recorded")
 	}
-	return line + when(len(c.commits) > 0, "; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits)) + "."
+	return line + when(len(c.commits) > 0,
+		"; made "+english.Count(len(c.commits), "commit", "commits")+" "+commitsText(c.commits)) + "."
 }
 
 // commitsText lists commits: `1a2b3c4` “subject”, ….

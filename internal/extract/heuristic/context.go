@@ -12,8 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/sessions"
 )
 
-// The "Rollout context" paragraph: where and when the session ran and its
-// exact counts of messages, commands and changed files.
+// The "Rollout context" paragraph: where and when the session ran, and exact counts of what it did.
 
 func (x *Extractor) project() string {
 	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {
@@ -29,8 +28,9 @@ func (x *Extractor) project() string {
 
 func (x *Extractor) context() string {
 	opt := func(pre, s, post string) string { return when(s != "", pre+s+post) }
-	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session" + opt(" `", x.meta.ID, "`") + opt(" in `", x.meta.Cwd, "`") +
-		" (project " + x.project() + opt(", branch `", when(!x.moved, x.meta.GitBranch), "`") + ")"
+	b := cmp.Or(sessions.AgentName(x.meta.Kind), "An agent") + " session" + opt(" `", x.meta.ID, "`") +
+		opt(" in `", x.meta.Cwd, "`") + " (project " + x.project() +
+		opt(", branch `", when(!x.moved, x.meta.GitBranch), "`") + ")"
 	if start, end := cmp.Or(x.meta.CreatedAt, x.first), cmp.Or(x.meta.UpdatedAt, x.last); !start.IsZero() {
 		from, to := start.UTC().Format("2006-01-02 15:04"), end.UTC().Format("2006-01-02 15:04")
 		b += ", " + from + when(!end.IsZero() && to != from, " to "+to) + " UTC"
@@ -40,28 +40,28 @@ func (x *Extractor) context() string {
 	var changed []string
 	gone := goneLater(x.tasks)
 	for _, t := range x.tasks {
-		ran, failed, unknown, refused, commits = ran+t.ran, failed+t.failed, unknown+t.unknown, refused+len(t.refused), commits+len(t.commits)
-		undone += len(t.files.undone())
+		ran, failed, unknown = ran+t.ran, failed+t.failed, unknown+t.unknown
+		refused, commits, undone = refused+len(t.refused), commits+len(t.commits), undone+len(t.files.undone())
 		for _, f := range t.files.live() {
 			if !gone[f.path] {
 				changed = appendNew(changed, x.relPath(f.path))
 			}
 		}
 	}
-	b += ". The human sent " + english.Count(x.humans, "message", "messages") + "; the agent ran " + english.Count(ran, "command", "commands")
-	if ran > 0 {
-		b += " (" + itoa(failed) + " failed" + when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own") + ")"
-	}
+	b += ". The human sent " + english.Count(x.humans, "message", "messages") +
+		"; the agent ran " + english.Count(ran, "command", "commands") + when(ran > 0, " ("+itoa(failed)+" failed"+
+		when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own")+")")
 	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
 	b += cmp.Or(when(len(changed) > 0, " and changed "+english.Count(len(changed), "file", "files")),
 		" and edited no file directly") +
 		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
-		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "."
-	if len(changed) > 0 { // the names, for a later search for one of them
-		b += " Files changed: " + codeList(capped(changed, maxChangedNames), 200) + more(len(changed), maxChangedNames) + "."
-	}
-	b += when(refused > 0, " "+english.Count(refused, "tool call", "tool calls")+" did not run: rejected or interrupted by the user, or not permitted.") +
-		when(x.memReads > 0, " The agent's "+english.Count(x.memReads, "read", "reads")+" of its own memory are left out.")
+		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "." +
+		when(len(changed) > 0, " Files changed: "+codeList(capped(changed, maxChangedNames), 200)+ // to search for one
+			more(len(changed), maxChangedNames)+".") +
+		when(refused > 0, " "+english.Count(refused, "tool call", "tool calls")+
+			" did not run: rejected or interrupted by the user, or not permitted.") +
+		when(x.memReads > 0, " The agent's "+english.Count(x.memReads, "read", "reads")+
+			" of its own memory are left out.")
 	return b + " " + rawmemory.OfflineNote
 }
 
@@ -79,5 +79,6 @@ func (x *Extractor) keyword(w string, weight int) {
 
 // topKeywords returns the best keywords, ties in alphabetical order.
 func (x *Extractor) topKeywords(n int) []string {
-	return capped(slices.SortedFunc(maps.Keys(x.kw), func(a, b string) int { return cmp.Or(x.kw[b]-x.kw[a], strings.Compare(a, b)) }), n)
+	byWeight := func(a, b string) int { return cmp.Or(x.kw[b]-x.kw[a], strings.Compare(a, b)) }
+	return capped(slices.SortedFunc(maps.Keys(x.kw), byWeight), n)
 }

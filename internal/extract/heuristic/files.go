@@ -32,7 +32,8 @@ type files struct {
 // change records one change of file p; nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
-		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)], "update")
+		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
+		"update")
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
@@ -64,16 +65,18 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	return f
 }
 
-// revert applies a restore to the task's files and returns those it undid; names are the files the command
-// named, absolute. Files the task created are untracked: a restore from git leaves them.
-func (fs *files) revert(r program.Restore, names []string) []string {
+// revert applies a restore (its files absolute) to the task's files and returns those it undid. Files the task
+// created are untracked: a restore from git leaves them.
+func (fs *files) revert(r program.Restore) []string {
 	var out []string
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
 		case f.undone != "" || f.created:
-		case r.All || slices.ContainsFunc(names, func(n string) bool { return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")) }):
+		case r.All || slices.ContainsFunc(r.Files, func(n string) bool {
+			return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./"))
+		}):
 			f.undone, f.stashed = "restored from git", r.All
 			out = append(out, f.path)
 		}
@@ -81,10 +84,10 @@ func (fs *files) revert(r program.Restore, names []string) []string {
 	return out
 }
 
-// sorted lists the files by how often they changed, then first change;
-// live those whose change stands, undone those thrown away.
+// sorted lists the files by how often, then how early, they changed; live: those that stand; undone: thrown away.
 func (fs *files) sorted() []*fileRec {
-	return slices.SortedFunc(maps.Values(fs.m), func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) })
+	byTouches := func(a, b *fileRec) int { return cmp.Or(b.touches-a.touches, a.order-b.order) }
+	return slices.SortedFunc(maps.Values(fs.m), byTouches)
 }
 
 func (fs *files) live() []*fileRec {
@@ -95,8 +98,7 @@ func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
 }
 
-// goneLater lists the files a task created that a later task deleted:
-// across the session nothing of them stands.
+// goneLater lists the files a task created that a later task deleted: nothing of them stands.
 func goneLater(tasks []*task) map[string]bool {
 	gone, created := map[string]bool{}, map[string]bool{}
 	for _, t := range tasks {
@@ -113,8 +115,7 @@ func goneLater(tasks []*task) map[string]bool {
 	return gone
 }
 
-// changedBefore names the standing changes made before a call ran: a
-// check verifies those, not a file first changed after it.
+// changedBefore names the standing changes made before a call ran: a check verifies those, not later ones.
 func (x *Extractor) changedBefore(t *task, c *call) []string {
 	var names []string
 	for _, f := range t.files.live() {

@@ -17,14 +17,15 @@ const (
 )
 
 // Limits: every list kept per task is capped, whatever the transcript's length. Budgets are bytes, under the
-// raw memory's 7,900 and the summary's 9,000 with room for redaction.
+// raw memory's 7,900 and the summary's 9,000 with room for redaction. The last line: a request, a follow-up,
+// a rule, an answer before any tool call.
 const (
 	maxTasks, maxPrefs, maxCorrections, maxAnswers, maxFixes = 8, 8, 3, 6, 8
-	maxTrackedFiles, maxTrackedCmds, maxCalls                = 200, 200, 1024
+	maxTrackedFiles, maxTrackedCmds, maxCalls, maxReads      = 200, 200, 1024, 24
 	maxTaskWords, maxKeywords, maxKeywordPool, maxSlugBytes  = 400, 12, 2000, 80
 	maxCommits, maxChangedNames, maxChecks, maxFailures      = 8, 12, 4, 6
 	rawMemoryBudget, summaryBudget                           = 7500, 8600
-	askMax, lineMax, prefMax, uncheckedMax                   = 600, 300, 400, 1500 // a request, a follow-up, a rule, an answer before any tool call
+	askMax, lineMax, prefMax, uncheckedMax                   = 600, 300, 400, 1500
 )
 
 // Result is the extractor's answer, shaped like a model's.
@@ -37,10 +38,9 @@ type Result struct {
 // Empty reports the no-output answer (nothing worth keeping).
 func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
-// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by
-// the caps above; not safe for concurrent use. refusal: the latest result was a refusal the user's
-// next words answer; asked: the agent's latest words asked; looked: a tool ran since; moved: a
-// command may have switched the branch the session started on.
+// Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by the caps
+// above; not safe for concurrent use. refusal: the latest result was a refusal the user's next words answer;
+// asked: the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
 type Extractor struct {
 	version                       string
 	meta                          sessions.Meta
@@ -50,7 +50,7 @@ type Extractor struct {
 	kw                            map[string]int
 	calls                         map[string]*call  // the calls awaiting their results
 	lastCall                      *call             // for results without a call id
-	dropped, seenChange, recurs   map[string]bool   // calls on memory, whose results go too; the changes counted; see saw
+	dropped, seenChange, recurs   map[string]bool   // calls on memory (their results go too); changes counted; saw
 	printed                       map[string]string // a line printed → the family of the command that printed it last
 	worktrees                     []string          // folders `git worktree add` made: the project's, even under /tmp
 	openings                      []string          // the openings of the user's long messages (Extractor.template)
@@ -61,7 +61,8 @@ type Extractor struct {
 // New returns an extractor for one thread.
 func New(version string, meta sessions.Meta) *Extractor {
 	return &Extractor{version: version, meta: meta, kw: map[string]int{}, calls: map[string]*call{},
-		dropped: map[string]bool{}, seenChange: map[string]bool{}, recurs: map[string]bool{}, printed: map[string]string{}}
+		dropped: map[string]bool{}, seenChange: map[string]bool{}, recurs: map[string]bool{},
+		printed: map[string]string{}}
 }
 
 // Add feeds one event.
@@ -92,10 +93,12 @@ func (x *Extractor) flushTyped() {
 	}
 }
 
-// readers read each kind of event the extractor uses.
-var readers = map[sessions.EventKind]func(*Extractor, sessions.Event){sessions.EventHuman: (*Extractor).human, sessions.EventAssistant: (*Extractor).assistant,
-	sessions.EventToolCall: (*Extractor).toolCall, sessions.EventToolResult: (*Extractor).toolResult,
-	sessions.EventFileChange: (*Extractor).fileChange, sessions.EventInterrupt: (*Extractor).interrupted}
+// readers read each kind of event the extractor uses but the user's messages, which Add gathers.
+var readers = map[sessions.EventKind]func(*Extractor, sessions.Event){
+	sessions.EventAssistant: (*Extractor).assistant, sessions.EventToolCall: (*Extractor).toolCall,
+	sessions.EventToolResult: (*Extractor).toolResult, sessions.EventFileChange: (*Extractor).fileChange,
+	sessions.EventInterrupt: (*Extractor).interrupted,
+}
 
 func (x *Extractor) current() *task {
 	if len(x.tasks) == 0 {

@@ -13,22 +13,24 @@ import (
 // complaints, a refusal, whether any answer came. The answer's words never make a success (with no check the
 // outcome is uncertain); they only keep a refused request from being one.
 func (t *task) outcome() (string, string) {
-	last := func(c *call) string { return code(textcut.Line(c.command, 80)) }
-	check, refusedEdit := t.lastCheck, slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit })
+	last := func(c *call) string { return codeLine(c.command, 80) }
+	check := t.lastCheck
+	refusedEdit := slices.IndexFunc(t.refused, func(c *call) bool { return c.action == sessions.ActionEdit })
 	switch {
 	case t.verifies(check) && check.status == stFailed:
 		return "fail", "the last check " + last(check) + " failed"
 	case t.verifies(check) && !t.negAfter && !t.endedRefused && !refuses(t.final):
 		for _, f := range t.open() {
-			// The pass answers for its own purpose, not for a push that
-			// failed after it or a lint run still failing.
+			// The pass answers for its own purpose, not for a push failing after it or a lint still failing.
 			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > check.seq || f.Last.Purpose != "") {
-				return "partial", "the last check " + last(check) + " passed, but " + code(textcut.Line(f.Last.Command, 80)) + " failed"
+				return "partial", "the last check " + last(check) + " passed, but " +
+					codeLine(f.Last.Command, 80) + " failed"
 			}
 		}
 		if !t.exercised(check) {
 			before := when(check.changesBefore < t.files.changes, "before the last change")
-			return "uncertain", "the last check " + last(check) + " passed (exit 0) " + cmp.Or(before, "and it does not run the changed code")
+			return "uncertain", "the last check " + last(check) + " passed (exit 0) " +
+				cmp.Or(before, "and it does not run the changed code")
 		}
 		return "success", "the last check " + last(check) + " passed"
 	case t.negative && !t.finalSince:
@@ -53,11 +55,11 @@ func (t *task) outcome() (string, string) {
 // refuses reports an answer that says the agent could not or would not do the request, or part of it: in its
 // opening sentence, or anywhere it says so of itself ("However, I was unable to upgrade react-dom").
 func refuses(final string) bool {
-	return final != "" && (failureRE().MatchString(normQuotes(textcut.WholeSentences(final, 0))) || selfFailureRE().MatchString(normQuotes(final)))
+	return final != "" && (failureRE().MatchString(normQuotes(textcut.WholeSentences(final, 0))) ||
+		selfFailureRE().MatchString(normQuotes(final)))
 }
 
-// verifies reports a check of the work: not one run before any change of a
-// task that changed files, a baseline (the bug reproduced).
+// verifies reports a check of the work: not a baseline run before any change of a task that changed files.
 func (t *task) verifies(c *call) bool {
 	return c != nil && (c.changesBefore > 0 || t.files.changes == 0)
 }
@@ -69,18 +71,14 @@ func (t *task) exercised(c *call) bool {
 		slices.ContainsFunc(t.fixes, func(f fix) bool { return f.pass == c }))
 }
 
-// open lists the task's failures no pass ended that stand in the way of
-// the work: a look around that found nothing does not (see reported).
+// open lists the task's failures no pass ended that stand in the way of the work: a look around that found
+// nothing does not, one whose run broke does (exit 2 or more: a usage error).
 func (t *task) open() []program.Failure {
 	var out []program.Failure
 	for _, f := range t.pairs.Open() {
-		if c := t.failures[f.Last.Ref]; c != nil && reported(c) {
+		if c := t.failures[f.Last.Ref]; c != nil && (!c.reads || c.exit != nil && *c.exit >= 2) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
-
-// reported reports a failed run worth stating: not a look around that
-// found nothing, but one whose run broke (exit 2 or more: a usage error).
-func reported(c *call) bool { return !c.reads || c.exit != nil && *c.exit >= 2 }

@@ -16,25 +16,37 @@ import (
 var (
 	// standingRE: a rule's words in the languages users write in: English,
 	// French, Spanish, German, Portuguese, then Chinese (no word boundary).
-	standingRE = lazyre.New(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|as a rule|at all times|` +
-		`(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|(is|are) not (acceptable|allowed|permitted)|unacceptable|` +
-		`(is|are) (required|mandatory|forbidden)|(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|next time|refrain from|before (you|each|every|any) \w+|(after|for) (every|each) (change|edit|commit|step|file|task)|` +
-		`prefer(s|red|ably)?|instead of|rather than|use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|` +
-		`(should|must|will) never|(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
-		`toujours|jamais|d[ée]sormais|dor[ée]navant|il faut|tu dois|vous devez|au lieu d[e']|plut[ôo]t que|pr[ée]f[èée]re[rz]?|` +
+	standingRE = lazyre.New(`(?i)\b(always|from now on|going forward|from here on|in (the )?future|by default|` +
+		`as a rule|at all times|(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|` +
+		`(is|are) not (acceptable|allowed|permitted)|unacceptable|(is|are) (required|mandatory|forbidden)|` +
+		`(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|` +
+		`next time|refrain from|before (you|each|every|any) \w+|` +
+		`(after|for) (every|each) (change|edit|commit|step|file|task)|prefer(s|red|ably)?|instead of|rather than|` +
+		`use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|(should|must|will) never|` +
+		`(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
+		`toujours|jamais|d[ée]sormais|dor[ée]navant|il faut|tu dois|vous devez|au lieu d[e']|plut[ôo]t que|` +
+		`pr[ée]f[èée]re[rz]?|` +
 		`siempre|nunca|a partir de ahora|de ahora en adelante|en (lugar|vez) de|prefiero|debes|aseg[úu]rate|` +
-		`immer|nie|niemals|ab (jetzt|sofort)|k[üu]nftig|zuk[üu]nftig|(an)?statt|lieber|bevorzug\w*|musst|m[üu]sst|achte darauf|denk daran|` +
-		`sempre|a partir de agora|daqui (pra|para) (frente|diante)|ao inv[ée]s de|em vez de|prefiro|voc[êe] deve|certifique-se)\b|` +
-		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b|` +
-		`(^|[.,;:]\s*)(ne |n')\S+ (pas|plus)\b|(^|[.,;:]\s*)(no \w{2,}(es|as)|n[ãa]o \w+[ea])\b|(^|[.,;:]\s*)(only (use|run|edit|touch|commit|change)|no more)\b|\b(verwende|benutze|nutze) kein|\bbitte (nicht|kein)|` +
+		`immer|nie|niemals|ab (jetzt|sofort)|k[üu]nftig|zuk[üu]nftig|(an)?statt|lieber|bevorzug\w*|musst|m[üu]sst|` +
+		`achte darauf|denk daran|` +
+		`sempre|a partir de agora|daqui (pra|para) (frente|diante)|ao inv[ée]s de|em vez de|prefiro|voc[êe] deve|` +
+		`certifique-se)\b|` +
+		`(^|[.,;:(\x{2014}\x{2013}-]\s*|\b(please|and|but|so|just|also|then|no|ok|okay)\s+)` +
+		`(don'?t|do not|dont|avoid|stop \w+ing|no need to|never)\b|(^|[.,;:]\s*)(ne |n')\S+ (pas|plus)\b|` +
+		`(^|[.,;:]\s*)(no \w{2,}(es|as)|n[ãa]o \w+[ea])\b|` +
+		`(^|[.,;:]\s*)(only (use|run|edit|touch|commit|change)|no more)\b|` +
+		`\b(verwende|benutze|nutze) kein|\bbitte (nicht|kein)|` +
 		`总是|始终|永远|一律|不要|别再|不许|不准|请勿|禁止|必须|务必|一定要|今后|往后|从现在开始|从今以后|而不是|优先|记得|记住`)
-	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily|` +
-		`cette fois|pour l'instant|pour le moment|esta vez|por (ahora|enquanto|agora|ora)|de momento|diesmal|vorerst|f[üu]rs erste|desta vez|dessa vez)\b|` +
+	oneOffRE = lazyre.New(`(?i)\b(this time|for now|right now|for the moment|at the moment|just this once|just once|` +
+		`for this (one|run|task|change|pr|commit|file|session|case|test|step|branch)|yet|today|tonight|temporarily|` +
+		`cette fois|pour l'instant|pour le moment|esta vez|por (ahora|enquanto|agora|ora)|de momento|diesmal|vorerst|` +
+		`f[üu]rs erste|desta vez|dessa vez)\b|` +
 		`\b(don'?t|do not|never) (forget|worry|bother|mind)\b|\bno worries\b|这次|这一次|本次|暂时|目前`)
 	// notPrefRE: a template speaking of the user, or a mapping to build.
 	notPrefRE   = lazyre.New(`(?i)\bthe user('s)?\b|\s(→|->|=>)\s`)
 	reasonRE    = lazyre.New(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
-	optionRefRE = lazyre.New(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|\bthe (first|second|third|last|other) (one|option|approach)\b`)
+	optionRefRE = lazyre.New(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|` +
+		`\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
 
 // preferences returns the standing instructions of one message, with the
@@ -73,10 +85,13 @@ func ownWords(text string) string {
 			fenced = fenced != strings.HasPrefix(t, "```")
 		case t == "" || pasted:
 			pasted = t != ""
-		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">") || program.Diagnostic(t):
-		case f[0] == "$" || f[0] == "%" || len(f) > 2 && strings.ContainsAny(f[0], "@:\\") && strings.ContainsAny(f[0][len(f[0])-1:], "$#>"):
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">"),
+			program.Diagnostic(t):
+		case f[0] == "$" || f[0] == "%",
+			len(f) > 2 && strings.ContainsAny(f[0], "@:\\") && strings.ContainsAny(f[0][len(f[0])-1:], "$#>"):
 			pasted = true // a prompt: a command and its output
-		case strings.HasSuffix(t, ":") && slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
+		case strings.HasSuffix(t, ":") &&
+			slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
 			pasted = true
 		default:
 			b.WriteString(oneLine(t) + "\n")
@@ -86,7 +101,8 @@ func ownWords(text string) string {
 }
 
 // pasteIntros are the words of a line that introduces someone else's.
-var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors output log logs message forwarded quoted pasted traceback printed reported suggested`)
+var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors
+	output log logs message forwarded quoted pasted traceback printed reported suggested`)
 
 // document reports a message under two or more headings: a template or a
 // pasted document, whose rules are its own.
@@ -100,22 +116,22 @@ func marksStanding(s string) bool {
 
 // standing reports a sentence that states a rule.
 func standing(s string) bool {
-	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || len(s) > 400 || words(s) < 2 || !prose(s) || notPrefRE().MatchString(s) || specifies(s) {
-		return false
-	}
-	return standingRE().MatchString(s) && !oneOffRE().MatchString(s)
+	return !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "？") && len(s) <= 400 && words(s) >= 2 && prose(s) &&
+		!notPrefRE().MatchString(s) && !specifies(s) && standingRE().MatchString(s) && !oneOffRE().MatchString(s)
 }
 
 // specifies reports a condition that does not address the agent: what the
 // program must do ("if the error is silent, do not print anything").
 func specifies(s string) bool {
 	l := strings.ToLower(s)
-	if !(strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") || strings.HasPrefix(l, "in case ")) || marksStanding(s) {
+	if !(strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
+		strings.HasPrefix(l, "in case ")) || marksStanding(s) {
 		return false
 	}
-	return !slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), func(w string) bool {
-		return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
-	})
+	return !slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }),
+		func(w string) bool {
+			return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
+		})
 }
 
 // prose reports text that reads as words rather than pasted code or logs.

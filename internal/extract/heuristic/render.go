@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -13,8 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// What goes in which section, and how a text too long is shrunk by whole
-// items: docs/extractor.md, "What goes where".
+// What goes in which section, and how a text too long shrinks by whole items: docs/extractor.md.
 
 // class orders the items of a text for shrink, the first to go first (the final answer last; cNote:
 // interruptions and the errors of tools that are not a shell).
@@ -61,8 +61,11 @@ type taskDoc struct {
 	answers                          []answerDoc
 }
 
+// add appends an item to a list of d; an empty text is none.
 func (d *taskDoc) add(list *[]*entry, c class, text string) {
-	*list = append(*list, &entry{text: text, class: c})
+	if text != "" {
+		*list = append(*list, &entry{text: text, class: c})
+	}
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
@@ -81,16 +84,14 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 			covered[f.Pass.Command] = true
 		}
 	}
-	var checks []*call
-	for _, c := range t.checks {
-		if c.status == stOK && !covered[c.command] && t.verifies(c) {
-			checks = append(checks, c)
-		}
-	}
+	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
+		return c.status != stOK || covered[c.command] || !t.verifies(c)
+	})
 	slices.SortFunc(checks, func(a, b *call) int { return b.seq - a.seq }) // the latest first
 	for _, c := range capped(checks, maxChecks) {
-		line := rawmemory.TagCheck + " " + code(textcut.Line(program.WithoutFilters(c.command), 160)) + " passed" + when(c.tally != "", " ("+code(c.tally)+")") +
-			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+code(textcut.Line(c.script, 200)))
+		line := rawmemory.TagCheck + " " + codeLine(program.WithoutFilters(c.command), 160) + " passed" +
+			when(c.tally != "", " ("+code(c.tally)+")") +
+			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+codeLine(c.script, 200))
 		if names := x.changedBefore(t, c); len(names) > 0 {
 			line += " after the changes to " + strings.Join(capped(names, 3), ", ") + more(len(names), 3)
 		}
@@ -101,15 +102,12 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
-		doc, whole := answerDoc{label: "Earlier answer", reply: a.reply}, cEarlier
-		if last {
-			doc.label, whole = "Final answer", cFinal
-		}
+		doc := answerDoc{label: cmp.Or(when(last, "Final answer"), "Earlier answer"), reply: a.reply}
 		ss := a.sentences
 		if a.unchecked { // what the model believed, nothing looked at: its opening, summary only
 			doc.label, ss = doc.label+" (given before any tool call)", firstSentences(ss, uncheckedMax)
 		}
-		doc.whole = &entry{class: whole, skip: a.unchecked}
+		doc.whole = &entry{class: map[bool]class{true: cFinal, false: cEarlier}[last], skip: a.unchecked}
 		for _, s := range ss {
 			doc.sentences = append(doc.sentences, &entry{text: s, class: cSentence, worth: worth(s)})
 		}
@@ -124,8 +122,7 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 	return d
 }
 
-// worth counts what a sentence names that a later session can look up:
-// code, paths and file names, numbers, addresses.
+// worth counts what a sentence names that a later session can look up: code, paths, numbers, addresses.
 func worth(s string) int {
 	n := strings.Count(s, "`") / 2
 	for _, w := range strings.Fields(s) {
@@ -139,66 +136,65 @@ func worth(s string) int {
 // fixLine phrases a failure, the pass that ended it and what ran between.
 func fixLine(f fix) string {
 	escalated := f.Pass.Escalated && !f.Last.Escalated
-	line := code(textcut.Line(f.Last.Command, 120)) + " failed" + when(f.Times > 1, " "+times(f.Times)) + when(escalated, " in the sandbox") + errPart(f.fail, f.Errors) + " and "
-	switch same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command); {
-	case same && escalated:
-		line += "passed when rerun with escalated permissions"
-	case same:
-		line += "passed on a rerun"
-	default:
-		line += code(textcut.Line(f.Pass.Command, 120)) + " passed"
-	}
-	line += when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
+	same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command)
+	line := codeLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
+		when(escalated, " in the sandbox") + errPart(f.fail, f.Errors) + " and " +
+		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
+			codeLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
 	if f.Quiet() {
 		return line + "nothing else ran between the failure and the pass."
 	}
-	parts := []string{when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")), when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")}
-	return line + "between the failure and the pass: " + strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "; ") + "."
+	return line + "between the failure and the pass: " + joinSet("; ",
+		when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
+		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")) + "."
 }
 
-// errPart quotes a failed call's error line and failing tests, and the
-// error lines of the same work's earlier failures.
+// errPart quotes a failed call's error line and failing tests, and the work's earlier failures' error lines.
 func errPart(c *call, errors []string) string {
 	var parts, earlier []string
 	if c != nil {
-		parts = []string{when(c.errLine != "", code(textcut.Line(c.errLine, 160))), when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
+		parts = []string{when(c.errLine != "", codeLine(c.errLine, 160)),
+			when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
 	}
 	for _, e := range errors {
 		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.recurs[strings.Split(e, "; failing: ")[0]] {
 			earlier = append(earlier, e)
 		}
 	}
-	parts = slices.DeleteFunc(append(parts, when(len(earlier) > 0, "earlier: "+codeList(earlier, 120))), func(s string) bool { return s == "" })
-	return when(len(parts) > 0, " ("+strings.Join(parts, "; ")+")")
+	s := joinSet("; ", append(parts, when(len(earlier) > 0, "earlier: "+codeList(earlier, 120)))...)
+	return when(s != "", " ("+s+")")
 }
 
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range t.fixes {
 		if f.Flaky() && len(d.failures) < maxFailures {
-			d.add(&d.failures, cFailure, code(textcut.Line(f.Last.Command, 120))+" failed "+times(f.Times)+errPart(f.fail, f.Errors)+
-				", then passed on an identical rerun with nothing run or changed between (possibly flaky).")
+			d.add(&d.failures, cFailure, codeLine(f.Last.Command, 120)+" failed "+times(f.Times)+
+				errPart(f.fail, f.Errors)+", then passed on an identical rerun with nothing run or changed between"+
+				" (possibly flaky).")
 		}
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
-		line := code(textcut.Line(f.Last.Command, 120)) + " failed " + times(f.Times) + errPart(c, f.Errors)
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors)
 		switch {
 		case f.CoveredBy != "" && f.Last.Purpose == "": // no pair: nothing shows it is the same work
-			line += "; a later, different " + code(textcut.Line(f.CoveredBy, 100)) + " passed"
+			line += "; a later, different " + codeLine(f.CoveredBy, 100) + " passed"
 		case f.CoveredBy != "":
-			line = "For " + f.Last.Purpose + ", " + code(textcut.Line(f.CoveredBy, 100)) + " passed after " + line
+			line = "For " + f.Last.Purpose + ", " + codeLine(f.CoveredBy, 100) + " passed after " + line
 		case f.Unsettled > 0: // what did not happen is not said: one transcript is no evidence of it
 			line += " and was run again with no exit status of its own"
 		}
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		line := "The " + strings.TrimPrefix(c.describe(), "the ") + " failed" + when(c.errLine != "", " ("+code(textcut.Line(c.errLine, 160))+")")
+		what := strings.TrimPrefix(c.describe(), "the ")
+		line := "The " + what + " failed" + when(c.errLine != "", " ("+codeLine(c.errLine, 160)+")")
 		if c.passedLater {
-			line += " and passed when run again" + when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
+			line += " and passed when run again" +
+				when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
 		} else if c.changedLater {
-			line += "; a later, different " + strings.TrimPrefix(c.describe(), "the ") + " succeeded"
+			line += "; a later, different " + what + " succeeded"
 		}
 		d.add(&d.failures, cNote, line+".")
 	}
@@ -214,42 +210,34 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 			d.add(&d.failures, cNote, "The user interrupted "+c.describe()+".")
 		}
 	}
-	if t.interrupts > 0 && len(t.refused) == 0 {
-		d.add(&d.failures, cNote, "The user interrupted the agent "+times(t.interrupts)+".")
-	}
+	d.add(&d.failures, cNote, when(t.interrupts > 0 && len(t.refused) == 0,
+		"The user interrupted the agent "+times(t.interrupts)+"."))
 	for _, f := range t.files.undone() {
-		d.add(&d.failures, cFailure, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+"); they are not part of the result.")
+		d.add(&d.failures, cFailure, "The changes to "+x.relPath(f.path)+" were undone ("+f.undone+
+			"); they are not part of the result.")
 	}
 }
 
-// references lists the files whose change stands, with the line their
-// latest edit put in, the commits, the files read.
+// references lists the changed files that stand, with the line their latest edit put in, commits and reads.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	var names []string
 	for _, f := range capped(live, 10) {
 		name, added := x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")", t.lines[x.relPath(f.path)]
 		names = append(names, name)
-		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+code(textcut.Line(added, 100))))
+		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+codeLine(added, 100)))
 	}
-	if len(live) > 10 {
-		d.add(&d.refs, cFile, "…"+more(len(live), 10)+" files")
-	}
-	if len(names) > 0 {
-		d.add(&d.refs, cChanged, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10))
-	}
-	if len(t.commits) > 0 {
-		d.add(&d.refs, cRef, "Commits made: "+commitsText(t.commits))
-	}
-	if len(t.reads) > 0 {
-		d.add(&d.refs, cRef, "Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8))
-	}
+	d.add(&d.refs, cFile, when(len(live) > 10, "…"+more(len(live), 10)+" files"))
+	d.add(&d.refs, cChanged, when(len(names) > 0, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10)))
+	d.add(&d.refs, cRef, when(len(t.commits) > 0, "Commits made: "+commitsText(t.commits)))
+	d.add(&d.refs, cRef, when(len(t.reads) > 0,
+		"Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8)))
 }
 
 // Result renders what was gathered; call it once, after the last event. A thread without a message of the
 // user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
 	x.flushTyped()
-	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 || x.humans == 0 {
+	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}
 	gone := goneLater(x.tasks)
@@ -266,15 +254,14 @@ func (x *Extractor) Result() Result {
 	}
 	res := Result{Slug: x.slug(x.tasks[main].request)}
 	// In v1 the raw memory quotes the answers; the summary keeps its steps.
-	first := []class{cStep}
-	if x.version == V1 {
-		first = []class{cSentence, cEarlier, cFinal, cStep}
-	}
+	first := map[bool][]class{true: {cSentence, cEarlier, cFinal, cStep}, false: {cStep}}[x.version == V1]
 	res.RolloutSummary = shrink(docs, true, first, summaryBudget, func() string {
 		return rawmemory.RenderSummary(x.doc(docs, main, true), x.version == V2)
 	})
 	if x.version == V1 {
-		res.RawMemory = shrink(docs, false, nil, rawMemoryBudget, func() string { return rawmemory.Render(x.doc(docs, main, false)) })
+		res.RawMemory = shrink(docs, false, nil, rawMemoryBudget, func() string {
+			return rawmemory.Render(x.doc(docs, main, false))
+		})
 	}
 	return res
 }
@@ -326,20 +313,18 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	return out
 }
 
-// dropSentence drops the least worth sentence of the longest answer (its
-// best kept) and reports whether one was left to drop.
+// dropSentence drops the least worth sentence of the longest answer (its best kept); false when none is left.
 func dropSentence(answers [][]*entry) bool {
 	var low *entry
 	size := 0
 	for _, a := range answers {
-		best, n, least := (*entry)(nil), 0, (*entry)(nil)
-		for _, e := range a {
-			if !e.gone && (best == nil || e.worth > best.worth) {
-				best = e
-			}
+		live := slices.DeleteFunc(slices.Clone(a), func(e *entry) bool { return e.gone })
+		if len(live) < 2 { // a last sentence stays
+			continue
 		}
-		for _, e := range a {
-			if !e.gone && e != best {
+		best, n, least := slices.MaxFunc(live, func(p, q *entry) int { return p.worth - q.worth }), 0, (*entry)(nil)
+		for _, e := range live {
+			if e != best {
 				n += len(e.text)
 				if least == nil || e.worth <= least.worth {
 					least = e
@@ -350,11 +335,10 @@ func dropSentence(answers [][]*entry) bool {
 			low, size = least, n
 		}
 	}
-	if low == nil {
-		return false
+	if low != nil {
+		low.gone = true
 	}
-	low.gone = true
-	return true
+	return low != nil
 }
 
 // doc is the rawmemory document of the tasks as shrink left them.
@@ -371,11 +355,14 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 	m, others := docs[main], english.Count(len(docs)-1, "more task", "more tasks")
 	var doc rawmemory.Doc
 	if summary {
-		doc = rawmemory.Doc{Title: m.name + when(len(docs) > 1, " (and "+others+")") + " in " + x.project(), Context: x.context()}
+		doc.Title, doc.Context = m.name+when(len(docs) > 1, " (and "+others+")")+" in "+x.project(), x.context()
 	} else {
-		desc := m.name + " — outcome " + m.outcome + when(m.live > 0, "; changed "+english.Count(m.live, "file", "files")) + when(len(docs) > 1, "; "+others+" in the same session")
+		desc := m.name + " — outcome " + m.outcome +
+			when(m.live > 0, "; changed "+english.Count(m.live, "file", "files")) +
+			when(len(docs) > 1, "; "+others+" in the same session")
 		doc.Front = rawmemory.Front{Description: desc, Task: m.name, TaskGroup: x.project(), TaskOutcome: m.outcome,
-			Cwd: cmp.Or(x.meta.Cwd, "unknown"), Keywords: x.topKeywords(maxKeywords), Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic}}
+			Cwd: cmp.Or(x.meta.Cwd, "unknown"), Keywords: x.topKeywords(maxKeywords),
+			Other: map[string]string{rawmemory.WrittenByKey: rawmemory.WrittenByHeuristic}}
 	}
 	for _, d := range docs {
 		knowledge := kept(d.knowledge)
@@ -385,7 +372,8 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+reply)
 			}
 		}
-		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge, Failures: kept(d.failures), Refs: kept(d.refs)}
+		task := rawmemory.Task{Title: d.name, Outcome: d.outcome, Prefs: kept(d.prefs), Knowledge: knowledge,
+			Failures: kept(d.failures), Refs: kept(d.refs)}
 		if summary {
 			task.OutcomeReason, task.Steps = d.reason, kept(d.steps)
 		} else {
@@ -425,12 +413,8 @@ func (x *Extractor) slug(request string) string {
 		}
 	}
 	s := strings.Join(parts, "-")
-	for len(s) > maxSlugBytes {
-		if i := strings.LastIndexByte(s[:maxSlugBytes], '-'); i > 0 {
-			s = s[:i]
-		} else {
-			s = s[:maxSlugBytes]
-		}
+	if len(s) > maxSlugBytes { // at the last hyphen that fits, else at the cap
+		s = s[:cmp.Or(max(strings.LastIndexByte(s[:maxSlugBytes], '-'), 0), maxSlugBytes)]
 	}
 	return s
 }

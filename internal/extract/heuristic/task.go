@@ -12,14 +12,11 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// Tasks. A message of the user opens a task when the agent gave a final answer since the user last spoke and
-// it asks for other work (startsTask); every message is kept verbatim (docs/extractor.md, "Tasks").
-
 // task is what the extractor keeps about one request of the user. negative: its latest message
 // pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request, next                            string // next: the message that opened the next task, which may accept this one's answer
+	request, next                            string // next: the message opening the next task (it may accept an answer)
 	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
@@ -32,7 +29,7 @@ type task struct {
 	pairs                                    program.Pairer
 	fixes                                    []fix
 	failures                                 map[int]*call    // failed shell calls by sequence
-	recurs                                   map[string]bool  // the session's lines that are no error line (Extractor.saw)
+	recurs                                   map[string]bool  // the session's lines that are no error line (saw)
 	checks                                   map[string]*call // the latest run of each check family
 	lastCheck                                *call
 	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
@@ -47,20 +44,6 @@ type fix struct {
 	fail, pass *call
 }
 
-// edited names files with the line their latest edit put in ("a.go (`return x`)").
-func (t *task) edited(files []string) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f + when(t.lines[f] != "", " ("+code(textcut.Line(t.lines[f], 100))+")")
-	}
-	return out
-}
-
-func newTask(text string) *task {
-	return &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
-		failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}}
-}
-
 func (t *task) addWords(words []string) {
 	for _, w := range words {
 		if len(t.words) < maxTaskWords {
@@ -73,7 +56,8 @@ func (t *task) addWords(words []string) {
 func (t *task) shares(words []string, exactly bool) bool {
 	for _, w := range words {
 		for tw := range t.words {
-			if w == tw || !exactly && min(len(w), len(tw)) >= 4 && (strings.HasPrefix(w, tw) || strings.HasPrefix(tw, w)) {
+			related := min(len(w), len(tw)) >= 4 && (strings.HasPrefix(w, tw) || strings.HasPrefix(tw, w))
+			if w == tw || !exactly && related {
 				return true
 			}
 		}
@@ -81,7 +65,6 @@ func (t *task) shares(words []string, exactly bool) bool {
 	return false
 }
 
-// human takes one message of the user.
 func (x *Extractor) human(e sessions.Event) {
 	e.Text = harnessRE().ReplaceAllString(e.Text, "") // what the harness put in is no word of the user's
 	lines := strings.Split(normQuotes(e.Text), "\n")
@@ -99,22 +82,24 @@ func (x *Extractor) human(e sessions.Event) {
 	// message that opens by overruling ("actually …") is about it anyway.
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
-	negative := !tmpl && (negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true)) || first == "actually" || first == "instead")
+	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
+	negative := !tmpl && (complaint || first == "actually" || first == "instead")
 	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without the question.
 	reply := when(!tmpl && len(words) > 0 && (!x.asked || len(strings.Fields(text)) > 3), text)
-	if cur == nil || x.startsTask(cur, text, words, negative) {
+	if cur == nil || x.startsTask(cur, text, first, words, negative) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
-		cur = newTask(text)
-		cur.recurs, cur.template = x.recurs, tmpl
+		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}}, recurs: x.recurs,
+			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl}
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
 		cur.followUps++
 		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
 			// A pick of one of its options ("B", "2", "option C") shows the answer asked the user to choose.
-			pick := len(strings.Fields(text)) <= 3 && (optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
+			pick := len(strings.Fields(text)) <= 3 &&
+				(optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
 			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = reply, cur.answers[n-1].withdrawn || negative || pick
 		}
 		if negative && len(cur.corrections) < maxCorrections {
@@ -155,19 +140,19 @@ func (x *Extractor) template(text string) bool {
 
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
 // nothing with the task and no continuation; never a complaint, a refusal's answer or a rule.
-func (x *Extractor) startsTask(cur *task, text string, words []string, negative bool) bool {
-	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(firstClause(text)) {
+func (x *Extractor) startsTask(cur *task, text, first string, words []string, negative bool) bool {
+	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal ||
+		standingRE().MatchString(firstClause(text)) {
 		return false
 	}
-	own := slices.DeleteFunc(strings.Fields(text), func(f string) bool { return strings.Contains(f, "://") }) // links aside
-	n := len(meaningfulWords(strings.Join(own, " ")))
+	link := func(f string) bool { return strings.Contains(f, "://") }
+	n := len(meaningfulWords(strings.Join(slices.DeleteFunc(strings.Fields(text), link), " "))) // links aside
 	switch {
 	case n < 2:
 		return false // a link or a nudge, about the current request
 	case n >= 10:
 		return true
 	}
-	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
@@ -192,40 +177,34 @@ func firstClause(s string) string {
 }
 
 // continuations open a message that goes on with the current request.
-var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i looks
-seems don't dont`)
+var continuations = lazyre.Words(`also and now then but still ok okay great thanks thank it it's its that that's this
+	these those same again what how more why yes no nope wait instead actually hmm plus next continue go do try i looks
+	seems don't dont`)
 
 // harnessRE: what the agent's harness put into a message of the user, not typed by them: an image's
 // placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>, <ide_selection>).
 var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>`)
 
 // negativeRE: the work did not work or was not what the user wanted.
-var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|\bnot working\b|` +
-	`\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|` +
-	`\b(revert|undo)\b|^(no|nope)\b|\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
+var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|` +
+	`\bnot working\b|\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|` +
+	`\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|\b(revert|undo)\b|^(no|nope)\b|` +
+	`\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
 
-const maxReads = 24
-
-func (t *task) addRead(p string) {
-	if p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) && !sessions.IsAgentFile(p) {
-		t.reads = append(t.reads, p)
-	}
-}
-
-// interrupted takes the user stopping the agent.
 func (x *Extractor) interrupted(e sessions.Event) {
 	x.refusal = true
 	t := x.current()
 	if t == nil {
 		return
 	}
-	if n := len(t.steps.steps); n > 1 && t.steps.steps[n-1].user != "" && len(meaningfulWords(t.steps.steps[n-1].user)) < 2 {
+	steps := t.steps.steps
+	if n := len(steps); n > 1 && steps[n-1].user != "" && len(meaningfulWords(steps[n-1].user)) < 2 {
 		// A word or two stopped before the agent did anything: a typo.
-		for _, w := range meaningfulWords(t.steps.steps[n-1].user) {
+		for _, w := range meaningfulWords(steps[n-1].user) {
 			x.keyword(w, -2)
 		}
-		t.steps.steps, t.followUps, t.finalSince = t.steps.steps[:n-1], t.followUps-1, t.answeredBefore
+		t.steps.steps, t.followUps, t.finalSince = steps[:n-1], t.followUps-1, t.answeredBefore
 		if len(t.answers) > 0 && t.finalSince {
 			t.answers[len(t.answers)-1].reply = "" // the typo answered nothing
 		}

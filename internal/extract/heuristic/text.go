@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,24 +11,24 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// oneLine folds all whitespace runs into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
 
 // code wraps s in backticks, using a double fence when s has one.
-func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
+func code(s string) string { return cmp.Or(when(strings.Contains(s, "`"), "`` "+s+" ``"), "`"+s+"`") }
+
+func codeLine(s string, n int) string { return code(textcut.Line(s, n)) }
+
+func joinSet(sep string, parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), sep)
 }
 
 // codeList quotes each item as code, cut to n bytes, joined by commas.
 func codeList(items []string, n int) string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = code(textcut.Line(s, n))
+		out[i] = codeLine(s, n)
 	}
 	return strings.Join(out, ", ")
 }
@@ -56,7 +57,8 @@ func meaningfulWords(text string) []string {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'')
 	}) {
 		f = strings.TrimSuffix(strings.Trim(f, "'_"), "'s")
-		if len(f) < 2 || len(f) > 40 || strings.Contains(f, "'") || stopWords()[f] || seen[f] || strings.Trim(f, "0123456789") == "" {
+		if len(f) < 2 || len(f) > 40 || strings.Contains(f, "'") || stopWords()[f] || seen[f] ||
+			strings.Trim(f, "0123456789") == "" {
 			continue
 		}
 		seen[f] = true
@@ -66,21 +68,27 @@ func meaningfulWords(text string) []string {
 }
 
 // stopWords say nothing about a task: function words, filler, and the verbs of requests ("fix", "add").
-var stopWords = lazyre.Words(`
-a about above after again against all also am an and any are as at be because been before being below between both but by can cannot could did do does doing don down during each few for from further
-had has have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not of off on once only or other our out over own same she should so some such than that
-the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours please pls thanks thank ok okay
-hi hey yes yeah sure just now like want need needs make makes get got go going use using used might may must shall one two thing things something anything everything stuff way bit lot really actually
-maybe still new file files code help try see look looks seem seems know think well good give show tell us via per etc ie eg within without onto add adds added create created fix fixes fixed fail fails
-failed update updated delete deleted remove removed change changes changed run runs ran write wrote implement implemented check checks work works working done always never instead prefer rather avoid`)
+var stopWords = lazyre.Words(`a about above after again against all also am an and any are as at be because been before
+being below between both but by can cannot could did do does doing don down during each few for from further had has
+have having he her here hers him his how i if in into is it its itself let lets me more most my no nor not of off on
+once only or other our out over own same she should so some such than that the their them then there these they this
+those through to too under until up very was we were what when where which while who whom why will with would you your
+yours please pls thanks thank ok okay hi hey yes yeah sure just now like want need needs make makes get got go going use
+using used might may must shall one two thing things something anything everything stuff way bit lot really actually
+maybe still new file files code help try see look looks seem seems know think well good give show tell us via per etc ie
+eg within without onto add adds added create created fix fixes fixed fail fails failed update updated delete deleted
+remove removed change changes changed run runs ran write wrote implement implemented check checks work works working
+done always never instead prefer rather avoid`)
 
 // sentencesOf splits text into sentences without list markers ("- ", "1. ", "2) "), also at "; " and at a
 // full stop of Chinese or Japanese, which no space follows.
 func sentencesOf(text string) []string {
-	lines := strings.Split(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n", "; ", "\n").Replace(text), "\n")
+	text = strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n", "; ", "\n").Replace(text)
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*•> ")
-		if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && len(r) > 1 && (r[0] == '.' || r[0] == ')') && r[1] == ' ' {
+		r := strings.TrimLeft(l, "0123456789")
+		if len(r) < len(l) && len(r) > 1 && (r[0] == '.' || r[0] == ')') && r[1] == ' ' {
 			l = r[2:]
 		}
 		lines[i] = l

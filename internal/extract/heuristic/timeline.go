@@ -28,11 +28,7 @@ type timeline struct {
 
 func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth: worth}) }
 
-// ran adds a call, whatever its result turns out to be.
-func (tl *timeline) ran(c *call) { tl.push(step{call: c}) }
-
-// said adds a message of the user; one laid out as a document (a prompt
-// template a command expanded, a pasted spec) by its opening only.
+// said adds a message of the user; one laid out as a document (a template, a pasted spec) by its opening only.
 func (tl *timeline) said(label, words string) {
 	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
 }
@@ -75,10 +71,11 @@ func (tl *timeline) entries() []*entry {
 		case s.user != "":
 			e.class = cUser
 		case s.names != nil:
-			e.text = "Explored with " + english.Count(s.count, "read-only command", "read-only commands") + " (" + strings.Join(s.names, ", ") + ")."
-		case s.call != nil:
-			e.text, e.worth = s.call.ranText(), map[status]int{stOK: 2, stUnknown: 1, stPending: 1, stCancelled: 1}[s.call.status]
-			e.worth = cmp.Or(e.worth, 3)
+			e.text = "Explored with " + english.Count(s.count, "read-only command", "read-only commands") +
+				" (" + strings.Join(s.names, ", ") + ")."
+		case s.call != nil: // read once the call's status is known
+			e.text = s.call.ranText()
+			e.worth = cmp.Or(map[status]int{stOK: 2, stUnknown: 1, stPending: 1, stCancelled: 1}[s.call.status], 3)
 		}
 		out = append(out, e)
 	}

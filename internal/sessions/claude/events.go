@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,9 @@ func Events(f transcript.File, probs func(transcript.Problem), fn func(transcrip
 				}
 				for _, fc := range changes {
 					fc.Time, fc.Line = p.Time, p.Line
+					if fc.FileOp == "write" {
+						fc.FileOp = cmp.Or(map[string]string{"create": "add", "update": "update"}[p.wrote], "write")
+					}
 					if err := em.Emit(fc); err != nil {
 						return err
 					}

@@ -90,6 +90,9 @@ type claudePiece struct {
 	rawInput json.RawMessage
 	cmdName  string // slash command typed by the human (/init)
 	pollID   string // BashOutput: the background shell it reads
+	// wrote is, on a Write's result, what the write did by the harness's
+	// own record (toolUseResult.type): "create" or "update"; "" unknown.
+	wrote string
 }
 
 var (
@@ -279,7 +282,7 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 				fc := mk(transcript.EventFileChange)
 				fc.CallID, fc.Tool, fc.FilePath, fc.FileOp = b.ID, b.Name, fp, "update"
 				if b.Name == "Write" {
-					fc.FileOp = "add" // Write creates or replaces the whole file
+					fc.FileOp = "write" // creates or replaces the whole file: its result says which
 				} else {
 					fc.Old, fc.New = in.OldNew()
 				}
@@ -293,6 +296,9 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 			var feedback string
 			p.Outcome, p.ExitCode, feedback = claudeResultOutcome(text, b.IsError, claudeInterrupted(cl.ToolUseResult))
 			p.Output = textcut.Middle(claudeResultBody(text), transcript.EventTextMax)
+			if len(cl.ToolUseResult) > 0 && cl.ToolUseResult[0] == '{' {
+				p.wrote = transcript.FieldString(cl.ToolUseResult, "type")
+			}
 			out = append(out, p)
 			if feedback != "" && !cl.IsSidechain {
 				// The words the user typed when refusing the call.

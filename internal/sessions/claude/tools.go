@@ -101,13 +101,14 @@ func claudeResultOutcome(text string, isError bool, interrupted bool) (transcrip
 }
 
 // claudeResultBody drops the harness framing around a Claude Code tool
-// result: the <tool_use_error> tags and the "Exit code N" first line.
+// result: the <tool_use_error> tags and the "Exit code N" (or "Error:
+// Exit code N") first line.
 func claudeResultBody(text string) string {
 	t := strings.TrimSpace(text)
 	if s, ok := strings.CutPrefix(t, "<tool_use_error>"); ok {
 		t = strings.TrimSuffix(s, "</tool_use_error>")
 	}
-	if rest, ok := strings.CutPrefix(t, "Exit code "); ok {
+	if rest, ok := strings.CutPrefix(strings.TrimPrefix(t, "Error: "), "Exit code "); ok {
 		code, body, _ := strings.Cut(rest, "\n") // a command that printed nothing has no body
 		if _, err := strconv.Atoi(code); err == nil {
 			t = body

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -19,6 +20,7 @@ type codexState struct {
 	pending     map[string][]transcript.Event // apply_patch call id → changes awaiting the result
 	sessions    map[string]string             // unified-exec session id → the call that opened it
 	polls       map[string]string             // write_stdin call id → session id it polls
+	mcp         map[string]bool               // call ids of MCP tool calls
 	// marksTurns is set once the rollout marked the end of a turn
 	// (task_complete) or its final answer (phase). Older rollouts mark
 	// neither: there a turn ends when the model answers without calling a
@@ -46,6 +48,9 @@ func (st *codexState) bound() {
 	if len(st.polls) > 1024 {
 		clear(st.polls)
 	}
+	if len(st.mcp) > 1024 {
+		clear(st.mcp)
+	}
 }
 
 // codexEvents streams the normalised conversation of a Codex rollout.
@@ -59,7 +64,7 @@ func (st *codexState) bound() {
 // result of the command that opened the session.
 func Events(f transcript.File, probs func(transcript.Problem), fn func(transcript.Event) error) error {
 	st := &codexState{em: transcript.NewEmitter(fn), results: map[string]bool{}, fileChanges: map[string]bool{},
-		pending: map[string][]transcript.Event{}, sessions: map[string]string{}, polls: map[string]string{}}
+		pending: map[string][]transcript.Event{}, sessions: map[string]string{}, polls: map[string]string{}, mcp: map[string]bool{}}
 	em := st.em
 	err := walkCodex(f.Path, probs, false, func(l codexLine) error {
 		st.envelope = st.envelope || !l.bare
@@ -136,20 +141,17 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			return em.Emit(ev)
 		}
 	case "exec_command_end":
-		id := transcript.FieldString(p, "call_id")
-		if st.results[id] {
+		ev, first := st.firstResult(base, p)
+		if !first {
 			return nil
 		}
-		st.results[id] = true
-		ev := base
-		ev.Kind = transcript.EventToolResult
-		ev.CallID = id
 		ev.Tool = "exec_command"
 		out := transcript.FieldString(p, "aggregated_output")
 		if out == "" {
 			out = transcript.FieldString(p, "stdout") + transcript.FieldString(p, "stderr")
 		}
-		ev.Output = textcut.Middle(out, transcript.EventTextMax)
+		body, deniedCode, denied := codexSandboxDenial(out)
+		ev.Output = textcut.Middle(body, transcript.EventTextMax) // the command's words, not the harness's report around them
 		ev.Outcome = transcript.OutcomeUnknown
 		if n, ok := transcript.RawInt(transcript.Field(p, "exit_code")); ok {
 			ev.ExitCode = &n
@@ -158,12 +160,28 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 				ev.Outcome = transcript.OutcomeFailed
 			}
 		}
+		if denied {
+			ev.ExitCode, ev.Outcome = cmp.Or(deniedCode, ev.ExitCode), transcript.OutcomeFailed
+		}
 		switch transcript.FieldString(p, "status") {
 		case "failed":
 			ev.Outcome = transcript.OutcomeFailed
 		case "declined":
 			ev.Outcome = transcript.OutcomeRejected
+			if codexHarnessDenied(strings.TrimSpace(out)) {
+				ev.Outcome = transcript.OutcomeFailed // no person declined it: a policy did
+			}
 		}
+		ev.IsError = ev.Outcome == transcript.OutcomeFailed
+		return em.Emit(ev)
+	case "mcp_tool_call_end":
+		ev, first := st.firstResult(base, p)
+		if !first {
+			return nil
+		}
+		ev.Tool = transcript.FieldString(transcript.Field(p, "invocation"), "tool")
+		ev.Output, ev.Outcome = mcpResult(transcript.Field(p, "result"))
+		ev.Output = textcut.Middle(ev.Output, transcript.EventTextMax)
 		ev.IsError = ev.Outcome == transcript.OutcomeFailed
 		return em.Emit(ev)
 	case "patch_apply_end":
@@ -188,10 +206,17 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			if mv := transcript.FieldString(ch, "move_path"); mv != "" {
 				ev.FilePath = mv
 			}
+			for _, pc := range pending {
+				if pc.FileOp == "update" && ev.FileOp != "update" && samePatchPath(ev.FilePath, pc.FilePath) {
+					// The patch deleted the file and added it again: the
+					// event keeps one of the two; it was rewritten.
+					ev.FileOp = "update"
+				}
+			}
 			if ev.FileOp == "update" {
 				ev.Old, ev.New = transcript.DiffOldNew(transcript.FieldString(ch, "unified_diff"))
 				for _, pc := range pending { // no diff recorded: the patch's own hunk
-					if ev.Old+ev.New == "" && (pc.FilePath == path || strings.HasSuffix(path, "/"+pc.FilePath)) {
+					if ev.Old+ev.New == "" && samePatchPath(ev.FilePath, pc.FilePath) {
 						ev.Old, ev.New = pc.Old, pc.New
 					}
 				}
@@ -202,6 +227,20 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 		return ferr
 	}
 	return nil
+}
+
+// firstResult starts the result of the call an end event names; first
+// is false when that call's result was already read.
+func (st *codexState) firstResult(base transcript.Event, p []byte) (ev transcript.Event, first bool) {
+	id := transcript.FieldString(p, "call_id")
+	if st.results[id] {
+		return base, false
+	}
+	st.results[id] = true
+	ev = base
+	ev.Kind = transcript.EventToolResult
+	ev.CallID = id
+	return ev, true
 }
 
 func (st *codexState) responseItem(base transcript.Event, p []byte) error {
@@ -323,6 +362,9 @@ func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) erro
 		return nil
 	}
 	ev.Action = ActionOf(ev.Tool, transcript.FieldString(p, "namespace"))
+	if isMCPTool(ev.Tool, transcript.FieldString(p, "namespace")) && ev.CallID != "" {
+		st.mcp[ev.CallID] = true
+	}
 	if ev.Action == transcript.ActionShell {
 		ev.Escalated = codexEscalated(input)
 		if patch := shellPatch(ev.Command); patch != "" {
@@ -351,10 +393,15 @@ func (st *codexState) toolCall(base transcript.Event, p []byte, typ string) erro
 func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 	em := st.em
 	id := transcript.FieldString(p, "call_id")
-	raw := transcript.ToolOutputText(transcript.Field(p, "output"))
+	output := transcript.Field(p, "output")
+	raw := transcript.ToolOutputText(output)
 	out, code := transcript.ParseToolOutput(raw)
+	denied := false
 	if code == nil {
 		out, code = codexSandboxFailure(out)
+	}
+	if code == nil {
+		out, code, denied = codexSandboxDenial(out)
 	}
 	if sid, ok := st.polls[id]; ok {
 		// The output of a poll: it settles the command that opened the
@@ -366,7 +413,7 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 		}
 		delete(st.sessions, sid)
 		id = orig
-	} else if sid := codexRunningSession(out); sid != "" && code == nil {
+	} else if sid := cmp.Or(codexRunningSession(out), codexJSONSession(raw)); sid != "" && code == nil {
 		st.sessions[sid] = id
 		return nil // still running: a poll or exec_command_end carries the result
 	}
@@ -381,6 +428,17 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 	ev.Output = textcut.Middle(body, transcript.EventTextMax)
 	ev.ExitCode = code
 	ev.Outcome = codexOutcome(body, code)
+	switch {
+	case denied:
+		ev.Outcome = transcript.OutcomeFailed // the sandbox stopped it: it did not do its work
+	case ev.Outcome != transcript.OutcomeUnknown:
+	case string(transcript.Field(output, "success")) == "false":
+		ev.Outcome = transcript.OutcomeFailed // {"content":…,"success":false}
+	case st.mcp[id]:
+		ev.Output, ev.Outcome = mcpOutput(raw)
+		ev.Output = textcut.Middle(ev.Output, transcript.EventTextMax)
+	}
+	delete(st.mcp, id)
 	changes, hasPending := st.pending[id]
 	delete(st.pending, id)
 	if hasPending && ev.Outcome == transcript.OutcomeUnknown {
@@ -413,14 +471,18 @@ func (st *codexState) toolOutput(base transcript.Event, p []byte) error {
 
 // codexOutcome reads the outcome of a tool output: its exit status when it
 // has one, else the harness's own words for a refused, aborted or failed
-// call ("failed in sandbox: …"). An "execution error" (it could not start
-// the command, in a folder that is not there) says nothing of the command.
+// call ("failed in sandbox: …"). A call a policy refused did not run and
+// did not do its work: a failure, its error the policy's words. An
+// "execution error" (it could not start the command, in a folder that is
+// not there) says nothing of the command.
 func codexOutcome(body string, code *int) transcript.Outcome {
 	t := strings.TrimSpace(body)
 	switch {
 	case strings.HasPrefix(t, "exec command rejected by user"), strings.HasPrefix(t, "patch rejected by user"),
 		strings.HasPrefix(t, "rejected by user"):
 		return transcript.OutcomeRejected
+	case code == nil && codexHarnessDenied(t): // the words are the harness's only when no command ran
+		return transcript.OutcomeFailed
 	case t == "aborted" || strings.HasPrefix(t, "aborted by user"):
 		return transcript.OutcomeInterrupted
 	case code != nil && *code != 0, strings.HasPrefix(t, "failed in sandbox"):
@@ -457,4 +519,10 @@ func commandFromArgs(tool, args string) string {
 		}
 	}
 	return ""
+}
+
+// samePatchPath reports whether a path of patch_apply_end (absolute) is
+// the path the patch names (often relative to the working folder).
+func samePatchPath(path, inPatch string) bool {
+	return path == inPatch || strings.HasSuffix(path, "/"+inPatch)
 }

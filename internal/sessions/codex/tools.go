@@ -3,6 +3,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -151,4 +152,129 @@ func codexPatchFailed(out string) bool {
 // ToolNames lists the tool names this format decodes.
 func ToolNames() []string {
 	return slices.Collect(maps.Keys(Tools()))
+}
+
+// codexJSONSession returns the session id of a unified-exec answer in its
+// first builds' JSON form ({"chunk_id":…,"session_id":N,"output":…}): the
+// command still runs when the answer has no exit_code.
+func codexJSONSession(raw string) string {
+	t := []byte(strings.TrimSpace(raw))
+	if len(t) == 0 || t[0] != '{' || transcript.Field(t, "chunk_id") == nil || transcript.Field(t, "exit_code") != nil {
+		return ""
+	}
+	return transcript.JSONNumberOrString(string(t), "session_id")
+}
+
+var (
+	debugExitRE   = lazyre.New(`\bexit_code: (-?\d+)`)
+	debugStreamRE = lazyre.New(`\b(stdout|stderr|message): (?:StreamOutput \{ text: )?"((?:[^"\\]|\\.)*)"`)
+)
+
+// codexSandboxDenial reads the harness's report of a command its sandbox
+// stopped, in the forms that do not format the command's own output:
+// "execution error: Sandbox(Denied { output: ExecToolCallOutput { exit_code:
+// 1, stdout: StreamOutput { text: "…", … }, stderr: … } })" (the error as
+// Rust prints it for debugging; also Sandbox(Timeout …), Sandbox(Signal(9))),
+// and unified exec's "exec_command failed: SandboxDenied { message: "…",
+// output: … }" or "… Command denied by sandbox: …". It returns what the
+// command printed (else the harness's message, else the whole report) as
+// the body, and the exit code when the report has one; ok is false for any
+// other output.
+func codexSandboxDenial(out string) (body string, code *int, ok bool) {
+	t := strings.TrimSpace(out)
+	head := t[:min(len(t), 80)]
+	if !strings.HasPrefix(t, "execution error: Sandbox(") && !strings.Contains(head, "SandboxDenied") &&
+		!strings.Contains(head, "denied by sandbox") {
+		return out, nil, false
+	}
+	if m := debugExitRE().FindStringSubmatch(t); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			code = &n
+		}
+	}
+	streams := map[string]string{}
+	for _, m := range debugStreamRE().FindAllStringSubmatch(t, -1) {
+		if _, seen := streams[m[1]]; !seen {
+			streams[m[1]] = strings.TrimSpace(unescapeDebug(m[2]))
+		}
+	}
+	body = strings.TrimSpace(streams["stdout"] + "\n" + streams["stderr"])
+	return cmp.Or(body, streams["message"], t), code, true
+}
+
+// unescapeDebug reads a string as Rust's Debug format quotes it.
+func unescapeDebug(s string) string {
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
+	}
+	return strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "", `\"`, `"`, `\\`, `\`).Replace(s)
+}
+
+// isMCPTool reports a call of an MCP server's tool: Codex names it
+// mcp__<server>__<tool> (older builds <server>__<tool>), or records the
+// server as the call's namespace.
+func isMCPTool(name, namespace string) bool {
+	return strings.Contains(name, "__") || strings.HasPrefix(namespace, "mcp__")
+}
+
+// mcpOutput reads the outcome of an MCP call's output where Codex wrote the
+// server's whole answer, {"content":[…],"isError":…}, or "err: …" when the
+// call did not reach the tool; newer builds write the content alone, which
+// says nothing of how the call ended.
+func mcpOutput(raw string) (string, transcript.Outcome) {
+	t := strings.TrimSpace(raw)
+	if msg, ok := strings.CutPrefix(t, "err: "); ok {
+		if u, err := strconv.Unquote(msg); err == nil {
+			msg = u
+		}
+		return msg, transcript.OutcomeFailed
+	}
+	if strings.HasPrefix(t, "{") {
+		if out, o := callToolResult([]byte(t)); o != transcript.OutcomeUnknown {
+			return out, o
+		}
+	}
+	return raw, transcript.OutcomeUnknown
+}
+
+// mcpResult reads mcp_tool_call_end's result: {"Ok": <the server's
+// answer>} or {"Err": "<why the call failed>"}.
+func mcpResult(v []byte) (string, transcript.Outcome) {
+	if e := transcript.Field(v, "Err"); e != nil {
+		return transcript.ToolOutputText(e), transcript.OutcomeFailed
+	}
+	return callToolResult(transcript.Field(v, "Ok"))
+}
+
+// callToolResult reads an MCP CallToolResult: its text, and its isError
+// flag as the outcome.
+func callToolResult(v []byte) (string, transcript.Outcome) {
+	out := transcript.ToolOutputText(transcript.Field(v, "content"))
+	switch string(transcript.Field(v, "isError")) {
+	case "true":
+		return out, transcript.OutcomeFailed
+	case "false":
+		return out, transcript.OutcomeOK
+	}
+	return out, transcript.OutcomeUnknown
+}
+
+// codexHarnessDenied reports the harness's words for a call a policy
+// refused to run, no person asked: the command policy ("`powershell.exe -Command
+// '…'` rejected: blocked by policy"), the network policy ("Network access
+// to "https://host:443" was blocked: …"), the automatic reviewer ("Guardian
+// rejected this action …"), or an escalation the approval policy cannot
+// grant ("approval policy is Never; reject command — …").
+func codexHarnessDenied(t string) bool {
+	first, _, _ := strings.Cut(t, "\n")
+	switch {
+	case strings.HasPrefix(first, "`") && strings.Contains(first, "` rejected: "), strings.HasPrefix(first, "rejected: blocked by policy"):
+		return true
+	case strings.HasPrefix(first, "Network access to ") && strings.Contains(first, " was blocked"),
+		strings.HasPrefix(first, "Network access was blocked"):
+		return true
+	case strings.HasPrefix(first, "Guardian rejected this action"), strings.HasPrefix(first, "This action was rejected due to unacceptable risk"):
+		return true
+	}
+	return strings.HasPrefix(first, "approval policy is ") && strings.Contains(first, "reject command")
 }

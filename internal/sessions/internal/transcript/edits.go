@@ -90,12 +90,24 @@ func EditChanges(name, input string) []Event {
 			}
 		}
 		paths, ops, hunks := patchFiles(patch)
-		out := make([]Event, len(paths))
+		out := make([]Event, 0, len(paths))
+		deleted := map[string]int{} // path → index in out of its deletion
 		for i := range paths {
-			out[i] = Event{Kind: EventFileChange, FilePath: paths[i], FileOp: ops[i]}
-			if ops[i] == "update" {
-				out[i].Old, out[i].New = DiffOldNew(hunks[i])
+			if j, ok := deleted[paths[i]]; ok && ops[i] == "add" {
+				// Deleted and added again by one patch: the file was
+				// rewritten, not removed.
+				out[j].FileOp = "update"
+				delete(deleted, paths[i])
+				continue
 			}
+			ev := Event{Kind: EventFileChange, FilePath: paths[i], FileOp: ops[i]}
+			if ops[i] == "update" {
+				ev.Old, ev.New = DiffOldNew(hunks[i])
+			}
+			if ops[i] == "delete" {
+				deleted[paths[i]] = len(out)
+			}
+			out = append(out, ev)
 		}
 		return out
 	}

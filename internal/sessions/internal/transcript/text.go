@@ -118,19 +118,28 @@ func UnwrapShell(cmd string) string {
 var exitedRE = lazyre.New(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
 
 // parseToolOutput extracts the text and exit status of a Codex tool
-// output: the older shell tool wraps it in {"output","metadata":{"exit_code"}},
-// unified exec prints "Process exited with code N", shell_command "Exit code: N".
+// output: the shell tool wraps it in {"output","metadata":{"exit_code"}},
+// unified exec answered in JSON with a top-level "exit_code" in its first
+// builds and now prints "Process exited with code N", shell_command
+// prints "Exit code: N".
 func ParseToolOutput(s string) (string, *int) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") && strings.Contains(t, `"output"`) {
 		var w struct {
 			Output   *string `json:"output"`
+			ExitCode *int    `json:"exit_code"`
 			Metadata struct {
 				ExitCode *int `json:"exit_code"`
 			} `json:"metadata"`
 		}
 		if json.Unmarshal([]byte(t), &w) == nil && w.Output != nil {
-			return *w.Output, w.Metadata.ExitCode
+			if w.Metadata.ExitCode != nil {
+				return *w.Output, w.Metadata.ExitCode
+			}
+			return *w.Output, w.ExitCode
+		}
+		if out, code, ok := cutJSONOutput(t); ok {
+			return out, code
 		}
 	}
 	head := s
@@ -143,6 +152,36 @@ func ParseToolOutput(s string) (string, *int) {
 		}
 	}
 	return s, nil
+}
+
+// cutJSONTailRE is the end of a JSON tool output whose middle was cut out
+// to shorten it: the output string's close and the exit code after it.
+var cutJSONTailRE = lazyre.New(`","(?:session_id":-?\d+,")?(?:metadata":\{")?exit_code":(-?\d+)(?:,"[a-z_]+":[-+.\deE]+)*\}+$`)
+
+// cutJSONOutput reads a JSON tool output that is no longer valid JSON
+// because its middle was cut out to shorten it (a "…N tokens truncated…"
+// marker in its place): the head still opens the output string, the tail
+// still carries the exit code.
+func cutJSONOutput(t string) (string, *int, bool) {
+	i := strings.Index(t, `"output":"`)
+	if i < 0 || i > 200 {
+		return "", nil, false
+	}
+	tail := max(i, len(t)-300)
+	m := cutJSONTailRE().FindStringSubmatchIndex(t[tail:])
+	if m == nil {
+		return "", nil, false
+	}
+	n, err := strconv.Atoi(t[tail+m[2] : tail+m[3]])
+	if err != nil {
+		return "", nil, false
+	}
+	body := t[i+len(`"output":"`) : tail+m[0]]
+	var out string
+	if json.Unmarshal([]byte(`"`+body+`"`), &out) != nil {
+		out = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "", `\"`, `"`, `\\`, `\`).Replace(body)
+	}
+	return out, &n, true
 }
 
 // patchFiles lists the files an apply_patch body adds, updates or
@@ -158,6 +197,9 @@ func patchFiles(patch string) (paths, ops, hunks []string) {
 			if rest, ok := strings.CutPrefix(line, p.prefix); ok {
 				paths, ops, hunks, found = append(paths, strings.TrimSpace(rest)), append(ops, p.op), append(hunks, ""), true
 			}
+		}
+		if to, ok := strings.CutPrefix(line, "*** Move to: "); ok && len(paths) > 0 {
+			paths[len(paths)-1] = strings.TrimSpace(to) // the update leaves the file under its new name
 		}
 		if !found && len(hunks) > 0 && !strings.HasPrefix(line, "*** ") {
 			hunks[len(hunks)-1] += line + "\n"

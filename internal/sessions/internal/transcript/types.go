@@ -142,7 +142,7 @@ type Event struct {
 	// FilePath is the file a file_change is about, or the file a read or
 	// edit tool call targets.
 	FilePath string
-	FileOp   string // file_change: "add", "update", "delete"
+	FileOp   string // file_change: "add", "update", "delete"; "write" when a whole-file write may have created or replaced it
 	// Old and New are, for an in-place edit, the text replaced and the text
 	// put in its place (possibly shortened); empty for whole-file writes.
 	// They let the extractor see an edit that restores what an earlier one

@@ -651,6 +651,16 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
+		pattern: 5, name: "a short reply to the agent's question is not quoted as a follow-up without the question",
+		turns: []scripted.Turn{
+			{User: "Pick a cache for the session store.",
+				Final: "Which cache should the session store use?\n1. Redis\n2. An in-process LRU"},
+			{User: "2", Steps: []scripted.Step{edit("session/store.go", "cache: nil", "cache: lru.New(1024)")},
+				Final: "The session store uses an in-process LRU of 1024 entries."}},
+		must:    []string{"in-process LRU of 1024 entries"},
+		mustNot: []string{"Follow-up from the user: “2”"},
+	},
+	{
 		pattern: 2, name: "an answer that says nothing failed is kept only when the exit statuses agree",
 		turns: []scripted.Turn{
 			{User: "Apply the pending migrations.",

@@ -105,7 +105,10 @@ func (x *Extractor) human(e sessions.Event) {
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
 		}
-		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
+		label := map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative]
+		if reply != "" || negative || tmpl { // a short reply to the agent's question is not quoted without it
+			cur.steps.said(label, text)
+		}
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false

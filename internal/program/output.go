@@ -20,6 +20,7 @@ var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|hel
 	`^(location|stack|duration_ms|failuretype|code|name|operator|expected|actual|at|file|line|column|type|` +
 	`source)\s*:|^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
 	`^\w+:\s*[|>]-?$|^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|` +
+	`\d+%\s*\||[\x{2580}-\x{259f}]{3}|\[[#=>. -]{6,}\]|^>\s{3,}\S|` + // a progress bar; the source line pytest marks
 	`^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|` +
 	`:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|` +
 	`^\(use "git |^\.\.\.$`)
@@ -48,15 +49,15 @@ func Diagnostic(line string) bool {
 		strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "warning:")
 }
 
-// ErrorLine picks the line of a failed command's output to quote: of the lines that are not noise,
-// the first of the strongest rank, else the last; its spaces folded, its length whole. When the
-// runner names a failing test, only its report counts, not what passing tests printed before it.
+// ErrorLine picks the line of a failed command's output to quote: of the lines not noise (a progress bar, code under
+// a stack frame), the first of the strongest rank, else the last of one or two such lines, else none; spaces folded,
+// length whole. When the runner names a failing test, only its report counts, not what passing tests printed before.
 func ErrorLine(out string) string {
 	out = plain(out)
 	if t := FailingTests(out); len(t) > 0 {
 		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
 	}
-	best, rank, last := "", len(problemRanks), ""
+	best, rank, last, kept := "", len(problemRanks), "", 0
 	// join: the best line introduces its detail on the next one; warning: the indented lines under a warning
 	// are its own. A literal "\n" (an echo without -e) breaks a line all the same.
 	join, warning, n := false, false, 0
@@ -71,7 +72,7 @@ func ErrorLine(out string) string {
 			continue // a warning's detail; a section title ("[credo]"): the detail comes under it
 		}
 		quiet := noiseRE().MatchString(l)
-		warning = quiet && strings.Contains(strings.ToLower(l), "warn")
+		warning = quiet && (strings.Contains(strings.ToLower(l), "warn") || strings.HasPrefix(l, `File "`))
 		if join && !quiet && len(best)+len(l) < 400 {
 			best += " " + l
 		}
@@ -79,7 +80,7 @@ func ErrorLine(out string) string {
 		if quiet {
 			continue
 		}
-		last = l
+		last, kept = l, kept+1
 		for r, re := range problemRanks[:rank] {
 			if re().MatchString(l) {
 				best, rank = l, r
@@ -88,7 +89,8 @@ func ErrorLine(out string) string {
 			}
 		}
 	}
-	return strings.Join(strings.Fields(strings.TrimSuffix(cmp.Or(best, last), ":")), " ")
+	best = cmp.Or(best, map[bool]string{true: last}[kept <= 2]) // an output of one or two lines is its own report
+	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
 
 // plain drops the terminal's escape sequences (colours, bold).

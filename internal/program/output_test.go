@@ -30,6 +30,14 @@ func TestErrorLine(t *testing.T) {
 		// before it on purpose, nor the runner's count line
 		{"=== RUN   TestA\n    a_test.go:9: error: upstream down (injected)\n--- PASS: TestA (0s)\n=== RUN   TestB\n    b_test.go:4: n = 1, want 2\n--- FAIL: TestB (0s)\nFAIL", "b_test.go:4: n = 1, want 2"},
 		{"  console.error\n    Error: offline (simulated)\n  \u2715 parses (2 ms)\n  \u25cf parses\n    expect(received).toBe(expected)\nTests:       1 failed, 3 passed, 4 total", "expect(received).toBe(expected)"},
+		// a progress bar, a source line under a stack frame or after pytest's marker is no report; a long
+		// output with no line that names a problem gives none
+		{"Validating  45%|████▌     | 9/20 invalid=0\nupload failed after 3 tries", "upload failed after 3 tries"},
+		{"Traceback (most recent call last):\n  File \"cfg.py\", line 3, in load\n" +
+			"    raise KeyError(\"missing key: port\")\nKeyError: 'port'",
+			"KeyError: 'port'"},
+		{"    def test_sum():\n>       assert total(a) != total(b)\nE       assert 3 != 3", "E assert 3 != 3"},
+		{"building\nlinking objects\nwriting bundle\ndone in 2.1s", ""},
 		// colours are no part of the line
 		{"\x1b[31mError: boom\x1b[39m", "Error: boom"},
 		{"", ""},

@@ -1,7 +1,6 @@
 package program
 
 import (
-	"path"
 	"slices"
 	"strings"
 )
@@ -138,10 +137,10 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: what a look around looks in; a check's
-// paths and name filters; other work's operands and option values, not the options (--no-verify
-// added is the same work). Under a subcommand a value of several words is free text ("git commit
-// -m 'a b'" is "git commit -m 'c d'"); with none the values are the work ("python -c …"), a heredoc too.
+// targets is what a command works on beyond its family: what a look around looks in; a check's operands (paths,
+// tests or packages named) and name filters ("-k x"), not options or their values (--features x); other work's
+// operands and option values, not options (--no-verify added is the same work), but under a subcommand a value of
+// several words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
 	if readOnly(cmd) {
 		return lookedIn(cmd)
@@ -153,7 +152,7 @@ func targets(cmd string) (out []string) {
 			out = append(out, w+" "+f[i+1])
 			i++
 		case strings.HasPrefix(w, "-"):
-		case check && (strings.Contains(w, "/") || strings.Contains(path.Base(w), ".")),
+		case check && (!strings.HasPrefix(f[i-1], "-") || strings.ContainsAny(w, "/.")),
 			!check && !(sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(w, " \n")):
 			out = append(out, w)
 		}
@@ -164,15 +163,17 @@ func targets(cmd string) (out []string) {
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check
-// with none runs the whole suite, or covers the paths under its own; other work keeps every word of the
-// failure's (it may add some: "psql -p 5433 …" after "psql …").
+// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check's bare
+// words (tests or packages named) must be the failure's, and with no path or filter it runs them whole, else covers
+// the paths under its own; other work keeps every word of the failure's, may add some ("psql -p 5433 …" after "psql").
 func covers(pass, fail []string, reads, check bool) bool {
-	if reads {
-		return slices.Equal(pass, fail)
+	bare := func(w string) bool { return check && !strings.ContainsAny(w, "/. ") }
+	if reads || slices.ContainsFunc(pass, func(p string) bool { return bare(p) && !slices.Contains(fail, p) }) {
+		return reads && slices.Equal(pass, fail)
 	}
+	pass = slices.DeleteFunc(slices.Clone(pass), bare)
 	for _, f := range fail {
-		if (len(pass) > 0 || !check) && !slices.ContainsFunc(pass, func(p string) bool {
+		if !bare(f) && (len(pass) > 0 || !check) && !slices.ContainsFunc(pass, func(p string) bool {
 			return p == f || check && (p == "./..." || p == "." ||
 				strings.HasPrefix(f, strings.TrimRight(strings.TrimSuffix(p, "..."), "/")+"/"))
 		}) {

@@ -28,6 +28,7 @@ type answer struct {
 var (
 	verdictRE = lazyre.New(`(?i)\b(tests?|specs?|suites?|builds?|lint(ers?|ing)?|checks?|ci|type-?checks?|compil\w+|` +
 		`everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|\bfalse positives?\b|` +
+		`\b(no|zero|0) (\w+ )?(failures?|errors?|failed)\b|\bnothing (failed|broke)\b|` + // a claim that nothing failed
 		`\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
 	// notDoneRE: no statement of what was done or found, in the languages users write in: a prediction, a
 	// guess, a recommendation, what the user might do next, a recital of memory (what memory holds is no news).
@@ -118,11 +119,12 @@ func continues(before, line string) bool {
 }
 
 // verdict reports a verdict on a run, which only an exit status gives: a run called clean, flaky or a false
-// positive, a pass and little else, or a pass with more unless passed (the last check passed, no check open).
+// positive, a pass or "no failures" and little else, or with more unless passed (the last check passed, no check open).
 func verdict(s string, passed bool) bool {
 	m := strings.ToLower(verdictRE().FindString(s))
-	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 ||
-		!strings.Contains(m, "pass") && !strings.Contains(m, "succeed") && !strings.Contains(m, "green"))
+	claim := strings.Contains(m, "pass") || strings.Contains(m, "succeed") || // a pass, or that nothing failed
+		strings.Contains(m, "green") || strings.Contains(m, "fail")
+	return m != "" && (!passed || len(meaningfulWords(strings.Replace(strings.ToLower(s), m, "", 1))) < 4 || !claim)
 }
 
 // statement reports a sentence, not a caption ("✅ Backward compatible"): it opens on a word and has a verb (an

@@ -100,7 +100,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		return
 	case c.status == stFailed:
 		c.out = e.Output[:min(len(e.Output), 1<<16)]
-		c.errLine, c.tests = x.errorLine(c.out), program.FailingTests(e.Output)
+		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
 	case c.status == stOK && c.check:
 		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
 	}
@@ -138,11 +138,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	}
 }
 
-// errorLine picks a failure's error line from the lines that do not recur: a banner or a warning that a
-// passing run or another command printed too is not the failure's.
-func (x *Extractor) errorLine(out string) string {
-	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(out, "\n"), func(l string) bool {
-		return x.recurs[strings.TrimSpace(l)]
+// errorLine picks a failure's error line from the lines that do not recur and do not echo the command: a
+// banner or a warning that a passing run or another command printed too is not the failure's.
+func (x *Extractor) errorLine(c *call) string {
+	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(c.out, "\n"), func(l string) bool {
+		l = strings.TrimSpace(l)
+		return x.recurs[l] || strings.Contains(l, " ") && strings.HasSuffix(c.command, strings.TrimLeft(l, "$>+# "))
 	}), ""))
 }
 

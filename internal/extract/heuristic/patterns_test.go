@@ -650,6 +650,59 @@ var patternCases = []patternCase{
 		must:    []string{"`make integration` failed once \\(`checkout_test\\.go:40: status 502, want 200`"},
 		mustNot: []string{"not run again", "no later run passed"},
 	},
+	{
+		pattern: 5, name: "a short reply to the agent's question is not quoted as a follow-up without the question",
+		turns: []scripted.Turn{
+			{User: "Pick a cache for the session store.",
+				Final: "Which cache should the session store use?\n1. Redis\n2. An in-process LRU"},
+			{User: "2", Steps: []scripted.Step{edit("session/store.go", "cache: nil", "cache: lru.New(1024)")},
+				Final: "The session store uses an in-process LRU of 1024 entries."}},
+		must:    []string{"in-process LRU of 1024 entries"},
+		mustNot: []string{"Follow-up from the user: “2”"},
+	},
+	{
+		pattern: 2, name: "an answer that says nothing failed is kept only when the exit statuses agree",
+		turns: []scripted.Turn{
+			{User: "Apply the pending migrations.",
+				Steps: []scripted.Step{run("make migrate", "error: relation \"users\" already exists", 2)},
+				Final: "The migrations ran with no errors against the staging database."},
+			{User: "Now run the payment tests.",
+				Steps: []scripted.Step{run("go test ./payments/...", "ok  \tacme/payments\t0.52s", 0)},
+				Final: "The payment suite ran with no failures across the refund and the capture paths."}},
+		must:    []string{"with no failures across the refund"},
+		mustNot: []string{"with no errors against"},
+	},
+	{
+		pattern: 5, name: "a prompt template's opening is no title and its rules are no preference of the user's",
+		turns: []scripted.Turn{{User: "You are a meticulous migration reviewer for this codebase. " +
+			"For every schema change, always read the migration file, confirm that a rollback exists, " +
+			"run the migration tests, and report each risk you find to the people who own the database.",
+			Steps: []scripted.Step{run("make migrate-test", "ok  \tacme/migrations\t0.30s", 0)},
+			Final: "The migration tests pass and every change has a rollback."}},
+		must:    []string{"### Task 1: a request using a prompt template\n"},
+		mustNot: []string{"Task 1: You are", "- “[^\n]*always read the migration"},
+	},
+	{
+		pattern: 6, name: "the command's own text echoed back is never the error line",
+		turns: []scripted.Turn{{User: "Check the vendored dependencies.",
+			Steps: []scripted.Step{run("./scripts/check-missing.sh", "+ ./scripts/check-missing.sh\n"+
+				"error: lib/a.go imports acme/b, which is not vendored\nexit status 1", 1)},
+			Final: "lib/a.go imports acme/b, which is not vendored."}},
+		must:    []string{"failed once \\(`error: lib/a\\.go imports acme/b, which is not vendored`"},
+		mustNot: []string{"\\(`\\+ \\./scripts"},
+	},
+	{
+		pattern: 1, name: "runs of a check naming other tests are other work: one's pass ends only its own failure",
+		turns: []scripted.Turn{{User: "Fix the failing parser and lexer tests.",
+			Steps: []scripted.Step{
+				run("cargo test parser", "test parser::empty ... FAILED\npanicked at src/parser.rs:9:5: empty", 101),
+				run("cargo test lexer", "test lexer::unicode ... FAILED\npanicked at src/lexer.rs:30:9: bad char", 101),
+				edit("src/parser.rs", "None => panic!()", "None => Ok(Doc::default())"),
+				run("cargo test parser", "test result: ok. 4 passed; 0 failed", 0)},
+			Final: "The parser accepts empty input."}},
+		must:    []string{"`cargo test lexer` failed once \\(`[^`]*bad char"},
+		mustNot: []string{"failed 2 times", "`cargo test lexer` failed[^\n]*and passed"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -69,7 +69,7 @@ func (d *taskDoc) add(list *[]*entry, c class, text string) {
 }
 
 func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
-	d := taskDoc{name: textcut.Line(title(t.request), 100)}
+	d := taskDoc{name: textcut.Line(t.title(), 100)}
 	d.outcome, d.reason = t.outcome()
 	live := slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
 	d.live = len(live)
@@ -245,7 +245,7 @@ func (x *Extractor) Result() Result {
 	main := 0
 	for i, t := range x.tasks {
 		for _, f := range t.failures { // a line a later pass printed is no error line either
-			f.errLine = x.errorLine(f.out)
+			f.errLine = x.errorLine(f)
 		}
 		docs[i] = x.taskDoc(t, gone)
 		if docs[i].score > docs[main].score {

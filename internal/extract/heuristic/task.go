@@ -20,7 +20,7 @@ type task struct {
 	prefs, corrections, reads                []string
 	words                                    map[string]bool
 	negative, negAfter, finalSince, answered bool
-	answeredBefore, endedRefused             bool
+	answeredBefore, endedRefused, template   bool      // template: its request is one (Extractor.template)
 	answers                                  []*answer // the final answers, one per message answered
 	final                                    string    // the latest final answer, whole
 	files                                    files
@@ -91,7 +91,7 @@ func (x *Extractor) human(e sessions.Event) {
 			cur.next = reply
 		}
 		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}}, recurs: x.recurs,
-			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}}
+			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl}
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
 	} else {
@@ -105,7 +105,10 @@ func (x *Extractor) human(e sessions.Event) {
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
 		}
-		cur.steps.said(map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative], text)
+		label := map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative]
+		if reply != "" || negative || tmpl { // a short reply to the agent's question is not quoted without it
+			cur.steps.said(label, text)
+		}
 		cur.negative, cur.negAfter = negative, negative
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
@@ -156,16 +159,16 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a heading (a prompt template a command
-// expanded), after its first line that is no heading nor fence: the words filling the template in.
-func title(request string) string {
-	for l := range strings.Lines(request) {
-		if t := strings.TrimSpace(l); document(request) && strings.HasPrefix(request, "#") &&
-			!strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "```") {
-			return t
+// title names a task after its request; of a document that opens on a heading (a command's template), after its
+// first line no heading nor fence: the words filling it in. Another template's opening is no words of the user's.
+func (t *task) title() string {
+	heading := document(t.request) && t.request[0] == '#'
+	for l := range strings.Lines(t.request) {
+		if s := strings.TrimSpace(l); heading && !strings.HasPrefix(s, "#") && !strings.HasPrefix(s, "```") {
+			return s
 		}
 	}
-	return request
+	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
 }
 
 // firstClause is a message up to its first comma or stop.

@@ -453,7 +453,9 @@ func mcpEverything(t *testing.T, env []string, dir, note string) (search, read s
 	t.Helper()
 	cmd := memctlProcess(env, "mcp")
 	cmd.Dir = dir
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A guard against a server that hangs, not a speed bar: under the race
+	// detector on a loaded machine reading every file in pages takes minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "leak-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

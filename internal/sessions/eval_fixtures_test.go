@@ -178,6 +178,24 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019c9b0c-8463-7c73-905a-6fdab3e854f8", Source: "cli", Cwd: "/home/hericdev/CHALLENGES", GitBranch: "main"},
 		"codex/2026/03/11/rollout-2026-03-11T12-36-01-019cddf8-47bf-7761-8f4c-d6b597bbe0de.jsonl": {
 			ID: "019cddf8-47bf-7761-8f4c-d6b597bbe0de", Source: "cli", Cwd: "/Users/ivanma/Desktop/gauntlet/ShipShape/ship", GitBranch: "master"},
+		// Claude Code sessions of obsessiondb/chkit (the main checkout and four
+		// Conductor workspaces, git worktrees of one repository) and tslateman/duet.
+		"claude/-Users-marc-conductor-workspaces-chkit-macau-v1/6e03b57d-b556-4679-96ba-92f7c9624fa3.jsonl": {
+			ID: "6e03b57d-b556-4679-96ba-92f7c9624fa3", Source: "cli", Cwd: "/Users/marc/conductor/workspaces/chkit/macau-v1", GitBranch: "marc/macau-v1"},
+		"claude/-Users-marc-conductor-workspaces-chkit-perth/2717e50c-748d-4079-b805-7cbe5da1a840.jsonl": {
+			ID: "2717e50c-748d-4079-b805-7cbe5da1a840", Source: "cli", Cwd: "/Users/marc/conductor/workspaces/chkit/perth", GitBranch: "KeKs0r/perth"},
+		"claude/-Users-marc-conductor-workspaces-chkit-prague/366bc4b1-8789-4be2-bcc0-31861da6e9b7.jsonl": {
+			ID: "366bc4b1-8789-4be2-bcc0-31861da6e9b7", Source: "cli", Cwd: "/Users/marc/conductor/workspaces/chkit/prague", GitBranch: "marc/num-6597-chkit-hint-at-installing-skills"},
+		"claude/-Users-marc-conductor-workspaces-chkit-washington-v1/403e3b5f-40a6-49e4-abfb-5dd5771d6e6f.jsonl": {
+			ID: "403e3b5f-40a6-49e4-abfb-5dd5771d6e6f", Source: "cli", Cwd: "/Users/marc/conductor/workspaces/chkit/washington-v1", GitBranch: "marc/washington-v1"},
+		"claude/-Users-tslater-dev-cli-duet/7c03c5fa-7295-40f0-9dd9-ffb43edecf1f.jsonl": {
+			ID: "7c03c5fa-7295-40f0-9dd9-ffb43edecf1f", Source: "cli", Cwd: "/Users/tslater/dev/cli/duet", GitBranch: "main"},
+		"claude/-Users-tslater-dev-cli-duet/7d911558-dda5-49e9-bf9b-f5cc6f1be85a.jsonl": {
+			ID: "7d911558-dda5-49e9-bf9b-f5cc6f1be85a", Source: "cli", Cwd: "/Users/tslater/dev/cli/duet", GitBranch: "main"},
+		"claude/-Users-marc-Workspace-chkit/ed82adec-6ae6-4175-88a7-9ffe3c96b1b4.jsonl": {
+			ID: "ed82adec-6ae6-4175-88a7-9ffe3c96b1b4", Source: "cli", Cwd: "/Users/marc/Workspace/chkit", GitBranch: "main"},
+		"claude/-Users-tslater-dev-cli-duet/410c9611-5a08-49a3-9520-28e347223e15.jsonl": {
+			ID: "410c9611-5a08-49a3-9520-28e347223e15", Source: "cli", Cwd: "/Users/tslater/dev/cli/duet", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -196,6 +196,22 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "ed82adec-6ae6-4175-88a7-9ffe3c96b1b4", Source: "cli", Cwd: "/Users/marc/Workspace/chkit", GitBranch: "main"},
 		"claude/-Users-tslater-dev-cli-duet/410c9611-5a08-49a3-9520-28e347223e15.jsonl": {
 			ID: "410c9611-5a08-49a3-9520-28e347223e15", Source: "cli", Cwd: "/Users/tslater/dev/cli/duet", GitBranch: "main"},
+		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
+		// one with no git block) and chikachow/cyspbot, published with Entire.
+		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {
+			ID: "019f1fc3-e84b-7fd0-8e90-628b37c70b57", Source: "vscode", Cwd: "/Users/jdx/src/hk", GitBranch: "codex/fix-zizmor-nscloud-comments"},
+		"codex/2026/07/01/rollout-2026-07-01T21-37-06-019f1f9d-3f06-7550-bd6f-5592a5313d51.jsonl": {
+			ID: "019f1f9d-3f06-7550-bd6f-5592a5313d51", Source: "vscode", Cwd: "/Users/jdx/src/hk", GitBranch: "codex/bump-pklr-1-1-1"},
+		"codex/2026/07/13/rollout-2026-07-13T21-08-30-019f5d4f-5d25-7c42-87d1-79de9e276e30.jsonl": {
+			ID: "019f5d4f-5d25-7c42-87d1-79de9e276e30", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/747c/hk"},
+		"codex/2026/07/01/rollout-2026-07-01T20-30-21-019f1f60-20b3-7700-80bc-4b42b277daab.jsonl": {
+			ID: "019f1f60-20b3-7700-80bc-4b42b277daab", Source: "vscode", Cwd: "/Users/jdx/src/fnox"},
+		"codex/2026/06/27/rollout-2026-06-27T04-17-25-019f074b-f03e-7be0-9ffa-a9a133733717.jsonl": {
+			ID: "019f074b-f03e-7be0-9ffa-a9a133733717", Source: "vscode", Cwd: "/Users/cysp/src/cyspbot", GitBranch: "z/cyspbot-deploy"},
+		"codex/2026/07/01/rollout-2026-07-01T00-46-31-019f1b24-4d88-7863-a509-0197a04a7232.jsonl": {
+			ID: "019f1b24-4d88-7863-a509-0197a04a7232", Source: "vscode", Cwd: "/Users/cysp/src/cyspbot", GitBranch: "main"},
+		"codex/2026/07/12/rollout-2026-07-12T06-24-55-019f5500-0feb-79c0-a61c-f45ef5610725.jsonl": {
+			ID: "019f5500-0feb-79c0-a61c-f45ef5610725", Source: "vscode", Cwd: "/Users/cysp/src/cyspbot", GitBranch: "refactor-oidc-verified-issuer"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -52,7 +52,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if !e.Final {
 		return
 	}
-	checkFails := func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" }
+	checkFails := func(f program.Failure) bool { return t.failures[f.Last.Ref].purpose != "" }
 	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), checkFails)
 	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck,
 		changes: t.files.changes}

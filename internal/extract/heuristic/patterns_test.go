@@ -314,10 +314,10 @@ var patternCases = []patternCase{
 		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(NODE_ENV before running|async/await)`},
 	},
 	{
-		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
+		pattern: 1, name: "a later, different edit of the file is not the failed edit run again, nor its answer",
 		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
-		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},
-		mustNot: []string{`run again`},
+		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\)\\.\n"},
+		mustNot: []string{`run again`, `later, different`},
 	},
 	{
 		pattern: 1, name: "between a failed call and the same call's pass: every change, no look around",
@@ -369,8 +369,18 @@ var patternCases = []patternCase{
 				run("python3 scripts/load_fixtures.py", "Traceback (most recent call last):\nKeyError: 'DATABASE_URL'", 1),
 				run("python3 scripts/check_env.py", "python 3.12, venv ok", 0)},
 			Final: "The loader needs DATABASE_URL; the environment check passes."}},
-		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\); a later, different `python3 scripts/check_env\\.py` passed\\."},
-		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*and passed`},
+		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\)\\.\n"},
+		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*(and passed|later, different)`},
+	},
+	{
+		pattern: 1, name: "another command's pass of the same purpose is no answer to a failure",
+		turns: []scripted.Turn{{User: "Make the linter happy.",
+			Steps: []scripted.Step{
+				run("golangci-lint run ./...", "api/handler.go:12:2: ineffectual assignment to err (ineffassign)", 1),
+				run("make lint", "lint ok", 0)},
+			Final: "The lint target passes."}},
+		must:    []string{"`golangci-lint run \\./\\.\\.\\.` failed once \\(`api/handler\\.go:12:2: ineffectual assignment[^\n]*`\\)\\.\n"},
+		mustNot: []string{`For [a-z]+, `, `passed after[^\n]*golangci`, `later, different`},
 	},
 	{
 		pattern: 1, guard: true, name: "a commit a hook refused, then a commit with another message, is one work",

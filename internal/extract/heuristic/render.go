@@ -177,12 +177,7 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
 		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors)
-		switch {
-		case f.CoveredBy != "" && f.Last.Purpose == "": // no pair: nothing shows it is the same work
-			line += "; a later, different " + codeLine(f.CoveredBy, 100) + " passed"
-		case f.CoveredBy != "":
-			line = "For " + f.Last.Purpose + ", " + codeLine(f.CoveredBy, 100) + " passed after " + line
-		case f.Unsettled > 0: // what did not happen is not said: one transcript is no evidence of it
+		if f.Unsettled > 0 { // what did not happen is not said: one transcript is no evidence of it
 			line += " and was run again with no exit status of its own"
 		}
 		d.add(&d.failures, cFailure, line+".")
@@ -193,8 +188,6 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		if c.passedLater {
 			line += " and passed when run again" +
 				when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
-		} else if c.changedLater {
-			line += "; a later, different " + what + " succeeded"
 		}
 		d.add(&d.failures, cNote, line+".")
 	}

@@ -16,7 +16,7 @@ import (
 
 // answer is the agent's final answer to one message of the user; unchecked when no tool ran since the user
 // spoke, withdrawn when the user's next message rejected it or the check it followed, passed, failed with no
-// file changed since (changes: the task's file changes then); reply: the user's next message in the task.
+// file changed since (changes: the task's file changes then); reply: the user's next message in the task, quoted.
 type answer struct {
 	sentences            []string
 	reply                string
@@ -48,7 +48,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t == nil || text == "" {
 		return
 	}
-	t.answered, x.asked = true, strings.HasSuffix(strings.TrimRight(text, "*` "), "?")
+	t.answered, x.question = true, lastQuestion(text)
 	if !e.Final {
 		return
 	}
@@ -64,6 +64,21 @@ func (x *Extractor) assistant(e sessions.Event) {
 			when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
+}
+
+// lastQuestion is a message's last question, whole, with the questions just before it that fit in askMax.
+func lastQuestion(text string) string {
+	asks := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
+	ss := sentencesOf(text)
+	end := len(ss)
+	for end > 0 && !asks(ss[end-1]) {
+		end--
+	}
+	start := max(end-1, 0)
+	for start > 0 && asks(ss[start-1]) && len(strings.Join(ss[start-1:end], " ")) <= lineMax {
+		start--
+	}
+	return oneLine(strings.Join(ss[start:end], " "))
 }
 
 // answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.

@@ -40,22 +40,23 @@ func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
 // Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by the caps
 // above; not safe for concurrent use. refusal: the latest result was a refusal the user's next words answer;
-// asked: the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
+// question: what the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
 type Extractor struct {
-	version                       string
-	meta                          sessions.Meta
-	tasks                         []*task
-	humans, memReads              int
-	first, last                   time.Time
-	kw                            map[string]int
-	calls                         map[string]*call  // the calls awaiting their results
-	lastCall                      *call             // for results without a call id
-	dropped, seenChange, recurs   map[string]bool   // calls on memory (their results go too); changes counted; saw
-	printed                       map[string]string // a line printed → the family of the command that printed it last
-	worktrees                     []string          // folders `git worktree add` made: the project's, even under /tmp
-	openings                      []string          // the openings of the user's long messages (Extractor.template)
-	typed                         *sessions.Event   // the user's latest message, read once all its blocks came
-	refusal, asked, looked, moved bool
+	version                     string
+	meta                        sessions.Meta
+	tasks                       []*task
+	humans, memReads            int
+	first, last                 time.Time
+	kw                          map[string]int
+	calls                       map[string]*call  // the calls awaiting their results
+	lastCall                    *call             // for results without a call id
+	dropped, seenChange, recurs map[string]bool   // calls on memory (their results go too); changes counted; saw
+	printed                     map[string]string // a line printed → the family of the command that printed it last
+	worktrees                   []string          // folders `git worktree add` made: the project's, even under /tmp
+	openings                    []string          // the openings of the user's long messages (Extractor.template)
+	typed                       *sessions.Event   // the user's latest message, read once all its blocks came
+	question                    string
+	refusal, looked, moved      bool
 }
 
 // New returns an extractor for one thread.

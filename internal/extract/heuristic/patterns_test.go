@@ -583,7 +583,7 @@ var patternCases = []patternCase{
 		mustNot: []string{"image omitted", "ide_opened_file", "opened the file"},
 	},
 	{
-		pattern: 5, name: "a short reply to the agent's question is not quoted without the question",
+		pattern: 5, name: "a short reply to the agent's question is quoted with the question",
 		turns: []scripted.Turn{
 			{User: "Rename the config loader to LoadSettings everywhere.",
 				Steps: []scripted.Step{edit("config/load.go", "func Load(", "func LoadSettings(")},
@@ -591,8 +591,23 @@ var patternCases = []patternCase{
 			{User: "yes",
 				Steps: []scripted.Step{edit("README.md", "config.Load(", "config.LoadSettings(")},
 				Final: "The README now calls config.LoadSettings."}},
-		must:    []string{"Earlier answer: “Renamed Load to LoadSettings in config/load\\.go\\.”"},
-		mustNot: []string{"the user replied: “yes”"},
+		must: []string{"Earlier answer: “Renamed Load to LoadSettings in config/load\\.go\\.”; " +
+			"the agent asked: “Should I also update the README\\?”; the user replied: “yes”\n",
+			"- The agent asked: “Should I also update the README\\?”; the user replied: “yes”\\.\n"},
+		mustNot: []string{"[^;] the user replied: “yes”", "Follow-up from the user: “yes”"},
+	},
+	{
+		pattern: 5, name: "a short reply keeps the agent's questions just before it: an approved action is the user's decision",
+		turns: []scripted.Turn{
+			{User: "Find why the parser crashes on empty input.",
+				Steps: []scripted.Step{run("go test ./parser", "--- FAIL: TestEmpty\npanic: index out of range", 1)},
+				Final: "The crash is an index past the end in parser/scan.go. Do you want a regression test? " +
+					"Shall I file the issue upstream?"},
+			{User: "yes, file it", Steps: []scripted.Step{run("gh issue create --title 'parser: empty input'", "https://x/1", 0)},
+				Final: "Filed the issue upstream."}},
+		must: []string{"the agent asked: “Do you want a regression test\\? Shall I file the issue upstream\\?”; " +
+			"the user replied: “yes, file it”"},
+		mustNot: []string{"Follow-up from the user: “yes, file it”"},
 	},
 	{
 		pattern: 3, name: "a build that passes after the edit is no success: it compiles the change, it does not run it",
@@ -634,8 +649,9 @@ var patternCases = []patternCase{
 					"The next run will show the data in 2 to 3 minutes. Which fix do you want?\n1. Widen the date filter in report/query.sql\n2. Backfill the rows"},
 			{User: "2", Steps: []scripted.Step{edit("report/backfill.sql", "", "INSERT INTO rows SELECT * FROM staging;")},
 				Final: "Added report/backfill.sql, which copies the staging rows into rows."}},
-		must:    []string{"Added report/backfill\\.sql"},
-		mustNot: []string{"likely why", "will show", "Widen the date filter", "the user replied: “2”"},
+		must: []string{"Added report/backfill\\.sql",
+			"The agent asked: “Which fix do you want\\?”; the user replied: “2”"},
+		mustNot: []string{"likely why", "will show", "Widen the date filter", "[^;] the user replied: “2”"},
 	},
 	{
 		pattern: 5, name: "a rule inside a longer request is kept verbatim as a preference; a pick among offered options is not",
@@ -661,13 +677,14 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
-		pattern: 5, name: "a short reply to the agent's question is not quoted as a follow-up without the question",
+		pattern: 5, name: "a short reply to the agent's question is quoted as a follow-up with the question",
 		turns: []scripted.Turn{
 			{User: "Pick a cache for the session store.",
 				Final: "Which cache should the session store use?\n1. Redis\n2. An in-process LRU"},
 			{User: "2", Steps: []scripted.Step{edit("session/store.go", "cache: nil", "cache: lru.New(1024)")},
 				Final: "The session store uses an in-process LRU of 1024 entries."}},
-		must:    []string{"in-process LRU of 1024 entries"},
+		must: []string{"in-process LRU of 1024 entries",
+			"- The agent asked: “Which cache should the session store use\\?”; the user replied: “2”\\.\n"},
 		mustNot: []string{"Follow-up from the user: “2”"},
 	},
 	{

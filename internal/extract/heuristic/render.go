@@ -361,7 +361,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				reply := when(a.reply != "", "; the user replied: "+userWords(a.reply, lineMax))
+				reply := when(a.reply != "", "; "+a.reply)
 				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+reply)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
 )
@@ -71,7 +72,7 @@ func ErrorLine(out string) string {
 		if l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
 			continue // a warning's detail; a section title ("[credo]"): the detail comes under it
 		}
-		quiet := noiseRE().MatchString(l)
+		quiet := noiseRE().MatchString(l) || statusOnly(l)
 		warning = quiet && (strings.Contains(strings.ToLower(l), "warn") || strings.HasPrefix(l, `File "`))
 		if join && !quiet && len(best)+len(l) < 400 {
 			best += " " + l
@@ -92,6 +93,37 @@ func ErrorLine(out string) string {
 	best = cmp.Or(best, map[bool]string{true: last}[kept <= 2]) // an output of one or two lines is its own report
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
+
+// exitStatusRE finds a run's exit status in a line: "exit code 1", "Error 2", "(exit status: 101)", "non-zero".
+var exitStatusRE = lazyre.New(`(?i)\b(exit|exited|status|code|error)\W{0,3}\d+\b|\bnon-?zero\b|\bdid ?n[o']t exit\b`)
+
+// statusOnly reports a line that only restates a run's exit status, which the memory states already: it names
+// one, it is no comparison nor at a source position, and beside the program saying it ("make: ", "husky - ") and what it quotes or brackets (the command), at
+// most one word is not a generic one of a run failing ("make: *** [test] Error 2", "pre-commit hook exited 1").
+func statusOnly(l string) bool {
+	if !exitStatusRE().MatchString(l) || problemRanks[0]().MatchString(l) { // a comparison, a source position
+		return false
+	}
+	if f := strings.Fields(l); len(f) > 2 && (strings.HasSuffix(f[0], ":") || f[1] == "-") {
+		l = strings.Join(f[map[bool]int{true: 2, false: 1}[f[1] == "-"]:], " ")
+	}
+	own := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(quotedRE().ReplaceAllString(l, " ")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '-'
+	}) {
+		if !runWords()[w] {
+			own++
+		}
+	}
+	return own <= 1
+}
+
+var (
+	quotedRE = lazyre.New("`[^`]*`" + `|'[^']*'|"[^"]*"|\[[^\]]*\]`)
+	runWords = lazyre.Words(`the a an with of and its was has had exit exited code status error errors err failed
+		fail fails failure command process script hook task job recipe target step run returned return non zero
+		nonzero didn't did successfully unsuccessfully completed finished terminated`)
+)
 
 // plain drops the terminal's escape sequences (colours, bold).
 func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }

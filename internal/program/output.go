@@ -94,33 +94,25 @@ func ErrorLine(out string) string {
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
 
-// exitStatusRE finds a run's exit status in a line: "exit code 1", "Error 2", "(exit status: 101)", "non-zero".
-var exitStatusRE = lazyre.New(`(?i)\b(exit|exited|status|code|error)\W{0,3}\d+\b|\bnon-?zero\b|\bdid ?n[o']t exit\b`)
-
-// statusOnly reports a line that only restates a run's exit status, which the memory states already: it names
-// one, it is no comparison nor at a source position, and beside the program saying it ("make: ", "husky - ") and what it quotes or brackets (the command), at
-// most one word is not a generic one of a run failing ("make: *** [test] Error 2", "pre-commit hook exited 1").
+// statusOnly reports a line that only restates a run's exit status (stated already): no comparison nor source
+// position, and beside the program saying it ("make: ") and what it quotes, one word at most not generic.
 func statusOnly(l string) bool {
-	if !exitStatusRE().MatchString(l) || problemRanks[0]().MatchString(l) { // a comparison, a source position
+	f := strings.Fields(l)
+	if !exitStatusRE().MatchString(l) || problemRanks[0]().MatchString(l) {
 		return false
+	} else if len(f) > 2 && (strings.HasSuffix(f[0], ":") || f[1] == "-") { // the program saying it
+		f = f[map[bool]int{true: 2, false: 1}[f[1] == "-"]:]
 	}
-	if f := strings.Fields(l); len(f) > 2 && (strings.HasSuffix(f[0], ":") || f[1] == "-") {
-		l = strings.Join(f[map[bool]int{true: 2, false: 1}[f[1] == "-"]:], " ")
-	}
-	own := 0
-	for _, w := range strings.FieldsFunc(strings.ToLower(quotedRE().ReplaceAllString(l, " ")), func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\'' && r != '-'
-	}) {
-		if !runWords()[w] {
-			own++
-		}
-	}
-	return own <= 1
+	own := strings.FieldsFunc(strings.ToLower(quotedRE().ReplaceAllString(strings.Join(f, " "), " ")),
+		func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
+	return len(slices.DeleteFunc(own, func(w string) bool { return runWords()[w] })) <= 1
 }
 
 var (
-	quotedRE = lazyre.New("`[^`]*`" + `|'[^']*'|"[^"]*"|\[[^\]]*\]`)
-	runWords = lazyre.Words(`the a an with of and its was has had exit exited code status error errors err failed
+	// exitStatusRE: a run's exit status ("exit code 1", "Error 2", "(exit status: 101)", "non-zero").
+	exitStatusRE = lazyre.New(`(?i)\b(exit|exited|status|code|error)\W{0,3}\d+\b|\bnon-?zero\b|\bdid ?n[o']t exit\b`)
+	quotedRE     = lazyre.New("`[^`]*`" + `|'[^']*'|"[^"]*"|\[[^\]]*\]`)
+	runWords     = lazyre.Words(`the a an with of and its was has had exit exited code status error errors err failed
 		fail fails failure command process script hook task job recipe target step run returned return non zero
 		nonzero didn't did successfully unsuccessfully completed finished terminated`)
 )

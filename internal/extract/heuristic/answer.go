@@ -69,16 +69,11 @@ func (x *Extractor) assistant(e sessions.Event) {
 // lastQuestion is a message's last question, whole, with the questions just before it that fit in askMax.
 func lastQuestion(text string) string {
 	asks := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
-	ss := sentencesOf(text)
-	end := len(ss)
-	for end > 0 && !asks(ss[end-1]) {
-		end--
+	ss, q := sentencesOf(text), ""
+	for i := len(ss) - 1; i >= 0 && (q == "" || asks(ss[i]) && len(ss[i])+len(q) < lineMax); i-- {
+		q = strings.TrimSpace(when(asks(ss[i]), ss[i]) + " " + q)
 	}
-	start := max(end-1, 0)
-	for start > 0 && asks(ss[start-1]) && len(strings.Join(ss[start-1:end], " ")) <= lineMax {
-		start--
-	}
-	return oneLine(strings.Join(ss[start:end], " "))
+	return oneLine(q)
 }
 
 // answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.

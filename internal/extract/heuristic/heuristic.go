@@ -55,6 +55,7 @@ type Extractor struct {
 	worktrees                   []string          // folders `git worktree add` made: the project's, even under /tmp
 	openings                    []string          // the openings of the user's long messages (Extractor.template)
 	typed                       *sessions.Event   // the user's latest message, read once all its blocks came
+	tail                        *sessions.Event   // the agent's message not marked final, while no event came since
 	question                    string
 	refusal, looked, moved      bool
 }
@@ -79,10 +80,11 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.typed.Text += "\n" + e.Text // another block of the same message: an image, a notice, the typed text
 	case e.Kind == sessions.EventHuman:
 		x.flushTyped()
-		x.typed = &e
+		x.typed, x.tail = &e, nil
 	case read != nil:
 		x.flushTyped()
 		read(x, e)
+		x.tail = map[bool]*sessions.Event{true: &e}[e.Kind == sessions.EventAssistant && !e.Final]
 	}
 }
 

@@ -205,7 +205,7 @@ var patternCases = []patternCase{
 				run("go vet ./...", "", 0)},
 			Final: "Half cents now round up in calc/round.go, and the table has a negative case."}},
 		must: []string{"between the failure and the pass: edited calc/round\\.go \\(`[^`]+`\\), calc/round_test\\.go",
-			"Check: `go vet \\./\\.\\.\\.` passed after the changes to calc/round\\.go, calc/round_test\\.go\\."},
+			"Check: `go vet \\./\\.\\.\\.` passed\\.\n"},
 		mustNot: []string{"after the changes to calc/round(_test)?\\.go\\.", `flaky`},
 	},
 	{
@@ -595,6 +595,29 @@ var patternCases = []patternCase{
 			"the agent asked: “Should I also update the README\\?”; the user replied: “yes”\n",
 			"- The agent asked: “Should I also update the README\\?”; the user replied: “yes”\\.\n"},
 		mustNot: []string{"[^;] the user replied: “yes”", "Follow-up from the user: “yes”"},
+	},
+	{
+		pattern: 3, name: "an answer after a sub-agent's result, as the rollout's last line, is the final answer",
+		raw:     map[sessions.Kind]string{sessions.KindCodex: codexAnswerAfterSubAgent},
+		must:    []string{"Final answer: “The retry budget is set in net/retry\\.go as maxAttempts = 5\\.”"},
+		mustNot: []string{`ended before a final answer`},
+	},
+	{
+		pattern: 3, name: "a final answer after a sub-agent's work is the final answer",
+		turns: []scripted.Turn{{User: "Find where the retry budget is configured.",
+			Steps: []scripted.Step{{Tool: "Task", Out: "The budget is set in net/retry.go: maxAttempts = 5."},
+				edit("net/retry.go", "maxAttempts = 5", "maxAttempts = 3")},
+			Final: "The retry budget lives in net/retry.go; it is now 3 attempts."}},
+		must:    []string{"Final answer: “The retry budget lives in net/retry\\.go"},
+		mustNot: []string{`ended before a final answer`},
+	},
+	{
+		pattern: 3, name: "an answer right after a sub-agent's, as the session's last event, is the final answer",
+		turns: []scripted.Turn{{User: "Summarise the open review comments.",
+			Steps: []scripted.Step{{Tool: "Agent", Out: "Two comments: rename Foo, add a test."}},
+			Final: "Two review comments are open: rename Foo and add a test."},
+			{User: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Agent \"Review\" completed</summary>\n</task-notification>"}},
+		mustNot: []string{`ended before a final answer`},
 	},
 	{
 		pattern: 5, name: "a short reply keeps the agent's questions just before it: an approved action is the user's decision",

@@ -92,9 +92,6 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		line := rawmemory.TagCheck + " " + codeLine(program.WithoutFilters(c.command), 160) + " passed" +
 			when(c.tally != "", " ("+code(c.tally)+")") +
 			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+codeLine(c.script, 200))
-		if names := x.changedBefore(t, c); len(names) > 0 {
-			line += " after the changes to " + strings.Join(capped(names, 3), ", ") + more(len(names), 3)
-		}
 		d.add(&d.knowledge, cCheck, line+".")
 	}
 	for i := len(t.answers) - 1; i >= 0 && len(d.answers) < maxAnswers; i-- { // the latest first
@@ -176,10 +173,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors)
-		if f.Unsettled > 0 { // what did not happen is not said: one transcript is no evidence of it
-			line += " and was run again with no exit status of its own"
-		}
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // not what
+			when(f.Unsettled > 0, " and was run again with no exit status of its own") // did not happen: no evidence
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
@@ -230,6 +225,10 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 // user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
 	x.flushTyped()
+	if e := x.tail; e != nil { // the session's last event is the agent's message: its answer, whatever ran before
+		x.tail, e.Final = nil, true
+		x.assistant(*e)
+	}
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}

@@ -66,7 +66,7 @@ func (x *Extractor) assistant(e sessions.Event) {
 	t.final, t.finalSince = oneLine(text), true
 }
 
-// lastQuestion is a message's last question, whole, with the questions just before it that fit in askMax.
+// lastQuestion is a message's last question, whole, with the questions just before it that fit in lineMax.
 func lastQuestion(text string) string {
 	asks := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
 	ss, q := sentencesOf(text), ""

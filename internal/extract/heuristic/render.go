@@ -173,8 +173,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // not what
-			when(f.Unsettled > 0, " and was run again with no exit status of its own") // did not happen: no evidence
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // no word on
+			when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {

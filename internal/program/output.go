@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/memctl/memctl/internal/lazyre"
 )
@@ -72,7 +71,7 @@ func ErrorLine(out string) string {
 		if l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
 			continue // a warning's detail; a section title ("[credo]"): the detail comes under it
 		}
-		quiet := noiseRE().MatchString(l) || statusOnly(l)
+		quiet := noiseRE().MatchString(l)
 		warning = quiet && (strings.Contains(strings.ToLower(l), "warn") || strings.HasPrefix(l, `File "`))
 		if join && !quiet && len(best)+len(l) < 400 {
 			best += " " + l
@@ -93,29 +92,6 @@ func ErrorLine(out string) string {
 	best = cmp.Or(best, map[bool]string{true: last}[kept <= 2]) // an output of one or two lines is its own report
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
-
-// statusOnly reports a line that only restates a run's exit status (stated already): no comparison nor source
-// position, and beside the program saying it ("make: ") and what it quotes, one word at most not generic.
-func statusOnly(l string) bool {
-	f := strings.Fields(l)
-	if !exitStatusRE().MatchString(l) || problemRanks[0]().MatchString(l) {
-		return false
-	} else if len(f) > 2 && (strings.HasSuffix(f[0], ":") || f[1] == "-") { // the program saying it
-		f = f[map[bool]int{true: 2, false: 1}[f[1] == "-"]:]
-	}
-	own := strings.FieldsFunc(strings.ToLower(quotedRE().ReplaceAllString(strings.Join(f, " "), " ")),
-		func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
-	return len(slices.DeleteFunc(own, func(w string) bool { return runWords()[w] })) <= 1
-}
-
-var (
-	// exitStatusRE: a run's exit status ("exit code 1", "Error 2", "(exit status: 101)", "non-zero").
-	exitStatusRE = lazyre.New(`(?i)\b(exit|exited|status|code|error)\W{0,3}\d+\b|\bnon-?zero\b|\bdid ?n[o']t exit\b`)
-	quotedRE     = lazyre.New("`[^`]*`" + `|'[^']*'|"[^"]*"|\[[^\]]*\]`)
-	runWords     = lazyre.Words(`the a an with of and its was has had exit exited code status error errors err failed
-		fail fails failure command process script hook task job recipe target step run returned return non zero
-		nonzero didn't did successfully unsuccessfully completed finished terminated`)
-)
 
 // plain drops the terminal's escape sequences (colours, bold).
 func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }

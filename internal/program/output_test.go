@@ -38,20 +38,6 @@ func TestErrorLine(t *testing.T) {
 			"KeyError: 'port'"},
 		{"    def test_sum():\n>       assert total(a) != total(b)\nE       assert 3 != 3", "E assert 3 != 3"},
 		{"building\nlinking objects\nwriting bundle\ndone in 2.1s", ""},
-		// a line that only restates the exit status, whoever prints it, is no report: the line above that names
-		// the problem is, else none
-		{"src/app.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'.\n ELIFECYCLE  Command failed with exit code 2.",
-			"src/app.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'."},
-		{"thread 'main' panicked at src/main.rs:3:5:\nboom\nerror: process didn't exit successfully: `target/debug/app` (exit status: 101)",
-			"thread 'main' panicked at src/main.rs:3:5: boom"},
-		{"ruff: F401 `os` imported but unused\nmake: *** [Makefile:12: lint] Error 1", "ruff: F401 `os` imported but unused"},
-		{"Error: Process completed with exit code 1.", ""},
-		{"compiling\nhusky - pre-commit hook exited with code 1 (error)", "compiling"},
-		{"exit status 2", ""},
-		{"checkout_test.go:40: status 502, want 200\nFAIL", "checkout_test.go:40: status 502, want 200"},
-		{"Segmentation fault (exit code 139)", "Segmentation fault (exit code 139)"},
-		{"ld: library not found for -lssl\nerror: linker `cc` exited with code 1", "ld: library not found for -lssl"},
-		{"sh: 1: zig: not found\nCommand exited with non-zero status 127", "sh: 1: zig: not found"},
 		// colours are no part of the line
 		{"\x1b[31mError: boom\x1b[39m", "Error: boom"},
 		{"", ""},

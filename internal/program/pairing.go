@@ -23,7 +23,6 @@ type Run struct {
 	Command   string
 	Outcome   Outcome
 	Escalated bool   // it ran outside the sandbox
-	Purpose   string // a check's purpose (Purpose), else ""
 	Error     string // a failed run's error line (ErrorLine)
 	Ref       int    // the caller's reference
 }
@@ -36,8 +35,7 @@ type Failure struct {
 	// Edited and Ran: since the latest failure, the files edited and commands not reads; More counts the rest.
 	Edited, Ran []string
 	More        int
-	Unsettled   int    // runs of the work since, with no exit status of their own
-	CoveredBy   string // a pass of other work with the same purpose or family since
+	Unsettled   int // runs of the work since, with no exit status of their own
 	family      string
 	targets     []string
 }
@@ -97,10 +95,6 @@ func (p *Pairer) Ran(r Run) []Pair {
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
 			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
-		case r.Outcome == Passed && f.CoveredBy == "" &&
-			(r.Purpose != "" && r.Purpose == f.Last.Purpose || f.family == fam && !reads):
-			f.CoveredBy = r.Command
-			f.add(&f.Ran, r.Command)
 		case !reads:
 			f.add(&f.Ran, r.Command)
 		}
@@ -120,7 +114,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 	}
 	f := p.open[i]
 	f.Times++
-	f.Last, f.Edited, f.Ran, f.More, f.Unsettled, f.CoveredBy = r, nil, nil, 0, 0, ""
+	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0
 	if r.Error != "" {
 		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
 		f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]

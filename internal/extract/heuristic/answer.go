@@ -16,7 +16,7 @@ import (
 
 // answer is the agent's final answer to one message of the user; unchecked when no tool ran since the user
 // spoke, withdrawn when the user's next message rejected it or the check it followed, passed, failed with no
-// file changed since (changes: the task's file changes then); reply: the user's next message in the task.
+// file changed since (changes: the task's file changes then); reply: the user's next message in the task, quoted.
 type answer struct {
 	sentences            []string
 	reply                string
@@ -48,11 +48,11 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t == nil || text == "" {
 		return
 	}
-	t.answered, x.asked = true, strings.HasSuffix(strings.TrimRight(text, "*` "), "?")
+	t.answered, x.question = true, lastQuestion(text)
 	if !e.Final {
 		return
 	}
-	checkFails := func(f program.Failure) bool { return f.Last.Purpose != "" && f.CoveredBy == "" }
+	checkFails := func(f program.Failure) bool { return t.failures[f.Last.Ref].purpose != "" }
 	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), checkFails)
 	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck,
 		changes: t.files.changes}
@@ -64,6 +64,16 @@ func (x *Extractor) assistant(e sessions.Event) {
 			when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
+}
+
+// lastQuestion is a message's last question, whole, with the questions just before it that fit in lineMax.
+func lastQuestion(text string) string {
+	asks := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
+	ss, q := sentencesOf(text), ""
+	for i := len(ss) - 1; i >= 0 && (q == "" || asks(ss[i]) && len(ss[i])+len(q) < lineMax); i-- {
+		q = strings.TrimSpace(when(asks(ss[i]), ss[i]) + " " + q)
+	}
+	return oneLine(q)
 }
 
 // answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.

@@ -20,20 +20,19 @@ const stRejected, stDenied, stInterrupted, stCancelled status = 4, 5, 6, 7
 
 // call is one tool call of a task and how it ended. A tryout runs a program from a scratch folder: its exit says
 // how the try-out went. A failed call of a tool not a shell is passedLater once the same call (same input)
-// succeeded, changedLater once another call on its target did; between is what ran after it until then, no read.
+// succeeded; between is what ran after it until then, no read.
 type call struct {
-	id, tool, target, command, purpose, input string
-	task                                      *task
-	action                                    sessions.Action
-	reads, tryout, check, escalated           bool
-	passedLater, changedLater                 bool
-	status                                    status
-	exit                                      *int
-	errLine, tally, script, out               string   // a failure's error line, output; a pass's count line, script
-	tests                                     []string // the failing tests the output names
-	between                                   []string
-	commits                                   []program.Commit
-	seq, changesBefore                        int // changesBefore: the task's file changes when it ran
+	id, tool, target, command, purpose, input    string
+	task                                         *task
+	action                                       sessions.Action
+	reads, tryout, check, escalated, passedLater bool
+	status                                       status
+	exit                                         *int
+	errLine, tally, script, out                  string   // a failure's error line, output; a pass's count line, script
+	tests                                        []string // the failing tests the output names
+	between                                      []string
+	commits                                      []program.Commit
+	seq, changesBefore                           int // changesBefore: the task's file changes when it ran
 }
 
 func (x *Extractor) toolCall(e sessions.Event) {
@@ -125,7 +124,6 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	for _, f := range t.toolFails { // a failed tool call stays open until the same call, with the same input, succeeds
 		same := c.command == "" && c.status == stOK && c.describe() == f.describe() // the same action on the same file
 		f.passedLater = f.passedLater || same && c.tool == f.tool && c.input == f.input
-		f.changedLater = f.changedLater || same
 		if !f.passedLater && !c.reads {
 			f.between = appendNew(f.between, cmp.Or(when(len(f.between) < 8, c.describe()), "others"))
 		}
@@ -225,7 +223,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout {
 		outcome = program.Unknown
 	}
-	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Purpose: c.purpose,
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated,
 		Error: c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", ")), Ref: c.seq}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {

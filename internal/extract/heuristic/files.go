@@ -12,14 +12,13 @@ import (
 // Files. A change counts only when the call that made it succeeded and
 // nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
 
-// fileRec is one file a task changed: first, the task's change count then;
-// edits, those in effect (old, new); whole, changes without their text.
+// fileRec is one file a task changed: edits, those in effect (old, new); whole, changes without their text.
 type fileRec struct {
-	path, undone                 string
-	ops                          []string
-	touches, order, first, whole int
-	created, stashed             bool
-	edits                        [][2]string
+	path, undone          string
+	ops                   []string
+	touches, order, whole int
+	created, stashed      bool
+	edits                 [][2]string
 }
 
 const undoneTemp = "created and deleted again"
@@ -46,7 +45,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 		op = map[bool]string{true: "add", false: "update"}[f.touches == 0]
 	}
 	fs.changes++
-	f.first, f.touches = cmp.Or(f.first, fs.changes), f.touches+1
+	f.touches++
 	f.ops = appendNew(f.ops, op)
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false
@@ -113,15 +112,4 @@ func goneLater(tasks []*task) map[string]bool {
 		}
 	}
 	return gone
-}
-
-// changedBefore names the standing changes made before a call ran: a check verifies those, not later ones.
-func (x *Extractor) changedBefore(t *task, c *call) []string {
-	var names []string
-	for _, f := range t.files.live() {
-		if c.changesBefore > 0 && f.first <= c.changesBefore {
-			names = append(names, x.relPath(f.path))
-		}
-	}
-	return names
 }

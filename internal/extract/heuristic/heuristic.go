@@ -40,22 +40,24 @@ func (r Result) Empty() bool { return r.RolloutSummary == "" }
 
 // Extractor is the offline extractor of one thread (Add each event, then Result once), bounded by the caps
 // above; not safe for concurrent use. refusal: the latest result was a refusal the user's next words answer;
-// asked: the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
+// question: what the agent's latest words asked; looked: a tool ran since; moved: the branch may have changed.
 type Extractor struct {
-	version                       string
-	meta                          sessions.Meta
-	tasks                         []*task
-	humans, memReads              int
-	first, last                   time.Time
-	kw                            map[string]int
-	calls                         map[string]*call  // the calls awaiting their results
-	lastCall                      *call             // for results without a call id
-	dropped, seenChange, recurs   map[string]bool   // calls on memory (their results go too); changes counted; saw
-	printed                       map[string]string // a line printed → the family of the command that printed it last
-	worktrees                     []string          // folders `git worktree add` made: the project's, even under /tmp
-	openings                      []string          // the openings of the user's long messages (Extractor.template)
-	typed                         *sessions.Event   // the user's latest message, read once all its blocks came
-	refusal, asked, looked, moved bool
+	version                     string
+	meta                        sessions.Meta
+	tasks                       []*task
+	humans, memReads            int
+	first, last                 time.Time
+	kw                          map[string]int
+	calls                       map[string]*call  // the calls awaiting their results
+	lastCall                    *call             // for results without a call id
+	dropped, seenChange, recurs map[string]bool   // calls on memory (their results go too); changes counted; saw
+	printed                     map[string]string // a line printed → the family of the command that printed it last
+	worktrees                   []string          // folders `git worktree add` made: the project's, even under /tmp
+	openings                    []string          // the openings of the user's long messages (Extractor.template)
+	typed                       *sessions.Event   // the user's latest message, read once all its blocks came
+	tail                        *sessions.Event   // the agent's message not marked final, while no event came since
+	question                    string
+	refusal, looked, moved      bool
 }
 
 // New returns an extractor for one thread.
@@ -78,10 +80,11 @@ func (x *Extractor) Add(e sessions.Event) {
 		x.typed.Text += "\n" + e.Text // another block of the same message: an image, a notice, the typed text
 	case e.Kind == sessions.EventHuman:
 		x.flushTyped()
-		x.typed = &e
+		x.typed, x.tail = &e, nil
 	case read != nil:
 		x.flushTyped()
 		read(x, e)
+		x.tail = map[bool]*sessions.Event{true: &e}[e.Kind == sessions.EventAssistant && !e.Final]
 	}
 }
 

@@ -22,7 +22,7 @@ func (t *task) outcome() (string, string) {
 	case t.verifies(check) && !t.negAfter && !t.endedRefused && !refuses(t.final):
 		for _, f := range t.open() {
 			// The pass answers for its own purpose, not for a push failing after it or a lint still failing.
-			if f.CoveredBy == "" && f.Unsettled == 0 && (f.Last.Ref > check.seq || f.Last.Purpose != "") {
+			if f.Unsettled == 0 && (f.Last.Ref > check.seq || t.failures[f.Last.Ref].purpose != "") {
 				return "partial", "the last check " + last(check) + " passed, but " +
 					codeLine(f.Last.Command, 80) + " failed"
 			}

@@ -205,7 +205,7 @@ var patternCases = []patternCase{
 				run("go vet ./...", "", 0)},
 			Final: "Half cents now round up in calc/round.go, and the table has a negative case."}},
 		must: []string{"between the failure and the pass: edited calc/round\\.go \\(`[^`]+`\\), calc/round_test\\.go",
-			"Check: `go vet \\./\\.\\.\\.` passed after the changes to calc/round\\.go, calc/round_test\\.go\\."},
+			"Check: `go vet \\./\\.\\.\\.` passed\\.\n"},
 		mustNot: []string{"after the changes to calc/round(_test)?\\.go\\.", `flaky`},
 	},
 	{
@@ -314,10 +314,10 @@ var patternCases = []patternCase{
 		mustNot: []string{`Preference signals:\n(- [^\n]*\n)*- [^\n]*(NODE_ENV before running|async/await)`},
 	},
 	{
-		pattern: 1, name: "a later, different edit of the file is not the failed edit run again",
+		pattern: 1, name: "a later, different edit of the file is not the failed edit run again, nor its answer",
 		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeEditRedone},
-		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\); a later, different edit of config\\.yaml succeeded\\."},
-		mustNot: []string{`run again`},
+		must:    []string{"The edit of config\\.yaml failed \\(`String to replace not found in file\\.`\\)\\.\n"},
+		mustNot: []string{`run again`, `later, different`},
 	},
 	{
 		pattern: 1, name: "between a failed call and the same call's pass: every change, no look around",
@@ -369,8 +369,18 @@ var patternCases = []patternCase{
 				run("python3 scripts/load_fixtures.py", "Traceback (most recent call last):\nKeyError: 'DATABASE_URL'", 1),
 				run("python3 scripts/check_env.py", "python 3.12, venv ok", 0)},
 			Final: "The loader needs DATABASE_URL; the environment check passes."}},
-		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\); a later, different `python3 scripts/check_env\\.py` passed\\."},
-		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*and passed`},
+		must:    []string{"`python3 scripts/load_fixtures\\.py` failed once \\(`KeyError: 'DATABASE_URL'`\\)\\.\n"},
+		mustNot: []string{`Fix: [^\n]*load_fixtures`, `load_fixtures[^\n]*(and passed|later, different)`},
+	},
+	{
+		pattern: 1, name: "another command's pass of the same purpose is no answer to a failure",
+		turns: []scripted.Turn{{User: "Make the linter happy.",
+			Steps: []scripted.Step{
+				run("golangci-lint run ./...", "api/handler.go:12:2: ineffectual assignment to err (ineffassign)", 1),
+				run("make lint", "lint ok", 0)},
+			Final: "The lint target passes."}},
+		must:    []string{"`golangci-lint run \\./\\.\\.\\.` failed once \\(`api/handler\\.go:12:2: ineffectual assignment[^\n]*`\\)\\.\n"},
+		mustNot: []string{`For [a-z]+, `, `passed after[^\n]*golangci`, `later, different`},
 	},
 	{
 		pattern: 1, guard: true, name: "a commit a hook refused, then a commit with another message, is one work",
@@ -573,7 +583,7 @@ var patternCases = []patternCase{
 		mustNot: []string{"image omitted", "ide_opened_file", "opened the file"},
 	},
 	{
-		pattern: 5, name: "a short reply to the agent's question is not quoted without the question",
+		pattern: 5, name: "a short reply to the agent's question is quoted with the question",
 		turns: []scripted.Turn{
 			{User: "Rename the config loader to LoadSettings everywhere.",
 				Steps: []scripted.Step{edit("config/load.go", "func Load(", "func LoadSettings(")},
@@ -581,8 +591,46 @@ var patternCases = []patternCase{
 			{User: "yes",
 				Steps: []scripted.Step{edit("README.md", "config.Load(", "config.LoadSettings(")},
 				Final: "The README now calls config.LoadSettings."}},
-		must:    []string{"Earlier answer: “Renamed Load to LoadSettings in config/load\\.go\\.”"},
-		mustNot: []string{"the user replied: “yes”"},
+		must: []string{"Earlier answer: “Renamed Load to LoadSettings in config/load\\.go\\.”; " +
+			"the agent asked: “Should I also update the README\\?”; the user replied: “yes”\n",
+			"- The agent asked: “Should I also update the README\\?”; the user replied: “yes”\\.\n"},
+		mustNot: []string{"[^;] the user replied: “yes”", "Follow-up from the user: “yes”"},
+	},
+	{
+		pattern: 3, name: "an answer after a sub-agent's result, as the rollout's last line, is the final answer",
+		raw:     map[sessions.Kind]string{sessions.KindCodex: codexAnswerAfterSubAgent},
+		must:    []string{"Final answer: “The retry budget is set in net/retry\\.go as maxAttempts = 5\\.”"},
+		mustNot: []string{`ended before a final answer`},
+	},
+	{
+		pattern: 3, name: "a final answer after a sub-agent's work is the final answer",
+		turns: []scripted.Turn{{User: "Find where the retry budget is configured.",
+			Steps: []scripted.Step{{Tool: "Task", Out: "The budget is set in net/retry.go: maxAttempts = 5."},
+				edit("net/retry.go", "maxAttempts = 5", "maxAttempts = 3")},
+			Final: "The retry budget lives in net/retry.go; it is now 3 attempts."}},
+		must:    []string{"Final answer: “The retry budget lives in net/retry\\.go"},
+		mustNot: []string{`ended before a final answer`},
+	},
+	{
+		pattern: 3, name: "an answer right after a sub-agent's, as the session's last event, is the final answer",
+		turns: []scripted.Turn{{User: "Summarise the open review comments.",
+			Steps: []scripted.Step{{Tool: "Agent", Out: "Two comments: rename Foo, add a test."}},
+			Final: "Two review comments are open: rename Foo and add a test."},
+			{User: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Agent \"Review\" completed</summary>\n</task-notification>"}},
+		mustNot: []string{`ended before a final answer`},
+	},
+	{
+		pattern: 5, name: "a short reply keeps the agent's questions just before it: an approved action is the user's decision",
+		turns: []scripted.Turn{
+			{User: "Find why the parser crashes on empty input.",
+				Steps: []scripted.Step{run("go test ./parser", "--- FAIL: TestEmpty\npanic: index out of range", 1)},
+				Final: "The crash is an index past the end in parser/scan.go. Do you want a regression test? " +
+					"Shall I file the issue upstream?"},
+			{User: "yes, file it", Steps: []scripted.Step{run("gh issue create --title 'parser: empty input'", "https://x/1", 0)},
+				Final: "Filed the issue upstream."}},
+		must: []string{"the agent asked: “Do you want a regression test\\? Shall I file the issue upstream\\?”; " +
+			"the user replied: “yes, file it”"},
+		mustNot: []string{"Follow-up from the user: “yes, file it”"},
 	},
 	{
 		pattern: 3, name: "a build that passes after the edit is no success: it compiles the change, it does not run it",
@@ -624,8 +672,9 @@ var patternCases = []patternCase{
 					"The next run will show the data in 2 to 3 minutes. Which fix do you want?\n1. Widen the date filter in report/query.sql\n2. Backfill the rows"},
 			{User: "2", Steps: []scripted.Step{edit("report/backfill.sql", "", "INSERT INTO rows SELECT * FROM staging;")},
 				Final: "Added report/backfill.sql, which copies the staging rows into rows."}},
-		must:    []string{"Added report/backfill\\.sql"},
-		mustNot: []string{"likely why", "will show", "Widen the date filter", "the user replied: “2”"},
+		must: []string{"Added report/backfill\\.sql",
+			"The agent asked: “Which fix do you want\\?”; the user replied: “2”"},
+		mustNot: []string{"likely why", "will show", "Widen the date filter", "[^;] the user replied: “2”"},
 	},
 	{
 		pattern: 5, name: "a rule inside a longer request is kept verbatim as a preference; a pick among offered options is not",
@@ -651,13 +700,14 @@ var patternCases = []patternCase{
 		mustNot: []string{"not run again", "no later run passed"},
 	},
 	{
-		pattern: 5, name: "a short reply to the agent's question is not quoted as a follow-up without the question",
+		pattern: 5, name: "a short reply to the agent's question is quoted as a follow-up with the question",
 		turns: []scripted.Turn{
 			{User: "Pick a cache for the session store.",
 				Final: "Which cache should the session store use?\n1. Redis\n2. An in-process LRU"},
 			{User: "2", Steps: []scripted.Step{edit("session/store.go", "cache: nil", "cache: lru.New(1024)")},
 				Final: "The session store uses an in-process LRU of 1024 entries."}},
-		must:    []string{"in-process LRU of 1024 entries"},
+		must: []string{"in-process LRU of 1024 entries",
+			"- The agent asked: “Which cache should the session store use\\?”; the user replied: “2”\\.\n"},
 		mustNot: []string{"Follow-up from the user: “2”"},
 	},
 	{

@@ -92,9 +92,6 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		line := rawmemory.TagCheck + " " + codeLine(program.WithoutFilters(c.command), 160) + " passed" +
 			when(c.tally != "", " ("+code(c.tally)+")") +
 			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+codeLine(c.script, 200))
-		if names := x.changedBefore(t, c); len(names) > 0 {
-			line += " after the changes to " + strings.Join(capped(names, 3), ", ") + more(len(names), 3)
-		}
 		d.add(&d.knowledge, cCheck, line+".")
 	}
 	for i := len(t.answers) - 1; i >= 0 && len(d.answers) < maxAnswers; i-- { // the latest first
@@ -176,15 +173,8 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors)
-		switch {
-		case f.CoveredBy != "" && f.Last.Purpose == "": // no pair: nothing shows it is the same work
-			line += "; a later, different " + codeLine(f.CoveredBy, 100) + " passed"
-		case f.CoveredBy != "":
-			line = "For " + f.Last.Purpose + ", " + codeLine(f.CoveredBy, 100) + " passed after " + line
-		case f.Unsettled > 0: // what did not happen is not said: one transcript is no evidence of it
-			line += " and was run again with no exit status of its own"
-		}
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // no word on
+			when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
@@ -193,8 +183,6 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		if c.passedLater {
 			line += " and passed when run again" +
 				when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
-		} else if c.changedLater {
-			line += "; a later, different " + what + " succeeded"
 		}
 		d.add(&d.failures, cNote, line+".")
 	}
@@ -237,6 +225,10 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 // user, or an unknown version, gives the empty result.
 func (x *Extractor) Result() Result {
 	x.flushTyped()
+	if e := x.tail; e != nil { // the session's last event is the agent's message: its answer, whatever ran before
+		x.tail, e.Final = nil, true
+		x.assistant(*e)
+	}
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}
@@ -368,7 +360,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		knowledge := kept(d.knowledge)
 		for _, a := range d.answers {
 			if s := kept(a.sentences); len(s) > 0 && !a.whole.gone && (summary || !a.whole.skip) {
-				reply := when(a.reply != "", "; the user replied: "+userWords(a.reply, lineMax))
+				reply := when(a.reply != "", "; "+a.reply)
 				knowledge = append(knowledge, a.label+": "+quote(joinSentences(s))+reply)
 			}
 		}

@@ -123,7 +123,7 @@ var ruleCases = []ruleCase{
 		file: "rollout-2026-10-05T12-00-00-0199a010-0000-7000-8000-000000000010.jsonl", kind: sessions.KindCodex,
 		must: []string{
 			"Final answer: “Fixed: `prune\\.go` now keeps records strictly younger than the cutoff; the cutoff was inclusive before, which kept 30-day-old records one more day\\.”",
-			"Check: `go test ./internal/retain/\\.\\.\\.` passed after the changes to internal/retain/prune\\.go",
+			"Check: `go test ./internal/retain/\\.\\.\\.` passed\\.\n",
 			"internal/retain/prune\\.go \\(update\\)",
 		},
 		mustNot: []string{`Found it`, `Finding:`},

@@ -93,7 +93,7 @@ var seenFailureCases = []ruleCase{
 		name: "noise: a query's, a passing check's and a formatter's runs tell nothing, nor a reference repeating a failure line; an overview and a diagnosis on the way are no statement",
 		file: "seen-noise-classes.claude.jsonl", kind: sessions.KindClaudeCode,
 		must: []string{
-			"Check: `mix test` passed \\(`31 tests, 0 failures`\\) after the changes to lib/shop/registry\\.ex",
+			"Check: `mix test` passed \\(`31 tests, 0 failures`\\)\\.\n",
 			"Fix: `mix credo --strict` failed[^\n]*passed on a rerun; between the failure and the pass: edited lib/shop/registry\\.ex",
 			"Final answer: “Fixed: the registry now monitors each session pid and deletes its row on `:DOWN`",
 		},

@@ -84,9 +84,11 @@ func (x *Extractor) human(e sessions.Event) {
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
 	negative := !tmpl && (complaint || first == "actually" || first == "instead")
-	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without the question.
-	reply := when(!tmpl && len(words) > 0 && (!x.asked || len(strings.Fields(text)) > 3), text)
-	if cur == nil || x.startsTask(cur, text, first, words, negative) {
+	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without it: both are quoted.
+	short := !tmpl && x.question != "" && len(strings.Fields(text)) <= 3
+	reply := when(!tmpl && len(words) > 0 || short, text)
+	replied := when(short, "the agent asked: "+quote(x.question)+"; ") + "the user replied: " + userWords(text, lineMax)
+	if cur == nil || !short && x.startsTask(cur, text, first, words, negative) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
@@ -100,13 +102,16 @@ func (x *Extractor) human(e sessions.Event) {
 			// A pick of one of its options ("B", "2", "option C") shows the answer asked the user to choose.
 			pick := len(strings.Fields(text)) <= 3 &&
 				(optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
-			cur.answers[n-1].reply, cur.answers[n-1].withdrawn = reply, cur.answers[n-1].withdrawn || negative || pick
+			cur.answers[n-1].reply = when(reply != "", replied)
+			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || negative || pick
 		}
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
 		}
 		label := map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative]
-		if reply != "" || negative || tmpl { // a short reply to the agent's question is not quoted without it
+		if short {
+			cur.steps.add(strings.ToUpper(replied[:1])+replied[1:]+".", 3)
+		} else if reply != "" || negative || tmpl {
 			cur.steps.said(label, text)
 		}
 		cur.negative, cur.negAfter = negative, negative
@@ -121,7 +126,7 @@ func (x *Extractor) human(e sessions.Event) {
 			cur.prefs = append(cur.prefs, p)
 		}
 	}
-	x.refusal, x.asked = false, false
+	x.refusal, x.question = false, ""
 }
 
 // template reports a message the user did not type word by word (prompttemplate.Is); a long message whose

@@ -114,3 +114,14 @@ func TestMemoryIsWholeText(t *testing.T) {
 		}
 	}
 }
+
+// codexAnswerAfterSubAgent: the agent's answer follows a sub-agent's result and is the rollout's last line (no
+// task_complete came); an earlier message carried a phase, so the reader does not mark this one final.
+const codexAnswerAfterSubAgent = `{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a0f0-0000-7000-8000-0000000000s1","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/dev/src/acme","originator":"codex_cli_rs","cli_version":"0.40.0","source":"cli","model_provider":"openai"}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Find where the retry budget is configured."}]}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Find where the retry budget is configured.","images":[]}}
+{"timestamp":"2026-03-02T09:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","phase":"commentary","content":[{"type":"output_text","text":"I will ask a sub-agent to search the code."}]}}
+{"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","arguments":"{\\"message\\":\\"find the retry budget\\"}","call_id":"call_1"}}
+{"timestamp":"2026-03-02T09:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"net/retry.go sets maxAttempts = 5."}}
+{"timestamp":"2026-03-02T09:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The retry budget is set in net/retry.go as maxAttempts = 5."}]}}
+`

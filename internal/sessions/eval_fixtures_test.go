@@ -196,6 +196,18 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "ed82adec-6ae6-4175-88a7-9ffe3c96b1b4", Source: "cli", Cwd: "/Users/marc/Workspace/chkit", GitBranch: "main"},
 		"claude/-Users-tslater-dev-cli-duet/410c9611-5a08-49a3-9520-28e347223e15.jsonl": {
 			ID: "410c9611-5a08-49a3-9520-28e347223e15", Source: "cli", Cwd: "/Users/tslater/dev/cli/duet", GitBranch: "main"},
+		// Claude Code sessions of ClusterCockpit/cc-backend (Go) and dougnukem/orpheus
+		// (the VS Code extension), published with Entire.
+		"claude/-Users-jan-prg-ClusterCockpit-cc-backend/7e6b850e-d9e5-48ec-8e24-07c1b3960faa.jsonl": {
+			ID: "7e6b850e-d9e5-48ec-8e24-07c1b3960faa", Source: "cli", Cwd: "/Users/jan/prg/ClusterCockpit/cc-backend", GitBranch: "hotfix"},
+		"claude/-Users-jan-prg-ClusterCockpit-cc-backend/020fd1ca-672d-4980-ada9-2ebe18ec52db.jsonl": {
+			ID: "020fd1ca-672d-4980-ada9-2ebe18ec52db", Source: "cli", Cwd: "/Users/jan/prg/ClusterCockpit/cc-backend", GitBranch: "hotfix"},
+		"claude/-Users-jan-prg-ClusterCockpit-cc-backend/88c65864-3f29-4b06-bbe1-7fab0c4a0142.jsonl": {
+			ID: "88c65864-3f29-4b06-bbe1-7fab0c4a0142", Source: "cli", Cwd: "/Users/jan/prg/ClusterCockpit/cc-backend", GitBranch: "hotfix"},
+		"claude/-Users-jan-prg-ClusterCockpit-cc-backend/9fa13bc4-ded3-497b-9553-eaac6e6ee61e.jsonl": {
+			ID: "9fa13bc4-ded3-497b-9553-eaac6e6ee61e", Source: "cli", Cwd: "/Users/jan/prg/ClusterCockpit/cc-backend", GitBranch: "hotfix"},
+		"claude/-Users-ddaniels-Dropbox-orpheus/efe3044b-c7cf-4ccf-a7ce-9996d5194f9f.jsonl": {
+			ID: "efe3044b-c7cf-4ccf-a7ce-9996d5194f9f", Source: "vscode", Cwd: "/Users/ddaniels/Dropbox/orpheus", GitBranch: "main"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

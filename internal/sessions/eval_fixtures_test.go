@@ -224,6 +224,19 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019f1b24-4d88-7863-a509-0197a04a7232", Source: "vscode", Cwd: "/Users/cysp/src/cyspbot", GitBranch: "main"},
 		"codex/2026/07/12/rollout-2026-07-12T06-24-55-019f5500-0feb-79c0-a61c-f45ef5610725.jsonl": {
 			ID: "019f5500-0feb-79c0-a61c-f45ef5610725", Source: "vscode", Cwd: "/Users/cysp/src/cyspbot", GitBranch: "refactor-oidc-verified-issuer"},
+		// Codex Desktop sessions of jdx/mise in Codex worktrees (no git block),
+		// published with Entire, and a Codex CLI session of Gordondalos/mail-agent
+		// on Windows, committed under .codex/sessions.
+		"codex/2026/07/08/rollout-2026-07-08T14-07-52-019f420e-76f5-78b0-aeb2-bb767cc15d8a.jsonl": {
+			ID: "019f420e-76f5-78b0-aeb2-bb767cc15d8a", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/e218/mise"},
+		"codex/2026/07/09/rollout-2026-07-09T04-03-57-019f450b-ee4d-7763-868e-b307bd186fea.jsonl": {
+			ID: "019f450b-ee4d-7763-868e-b307bd186fea", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/c2a4/mise"},
+		"codex/2026/07/02/rollout-2026-07-02T00-53-52-019f2051-63a8-7ca1-bf70-43b7b1b6602c.jsonl": {
+			ID: "019f2051-63a8-7ca1-bf70-43b7b1b6602c", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/418c/mise"},
+		"codex/2026/07/08/rollout-2026-07-08T14-24-41-019f421d-dfca-7e60-b773-72b71b761173.jsonl": {
+			ID: "019f421d-dfca-7e60-b773-72b71b761173", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/a6fd/mise"},
+		"codex/2025/10/25/rollout-2025-10-25T01-25-22-019a17ae-caf0-76a3-8372-3b0a8116c06e.jsonl": {
+			ID: "019a17ae-caf0-76a3-8372-3b0a8116c06e", Source: "cli", Cwd: `C:\project\mail-agent`, GitBranch: "001-gmail-oauth-notifier"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

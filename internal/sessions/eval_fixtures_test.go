@@ -208,6 +208,19 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "9fa13bc4-ded3-497b-9553-eaac6e6ee61e", Source: "cli", Cwd: "/Users/jan/prg/ClusterCockpit/cc-backend", GitBranch: "hotfix"},
 		"claude/-Users-ddaniels-Dropbox-orpheus/efe3044b-c7cf-4ccf-a7ce-9996d5194f9f.jsonl": {
 			ID: "efe3044b-c7cf-4ccf-a7ce-9996d5194f9f", Source: "vscode", Cwd: "/Users/ddaniels/Dropbox/orpheus", GitBranch: "main"},
+		// Claude Code sessions of yutakobayashidev/repiq (Go, Nix, Linux; the user
+		// writes in Japanese) and RecoveryLM/recoverylm (Vue and TypeScript, macOS),
+		// published with Entire.
+		"claude/-home-yuta-ghq-github-com-yutakobayashidev-repiq/f8e3b3f6-d3f2-41f2-ad1a-7f1e33c32bf5.jsonl": {
+			ID: "f8e3b3f6-d3f2-41f2-ad1a-7f1e33c32bf5", Source: "cli", Cwd: "/home/yuta/ghq/github.com/yutakobayashidev/repiq", GitBranch: "main"},
+		"claude/-home-yuta-ghq-github-com-yutakobayashidev-repiq/7cb04102-76fc-47f6-9930-1e116d482fc0.jsonl": {
+			ID: "7cb04102-76fc-47f6-9930-1e116d482fc0", Source: "cli", Cwd: "/home/yuta/ghq/github.com/yutakobayashidev/repiq", GitBranch: "main"},
+		"claude/-home-yuta-ghq-github-com-yutakobayashidev-repiq/656c09a2-1ffa-44fe-8206-fc2a321184ee.jsonl": {
+			ID: "656c09a2-1ffa-44fe-8206-fc2a321184ee", Source: "cli", Cwd: "/home/yuta/ghq/github.com/yutakobayashidev/repiq", GitBranch: "main"},
+		"claude/-Users-fieldbradley-Projects-recoverylm/511b3624-7516-448c-8773-fc8ea101bed2.jsonl": {
+			ID: "511b3624-7516-448c-8773-fc8ea101bed2", Source: "cli", Cwd: "/Users/fieldbradley/Projects/recoverylm", GitBranch: "feat/12-remi-memory"},
+		"claude/-Users-fieldbradley-Projects-recoverylm/476bc2ad-856f-4b17-b51c-0697dff1456d.jsonl": {
+			ID: "476bc2ad-856f-4b17-b51c-0697dff1456d", Source: "cli", Cwd: "/Users/fieldbradley/Projects/recoverylm", GitBranch: "main"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

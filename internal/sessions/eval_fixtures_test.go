@@ -239,8 +239,7 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019a17ae-caf0-76a3-8372-3b0a8116c06e", Source: "cli", Cwd: `C:\project\mail-agent`, GitBranch: "001-gmail-oauth-notifier"},
 		// Codex CLI 0.36 sessions of sin4auto/typelang-hm-rs (no source field,
 		// read as the default "vscode"), committed with the Codex home under
-		// .codex-home/, and a Codex CLI 0.106 session of ctgunn/youtube-mcp-server,
-		// committed under youtube-mcp-server/.codex/sessions.
+		// .codex-home/.
 		"codex/2025/09/17/rollout-2025-09-17T13-45-08-4f9669bf-acce-4fde-b2a6-d9f733194f45.jsonl": {
 			ID: "4f9669bf-acce-4fde-b2a6-d9f733194f45", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
 		"codex/2025/09/17/rollout-2025-09-17T14-00-14-4282f46f-ff84-45d3-92ea-849487edac0f.jsonl": {
@@ -249,8 +248,6 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "14e035a7-b687-4278-8aaf-4472cad554c4", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
 		"codex/2025/09/17/rollout-2025-09-17T14-18-00-de94a92a-9e5e-4d04-b11e-b3b5662ca00b.jsonl": {
 			ID: "de94a92a-9e5e-4d04-b11e-b3b5662ca00b", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
-		"codex/2026/03/01/rollout-2026-03-01T17-24-42-019cabb7-e893-7e40-ad43-9853b24907f6.jsonl": {
-			ID: "019cabb7-e893-7e40-ad43-9853b24907f6", Source: "cli", Cwd: "/Users/ctgunn/Projects/youtube-mcp-server", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

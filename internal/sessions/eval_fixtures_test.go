@@ -248,6 +248,10 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "14e035a7-b687-4278-8aaf-4472cad554c4", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
 		"codex/2025/09/17/rollout-2025-09-17T14-18-00-de94a92a-9e5e-4d04-b11e-b3b5662ca00b.jsonl": {
 			ID: "de94a92a-9e5e-4d04-b11e-b3b5662ca00b", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
+		// A Codex CLI 0.122 session of j5ik2o/dotfiles, committed with the
+		// author's Codex home under .codex-personal/.
+		"codex/2026/04/23/rollout-2026-04-23T09-46-23-019db7cd-620a-7262-b58a-d56520d4524c.jsonl": {
+			ID: "019db7cd-620a-7262-b58a-d56520d4524c", Source: "cli", Cwd: "/Users/j5ik2o/Sources/j5ik2o.github.com/j5ik2o/dotfiles", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

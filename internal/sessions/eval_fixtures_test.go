@@ -250,6 +250,21 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019f421d-dfca-7e60-b773-72b71b761173", Source: "vscode", Cwd: "/Users/jdx/.codex/worktrees/a6fd/mise"},
 		"codex/2025/10/25/rollout-2025-10-25T01-25-22-019a17ae-caf0-76a3-8372-3b0a8116c06e.jsonl": {
 			ID: "019a17ae-caf0-76a3-8372-3b0a8116c06e", Source: "cli", Cwd: `C:\project\mail-agent`, GitBranch: "001-gmail-oauth-notifier"},
+		// Codex CLI 0.36 sessions of sin4auto/typelang-hm-rs (no source field,
+		// read as the default "vscode"), committed with the Codex home under
+		// .codex-home/.
+		"codex/2025/09/17/rollout-2025-09-17T13-45-08-4f9669bf-acce-4fde-b2a6-d9f733194f45.jsonl": {
+			ID: "4f9669bf-acce-4fde-b2a6-d9f733194f45", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
+		"codex/2025/09/17/rollout-2025-09-17T14-00-14-4282f46f-ff84-45d3-92ea-849487edac0f.jsonl": {
+			ID: "4282f46f-ff84-45d3-92ea-849487edac0f", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
+		"codex/2025/09/17/rollout-2025-09-17T14-03-57-14e035a7-b687-4278-8aaf-4472cad554c4.jsonl": {
+			ID: "14e035a7-b687-4278-8aaf-4472cad554c4", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
+		"codex/2025/09/17/rollout-2025-09-17T14-18-00-de94a92a-9e5e-4d04-b11e-b3b5662ca00b.jsonl": {
+			ID: "de94a92a-9e5e-4d04-b11e-b3b5662ca00b", Source: "vscode", Cwd: "/home/hsin4/myproject/typelang-hm-rs", GitBranch: "main"},
+		// A Codex CLI 0.122 session of j5ik2o/dotfiles, committed with the
+		// author's Codex home under .codex-personal/.
+		"codex/2026/04/23/rollout-2026-04-23T09-46-23-019db7cd-620a-7262-b58a-d56520d4524c.jsonl": {
+			ID: "019db7cd-620a-7262-b58a-d56520d4524c", Source: "cli", Cwd: "/Users/j5ik2o/Sources/j5ik2o.github.com/j5ik2o/dotfiles", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -31,8 +31,8 @@ var problemRanks = []func() *regexp.Regexp{
 	lazyre.New(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|` +
 		`\bexpected\b.+\b(got|received|but was)\b|\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|` +
 		`^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
-	// an explicit statement of what went wrong
-	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+	// an explicit statement of what went wrong, or a header introducing it on the next line ("… failed:")
+	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|\bfailed:$|` +
 		`^\*\* \(\w+\) \S|\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|` +
 		`no such file or directory|requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|` +
 		`does not exist|rejected|refused|denied|panicked|forbidden|unauthorized|undefined|syntax error|timed out|` +
@@ -86,6 +86,7 @@ func ErrorLine(cmd, out string) string {
 		}
 		join = false
 		if quiet {
+			last = "" // a wrapper's line, a hint or a footer ends the output: the line before it is no report
 			continue
 		}
 		last, kept = l, kept+1

@@ -25,14 +25,15 @@ func TestErrorLine(t *testing.T) {
 		// a warning and the lines under it are never the error; a gutter
 		// before the report's own line is no warning's
 		{"warning: variable \"x\" is unused\n  \u2514\u2500 lib/a.ex:16: A.f/1\n** (CompileError) lib/b.ex:42: undefined function g/1", "** (CompileError) lib/b.ex:42: undefined function g/1"},
-		// a line that only says the run failed, or restates its exit status, is no report; nor is the line before it
-		{"Pre-commit validation failed:\n\u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9).\n\u2503       lib/a.ex:144:7", ""},
+		{"Pre-commit validation failed:\n\u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9).\n\u2503       lib/a.ex:144:7", "Pre-commit validation failed: \u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9)."},
+		// a line that only says the run failed, or restates its exit status, is no report
 		{"--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\tacme/parse\t0.01s", ""},
 		{"Command failed with exit code 1", ""},
 		{"make: *** [Makefile:12: build] Error 2", ""},
 		{"error: Recipe `test` failed with exit code 101", ""},
 		{"Error: Process completed with exit code 1.", ""},
 		{"npm ERR! code ELIFECYCLE\nnpm ERR! errno 1", ""},
+		{"go build ./cmd/api\nmake: *** [build] Error 1", ""},
 		{"pkg/x.go:9:2: undefined: y\nexit status 1", "pkg/x.go:9:2: undefined: y"},
 		{"run_test.go:22: exit code = 1, want 0\nFAIL", "run_test.go:22: exit code = 1, want 0"},
 		// the failing test's own report, not what a passing test printed

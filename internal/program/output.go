@@ -13,7 +13,7 @@ import (
 // which line to quote for a failure (the tool's own error report, never a warning, hint or footer:
 // docs/extractor.md), which tests failed and which commits git made.
 
-// noiseRE matches the lines that are never the error.
+// noiseRE matches the lines that are never the error, among them a wrapper's restating the exit status ("exit code 1").
 var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|help|tip|usage|suggestion|see also|` +
 	`for more information|to see|run with|use "|try ` + "`" + `|try '|did you mean|debug)\b|` +
 	`^\d+\.\s+(update|override|use|run|try|set|install|pick|choose|add|remove|select|specify|pass|see|check|make)\b|` +
@@ -21,9 +21,9 @@ var noiseRE = lazyre.New(`(?i)\bwarn(ing)?s?\b|\w+Warning\b|^(info|note|hint|hel
 	`source)\s*:|^at\s+\S|^\s*#\d+\s|^goroutine \d+|^File ".*", line \d+|^\S+\.(go|js|ts|py|rs|java|rb):\d+ \+0x|` +
 	`^\w+:\s*[|>]-?$|^[-=*_~^|.\x{2500}-\x{257f}\x{23af} ]{3,}$|^[=_\x{23af}-]{3,}\s.*\s[=_\x{23af}-]{3,}$|` +
 	`\d+%\s*\||[\x{2580}-\x{259f}]{3}|\[[#=>. -]{6,}\]|^>\s{3,}\S|` + // a progress bar; the source line pytest marks
-	`^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|^npm ERR! (A complete log|$)|^npm notice\b|\bto rerun\b|` +
+	`^[\x{276f}\x{203a}>]\s+\S+:\d+|^\d+\s*\|\s|^npm ERR! (A complete log|code|errno|$)|^npm notice\b|\bto rerun\b|` +
 	`:\d+:in [\x60']|^(tests?|test (files|suites)|suites?)?:?\s*\d+ (failed|passed)\b|^(To |If you |You can )|` +
-	`^\(use "git |^\.\.\.$`)
+	`^\(use "git |^\.\.\.$|\bexit(ed with)? (code|status):? \d+\.?$|\(code \d+\)$|\] Error \d+$`)
 
 // problemRanks are the lines that state a problem, strongest first.
 var problemRanks = []func() *regexp.Regexp{
@@ -31,15 +31,12 @@ var problemRanks = []func() *regexp.Regexp{
 	lazyre.New(`\s!==?\s|\s===\s|^expect\(received\)|\bwant\b.*\bgot\b|\bgot\b.*\bwant\b|, want\b|` +
 		`\bexpected\b.+\b(got|received|but was)\b|\S+\.\w+:\d+(:\d+)?:\s*[^\s\d]\S*\s+\S|` +
 		`^\S+\.\w+:\d+(:\d+)?:[a-z_]+$|^FAILED \S+::\S+ - \S|^(\S+\.\w+:)?\d+(:\d+)?\s+error\s+\S`),
-	// an explicit statement of what went wrong
-	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|` +
+	// an explicit statement of what went wrong, or a header introducing it on the next line ("… failed:")
+	lazyre.New(`(?i)^(error|fatal|panic|fail|failed)(\[\w+\])?:\s*\S|\b\w*(Error|Exception):\s*\S|^E\s+\S|\bfailed:$|` +
 		`^\*\* \(\w+\) \S|\b(command not found|not recognized as|no upstream branch|are ignored by|permission denied|` +
 		`no such file or directory|requires?|cannot|can't|could not|couldn't|unable to|failed to|not found|` +
 		`does not exist|rejected|refused|denied|panicked|forbidden|unauthorized|undefined|syntax error|timed out|` +
 		`conflict|segmentation fault|insecure|not allowed|invalid|missing|unexpected|incompatible|not supported)\b`),
-	// a failure marker that names no cause
-	lazyre.New(`(?i)^--- FAIL|^FAIL\b|\bfailed\b|\bfailure\b|\bERR!|\berror\b|^not ok\b|\bTraceback\b|` +
-		`\bexit status [1-9]`),
 }
 
 // Diagnostic reports a line a tool printed: at a source position, a comparison, "error: …".
@@ -50,22 +47,33 @@ func Diagnostic(line string) bool {
 }
 
 // ErrorLine picks the line of a failed command's output to quote: of the lines not noise (a progress bar, code under
-// a stack frame), the first of the strongest rank, else the last of one or two such lines, else none; spaces folded,
-// length whole. When the runner names a failing test, only its report counts, not what passing tests printed before.
-func ErrorLine(out string) string {
-	out = plain(out)
+// a stack frame, a wrapper's restating the exit status), the first that states a problem, else the last of one or two
+// such lines, else none; spaces folded, length whole. When the runner names a failing test, only its report counts,
+// not what passing tests printed before. A line that sends its errors away (2>/dev/null) prints data only; so does a
+// read or a search (matches, listings, a file's text) but for a lone line and the lines its programs sign ("grep: …").
+func ErrorLine(cmd, out string) string {
+	ps := append([]string{""}, parts(cmd)...)
+	if out = plain(out); discardsErrorsRE().MatchString(ps[len(ps)-1]) {
+		return ""
+	}
 	if t := FailingTests(out); len(t) > 0 {
 		out = out[strings.LastIndexByte(out[:strings.Index(out, t[0])], '\n')+1:]
 	}
+	data := Explores(cmd) && strings.Contains(strings.TrimSpace(out), "\n")
+	signers := strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(";&|\n", r) })
 	best, rank, last, kept := "", len(problemRanks), "", 0
 	// join: the best line introduces its detail on the next one; warning: the indented lines under a warning
 	// are its own. A literal "\n" (an echo without -e) breaks a line all the same.
-	join, warning, n := false, false, 0
+	join, warning := false, false
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
-		if n++; n > 400 {
-			break
+		l := strings.TrimSpace(line)
+		prog, _, _ := strings.Cut(l, ":")
+		if data && !slices.ContainsFunc(signers, func(p string) bool { return name(p) == prog }) {
+			continue // a read's data: a match, a listing, a file's text
 		}
-		l := jsonMessage(strings.TrimSpace(line))
+		if m := jsonMessageRE().FindStringSubmatch(l); m != nil { // an API's error body: its message
+			l = strings.NewReplacer(`\"`, `"`, `\n`, " ", `\t`, " ").Replace(m[1])
+		}
 		under := l != "" && (line[0] == ' ' || line[0] == '\t' || strings.IndexAny(l, "\u2502\u2514\u251c") == 0)
 		warning = warning && under
 		if l == "" || warning || join && strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
@@ -78,6 +86,7 @@ func ErrorLine(out string) string {
 		}
 		join = false
 		if quiet {
+			last = "" // a wrapper's line, a hint or a footer ends the output: the line before it is no report
 			continue
 		}
 		last, kept = l, kept+1
@@ -97,17 +106,10 @@ func ErrorLine(out string) string {
 func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }
 
 var (
-	escapeRE      = lazyre.New("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
-	jsonMessageRE = lazyre.New(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+	discardsErrorsRE = lazyre.New(`[2&]>\s*/dev/null|>\s*/dev/null\s+2>&1|2>&-`)
+	escapeRE         = lazyre.New("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
+	jsonMessageRE    = lazyre.New(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
 )
-
-// jsonMessage reads a JSON line (an API's error body) as its message.
-func jsonMessage(l string) string {
-	if m := jsonMessageRE().FindStringSubmatch(l); m != nil {
-		return strings.NewReplacer(`\"`, `"`, `\n`, " ", `\t`, " ").Replace(m[1])
-	}
-	return l
-}
 
 // failingTestRE finds failing tests: go test, ExUnit, pytest's summary, jest, vitest, TAP, libtest, RSpec.
 var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|` +

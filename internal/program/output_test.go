@@ -26,6 +26,16 @@ func TestErrorLine(t *testing.T) {
 		// before the report's own line is no warning's
 		{"warning: variable \"x\" is unused\n  \u2514\u2500 lib/a.ex:16: A.f/1\n** (CompileError) lib/b.ex:42: undefined function g/1", "** (CompileError) lib/b.ex:42: undefined function g/1"},
 		{"Pre-commit validation failed:\n\u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9).\n\u2503       lib/a.ex:144:7", "Pre-commit validation failed: \u2503 [F] \u2192 Function is too complex (cyclomatic complexity is 13, max is 9)."},
+		// a line that only says the run failed, or restates its exit status, is no report
+		{"--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\tacme/parse\t0.01s", ""},
+		{"Command failed with exit code 1", ""},
+		{"make: *** [Makefile:12: build] Error 2", ""},
+		{"error: Recipe `test` failed with exit code 101", ""},
+		{"Error: Process completed with exit code 1.", ""},
+		{"npm ERR! code ELIFECYCLE\nnpm ERR! errno 1", ""},
+		{"go build ./cmd/api\nmake: *** [build] Error 1", ""},
+		{"pkg/x.go:9:2: undefined: y\nexit status 1", "pkg/x.go:9:2: undefined: y"},
+		{"run_test.go:22: exit code = 1, want 0\nFAIL", "run_test.go:22: exit code = 1, want 0"},
 		// the failing test's own report, not what a passing test printed
 		// before it on purpose, nor the runner's count line
 		{"=== RUN   TestA\n    a_test.go:9: error: upstream down (injected)\n--- PASS: TestA (0s)\n=== RUN   TestB\n    b_test.go:4: n = 1, want 2\n--- FAIL: TestB (0s)\nFAIL", "b_test.go:4: n = 1, want 2"},
@@ -43,15 +53,39 @@ func TestErrorLine(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := ErrorLine(tt.out); got != tt.want {
+		if got := ErrorLine("", tt.out); got != tt.want {
 			t.Errorf("ErrorLine(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
+}
+
+// TestErrorLineOfTheCommand: what a line printed with its errors sent away is data; so is a read's or a search's
+// output (matches, listings, a file's text) but for a lone line and the lines its programs sign.
+func TestErrorLineOfTheCommand(t *testing.T) {
+	matches := "src/net/client.go:41: // retry when the token is missing\nsrc/net/client.go:88: return errors.New(\"not found\")\n"
+	tests := []struct{ cmd, out, want string }{
+		{"grep -rn token src tests 2>/dev/null; ls config/extra 2>/dev/null", matches, ""},
+		{"cd api && ./scripts/lint.sh >/dev/null 2>&1", "error: the run stopped", ""},
+		{"rg -n token src docs", matches + "rg: docs: No such file or directory (os error 2)\n",
+			"rg: docs: No such file or directory (os error 2)"},
+		{"find . -name '*.go' | head -3; ls config/extra", matches + "ls: cannot access 'config/extra': No such file or directory\n",
+			"ls: cannot access 'config/extra': No such file or directory"},
+		{"grep -rn token src", matches, ""},
+		{"grep -R token -n", "command timed out after 10000 milliseconds\n", "command timed out after 10000 milliseconds"},
+		{"cat notes.md", "error: the cache is missing", "error: the cache is missing"},
+		// the work's own output is its report, whatever the line pipes it through
+		{"go test ./... 2>&1 | tail -20", "x_test.go:3: got 1, want 2\nFAIL\n", "x_test.go:3: got 1, want 2"},
+	}
+	for _, tt := range tests {
+		if got := ErrorLine(tt.cmd, tt.out); got != tt.want {
+			t.Errorf("ErrorLine(%q, %q) = %q, want %q", tt.cmd, tt.out, got, tt.want)
 		}
 	}
 }
 
 func TestErrorLineLeavesTheCutToTheCaller(t *testing.T) {
 	long := "error: " + strings.Repeat("x", 300)
-	if got := ErrorLine("noise\n" + long + "\n"); got != long {
+	if got := ErrorLine("", "noise\n"+long+"\n"); got != long {
 		t.Errorf("ErrorLine cut a long line to %d bytes", len(got))
 	}
 }

@@ -237,7 +237,7 @@ func (r *reader) event(e sessions.Event) {
 func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 	run := cmdRun{shellCommand: readCommand(c.command), raw: c.command, line: c.line, time: c.time, outcome: out}
 	if out == sessions.OutcomeFailed {
-		run.errLine = errorLine(output)
+		run.errLine = errorLine(c.command, output)
 	}
 	r.s.commands = append(r.s.commands, run)
 	outcome := map[sessions.Outcome]program.Outcome{sessions.OutcomeOK: program.Passed, sessions.OutcomeFailed: program.Failed}[out]
@@ -364,4 +364,4 @@ func uniq(list []string) []string {
 
 // errorLine is the line of a failed command's output that states the
 // problem, as the offline extractor quotes it (program.ErrorLine).
-func errorLine(out string) string { return textcut.Line(program.ErrorLine(out), 200) }
+func errorLine(cmd, out string) string { return textcut.Line(program.ErrorLine(cmd, out), 200) }

@@ -69,10 +69,10 @@ func TestReadCommand(t *testing.T) {
 
 func TestErrorLine(t *testing.T) {
 	out := "Chunk ID: 1\nProcess exited with code 1\nOutput:\ncompiling...\nerror[E0432]: unresolved import `crate::db`\n --> src/lib.rs:4:5\nbuild stopped"
-	if got := errorLine(out); got != "error[E0432]: unresolved import `crate::db`" {
+	if got := errorLine("", out); got != "error[E0432]: unresolved import `crate::db`" {
 		t.Errorf("errorLine = %q", got)
 	}
-	if got := errorLine("first\nlast words"); got != "last words" {
+	if got := errorLine("", "first\nlast words"); got != "last words" {
 		t.Errorf("errorLine without a marker = %q, want the last line", got)
 	}
 }

@@ -139,10 +139,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 // errorLine picks a failure's error line from the lines that do not recur and do not echo the command: a
 // banner or a warning that a passing run or another command printed too is not the failure's.
 func (x *Extractor) errorLine(c *call) string {
-	return program.ErrorLine(strings.Join(slices.DeleteFunc(strings.SplitAfter(c.out, "\n"), func(l string) bool {
+	out := slices.DeleteFunc(strings.SplitAfter(c.out, "\n"), func(l string) bool {
 		l = strings.TrimSpace(l)
 		return x.recurs[l] || strings.Contains(l, " ") && strings.HasSuffix(c.command, strings.TrimLeft(l, "$>+# "))
-	}), ""))
+	})
+	return program.ErrorLine(c.command, strings.Join(out, ""))
 }
 
 // saw notes the lines a run printed: they recur once a passing run or a second family of command printed

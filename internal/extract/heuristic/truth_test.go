@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/internal/extract"
 	"github.com/memctl/memctl/internal/sessions"
+	"github.com/memctl/memctl/internal/sessions/scripted"
 )
 
 // claudeLines writes a Claude Code session from its messages, each a role
@@ -125,3 +126,23 @@ const codexAnswerAfterSubAgent = `{"timestamp":"2026-03-02T09:00:00.000Z","type"
 {"timestamp":"2026-03-02T09:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"net/retry.go sets maxAttempts = 5."}}
 {"timestamp":"2026-03-02T09:00:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The retry budget is set in net/retry.go as maxAttempts = 5."}]}}
 `
+
+// TestSearchMatchesAreNoErrorLine: a failed search quotes only what its programs report about themselves; its
+// matches, or anything a line printed with its errors sent away, are data that may say "missing" or "file:12:".
+func TestSearchMatchesAreNoErrorLine(t *testing.T) {
+	matches := "src/net/client.go:41: // retry when the token is missing\nsrc/net/client.go:88: return errors.New(\"not found\")"
+	tc := patternCase{turns: []scripted.Turn{{User: "Find where the token is read.",
+		Steps: []scripted.Step{
+			run("grep -rn token src tests 2>/dev/null; ls config/extra 2>/dev/null", matches, 2),
+			run("rg -n token src docs", matches+"\nrg: docs: No such file or directory (os error 2)", 2)},
+		Final: "src/net/client.go reads the token."}}}
+	for _, kind := range []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex} {
+		text := memoryOf(t, kind, writePattern(t, tc, kind))
+		if !regexp.MustCompile("`rg -n token src docs` failed[^\n]*\\(`rg: docs: No such file or directory").MatchString(text) {
+			t.Errorf("%s: the search's own report is not quoted:\n%s", kind, indent(text))
+		}
+		if m := regexp.MustCompile("failed[^\n]*(missing|not found|client\\.go:)").FindString(text); m != "" {
+			t.Errorf("%s: a match is quoted as the error: %q\n%s", kind, m, indent(text))
+		}
+	}
+}

@@ -66,12 +66,13 @@ func looksOnly(part string) bool {
 	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
 }
 
-// HidesExitStatus reports a line whose success is not its work's: its last command or, without pipefail, its
-// last stage only reads or prints. A failure is always the line's: the caller asks only of a success.
+// HidesExitStatus reports a line whose success is not its work's: its work was sent to the background ("srv &"),
+// or its last command or, without pipefail, its last stage only reads or prints. A failure is always the line's:
+// the caller asks only of a success.
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	return looksOnly(last) && work(cmd) != last ||
+	return looksOnly(last) && work(cmd) != last || strings.HasSuffix(work(cmd), "&") ||
 		len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 

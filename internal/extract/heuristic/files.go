@@ -64,19 +64,19 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	return f
 }
 
-// revert applies a restore (its files absolute) to the task's files and returns those it undid. Files the task
-// created are untracked: a restore from git leaves them.
+// revert applies a restore (its files absolute) to the task's files and returns those it undid. A file the task
+// created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
-		case f.undone != "" || f.created:
-		case r.All || slices.ContainsFunc(r.Files, func(n string) bool {
+		case f.undone != "":
+		case f.created && r.Untracked || !f.created && r.All || slices.ContainsFunc(r.Files, func(n string) bool {
 			return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./"))
 		}):
-			f.undone, f.stashed = "restored from git", r.All
+			f.undone, f.stashed = cmp.Or(when(f.created, undoneTemp), "restored from git"), r.All
 			out = append(out, f.path)
 		}
 	}

@@ -753,6 +753,49 @@ var patternCases = []patternCase{
 		must:    []string{"`cargo test lexer` failed once \\(`[^`]*bad char"},
 		mustNot: []string{"failed 2 times", "`cargo test lexer` failed[^\n]*and passed"},
 	},
+	{
+		pattern: 2, name: "a command sent to the background has no exit status: it neither passes nor answers a failure",
+		turns: []scripted.Turn{{User: "Start the mock API server so the front end can reach it.",
+			Steps: []scripted.Step{
+				run("python3 mock_api.py", "OSError: [Errno 98] Address already in use", 1),
+				run("python3 mock_api.py > /tmp/mock.log 2>&1 &", "", 0)},
+			Final: "The mock API server runs in the background."}},
+		must: []string{"`python3 mock_api\\.py` failed once \\(`OSError: \\[Errno 98\\] Address already in use`\\)",
+			"Ran `python3 mock_api\\.py > /tmp/mock\\.log 2>&1 &`: no exit status of its own"},
+		mustNot: []string{"Fix: `python3 mock_api", "passed on a rerun", "&`: ok"},
+	},
+	{
+		pattern: 2, name: "a file the session created and removed again, in a chain of commands, is no file changed",
+		turns: []scripted.Turn{{User: "Find out why the importer skips the last row of the CSV.",
+			Steps: []scripted.Step{
+				edit("debug_rows.py", "", "import csv\nprint(sum(1 for _ in csv.reader(open('data.csv'))))"),
+				run("python3 debug_rows.py", "41", 0),
+				edit("importer/read.py", "rows[:-1]", "rows"),
+				run("rm debug_rows.py && git status --short", " M importer/read.py", 0)},
+			Final: "read.py dropped the last row with rows[:-1]; it keeps every row now."}},
+		must:    []string{"importer/read\\.py \\(update\\)"},
+		mustNot: []string{"debug_rows\\.py \\(", "Files changed: [^\n]*debug_rows"},
+	},
+	{
+		pattern: 2, name: "a file moved is listed under its new name",
+		turns: []scripted.Turn{{User: "Write a design note for the retry queue.",
+			Steps: []scripted.Step{
+				edit("draft.md", "", "# Retry queue\n\nJobs retry with backoff."),
+				run("mkdir -p docs && mv draft.md docs/retry-queue.md", "", 0)},
+			Final: "The design note is in docs/retry-queue.md."}},
+		must:    []string{"docs/retry-queue\\.md \\(add\\)"},
+		mustNot: []string{"Files changed: [^\n]*draft\\.md"},
+	},
+	{
+		pattern: 2, name: "files the session created that git clean removed are no files changed",
+		turns: []scripted.Turn{{User: "Try a property test for the slug function, then drop it if it finds nothing.",
+			Steps: []scripted.Step{
+				edit("slug/slug_prop_test.go", "", "package slug\n\nfunc TestSlugProperty(t *testing.T) {}"),
+				run("go test ./slug -run TestSlugProperty", "ok  \tacme/slug\t0.21s", 0),
+				run("git clean -f", "Removing slug/slug_prop_test.go", 0)},
+			Final: "The property test found nothing, so I removed it."}},
+		mustNot: []string{"slug_prop_test\\.go \\(", "Files changed: [^\n]*slug_prop_test"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

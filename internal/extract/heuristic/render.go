@@ -78,11 +78,9 @@ func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
 	}
 	covered := map[string]bool{}
-	for _, f := range t.fixes {
-		if !f.Flaky() {
-			d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
-			covered[f.Pass.Command] = true
-		}
+	for _, f := range t.fixes { // a pass with nothing between is stated as such: no cause (flakiness) is named
+		d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
+		covered[f.Pass.Command] = true
 	}
 	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
 		return c.status != stOK || covered[c.command] || !t.verifies(c)
@@ -164,13 +162,6 @@ func errPart(c *call, errors []string) string {
 
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
-	for _, f := range t.fixes {
-		if f.Flaky() && len(d.failures) < maxFailures {
-			d.add(&d.failures, cFailure, codeLine(f.Last.Command, 120)+" failed "+times(f.Times)+
-				errPart(f.fail, f.Errors)+", then passed on an identical rerun with nothing run or changed between"+
-				" (possibly flaky).")
-		}
-	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
 		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // no word on

@@ -304,6 +304,15 @@ func alnumRuns(name string) []string {
 	})
 }
 
+// RunsFile is the file a line's work runs: an interpreter's script ("bash x.sh") or its program as a path ("./x").
+func RunsFile(cmd string) string {
+	f := append(Core(cmd), "", "")
+	if interpreters()[path.Base(f[0])] && !strings.HasPrefix(f[1], "-") {
+		return f[1]
+	}
+	return map[bool]string{true: f[0]}[strings.Contains(f[0], "/")]
+}
+
 // WithoutFilters drops what only shapes a command's output: trailing pipes into readers, "2>&1", ">/dev/null".
 func WithoutFilters(cmd string) string {
 	st := stages(cmd)
@@ -344,29 +353,6 @@ func WorktreeAdded(cmd string) string {
 		}
 	}
 	return ""
-}
-
-// lookedIn returns a look around's operands, a search's pattern aside: `rg x a/` looks elsewhere than `rg x b/`.
-func lookedIn(cmd string) []string {
-	w := coreWords(shellWords(WithoutFilters(work(cmd))))
-	if len(w) == 0 || !readOnly(cmd) {
-		return nil
-	}
-	patternFirst := searchers()[strings.ToLower(path.Base(w[0]))]
-	var out []string
-	for i := 1; i < len(w); i++ {
-		switch a := w[i]; {
-		case a == "-e" || a == "--regexp" || a == "-f" || a == "--file":
-			patternFirst = false // the pattern comes with its option
-			i++
-		case strings.HasPrefix(a, "-") || isNumber(a):
-		case patternFirst:
-			patternFirst = false
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // searchers are the programs whose first operand is a pattern.

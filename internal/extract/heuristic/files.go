@@ -73,14 +73,17 @@ func (fs *files) revert(r program.Restore) []string {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
 		case f.undone != "":
-		case f.created && r.Untracked || !f.created && r.All || slices.ContainsFunc(r.Files, func(n string) bool {
-			return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./"))
-		}):
+		case f.created && r.Untracked || !f.created && r.All || slices.ContainsFunc(r.Files, f.named):
 			f.undone, f.stashed = cmp.Or(when(f.created, undoneTemp), "restored from git"), r.All
 			out = append(out, f.path)
 		}
 	}
 	return out
+}
+
+// named reports a path that names the file: the file's own, or its tail ("./scripts/x.sh").
+func (f *fileRec) named(n string) bool {
+	return n != "" && (n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")))
 }
 
 // sorted lists the files by how often, then how early, they changed; live: those that stand; undone: thrown away.
@@ -97,19 +100,11 @@ func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
 }
 
-// goneLater lists the files a task created that a later task deleted: nothing of them stands.
-func goneLater(tasks []*task) map[string]bool {
-	gone, created := map[string]bool{}, map[string]bool{}
+// goneAgain marks a file an earlier task created and f's task only deleted, in both: nothing of it stands.
+func goneAgain(tasks []*task, f *fileRec) {
 	for _, t := range tasks {
-		for _, f := range t.files.live() {
-			switch {
-			case f.created:
-				created[f.path] = true
-				delete(gone, f.path)
-			case created[f.path] && slices.Equal(f.ops, []string{"delete"}):
-				gone[f.path] = true
-			}
+		if g := t.files.m[f.path]; g != nil && g != f && g.created && slices.Equal(f.ops, []string{"delete"}) {
+			g.undone, f.undone = undoneTemp, undoneTemp
 		}
 	}
-	return gone
 }

@@ -796,6 +796,70 @@ var patternCases = []patternCase{
 			Final: "The property test found nothing, so I removed it."}},
 		mustNot: []string{"slug_prop_test\\.go \\(", "Files changed: [^\n]*slug_prop_test"},
 	},
+	{
+		pattern: 2, name: "the changed script's own run is the outcome's evidence, not a later unrelated check",
+		turns: []scripted.Turn{{User: "Make the release script print the version it tags.",
+			Steps: []scripted.Step{
+				edit("scripts/release.sh", "git tag \"$v\"", "echo \"tagging $v\"\ngit tag \"$v\""),
+				run("bash scripts/release.sh --dry", "tagging v1.4.0", 0),
+				run("make lint", "web/app.ts:3:1: error  Unexpected var, use let or const instead  no-var", 2)},
+			Final: "release.sh prints the version before it tags."}},
+		must:    []string{"outcome partial", "`bash scripts/release\\.sh --dry`[^\n]*exit 0"},
+		mustNot: []string{"outcome fail", "task_outcome: fail"},
+	},
+	{
+		pattern: 2, name: "with no check, the changed program's run is quoted with its exit status",
+		turns: []scripted.Turn{{User: "Have the exporter skip archived projects.",
+			Steps: []scripted.Step{
+				edit("tools/export.py", "for p in projects:", "for p in projects:\n    if p.archived:\n        continue"),
+				run("python3 tools/export.py --limit 3", "exported 3 projects", 0)},
+			Final: "export.py skips archived projects."}},
+		must:    []string{"`python3 tools/export\\.py --limit 3`[^\n]*exit 0"},
+		mustNot: []string{"no check confirms the result", "outcome success"},
+	},
+	{
+		pattern: 2, guard: true, name: "a run of a program the session did not change is no evidence about the edits",
+		turns: []scripted.Turn{{User: "Have the exporter skip archived projects.",
+			Steps: []scripted.Step{
+				edit("tools/export.py", "for p in projects:", "for p in projects:\n    if p.archived:\n        continue"),
+				run("python3 tools/report.py", "12 projects", 0)},
+			Final: "export.py skips archived projects."}},
+		must:    []string{"no check confirms the result"},
+		mustNot: []string{"report\\.py`[^\n]*(the changed|a changed|changed by)"},
+	},
+	{
+		pattern: 1, name: "a failure quotes its latest error line, not the earlier runs' picked before the later ones",
+		turns: []scripted.Turn{{User: "Get the config loader tests passing.",
+			Steps: []scripted.Step{
+				run("pytest -q tests/test_config.py", "config loading\nE   KeyError: 'port'\n1 failed in 0.10s", 1),
+				edit("config/load.py", "cfg['port']", "cfg.get('port', 8080)"),
+				run("pytest -q tests/test_config.py", "config loading\nE   ValueError: port must be an int\n1 failed in 0.10s", 1)},
+			Final: "The loader still rejects a string port."}},
+		must:    []string{"`pytest -q tests/test_config\\.py` failed 2 times \\(`E ValueError: port must be an int`\\)\\."},
+		mustNot: []string{"earlier: ", "KeyError: 'port'`\\)"},
+	},
+	{
+		pattern: 1, name: "a search with another pattern is other work: it does not answer a failed search",
+		turns: []scripted.Turn{{User: "Where is the retry delay computed?",
+			Steps: []scripted.Step{
+				run("rg -n 'backoff(' src", "rg: regex parse error:\n    backoff(\n           ^\nerror: unclosed group", 2),
+				run("rg -n 'fn backoff' src", "src/retry.rs:12:fn backoff(attempt: u32) -> Duration {", 0)},
+			Final: "src/retry.rs computes the delay in backoff()."}},
+		mustNot: []string{"Fix: `rg -n 'backoff\\('"},
+	},
+	{
+		pattern: 2, guard: true, name: "a file one task created and a later task deleted is no file changed",
+		turns: []scripted.Turn{
+			{User: "Write a quick script that counts the rows of data.csv.",
+				Steps: []scripted.Step{edit("count_rows.py", "", "import csv\nprint(sum(1 for _ in csv.reader(open('data.csv'))))"),
+					run("python3 count_rows.py", "41", 0)},
+				Final: "data.csv has 41 rows."},
+			{User: "Thanks, that answers it; now delete that scratch script and bump the importer's row limit to 100.",
+				Steps: []scripted.Step{run("rm count_rows.py", "", 0), edit("importer/limits.py", "MAX_ROWS = 40", "MAX_ROWS = 100")},
+				Final: "Removed count_rows.py; the importer reads up to 100 rows."}},
+		must:    []string{"importer/limits\\.py \\(update\\)"},
+		mustNot: []string{"count_rows\\.py \\((add|delete)", "Files changed: [^\n]*count_rows"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

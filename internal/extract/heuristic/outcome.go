@@ -46,7 +46,7 @@ func (t *task) outcome() (string, string) {
 	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0: // it changed nothing
 		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file was edited"
 	case t.negAfter:
-		return "uncertain", "the user reported a problem and no check confirms the fix"
+		return "uncertain", "the user reported a problem and no check passed since"
 	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):
 		return "partial", "the session ended before a final answer"
 	case !t.finalSince && !t.answered:

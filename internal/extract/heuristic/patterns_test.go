@@ -860,6 +860,18 @@ var patternCases = []patternCase{
 		must:    []string{"importer/limits\\.py \\(update\\)"},
 		mustNot: []string{"count_rows\\.py \\((add|delete)", "Files changed: [^\n]*count_rows"},
 	},
+	{
+		pattern: 2, name: "an edit after the user's complaint is not called a fix: no check passed since",
+		turns: []scripted.Turn{
+			{User: "Make the CSV export quote fields that contain commas.",
+				Steps: []scripted.Step{edit("export/csv.go", "w.Write(fields)", "w.Write(quoteAll(fields))")},
+				Final: "The export quotes fields with commas."},
+			{User: "Still broken: the csv export splits the quoted columns.",
+				Steps: []scripted.Step{edit("export/csv.go", "w.Write(quoteAll(fields))", "cw.Write(fields)")},
+				Final: "The export writes through encoding/csv now."}},
+		must:    []string{"the user reported a problem and no check passed since"},
+		mustNot: []string{"the fix"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -100,11 +100,14 @@ func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
 }
 
-// goneAgain marks a file an earlier task created and f's task only deleted, in both: nothing of it stands.
+// goneAgain marks the files the session created that f, only deleted, takes (in an earlier task, under it), and f.
 func goneAgain(tasks []*task, f *fileRec) {
 	for _, t := range tasks {
-		if g := t.files.m[f.path]; g != nil && g != f && g.created && slices.Equal(f.ops, []string{"delete"}) {
-			g.undone, f.undone = undoneTemp, undoneTemp
+		for _, g := range t.files.m {
+			if g != f && g.created && slices.Equal(f.ops, []string{"delete"}) &&
+				strings.HasPrefix(g.path+"/", f.path+"/") {
+				g.undone, f.undone = undoneTemp, undoneTemp
+			}
 		}
 	}
 }

@@ -67,8 +67,7 @@ func refuses(final string) bool {
 		selfFailureRE().MatchString(normQuotes(final)))
 }
 
-// ranChanged is the latest run with an exit status, after the task's last change, of a file the task changed
-// (program.RunsFile).
+// ranChanged is the latest run with an exit status, after the last change, of a file the task changed (RunsFile).
 func (t *task) ranChanged() *call {
 	for _, s := range slices.Backward(t.steps.steps) {
 		if c := s.call; c != nil && c.changesBefore == t.files.changes && (c.status == stOK || c.status == stFailed) &&

@@ -872,6 +872,16 @@ var patternCases = []patternCase{
 		must:    []string{"the user reported a problem and no check passed since"},
 		mustNot: []string{"the fix"},
 	},
+	{
+		pattern: 2, name: "files the session created in a folder it then removed are no files changed",
+		turns: []scripted.Turn{{User: "Check whether the parser handles a BOM, with a throwaway fixture.",
+			Steps: []scripted.Step{
+				edit("scratch/bom.csv", "", "\ufeffid,name\n1,a"),
+				run("go run ./cmd/parse scratch/bom.csv", "id=1 name=a", 0),
+				run("rm -rf scratch && git status --short", "", 0)},
+			Final: "The parser strips the BOM: the first column reads id."}},
+		mustNot: []string{"bom\\.csv \\(", "Files changed: [^\n]*(bom|scratch)", "scratch \\(delete"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

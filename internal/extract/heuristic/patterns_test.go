@@ -882,6 +882,21 @@ var patternCases = []patternCase{
 			Final: "The parser strips the BOM: the first column reads id."}},
 		mustNot: []string{"bom\\.csv \\(", "Files changed: [^\n]*(bom|scratch)", "scratch \\(delete"},
 	},
+	{
+		pattern: 1, name: "a failure is said to be the sandbox's only when nothing else ran before the escalated rerun",
+		raw: map[sessions.Kind]string{sessions.KindJSONL: `{"type": "session", "id": "esc", "cwd": "/home/dev/src/acme", "timestamp": "2026-03-02T09:00:00.000Z"}
+{"type": "message", "role": "user", "text": "Install the dependencies.", "timestamp": "2026-03-02T09:00:01.000Z"}
+{"type": "tool_call", "id": "k1", "name": "shell", "command": "pnpm install", "timestamp": "2026-03-02T09:00:02.000Z"}
+{"type": "tool_result", "id": "k1", "output": "ERR_PNPM_EACCES permission denied, open node_modules/.pnpm/lock.yaml", "exit_code": 1, "timestamp": "2026-03-02T09:00:03.000Z"}
+{"type": "tool_call", "id": "k2", "name": "shell", "command": "rm -rf node_modules/.pnpm", "timestamp": "2026-03-02T09:00:04.000Z"}
+{"type": "tool_result", "id": "k2", "output": "", "exit_code": 0, "timestamp": "2026-03-02T09:00:05.000Z"}
+{"type": "tool_call", "id": "k3", "name": "shell", "command": "pnpm install", "escalated": true, "timestamp": "2026-03-02T09:00:06.000Z"}
+{"type": "tool_result", "id": "k3", "output": "Done in 3.1s", "exit_code": 0, "timestamp": "2026-03-02T09:00:07.000Z"}
+{"type": "message", "role": "assistant", "text": "The dependencies are installed.", "final": true, "timestamp": "2026-03-02T09:00:08.000Z"}
+`},
+		must:    []string{"Fix: `pnpm install` failed \\(`ERR_PNPM_EACCES[^\n]*passed when rerun with escalated permissions; between the failure and the pass: [^\\n]*ran `rm -rf node_modules/\\.pnpm`"},
+		mustNot: []string{"in the sandbox"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -133,7 +133,7 @@ func fixLine(f fix) string {
 	escalated := f.Pass.Escalated && !f.Last.Escalated
 	same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command)
 	line := codeLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
-		when(escalated, " in the sandbox") + errPart(f.fail) + " and " +
+		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail) + " and " + // with more between, no cause
 		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
 			codeLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
 	if f.Quiet() {

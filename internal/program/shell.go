@@ -115,9 +115,9 @@ func Restores(cmd string) Restore {
 			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
 			r.Untracked = r.Untracked || r.All && slices.ContainsFunc(args, untrackedToo)
 		case "clean": // -n only lists what would go
-			paths := Operands(args[1:])
-			r.Files = append(r.Files, paths...)
-			r.Untracked = r.Untracked || len(paths) == 0 && !slices.Contains(args, "-n")
+			if paths := Operands(args[1:]); !slices.Contains(args, "-n") && !slices.Contains(args, "--dry-run") {
+				r.Files, r.Untracked = append(r.Files, paths...), r.Untracked || len(paths) == 0
+			}
 		case "reset":
 			r.All = r.All || slices.Contains(args, "--hard")
 		case "checkout", "restore":

@@ -124,6 +124,7 @@ func TestRestores(t *testing.T) {
 		{"git stash push -u", "all untracked"},
 		{"git clean -f tmp_test.go", "files=[tmp_test.go]"},
 		{"git clean -n", "none"},
+		{"git clean -n tmp_test.go", "none"},
 		{"git -C repo stash && go test ./...", "all"},
 		{"go test ./...", "none"},
 	}

@@ -66,12 +66,13 @@ func looksOnly(part string) bool {
 	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
 }
 
-// HidesExitStatus reports a line whose success is not its work's: its last command or, without pipefail, its
-// last stage only reads or prints. A failure is always the line's: the caller asks only of a success.
+// HidesExitStatus reports a line whose success is not its work's: its work was sent to the background ("srv &"),
+// or its last command or, without pipefail, its last stage only reads or prints. A failure is always the line's:
+// the caller asks only of a success.
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	return looksOnly(last) && work(cmd) != last ||
+	return looksOnly(last) && work(cmd) != last || strings.HasSuffix(work(cmd), "&") ||
 		len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
@@ -303,6 +304,15 @@ func alnumRuns(name string) []string {
 	})
 }
 
+// RunsFile is the file a line's work runs: an interpreter's script ("bash x.sh") or its program as a path ("./x").
+func RunsFile(cmd string) string {
+	f := append(Core(cmd), "", "")
+	if interpreters()[path.Base(f[0])] && !strings.HasPrefix(f[1], "-") {
+		return f[1]
+	}
+	return map[bool]string{true: f[0]}[strings.Contains(f[0], "/")]
+}
+
 // WithoutFilters drops what only shapes a command's output: trailing pipes into readers, "2>&1", ">/dev/null".
 func WithoutFilters(cmd string) string {
 	st := stages(cmd)
@@ -343,29 +353,6 @@ func WorktreeAdded(cmd string) string {
 		}
 	}
 	return ""
-}
-
-// lookedIn returns a look around's operands, a search's pattern aside: `rg x a/` looks elsewhere than `rg x b/`.
-func lookedIn(cmd string) []string {
-	w := coreWords(shellWords(WithoutFilters(work(cmd))))
-	if len(w) == 0 || !readOnly(cmd) {
-		return nil
-	}
-	patternFirst := searchers()[strings.ToLower(path.Base(w[0]))]
-	var out []string
-	for i := 1; i < len(w); i++ {
-		switch a := w[i]; {
-		case a == "-e" || a == "--regexp" || a == "-f" || a == "--file":
-			patternFirst = false // the pattern comes with its option
-			i++
-		case strings.HasPrefix(a, "-") || isNumber(a):
-		case patternFirst:
-			patternFirst = false
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // searchers are the programs whose first operand is a pattern.

@@ -86,7 +86,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 	fam, tg, reads, check := Family(r.Command), targets(r.Command), Explores(r.Command), IsCheck(r.Command)
 	same := func(f *Failure) bool { // a pass ends the failure; a failure renews it
 		return f.family == fam &&
-			(slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, reads, check))
+			(slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, check))
 	}
 	var pairs []Pair
 	for _, f := range p.open {
@@ -131,14 +131,11 @@ func (p *Pairer) Open() []Failure {
 	return out
 }
 
-// targets is what a command works on beyond its family: what a look around looks in; a check's operands (paths,
-// tests or packages named) and name filters ("-k x"), not options or their values (--features x); other work's
-// operands and option values, not options (--no-verify added is the same work), but under a subcommand a value of
-// several words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
+// targets is what a command works on beyond its family: a check's operands (paths, tests or packages named) and
+// name filters ("-k x"), not options or their values (--features x); other work's operands and option values, a
+// search's pattern too, not options (--no-verify added is the same work), but under a subcommand a value of several
+// words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
-	if readOnly(cmd) {
-		return lookedIn(cmd)
-	}
 	f, check, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
 		switch w := f[i]; {
@@ -157,13 +154,13 @@ func targets(cmd string) (out []string) {
 	return out
 }
 
-// covers reports a pass's targets that hold all of a failure's: a look around covers only its own; a check's bare
-// words (tests or packages named) must be the failure's, and with no path or filter it runs them whole, else covers
-// the paths under its own; other work keeps every word of the failure's, may add some ("psql -p 5433 …" after "psql").
-func covers(pass, fail []string, reads, check bool) bool {
+// covers reports a pass's targets that hold all of a failure's: a check's bare words (tests or packages named) must
+// be the failure's, and with no path or filter it runs them whole, else covers the paths under its own; other work
+// keeps every word of the failure's, may add some ("psql -p 5433 …" after "psql").
+func covers(pass, fail []string, check bool) bool {
 	bare := func(w string) bool { return check && !strings.ContainsAny(w, "/. ") }
-	if reads || slices.ContainsFunc(pass, func(p string) bool { return bare(p) && !slices.Contains(fail, p) }) {
-		return reads && slices.Equal(pass, fail)
+	if slices.ContainsFunc(pass, func(p string) bool { return bare(p) && !slices.Contains(fail, p) }) {
+		return false
 	}
 	pass = slices.DeleteFunc(slices.Clone(pass), bare)
 	for _, f := range fail {

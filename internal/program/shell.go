@@ -13,26 +13,38 @@ import (
 // FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, sed -i, git rm and cat > f << EOF of plain paths: changes no edit tool reports.
-func FilesChanged(cmd string) []FileChange {
-	if m := heredocWriteRE().FindStringSubmatch(dropCd(cmd)); m != nil {
+// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv and cat > f << EOF of plain paths, in each command of a
+// line: changes no edit tool reports.
+func FilesChanged(cmd string) (out []FileChange) {
+	if m := heredocWriteRE().FindStringSubmatch(cmd); m != nil {
 		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
 	}
-	return simpleFiles(cmd, false)
+	dir := "" // a relative path lies under the folder a cd before it moved to
+	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
+	for _, part := range parts(cmd) {
+		if f := strings.Fields(part); len(f) == 2 && f[0] == "cd" {
+			dir = under(f[1])
+		}
+		for _, c := range simpleFiles(part, false) {
+			out = append(out, FileChange{under(c.Path), c.Op})
+		}
+	}
+	return out
 }
 
-// FilesRead names up to four files a simple reading line prints ("sed -n '1,80p' main.go").
-func FilesRead(cmd string) []string {
-	var out []string
-	for _, f := range simpleFiles(cmd, true) {
-		out = append(out, f.Path)
+// FilesRead names up to four files each simple command of a reading line prints ("sed -n '1,80p' main.go").
+func FilesRead(cmd string) (out []string) {
+	for _, part := range parts(cmd) {
+		for _, f := range simpleFiles(part, true) {
+			out = append(out, f.Path)
+		}
 	}
 	return out
 }
 
 // simpleFiles reads a line of plain paths, nothing the shell expands: the files it changes or, with reads, prints.
 func simpleFiles(cmd string, reads bool) []FileChange {
-	f := coreWords(shellWords(dropCd(cmd)))
+	f := coreWords(shellWords(cmd))
 	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
 		return nil
 	}
@@ -45,10 +57,10 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
 		return []FileChange{{f[len(f)-1], "update"}}
-	case prog == "rm" || prog == "touch":
-		op = map[string]string{"rm": "delete", "touch": "add"}[prog]
-	case prog == "git" && args[0] == "rm":
-		op, args = "delete", args[1:]
+	case prog == "rm" || prog == "touch" || prog == "mv":
+		op = map[string]string{"rm": "delete", "touch": "add", "mv": "delete"}[prog]
+	case prog == "git" && (args[0] == "rm" && !slices.Contains(args, "--cached") || args[0] == "mv"): // --cached stays
+		op, prog, args = "delete", args[0], args[1:]
 	default:
 		return nil
 	}
@@ -64,26 +76,25 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 			out = append(out, FileChange{a, op})
 		}
 	}
+	if n := len(out); prog == "mv" && n > 1 { // the sources go; the last operand is one source's new name when it
+		out[n-1].Op = "add" // has a dot, else maybe a folder: not guessed
+		if n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
+			out = out[:n-1]
+		}
+	}
 	return out
 }
 
-func dropCd(cmd string) string {
-	if i := strings.LastIndex(cmd, "&& "); i >= 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") {
-		return cmd[i+3:]
-	}
-	return cmd
-}
-
-// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a command.
-var heredocWriteRE = lazyre.New(`^\s*cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
+// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a line, after a cd.
+var heredocWriteRE = lazyre.New(`^\s*(?:cd [^;|\n]+&&\s*)?cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
 	`[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
-// Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .) or
-// the files it restores from git; or it brings stashed changes back (Unstash). Branch: it may have moved the
-// checkout to another branch (git switch, git checkout x, gh pr checkout).
+// Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .), what no
+// commit holds (Untracked: git clean -f, git stash -u) or the files it restores or cleans; or it brings stashed
+// changes back (Unstash). Branch: it may have moved the checkout (git switch, git checkout x, gh pr checkout).
 type Restore struct {
-	All, Unstash, Branch bool
-	Files                []string
+	All, Untracked, Unstash, Branch bool
+	Files                           []string
 }
 
 // Restores reads the git commands of a line that throw edits away or bring them back; "git checkout x" names a
@@ -102,6 +113,11 @@ func Restores(cmd string) Restore {
 		case "stash":
 			r.Unstash = r.Unstash || len(args) > 1 && (args[1] == "pop" || args[1] == "apply")
 			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
+			r.Untracked = r.Untracked || r.All && slices.ContainsFunc(args, untrackedToo)
+		case "clean": // -n only lists what would go
+			if paths := Operands(args[1:]); !slices.Contains(args, "-n") && !slices.Contains(args, "--dry-run") {
+				r.Files, r.Untracked = append(r.Files, paths...), r.Untracked || len(paths) == 0
+			}
 		case "reset":
 			r.All = r.All || slices.Contains(args, "--hard")
 		case "checkout", "restore":
@@ -120,6 +136,8 @@ func Restores(cmd string) Restore {
 	}
 	return r
 }
+
+func untrackedToo(a string) bool { return a == "-u" || a == "--include-untracked" }
 
 // Operands returns the words that are not options, without their quotes.
 func Operands(args []string) []string {

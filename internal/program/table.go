@@ -42,6 +42,8 @@ var (
 		--add --replace-all --remove-section --rename-section -e --edit`)
 	// nameFilters narrow a test run to the tests their value names.
 	nameFilters = lazyre.Words(`-run -k -t -m --grep -g --testNamePattern --filter --only`)
+	// interpreters run the script their first operand names.
+	interpreters = lazyre.Words(`sh bash zsh python python3 node ruby perl php tsx ts-node`)
 	// readOnlyGit only look (branch, config, remote: see gitReadOnly).
 	readOnlyGit = lazyre.Words(`status diff log show branch blame rev-parse ls-files remote describe shortlog reflog
 		grep config fetch`)

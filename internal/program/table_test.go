@@ -104,3 +104,16 @@ func TestLeaf(t *testing.T) {
 
 // A successful git command changed the repository unless it only
 // checked, stopped, or had nothing to do.
+
+// The file a line runs: its program as a path, or an interpreter's script; a tool working on a file runs none.
+func TestRunsFile(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"bash scripts/release.sh --dry": "scripts/release.sh", "cd app && python3 tools/export.py -n 3": "tools/export.py",
+		"./build.sh": "./build.sh", "node -e 'x'": "", "git add scripts/release.sh": "", "cp tool.py /tmp/": "",
+		"go test ./...": "",
+	} {
+		if got := RunsFile(cmd); got != want {
+			t.Errorf("RunsFile(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

@@ -184,7 +184,7 @@ func TestClaudeWriteSaysWhatItDid(t *testing.T) {
 }
 
 // TestPatchMoveIsTheNewPath: an update that moves its file leaves it under
-// the new name, in the patch as in patch_apply_end.
+// the new name and deletes the old one, in the patch as in patch_apply_end.
 func TestPatchMoveIsTheNewPath(t *testing.T) {
 	patch := `*** Begin Patch\n*** Update File: old/name.go\n*** Move to: new/name.go\n@@\n-a\n+b\n*** End Patch`
 	call := `{"timestamp":"2026-01-01T10:00:02Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"` + patch + `"}}`
@@ -198,7 +198,7 @@ func TestPatchMoveIsTheNewPath(t *testing.T) {
 					got = append(got, e.FileOp+" "+strings.TrimPrefix(e.FilePath, "/w/")+" "+e.Old+"->"+e.New)
 				}
 			}
-			if want := "update new/name.go a\n->b\n"; strings.Join(got, "|") != want {
+			if want := "delete old/name.go ->|update new/name.go a\n->b\n"; strings.Join(got, "|") != want {
 				t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
 			}
 		})

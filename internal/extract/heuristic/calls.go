@@ -272,6 +272,7 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 	if f == nil {
 		return
 	}
+	goneAgain(x.tasks, f)
 	rel, base := x.relPath(f.path), strings.ToLower(path.Base(p))
 	if line := addedLine(old, nw); line != "" && len(t.lines) < maxTrackedFiles {
 		t.lines[rel] = line

@@ -38,14 +38,11 @@ func (x *Extractor) context() string {
 	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
 	var ran, failed, unknown, refused, commits, undone int
 	var changed []string
-	gone := goneLater(x.tasks)
 	for _, t := range x.tasks {
 		ran, failed, unknown = ran+t.ran, failed+t.failed, unknown+t.unknown
 		refused, commits, undone = refused+len(t.refused), commits+len(t.commits), undone+len(t.files.undone())
 		for _, f := range t.files.live() {
-			if !gone[f.path] {
-				changed = appendNew(changed, x.relPath(f.path))
-			}
+			changed = appendNew(changed, x.relPath(f.path))
 		}
 	}
 	b += ". The human sent " + english.Count(x.humans, "message", "messages") +

@@ -64,23 +64,26 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	return f
 }
 
-// revert applies a restore (its files absolute) to the task's files and returns those it undid. Files the task
-// created are untracked: a restore from git leaves them.
+// revert applies a restore (its files absolute) to the task's files and returns those it undid. A file the task
+// created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:
 			f.undone, f.stashed = "", false
-		case f.undone != "" || f.created:
-		case r.All || slices.ContainsFunc(r.Files, func(n string) bool {
-			return n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./"))
-		}):
-			f.undone, f.stashed = "restored from git", r.All
+		case f.undone != "":
+		case f.created && r.Untracked || !f.created && r.All || slices.ContainsFunc(r.Files, f.named):
+			f.undone, f.stashed = cmp.Or(when(f.created, undoneTemp), "restored from git"), r.All
 			out = append(out, f.path)
 		}
 	}
 	return out
+}
+
+// named reports a path that names the file: the file's own, or its tail ("./scripts/x.sh").
+func (f *fileRec) named(n string) bool {
+	return n != "" && (n == f.path || strings.HasSuffix(f.path, "/"+strings.TrimPrefix(n, "./")))
 }
 
 // sorted lists the files by how often, then how early, they changed; live: those that stand; undone: thrown away.
@@ -97,19 +100,14 @@ func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
 }
 
-// goneLater lists the files a task created that a later task deleted: nothing of them stands.
-func goneLater(tasks []*task) map[string]bool {
-	gone, created := map[string]bool{}, map[string]bool{}
+// goneAgain marks the files the session created that f, only deleted, takes (in an earlier task, under it), and f.
+func goneAgain(tasks []*task, f *fileRec) {
 	for _, t := range tasks {
-		for _, f := range t.files.live() {
-			switch {
-			case f.created:
-				created[f.path] = true
-				delete(gone, f.path)
-			case created[f.path] && slices.Equal(f.ops, []string{"delete"}):
-				gone[f.path] = true
+		for _, g := range t.files.m {
+			if g != f && g.created && slices.Equal(f.ops, []string{"delete"}) &&
+				strings.HasPrefix(g.path+"/", f.path+"/") {
+				g.undone, f.undone = undoneTemp, undoneTemp
 			}
 		}
 	}
-	return gone
 }

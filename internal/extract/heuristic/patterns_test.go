@@ -753,6 +753,150 @@ var patternCases = []patternCase{
 		must:    []string{"`cargo test lexer` failed once \\(`[^`]*bad char"},
 		mustNot: []string{"failed 2 times", "`cargo test lexer` failed[^\n]*and passed"},
 	},
+	{
+		pattern: 2, name: "a command sent to the background has no exit status: it neither passes nor answers a failure",
+		turns: []scripted.Turn{{User: "Start the mock API server so the front end can reach it.",
+			Steps: []scripted.Step{
+				run("python3 mock_api.py", "OSError: [Errno 98] Address already in use", 1),
+				run("python3 mock_api.py > /tmp/mock.log 2>&1 &", "", 0)},
+			Final: "The mock API server runs in the background."}},
+		must: []string{"`python3 mock_api\\.py` failed once \\(`OSError: \\[Errno 98\\] Address already in use`\\)",
+			"Ran `python3 mock_api\\.py > /tmp/mock\\.log 2>&1 &`: no exit status of its own"},
+		mustNot: []string{"Fix: `python3 mock_api", "passed on a rerun", "&`: ok"},
+	},
+	{
+		pattern: 2, name: "a file the session created and removed again, in a chain of commands, is no file changed",
+		turns: []scripted.Turn{{User: "Find out why the importer skips the last row of the CSV.",
+			Steps: []scripted.Step{
+				edit("debug_rows.py", "", "import csv\nprint(sum(1 for _ in csv.reader(open('data.csv'))))"),
+				run("python3 debug_rows.py", "41", 0),
+				edit("importer/read.py", "rows[:-1]", "rows"),
+				run("rm debug_rows.py && git status --short", " M importer/read.py", 0)},
+			Final: "read.py dropped the last row with rows[:-1]; it keeps every row now."}},
+		must:    []string{"importer/read\\.py \\(update\\)"},
+		mustNot: []string{"debug_rows\\.py \\(", "Files changed: [^\n]*debug_rows"},
+	},
+	{
+		pattern: 2, name: "a file moved is listed under its new name",
+		turns: []scripted.Turn{{User: "Write a design note for the retry queue.",
+			Steps: []scripted.Step{
+				edit("draft.md", "", "# Retry queue\n\nJobs retry with backoff."),
+				run("mkdir -p docs && mv draft.md docs/retry-queue.md", "", 0)},
+			Final: "The design note is in docs/retry-queue.md."}},
+		must:    []string{"docs/retry-queue\\.md \\(add\\)"},
+		mustNot: []string{"Files changed: [^\n]*draft\\.md"},
+	},
+	{
+		pattern: 2, name: "files the session created that git clean removed are no files changed",
+		turns: []scripted.Turn{{User: "Try a property test for the slug function, then drop it if it finds nothing.",
+			Steps: []scripted.Step{
+				edit("slug/slug_prop_test.go", "", "package slug\n\nfunc TestSlugProperty(t *testing.T) {}"),
+				run("go test ./slug -run TestSlugProperty", "ok  \tacme/slug\t0.21s", 0),
+				run("git clean -f", "Removing slug/slug_prop_test.go", 0)},
+			Final: "The property test found nothing, so I removed it."}},
+		mustNot: []string{"slug_prop_test\\.go \\(", "Files changed: [^\n]*slug_prop_test"},
+	},
+	{
+		pattern: 2, name: "the changed script's own run is the outcome's evidence, not a later unrelated check",
+		turns: []scripted.Turn{{User: "Make the release script print the version it tags.",
+			Steps: []scripted.Step{
+				edit("scripts/release.sh", "git tag \"$v\"", "echo \"tagging $v\"\ngit tag \"$v\""),
+				run("bash scripts/release.sh --dry", "tagging v1.4.0", 0),
+				run("make lint", "web/app.ts:3:1: error  Unexpected var, use let or const instead  no-var", 2)},
+			Final: "release.sh prints the version before it tags."}},
+		must:    []string{"outcome partial", "`bash scripts/release\\.sh --dry`[^\n]*exit 0"},
+		mustNot: []string{"outcome fail", "task_outcome: fail"},
+	},
+	{
+		pattern: 2, name: "with no check, the changed program's run is quoted with its exit status",
+		turns: []scripted.Turn{{User: "Have the exporter skip archived projects.",
+			Steps: []scripted.Step{
+				edit("tools/export.py", "for p in projects:", "for p in projects:\n    if p.archived:\n        continue"),
+				run("python3 tools/export.py --limit 3", "exported 3 projects", 0)},
+			Final: "export.py skips archived projects."}},
+		must:    []string{"`python3 tools/export\\.py --limit 3`[^\n]*exit 0"},
+		mustNot: []string{"no check confirms the result", "outcome success"},
+	},
+	{
+		pattern: 2, guard: true, name: "a run of a program the session did not change is no evidence about the edits",
+		turns: []scripted.Turn{{User: "Have the exporter skip archived projects.",
+			Steps: []scripted.Step{
+				edit("tools/export.py", "for p in projects:", "for p in projects:\n    if p.archived:\n        continue"),
+				run("python3 tools/report.py", "12 projects", 0)},
+			Final: "export.py skips archived projects."}},
+		must:    []string{"no check confirms the result"},
+		mustNot: []string{"report\\.py`[^\n]*(the changed|a changed|changed by)"},
+	},
+	{
+		pattern: 1, name: "a failure quotes its latest error line, not the earlier runs' picked before the later ones",
+		turns: []scripted.Turn{{User: "Get the config loader tests passing.",
+			Steps: []scripted.Step{
+				run("pytest -q tests/test_config.py", "config loading\nE   KeyError: 'port'\n1 failed in 0.10s", 1),
+				edit("config/load.py", "cfg['port']", "cfg.get('port', 8080)"),
+				run("pytest -q tests/test_config.py", "config loading\nE   ValueError: port must be an int\n1 failed in 0.10s", 1)},
+			Final: "The loader still rejects a string port."}},
+		must:    []string{"`pytest -q tests/test_config\\.py` failed 2 times \\(`E ValueError: port must be an int`\\)\\."},
+		mustNot: []string{"earlier: ", "KeyError: 'port'`\\)"},
+	},
+	{
+		pattern: 1, name: "a search with another pattern is other work: it does not answer a failed search",
+		turns: []scripted.Turn{{User: "Where is the retry delay computed?",
+			Steps: []scripted.Step{
+				run("rg -n 'backoff(' src", "rg: regex parse error:\n    backoff(\n           ^\nerror: unclosed group", 2),
+				run("rg -n 'fn backoff' src", "src/retry.rs:12:fn backoff(attempt: u32) -> Duration {", 0)},
+			Final: "src/retry.rs computes the delay in backoff()."}},
+		mustNot: []string{"Fix: `rg -n 'backoff\\('"},
+	},
+	{
+		pattern: 2, guard: true, name: "a file one task created and a later task deleted is no file changed",
+		turns: []scripted.Turn{
+			{User: "Write a quick script that counts the rows of data.csv.",
+				Steps: []scripted.Step{edit("count_rows.py", "", "import csv\nprint(sum(1 for _ in csv.reader(open('data.csv'))))"),
+					run("python3 count_rows.py", "41", 0)},
+				Final: "data.csv has 41 rows."},
+			{User: "Thanks, that answers it; now delete that scratch script and bump the importer's row limit to 100.",
+				Steps: []scripted.Step{run("rm count_rows.py", "", 0), edit("importer/limits.py", "MAX_ROWS = 40", "MAX_ROWS = 100")},
+				Final: "Removed count_rows.py; the importer reads up to 100 rows."}},
+		must:    []string{"importer/limits\\.py \\(update\\)"},
+		mustNot: []string{"count_rows\\.py \\((add|delete)", "Files changed: [^\n]*count_rows"},
+	},
+	{
+		pattern: 2, name: "an edit after the user's complaint is not called a fix: no check passed since",
+		turns: []scripted.Turn{
+			{User: "Make the CSV export quote fields that contain commas.",
+				Steps: []scripted.Step{edit("export/csv.go", "w.Write(fields)", "w.Write(quoteAll(fields))")},
+				Final: "The export quotes fields with commas."},
+			{User: "Still broken: the csv export splits the quoted columns.",
+				Steps: []scripted.Step{edit("export/csv.go", "w.Write(quoteAll(fields))", "cw.Write(fields)")},
+				Final: "The export writes through encoding/csv now."}},
+		must:    []string{"the user reported a problem and no check passed since"},
+		mustNot: []string{"the fix"},
+	},
+	{
+		pattern: 2, name: "files the session created in a folder it then removed are no files changed",
+		turns: []scripted.Turn{{User: "Check whether the parser handles a BOM, with a throwaway fixture.",
+			Steps: []scripted.Step{
+				edit("scratch/bom.csv", "", "\ufeffid,name\n1,a"),
+				run("go run ./cmd/parse scratch/bom.csv", "id=1 name=a", 0),
+				run("rm -rf scratch && git status --short", "", 0)},
+			Final: "The parser strips the BOM: the first column reads id."}},
+		mustNot: []string{"bom\\.csv \\(", "Files changed: [^\n]*(bom|scratch)", "scratch \\(delete"},
+	},
+	{
+		pattern: 1, name: "a failure is said to be the sandbox's only when nothing else ran before the escalated rerun",
+		raw: map[sessions.Kind]string{sessions.KindJSONL: `{"type": "session", "id": "esc", "cwd": "/home/dev/src/acme", "timestamp": "2026-03-02T09:00:00.000Z"}
+{"type": "message", "role": "user", "text": "Install the dependencies.", "timestamp": "2026-03-02T09:00:01.000Z"}
+{"type": "tool_call", "id": "k1", "name": "shell", "command": "pnpm install", "timestamp": "2026-03-02T09:00:02.000Z"}
+{"type": "tool_result", "id": "k1", "output": "ERR_PNPM_EACCES permission denied, open node_modules/.pnpm/lock.yaml", "exit_code": 1, "timestamp": "2026-03-02T09:00:03.000Z"}
+{"type": "tool_call", "id": "k2", "name": "shell", "command": "rm -rf node_modules/.pnpm", "timestamp": "2026-03-02T09:00:04.000Z"}
+{"type": "tool_result", "id": "k2", "output": "", "exit_code": 0, "timestamp": "2026-03-02T09:00:05.000Z"}
+{"type": "tool_call", "id": "k3", "name": "shell", "command": "pnpm install", "escalated": true, "timestamp": "2026-03-02T09:00:06.000Z"}
+{"type": "tool_result", "id": "k3", "output": "Done in 3.1s", "exit_code": 0, "timestamp": "2026-03-02T09:00:07.000Z"}
+{"type": "message", "role": "assistant", "text": "The dependencies are installed.", "final": true, "timestamp": "2026-03-02T09:00:08.000Z"}
+`},
+		must:    []string{"Fix: `pnpm install` failed \\(`ERR_PNPM_EACCES[^\n]*passed when rerun with escalated permissions; between the failure and the pass: [^\\n]*ran `rm -rf node_modules/\\.pnpm`"},
+		mustNot: []string{"in the sandbox"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -68,21 +68,19 @@ func (d *taskDoc) add(list *[]*entry, c class, text string) {
 	}
 }
 
-func (x *Extractor) taskDoc(t *task, gone map[string]bool) taskDoc {
+func (x *Extractor) taskDoc(t *task) taskDoc {
 	d := taskDoc{name: textcut.Line(t.title(), 100)}
 	d.outcome, d.reason = t.outcome()
-	live := slices.DeleteFunc(t.files.live(), func(f *fileRec) bool { return gone[f.path] })
+	live := t.files.live()
 	d.live = len(live)
 	d.score = t.calls - t.explore + 2*len(live) + t.followUps + len(t.prefs)
 	for _, p := range t.prefs {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
 	}
 	covered := map[string]bool{}
-	for _, f := range t.fixes {
-		if !f.Flaky() {
-			d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
-			covered[f.Pass.Command] = true
-		}
+	for _, f := range t.fixes { // a pass with nothing between is stated as such: no cause (flakiness) is named
+		d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
+		covered[f.Pass.Command] = true
 	}
 	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
 		return c.status != stOK || covered[c.command] || !t.verifies(c)
@@ -135,7 +133,7 @@ func fixLine(f fix) string {
 	escalated := f.Pass.Escalated && !f.Last.Escalated
 	same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command)
 	line := codeLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
-		when(escalated, " in the sandbox") + errPart(f.fail, f.Errors) + " and " +
+		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail) + " and " + // with more between, no cause
 		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
 			codeLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
 	if f.Quiet() {
@@ -146,34 +144,22 @@ func fixLine(f fix) string {
 		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")) + "."
 }
 
-// errPart quotes a failed call's error line and failing tests, and the work's earlier failures' error lines.
-func errPart(c *call, errors []string) string {
-	var parts, earlier []string
-	if c != nil {
-		parts = []string{when(c.errLine != "", codeLine(c.errLine, 160)),
-			when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", "))}
+// errPart quotes a failed call's error line and failing tests: the latest failure's, an earlier one's error line
+// was picked before the later runs showed which lines recur.
+func errPart(c *call) string {
+	if c == nil {
+		return ""
 	}
-	for _, e := range errors {
-		if c == nil || !strings.HasPrefix(e, c.errLine) && !c.task.recurs[strings.Split(e, "; failing: ")[0]] {
-			earlier = append(earlier, e)
-		}
-	}
-	s := joinSet("; ", append(parts, when(len(earlier) > 0, "earlier: "+codeList(earlier, 120)))...)
+	s := joinSet("; ", when(c.errLine != "", codeLine(c.errLine, 160)),
+		when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", ")))
 	return when(s != "", " ("+s+")")
 }
 
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
-	for _, f := range t.fixes {
-		if f.Flaky() && len(d.failures) < maxFailures {
-			d.add(&d.failures, cFailure, codeLine(f.Last.Command, 120)+" failed "+times(f.Times)+
-				errPart(f.fail, f.Errors)+", then passed on an identical rerun with nothing run or changed between"+
-				" (possibly flaky).")
-		}
-	}
 	for _, f := range capped(t.open(), maxFailures) {
 		c := t.failures[f.Last.Ref]
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c, f.Errors) + // no word on
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c) + // no word on
 			when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
 		d.add(&d.failures, cFailure, line+".")
 	}
@@ -232,14 +218,13 @@ func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}
-	gone := goneLater(x.tasks)
 	docs := make([]taskDoc, len(x.tasks))
 	main := 0
 	for i, t := range x.tasks {
 		for _, f := range t.failures { // a line a later pass printed is no error line either
 			f.errLine = x.errorLine(f)
 		}
-		docs[i] = x.taskDoc(t, gone)
+		docs[i] = x.taskDoc(t)
 		if docs[i].score > docs[main].score {
 			main = i
 		}

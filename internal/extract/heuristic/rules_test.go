@@ -140,13 +140,13 @@ var ruleCases = []ruleCase{
 			`0199a002-0000-7000-8000-000000000002`},
 	},
 	{
-		name: "listings and git add are never the check; an identical rerun may be flaky",
+		name: "listings and git add are never the check; an identical rerun is stated, no cause (flakiness) named",
 		file: "not-checks.jsonl", kind: sessions.KindJSONL,
 		must: []string{
 			"Fix: `git add config/server\\.json` failed \\(`fatal: Unable to create '/home/dev/src/site/\\.git/index\\.lock': File exists\\.`\\) and passed on a rerun; between the failure and the pass: ran `rm -f \\.git/index\\.lock`",
-			"`npm run e2e` failed once \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\), then passed on an identical rerun with nothing run or changed between \\(possibly flaky\\)",
+			"Fix: `npm run e2e` failed \\(`1\\) login page renders: Error: Timeout of 2000ms exceeded\\.`\\) and passed on a rerun; nothing else ran between the failure and the pass\\.",
 		},
-		mustNot: []string{`Check: [^\n]*(ps aux|git add|rm -f)`, `(ps aux|git add)[^\n]*the check`, `Fix: [^\n]*npm run e2e`},
+		mustNot: []string{`Check: [^\n]*(ps aux|git add|rm -f)`, `(ps aux|git add)[^\n]*the check`, `flaky`},
 	},
 	{
 		name: "a failure the final answer talks over leaves the outcome uncertain",

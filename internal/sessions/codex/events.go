@@ -204,6 +204,11 @@ func (st *codexState) eventMsg(base transcript.Event, p []byte) error {
 			ev.FilePath = path
 			ev.FileOp = transcript.FieldString(ch, "type")
 			if mv := transcript.FieldString(ch, "move_path"); mv != "" {
+				gone := ev // the file left its old name
+				gone.FileOp = "delete"
+				if ferr = em.Emit(gone); ferr != nil {
+					return false
+				}
 				ev.FilePath = mv
 			}
 			for _, pc := range pending {

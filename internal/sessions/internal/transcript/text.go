@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -199,7 +200,10 @@ func patchFiles(patch string) (paths, ops, hunks []string) {
 			}
 		}
 		if to, ok := strings.CutPrefix(line, "*** Move to: "); ok && len(paths) > 0 {
-			paths[len(paths)-1] = strings.TrimSpace(to) // the update leaves the file under its new name
+			// The update leaves the file under its new name, and none under the old one.
+			n := len(paths) - 1
+			paths, ops, hunks = slices.Insert(paths, n, paths[n]), slices.Insert(ops, n, "delete"), slices.Insert(hunks, n, "")
+			paths[n+1] = strings.TrimSpace(to)
 		}
 		if !found && len(hunks) > 0 && !strings.HasPrefix(line, "*** ") {
 			hunks[len(hunks)-1] += line + "\n"

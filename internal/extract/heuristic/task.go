@@ -83,7 +83,8 @@ func (x *Extractor) human(e sessions.Event) {
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
-	negative := !tmpl && (complaint || first == "actually" || first == "instead")
+	asked := x.question != "" // a reply to the agent's question answers it, whatever its words ("no, leave it")
+	negative := !tmpl && !asked && (complaint || first == "actually" || first == "instead")
 	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without it: both are quoted.
 	short := !tmpl && x.question != "" && len(strings.Fields(text)) <= 3
 	reply := when(!tmpl && len(words) > 0 || short, text)
@@ -121,7 +122,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text))) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), asked) { // with its layout: what was pasted shows
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -164,15 +165,9 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a heading (a command's template), after its
-// first line no heading nor fence: the words filling it in. Another template's opening is no words of the user's.
+// title names a task after its request; a template's text is no words of the user's, whether its fill-in is
+// blank or not, so it names none.
 func (t *task) title() string {
-	heading := document(t.request) && t.request[0] == '#'
-	for l := range strings.Lines(t.request) {
-		if s := strings.TrimSpace(l); heading && !strings.HasPrefix(s, "#") && !strings.HasPrefix(s, "```") {
-			return s
-		}
-	}
 	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
 }
 

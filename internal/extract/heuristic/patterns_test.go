@@ -454,6 +454,19 @@ var patternCases = []patternCase{
 		mustNot: []string{"Task 1: [^\n]*Find every use"},
 	},
 	{
+		pattern: 2, name: "the numbered options of an answer that ends by asking the user are no findings",
+		turns: []scripted.Turn{
+			{User: "Why does the server test fail on CI only?",
+				Steps: []scripted.Step{run("go test ./server", "--- FAIL: TestListen\n    listen_test.go:12: bind: address already in use\nFAIL", 1)},
+				Final: "TestListen fails because two tests bind the port 8080.\n\n1. Give each test its own port.\n" +
+					"2. Run the server tests one at a time.\n\nWhich do you prefer?"},
+			{User: "go with per-test ports and note it in the test file",
+				Steps: []scripted.Step{edit("server/listen_test.go", ":8080", ":0")},
+				Final: "Each server test now listens on a port of its own."}},
+		must:    []string{"Earlier answer: “TestListen fails because two tests bind the port 8080\\.”"},
+		mustNot: []string{"Give each test its own port", "Run the server tests one at a time"},
+	},
+	{
 		pattern: 5, name: "a no answering the agent's own question is an answer: no correction, no rejection, no rule",
 		turns: []scripted.Turn{
 			{User: "Raise the dial timeout in net/dial.go to ten seconds.",

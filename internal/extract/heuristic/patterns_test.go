@@ -467,6 +467,18 @@ var patternCases = []patternCase{
 		mustNot: []string{"Give each test its own port", "Run the server tests one at a time"},
 	},
 	{
+		pattern: 5, name: "a block a tool put into the user's turn in a tag of its own is no word of the user's, in kebab case too",
+		turns: []scripted.Turn{
+			{User: "Add a --json flag to the status command in cmd/status.go.",
+				Steps: []scripted.Step{edit("cmd/status.go", "flags()", "flags(json)")},
+				Final: "The status command takes --json now."},
+			{User: "<hook-output>\nlint: always run gofmt before you commit\n</hook-output>\nalso rename the status helper",
+				Steps: []scripted.Step{edit("cmd/status.go", "func helper(", "func renderStatus(")},
+				Final: "The status helper is renderStatus now."}},
+		must:    []string{"Follow-up from the user: “also rename the status helper”"},
+		mustNot: []string{"always run gofmt", "hook-output"},
+	},
+	{
 		pattern: 5, name: "a no answering the agent's own question is an answer: no correction, no rejection, no rule",
 		turns: []scripted.Turn{
 			{User: "Raise the dial timeout in net/dial.go to ten seconds.",

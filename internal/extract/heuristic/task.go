@@ -185,8 +185,10 @@ var continuations = lazyre.Words(`also and now then but still ok okay great than
 	seems don't dont`)
 
 // harnessRE: what the agent's harness put into a message of the user, not typed by them: an image's
-// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>, <ide_selection>).
-var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>`)
+// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>), or in kebab case opening
+// the message (<hook-output>; inside it, such a tag may be a template's markup).
+var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>|` +
+	`^\s*<[a-z]+-[a-z-]*>.*?</[a-z]+-[a-z-]*>`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|` +

@@ -479,6 +479,21 @@ var patternCases = []patternCase{
 		mustNot: []string{"always run gofmt", "hook-output"},
 	},
 	{
+		pattern: 5, name: "a push back withdraws every answer the task gave so far, not only the last",
+		turns: []scripted.Turn{
+			{User: "Find why the upload requests time out.",
+				Steps: []scripted.Step{run("cat logs/upload.log", "dial tcp: lookup files.internal: i/o timeout", 0)},
+				Final: "The timeout comes from the DNS resolver configured in net/dns.go."},
+			{User: "also check the upload retries",
+				Steps: []scripted.Step{run("grep -n Retry net/retry.go", "12: Retry: 5", 0)},
+				Final: "The upload retries double the wait five times in net/retry.go."},
+			{User: "that's wrong, the upload still times out with the retries off",
+				Steps: []scripted.Step{run("grep -n Idle net/proxy.go", "8: IdleTimeout: 2 * time.Second", 0)},
+				Final: "The proxy in net/proxy.go closes idle upload connections after 2 seconds."}},
+		must:    []string{"Final answer: “The proxy in net/proxy\\.go closes idle upload connections after 2 seconds\\.”"},
+		mustNot: []string{"DNS resolver", "double the wait"},
+	},
+	{
 		pattern: 5, name: "a no answering the agent's own question is an answer: no correction, no rejection, no rule",
 		turns: []scripted.Turn{
 			{User: "Raise the dial timeout in net/dial.go to ten seconds.",

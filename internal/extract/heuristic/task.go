@@ -104,7 +104,10 @@ func (x *Extractor) human(e sessions.Event) {
 			pick := len(strings.Fields(text)) <= 3 &&
 				(optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
 			cur.answers[n-1].reply = when(reply != "", replied)
-			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || negative || pick
+			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || pick
+		}
+		for _, a := range cur.answers { // a push back: what the task's answers said so far did not stand
+			a.withdrawn = a.withdrawn || negative
 		}
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)

@@ -501,9 +501,11 @@ var patternCases = []patternCase{
 				Final: "The dial timeout in net/dial.go is 10 seconds now. Should I also raise the retry count?"},
 			{User: "no, don't touch the retries", Steps: []scripted.Step{run("go test ./net", "ok  \tacme/net\t0.02s", 0)},
 				Final: "The net tests pass with the new timeout. Do you want a changelog entry?"},
-			{User: "nope, leave it", Final: "Leaving the changelog as it is."}},
+			{User: "nope, leave it", Final: "Leaving the changelog as it is. Should I commit the change?"},
+			{User: "don't commit without asking me first", Final: "I will ask before any commit."}},
 		must: []string{"Earlier answer: “The dial timeout in net/dial\\.go is 10 seconds now\\.”; the user replied: “no, don't touch the retries”",
-			"[Tt]he agent asked: “Do you want a changelog entry\\?”; the user replied: “nope, leave it”"},
+			"[Tt]he agent asked: “Do you want a changelog entry\\?”; the user replied: “nope, leave it”",
+			"- “don't commit without asking me first”"},
 		mustNot: []string{"corrected the agent", "pushed back", "- “no, don't touch the retries"},
 	},
 	{

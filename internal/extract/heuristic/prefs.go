@@ -51,14 +51,14 @@ var (
 
 // preferences returns the standing instructions of one message, with the
 // next sentence when it gives the reason. A pick of an option ("I prefer option 2") answers the agent once, and
-// so does a reply to its question (asked) but for a sentence that says it stands ("never …", "from now on …").
-func preferences(text string, asked bool) []string {
+// so does a "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
+func preferences(text string, refuses bool) []string {
 	var out []string
 	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || !marksStanding(s) && (asked || optionRefRE().MatchString(s)) ||
+		if !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
 			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
 			continue
 		}

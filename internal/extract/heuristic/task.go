@@ -125,7 +125,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), asked) { // with its layout: what was pasted shows
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text)) {
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}

@@ -494,6 +494,18 @@ var patternCases = []patternCase{
 		mustNot: []string{"DNS resolver", "double the wait"},
 	},
 	{
+		pattern: 5, name: "a reply to the agent's question, however long, answers it and opens no task",
+		turns: []scripted.Turn{
+			{User: "Fix the login redirect loop.",
+				Steps: []scripted.Step{edit("auth/redirect.go", "return next", "return safeNext(next)")},
+				Final: "The redirect now ignores a next URL pointing back at the login page. Should I also cover the logout page?"},
+			{User: "it's good, but several browser tabs can hit the logout page at once and each of them must land on the public home page with a fresh session cookie",
+				Steps: []scripted.Step{edit("auth/logout.go", "return next", "return home")},
+				Final: "Logout now always redirects to the home page."}},
+		must:    []string{"Follow-up from the user: “it's good, but several browser tabs"},
+		mustNot: []string{"### Task 2"},
+	},
+	{
 		pattern: 5, name: "a no answering the agent's own question is an answer: no correction, no rejection, no rule",
 		turns: []scripted.Turn{
 			{User: "Raise the dial timeout in net/dial.go to ten seconds.",

@@ -83,13 +83,13 @@ func (x *Extractor) human(e sessions.Event) {
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
-	asked := x.question != "" // a reply to the agent's question answers it, whatever its words ("no, leave it")
+	asked := !tmpl && x.question != "" // a reply to the agent's question answers it, whatever its words
 	negative := !tmpl && !asked && (complaint || first == "actually" || first == "instead")
 	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without it: both are quoted.
-	short := !tmpl && x.question != "" && len(strings.Fields(text)) <= 3
+	short := asked && len(strings.Fields(text)) <= 3
 	reply := when(!tmpl && len(words) > 0 || short, text)
 	replied := when(short, "the agent asked: "+quote(x.question)+"; ") + "the user replied: " + userWords(text, lineMax)
-	if cur == nil || !short && x.startsTask(cur, text, first, words, negative) {
+	if cur == nil || !asked && x.startsTask(cur, text, first, words, negative) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}

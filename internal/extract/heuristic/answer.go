@@ -54,7 +54,8 @@ func (x *Extractor) assistant(e sessions.Event) {
 	}
 	checkFails := func(f program.Failure) bool { return t.failures[f.Last.Ref].purpose != "" }
 	passed := t.lastCheck != nil && t.lastCheck.status == stOK && !slices.ContainsFunc(t.open(), checkFails)
-	a := &answer{sentences: answerSentences(text, passed), unchecked: !x.looked, check: t.lastCheck,
+	asks := strings.HasSuffix(strings.TrimRight(text, "*`) \n"), "?") // it ends by asking the user
+	a := &answer{sentences: answerSentences(text, passed, asks), unchecked: !x.looked, check: t.lastCheck,
 		changes: t.files.changes}
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
@@ -76,8 +77,9 @@ func lastQuestion(text string) string {
 	return oneLine(q)
 }
 
-// answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code.
-func answerSentences(text string, passed bool) []string {
+// answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code. Of an
+// answer that ends by asking the user (asks), the numbered items are options offered, no finding.
+func answerSentences(text string, passed, asks bool) []string {
 	var kept, prose []string
 	dropped := func(s string) bool {
 		return !statement(s) || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || verdict(s, passed) ||
@@ -97,6 +99,7 @@ func answerSentences(text string, passed bool) []string {
 		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
 			kept = append(kept, code(t))
 		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
+		case asks && strings.IndexAny(t, ".)") > 0 && strings.Trim(t[:strings.IndexAny(t, ".)")], "0123456789") == "":
 		case len(prose) > 0 && continues(prose[len(prose)-1], t): // a sentence wrapped over lines is one
 			prose[len(prose)-1] += " " + strings.ReplaceAll(t, "**", "")
 		default:

@@ -50,14 +50,15 @@ var (
 )
 
 // preferences returns the standing instructions of one message, with the
-// next sentence when it gives the reason. A pick of an option ("I prefer option 2") answers the agent once.
-func preferences(text string) []string {
+// next sentence when it gives the reason. A pick of an option ("I prefer option 2") answers the agent once, and
+// so does a "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
+func preferences(text string, refuses bool) []string {
 	var out []string
 	ss := sentencesOf(ownWords(text))
 	for i := 0; i < len(ss) && len(out) < 4; i++ {
 		s := ss[i]
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || !marksStanding(s) && optionRefRE().MatchString(s) ||
+		if !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
 			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
 			continue
 		}

@@ -83,12 +83,13 @@ func (x *Extractor) human(e sessions.Event) {
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
 	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
 	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
-	negative := !tmpl && (complaint || first == "actually" || first == "instead")
+	asked := !tmpl && x.question != "" // a reply to the agent's question answers it, whatever its words
+	negative := !tmpl && !asked && (complaint || first == "actually" || first == "instead")
 	// A short reply to the agent's question ("yes", "1", "oui", "A") says nothing without it: both are quoted.
-	short := !tmpl && x.question != "" && len(strings.Fields(text)) <= 3
+	short := asked && len(strings.Fields(text)) <= 3
 	reply := when(!tmpl && len(words) > 0 || short, text)
 	replied := when(short, "the agent asked: "+quote(x.question)+"; ") + "the user replied: " + userWords(text, lineMax)
-	if cur == nil || !short && x.startsTask(cur, text, first, words, negative) {
+	if cur == nil || !asked && x.startsTask(cur, text, first, words, negative) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
@@ -103,7 +104,10 @@ func (x *Extractor) human(e sessions.Event) {
 			pick := len(strings.Fields(text)) <= 3 &&
 				(optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
 			cur.answers[n-1].reply = when(reply != "", replied)
-			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || negative || pick
+			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || pick
+		}
+		for _, a := range cur.answers { // a push back: what the task's answers said so far did not stand
+			a.withdrawn = a.withdrawn || negative
 		}
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
@@ -121,7 +125,7 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text))) { // with its layout: what was pasted shows in it
+	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text)) {
 		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
@@ -164,15 +168,9 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	return !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; of a document that opens on a heading (a command's template), after its
-// first line no heading nor fence: the words filling it in. Another template's opening is no words of the user's.
+// title names a task after its request; a template's text is no words of the user's, whether its fill-in is
+// blank or not, so it names none.
 func (t *task) title() string {
-	heading := document(t.request) && t.request[0] == '#'
-	for l := range strings.Lines(t.request) {
-		if s := strings.TrimSpace(l); heading && !strings.HasPrefix(s, "#") && !strings.HasPrefix(s, "```") {
-			return s
-		}
-	}
 	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
 }
 
@@ -190,8 +188,10 @@ var continuations = lazyre.Words(`also and now then but still ok okay great than
 	seems don't dont`)
 
 // harnessRE: what the agent's harness put into a message of the user, not typed by them: an image's
-// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>, <ide_selection>).
-var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>`)
+// placeholder, a notice in a tag of its own named in snake case (<ide_opened_file>), or in kebab case opening
+// the message (<hook-output>; inside it, such a tag may be a template's markup).
+var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>|` +
+	`^\s*<[a-z]+-[a-z-]*>.*?</[a-z]+-[a-z-]*>`)
 
 // negativeRE: the work did not work or was not what the user wanted.
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|` +

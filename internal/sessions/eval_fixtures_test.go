@@ -221,6 +221,12 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "511b3624-7516-448c-8773-fc8ea101bed2", Source: "cli", Cwd: "/Users/fieldbradley/Projects/recoverylm", GitBranch: "feat/12-remi-memory"},
 		"claude/-Users-fieldbradley-Projects-recoverylm/476bc2ad-856f-4b17-b51c-0697dff1456d.jsonl": {
 			ID: "476bc2ad-856f-4b17-b51c-0697dff1456d", Source: "cli", Cwd: "/Users/fieldbradley/Projects/recoverylm", GitBranch: "main"},
+		// Claude Code sessions of tomochang/aidev (TypeScript, macOS), run headless by
+		// aidev itself and published with Entire in the repository's tree.
+		"claude/-Users-tomo-clawd/a58cb2da-b71d-4517-8d14-9af8f79cd489.jsonl": {
+			ID: "a58cb2da-b71d-4517-8d14-9af8f79cd489", Source: "cli", Cwd: "/Users/tomo/clawd", GitBranch: "aidev/issue-65"},
+		"claude/-Users-tomo-clawd/c5f4a9cc-124d-4ca2-a57a-a111f631f14c.jsonl": {
+			ID: "c5f4a9cc-124d-4ca2-a57a-a111f631f14c", Source: "cli", Cwd: "/Users/tomo/clawd", GitBranch: "aidev/issue-65"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

@@ -271,6 +271,14 @@ func TestHeldoutFixturesRead(t *testing.T) {
 		// author's Codex home under .codex-personal/.
 		"codex/2026/04/23/rollout-2026-04-23T09-46-23-019db7cd-620a-7262-b58a-d56520d4524c.jsonl": {
 			ID: "019db7cd-620a-7262-b58a-d56520d4524c", Source: "cli", Cwd: "/Users/j5ik2o/Sources/j5ik2o.github.com/j5ik2o/dotfiles", GitBranch: "main"},
+		// Three Codex CLI 0.39 sessions of jacmanh/taskly, committed with the
+		// author's Codex home on the branch 001-task-viewer-edit.
+		"codex/2025/11/26/rollout-2025-11-26T15-27-19-019ac08f-c645-7d50-b1d2-d5f8bd0f2cfb.jsonl": {
+			ID: "019ac08f-c645-7d50-b1d2-d5f8bd0f2cfb", Source: "vscode", Cwd: "/Users/jacman/Sites/taskly", GitBranch: "main"},
+		"codex/2025/11/26/rollout-2025-11-26T15-49-04-019ac0a3-afa7-7f82-8420-50ec86e37710.jsonl": {
+			ID: "019ac0a3-afa7-7f82-8420-50ec86e37710", Source: "vscode", Cwd: "/Users/jacman/Sites/taskly", GitBranch: "main"},
+		"codex/2025/11/26/rollout-2025-11-26T16-23-40-019ac0c3-5fe3-78e2-9a2d-d24986ebb8aa.jsonl": {
+			ID: "019ac0c3-5fe3-78e2-9a2d-d24986ebb8aa", Source: "vscode", Cwd: "/Users/jacman/Sites/taskly", GitBranch: "001-task-viewer-edit"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

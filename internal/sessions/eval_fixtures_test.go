@@ -279,6 +279,10 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "019ac0a3-afa7-7f82-8420-50ec86e37710", Source: "vscode", Cwd: "/Users/jacman/Sites/taskly", GitBranch: "main"},
 		"codex/2025/11/26/rollout-2025-11-26T16-23-40-019ac0c3-5fe3-78e2-9a2d-d24986ebb8aa.jsonl": {
 			ID: "019ac0c3-5fe3-78e2-9a2d-d24986ebb8aa", Source: "vscode", Cwd: "/Users/jacman/Sites/taskly", GitBranch: "001-task-viewer-edit"},
+		// A Codex CLI 0.115 session (originator codex-tui) committed with the
+		// author's Codex home in twyr/twyr-backend-monorepo.
+		"codex/2026/03/18/rollout-2026-03-18T14-22-24-019d0025-6611-78a3-89a2-4f857500897b.jsonl": {
+			ID: "019d0025-6611-78a3-89a2-4f857500897b", Source: "cli", Cwd: "/home/vish/Work/AyurAdhar/Code/entity-value-aggregate-server", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

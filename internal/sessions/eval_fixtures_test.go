@@ -227,6 +227,12 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "a58cb2da-b71d-4517-8d14-9af8f79cd489", Source: "cli", Cwd: "/Users/tomo/clawd", GitBranch: "aidev/issue-65"},
 		"claude/-Users-tomo-clawd/c5f4a9cc-124d-4ca2-a57a-a111f631f14c.jsonl": {
 			ID: "c5f4a9cc-124d-4ca2-a57a-a111f631f14c", Source: "cli", Cwd: "/Users/tomo/clawd", GitBranch: "aidev/issue-65"},
+		// Claude Code sessions of teslamint/entirecontext (Python, macOS), published
+		// with Entire on refs/entire/checkpoints refs.
+		"claude/-Users-teslamint-workspace-entirecontext/da81b1d5-eb50-45b5-b9c2-a57df460d77b.jsonl": {
+			ID: "da81b1d5-eb50-45b5-b9c2-a57df460d77b", Source: "cli", Cwd: "/Users/teslamint/workspace/entirecontext", GitBranch: "main"},
+		"claude/-Users-teslamint-workspace-entirecontext/f70db4c5-8eb1-4c18-b759-7c6c08c0f868.jsonl": {
+			ID: "f70db4c5-8eb1-4c18-b759-7c6c08c0f868", Source: "cli", Cwd: "/Users/teslamint/workspace/entirecontext", GitBranch: "release/v0.16.0"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

@@ -972,6 +972,19 @@ var patternCases = []patternCase{
 		must:    []string{"Fix: `pnpm install` failed \\(`ERR_PNPM_EACCES[^\n]*passed when rerun with escalated permissions; between the failure and the pass: [^\\n]*ran `rm -rf node_modules/\\.pnpm`"},
 		mustNot: []string{"in the sandbox"},
 	},
+	{
+		pattern: 2, name: "a read that failed is a failure with its error line, a search that found nothing is none",
+		turns: []scripted.Turn{{User: "Why does the deploy script not pick up the settings file?",
+			Steps: []scripted.Step{
+				run("ls deploy", "run.sh\nsettings.yaml", 0),
+				run("cat deploy/settings.yaml", "cat: deploy/settings.yaml: Permission denied", 1),
+				run("grep -rn SETTINGS_PATH deploy", "", 1)},
+			Final: "The settings file is not readable by the deploy user."}},
+		must: []string{"- `cat deploy/settings\\.yaml` failed once \\(`cat: deploy/settings\\.yaml: Permission denied`\\)",
+			"Ran `cat deploy/settings\\.yaml`: failed, exit 1 — `cat: deploy/settings\\.yaml: Permission denied`",
+			"Explored with 1 read-only command \\(grep\\)"},
+		mustNot: []string{"grep -rn SETTINGS_PATH deploy` failed", "Failures and how to do differently:\\n- none"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -101,8 +101,10 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			t.steps.push(step{call: c})
 		}
 		return
-	case c.status == stOK && c.check:
+	case c.status == stOK && c.check: // an exit 0 its output contradicts ("error: …" under `|| true`) is no pass
 		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		l := when(c.tally == "", program.ErrorLine(c.command, e.Output)) // a runner's tally says its tests passed
+		c.errLine = when(strings.Contains("error:fatal:panic:", strings.ToLower(strings.SplitAfter(l, ":")[0])), l)
 	}
 	if c.reads && c.status == stFailed { // a read that failed is a step of its own, never one of the look around
 		t.steps.push(step{call: c})
@@ -163,8 +165,7 @@ func (x *Extractor) saw(out, family string, passed bool) {
 	}
 }
 
-// resultStatus settles a call: failed by its exit status or error flag; a
-// success not the work's ("… | tail -20") is unknown.
+// resultStatus settles a call: failed by its exit status or error flag; unknown when not the work's (x | tail).
 func resultStatus(c *call, e sessions.Event) status {
 	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
 		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
@@ -173,10 +174,8 @@ func resultStatus(c *call, e sessions.Event) status {
 	switch {
 	case e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0:
 		return stFailed // the line's own failure, whatever part of it failed
-	case c.command == "":
-		return stOK // a tool that is not a shell and reported no error
-	case e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || program.HidesExitStatus(c.command):
-		return stUnknown
+	case c.command > "" && (e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || program.HidesExitStatus(c.command)):
+		return stUnknown // a tool not a shell that reported no error passed
 	}
 	return stOK
 }
@@ -213,7 +212,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.reads {
 		t.explore++
 	} else if !c.tryout {
-		if c.check && c.status != stUnknown {
+		if c.check && (c.status == stFailed || c.status == stOK && c.errLine == "") {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
 			for _, a := range t.answers { // the check it followed fails, nothing changed: it was wrong
 				a.withdrawn = a.withdrawn || c.status == stFailed && a.changes == t.files.changes && a.check != nil &&
@@ -225,7 +224,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		}
 	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
-	if c.tryout {
+	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
 	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated,
@@ -363,7 +362,8 @@ func (c *call) ranText() string {
 	}
 	switch c.status {
 	case stOK:
-		line += ": " + cmp.Or(when(c.check, "passed"), "ok") + exit + when(c.tally != "", " ("+code(c.tally)+")")
+		line += ": " + cmp.Or(when(c.errLine != "", "no error status"), when(c.check, "passed"), "ok") + exit +
+			when(c.tally != "", " ("+code(c.tally)+")") + when(c.errLine != "", "; its output says: "+code(c.errLine))
 	case stFailed:
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)

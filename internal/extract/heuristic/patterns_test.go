@@ -985,6 +985,16 @@ var patternCases = []patternCase{
 			"Explored with 1 read-only command \\(grep\\)"},
 		mustNot: []string{"grep -rn SETTINGS_PATH deploy` failed", "Failures and how to do differently:\\n- none"},
 	},
+	{
+		pattern: 2, name: "a check that exits 0 while its output says error is quoted, never ok and never a pass",
+		turns: []scripted.Turn{{User: "Fix the lint warning in the exporter.",
+			Steps: []scripted.Step{
+				edit("exporter/csv.go", "x := 1\n", ""),
+				run("make lint", "golangci-lint run ./... || true\nerror: exporter/json.go has an unused variable y", 0)},
+			Final: "The exporter passes lint."}},
+		must: []string{"Ran `make lint`: no error status(, exit 0)?; its output says: `error: exporter/json\\.go has an unused variable y`"},
+		mustNot: []string{"Check: `make lint` passed", "make lint`: (ok|passed)", "Outcome: success", "outcome success"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

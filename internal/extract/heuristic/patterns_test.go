@@ -995,6 +995,14 @@ var patternCases = []patternCase{
 		must: []string{"Ran `make lint`: no error status(, exit 0)?; its output says: `error: exporter/json\\.go has an unused variable y`"},
 		mustNot: []string{"Check: `make lint` passed", "make lint`: (ok|passed)", "Outcome: success", "outcome success"},
 	},
+	{
+		pattern: 2, guard: true, name: "an MCP tool call the transcript marks as failed is a failure with its error",
+		raw: map[sessions.Kind]string{sessions.KindClaudeCode: claudeLines(user("Open an issue for the flaky upload test."),
+			use("t1", "mcp__tracker__create_issue", `{"title":"Flaky upload test"}`),
+			result("t1", "Error: 401 Unauthorized: token expired", true),
+			answer("The tracker refused the token, so no issue was opened."))},
+		must: []string{"The `mcp__tracker__create_issue` call failed \\(`Error: 401 Unauthorized: token expired`\\)"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

@@ -992,7 +992,7 @@ var patternCases = []patternCase{
 				edit("exporter/csv.go", "x := 1\n", ""),
 				run("make lint", "golangci-lint run ./... || true\nerror: exporter/json.go has an unused variable y", 0)},
 			Final: "The exporter passes lint."}},
-		must: []string{"Ran `make lint`: no error status(, exit 0)?; its output says: `error: exporter/json\\.go has an unused variable y`"},
+		must:    []string{"Ran `make lint`: no error status(, exit 0)?; its output says: `error: exporter/json\\.go has an unused variable y`"},
 		mustNot: []string{"Check: `make lint` passed", "make lint`: (ok|passed)", "Outcome: success", "outcome success"},
 	},
 	{

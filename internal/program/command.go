@@ -135,13 +135,14 @@ func Family(cmd string) string {
 	return prog
 }
 
-// readOnly reports a line each command of which only looks around, in every stage ("ls | xargs rm" does not).
+// readOnly reports a line each command of which only looks around, in every stage ("ls | xargs rm" does not), and
+// runs no launcher: what a launcher runs it may first fetch.
 func readOnly(cmd string) bool {
 	looks := false
 	for _, p := range parts(cmd) {
-		f := coreWords(strings.Fields(p))
+		f, w := coreWords(strings.Fields(p)), append(strings.Fields(p), "", "")
 		switch {
-		case len(f) == 0:
+		case len(f) == 0 || launchers()[w[0]] || runners()[w[0]] && launchers()[w[1]]: // npx x, mise x -- x
 			return false
 		case f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || f[0] == "true" || f[0] == ":":
 			looks = true // moving around, or "|| true", changes nothing

@@ -93,6 +93,11 @@ func TestCommandClassification(t *testing.T) {
 		{"git add -A && git commit -m 'wip'", "git commit", false, false},
 		{"uv run pytest -q", "pytest", false, true},
 		{"cd /w", "cd", true, false},
+		// A launcher runs another program it may first fetch: no read, whatever that program is asked.
+		{"npx create-thing --version", "create-thing", false, false},
+		{"mise x -- ls", "mise x", false, false},
+		{"pnpm dlx some-cli list", "some-cli", false, false},
+		{"grep -n exec Makefile", "grep", true, false},
 	}...)
 	for _, tt := range tests {
 		if got := Family(tt.cmd); got != tt.family {

@@ -24,6 +24,8 @@ var (
 		kubectl terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)
 	// wrappers run the program named after them: "npx jest" is jest's run, "if make; then …" make's.
 	wrappers = lazyre.Words(`npx pnpx bunx uvx sudo time nice command exec if then else elif do while until`)
+	// launchers run another program, which they may fetch first: first, or after a runner ("pnpm dlx", "mise x").
+	launchers = lazyre.Words(`npx pnpx bunx uvx pipx x exec dlx`)
 	// wrapperSubs are runner subcommands that run the program after them.
 	wrapperSubs = lazyre.Words(`uv:run poetry:run pdm:run pipenv:run rye:run hatch:run bundle:exec pnpm:exec pnpm:dlx
 		npm:exec conda:run`)

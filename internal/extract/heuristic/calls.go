@@ -55,9 +55,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		c.tryout = !c.reads && len(f) > 0 && strings.Contains(f[0], "/") && x.scratch(f[0])
 		c.check = !c.reads && !c.tryout && program.IsCheck(c.command)
 		c.purpose = when(c.check, program.Purpose(c.command))
-		if c.reads {
-			t.steps.explore(program.Name(c.command))
-		} else {
+		if !c.reads { // a read is a step once it ended (toolResult)
 			t.steps.push(step{call: c})
 			x.keyword(program.Family(c.command), 1)
 			t.addWords(meaningfulWords(program.Family(c.command))) // a complaint may name what ran
@@ -84,6 +82,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	delete(x.calls, e.CallID)
 	t := c.task
 	c.exit, c.status = e.ExitCode, resultStatus(c, e)
+	if c.status == stFailed { // a read or a search that exits 1 with no error line (test -f, grep) found nothing
+		c.out = e.Output[:min(len(e.Output), 1<<16)]
+		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
+		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.errLine == "" && c.exit != nil &&
+			*c.exit == 1 && (c.reads || program.EndsInSearch(c.command))]
+	}
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {
 	case c.status == stCancelled:
@@ -97,11 +101,15 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			t.steps.push(step{call: c})
 		}
 		return
-	case c.status == stFailed:
-		c.out = e.Output[:min(len(e.Output), 1<<16)]
-		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
-	case c.status == stOK && c.check:
+	case c.status == stOK && c.check: // an exit 0 its output contradicts ("error: …" under `|| true`) is no pass
 		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+		l := when(c.tally == "", program.ErrorLine(c.command, e.Output)) // a runner's tally says its tests passed
+		c.errLine = when(strings.Contains("error:fatal:panic:", strings.ToLower(strings.SplitAfter(l, ":")[0])), l)
+	}
+	if c.reads && c.status == stFailed { // a read that failed is a step of its own, never one of the look around
+		t.steps.push(step{call: c})
+	} else if c.reads {
+		t.steps.explore(program.Name(c.command))
 	}
 	if c.command != "" && !c.reads && c.status != stUnknown { // what a look around printed may be a log's lines
 		x.saw(e.Output, program.Family(c.command), c.status == stOK)
@@ -157,22 +165,17 @@ func (x *Extractor) saw(out, family string, passed bool) {
 	}
 }
 
-// resultStatus settles a call: failed by its exit status or error flag; a
-// success not the work's ("… | tail -20") or a search finding nothing is unknown.
+// resultStatus settles a call: failed by its exit status or error flag; unknown when not the work's (x | tail).
 func resultStatus(c *call, e sessions.Event) status {
 	if st, ok := map[sessions.Outcome]status{sessions.OutcomeRejected: stRejected, sessions.OutcomeDenied: stDenied,
 		sessions.OutcomeInterrupted: stInterrupted, sessions.OutcomeCancelled: stCancelled}[e.Outcome]; ok {
 		return st
 	}
 	switch {
-	case e.ExitCode != nil && *e.ExitCode == 1 && strings.TrimSpace(e.Output) == "" && program.EndsInSearch(c.command):
-		return stUnknown
 	case e.Outcome == sessions.OutcomeFailed || e.IsError || e.ExitCode != nil && *e.ExitCode != 0:
 		return stFailed // the line's own failure, whatever part of it failed
-	case c.command == "":
-		return stOK // a tool that is not a shell and reported no error
-	case e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || program.HidesExitStatus(c.command):
-		return stUnknown
+	case c.command > "" && (e.Outcome != sessions.OutcomeOK && e.ExitCode == nil || program.HidesExitStatus(c.command)):
+		return stUnknown // a tool not a shell that reported no error passed
 	}
 	return stOK
 }
@@ -209,7 +212,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.reads {
 		t.explore++
 	} else if !c.tryout {
-		if c.check && c.status != stUnknown {
+		if c.check && (c.status == stFailed || c.status == stOK && c.errLine == "") {
 			t.lastCheck, t.checks[program.Family(c.command)] = c, c
 			for _, a := range t.answers { // the check it followed fails, nothing changed: it was wrong
 				a.withdrawn = a.withdrawn || c.status == stFailed && a.changes == t.files.changes && a.check != nil &&
@@ -221,7 +224,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		}
 	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
-	if c.tryout {
+	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
 	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated,
@@ -359,7 +362,8 @@ func (c *call) ranText() string {
 	}
 	switch c.status {
 	case stOK:
-		line += ": " + cmp.Or(when(c.check, "passed"), "ok") + exit + when(c.tally != "", " ("+code(c.tally)+")")
+		line += ": " + cmp.Or(when(c.errLine != "", "no error status"), when(c.check, "passed"), "ok") + exit +
+			when(c.tally != "", " ("+code(c.tally)+")") + when(c.errLine != "", "; its output says: "+code(c.errLine))
 	case stFailed:
 		if line += ": failed" + exit; c.tryout {
 			line = strings.Replace(line, ": failed, ", ": ", 1)

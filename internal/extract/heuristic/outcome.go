@@ -90,14 +90,7 @@ func (t *task) exercised(c *call) bool {
 		slices.ContainsFunc(t.fixes, func(f fix) bool { return f.pass == c }))
 }
 
-// open lists the task's failures no pass ended that stand in the way of the work: a look around that found
-// nothing does not, one whose run broke does (exit 2 or more: a usage error).
+// open lists the task's failures no pass ended, a read's too: a search that found nothing is no failure (stUnknown).
 func (t *task) open() []program.Failure {
-	var out []program.Failure
-	for _, f := range t.pairs.Open() {
-		if c := t.failures[f.Last.Ref]; c != nil && (!c.reads || c.exit != nil && *c.exit >= 2) {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(t.pairs.Open(), func(f program.Failure) bool { return t.failures[f.Last.Ref] == nil })
 }

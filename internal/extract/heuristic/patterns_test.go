@@ -972,6 +972,37 @@ var patternCases = []patternCase{
 		must:    []string{"Fix: `pnpm install` failed \\(`ERR_PNPM_EACCES[^\n]*passed when rerun with escalated permissions; between the failure and the pass: [^\\n]*ran `rm -rf node_modules/\\.pnpm`"},
 		mustNot: []string{"in the sandbox"},
 	},
+	{
+		pattern: 2, name: "a read that failed is a failure with its error line, a search that found nothing is none",
+		turns: []scripted.Turn{{User: "Why does the deploy script not pick up the settings file?",
+			Steps: []scripted.Step{
+				run("ls deploy", "run.sh\nsettings.yaml", 0),
+				run("cat deploy/settings.yaml", "cat: deploy/settings.yaml: Permission denied", 1),
+				run("grep -rn SETTINGS_PATH deploy", "", 1)},
+			Final: "The settings file is not readable by the deploy user."}},
+		must: []string{"- `cat deploy/settings\\.yaml` failed once \\(`cat: deploy/settings\\.yaml: Permission denied`\\)",
+			"Ran `cat deploy/settings\\.yaml`: failed, exit 1 — `cat: deploy/settings\\.yaml: Permission denied`",
+			"Explored with 1 read-only command \\(grep\\)"},
+		mustNot: []string{"grep -rn SETTINGS_PATH deploy` failed", "Failures and how to do differently:\\n- none"},
+	},
+	{
+		pattern: 2, name: "a check that exits 0 while its output says error is quoted, never ok and never a pass",
+		turns: []scripted.Turn{{User: "Fix the lint warning in the exporter.",
+			Steps: []scripted.Step{
+				edit("exporter/csv.go", "x := 1\n", ""),
+				run("make lint", "golangci-lint run ./... || true\nerror: exporter/json.go has an unused variable y", 0)},
+			Final: "The exporter passes lint."}},
+		must:    []string{"Ran `make lint`: no error status(, exit 0)?; its output says: `error: exporter/json\\.go has an unused variable y`"},
+		mustNot: []string{"Check: `make lint` passed", "make lint`: (ok|passed)", "Outcome: success", "outcome success"},
+	},
+	{
+		pattern: 2, guard: true, name: "an MCP tool call the transcript marks as failed is a failure with its error",
+		raw: map[sessions.Kind]string{sessions.KindClaudeCode: claudeLines(user("Open an issue for the flaky upload test."),
+			use("t1", "mcp__tracker__create_issue", `{"title":"Flaky upload test"}`),
+			result("t1", "Error: 401 Unauthorized: token expired", true),
+			answer("The tracker refused the token, so no issue was opened."))},
+		must: []string{"The `mcp__tracker__create_issue` call failed \\(`Error: 401 Unauthorized: token expired`\\)"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user

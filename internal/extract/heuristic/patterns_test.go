@@ -944,8 +944,8 @@ var patternCases = []patternCase{
 			{User: "Still broken: the csv export splits the quoted columns.",
 				Steps: []scripted.Step{edit("export/csv.go", "w.Write(quoteAll(fields))", "cw.Write(fields)")},
 				Final: "The export writes through encoding/csv now."}},
-		must:    []string{"the user reported a problem and no check passed since"},
-		mustNot: []string{"the fix"},
+		must:    []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result\\)"},
+		mustNot: []string{"the fix", "reported a problem"},
 	},
 	{
 		pattern: 2, name: "files the session created in a folder it then removed are no files changed",
@@ -971,6 +971,30 @@ var patternCases = []patternCase{
 `},
 		must:    []string{"Fix: `pnpm install` failed \\(`ERR_PNPM_EACCES[^\n]*passed when rerun with escalated permissions; between the failure and the pass: [^\\n]*ran `rm -rf node_modules/\\.pnpm`"},
 		mustNot: []string{"in the sandbox"},
+	},
+	// The tenth round: each failed on main.
+	{
+		pattern: 5, name: "a short instruction opening on 'no' as a modifier is a follow-up: no complaint, no outcome lowered",
+		turns: []scripted.Turn{
+			{User: "Commit the version bump in package.json.",
+				Steps: []scripted.Step{edit("package.json", `"version": "1.4.0"`, `"version": "1.5.0"`),
+					run("git commit -am 'Bump the version'", "lint-staged: eslint timed out after 60s\nhusky - pre-commit hook exited with code 1", 1)},
+				Final: "The commit did not go through: the pre-commit hook timed out in eslint."},
+			{User: "no verify",
+				Steps: []scripted.Step{run("git commit --no-verify -am 'Bump the version'", "[main 4f2a9c1] Bump the version", 0)},
+				Final: "Committed as 4f2a9c1 without running the hook."}},
+		must:    []string{"Follow-up from the user: “no verify”"},
+		mustNot: []string{"corrected the agent", "pushed back", "reported a problem", "said it did not work"},
+	},
+	{
+		pattern: 3, name: "a session that ends on the user's message is no failure the user reported: their words are quoted",
+		turns: []scripted.Turn{
+			{User: "Rename the cache flag to --cache-dir.", Steps: []scripted.Step{edit("cmd/flags.go", `"cache"`, `"cache-dir"`)},
+				Final: "The flag is --cache-dir now."},
+			{User: "revert the flag rename, the docs still say --cache",
+				Steps: []scripted.Step{edit("cmd/flags.go", `"cache-dir"`, `"cache"`)}}},
+		must:    []string{"“revert the flag rename, the docs still say --cache”", "task_outcome: uncertain"},
+		mustNot: []string{"said it did not work", "task_outcome: fail"},
 	},
 }
 
@@ -1089,4 +1113,23 @@ func writePattern(t *testing.T, tc patternCase, kind sessions.Kind) string {
 		t.Fatalf("wrote %s", file)
 	}
 	return file
+}
+
+// TestNoAsAnswerOrModifier: after an answer that asked nothing, a message opening on "no" pushes back only when
+// the "no" stands as an answer (alone, or before a stop, a comma, a dash or a clause); "no cache" is an instruction.
+func TestNoAsAnswerOrModifier(t *testing.T) {
+	for msg, pushesBack := range map[string]bool{
+		"no verify": false, "no cache this time": false, "No colour in the output": false, "no tests, just the docs": false,
+		"no": true, "No.": true, "no, keep the cache flag": true, "no — keep the cache flag": true, "no!": true,
+		"no it still times out": true, "no that is the wrong file": true, "nope": true, "nope, leave it as it was": true,
+	} {
+		tc := patternCase{turns: []scripted.Turn{
+			{User: "Rename the cache flag to --cache-dir.", Steps: []scripted.Step{edit("cmd/flags.go", `"cache"`, `"cache-dir"`)},
+				Final: "The flag is --cache-dir now."},
+			{User: msg, Steps: []scripted.Step{edit("cmd/flags.go", `"cache-dir"`, `"cache"`)}, Final: "The flag is --cache again."}}}
+		text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+		if got := strings.Contains(text, "pushed back"); got != pushesBack {
+			t.Errorf("%q: pushed back %v, want %v:\n%s", msg, got, pushesBack, indent(text))
+		}
+	}
 }

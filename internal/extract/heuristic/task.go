@@ -193,10 +193,12 @@ var continuations = lazyre.Words(`also and now then but still ok okay great than
 var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>|` +
 	`^\s*<[a-z]+-[a-z-]*>.*?</[a-z]+-[a-z-]*>`)
 
-// negativeRE: the work did not work or was not what the user wanted.
+// negativeRE: the work did not work or was not what the user wanted; a "no" that stands as an answer (alone, before
+// a stop, comma, dash or clause), not one that opens an instruction ("no cache").
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|` +
 	`\bnot working\b|\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|` +
-	`\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|\b(revert|undo)\b|^(no|nope)\b|` +
+	`\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|\b(revert|undo)\b|^nope\b|` +
+	`^no(\s*([,.!\n\x{2014}\x{2013}-]|$)|\s+(i|it|that|this|the|you|we|not|don'?t|like|just|wait|please)\b)|` +
 	`\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
 

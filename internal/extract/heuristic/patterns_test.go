@@ -1133,3 +1133,26 @@ func TestNoAsAnswerOrModifier(t *testing.T) {
 		}
 	}
 }
+
+// TestOffersAreNoStatements: an offer at the end of a final answer ("I can also …", "Let me know if you want me to
+// …"), with or without its question, says nothing that happened: the answer keeps what was done, never the offer.
+func TestOffersAreNoStatements(t *testing.T) {
+	for _, offer := range []string{
+		"I can also cut a release and update the changelog. Want me to?",
+		"Let me know if you want me to cut a release.",
+		"I'm happy to cut a release as well.",
+		"Je peux aussi publier les tags de la release. Tu veux que je le fasse ?",
+		"También puedo publicar los tags de la release. ¿Quieres que lo haga?",
+		"Ich kann auch die Tags der Release veröffentlichen. Soll ich?",
+		"Também posso publicar as tags da release. Quer que eu faça?",
+		"我也可以发布一个release。要我来做吗？",
+	} {
+		tc := patternCase{turns: []scripted.Turn{{User: "Set the version to 2.0.0 in package.json.",
+			Steps: []scripted.Step{edit("package.json", `"version": "1.9.0"`, `"version": "2.0.0"`)},
+			Final: "package.json is at version 2.0.0. " + offer}}}
+		text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+		if !strings.Contains(text, "package.json is at version 2.0.0.") || regexp.MustCompile(`(?i)release|要我`).MatchString(text) {
+			t.Errorf("%q: the memory quotes the offer or loses the answer:\n%s", offer, indent(text))
+		}
+	}
+}

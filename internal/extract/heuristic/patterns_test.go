@@ -996,6 +996,23 @@ var patternCases = []patternCase{
 		must:    []string{"“revert the flag rename, the docs still say --cache”", "task_outcome: uncertain"},
 		mustNot: []string{"said it did not work", "task_outcome: fail"},
 	},
+	{
+		pattern: 3, name: "an answer the user replied to with one letter stands, quoted with the question and the reply",
+		turns: []scripted.Turn{
+			{User: "Why is the CSV import slow?", Steps: []scripted.Step{run("go test -bench Import ./importer", "BenchmarkImport-8 \t 25 \t 40123456 ns/op", 0)},
+				Final: "The importer parses each row twice, once to validate it. Should I merge the passes (A) or cache the parse (B)?"},
+			{User: "B", Steps: []scripted.Step{edit("importer/import.go", "row := parse(line)", "row := cached(line)")},
+				Final: "The importer caches each parsed row."}},
+		must: []string{"Earlier answer: “The importer parses each row twice, once to validate it\\.”; the agent asked: “Should I merge the passes \\(A\\) or cache the parse \\(B\\)\\?”; the user replied: “B”"},
+	},
+	{
+		pattern: 5, name: "a rule is the user's sentence alone: the next one is no reason the extractor infers",
+		turns: []scripted.Turn{{User: "Always run the linter before you commit. The import is slow because the cache is cold.",
+			Steps: []scripted.Step{edit("importer/cache.go", "warm := false", "warm := true")},
+			Final: "The importer warms its cache at start."}},
+		must:    []string{"- “Always run the linter before you commit\\.”"},
+		mustNot: []string{"- “Always run the linter before you commit\\. The import"},
+	},
 }
 
 // claudeScreenshotReply is a Claude Code session in which the user
@@ -1154,5 +1171,21 @@ func TestOffersAreNoStatements(t *testing.T) {
 		if !strings.Contains(text, "package.json is at version 2.0.0.") || regexp.MustCompile(`(?i)release|要我`).MatchString(text) {
 			t.Errorf("%q: the memory quotes the offer or loses the answer:\n%s", offer, indent(text))
 		}
+	}
+}
+
+// TestUserWordsCutAtAnItemsEnd: a user's message holding a numbered list is quoted whole up to the quote's limit
+// and cut only at a sentence's or an item's end, never after an item's number, and a cut says so ("…").
+func TestUserWordsCutAtAnItemsEnd(t *testing.T) {
+	item := " with the flags, the defaults, the environment variables and an example run for the common cases"
+	msg := "Write the README for the exporter. Include these sections: 1. Overview" + item + ". 2. Install" + item +
+		". 3. Usage" + item + ". 4. Troubleshooting" + item + ". 5. License" + item + ". 6. Contributing" + item + "."
+	tc := patternCase{turns: []scripted.Turn{{User: msg, Steps: []scripted.Step{edit("README.md", "", "# Exporter")},
+		Final: "README.md has the six sections."}}}
+	text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+	m := regexp.MustCompile(`The user asked: “([^”]*)”`).FindStringSubmatch(text)
+	if m == nil || len(m[1]) >= len(msg) || !strings.HasSuffix(m[1], "cases. …") ||
+		!strings.HasPrefix(msg, strings.TrimSuffix(m[1], " …")) {
+		t.Errorf("the request is not cut at an item's end, with \"…\":\n%s", indent(text))
 	}
 }

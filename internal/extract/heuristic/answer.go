@@ -31,15 +31,16 @@ var (
 		`\b(no|zero|0) (\w+ )?(failures?|errors?|failed)\b|\bnothing (failed|broke)\b|` + // a claim that nothing failed
 		`\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
 	// notDoneRE: no statement of what was done or found, in the languages users write in: a prediction, a
-	// guess, a recommendation, what the user might do next, a recital of memory (what memory holds is no news).
+	// guess, a recommendation, an offer (nothing done yet), what the user might do next, a recital of memory
+	// (what memory holds is no news).
 	notDoneRE = lazyre.New(`(?i)\b(will|won'?t|'ll|going to|would|should|might|may|could|likely|unlikely|probably|` +
 		`possibly|perhaps|maybe|presumably|recommend(ed|ation)?|suggest(ed)?|i (think|believe|guess|suspect)|seems?|` +
 		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|` +
-		`sollte|wird|vielleicht|provavelmente|deveria|talvez|i remember)\b|` +
-		`^((natural|suggested|possible) )?next steps?\b|` +
-		`^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|` +
+		`sollte|wird|vielleicht|provavelmente|deveria|talvez|i remember|let me know|happy to|je (peux|pourrais)|` +
+		`puedo|podr[ií]a|ich (kann|k[öo]nnte)|posso|poderia)\b|^((natural|suggested|possible) )?next steps?\b|` +
+		`^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|\bi can\s|` +
 		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
-		`\bmy (memory|memories|notes) (say|show|note)|可能|应该|应当|将会|建议|也许|大概`)
+		`\bmy (memory|memories|notes) (say|show|note)|可能|应该|应当|将会|建议|也许|大概|我(也|还)?可以|？$`)
 )
 
 // assistant takes the agent's words; only a final answer is kept.

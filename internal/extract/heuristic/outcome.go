@@ -39,14 +39,10 @@ func (t *task) outcome() (string, string) {
 				cmp.Or(before, "and it does not run the changed code") + when(ran != nil, "; "+ranIt)
 		}
 		return "success", "the last check " + last(check) + " passed"
-	case t.negative && !t.finalSince:
-		return "fail", "the user said it did not work and nothing shows it was fixed"
 	case t.endedRefused && !t.finalSince:
 		return "uncertain", "the session ended on a step the user rejected or interrupted"
 	case refusedEdit >= 0 && len(t.files.live()) == 0 && len(t.commits) == 0: // it changed nothing
 		return "uncertain", t.refused[refusedEdit].describe() + " did not run and no file was edited"
-	case t.negAfter:
-		return "uncertain", "the user reported a problem and no check passed since"
 	case !t.finalSince && (t.ran > 0 || len(t.files.live()) > 0):
 		return "partial", "the session ended before a final answer"
 	case !t.finalSince && !t.answered:

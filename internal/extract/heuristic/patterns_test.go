@@ -944,8 +944,8 @@ var patternCases = []patternCase{
 			{User: "Still broken: the csv export splits the quoted columns.",
 				Steps: []scripted.Step{edit("export/csv.go", "w.Write(quoteAll(fields))", "cw.Write(fields)")},
 				Final: "The export writes through encoding/csv now."}},
-		must:    []string{"the user reported a problem and no check passed since"},
-		mustNot: []string{"the fix"},
+		must:    []string{"Outcome: uncertain \\(the assistant answered and no check confirms the result\\)"},
+		mustNot: []string{"the fix", "reported a problem"},
 	},
 	{
 		pattern: 2, name: "files the session created in a folder it then removed are no files changed",
@@ -1002,6 +1002,47 @@ var patternCases = []patternCase{
 			result("t1", "Error: 401 Unauthorized: token expired", true),
 			answer("The tracker refused the token, so no issue was opened."))},
 		must: []string{"The `mcp__tracker__create_issue` call failed \\(`Error: 401 Unauthorized: token expired`\\)"},
+	},
+	// The tenth round: each failed on main.
+	{
+		pattern: 5, name: "a short instruction opening on 'no' as a modifier is a follow-up: no complaint, no outcome lowered",
+		turns: []scripted.Turn{
+			{User: "Commit the version bump in package.json.",
+				Steps: []scripted.Step{edit("package.json", `"version": "1.4.0"`, `"version": "1.5.0"`),
+					run("git commit -am 'Bump the version'", "lint-staged: eslint timed out after 60s\nhusky - pre-commit hook exited with code 1", 1)},
+				Final: "The commit did not go through: the pre-commit hook timed out in eslint."},
+			{User: "no verify",
+				Steps: []scripted.Step{run("git commit --no-verify -am 'Bump the version'", "[main 4f2a9c1] Bump the version", 0)},
+				Final: "Committed as 4f2a9c1 without running the hook."}},
+		must:    []string{"Follow-up from the user: “no verify”"},
+		mustNot: []string{"corrected the agent", "pushed back", "reported a problem", "said it did not work"},
+	},
+	{
+		pattern: 3, name: "a session that ends on the user's message is no failure the user reported: their words are quoted",
+		turns: []scripted.Turn{
+			{User: "Rename the cache flag to --cache-dir.", Steps: []scripted.Step{edit("cmd/flags.go", `"cache"`, `"cache-dir"`)},
+				Final: "The flag is --cache-dir now."},
+			{User: "revert the flag rename, the docs still say --cache",
+				Steps: []scripted.Step{edit("cmd/flags.go", `"cache-dir"`, `"cache"`)}}},
+		must:    []string{"“revert the flag rename, the docs still say --cache”", "task_outcome: uncertain"},
+		mustNot: []string{"said it did not work", "task_outcome: fail"},
+	},
+	{
+		pattern: 3, name: "an answer the user replied to with one letter stands, quoted with the question and the reply",
+		turns: []scripted.Turn{
+			{User: "Why is the CSV import slow?", Steps: []scripted.Step{run("go test -bench Import ./importer", "BenchmarkImport-8 \t 25 \t 40123456 ns/op", 0)},
+				Final: "The importer parses each row twice, once to validate it. Should I merge the passes (A) or cache the parse (B)?"},
+			{User: "B", Steps: []scripted.Step{edit("importer/import.go", "row := parse(line)", "row := cached(line)")},
+				Final: "The importer caches each parsed row."}},
+		must: []string{"Earlier answer: “The importer parses each row twice, once to validate it\\.”; the agent asked: “Should I merge the passes \\(A\\) or cache the parse \\(B\\)\\?”; the user replied: “B”"},
+	},
+	{
+		pattern: 5, name: "a rule is the user's sentence alone: the next one is no reason the extractor infers",
+		turns: []scripted.Turn{{User: "Always run the linter before you commit. The import is slow because the cache is cold.",
+			Steps: []scripted.Step{edit("importer/cache.go", "warm := false", "warm := true")},
+			Final: "The importer warms its cache at start."}},
+		must:    []string{"- “Always run the linter before you commit\\.”"},
+		mustNot: []string{"- “Always run the linter before you commit\\. The import"},
 	},
 }
 
@@ -1120,4 +1161,62 @@ func writePattern(t *testing.T, tc patternCase, kind sessions.Kind) string {
 		t.Fatalf("wrote %s", file)
 	}
 	return file
+}
+
+// TestNoAsAnswerOrModifier: after an answer that asked nothing, a message opening on "no" pushes back only when
+// the "no" stands as an answer (alone, or before a stop, a comma, a dash or a clause); "no cache" is an instruction.
+func TestNoAsAnswerOrModifier(t *testing.T) {
+	for msg, pushesBack := range map[string]bool{
+		"no verify": false, "no cache this time": false, "No colour in the output": false, "no tests, just the docs": false,
+		"no": true, "No.": true, "no, keep the cache flag": true, "no — keep the cache flag": true, "no!": true,
+		"no it still times out": true, "no that is the wrong file": true, "nope": true, "nope, leave it as it was": true,
+	} {
+		tc := patternCase{turns: []scripted.Turn{
+			{User: "Rename the cache flag to --cache-dir.", Steps: []scripted.Step{edit("cmd/flags.go", `"cache"`, `"cache-dir"`)},
+				Final: "The flag is --cache-dir now."},
+			{User: msg, Steps: []scripted.Step{edit("cmd/flags.go", `"cache-dir"`, `"cache"`)}, Final: "The flag is --cache again."}}}
+		text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+		if got := strings.Contains(text, "pushed back"); got != pushesBack {
+			t.Errorf("%q: pushed back %v, want %v:\n%s", msg, got, pushesBack, indent(text))
+		}
+	}
+}
+
+// TestOffersAreNoStatements: an offer at the end of a final answer ("I can also …", "Let me know if you want me to
+// …"), with or without its question, says nothing that happened: the answer keeps what was done, never the offer.
+func TestOffersAreNoStatements(t *testing.T) {
+	for _, offer := range []string{
+		"I can also cut a release and update the changelog. Want me to?",
+		"Let me know if you want me to cut a release.",
+		"I'm happy to cut a release as well.",
+		"Je peux aussi publier les tags de la release. Tu veux que je le fasse ?",
+		"También puedo publicar los tags de la release. ¿Quieres que lo haga?",
+		"Ich kann auch die Tags der Release veröffentlichen. Soll ich?",
+		"Também posso publicar as tags da release. Quer que eu faça?",
+		"我也可以发布一个release。要我来做吗？",
+	} {
+		tc := patternCase{turns: []scripted.Turn{{User: "Set the version to 2.0.0 in package.json.",
+			Steps: []scripted.Step{edit("package.json", `"version": "1.9.0"`, `"version": "2.0.0"`)},
+			Final: "package.json is at version 2.0.0. " + offer}}}
+		text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+		if !strings.Contains(text, "package.json is at version 2.0.0.") || regexp.MustCompile(`(?i)release|要我`).MatchString(text) {
+			t.Errorf("%q: the memory quotes the offer or loses the answer:\n%s", offer, indent(text))
+		}
+	}
+}
+
+// TestUserWordsCutAtAnItemsEnd: a user's message holding a numbered list is quoted whole up to the quote's limit
+// and cut only at a sentence's or an item's end, never after an item's number, and a cut says so ("…").
+func TestUserWordsCutAtAnItemsEnd(t *testing.T) {
+	item := " with the flags, the defaults, the environment variables and an example run for the common cases"
+	msg := "Write the README for the exporter. Include these sections: 1. Overview" + item + ". 2. Install" + item +
+		". 3. Usage" + item + ". 4. Troubleshooting" + item + ". 5. License" + item + ". 6. Contributing" + item + "."
+	tc := patternCase{turns: []scripted.Turn{{User: msg, Steps: []scripted.Step{edit("README.md", "", "# Exporter")},
+		Final: "README.md has the six sections."}}}
+	text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+	m := regexp.MustCompile(`The user asked: “([^”]*)”`).FindStringSubmatch(text)
+	if m == nil || len(m[1]) >= len(msg) || !strings.HasSuffix(m[1], "cases. …") ||
+		!strings.HasPrefix(msg, strings.TrimSuffix(m[1], " …")) {
+		t.Errorf("the request is not cut at an item's end, with \"…\":\n%s", indent(text))
+	}
 }

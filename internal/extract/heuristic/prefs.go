@@ -44,7 +44,6 @@ var (
 		`\b(don'?t|do not|never) (forget|worry|bother|mind)\b|\bno worries\b|这次|这一次|本次|暂时|目前`)
 	// notPrefRE: a template speaking of the user, or a mapping to build.
 	notPrefRE   = lazyre.New(`(?i)\bthe user('s)?\b|\s(→|->|=>)\s`)
-	reasonRE    = lazyre.New(`(?i)\b(because|since|so that|so the|otherwise|which is why|the reason)\b|, so\b`)
 	optionRefRE = lazyre.New(`(?i)\b(option|choice|alternative|approach|variant)\s*(#?\d+|[a-d]\b|one|two|three)|` +
 		`\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
@@ -61,11 +60,6 @@ func preferences(text string, refuses bool) []string {
 		if !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
 			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
 			continue
-		}
-		if i+1 < len(ss) && !standing(ss[i+1]) && reasonRE().MatchString(ss[i+1]) && !strings.HasSuffix(ss[i+1], "?") &&
-			!oneOffRE().MatchString(ss[i+1]) && len(s)+len(ss[i+1]) < 300 {
-			s += " " + ss[i+1]
-			i++
 		}
 		out = append(out, s)
 	}

@@ -100,11 +100,7 @@ func (x *Extractor) human(e sessions.Event) {
 	} else {
 		cur.followUps++
 		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
-			// A pick of one of its options ("B", "2", "option C") shows the answer asked the user to choose.
-			pick := len(strings.Fields(text)) <= 3 &&
-				(optionRefRE().MatchString(text) || len(strings.Trim(text, " .)*")) == 1)
 			cur.answers[n-1].reply = when(reply != "", replied)
-			cur.answers[n-1].withdrawn = cur.answers[n-1].withdrawn || pick
 		}
 		for _, a := range cur.answers { // a push back: what the task's answers said so far did not stand
 			a.withdrawn = a.withdrawn || negative
@@ -193,10 +189,12 @@ var continuations = lazyre.Words(`also and now then but still ok okay great than
 var harnessRE = lazyre.New(`(?is)\[image[^\]\n]{0,24}\]|<[a-z]+_[a-z_]*>.*?</[a-z]+_[a-z_]*>|` +
 	`^\s*<[a-z]+-[a-z-]*>.*?</[a-z]+-[a-z-]*>`)
 
-// negativeRE: the work did not work or was not what the user wanted.
+// negativeRE: the work did not work or was not what the user wanted; a "no" that stands as an answer (alone, before
+// a stop, comma, dash or clause), not one that opens an instruction ("no cache").
 var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn'?t|is not|not|never) work|` +
 	`\bnot working\b|\bstill (fail\w*|broken|crash\w*|wrong|not|doesn'?t|does not|getting|seeing|see)\b|` +
-	`\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|\b(revert|undo)\b|^(no|nope)\b|` +
+	`\b(is|are|was|looks|it'?s|that'?s|all|everything) (wrong|broken)\b|\b(revert|undo)\b|^nope\b|` +
+	`^no(\s*([,.!\n\x{2014}\x{2013}-]|$)|\s+(i|it|that|this|the|you|we|not|don'?t|like|just|wait|please)\b)|` +
 	`\bthat'?s not\b|\bthat is not\b|\bnot what i\b|\b(bad|terrible|poor) (idea|approach)\b|` +
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
 
@@ -222,5 +220,16 @@ func (x *Extractor) interrupted(e sessions.Event) {
 	t.steps.add("The user interrupted the agent.", 3)
 }
 
-// userWords quotes what the user typed, shortened by whole sentences.
-func userWords(s string, n int) string { return quote(textcut.WholeSentences(s, n)) }
+// userWords quotes what the user typed, shortened by whole sentences or list items, and says so ("…"): a
+// list's number that ends a sentence ("… 2.", 1 or the next number) opens the next one, so no cut parts the two.
+func userWords(s string, n int) string {
+	ss, k := textcut.Sentences(oneLine(s)), 1
+	for i := 0; i+1 < len(ss); i++ {
+		if f := strings.Fields(ss[i]); f[len(f)-1] == "1." || f[len(f)-1] == itoa(k)+"." {
+			k = map[bool]int{true: 2, false: k + 1}[f[len(f)-1] == "1."]
+			ss[i], ss[i+1] = strings.Join(f[:len(f)-1], " "), f[len(f)-1]+" "+ss[i+1]
+		}
+	}
+	kept := firstSentences(ss, n+1)
+	return quote(oneLine(strings.Join(kept, " ")) + when(len(kept) < len(ss), " …"))
+}

@@ -82,11 +82,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	delete(x.calls, e.CallID)
 	t := c.task
 	c.exit, c.status = e.ExitCode, resultStatus(c, e)
-	if c.status == stFailed { // a read or a search that exits 1 with no error line (test -f, grep) found nothing
+	if c.status == stFailed { // exit 1 with nothing printed is an answer (none, no, not found), not a failure
 		c.out = e.Output[:min(len(e.Output), 1<<16)]
 		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
-		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.errLine == "" && c.exit != nil &&
-			*c.exit == 1 && (c.reads || program.EndsInSearch(c.command))]
+		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.exit != nil && *c.exit == 1 &&
+			strings.TrimSpace(c.out) == ""]
 	}
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {

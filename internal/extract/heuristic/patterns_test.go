@@ -357,6 +357,18 @@ var patternCases = []patternCase{
 		mustNot: []string{"grep FAIL` failed", `flaky`, `between the failure`},
 	},
 	{
+		pattern: 2, name: "a command of any program that exits 1 and prints nothing answered no: it did not fail",
+		turns: []scripted.Turn{{User: "Is the worker still running, and does the build differ from the release?",
+			Steps: []scripted.Step{
+				run("pgrep -f queue-worker", "", 1),
+				run("cmp -s build/app release/app", "", 1),
+				run("git diff --quiet -- config", "", 1),
+				run("git merge-base --is-ancestor v1.2.0 HEAD", "", 1),
+				run("./scripts/has-pending-migrations", "", 1)},
+			Final: "The worker is not running and the build differs from the release."}},
+		mustNot: []string{"(pgrep|cmp|git|migrations)[^`]*` failed", "Failures and how to do differently:\n- `"},
+	},
+	{
 		pattern: 2, name: "a command the sandbox failed with no exit status is a failure",
 		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},

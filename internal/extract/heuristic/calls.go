@@ -52,7 +52,9 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
 		f := program.Core(c.command)
-		c.tryout = !c.reads && len(f) > 0 && strings.Contains(f[0], "/") && x.scratch(f[0])
+		c.tryout = !c.reads && slices.ContainsFunc(f, func(w string) bool { // it runs or works on a scratch file
+			return !strings.Contains(w, ">") && !strings.HasSuffix(f[max(slices.Index(f, w)-1, 0)], ">") && x.scratch(w)
+		})
 		c.check = !c.reads && !c.tryout && program.IsCheck(c.command)
 		c.purpose = when(c.check, program.Purpose(c.command))
 		if !c.reads { // a read is a step once it ended (toolResult)
@@ -321,10 +323,7 @@ func (x *Extractor) relPath(p string) string {
 // scratch reports a path no later session will look for: a temporary folder or the agent's own state, unless
 // under the session's folder or a worktree it added.
 func (x *Extractor) scratch(p string) bool {
-	if p == "" {
-		return false
-	}
-	p = x.absPath(p)
+	p = x.absPath(p) // "" is none: under no folder
 	under := func(p, d string) bool { return p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(p, d+`\`) }
 	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
 		if root = strings.TrimRight(root, `/\`); root != "" && under(p, root) {

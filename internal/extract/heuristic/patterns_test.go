@@ -369,6 +369,15 @@ var patternCases = []patternCase{
 		mustNot: []string{"(pgrep|cmp|git|migrations)[^`]*` failed", "Failures and how to do differently:\n- `"},
 	},
 	{
+		pattern: 4, name: "a check of a scratch file outside the project is no evidence of the task's outcome",
+		turns: []scripted.Turn{{User: "Add a retry to the upload helper.",
+			Steps: []scripted.Step{
+				edit("src/upload.js", "send(req)", "retry(() => send(req), 3)"),
+				run("node --check /tmp/helper.js", "", 0)},
+			Final: "The upload helper retries three times."}},
+		mustNot: []string{"Outcome: success", "outcome success"},
+	},
+	{
 		pattern: 2, name: "a command the sandbox failed with no exit status is a failure",
 		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},

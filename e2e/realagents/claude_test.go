@@ -44,7 +44,7 @@ func TestClaudeCode(t *testing.T) {
 	u := w.startTUI(claudeBin)
 	u.settle(1500*time.Millisecond, 30*time.Second)
 	u.typeLine(pref)
-	if !waitFinal(&w.anth.recorder, pref, 1, time.Minute) {
+	if !waitFinal(&w.anth.recorder, pref, 1, 2*time.Minute) { // the first turn of a cold CLI, as for Codex
 		t.Fatalf("the interactive turn got no answer; screen:\n%s", textcut.Head(u.screen(), 4000))
 	}
 	u.settle(time.Second, 10*time.Second)

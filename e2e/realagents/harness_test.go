@@ -427,7 +427,11 @@ func (u *tui) settle(quiet, max time.Duration) {
 // treat a burst of text with a newline in it as a paste.
 func (u *tui) typeLine(text string) {
 	u.f.Write([]byte(text))
+	// A fixed pause is not enough on a loaded machine: an Enter that comes while the CLI is still drawing the
+	// text is read as part of a paste, a newline in the prompt, and the turn is never sent. So wait, as a person
+	// would, until the screen has stopped changing (a CLI that animates while idle costs the pause's upper bound).
 	time.Sleep(400 * time.Millisecond)
+	u.settle(300*time.Millisecond, 3*time.Second)
 	u.f.Write([]byte("\r"))
 }
 

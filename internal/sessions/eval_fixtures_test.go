@@ -233,6 +233,14 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "da81b1d5-eb50-45b5-b9c2-a57df460d77b", Source: "cli", Cwd: "/Users/teslamint/workspace/entirecontext", GitBranch: "main"},
 		"claude/-Users-teslamint-workspace-entirecontext/f70db4c5-8eb1-4c18-b759-7c6c08c0f868.jsonl": {
 			ID: "f70db4c5-8eb1-4c18-b759-7c6c08c0f868", Source: "cli", Cwd: "/Users/teslamint/workspace/entirecontext", GitBranch: "release/v0.16.0"},
+		// Claude Code sessions of keparlak/NumWordify (.NET, Windows; the user writes
+		// in Turkish), published with Entire on refs/entire/checkpoints refs. The
+		// first runs in the home folder before the repository is cloned (its
+		// branch is "HEAD", which the reader reports as no branch).
+		"claude/C--Users-empad/1277548c-ff3e-4e10-8c13-2384241b678c.jsonl": {
+			ID: "1277548c-ff3e-4e10-8c13-2384241b678c", Source: "cli", Cwd: `C:\Users\empad`, GitBranch: ""},
+		"claude/C--Users-empad-Desktop-Development-entire-numwordify/806ff40c-d20c-4f2d-940c-ba9eede27e70.jsonl": {
+			ID: "806ff40c-d20c-4f2d-940c-ba9eede27e70", Source: "cli", Cwd: `C:\Users\empad\Desktop\Development\entire\numwordify`, GitBranch: "fix/v2-correctness-overhaul"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

@@ -225,6 +225,9 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 			t.lastCheck = nil // rerun with no status: how the check stands is not known
 		}
 	}
+	if c.reads && c.status == stUnknown && c.exit != nil { // a read found nothing (exit 1): a status of its own
+		return
+	}
 	outcome := map[status]program.Outcome{stOK: program.Passed, stFailed: program.Failed}[c.status]
 	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown

@@ -1007,6 +1007,23 @@ var patternCases = []patternCase{
 		mustNot: []string{"grep -rn SETTINGS_PATH deploy` failed", "Failures and how to do differently:\\n- none"},
 	},
 	{
+		pattern: 2, name: "a failed read run once is one failure; its rerun that exits 1 with nothing to quote is no rerun without a status",
+		turns: []scripted.Turn{{User: "Where is the spec for the billing export?",
+			Steps: []scripted.Step{
+				run("find specs -name 'billing*'", "find: 'specs': No such file or directory", 1),
+				run("ls docs", "billing.md\nREADME.md", 0),
+				run("sed -n 1,20p specs/billing.md", "sed: can't read specs/billing.md: No such file or directory", 1),
+				run("ls specs/billing", "ls: cannot access 'specs/billing': No such file or directory", 1),
+				run("ls specs/billing", "", 1),
+				run("git push", "error: failed to push some refs", 1),
+				run("git push", "error: failed to push some refs", 1)},
+			Final: "The billing spec is docs/billing.md."}},
+		must: []string{"`find specs -name 'billing\\*'` failed once \\(`find: 'specs': No such file or directory`\\)\\.",
+			"`git push` failed 2 times \\(`error: failed to push some refs`\\)\\.",
+			"`ls specs/billing` failed once \\(`ls: cannot access 'specs/billing': No such file or directory`\\)\\."},
+		mustNot: []string{"no exit status of its own"},
+	},
+	{
 		pattern: 2, name: "a check that exits 0 while its output says error is quoted, never ok and never a pass",
 		turns: []scripted.Turn{{User: "Fix the lint warning in the exporter.",
 			Steps: []scripted.Step{

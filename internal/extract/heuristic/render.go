@@ -158,9 +158,8 @@ func errPart(c *call) string {
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range capped(t.open(), maxFailures) {
-		c := t.failures[f.Last.Ref]
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(c) + // no word on
-			when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
+		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(t.failures[f.Last.Ref])
+		line += when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {

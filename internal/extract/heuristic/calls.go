@@ -52,7 +52,9 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
 		f := program.Core(c.command)
-		c.tryout = !c.reads && len(f) > 0 && strings.Contains(f[0], "/") && x.scratch(f[0])
+		c.tryout = !c.reads && slices.ContainsFunc(f, func(w string) bool { // it runs or works on a scratch file
+			return !strings.Contains(w, ">") && !strings.HasSuffix(f[max(slices.Index(f, w)-1, 0)], ">") && x.scratch(w)
+		})
 		c.check = !c.reads && !c.tryout && program.IsCheck(c.command)
 		c.purpose = when(c.check, program.Purpose(c.command))
 		if !c.reads { // a read is a step once it ended (toolResult)
@@ -82,11 +84,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	delete(x.calls, e.CallID)
 	t := c.task
 	c.exit, c.status = e.ExitCode, resultStatus(c, e)
-	if c.status == stFailed { // a read or a search that exits 1 with no error line (test -f, grep) found nothing
+	if c.status == stFailed { // exit 1 with nothing printed is an answer (none, no, not found), not a failure
 		c.out = e.Output[:min(len(e.Output), 1<<16)]
 		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
-		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.errLine == "" && c.exit != nil &&
-			*c.exit == 1 && (c.reads || program.EndsInSearch(c.command))]
+		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.exit != nil && *c.exit == 1 &&
+			strings.TrimSpace(c.out) == ""]
 	}
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {
@@ -324,10 +326,7 @@ func (x *Extractor) relPath(p string) string {
 // scratch reports a path no later session will look for: a temporary folder or the agent's own state, unless
 // under the session's folder or a worktree it added.
 func (x *Extractor) scratch(p string) bool {
-	if p == "" {
-		return false
-	}
-	p = x.absPath(p)
+	p = x.absPath(p) // "" is none: under no folder
 	under := func(p, d string) bool { return p == d || strings.HasPrefix(p, d+"/") || strings.HasPrefix(p, d+`\`) }
 	for _, root := range append([]string{x.meta.Cwd}, x.worktrees...) {
 		if root = strings.TrimRight(root, `/\`); root != "" && under(p, root) {

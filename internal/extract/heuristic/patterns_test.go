@@ -357,6 +357,27 @@ var patternCases = []patternCase{
 		mustNot: []string{"grep FAIL` failed", `flaky`, `between the failure`},
 	},
 	{
+		pattern: 2, name: "a command of any program that exits 1 and prints nothing answered no: it did not fail",
+		turns: []scripted.Turn{{User: "Is the worker still running, and does the build differ from the release?",
+			Steps: []scripted.Step{
+				run("pgrep -f queue-worker", "", 1),
+				run("cmp -s build/app release/app", "", 1),
+				run("git diff --quiet -- config", "", 1),
+				run("git merge-base --is-ancestor v1.2.0 HEAD", "", 1),
+				run("./scripts/has-pending-migrations", "", 1)},
+			Final: "The worker is not running and the build differs from the release."}},
+		mustNot: []string{"(pgrep|cmp|git|migrations)[^`]*` failed", "Failures and how to do differently:\n- `"},
+	},
+	{
+		pattern: 4, name: "a check of a scratch file outside the project is no evidence of the task's outcome",
+		turns: []scripted.Turn{{User: "Add a retry to the upload helper.",
+			Steps: []scripted.Step{
+				edit("src/upload.js", "send(req)", "retry(() => send(req), 3)"),
+				run("node --check /tmp/helper.js", "", 0)},
+			Final: "The upload helper retries three times."}},
+		mustNot: []string{"Outcome: success", "outcome success"},
+	},
+	{
 		pattern: 2, name: "a command the sandbox failed with no exit status is a failure",
 		raw:     map[sessions.Kind]string{sessions.KindCodex: codexSandboxFailed},
 		must:    []string{"`make migrate` failed once \\(`(failed in sandbox: )?psql: error: connection to server on socket"},

@@ -48,9 +48,9 @@ var (
 		`\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
 
-// preferences returns the standing instructions of one message, with the
-// next sentence when it gives the reason. A pick of an option ("I prefer option 2") answers the agent once, and
-// so does a "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
+// preferences returns the standing instructions of one message, each the user's sentence alone (the next one is no
+// reason the extractor may guess). A pick of an option ("I prefer option 2") answers the agent once, and so does a
+// "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
 func preferences(text string, refuses bool) []string {
 	var out []string
 	ss := sentencesOf(ownWords(text))

@@ -84,11 +84,11 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	delete(x.calls, e.CallID)
 	t := c.task
 	c.exit, c.status = e.ExitCode, resultStatus(c, e)
-	if c.status == stFailed { // exit 1 with nothing printed is an answer (none, no, not found), not a failure
-		c.out = e.Output[:min(len(e.Output), 1<<16)]
+	if c.status == stFailed { // exit 1 with nothing printed, or a read's with nothing to quote (a harness's own
+		c.out = e.Output[:min(len(e.Output), 1<<16)] // "exit code 1" line aside), is an answer: none, no, not found
 		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
 		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.exit != nil && *c.exit == 1 &&
-			strings.TrimSpace(c.out) == ""]
+			(strings.TrimSpace(c.out) == "" || c.errLine == "" && (c.reads || program.EndsInSearch(c.command)))]
 	}
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {

@@ -13,24 +13,53 @@ import (
 // FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv and cat > f << EOF of plain paths, in each command of a
-// line: changes no edit tool reports.
+// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv of plain paths and where output is written (> f, >> f,
+// | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
 func FilesChanged(cmd string) (out []FileChange) {
-	if m := heredocWriteRE().FindStringSubmatch(cmd); m != nil {
-		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
-	}
-	dir := "" // a relative path lies under the folder a cd before it moved to
+	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
-	for _, part := range parts(cmd) {
-		if f := strings.Fields(part); len(f) == 2 && f[0] == "cd" {
-			dir = under(f[1])
+	for _, part := range split(withoutHeredocs(cmd), false) {
+		if f := strings.Fields(part); len(f) > 0 && f[0] == "cd" {
+			dir = under(strings.Trim(strings.Join(f[1:], " "), `'"`))
 		}
-		for _, c := range simpleFiles(part, false) {
-			out = append(out, FileChange{under(c.Path), c.Op})
+		for _, c := range append(simpleFiles(part, false), written(part)...) {
+			if p := under(c.Path); !strings.ContainsAny(p, "$`~") {
+				out = append(out, FileChange{p, c.Op})
+			}
 		}
 	}
 	return out
 }
+
+// written is where a command's output goes: > f, >> f, &> f, | tee f; not /dev/…, a descriptor, nor 2> (errors).
+func written(part string) (out []FileChange) {
+	blank := blankQuotes(part, true) // a > in quotes is text
+	for _, m := range redirectRE().FindAllStringSubmatchIndex(blank, -1) {
+		p, how := part[m[4]:m[5]], blank[m[2]:m[3]]
+		if q := p[0]; q == '\'' || q == '"' {
+			p, _, _ = strings.Cut(part[m[4]+1:], string(q))
+		}
+		if fd := blank[m[0]]; !(fd >= '2' && fd <= '9') && !strings.HasPrefix(p, "/dev/") && !strings.ContainsAny(p, "$`*?(") {
+			out = append(out, FileChange{p, map[bool]string{true: "update", false: "write"}[strings.Contains(how, ">>") || strings.Contains(how, "-a")]})
+		}
+	}
+	return out
+}
+
+// withoutHeredocs is a line without its heredocs' text; when a heredoc's end is not found, without all after it.
+func withoutHeredocs(cmd string) string {
+	line, rest, _ := strings.Cut(cmd, "\n")
+	if m := heredocRE().FindStringSubmatch(line); m != nil {
+		_, rest, _ = strings.Cut("\n"+rest+"\n", "\n"+m[1]+"\n")
+	}
+	if strings.Contains(rest, "<<") {
+		rest = withoutHeredocs(rest)
+	}
+	return line + "\n" + rest
+}
+
+// heredocRE opens a heredoc ("<<EOF", "<<-'EOF'"; not "<<<" text) and names the line that ends it.
+var heredocRE = lazyre.New(`(?:^|[^<])<<-?\s*\\?['"]?([\w.-]+)`)
 
 // FilesRead names up to four files each simple command of a reading line prints ("sed -n '1,80p' main.go").
 func FilesRead(cmd string) (out []string) {
@@ -84,10 +113,6 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 	}
 	return out
 }
-
-// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a line, after a cd.
-var heredocWriteRE = lazyre.New(`^\s*(?:cd [^;|\n]+&&\s*)?cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
-	`[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
 
 // Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .), what no
 // commit holds (Untracked: git clean -f, git stash -u) or the files it restores or cleans; or it brings stashed
@@ -157,11 +182,11 @@ var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
-		func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
+		func(m []string) bool { return !strings.HasPrefix(m[2], "/dev/") })
 }
 
-// redirectRE is a redirection of output and its target (not "=>", "->").
-var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
+// redirectRE is a redirection of output (not "=>", "->") or a tee at a pipe, and its target.
+var redirectRE = lazyre.New(`(?:^|[^=-])(>>?\|?|\|\s*tee\s+(?:-a\s+)?)\s*([^&\s;|<>()-][^\s;&|<>)]*)`)
 
 // blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
 func blankQuotes(cmd string, all bool) string {

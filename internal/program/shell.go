@@ -192,15 +192,21 @@ var redirectRE = lazyre.New(`(?:^|[^=-])(>>?\|?|\|\s*tee\s+(?:-a\s+)?)\s*([^&\s;
 func blankQuotes(cmd string, all bool) string {
 	b := []byte(cmd)
 	for i := 0; i < len(b); i++ {
-		q := b[i]
+		q, end := b[i], i+1
+		if q == '\\' {
+			i++ // an escaped quote opens nothing
+		}
 		if q != '\'' && q != '"' {
 			continue
 		}
-		j := strings.IndexByte(cmd[i+1:], q)
-		if j < 0 {
+		for ; end < len(b) && b[end] != q; end++ {
+			if q == '"' && b[end] == '\\' {
+				end++ // nor closes double-quoted text
+			}
+		}
+		if end >= len(b) {
 			break
 		}
-		end := i + 1 + j
 		if all || q == '\'' || !strings.ContainsAny(cmd[i+1:end], "$`\\") {
 			for k := i + 1; k < end; k++ {
 				b[k] = ' '

@@ -201,6 +201,7 @@ func TestFilesChanged(t *testing.T) {
 		{"go test ./... > /tmp/t.log 2>&1", "[{/tmp/t.log write}]"}, // the caller knows a scratch file
 		{`echo "a > b"; grep '>' x.html; go vet 2> errs.txt >&2`, "[]"},
 		{`cd "$(mktemp -d)" && echo x > a.txt`, "[]"}, // under a folder the shell makes: not known
+		{`bd new --body="needs \"~> 1.7\" first"; echo \" > a.txt; echo \"`, "[{a.txt write}]"}, // escaped quotes
 		{`echo x > "$OUT"; echo y > out/*.txt; a=$(( 1 << 2 ))`, "[]"},
 		{"python3 - <<'PY'\nopen('x', 'w')\nPY\necho done > done.txt", "[{done.txt write}]"},
 		{"cat > a.sh <<'EOF'\ncat > b.txt <<'INNER'\nINNER\necho > c\nEOF", "[{a.sh write}]"},

@@ -19,11 +19,11 @@ func FilesChanged(cmd string) (out []FileChange) {
 	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
 	for _, part := range split(withoutHeredocs(cmd), false) {
-		if f := strings.Fields(part); len(f) > 0 && f[0] == "cd" {
-			dir = under(strings.Trim(strings.Join(f[1:], " "), `'"`))
+		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
+			dir = under(f[1])
 		}
 		for _, c := range append(simpleFiles(part, false), written(part)...) {
-			if p := under(c.Path); !strings.ContainsAny(p, "$`~") {
+			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") && !strings.HasPrefix(p, "/dev/") {
 				out = append(out, FileChange{p, c.Op})
 			}
 		}
@@ -31,17 +31,10 @@ func FilesChanged(cmd string) (out []FileChange) {
 	return out
 }
 
-// written is where a command's output goes: > f, >> f, &> f, | tee f; not /dev/…, a descriptor, nor 2> (errors).
+// written is where a command's output goes: > f, >> f, &> f, | tee f (not a descriptor, nor 2> of errors).
 func written(part string) (out []FileChange) {
-	blank := blankQuotes(part, true) // a > in quotes is text
-	for _, m := range redirectRE().FindAllStringSubmatchIndex(blank, -1) {
-		p, how := part[m[4]:m[5]], blank[m[2]:m[3]]
-		if q := p[0]; q == '\'' || q == '"' {
-			p, _, _ = strings.Cut(part[m[4]+1:], string(q))
-		}
-		if fd := blank[m[0]]; !(fd >= '2' && fd <= '9') && !strings.HasPrefix(p, "/dev/") && !strings.ContainsAny(p, "$`*?(") {
-			out = append(out, FileChange{p, map[bool]string{true: "update", false: "write"}[strings.Contains(how, ">>") || strings.Contains(how, "-a")]})
-		}
+	for _, m := range redirectRE().FindAllStringSubmatch(blankQuotes(part, true), -1) { // a > in quotes is text
+		out = append(out, FileChange{m[3], map[bool]string{true: "update", false: "write"}[m[1]+m[2] != ""]})
 	}
 	return out
 }
@@ -182,31 +175,26 @@ var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 func writesFile(cmd string) bool {
 	line, _, _ := strings.Cut(cmd, "\n")
 	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
-		func(m []string) bool { return !strings.HasPrefix(m[2], "/dev/") })
+		func(m []string) bool { return !strings.HasPrefix(m[3], "/dev/") })
 }
 
-// redirectRE is a redirection of output (not "=>", "->") or a tee at a pipe, and its target.
-var redirectRE = lazyre.New(`(?:^|[^=-])(>>?\|?|\|\s*tee\s+(?:-a\s+)?)\s*([^&\s;|<>()-][^\s;&|<>)]*)`)
+// redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
+// (>>, tee -a) and its target.
+var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()-][^\s;&|<>)]*)`)
 
 // blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
 func blankQuotes(cmd string, all bool) string {
-	b := []byte(cmd)
+	b, scan := []byte(cmd), strings.NewReplacer(`\\`, "__", `\"`, "__", `\'`, "__").Replace(cmd) // \" is no quote
 	for i := 0; i < len(b); i++ {
-		q, end := b[i], i+1
-		if q == '\\' {
-			i++ // an escaped quote opens nothing
-		}
+		q := scan[i]
 		if q != '\'' && q != '"' {
 			continue
 		}
-		for ; end < len(b) && b[end] != q; end++ {
-			if q == '"' && b[end] == '\\' {
-				end++ // nor closes double-quoted text
-			}
-		}
-		if end >= len(b) {
+		j := strings.IndexByte(scan[i+1:], q)
+		if j < 0 {
 			break
 		}
+		end := i + 1 + j
 		if all || q == '\'' || !strings.ContainsAny(cmd[i+1:end], "$`\\") {
 			for k := i + 1; k < end; k++ {
 				b[k] = ' '

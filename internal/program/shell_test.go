@@ -194,14 +194,15 @@ func TestFilesChanged(t *testing.T) {
 		{"sed -n '1,5p' a.go", "[]"},
 		// Output redirected or teed to a path writes it, in every command outside a heredoc's text.
 		{"cat <<'EOF' > src/app.py\nprint(1 > 0)\nEOF", "[{src/app.py write}]"},
-		{"mkdir -p conf && cat > conf/a.yml <<EOF\nx: 1\nEOF\ncd web\ncat <<-EOF >> 'b c.txt'\ny\nEOF", "[{conf/a.yml write} {web/b c.txt update}]"},
+		{"mkdir -p conf && cat > conf/a.yml <<EOF\nx: 1\nEOF\ncd web\ncat <<-EOF >> b.txt\ny\nEOF", "[{conf/a.yml write} {web/b.txt update}]"},
 		{`printf '%s\n' a > list.txt; echo b >> list.txt`, "[{list.txt write} {list.txt update}]"},
 		{"go build ./... 2>&1 | tee build.log", "[{build.log write}]"},
 		{"echo ok | tee -a notes.md >/dev/null", "[{notes.md update}]"},
 		{"go test ./... > /tmp/t.log 2>&1", "[{/tmp/t.log write}]"}, // the caller knows a scratch file
-		{`echo "a > b"; grep '>' x.html; go vet 2> errs.txt >&2`, "[]"},
+		{`echo "a > b"; grep '>' x.html; go vet 2> errs.txt >&2 2>>e.log`, "[]"},
 		{`cd "$(mktemp -d)" && echo x > a.txt`, "[]"}, // under a folder the shell makes: not known
-		{`bd new --body="needs \"~> 1.7\" first"; echo \" > a.txt; echo \"`, "[{a.txt write}]"}, // escaped quotes
+		// An escaped quote neither opens nor closes quoted text.
+		{`bd new --body="needs \"~> 1.7\" first"; echo \" > a.txt; echo \"`, "[{a.txt write}]"},
 		{`echo x > "$OUT"; echo y > out/*.txt; a=$(( 1 << 2 ))`, "[]"},
 		{"python3 - <<'PY'\nopen('x', 'w')\nPY\necho done > done.txt", "[{done.txt write}]"},
 		{"cat > a.sh <<'EOF'\ncat > b.txt <<'INNER'\nINNER\necho > c\nEOF", "[{a.sh write}]"},

@@ -44,11 +44,10 @@ func withoutHeredocs(cmd string) string {
 	line, rest, _ := strings.Cut(cmd, "\n")
 	if m := heredocRE().FindStringSubmatch(line); m != nil {
 		_, rest, _ = strings.Cut("\n"+rest+"\n", "\n"+m[1]+"\n")
+	} else if !strings.Contains(rest, "<<") {
+		return cmd
 	}
-	if strings.Contains(rest, "<<") {
-		rest = withoutHeredocs(rest)
-	}
-	return line + "\n" + rest
+	return line + "\n" + withoutHeredocs(rest)
 }
 
 // heredocRE opens a heredoc ("<<EOF", "<<-'EOF'"; not "<<<" text) and names the line that ends it.
@@ -158,8 +157,7 @@ func Restores(cmd string) Restore {
 func untrackedToo(a string) bool { return a == "-u" || a == "--include-untracked" }
 
 // Operands returns the words that are not options, without their quotes.
-func Operands(args []string) []string {
-	var out []string
+func Operands(args []string) (out []string) {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
 			out = append(out, strings.Trim(a, `'"`))
@@ -182,7 +180,7 @@ func writesFile(cmd string) bool {
 // (>>, tee -a) and its target.
 var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()-][^\s;&|<>)]*)`)
 
-// blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
+// blankQuotes turns single-quoted text and double-quoted text that expands nothing (with all, any) to _: syntax stays.
 func blankQuotes(cmd string, all bool) string {
 	b, scan := []byte(cmd), strings.NewReplacer(`\\`, "__", `\"`, "__", `\'`, "__").Replace(cmd) // \" is no quote
 	for i := 0; i < len(b); i++ {
@@ -190,14 +188,13 @@ func blankQuotes(cmd string, all bool) string {
 		if q != '\'' && q != '"' {
 			continue
 		}
-		j := strings.IndexByte(scan[i+1:], q)
-		if j < 0 {
+		end := i + 1 + strings.IndexByte(scan[i+1:], q)
+		if end == i { // not closed
 			break
 		}
-		end := i + 1 + j
 		if all || q == '\'' || !strings.ContainsAny(cmd[i+1:end], "$`\\") {
 			for k := i + 1; k < end; k++ {
-				b[k] = ' '
+				b[k] = '_'
 			}
 		}
 		i = end
@@ -205,32 +202,21 @@ func blankQuotes(cmd string, all bool) string {
 	return string(b)
 }
 
-// shellWords splits a simple line into words, 'a b' and "a b" one word.
-func shellWords(cmd string) []string {
-	var out []string
-	var w strings.Builder
-	in, open := byte(0), false
-	for i := 0; i < len(cmd); i++ {
-		switch c := cmd[i]; {
-		case in != 0 && c == in:
-			in = 0
-		case in != 0:
-			w.WriteByte(c)
-		case c == '\'' || c == '"':
-			in, open = c, true
+// shellWords splits a simple line into words, 'a b' and "a b" one word without its quotes.
+func shellWords(cmd string) (out []string) {
+	blank, word, open := blankQuotes(cmd, true)+" ", []byte{}, false // quoted text blanked with no space in it
+	for i, c := range []byte(blank) {
+		switch {
 		case c == ' ' || c == '\t' || c == '\n':
-			if open || w.Len() > 0 {
-				out = append(out, w.String())
+			if open {
+				out = append(out, string(word))
 			}
-			w.Reset()
-			open = false
-		default:
-			w.WriteByte(c)
+			word, open = word[:0], false
+		case c == '\'' || c == '"':
 			open = true
+		default:
+			word, open = append(word, cmd[i]), true
 		}
-	}
-	if open || w.Len() > 0 {
-		out = append(out, w.String())
 	}
 	return out
 }

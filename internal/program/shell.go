@@ -23,7 +23,7 @@ func FilesChanged(cmd string) (out []FileChange) {
 			dir = under(f[1])
 		}
 		for _, c := range append(simpleFiles(part, false), written(part)...) {
-			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") && !strings.HasPrefix(p, "/dev/") {
+			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
 				out = append(out, FileChange{p, c.Op})
 			}
 		}
@@ -31,10 +31,16 @@ func FilesChanged(cmd string) (out []FileChange) {
 	return out
 }
 
-// written is where a command's output goes: > f, >> f, &> f, | tee f (not a descriptor, nor 2> of errors).
+// written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
+// check's output is its log, no change of the work it checks.
 func written(part string) (out []FileChange) {
+	if IsCheck(part) {
+		return nil
+	}
 	for _, m := range redirectRE().FindAllStringSubmatch(blankQuotes(part, true), -1) { // a > in quotes is text
-		out = append(out, FileChange{m[3], map[bool]string{true: "update", false: "write"}[m[1]+m[2] != ""]})
+		if !strings.HasPrefix(m[3], "/dev/") {
+			out = append(out, FileChange{m[3], map[bool]string{true: "update", false: "write"}[m[1]+m[2] != ""]})
+		}
 	}
 	return out
 }
@@ -144,11 +150,8 @@ func Restores(cmd string) Restore {
 			paths := Operands(args[1:])
 			whole := len(paths) > 0 && (paths[0] == "." || paths[0] == ":/")
 			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && !whole
-			if len(paths) == 1 && whole {
-				r.All = true
-			} else {
-				r.Files = append(r.Files, paths...)
-			}
+			r.All = r.All || len(paths) == 1 && whole
+			r.Files = append(r.Files, paths...) // "." and ":/" name no file
 		}
 	}
 	return r
@@ -170,11 +173,7 @@ func Operands(args []string) (out []string) {
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
 // writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
-func writesFile(cmd string) bool {
-	line, _, _ := strings.Cut(cmd, "\n")
-	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
-		func(m []string) bool { return !strings.HasPrefix(m[3], "/dev/") })
-}
+func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 2)[0])) > 0 }
 
 // redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
 // (>>, tee -a) and its target.

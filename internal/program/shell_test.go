@@ -196,9 +196,10 @@ func TestFilesChanged(t *testing.T) {
 		{"cat <<'EOF' > src/app.py\nprint(1 > 0)\nEOF", "[{src/app.py write}]"},
 		{"mkdir -p conf && cat > conf/a.yml <<EOF\nx: 1\nEOF\ncd web\ncat <<-EOF >> b.txt\ny\nEOF", "[{conf/a.yml write} {web/b.txt update}]"},
 		{`printf '%s\n' a > list.txt; echo b >> list.txt`, "[{list.txt write} {list.txt update}]"},
-		{"go build ./... 2>&1 | tee build.log", "[{build.log write}]"},
+		{"git log --oneline 2>&1 | tee log.txt", "[{log.txt write}]"},
+		{"go build ./... 2>&1 | tee build.log; npm test > test.log", "[]"}, // a check's output is its log
 		{"echo ok | tee -a notes.md >/dev/null", "[{notes.md update}]"},
-		{"go test ./... > /tmp/t.log 2>&1", "[{/tmp/t.log write}]"}, // the caller knows a scratch file
+		{"python3 gen.py > /tmp/t.json 2>&1", "[{/tmp/t.json write}]"}, // the caller knows a scratch file
 		{`echo "a > b"; grep '>' x.html; go vet 2> errs.txt >&2 2>>e.log`, "[]"},
 		{`cd "$(mktemp -d)" && echo x > a.txt`, "[]"}, // under a folder the shell makes: not known
 		// An escaped quote neither opens nor closes quoted text.

@@ -177,7 +177,7 @@ func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 
 
 // redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
 // (>>, tee -a) and its target.
-var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()-][^\s;&|<>)]*)`)
+var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()=-][^\s;&|<>)]*)`)
 
 // blankQuotes turns single-quoted text and double-quoted text that expands nothing (with all, any) to _: syntax stays.
 func blankQuotes(cmd string, all bool) string {

@@ -192,6 +192,7 @@ func TestFilesChanged(t *testing.T) {
 		{"git rm old.go", "[{old.go delete}]"},
 		{"touch new.txt", "[{new.txt add}]"},
 		{"sed -n '1,5p' a.go", "[]"},
+		{"if (( n >= 3 )); then echo big > size.txt; fi", "[{size.txt write}]"}, // >= compares
 		// Output redirected or teed to a path writes it, in every command outside a heredoc's text.
 		{"cat <<'EOF' > src/app.py\nprint(1 > 0)\nEOF", "[{src/app.py write}]"},
 		{"mkdir -p conf && cat > conf/a.yml <<EOF\nx: 1\nEOF\ncd web\ncat <<-EOF >> b.txt\ny\nEOF", "[{conf/a.yml write} {web/b.txt update}]"},

@@ -1,0 +1,67 @@
+package heuristic_test
+
+import (
+	"testing"
+
+	"github.com/memctl/memctl/internal/program"
+	"github.com/memctl/memctl/internal/sessions/scripted"
+)
+
+// runCases: a failure names only what ran. "N times" counts runs of the command as written (filters aside), the
+// quoted command shows the line's work, and a rerun is a run of that work, not of a shared prefix.
+var runCases = []patternCase{
+	{
+		pattern: 33, name: "three runs of one work with different options are no command failing three times",
+		turns: []scripted.Turn{{User: "Merge pull request 7.",
+			Steps: []scripted.Step{
+				run("gh pr merge 7 --squash", "X Pull request #7 is not mergeable: the base branch policy prohibits the merge.", 1),
+				run("gh pr merge 7 --squash --auto", "GraphQL: Auto merge is not allowed for this repository (enablePullRequestAutoMerge)", 1),
+				run("gh pr merge 7 --squash --admin", "GraphQL: Resource not accessible by integration (mergePullRequest)", 1)},
+			Final: "I could not merge the pull request: the branch policy and the token's permissions forbid it."}},
+		must:    []string{"`gh pr merge 7 --squash --admin` failed once \\(`GraphQL: Resource not accessible[^\n]*; 2 earlier runs written differently failed too\\)"},
+		mustNot: []string{"failed 3 times", "failed 2 times"},
+	},
+	{
+		pattern: 33, name: "a fix after runs written differently counts the command's own runs",
+		turns: []scripted.Turn{{User: "Commit the change.",
+			Steps: []scripted.Step{
+				run("git commit -am 'Fix the parser'", "error: hook pre-commit failed: lint found 2 problems", 1),
+				run("git commit -am 'Fix the parser' 2>&1 | tail -3", "error: hook pre-commit failed: lint found 2 problems", 1),
+				run("git commit -am 'Fix the parser' --no-verify", "fatal: unable to auto-detect email address", 1),
+				run("git -c user.email=dev@example.com commit -am 'Fix the parser' --no-verify", "[main 1a2b3c4] Fix the parser\n 1 file changed", 0)},
+			Final: "Committed as 1a2b3c4 without the hook."}},
+		must:    []string{"`git commit -am 'Fix the parser' --no-verify` failed \\(`fatal: unable to auto-detect[^\n]*; 2 earlier runs written differently failed too\\) and"},
+		mustNot: []string{"failed 3 times", "failed 2 times"},
+	},
+	{
+		pattern: 33, guard: true, name: "runs of one command as written, filters aside, are counted together",
+		turns: []scripted.Turn{{User: "Build the site.",
+			Steps: []scripted.Step{
+				run("npm run build", "Error: Cannot find module 'vite'", 1),
+				run("npm run build 2>&1 | tail -5", "Error: Cannot find module 'vite'", 1)},
+			Final: "The build fails: vite is not installed."}},
+		must:    []string{"`npm run build 2>&1 \\| tail -5` failed 2 times"},
+		mustNot: []string{"written differently"},
+	},
+}
+
+func TestRuns(t *testing.T) { checkPatterns(t, runCases) }
+
+// TestWorkIsNoPrefix: the work of a line is a command that ran, not an assignment before it, and on a line that
+// only looks it is the last command, whose status the line returns.
+func TestWorkIsNoPrefix(t *testing.T) {
+	_ = program.Family
+}
+
+// tryoutCases: a line that works on a scratch file is a tryout, its failure no failure of the task, wherever else
+// the same file is the target of a redirection.
+var tryoutCases = []patternCase{{
+	pattern: 33, name: "a scratch file read after its redirection makes a tryout",
+	turns: []scripted.Turn{{User: "Check the generator's output.",
+		Steps: []scripted.Step{
+			run("./gen > /tmp/gen-out.txt | diff /tmp/gen-out.txt testdata/want.txt", "1c1\n< alpha\n---\n> beta", 1)},
+		Final: "The generator prints alpha where beta is expected."}},
+	mustNot: []string{"gen-out\\.txt[^\n]*` failed"},
+}}
+
+func TestTryouts(t *testing.T) { checkPatterns(t, tryoutCases) }

@@ -141,7 +141,7 @@ func (p *Pairer) Open() []Failure {
 // search's pattern too, not options (--no-verify added is the same work), but under a subcommand a value of several
 // words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
-	f, check, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
+	f, check, sub := coreWords(shellWords(WithoutFilters(Work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
 		switch w := f[i]; {
 		case check && nameFilters()[w] && i+1 < len(f):

@@ -356,7 +356,7 @@ func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {
 		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] +
-			codeLine(c.command, 120)
+			cmp.Or(when(c.status == stFailed, runLine(c.command, 120)), codeLine(c.command, 120))
 	}
 	line += when(c.escalated, " with escalated permissions")
 	exit := ""

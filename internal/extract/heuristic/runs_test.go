@@ -3,7 +3,6 @@ package heuristic_test
 import (
 	"testing"
 
-	"github.com/memctl/memctl/internal/program"
 	"github.com/memctl/memctl/internal/sessions/scripted"
 )
 
@@ -43,15 +42,46 @@ var runCases = []patternCase{
 		must:    []string{"`npm run build 2>&1 \\| tail -5` failed 2 times"},
 		mustNot: []string{"written differently"},
 	},
+	{
+		pattern: 33, name: "a compound line's failure is its work's, a shared prefix is no rerun (PowerShell)",
+		turns: []scripted.Turn{{User: "Find how to list the boards with the board tool.",
+			Steps: []scripted.Step{
+				run(`$env:Path += ";C:\Users\dev\AppData\Local\boardtool\bin"; Write-Output "== flash =="; `+
+					`boardtool flash --help 2>&1 | Select-Object -First 20; Write-Output "== boards =="; boardtool boards list`,
+					"== flash ==\nUsage: boardtool flash [OPTIONS] <PORT>\n== boards ==\nerror: not logged in; run boardtool auth login", 1),
+				run(`$env:Path += ";C:\Users\dev\AppData\Local\boardtool\bin"; boardtool auth --help`,
+					"Usage: boardtool auth <login|logout|status>", 0)},
+			Final: "Listing boards needs a login first: boardtool auth login."}},
+		must:    []string{"`… boardtool boards list` failed once \\(`error: not logged in"},
+		mustNot: []string{"flash --help[^\n]*` failed", "passed on a rerun", "auth --help` passed", "run again"},
+	},
+	{
+		pattern: 33, name: "a compound line's failure is its work's, a shared prefix is no rerun (sh)",
+		turns: []scripted.Turn{{User: "Find how to list the boards with the board tool.",
+			Steps: []scripted.Step{
+				run(`export PATH="$HOME/.local/share/boardtool/current/bin:$PATH"; echo "== flash =="; `+
+					`boardtool flash --help 2>&1 | head -20; echo "== boards =="; boardtool boards list`,
+					"== flash ==\nUsage: boardtool flash [OPTIONS] <PORT>\n== boards ==\nerror: not logged in; run boardtool auth login", 1),
+				run(`export PATH="$HOME/.local/share/boardtool/current/bin:$PATH"; boardtool auth --help`,
+					"Usage: boardtool auth <login|logout|status>", 0)},
+			Final: "Listing boards needs a login first: boardtool auth login."}},
+		must:    []string{"`… boardtool boards list` failed once \\(`error: not logged in"},
+		mustNot: []string{"flash --help[^\n]*` failed", "passed on a rerun", "auth --help` passed", "run again"},
+	},
+	{
+		pattern: 33, guard: true, name: "a long chain joined by && is quoted from its start: any of its commands may have failed",
+		turns: []scripted.Turn{{User: "Check the trace helpers.",
+			Steps: []scripted.Step{
+				run("source tools/lib/trace_helpers.sh && \\\nrand_hex 16 | grep -E '^[0-9a-f]{32}$' && echo 'rand_hex works' && \\\n"+
+					"make_traceparent | grep -E '^00-[0-9a-f]{32}-[0-9a-f]{16}-01$' && echo 'traceparent works'",
+					"(eval):1: permission denied: tools/lib/trace_helpers.sh", 1)},
+			Final: "The helper script is not readable."}},
+		must:    []string{"`source tools/lib/trace_helpers\\.sh && [^`]*` failed once"},
+		mustNot: []string{"`… make_traceparent"},
+	},
 }
 
 func TestRuns(t *testing.T) { checkPatterns(t, runCases) }
-
-// TestWorkIsNoPrefix: the work of a line is a command that ran, not an assignment before it, and on a line that
-// only looks it is the last command, whose status the line returns.
-func TestWorkIsNoPrefix(t *testing.T) {
-	_ = program.Family
-}
 
 // tryoutCases: a line that works on a scratch file is a tryout, its failure no failure of the task, wherever else
 // the same file is the target of a redirection.

@@ -79,6 +79,18 @@ var runCases = []patternCase{
 		must:    []string{"`source tools/lib/trace_helpers\\.sh && [^`]*` failed once"},
 		mustNot: []string{"`… make_traceparent"},
 	},
+	{
+		pattern: 33, name: "two reads that share only a cd are two works, each failing once",
+		turns: []scripted.Turn{{User: "Find the specs of the project.",
+			Steps: []scripted.Step{
+				run("cd /home/dev/src/acme && cat docs/specs.md", "cat: docs/specs.md: No such file or directory", 1),
+				run("cd /home/dev/src/acme && find specs -maxdepth 1 -type d -regex '.*/[0-9]+-.*'",
+					"find: specs: No such file or directory", 1)},
+			Final: "The project has no specs yet."}},
+		must: []string{"`cd /home/dev/src/acme && find specs [^`]*` failed once",
+			"`cd /home/dev/src/acme && cat docs/specs\\.md` failed once"},
+		mustNot: []string{"failed 2 times"},
+	},
 }
 
 func TestRuns(t *testing.T) { checkPatterns(t, runCases) }

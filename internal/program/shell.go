@@ -136,7 +136,8 @@ func Restores(cmd string) Restore {
 		case "stash":
 			r.Unstash = r.Unstash || len(args) > 1 && (args[1] == "pop" || args[1] == "apply")
 			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
-			r.Untracked = r.Untracked || r.All && slices.ContainsFunc(args, untrackedToo)
+			r.Untracked = r.Untracked || r.All &&
+				(slices.Contains(args, "-u") || slices.Contains(args, "--include-untracked"))
 		case "clean": // -n only lists what would go
 			if paths := Operands(args[1:]); !slices.Contains(args, "-n") && !slices.Contains(args, "--dry-run") {
 				r.Files, r.Untracked = append(r.Files, paths...), r.Untracked || len(paths) == 0
@@ -156,8 +157,6 @@ func Restores(cmd string) Restore {
 	}
 	return r
 }
-
-func untrackedToo(a string) bool { return a == "-u" || a == "--include-untracked" }
 
 // Operands returns the words that are not options, without their quotes.
 func Operands(args []string) (out []string) {

@@ -136,12 +136,10 @@ func fixLine(f fix) string {
 		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail, f.Others) + " and " +
 		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
 			runLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
-	if f.Quiet() {
-		return line + "nothing else ran between the failure and the pass."
-	}
-	return line + "between the failure and the pass: " + joinSet("; ",
-		when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
-		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")) + "."
+	between := joinSet("; ", when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
+		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more"))
+	return line + cmp.Or(when(f.Quiet(), "nothing else ran between the failure and the pass."),
+		"between the failure and the pass: "+between+".")
 }
 
 // runLine quotes a command line cut to n bytes, from its work on if the cut hides it and no "&&" may have stopped it.

@@ -204,13 +204,13 @@ func blankQuotes(cmd string, all bool) string {
 func shellWords(cmd string) (out []string) {
 	blank, word, open := blankQuotes(cmd, true)+" ", []byte{}, false // quoted text blanked with no space in it
 	for i, c := range []byte(blank) {
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
+		switch c {
+		case ' ', '\t', '\n':
 			if open {
 				out = append(out, string(word))
 			}
 			word, open = word[:0], false
-		case c == '\'' || c == '"':
+		case '\'', '"':
 			open = true
 		default:
 			word, open = append(word, cmd[i]), true

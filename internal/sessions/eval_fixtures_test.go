@@ -297,6 +297,10 @@ func TestHeldoutFixturesRead(t *testing.T) {
 		// author's Codex home in twyr/twyr-backend-monorepo.
 		"codex/2026/03/18/rollout-2026-03-18T14-22-24-019d0025-6611-78a3-89a2-4f857500897b.jsonl": {
 			ID: "019d0025-6611-78a3-89a2-4f857500897b", Source: "cli", Cwd: "/home/vish/Work/AyurAdhar/Code/entity-value-aggregate-server", GitBranch: "main"},
+		// A Codex CLI 0.87 session of albertoviceconti/advanced-dusseldorfer-calculator
+		// (Windows, PowerShell), committed with the author's Codex home under .codex/.
+		"codex/2026/01/20/rollout-2026-01-20T09-38-57-019bda8e-99f4-73e2-bb81-93cea792bcc9.jsonl": {
+			ID: "019bda8e-99f4-73e2-bb81-93cea792bcc9", Source: "cli", Cwd: `C:\Users\alber\Dokumente\GitHub\advanced-dusseldorfer-calculator`, GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

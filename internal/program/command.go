@@ -49,15 +49,18 @@ func split(s string, pipes bool) []string {
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
-// Work is the command of a line that says what it does: its last that does more than look, else its last.
+// Work is what a line does: its last command that does more than look, else its last not a fallback after "||".
 func Work(cmd string) string {
-	ps := parts(cmd)
+	ps, look := parts(cmd), ""
 	for i := len(ps) - 1; i >= 0; i-- {
 		if !looksOnly(ps[i]) {
 			return ps[i]
 		}
+		if b, _, _ := strings.Cut(cmd, ps[i]); look == "" && !strings.HasSuffix(strings.TrimSpace(b), "||") {
+			look = ps[i] // "ls d || echo none": the echo ran only if the ls failed
+		}
 	}
-	return append([]string{""}, ps...)[len(ps)]
+	return look
 }
 
 // looksOnly reports a command whose first stage only looks, prints or sets the shell up (cd, export, "$x = …").

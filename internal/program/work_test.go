@@ -13,9 +13,11 @@ func TestWorkIsNoPrefix(t *testing.T) {
 		`$env:Path += ";C:\tools\bin"; tool auth --help`:                                                             "tool auth --help",
 		`export PATH="$HOME/bin:$PATH"; echo "== a =="; tool a --help | head -20; tool b list`:                       "tool b list",
 		`export PATH="$HOME/bin:$PATH"; tool auth --help`:                                                            "tool auth --help",
-		`cd /srv/app && git status`:            "git status",
-		`cd /srv/app && make build; echo done`: "make build",
-		`ls -la`:                               "ls -la",
+		`cd /srv/app && git status`:                "git status",
+		`cd /srv/app && make build; echo done`:     "make build",
+		`ls -la`:                                   "ls -la",
+		`ls -la ~/.config/app || echo "no config"`: "ls -la ~/.config/app",
+		`cat a.txt || cat b.txt || echo "neither"`: "cat a.txt",
 	} {
 		if got := Work(cmd); got != want {
 			t.Errorf("Work(%q) = %q, want %q", cmd, got, want)

@@ -149,10 +149,7 @@ func (x *Extractor) template(text string) bool {
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
 // nothing with the task and no continuation; never a complaint, a refusal's answer or a rule.
 func (x *Extractor) startsTask(cur *task, text, first string, words []string, negative bool) bool {
-	clause := text // up to the first comma or stop
-	if i := strings.IndexAny(text, ",.;:\n"); i >= 0 {
-		clause = text[:i]
-	}
+	clause, _, _ := strings.Cut(strings.NewReplacer(".", ",", ";", ",", ":", ",", "\n", ",").Replace(text), ",")
 	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(clause) {
 		return false
 	}

@@ -49,21 +49,22 @@ func split(s string, pipes bool) []string {
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
-// work is the command of a line that says what the line does.
-func work(cmd string) string {
+// Work is the command of a line that says what it does: its last that does more than look, else its last.
+func Work(cmd string) string {
 	ps := parts(cmd)
 	for i := len(ps) - 1; i >= 0; i-- {
-		if !looksOnly(ps[i]) || i == 0 {
+		if !looksOnly(ps[i]) {
 			return ps[i]
 		}
 	}
-	return ""
+	return append([]string{""}, ps...)[len(ps)]
 }
 
-// looksOnly reports a command whose first stage only looks or prints.
+// looksOnly reports a command whose first stage only looks, prints or sets the shell up (cd, export, "$x = …").
 func looksOnly(part string) bool {
-	f := coreWords(strings.Fields(stages(part)[0]))
-	return len(f) == 0 || f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || readOnlyProgram(f)
+	f := append(coreWords(strings.Fields(stages(part)[0])), "")
+	return f[0] == "" || slices.Contains([]string{"cd", "pushd", "popd", "export"}, f[0]) ||
+		strings.HasPrefix(f[0], "$") && strings.HasSuffix(f[1], "=") || readOnlyProgram(f[:len(f)-1]) // "$x += 1"
 }
 
 // HidesExitStatus reports a line whose success is not its work's: its work was sent to the background ("srv &"),
@@ -72,7 +73,7 @@ func looksOnly(part string) bool {
 func HidesExitStatus(cmd string) bool {
 	ps := append([]string{""}, parts(cmd)...) // a line of no command ends in an empty one
 	last, st := ps[len(ps)-1], stages(ps[len(ps)-1])
-	return looksOnly(last) && work(cmd) != last || strings.HasSuffix(work(cmd), "&") ||
+	return looksOnly(last) && Work(cmd) != last || strings.HasSuffix(Work(cmd), "&") ||
 		len(st) > 1 && !strings.Contains(cmd, "pipefail") && isReader(name(st[len(st)-1])) && !looksOnly(st[0])
 }
 
@@ -100,7 +101,7 @@ func coreWords(f []string) []string {
 }
 
 // Core is the words of a line's work without what coreWords drops.
-func Core(cmd string) []string { return coreWords(strings.Fields(work(cmd))) }
+func Core(cmd string) []string { return coreWords(strings.Fields(Work(cmd))) }
 
 func name(part string) string {
 	if f := coreWords(strings.Fields(part)); len(f) > 0 {
@@ -110,7 +111,7 @@ func name(part string) string {
 }
 
 // Name is the program a line's work runs.
-func Name(cmd string) string { return name(work(cmd)) }
+func Name(cmd string) string { return name(Work(cmd)) }
 
 // Family names what a command does ("go test", "npm run lint"): "go test ./..." and "go test ./x" are one work.
 func Family(cmd string) string {

@@ -30,7 +30,8 @@ type Run struct {
 // Failure is the open failure of one work.
 type Failure struct {
 	First, Last Run      // the first and the latest failing run
-	Times       int      // failing runs since the work last passed
+	Times       int      // failing runs of the latest's command as written (filters aside) since the work last passed
+	Others      int      // and of the same work written differently ("--no-verify" added)
 	Errors      []string // their error lines, once each, the latest first
 	// Edited and Ran: since the latest failure, the files edited and commands not reads; More counts the rest.
 	Edited, Ran []string
@@ -38,6 +39,7 @@ type Failure struct {
 	Unsettled   int // runs of the work since, with no exit status of their own
 	family      string
 	targets     []string
+	written     []string // each failing run's command without filters
 }
 
 // Pair is a failure and the pass that ended it.
@@ -113,7 +115,10 @@ func (p *Pairer) Ran(r Run) []Pair {
 		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg}), len(p.open)
 	}
 	f := p.open[i]
-	f.Times++
+	own := WithoutFilters(r.Command)
+	f.written = append(f.written, own)
+	f.Others = len(slices.DeleteFunc(slices.Clone(f.written), func(w string) bool { return w == own }))
+	f.Times = len(f.written) - f.Others
 	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0
 	if r.Error != "" {
 		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
@@ -136,7 +141,7 @@ func (p *Pairer) Open() []Failure {
 // search's pattern too, not options (--no-verify added is the same work), but under a subcommand a value of several
 // words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
 func targets(cmd string) (out []string) {
-	f, check, sub := coreWords(shellWords(WithoutFilters(work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
+	f, check, sub := coreWords(shellWords(WithoutFilters(Work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
 		switch w := f[i]; {
 		case check && nameFilters()[w] && i+1 < len(f):

@@ -13,24 +13,51 @@ import (
 // FileChange is one file a line changes: Op "write", "update", "delete" or "add".
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv and cat > f << EOF of plain paths, in each command of a
-// line: changes no edit tool reports.
+// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv of plain paths and where output is written (> f, >> f,
+// | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
 func FilesChanged(cmd string) (out []FileChange) {
-	if m := heredocWriteRE().FindStringSubmatch(cmd); m != nil {
-		return []FileChange{{strings.Trim(m[2], `'"`), map[bool]string{true: "update", false: "write"}[m[1] == ">>"]}}
-	}
-	dir := "" // a relative path lies under the folder a cd before it moved to
+	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
-	for _, part := range parts(cmd) {
-		if f := strings.Fields(part); len(f) == 2 && f[0] == "cd" {
+	for _, part := range split(withoutHeredocs(cmd), false) {
+		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
 			dir = under(f[1])
 		}
-		for _, c := range simpleFiles(part, false) {
-			out = append(out, FileChange{under(c.Path), c.Op})
+		for _, c := range append(simpleFiles(part, false), written(part)...) {
+			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
+				out = append(out, FileChange{p, c.Op})
+			}
 		}
 	}
 	return out
 }
+
+// written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
+// check's output is its log, no change of the work it checks.
+func written(part string) (out []FileChange) {
+	if IsCheck(part) {
+		return nil
+	}
+	for _, m := range redirectRE().FindAllStringSubmatch(blankQuotes(part, true), -1) { // a > in quotes is text
+		if !strings.HasPrefix(m[3], "/dev/") {
+			out = append(out, FileChange{m[3], map[bool]string{true: "update", false: "write"}[m[1]+m[2] != ""]})
+		}
+	}
+	return out
+}
+
+// withoutHeredocs is a line without its heredocs' text; when a heredoc's end is not found, without all after it.
+func withoutHeredocs(cmd string) string {
+	line, rest, _ := strings.Cut(cmd, "\n")
+	if m := heredocRE().FindStringSubmatch(line); m != nil {
+		_, rest, _ = strings.Cut("\n"+rest+"\n", "\n"+m[1]+"\n")
+	} else if !strings.Contains(rest, "<<") {
+		return cmd
+	}
+	return line + "\n" + withoutHeredocs(rest)
+}
+
+// heredocRE opens a heredoc ("<<EOF", "<<-'EOF'"; not "<<<" text) and names the line that ends it.
+var heredocRE = lazyre.New(`(?:^|[^<])<<-?\s*\\?['"]?([\w.-]+)`)
 
 // FilesRead names up to four files each simple command of a reading line prints ("sed -n '1,80p' main.go").
 func FilesRead(cmd string) (out []string) {
@@ -85,10 +112,6 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 	return out
 }
 
-// heredocWriteRE is "cat > f << 'EOF'" (or >>) opening a line, after a cd.
-var heredocWriteRE = lazyre.New(`^\s*(?:cd [^;|\n]+&&\s*)?cat\s*(>>?)\s*('[^'\s]+'|"[^"\s$` + "`" + `]+"|` +
-	`[^\s;&|<>$` + "`" + `*?]+)\s*<<-?\s*['"]?\w+['"]?\s*\n`)
-
 // Restore is what a line throws away: all uncommitted changes (git stash, git reset --hard, git checkout .), what no
 // commit holds (Untracked: git clean -f, git stash -u) or the files it restores or cleans; or it brings stashed
 // changes back (Unstash). Branch: it may have moved the checkout (git switch, git checkout x, gh pr checkout).
@@ -113,7 +136,8 @@ func Restores(cmd string) Restore {
 		case "stash":
 			r.Unstash = r.Unstash || len(args) > 1 && (args[1] == "pop" || args[1] == "apply")
 			r.All = r.All || len(args) == 1 || args[1] == "push" || args[1] == "save" || strings.HasPrefix(args[1], "-")
-			r.Untracked = r.Untracked || r.All && slices.ContainsFunc(args, untrackedToo)
+			r.Untracked = r.Untracked || r.All &&
+				(slices.Contains(args, "-u") || slices.Contains(args, "--include-untracked"))
 		case "clean": // -n only lists what would go
 			if paths := Operands(args[1:]); !slices.Contains(args, "-n") && !slices.Contains(args, "--dry-run") {
 				r.Files, r.Untracked = append(r.Files, paths...), r.Untracked || len(paths) == 0
@@ -127,21 +151,15 @@ func Restores(cmd string) Restore {
 			paths := Operands(args[1:])
 			whole := len(paths) > 0 && (paths[0] == "." || paths[0] == ":/")
 			r.Branch = r.Branch || args[0] == "checkout" && !slices.Contains(args, "--") && len(paths) > 0 && !whole
-			if len(paths) == 1 && whole {
-				r.All = true
-			} else {
-				r.Files = append(r.Files, paths...)
-			}
+			r.All = r.All || len(paths) == 1 && whole
+			r.Files = append(r.Files, paths...) // "." and ":/" name no file
 		}
 	}
 	return r
 }
 
-func untrackedToo(a string) bool { return a == "-u" || a == "--include-untracked" }
-
 // Operands returns the words that are not options, without their quotes.
-func Operands(args []string) []string {
-	var out []string
+func Operands(args []string) (out []string) {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
 			out = append(out, strings.Trim(a, `'"`))
@@ -154,31 +172,27 @@ func Operands(args []string) []string {
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
 // writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
-func writesFile(cmd string) bool {
-	line, _, _ := strings.Cut(cmd, "\n")
-	return slices.ContainsFunc(redirectRE().FindAllStringSubmatch(blankQuotes(line, false), -1),
-		func(m []string) bool { return !strings.HasPrefix(m[1], "/dev/") })
-}
+func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 2)[0])) > 0 }
 
-// redirectRE is a redirection of output and its target (not "=>", "->").
-var redirectRE = lazyre.New(`(?:^|[^=-])>>?\|?\s*([^&\s;|<>)][^\s;&|<>)]*)`)
+// redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
+// (>>, tee -a) and its target.
+var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()=-][^\s;&|<>)]*)`)
 
-// blankQuotes blanks single-quoted text and double-quoted text that expands nothing (with all, any): syntax stays.
+// blankQuotes turns single-quoted text and double-quoted text that expands nothing (with all, any) to _: syntax stays.
 func blankQuotes(cmd string, all bool) string {
-	b := []byte(cmd)
+	b, scan := []byte(cmd), strings.NewReplacer(`\\`, "__", `\"`, "__", `\'`, "__").Replace(cmd) // \" is no quote
 	for i := 0; i < len(b); i++ {
-		q := b[i]
+		q := scan[i]
 		if q != '\'' && q != '"' {
 			continue
 		}
-		j := strings.IndexByte(cmd[i+1:], q)
-		if j < 0 {
+		end := i + 1 + strings.IndexByte(scan[i+1:], q)
+		if end == i { // not closed
 			break
 		}
-		end := i + 1 + j
 		if all || q == '\'' || !strings.ContainsAny(cmd[i+1:end], "$`\\") {
 			for k := i + 1; k < end; k++ {
-				b[k] = ' '
+				b[k] = '_'
 			}
 		}
 		i = end
@@ -186,32 +200,21 @@ func blankQuotes(cmd string, all bool) string {
 	return string(b)
 }
 
-// shellWords splits a simple line into words, 'a b' and "a b" one word.
-func shellWords(cmd string) []string {
-	var out []string
-	var w strings.Builder
-	in, open := byte(0), false
-	for i := 0; i < len(cmd); i++ {
-		switch c := cmd[i]; {
-		case in != 0 && c == in:
-			in = 0
-		case in != 0:
-			w.WriteByte(c)
-		case c == '\'' || c == '"':
-			in, open = c, true
+// shellWords splits a simple line into words, 'a b' and "a b" one word without its quotes.
+func shellWords(cmd string) (out []string) {
+	blank, word, open := blankQuotes(cmd, true)+" ", []byte{}, false // quoted text blanked with no space in it
+	for i, c := range []byte(blank) {
+		switch {
 		case c == ' ' || c == '\t' || c == '\n':
-			if open || w.Len() > 0 {
-				out = append(out, w.String())
+			if open {
+				out = append(out, string(word))
 			}
-			w.Reset()
-			open = false
-		default:
-			w.WriteByte(c)
+			word, open = word[:0], false
+		case c == '\'' || c == '"':
 			open = true
+		default:
+			word, open = append(word, cmd[i]), true
 		}
-	}
-	if open || w.Len() > 0 {
-		out = append(out, w.String())
 	}
 	return out
 }

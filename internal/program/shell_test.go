@@ -192,6 +192,22 @@ func TestFilesChanged(t *testing.T) {
 		{"git rm old.go", "[{old.go delete}]"},
 		{"touch new.txt", "[{new.txt add}]"},
 		{"sed -n '1,5p' a.go", "[]"},
+		{"if (( n >= 3 )); then echo big > size.txt; fi", "[{size.txt write}]"}, // >= compares
+		// Output redirected or teed to a path writes it, in every command outside a heredoc's text.
+		{"cat <<'EOF' > src/app.py\nprint(1 > 0)\nEOF", "[{src/app.py write}]"},
+		{"mkdir -p conf && cat > conf/a.yml <<EOF\nx: 1\nEOF\ncd web\ncat <<-EOF >> b.txt\ny\nEOF", "[{conf/a.yml write} {web/b.txt update}]"},
+		{`printf '%s\n' a > list.txt; echo b >> list.txt`, "[{list.txt write} {list.txt update}]"},
+		{"git log --oneline 2>&1 | tee log.txt", "[{log.txt write}]"},
+		{"go build ./... 2>&1 | tee build.log; npm test > test.log", "[]"}, // a check's output is its log
+		{"echo ok | tee -a notes.md >/dev/null", "[{notes.md update}]"},
+		{"python3 gen.py > /tmp/t.json 2>&1", "[{/tmp/t.json write}]"}, // the caller knows a scratch file
+		{`echo "a > b"; grep '>' x.html; go vet 2> errs.txt >&2 2>>e.log`, "[]"},
+		{`cd "$(mktemp -d)" && echo x > a.txt`, "[]"}, // under a folder the shell makes: not known
+		// An escaped quote neither opens nor closes quoted text.
+		{`bd new --body="needs \"~> 1.7\" first"; echo \" > a.txt; echo \"`, "[{a.txt write}]"},
+		{`echo x > "$OUT"; echo y > out/*.txt; a=$(( 1 << 2 ))`, "[]"},
+		{"python3 - <<'PY'\nopen('x', 'w')\nPY\necho done > done.txt", "[{done.txt write}]"},
+		{"cat > a.sh <<'EOF'\ncat > b.txt <<'INNER'\nINNER\necho > c\nEOF", "[{a.sh write}]"},
 	}
 	for _, tt := range tests {
 		if got := fmt.Sprint(FilesChanged(tt.cmd)); got != tt.want {

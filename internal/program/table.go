@@ -18,7 +18,7 @@ var (
 		dirname ps pgrep top lsof netstat ss id env hostname uptime free history man help yq bat exa eza column cut tr
 		xxd od hexdump strings more tee true : test [ [[ sleep get-content get-childitem get-command get-item
 		get-itemproperty get-location get-process select-string test-path resolve-path measure-object format-list
-		format-table out-string gc gci gcm sls dir fi done esac exit return for`)
+		format-table out-string write-output write-host select-object gc gci gcm sls dir fi done esac exit return for`)
 	// runners run subcommands or scripts: their family names the subcommand.
 	runners = lazyre.Words(`go npm yarn pnpm bun mise cargo make git docker uv poetry dotnet mvn gradle ./gradlew
 		kubectl terraform pip bundle mix swift deno just task nx gh helm systemctl rails rake`)

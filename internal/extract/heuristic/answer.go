@@ -152,20 +152,15 @@ func statement(s string) bool {
 		ok && value != "" && len(strings.Fields(label)) <= 4 && unicode.IsUpper([]rune(label)[0]) {
 		return true
 	}
-	f := strings.Fields(s)
-	if len(f) < 3 {
-		return false
-	}
-	for _, w := range f {
+	verb := func(w string) bool {
 		w = strings.Trim(w, ".,;:!?()\"'")
 		l := strings.ToLower(w)
-		if verbs()[l] || strings.HasSuffix(l, "n't") ||
+		return verbs()[l] || strings.HasSuffix(l, "n't") ||
 			len(w) >= 4 && w[1:] == l[1:] && strings.Trim(l, "abcdefghijklmnopqrstuvwxyz") == "" &&
-				(strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss")) {
-			return true
-		}
+				(strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss"))
 	}
-	return false
+	f := strings.Fields(s)
+	return len(f) >= 3 && slices.ContainsFunc(f, verb)
 }
 
 // verbs make a clause: auxiliaries, modals and common irregular pasts.
@@ -184,13 +179,11 @@ var (
 
 // quotes reports a sentence quoting three or more words in double quotes outside code: someone else's words.
 func quotes(s string) bool {
-	var prose strings.Builder
-	for i, p := range strings.Split(s, "`") {
-		if i%2 == 0 {
-			prose.WriteString(p)
-		}
+	parts := strings.Split(s, "`")
+	for i := 1; i < len(parts); i += 2 {
+		parts[i] = "" // code
 	}
-	parts := strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(prose.String()), "\"")
+	parts = strings.Split(strings.NewReplacer("\u201c", "\"", "\u201d", "\"").Replace(strings.Join(parts, "")), "\"")
 	for i := 1; i < len(parts)-1; i += 2 {
 		if len(strings.Fields(parts[i])) >= 3 {
 			return true

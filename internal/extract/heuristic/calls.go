@@ -52,9 +52,10 @@ func (x *Extractor) toolCall(e sessions.Event) {
 	if c.command = strings.TrimSpace(e.Command); c.command != "" {
 		c.reads = program.Explores(c.command)
 		f := program.Core(c.command)
-		c.tryout = !c.reads && slices.ContainsFunc(f, func(w string) bool { // it runs or works on a scratch file
-			return !strings.Contains(w, ">") && !strings.HasSuffix(f[max(slices.Index(f, w)-1, 0)], ">") && x.scratch(w)
-		})
+		for i, w := range f { // it runs or works on a scratch file, not one its output is sent to
+			redirected := strings.Contains(w, ">") || i > 0 && strings.HasSuffix(f[i-1], ">")
+			c.tryout = c.tryout || !c.reads && !redirected && x.scratch(w)
+		}
 		c.check = !c.reads && !c.tryout && program.IsCheck(c.command)
 		c.purpose = when(c.check, program.Purpose(c.command))
 		if !c.reads { // a read is a step once it ended (toolResult)
@@ -355,7 +356,7 @@ func (c *call) ranText() string {
 	line := "Tried " + c.describe()
 	if c.command != "" {
 		line = map[bool]string{true: "Proposed ", false: "Ran "}[c.status == stRejected || c.status == stDenied] +
-			codeLine(c.command, 120)
+			cmp.Or(when(c.status == stFailed, runLine(c.command, 120)), codeLine(c.command, 120))
 	}
 	line += when(c.escalated, " with escalated permissions")
 	exit := ""

@@ -30,7 +30,7 @@ func (t *task) outcome() (string, string) {
 			// The pass answers for its own purpose, not for a push failing after it or a lint still failing.
 			if f.Unsettled == 0 && (f.Last.Ref > check.seq || t.failures[f.Last.Ref].purpose != "") {
 				return "partial", "the last check " + last(check) + " passed, but " +
-					codeLine(f.Last.Command, 80) + " failed"
+					runLine(f.Last.Command, 80) + " failed"
 			}
 		}
 		if !t.exercised(check) {

@@ -1135,8 +1135,11 @@ const codexQueued = `{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_met
 {"timestamp":"2026-03-02T09:00:09.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t1","last_agent_message":"Added --json to status and bumped the version to 1.5.0."}}
 `
 
-func TestPatterns(t *testing.T) {
-	for _, tc := range patternCases {
+func TestPatterns(t *testing.T) { checkPatterns(t, patternCases) }
+
+// checkPatterns writes each case's session in every format it has and checks the memory made of it.
+func checkPatterns(t *testing.T, cases []patternCase) {
+	for _, tc := range cases {
 		kinds := []sessions.Kind{sessions.KindClaudeCode, sessions.KindCodex}
 		if tc.turns == nil {
 			kinds = nil

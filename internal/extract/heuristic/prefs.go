@@ -82,11 +82,10 @@ func ownWords(text string) string {
 			pasted = t != ""
 		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, ">"),
 			program.Diagnostic(t):
-		case f[0] == "$" || f[0] == "%",
-			len(f) > 2 && strings.ContainsAny(f[0], "@:\\") && strings.ContainsAny(f[0][len(f[0])-1:], "$#>"):
-			pasted = true // a prompt: a command and its output
-		case strings.HasSuffix(t, ":") &&
-			slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
+		case f[0] == "$" || f[0] == "%", // a prompt: a command and its output
+			len(f) > 2 && strings.ContainsAny(f[0], "@:\\") && strings.ContainsAny(f[0][len(f[0])-1:], "$#>"),
+			strings.HasSuffix(t, ":") &&
+				slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
 			pasted = true
 		default:
 			b.WriteString(oneLine(t) + "\n")
@@ -99,8 +98,7 @@ func ownWords(text string) string {
 var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors
 	output log logs message forwarded quoted pasted traceback printed reported suggested`)
 
-// document reports a message under two or more headings: a template or a
-// pasted document, whose rules are its own.
+// document reports a message under two or more headings: a template or a pasted document, whose rules are its own.
 func document(text string) bool { return strings.Count("\n"+text, "\n#") >= 2 }
 
 // marksStanding reports a sentence that says it stands.
@@ -119,14 +117,13 @@ func standing(s string) bool {
 // program must do ("if the error is silent, do not print anything").
 func specifies(s string) bool {
 	l := strings.ToLower(s)
-	if !(strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
-		strings.HasPrefix(l, "in case ")) || marksStanding(s) {
-		return false
+	conditional := strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
+		strings.HasPrefix(l, "in case ")
+	addressed := func(w string) bool {
+		return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
 	}
-	return !slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }),
-		func(w string) bool {
-			return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
-		})
+	return conditional && !marksStanding(s) &&
+		!slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), addressed)
 }
 
 // prose reports text that reads as words rather than pasted code or logs.

@@ -128,37 +128,43 @@ func worth(s string) int {
 	return n
 }
 
-// fixLine phrases a failure, the pass that ended it and what ran between.
+// fixLine phrases a failure, the pass that ended it and what ran between (with more between, no cause).
 func fixLine(f fix) string {
 	escalated := f.Pass.Escalated && !f.Last.Escalated
 	same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command)
-	line := codeLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
-		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail) + " and " + // with more between, no cause
+	line := runLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
+		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail, f.Others) + " and " +
 		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
-			codeLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
-	if f.Quiet() {
-		return line + "nothing else ran between the failure and the pass."
-	}
-	return line + "between the failure and the pass: " + joinSet("; ",
-		when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
-		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more")) + "."
+			runLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
+	between := joinSet("; ", when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
+		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more"))
+	return line + cmp.Or(when(f.Quiet(), "nothing else ran between the failure and the pass."),
+		"between the failure and the pass: "+between+".")
+}
+
+// runLine quotes a command line cut to n bytes, from its work on if the cut hides it and no "&&" may have stopped it.
+func runLine(cmd string, n int) string {
+	whole, work := textcut.Line(cmd, n), program.Work(cmd)
+	start, before := strings.Fields(work+" "), strings.TrimRight(cmd[:max(strings.LastIndex(cmd, work), 0)], " \t")
+	alone := strings.HasSuffix(before, ";") || strings.HasSuffix(before, "\n") && !strings.HasSuffix(before, "\\\n")
+	return code(cmp.Or(when(alone && !strings.Contains(whole, strings.Join(start[:min(2, len(start))], " ")),
+		"… "+textcut.Line(work, n-len("… "))), whole))
 }
 
 // errPart quotes a failed call's error line and failing tests: the latest failure's, an earlier one's error line
-// was picked before the later runs showed which lines recur.
-func errPart(c *call) string {
-	if c == nil {
-		return ""
-	}
+// was picked before the later runs showed which lines recur; and counts the failed runs of its work written otherwise.
+func errPart(c *call, others int) string {
+	c = cmp.Or(c, &call{})
 	s := joinSet("; ", when(c.errLine != "", codeLine(c.errLine, 160)),
-		when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", ")))
+		when(len(c.tests) > 0, "failing: "+strings.Join(c.tests, ", ")),
+		when(others > 0, itoa(others)+" earlier run"+when(others > 1, "s")+" written differently failed too"))
 	return when(s != "", " ("+s+")")
 }
 
 // failures lists what failed or did not run, and the summary's notes.
 func (x *Extractor) failures(t *task, d *taskDoc) {
 	for _, f := range capped(t.open(), maxFailures) {
-		line := codeLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(t.failures[f.Last.Ref])
+		line := runLine(f.Last.Command, 120) + " failed " + times(f.Times) + errPart(t.failures[f.Last.Ref], f.Others)
 		line += when(f.Unsettled > 0, " and was run again with no exit status of its own") // what the transcript lacks
 		d.add(&d.failures, cFailure, line+".")
 	}

@@ -12,30 +12,30 @@ import (
 	"github.com/memctl/memctl/internal/textcut"
 )
 
-// task is what the extractor keeps about one request of the user. negative: its latest message
-// pushed back (negAfter: after the last passing check); finalSince: a final answer came since the
+// task is what the extractor keeps about one request of the user. negAfter: its latest message
+// pushed back, after the last passing check; finalSince: a final answer came since the
 // user spoke (answeredBefore: before, for a typo taken back); endedRefused: its latest act was refused.
 type task struct {
-	request, next                            string // next: the message opening the next task (it may accept an answer)
-	prefs, corrections, reads                []string
-	words                                    map[string]bool
-	negative, negAfter, finalSince, answered bool
-	answeredBefore, endedRefused, template   bool      // template: its request is one (Extractor.template)
-	answers                                  []*answer // the final answers, one per message answered
-	final                                    string    // the latest final answer, whole
-	files                                    files
-	lines                                    map[string]string // file → the first line its latest edit put in
-	commits                                  []program.Commit
-	pairs                                    program.Pairer
-	fixes                                    []fix
-	failures                                 map[int]*call    // failed shell calls by sequence
-	recurs                                   map[string]bool  // the session's lines that are no error line (saw)
-	checks                                   map[string]*call // the latest run of each check family
-	lastCheck                                *call
-	refused, toolFails                       []*call // calls that did not run; failed calls of other tools
-	calls, ran, failed, unknown, explore     int
-	followUps, interrupts                    int
-	steps                                    timeline
+	request, next                          string // next: the message opening the next task (it may accept an answer)
+	prefs, corrections, reads              []string
+	words                                  map[string]bool
+	negAfter, finalSince, answered         bool
+	answeredBefore, endedRefused, template bool      // template: its request is one (Extractor.template)
+	answers                                []*answer // the final answers, one per message answered
+	final                                  string    // the latest final answer, whole
+	files                                  files
+	lines                                  map[string]string // file → the first line its latest edit put in
+	commits                                []program.Commit
+	pairs                                  program.Pairer
+	fixes                                  []fix
+	failures                               map[int]*call    // failed shell calls by sequence
+	recurs                                 map[string]bool  // the session's lines that are no error line (saw)
+	checks                                 map[string]*call // the latest run of each check family
+	lastCheck                              *call
+	refused, toolFails                     []*call // calls that did not run; failed calls of other tools
+	calls, ran, failed, unknown, explore   int
+	followUps, interrupts                  int
+	steps                                  timeline
 }
 
 // fix is a failure and the pass of the same work that ended it.
@@ -114,7 +114,7 @@ func (x *Extractor) human(e sessions.Event) {
 		} else if reply != "" || negative || tmpl {
 			cur.steps.said(label, text)
 		}
-		cur.negative, cur.negAfter = negative, negative
+		cur.negAfter = negative
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
 	cur.addWords(words)
@@ -149,8 +149,11 @@ func (x *Extractor) template(text string) bool {
 // startsTask reports a message that opens a task after a final answer: ten words of its own, or two sharing
 // nothing with the task and no continuation; never a complaint, a refusal's answer or a rule.
 func (x *Extractor) startsTask(cur *task, text, first string, words []string, negative bool) bool {
-	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal ||
-		standingRE().MatchString(firstClause(text)) {
+	clause := text // up to the first comma or stop
+	if i := strings.IndexAny(text, ",.;:\n"); i >= 0 {
+		clause = text[:i]
+	}
+	if len(x.tasks) >= maxTasks || !cur.finalSince || negative || x.refusal || standingRE().MatchString(clause) {
 		return false
 	}
 	link := func(f string) bool { return strings.Contains(f, "://") }
@@ -168,14 +171,6 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 // blank or not, so it names none.
 func (t *task) title() string {
 	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
-}
-
-// firstClause is a message up to its first comma or stop.
-func firstClause(s string) string {
-	if i := strings.IndexAny(s, ",.;:\n"); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // continuations open a message that goes on with the current request.

@@ -25,12 +25,11 @@ func joinSet(sep string, parts ...string) string {
 }
 
 // codeList quotes each item as code, cut to n bytes, joined by commas.
-func codeList(items []string, n int) string {
-	out := make([]string, len(items))
+func codeList(items []string, n int) (out string) {
 	for i, s := range items {
-		out[i] = codeLine(s, n)
+		out += when(i > 0, ", ") + codeLine(s, n)
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // normQuotes turns typographic apostrophes into ASCII ones.

@@ -1,0 +1,109 @@
+package heuristic_test
+
+import (
+	"testing"
+
+	"github.com/memctl/memctl/internal/sessions/scripted"
+)
+
+// runCases: a failure names only what ran. "N times" counts runs of the command as written (filters aside), the
+// quoted command shows the line's work, and a rerun is a run of that work, not of a shared prefix.
+var runCases = []patternCase{
+	{
+		pattern: 33, name: "three runs of one work with different options are no command failing three times",
+		turns: []scripted.Turn{{User: "Merge pull request 7.",
+			Steps: []scripted.Step{
+				run("gh pr merge 7 --squash", "X Pull request #7 is not mergeable: the base branch policy prohibits the merge.", 1),
+				run("gh pr merge 7 --squash --auto", "GraphQL: Auto merge is not allowed for this repository (enablePullRequestAutoMerge)", 1),
+				run("gh pr merge 7 --squash --admin", "GraphQL: Resource not accessible by integration (mergePullRequest)", 1)},
+			Final: "I could not merge the pull request: the branch policy and the token's permissions forbid it."}},
+		must:    []string{"`gh pr merge 7 --squash --admin` failed once \\(`GraphQL: Resource not accessible[^\n]*; 2 earlier runs written differently failed too\\)"},
+		mustNot: []string{"failed 3 times", "failed 2 times"},
+	},
+	{
+		pattern: 33, name: "a fix after runs written differently counts the command's own runs",
+		turns: []scripted.Turn{{User: "Commit the change.",
+			Steps: []scripted.Step{
+				run("git commit -am 'Fix the parser'", "error: hook pre-commit failed: lint found 2 problems", 1),
+				run("git commit -am 'Fix the parser' 2>&1 | tail -3", "error: hook pre-commit failed: lint found 2 problems", 1),
+				run("git commit -am 'Fix the parser' --no-verify", "fatal: unable to auto-detect email address", 1),
+				run("git -c user.email=dev@example.com commit -am 'Fix the parser' --no-verify", "[main 1a2b3c4] Fix the parser\n 1 file changed", 0)},
+			Final: "Committed as 1a2b3c4 without the hook."}},
+		must:    []string{"`git commit -am 'Fix the parser' --no-verify` failed \\(`fatal: unable to auto-detect[^\n]*; 2 earlier runs written differently failed too\\) and"},
+		mustNot: []string{"failed 3 times", "failed 2 times"},
+	},
+	{
+		pattern: 33, guard: true, name: "runs of one command as written, filters aside, are counted together",
+		turns: []scripted.Turn{{User: "Build the site.",
+			Steps: []scripted.Step{
+				run("npm run build", "Error: Cannot find module 'vite'", 1),
+				run("npm run build 2>&1 | tail -5", "Error: Cannot find module 'vite'", 1)},
+			Final: "The build fails: vite is not installed."}},
+		must:    []string{"`npm run build 2>&1 \\| tail -5` failed 2 times"},
+		mustNot: []string{"written differently"},
+	},
+	{
+		pattern: 33, name: "a compound line's failure is its work's, a shared prefix is no rerun (PowerShell)",
+		turns: []scripted.Turn{{User: "Find how to list the boards with the board tool.",
+			Steps: []scripted.Step{
+				run(`$env:Path += ";C:\Users\dev\AppData\Local\boardtool\bin"; Write-Output "== flash =="; `+
+					`boardtool flash --help 2>&1 | Select-Object -First 20; Write-Output "== boards =="; boardtool boards list`,
+					"== flash ==\nUsage: boardtool flash [OPTIONS] <PORT>\n== boards ==\nerror: not logged in; run boardtool auth login", 1),
+				run(`$env:Path += ";C:\Users\dev\AppData\Local\boardtool\bin"; boardtool auth --help`,
+					"Usage: boardtool auth <login|logout|status>", 0)},
+			Final: "Listing boards needs a login first: boardtool auth login."}},
+		must:    []string{"`… boardtool boards list` failed once \\(`error: not logged in"},
+		mustNot: []string{"flash --help[^\n]*` failed", "passed on a rerun", "auth --help` passed", "run again"},
+	},
+	{
+		pattern: 33, name: "a compound line's failure is its work's, a shared prefix is no rerun (sh)",
+		turns: []scripted.Turn{{User: "Find how to list the boards with the board tool.",
+			Steps: []scripted.Step{
+				run(`export PATH="$HOME/.local/share/boardtool/current/bin:$PATH"; echo "== flash =="; `+
+					`boardtool flash --help 2>&1 | head -20; echo "== boards =="; boardtool boards list`,
+					"== flash ==\nUsage: boardtool flash [OPTIONS] <PORT>\n== boards ==\nerror: not logged in; run boardtool auth login", 1),
+				run(`export PATH="$HOME/.local/share/boardtool/current/bin:$PATH"; boardtool auth --help`,
+					"Usage: boardtool auth <login|logout|status>", 0)},
+			Final: "Listing boards needs a login first: boardtool auth login."}},
+		must:    []string{"`… boardtool boards list` failed once \\(`error: not logged in"},
+		mustNot: []string{"flash --help[^\n]*` failed", "passed on a rerun", "auth --help` passed", "run again"},
+	},
+	{
+		pattern: 33, guard: true, name: "a long chain joined by && is quoted from its start: any of its commands may have failed",
+		turns: []scripted.Turn{{User: "Check the trace helpers.",
+			Steps: []scripted.Step{
+				run("source tools/lib/trace_helpers.sh && \\\nrand_hex 16 | grep -E '^[0-9a-f]{32}$' && echo 'rand_hex works' && \\\n"+
+					"make_traceparent | grep -E '^00-[0-9a-f]{32}-[0-9a-f]{16}-01$' && echo 'traceparent works'",
+					"(eval):1: permission denied: tools/lib/trace_helpers.sh", 1)},
+			Final: "The helper script is not readable."}},
+		must:    []string{"`source tools/lib/trace_helpers\\.sh && [^`]*` failed once"},
+		mustNot: []string{"`… make_traceparent"},
+	},
+	{
+		pattern: 33, name: "two reads that share only a cd are two works, each failing once",
+		turns: []scripted.Turn{{User: "Find the specs of the project.",
+			Steps: []scripted.Step{
+				run("cd /home/dev/src/acme && cat docs/specs.md", "cat: docs/specs.md: No such file or directory", 1),
+				run("cd /home/dev/src/acme && find specs -maxdepth 1 -type d -regex '.*/[0-9]+-.*'",
+					"find: specs: No such file or directory", 1)},
+			Final: "The project has no specs yet."}},
+		must: []string{"`cd /home/dev/src/acme && find specs [^`]*` failed once",
+			"`cd /home/dev/src/acme && cat docs/specs\\.md` failed once"},
+		mustNot: []string{"failed 2 times"},
+	},
+}
+
+func TestRuns(t *testing.T) { checkPatterns(t, runCases) }
+
+// tryoutCases: a line that works on a scratch file is a tryout, its failure no failure of the task, wherever else
+// the same file is the target of a redirection.
+var tryoutCases = []patternCase{{
+	pattern: 33, name: "a scratch file read after its redirection makes a tryout",
+	turns: []scripted.Turn{{User: "Check the generator's output.",
+		Steps: []scripted.Step{
+			run("./gen > /tmp/gen-out.txt | diff /tmp/gen-out.txt testdata/want.txt", "1c1\n< alpha\n---\n> beta", 1)},
+		Final: "The generator prints alpha where beta is expected."}},
+	mustNot: []string{"gen-out\\.txt[^\n]*` failed"},
+}}
+
+func TestTryouts(t *testing.T) { checkPatterns(t, tryoutCases) }

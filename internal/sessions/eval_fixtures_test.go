@@ -241,6 +241,14 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "1277548c-ff3e-4e10-8c13-2384241b678c", Source: "cli", Cwd: `C:\Users\empad`, GitBranch: ""},
 		"claude/C--Users-empad-Desktop-Development-entire-numwordify/806ff40c-d20c-4f2d-940c-ba9eede27e70.jsonl": {
 			ID: "806ff40c-d20c-4f2d-940c-ba9eede27e70", Source: "cli", Cwd: `C:\Users\empad\Desktop\Development\entire\numwordify`, GitBranch: "fix/v2-correctness-overhaul"},
+		// Claude Code 2.0.71 sessions of HillviewCap/Personal_AI_Infrastructure (a
+		// fork of Daniel Miessler's PAI; Linux), committed by the author with the
+		// repository's .claude folder. Each has two "Warmup" sub-agent files
+		// beside it, which discovery attaches to the session and does not list.
+		"claude/-home-jenkins-Personal-AI-Infrastructure/5eac5945-4cf4-4f5c-a46a-1f8dacb407aa.jsonl": {
+			ID: "5eac5945-4cf4-4f5c-a46a-1f8dacb407aa", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
+		"claude/-home-jenkins-Personal-AI-Infrastructure/155715ec-f4e9-47ea-859c-2e4cfcceab6f.jsonl": {
+			ID: "155715ec-f4e9-47ea-859c-2e4cfcceab6f", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

@@ -68,7 +68,7 @@ func ErrorLine(cmd, out string) string {
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		l := strings.TrimSpace(line)
 		prog, _, _ := strings.Cut(l, ":")
-		if data && !slices.ContainsFunc(signers, func(p string) bool { return name(p) == prog }) {
+		if data && !slices.ContainsFunc(signers, func(p string) bool { return name(p) == strings.TrimSpace(prog) }) {
 			continue // a read's data: a match, a listing, a file's text
 		}
 		if m := jsonMessageRE().FindStringSubmatch(l); m != nil { // an API's error body: its message

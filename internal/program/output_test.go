@@ -73,6 +73,12 @@ func TestErrorLineOfTheCommand(t *testing.T) {
 		{"grep -rn token src", matches, ""},
 		{"grep -R token -n", "command timed out after 10000 milliseconds\n", "command timed out after 10000 milliseconds"},
 		{"cat notes.md", "error: the cache is missing", "error: the cache is missing"},
+		// PowerShell signs a cmdlet's error "Name : message", its detail lines under it
+		{"Get-ChildItem -Force .specify/templates/commands", "Get-ChildItem : Cannot find path 'C:\\calc\\.specify\\templates\\commands' " +
+			"because it does not exist.\nAt line:2 char:1\n+ Get-ChildItem -Force .specify/templates/commands\n" +
+			"+ ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n    + CategoryInfo          : ObjectNotFound: (C:\\calc\\.s...mplates\\commands:String) " +
+			"[Get-ChildItem], ItemNotFoundException\n",
+			"Get-ChildItem : Cannot find path 'C:\\calc\\.specify\\templates\\commands' because it does not exist."},
 		// the work's own output is its report, whatever the line pipes it through
 		{"go test ./... 2>&1 | tail -20", "x_test.go:3: got 1, want 2\nFAIL\n", "x_test.go:3: got 1, want 2"},
 	}

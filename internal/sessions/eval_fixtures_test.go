@@ -249,6 +249,14 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "5eac5945-4cf4-4f5c-a46a-1f8dacb407aa", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
 		"claude/-home-jenkins-Personal-AI-Infrastructure/155715ec-f4e9-47ea-859c-2e4cfcceab6f.jsonl": {
 			ID: "155715ec-f4e9-47ea-859c-2e4cfcceab6f", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
+		// Claude Code 2.1 sessions of entireio/git-sync (Go, macOS, two
+		// authors), published by Entire on its entire/checkpoints/v1 branch.
+		"claude/-Users-soph-Work-entire-devenv-git-sync/665c2e57-8c9f-4dd8-ba40-05c63f801620.jsonl": {
+			ID: "665c2e57-8c9f-4dd8-ba40-05c63f801620", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/git-sync", GitBranch: "soph/issue-63-deferred-credential-helper"},
+		"claude/-Users-nodo-work-entire-gitsync/622ab40d-27a3-4017-a1b4-d7c8762c84a4.jsonl": {
+			ID: "622ab40d-27a3-4017-a1b4-d7c8762c84a4", Source: "cli", Cwd: "/Users/nodo/work/entire/gitsync", GitBranch: "main"},
+		"claude/-Users-soph-Work-entire-devenv-git-sync/daea7b14-0528-442e-9e15-e71249d6c146.jsonl": {
+			ID: "daea7b14-0528-442e-9e15-e71249d6c146", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/git-sync", GitBranch: "main"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

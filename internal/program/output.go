@@ -67,8 +67,8 @@ func ErrorLine(cmd, out string) string {
 	join, warning := false, false
 	for line := range strings.Lines(strings.ReplaceAll(out, `\n`, "\n")) {
 		l := strings.TrimSpace(line)
-		prog, _, _ := strings.Cut(l, ":")
-		if data && !slices.ContainsFunc(signers, func(p string) bool { return name(p) == strings.TrimSpace(prog) }) {
+		prog := strings.TrimSpace(strings.SplitN(l, ":", 2)[0]) // "grep: …", PowerShell's "Get-Item : …"
+		if data && !slices.ContainsFunc(signers, func(p string) bool { return name(p) == prog }) {
 			continue // a read's data: a match, a listing, a file's text
 		}
 		if m := jsonMessageRE().FindStringSubmatch(l); m != nil { // an API's error body: its message

@@ -39,7 +39,7 @@ type Failure struct {
 	Unsettled   int // runs of the work since, with no exit status of their own
 	family      string
 	targets     []string
-	written     []string // each failing run's command without filters
+	runs        map[string]int // failing runs of each command as written, filters aside
 }
 
 // Pair is a failure and the pass that ended it.
@@ -112,13 +112,12 @@ func (p *Pairer) Ran(r Run) []Pair {
 	if i < 0 && len(p.open) >= maxOpen {
 		return nil
 	} else if i < 0 {
-		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg}), len(p.open)
+		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg, runs: map[string]int{}}), len(p.open)
 	}
 	f := p.open[i]
 	own := WithoutFilters(r.Command)
-	f.written = append(f.written, own)
-	f.Others = len(slices.DeleteFunc(slices.Clone(f.written), func(w string) bool { return w == own }))
-	f.Times = len(f.written) - f.Others
+	f.runs[own]++
+	f.Times, f.Others = f.runs[own], f.Times+f.Others+1-f.runs[own] // of all failing runs so far, this one's too
 	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0
 	if r.Error != "" {
 		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)

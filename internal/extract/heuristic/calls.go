@@ -104,10 +104,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			t.steps.push(step{call: c})
 		}
 		return
-	case c.status == stOK && c.check: // an exit 0 its output contradicts ("error: …" under `|| true`) is no pass
-		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+	case c.status == stOK && (c.check || program.GoesOnAfterFailure(c.command)): // an exit 0 its output contradicts
+		// ("error: …", a traceback's "KeyError: …", from a command before the last) is no pass, nor a failure
+		c.tally, c.script = when(c.check, textcut.Line(program.PassTally(e.Output), 80)), program.ScriptRan(e.Output)
 		l := when(c.tally == "", program.ErrorLine(c.command, e.Output)) // a runner's tally says its tests passed
-		c.errLine = when(strings.Contains("error:fatal:panic:", strings.ToLower(strings.SplitAfter(l, ":")[0])), l)
+		head := strings.ToLower(strings.SplitAfter(l, ":")[0])
+		c.errLine = when(strings.Contains("error:fatal:panic:", head) || strings.HasSuffix(head, "error:"), l)
 	}
 	if c.reads && c.status == stFailed { // a read that failed is a step of its own, never one of the look around
 		t.steps.push(step{call: c})

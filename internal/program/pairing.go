@@ -103,15 +103,12 @@ func (p *Pairer) Ran(r Run) []Pair {
 	}
 	if r.Outcome == Passed {
 		p.open = slices.DeleteFunc(p.open, same)
-		return pairs
-	}
-	if r.Outcome != Failed {
-		return nil
 	}
 	i := slices.IndexFunc(p.open, same)
-	if i < 0 && len(p.open) >= maxOpen {
-		return nil
-	} else if i < 0 {
+	if r.Outcome != Failed || i < 0 && len(p.open) >= maxOpen { // past maxOpen a new failure is not kept
+		return pairs
+	}
+	if i < 0 {
 		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg, runs: map[string]int{}}), len(p.open)
 	}
 	f := p.open[i]

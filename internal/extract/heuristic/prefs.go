@@ -52,18 +52,13 @@ var (
 // reason the extractor may guess). A pick of an option ("I prefer option 2") answers the agent once, and so does a
 // "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
 func preferences(text string, refuses bool) []string {
-	var out []string
 	ss := sentencesOf(ownWords(text))
-	for i := 0; i < len(ss) && len(out) < 4; i++ {
-		s := ss[i]
+	alone := len(ss) == 1
+	return capped(slices.DeleteFunc(ss, func(s string) bool {
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
-			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
+		return !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
+			len(meaningfulWords(s)) == 0 && words(s) < 4 || alone && words(s) < 3
+	}), 4)
 }
 
 // ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a

@@ -155,13 +155,8 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	}
 	link := func(f string) bool { return strings.Contains(f, "://") }
 	n := len(meaningfulWords(strings.Join(slices.DeleteFunc(strings.Fields(text), link), " "))) // links aside
-	switch {
-	case n < 2:
-		return false // a link or a nudge, about the current request
-	case n >= 10:
-		return true
-	}
-	return !continuations()[first] && !cur.shares(words, false)
+	// Under two words (a link, a nudge) it is about the current request.
+	return n >= 10 || n >= 2 && !continuations()[first] && !cur.shares(words, false)
 }
 
 // title names a task after its request; a template's text is no words of the user's, whether its fill-in is

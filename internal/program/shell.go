@@ -10,26 +10,33 @@ import (
 
 // What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
-// FileChange is one file a line changes: Op "write", "update", "delete" or "add".
+// FileChange is one file a line changes: Op "write", "update", "delete", "add" or "moved to " and where. Path ""
+// stands for files an in-place edit changed that the line does not name plainly, Op then the line.
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv of plain paths and where output is written (> f, >> f,
-// | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
+// FilesChanged reads rm, touch, mv, sed -i, perl -pi, git rm, git mv of plain paths and where output is written
+// (> f, >> f, | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
 func FilesChanged(cmd string) (out []FileChange) {
-	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
+	dir, unnamed := "", false // a relative path lies under the folder a cd before it moved to
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
 	for _, part := range split(withoutHeredocs(cmd), false) {
 		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
 			dir = under(f[1])
 		}
+		named := false // an in-place edit over what the shell expands or a pipe supplies names no file
 		for _, c := range append(simpleFiles(part, false), written(part)...) {
 			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
-				out = append(out, FileChange{p, c.Op})
+				out, named = append(out, FileChange{p, c.Op}), named || c.Op == "update"
 			}
 		}
+		unnamed = unnamed || !named && inPlaceRE().MatchString(blankQuotes(part, true))
 	}
-	return out
+	return append(out, map[bool][]FileChange{true: {{"", cmd}}}[unnamed]...)
 }
+
+// inPlaceRE is sed or perl with a flag that rewrites the files it is given (-i, -i.bak, --in-place, -pi), its
+// quoted text blanked.
+var inPlaceRE = lazyre.New(`(?:^|[\s/])(?:sed|perl)\s+(?:[^\s|&;]+\s+)*?-(?:-in-place|[a-hj-z0-9]*i)`)
 
 // written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
 // check's output is its log, no change of the work it checks.
@@ -76,7 +83,7 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	}
 	prog, args, op := path.Base(f[0]), f[1:], ""
-	inPlace := prog == "sed" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-i") })
+	inPlace := (prog == "sed" || prog == "perl") && inPlaceRE().MatchString(blankQuotes(cmd, true))
 	switch {
 	case reads && fileReaders()[prog] && !inPlace:
 		op = "read"
@@ -85,9 +92,9 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
 		return []FileChange{{f[len(f)-1], "update"}}
 	case prog == "rm" || prog == "touch" || prog == "mv":
-		op = map[string]string{"rm": "delete", "touch": "add", "mv": "delete"}[prog]
+		op = map[string]string{"rm": "delete", "touch": "add", "mv": "moved"}[prog]
 	case prog == "git" && (args[0] == "rm" && !slices.Contains(args, "--cached") || args[0] == "mv"): // --cached stays
-		op, prog, args = "delete", args[0], args[1:]
+		op, prog, args = map[bool]string{true: "delete", false: "moved"}[args[0] == "rm"], args[0], args[1:]
 	default:
 		return nil
 	}
@@ -103,9 +110,11 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 			out = append(out, FileChange{a, op})
 		}
 	}
-	if n := len(out); prog == "mv" && n > 1 { // the sources go; the last operand is one source's new name when it
-		out[n-1].Op = "add" // has a dot, else maybe a folder: not guessed
-		if n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
+	if n := len(out); prog == "mv" && n > 1 { // the sources move, no deletion; the last operand is one source's new
+		for i := range out[:n-1] { // name when it has a dot, else maybe a folder: not guessed
+			out[i].Op = "moved to " + out[n-1].Path
+		}
+		if out[n-1].Op = "add"; n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
 			out = out[:n-1]
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
 // FileChange is one file a line changes: Op "write", "update", "delete", "add" or "moved to " and where. Path ""
-// stands for files an in-place edit changed that the line does not name plainly, Op then the line.
+// stands for files an in-place edit changed that the shell expands or a pipe supplies, Op then the line.
 type FileChange struct{ Path, Op string }
 
 // FilesChanged reads rm, touch, mv, sed -i, perl -pi, git rm, git mv of plain paths and where output is written
@@ -23,19 +23,17 @@ func FilesChanged(cmd string) (out []FileChange) {
 		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
 			dir = under(f[1])
 		}
-		named := false // an in-place edit over what the shell expands or a pipe supplies names no file
 		for _, c := range append(simpleFiles(part, false), written(part)...) {
 			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
-				out, named = append(out, FileChange{p, c.Op}), named || c.Op == "update"
+				out = append(out, FileChange{p, c.Op})
 			}
 		}
-		unnamed = unnamed || !named && inPlaceRE().MatchString(blankQuotes(part, true))
+		unnamed = unnamed || inPlaceRE().MatchString(blankQuotes(part, true)) && simpleFiles(part, false) == nil
 	}
 	return append(out, map[bool][]FileChange{true: {{"", cmd}}}[unnamed]...)
 }
 
-// inPlaceRE is sed or perl with a flag that rewrites the files it is given (-i, -i.bak, --in-place, -pi), its
-// quoted text blanked.
+// inPlaceRE is sed or perl with a flag that rewrites the files it is given: -i, -i.bak, --in-place, -pi.
 var inPlaceRE = lazyre.New(`(?:^|[\s/])(?:sed|perl)\s+(?:[^\s|&;]+\s+)*?-(?:-in-place|[a-hj-z0-9]*i)`)
 
 // written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
@@ -91,10 +89,11 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
 		return []FileChange{{f[len(f)-1], "update"}}
-	case prog == "rm" || prog == "touch" || prog == "mv":
-		op = map[string]string{"rm": "delete", "touch": "add", "mv": "moved"}[prog]
 	case prog == "git" && (args[0] == "rm" && !slices.Contains(args, "--cached") || args[0] == "mv"): // --cached stays
-		op, prog, args = map[bool]string{true: "delete", false: "moved"}[args[0] == "rm"], args[0], args[1:]
+		prog, args = args[0], args[1:]
+		fallthrough
+	case prog == "rm" || prog == "touch" || prog == "mv":
+		op = map[string]string{"rm": "delete", "touch": "add", "mv": "moved to " + f[len(f)-1]}[prog]
 	default:
 		return nil
 	}
@@ -111,10 +110,8 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		}
 	}
 	if n := len(out); prog == "mv" && n > 1 { // the sources move, no deletion; the last operand is one source's new
-		for i := range out[:n-1] { // name when it has a dot, else maybe a folder: not guessed
-			out[i].Op = "moved to " + out[n-1].Path
-		}
-		if out[n-1].Op = "add"; n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
+		out[n-1].Op = "add" // name when it has a dot, else maybe a folder: not guessed
+		if n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
 			out = out[:n-1]
 		}
 	}

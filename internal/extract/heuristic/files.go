@@ -23,11 +23,10 @@ type fileRec struct {
 
 const undoneTemp = "created and deleted again"
 
-// files holds the task's files; inPlace, the lines that edited in place files they do not name.
 type files struct {
 	m       map[string]*fileRec
 	changes int
-	inPlace []string
+	inPlace []string // the lines that edited in place files they do not name
 }
 
 // change records one change of file p (p "": op is a line that changed files it does not name); nil past the cap.
@@ -78,9 +77,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 // created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
-	if r.All {
-		fs.inPlace = nil
-	}
+	fs.inPlace = map[bool][]string{false: fs.inPlace}[r.All] // all changes thrown away, in-place ones too
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:

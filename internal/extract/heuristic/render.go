@@ -54,12 +54,11 @@ type answerDoc struct {
 }
 
 type taskDoc struct {
-	name, outcome, reason            string
-	live, score                      int
-	inPlace                          bool // lines edited in place files they do not name: live is a lower bound
-	prefs, knowledge, failures, refs []*entry
-	steps                            []*entry
-	answers                          []answerDoc
+	name, outcome, reason                   string
+	live, score                             int
+	inPlace                                 bool // lines edited in place files they do not name: live is a lower bound
+	prefs, knowledge, failures, refs, steps []*entry
+	answers                                 []answerDoc
 }
 
 // add appends an item to a list of d; an empty text is none.
@@ -208,7 +207,6 @@ func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+codeLine(added, 100)))
 	}
 	d.add(&d.refs, cFile, when(len(live) > 10, "…"+more(len(live), 10)+" files"))
-	d.add(&d.refs, cFile, when(inPlace != "", "And "+inPlace+"."))
 	d.add(&d.refs, cChanged, when(len(names) > 0 || inPlace != "", "Files changed: "+
 		joinSet(", and ", strings.Join(names, ", ")+more(len(live), 10), inPlace)))
 	d.add(&d.refs, cRef, when(len(t.commits) > 0, "Commits made: "+commitsText(t.commits)))
@@ -227,8 +225,7 @@ func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}
-	docs := make([]taskDoc, len(x.tasks))
-	main := 0
+	docs, main := make([]taskDoc, len(x.tasks)), 0
 	for i, t := range x.tasks {
 		for _, f := range t.failures { // a line a later pass printed is no error line either
 			f.errLine = x.errorLine(f)

@@ -284,10 +284,8 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	out := render()
 	for i := 0; len(out) > budget && i < len(all); {
 		for n := max(1, (len(out)-budget)/400); n > 0 && i < len(all); n-- { // far over, several go per render
-			if all[i].class != cSentence {
-				all[i].gone = true
-				i++
-			} else if !dropSentence(answers) {
+			if all[i].class != cSentence || !dropSentence(answers) { // answers lose a sentence at a time
+				all[i].gone = all[i].class != cSentence
 				i++
 			}
 		}
@@ -298,8 +296,7 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 
 // dropSentence drops the least worth sentence of the longest answer (its best kept); false when none is left.
 func dropSentence(answers [][]*entry) bool {
-	var low *entry
-	size := 0
+	low, size := (*entry)(nil), 0
 	for _, a := range answers {
 		live := slices.DeleteFunc(slices.Clone(a), func(e *entry) bool { return e.gone })
 		if len(live) < 2 { // a last sentence stays

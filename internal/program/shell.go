@@ -10,13 +10,14 @@ import (
 
 // What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
-// FileChange is one file a line changes: Op "write", "update", "delete" or "add".
+// FileChange is one file a line changes: Op "write", "update", "delete", "add" or "moved to " and where. Path ""
+// stands for files an in-place edit changed that the shell expands or a pipe supplies, Op then the line.
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv of plain paths and where output is written (> f, >> f,
-// | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
+// FilesChanged reads rm, touch, mv, sed -i, perl -pi, git rm, git mv of plain paths and where output is written
+// (> f, >> f, | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
 func FilesChanged(cmd string) (out []FileChange) {
-	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
+	dir, unnamed := "", false // a relative path lies under the folder a cd before it moved to
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
 	for _, part := range split(withoutHeredocs(cmd), false) {
 		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
@@ -27,9 +28,13 @@ func FilesChanged(cmd string) (out []FileChange) {
 				out = append(out, FileChange{p, c.Op})
 			}
 		}
+		unnamed = unnamed || inPlaceRE().MatchString(blankQuotes(part, true)) && simpleFiles(part, false) == nil
 	}
-	return out
+	return append(out, map[bool][]FileChange{true: {{"", cmd}}}[unnamed]...)
 }
+
+// inPlaceRE is sed or perl with a flag that rewrites the files it is given: -i, -i.bak, --in-place, -pi.
+var inPlaceRE = lazyre.New(`(?:^|[\s/])(?:sed|perl)\s+(?:[^\s|&;]+\s+)*?-(?:-in-place|[a-hj-z0-9]*i)`)
 
 // written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
 // check's output is its log, no change of the work it checks.
@@ -76,7 +81,7 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	}
 	prog, args, op := path.Base(f[0]), f[1:], ""
-	inPlace := prog == "sed" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-i") })
+	inPlace := (prog == "sed" || prog == "perl") && inPlaceRE().MatchString(blankQuotes(cmd, true))
 	switch {
 	case reads && fileReaders()[prog] && !inPlace:
 		op = "read"
@@ -84,10 +89,11 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
 		return []FileChange{{f[len(f)-1], "update"}}
-	case prog == "rm" || prog == "touch" || prog == "mv":
-		op = map[string]string{"rm": "delete", "touch": "add", "mv": "delete"}[prog]
 	case prog == "git" && (args[0] == "rm" && !slices.Contains(args, "--cached") || args[0] == "mv"): // --cached stays
-		op, prog, args = "delete", args[0], args[1:]
+		prog, args = args[0], args[1:]
+		fallthrough
+	case prog == "rm" || prog == "touch" || prog == "mv":
+		op = map[string]string{"rm": "delete", "touch": "add", "mv": "moved to " + f[len(f)-1]}[prog]
 	default:
 		return nil
 	}
@@ -103,8 +109,8 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 			out = append(out, FileChange{a, op})
 		}
 	}
-	if n := len(out); prog == "mv" && n > 1 { // the sources go; the last operand is one source's new name when it
-		out[n-1].Op = "add" // has a dot, else maybe a folder: not guessed
+	if n := len(out); prog == "mv" && n > 1 { // the sources move, no deletion; the last operand is one source's new
+		out[n-1].Op = "add" // name when it has a dot, else maybe a folder: not guessed
 		if n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
 			out = out[:n-1]
 		}

@@ -26,13 +26,19 @@ const undoneTemp = "created and deleted again"
 type files struct {
 	m       map[string]*fileRec
 	changes int
+	inPlace []string // the lines that edited in place files they do not name
 }
 
-// change records one change of file p; nil past the cap.
+// change records one change of file p (p "": op is a line that changed files it does not name); nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
+	if p == "" {
+		fs.changes, fs.inPlace = fs.changes+1, appendNew(fs.inPlace, op)
+		return nil
+	}
+	moved, found := strings.CutPrefix(op, "moved to ")
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
 		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
-		"update")
+		when(found, "moved to "+code(moved)), "update")
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
@@ -50,6 +56,9 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false
 	switch i := slices.Index(f.edits, [2]string{nw, old}); {
+	case found && f.created: // a file the session made lives on under its new name, no deletion
+		delete(fs.m, p)
+		return nil
 	case op == "delete" && f.created:
 		f.undone, f.edits, f.whole = undoneTemp, nil, 0
 	case op != "update" || old == "" && nw == "":
@@ -68,6 +77,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 // created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
+	fs.inPlace = map[bool][]string{false: fs.inPlace}[r.All] // all changes thrown away, in-place ones too
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:

@@ -1,0 +1,54 @@
+package heuristic_test
+
+import (
+	"testing"
+
+	"github.com/memctl/memctl/internal/sessions/scripted"
+)
+
+// TestMovesAndUnnamedEdits: a move's sources are moved, not deleted (into a folder, to a new name, and a file the
+// session made lives on under its new name: no "created and deleted again"); an in-place edit over files the line
+// does not name makes the count a lower bound and the list of files changed quotes the line, unless it failed or
+// was thrown away. Both agents' formats.
+func TestMovesAndUnnamedEdits(t *testing.T) {
+	checkPatterns(t, []patternCase{
+		{
+			name: "a move is no deletion",
+			turns: []scripted.Turn{{User: "Move the legacy handlers out of the api package.",
+				Steps: []scripted.Step{
+					edit("api/routes.go", "legacy.Register(mux)", "legacyapi.Register(mux)"),
+					run("mkdir -p api/legacy && git mv api/v1.go api/v1_test.go api/legacy/", "", 0),
+					edit("draft.md", "", "# Legacy handlers\n\nThey live in api/legacy now."),
+					run("mv draft.md docs/legacy.md && mv api/README api/legacy", "", 0)},
+				Final: "The v1 handlers and their test live in api/legacy."}},
+			must: []string{"api/v1\\.go \\(moved to `api/legacy/`\\)", "api/v1_test\\.go \\(moved to `api/legacy/`\\)",
+				"api/README \\(moved to `api/legacy`\\)", "docs/legacy\\.md \\(add\\)", "changed 5 files"},
+			mustNot: []string{"\\(delete\\)", "deleted again", "undone", "Files changed: [^\n]*draft\\.md"},
+		},
+		{
+			name: "an in-place edit over files the line does not name makes the count a lower bound",
+			turns: []scripted.Turn{{User: "Rename the Fetcher type to Loader everywhere.",
+				Steps: []scripted.Step{
+					edit("loader/loader.go", "type Fetcher struct", "type Loader struct"),
+					edit("README.md", "the Fetcher", "the Loader"),
+					run("git ls-files '*.go' | xargs sed -i 's/Fetcher/Loader/g'", "", 0),
+					run("go build ./...", "", 0)},
+				Final: "Fetcher is Loader everywhere."}},
+			must: []string{"changed at least 2 files", "Files changed: [^\n]*README\\.md \\(update\\)[^\n]*, and the " +
+				"files `git ls-files '\\*\\.go' \\| xargs sed -i 's/Fetcher/Loader/g'` edited in place"},
+		},
+		{
+			name: "an in-place edit that failed or was thrown away changed nothing",
+			turns: []scripted.Turn{{User: "Rename the Fetcher type to Loader everywhere.",
+				Steps: []scripted.Step{
+					edit("loader/loader.go", "type Fetcher struct", "type Loader struct"),
+					run("sed -i 's/Fetcher/Loader/g' $(git ls-files '*.md')", "sed: no input files", 4),
+					run("perl -pi -e 's/Fetcher/Loader/g' $(git ls-files '*.go')", "", 0),
+					run("git checkout .", "Updated 7 paths from the index", 0),
+					edit("loader/loader.go", "type Fetcher struct", "type Loader struct")},
+				Final: "Only loader.go changed."}},
+			must:    []string{"changed 1 file"},
+			mustNot: []string{"at least", "edited in place"},
+		},
+	})
+}

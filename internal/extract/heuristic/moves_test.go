@@ -34,8 +34,17 @@ func TestMovesAndUnnamedEdits(t *testing.T) {
 					run("git ls-files '*.go' | xargs sed -i 's/Fetcher/Loader/g'", "", 0),
 					run("go build ./...", "", 0)},
 				Final: "Fetcher is Loader everywhere."}},
-			must: []string{"changed at least 2 files", "Files changed: [^\n]*README\\.md \\(update\\)[^\n]*, and the " +
-				"files `git ls-files '\\*\\.go' \\| xargs sed -i 's/Fetcher/Loader/g'` edited in place"},
+			must: []string{"outcome [a-z]+; changed at least 2 files", "failed\\) and changed at least 2 files",
+				"Files changed: [^\n]*README\\.md \\(update\\)[^\n]*, and the " +
+					"files `git ls-files '\\*\\.go' \\| xargs sed -i 's/Fetcher/Loader/g'` edited in place"},
+		},
+		{
+			name: "a session whose only change is an unnamed in-place edit did edit files",
+			turns: []scripted.Turn{{User: "Bump the copyright year in every header.",
+				Steps: []scripted.Step{run("find . -name '*.go' -exec sed -i 's/2025/2026/' {} +", "", 0)},
+				Final: "Every header says 2026."}},
+			must:    []string{"failed\\) and edited files in place", "Files changed: the files `find"},
+			mustNot: []string{"edited no file"},
 		},
 		{
 			name: "an in-place edit that failed or was thrown away changed nothing",

@@ -20,7 +20,7 @@ var (
 		`as a rule|at all times|(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|` +
 		`(is|are) not (acceptable|allowed|permitted)|unacceptable|(is|are) (required|mandatory|forbidden)|` +
 		`(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|` +
-		`next time|refrain from|before (you|each|every|any) \w+|` +
+		`next time|refrain from|before (you|each|every|any) \w+|i (really )?(don'?t|do not) (want|like)|` +
 		`(after|for) (every|each) (change|edit|commit|step|file|task)|prefer(s|red|ably)?|instead of|rather than|` +
 		`use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|(should|must|will) never|` +
 		`(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +

@@ -109,7 +109,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		c.tally, c.script = when(c.check, textcut.Line(program.PassTally(e.Output), 80)), program.ScriptRan(e.Output)
 		l := when(c.tally == "", program.ErrorLine(c.command, e.Output)) // a runner's tally says its tests passed
 		head := strings.ToLower(strings.SplitAfter(l, ":")[0])
-		c.errLine = when(strings.Contains("error:fatal:panic:", head) || strings.HasSuffix(head, "error:"), l)
+		c.errLine = when(head == "fatal:" || head == "panic:" || strings.HasSuffix(head, "error:"), l)
 	}
 	if c.reads && c.status == stFailed { // a read that failed is a step of its own, never one of the look around
 		t.steps.push(step{call: c})

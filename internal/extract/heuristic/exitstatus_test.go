@@ -32,6 +32,14 @@ var exitStatusCases = []patternCase{
 		mustNot: []string{"touch \\.seeded`: ok", "seeded`: failed"},
 	},
 	{
+		name: "a drive letter (\"C:\") is no error's signature, nor any field that ends as one does",
+		turns: []scripted.Turn{{User: "Install the git hooks.",
+			Steps: []scripted.Step{run("where git; make hooks", "C:\\Program Files\\Git\\cmd\\git.exe", 0)},
+			Final: "The hooks are installed."}},
+		must:    []string{"Ran `where git; make hooks`: ok"},
+		mustNot: []string{"no error status", "its output says"},
+	},
+	{
 		name: "commands joined by && stop on a failure: their exit 0 stays ok",
 		turns: []scripted.Turn{{User: "Build the bundle.",
 			Steps: []scripted.Step{

@@ -23,12 +23,13 @@ func FilesChanged(cmd string) (out []FileChange) {
 		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
 			dir = under(f[1])
 		}
-		for _, c := range append(simpleFiles(part, false), written(part)...) {
+		own := simpleFiles(stages(part)[0], false) // what a pipe's first command names: later ones are fed it
+		for _, c := range append(own, written(part)...) {
 			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
 				out = append(out, FileChange{p, c.Op})
 			}
 		}
-		unnamed = unnamed || inPlaceRE().MatchString(blankQuotes(part, true)) && simpleFiles(part, false) == nil
+		unnamed = unnamed || inPlaceRE().MatchString(blankQuotes(part, true)) && own == nil
 	}
 	return append(out, map[bool][]FileChange{true: {{"", cmd}}}[unnamed]...)
 }

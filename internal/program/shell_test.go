@@ -193,6 +193,8 @@ func TestFilesChanged(t *testing.T) {
 		// Path "" and the line; one that names its file plainly is that file.
 		{"sed -i 's/a/b/' $(git ls-files '*.go')", "[{ sed -i 's/a/b/' $(git ls-files '*.go')}]"},
 		{"git ls-files | xargs sed -i.bak -e 's/a/b/'", "[{ git ls-files | xargs sed -i.bak -e 's/a/b/'}]"},
+		// A pipe after the editor takes its output: the files it names are its own, no unnamed change.
+		{"perl -pi -e 's/a/b/' docs/guide.md | head -3", "[{docs/guide.md update}]"},
 		{"find . -name '*.md' -exec sed --in-place 's/a/b/' {} +", "[{ find . -name '*.md' -exec sed --in-place 's/a/b/' {} +}]"},
 		{"perl -pi -e 's/a/b/' *.txt && echo done", "[{ perl -pi -e 's/a/b/' *.txt && echo done}]"},
 		{"perl -pi -e 's/a/b/' lib/x.pm", "[{lib/x.pm update}]"},

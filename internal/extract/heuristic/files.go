@@ -27,15 +27,26 @@ type files struct {
 	m       map[string]*fileRec
 	changes int
 	inPlace []string // the lines that edited in place files they do not name
+	floor   bool     // files changed under names not known: a folder moved, or inPlace
 }
 
 // change records one change of file p (p "": op is a line that changed files it does not name); nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
 	if p == "" {
-		fs.changes, fs.inPlace = fs.changes+1, appendNew(fs.inPlace, op)
+		fs.changes, fs.inPlace, fs.floor = fs.changes+1, appendNew(fs.inPlace, op), true
 		return nil
 	}
 	moved, found := strings.CutPrefix(op, "moved to ")
+	if found && fs.m[p] == nil { // a folder moved takes the files under it along, and is no file of its own; those
+		// the session made live on under names not guessed: the count of files changed is then a floor
+		under := slices.DeleteFunc(fs.sorted(), func(g *fileRec) bool { return !strings.HasPrefix(g.path, p+"/") })
+		for _, g := range under {
+			fs.change(g.path, op, "", "")
+		}
+		if fs.floor = fs.floor || len(under) > 0; len(under) > 0 {
+			return nil
+		}
+	}
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
 		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
 		when(found, "moved to "+code(moved)), "update")
@@ -77,7 +88,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 // created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
-	fs.inPlace = map[bool][]string{false: fs.inPlace}[r.All] // all changes thrown away, in-place ones too
+	fs.inPlace, fs.floor = map[bool][]string{false: fs.inPlace}[r.All], fs.floor && !r.All // all changes thrown away
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:

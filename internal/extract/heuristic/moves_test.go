@@ -26,6 +26,20 @@ func TestMovesAndUnnamedEdits(t *testing.T) {
 			mustNot: []string{"\\(delete\\)", "deleted again", "undone", "Files changed: [^\n]*draft\\.md"},
 		},
 		{
+			name: "a folder moved takes its files along, is no file of its own and makes the count a floor",
+			turns: []scripted.Turn{{User: "Put the draft handlers in their own package and wire them in.",
+				Steps: []scripted.Step{
+					edit("api/routes.go", "v1.Register(mux)", "v1.Register(mux)\n\tdrafts.Register(mux)"),
+					edit("api/wip/drafts.go", "", "package wip\n\nfunc Register() {}\n"),
+					edit("api/wip/drafts_test.go", "", "package wip\n"),
+					run("git mv api/wip api/drafts", "", 0),
+					edit("api/drafts/drafts.go", "package wip", "package drafts")},
+				Final: "The handlers live in api/drafts."}},
+			must: []string{"outcome [a-z]+; changed at least 2 files", "failed\\) and changed at least 2 files",
+				"api/drafts/drafts\\.go \\(update\\)"},
+			mustNot: []string{"api/wip \\(", "`api/wip`", "api/wip/drafts\\.go", "changed [3-9] files"},
+		},
+		{
 			name: "an in-place edit over files the line does not name makes the count a lower bound",
 			turns: []scripted.Turn{{User: "Rename the Fetcher type to Loader everywhere.",
 				Steps: []scripted.Step{

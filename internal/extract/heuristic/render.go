@@ -56,7 +56,7 @@ type answerDoc struct {
 type taskDoc struct {
 	name, outcome, reason                   string
 	live, score                             int
-	inPlace                                 bool // lines edited in place files they do not name: live is a lower bound
+	floor                                   bool // files changed under names not known: live is a lower bound
 	prefs, knowledge, failures, refs, steps []*entry
 	answers                                 []answerDoc
 }
@@ -72,7 +72,7 @@ func (x *Extractor) taskDoc(t *task) taskDoc {
 	d := taskDoc{name: textcut.Line(t.title(), 100)}
 	d.outcome, d.reason = t.outcome()
 	live := t.files.live()
-	d.live, d.inPlace = len(live), len(t.files.inPlace) > 0
+	d.live, d.floor = len(live), t.files.floor
 	d.score = t.calls - t.explore + 2*len(live) + t.followUps + len(t.prefs)
 	for _, p := range t.prefs {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
@@ -338,7 +338,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		doc.Title, doc.Context = m.name+when(len(docs) > 1, " (and "+others+")")+" in "+x.project(), x.context()
 	} else {
 		desc := m.name + " — outcome " + m.outcome +
-			when(m.live > 0, "; changed "+when(m.inPlace, "at least ")+english.Count(m.live, "file", "files")) +
+			when(m.live > 0, "; changed "+when(m.floor, "at least ")+english.Count(m.live, "file", "files")) +
 			when(len(docs) > 1, "; "+others+" in the same session")
 		doc.Front = rawmemory.Front{Description: desc, Task: m.name, TaskGroup: x.project(), TaskOutcome: m.outcome,
 			Cwd: cmp.Or(x.meta.Cwd, "unknown"), Keywords: x.topKeywords(maxKeywords),

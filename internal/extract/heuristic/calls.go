@@ -200,7 +200,14 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		for _, p := range program.FilesChanged(c.command) {
 			x.changeFile(t, c.id, p.Path, p.Op, "", "")
 		}
-		x.restore(t, c)
+		r := program.Restores(c.command) // what it undid (git checkout -- f, git stash …)
+		x.moved = x.moved || r.Branch
+		for i, f := range r.Files {
+			r.Files[i] = x.absPath(f)
+		}
+		for _, f := range t.files.revert(r) {
+			t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
+		}
 		if w := program.WorktreeAdded(c.command); w != "" && len(x.worktrees) < 8 {
 			x.worktrees = append(x.worktrees, x.absPath(w))
 		}
@@ -246,18 +253,6 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 			p.Edited = edited
 			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 		}
-	}
-}
-
-// restore applies what a command undid (git checkout -- f, git stash …).
-func (x *Extractor) restore(t *task, c *call) {
-	r := program.Restores(c.command)
-	x.moved = x.moved || r.Branch
-	for i, f := range r.Files {
-		r.Files[i] = x.absPath(f)
-	}
-	for _, f := range t.files.revert(r) {
-		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
 	}
 }
 

@@ -114,9 +114,7 @@ func specifies(s string) bool {
 	l := strings.ToLower(s)
 	conditional := strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
 		strings.HasPrefix(l, "in case ")
-	addressed := func(w string) bool {
-		return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
-	}
+	addressed := func(w string) bool { return slices.Contains(strings.Fields("you your we us our me my i"), w) }
 	return conditional && !marksStanding(s) &&
 		!slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), addressed)
 }

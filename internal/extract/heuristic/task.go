@@ -29,7 +29,6 @@ type task struct {
 	pairs                                  program.Pairer
 	fixes                                  []fix
 	failures                               map[int]*call    // failed shell calls by sequence
-	recurs                                 map[string]bool  // the session's lines that are no error line (saw)
 	checks                                 map[string]*call // the latest run of each check family
 	lastCheck                              *call
 	refused, toolFails                     []*call // calls that did not run; failed calls of other tools
@@ -93,7 +92,7 @@ func (x *Extractor) human(e sessions.Event) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
-		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}}, recurs: x.recurs,
+		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
 			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl}
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)

@@ -111,8 +111,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 	if i < 0 {
 		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg, runs: map[string]int{}}), len(p.open)
 	}
-	f := p.open[i]
-	own := WithoutFilters(r.Command)
+	f, own := p.open[i], WithoutFilters(r.Command)
 	f.runs[own]++
 	f.Times, f.Others = f.runs[own], f.Times+f.Others+1-f.runs[own] // of all failing runs so far, this one's too
 	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0

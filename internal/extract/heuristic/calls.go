@@ -242,8 +242,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
-	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated,
-		Error: c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", ")), Ref: c.seq}
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
 			edited := make([]string, len(p.Edited)) // with the line the latest edit put in: a.go (`return x`)

@@ -77,6 +77,7 @@ func FilesRead(cmd string) (out []string) {
 
 // simpleFiles reads a line of plain paths, nothing the shell expands: the files it changes or, with reads, prints.
 func simpleFiles(cmd string, reads bool) []FileChange {
+	cmd = discardRE().ReplaceAllString(cmd, "")
 	f := coreWords(shellWords(cmd))
 	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
 		return nil
@@ -184,6 +185,9 @@ func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 
 // redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
 // (>>, tee -a) and its target.
 var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()=-][^\s;&|<>)]*)`)
+
+// discardRE is a redirection that writes no file: to /dev/null, or of one stream into another (2>&1).
+var discardRE = lazyre.New(`\s+(?:[12&]?>>?\s*/dev/null|[12]?>&[12])\b`)
 
 // blankQuotes turns single-quoted text and double-quoted text that expands nothing (with all, any) to _: syntax stays.
 func blankQuotes(cmd string, all bool) string {

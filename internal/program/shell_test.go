@@ -195,6 +195,9 @@ func TestFilesChanged(t *testing.T) {
 		{"git ls-files | xargs sed -i.bak -e 's/a/b/'", "[{ git ls-files | xargs sed -i.bak -e 's/a/b/'}]"},
 		// A pipe after the editor takes its output: the files it names are its own, no unnamed change.
 		{"perl -pi -e 's/a/b/' docs/guide.md | head -3", "[{docs/guide.md update}]"},
+		// Errors sent to /dev/null or into the output write no file and hide none the line names.
+		{"perl -pi -e 's/a/b/' docs/guide.md 2>/dev/null", "[{docs/guide.md update}]"},
+		{"rm -f build/out.bin 2>&1", "[{build/out.bin delete}]"},
 		{"find . -name '*.md' -exec sed --in-place 's/a/b/' {} +", "[{ find . -name '*.md' -exec sed --in-place 's/a/b/' {} +}]"},
 		{"perl -pi -e 's/a/b/' *.txt && echo done", "[{ perl -pi -e 's/a/b/' *.txt && echo done}]"},
 		{"perl -pi -e 's/a/b/' lib/x.pm", "[{lib/x.pm update}]"},

@@ -273,6 +273,9 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 		clear(x.seenChange)
 	}
 	x.seenChange[key] = id != ""
+	if a := x.absPath(p); strings.HasPrefix(op, "moved to ") && t.files.m[a] == nil && moveFolder(x.tasks, t, a, op) {
+		return // a folder, no file of its own
+	}
 	f := t.files.change(x.absPath(p), op, old, nw)
 	if f == nil {
 		return

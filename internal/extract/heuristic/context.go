@@ -34,12 +34,11 @@ func (x *Extractor) context() string {
 	}
 	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
 	var ran, failed, unknown, refused, commits, undone int
-	var changed, inPlace []string // in place: lines that edited files they do not name
-	floor := false                // files changed under names not known: the count is then a floor
+	changed, floor := []string(nil), false // floor: files changed under names not known (moved along, edited in place)
 	for _, t := range x.tasks {
 		ran, failed, unknown = ran+t.ran, failed+t.failed, unknown+t.unknown
 		refused, commits, undone = refused+len(t.refused), commits+len(t.commits), undone+len(t.files.undone())
-		inPlace, floor = append(inPlace, t.files.inPlace...), floor || t.files.floor
+		floor = floor || t.files.floor
 		for _, f := range t.files.live() {
 			changed = appendNew(changed, x.relPath(f.path))
 		}
@@ -49,7 +48,7 @@ func (x *Extractor) context() string {
 		when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own")+")")
 	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
 	b += cmp.Or(when(len(changed) > 0, " and changed "+when(floor, "at least ")+
-		english.Count(len(changed), "file", "files")), when(len(inPlace) > 0, " and edited files in place"),
+		english.Count(len(changed), "file", "files")), when(floor, " and changed files it does not name"),
 		" and edited no file directly") +
 		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
 		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "." +

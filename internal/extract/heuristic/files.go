@@ -9,8 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/program"
 )
 
-// Files. A change counts only when the call that made it succeeded and
-// nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
+// Files: a change counts when its call succeeded and nothing later undid it (docs/extractor.md, "Runs, failures …").
 
 // fileRec is one file a task changed: edits, those in effect (old, new); whole, changes without their text.
 type fileRec struct {
@@ -27,7 +26,7 @@ type files struct {
 	m       map[string]*fileRec
 	changes int
 	inPlace []string // the lines that edited in place files they do not name
-	floor   bool     // files changed under names not known: a folder moved, or inPlace
+	floor   bool     // files changed under names not known: a folder moved (moveFolder), or inPlace
 }
 
 // change records one change of file p (p "": op is a line that changed files it does not name); nil past the cap.
@@ -37,16 +36,6 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 		return nil
 	}
 	moved, found := strings.CutPrefix(op, "moved to ")
-	if found && fs.m[p] == nil { // a folder moved takes the files under it along, and is no file of its own; those
-		// the session made live on under names not guessed: the count of files changed is then a floor
-		under := slices.DeleteFunc(fs.sorted(), func(g *fileRec) bool { return !strings.HasPrefix(g.path, p+"/") })
-		for _, g := range under {
-			fs.change(g.path, op, "", "")
-		}
-		if fs.floor = fs.floor || len(under) > 0; len(under) > 0 {
-			return nil
-		}
-	}
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
 		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
 		when(found, "moved to "+code(moved)), "update")
@@ -119,6 +108,20 @@ func (fs *files) live() []*fileRec {
 
 func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
+}
+
+// moveFolder moves along the files any task changed under folder p (op "moved to …"); those the session made live
+// on under names not guessed, so t's count of files changed becomes a floor. It reports whether p held any.
+func moveFolder(tasks []*task, t *task, p, op string) (held bool) {
+	for _, u := range tasks {
+		for _, g := range u.files.sorted() {
+			if strings.HasPrefix(g.path, p+"/") {
+				u.files.change(g.path, op, "", "")
+				held, t.files.floor = true, true
+			}
+		}
+	}
+	return held
 }
 
 // goneAgain marks the files the session created that f, only deleted, takes (in an earlier task, under it), and f.

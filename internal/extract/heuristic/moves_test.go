@@ -40,6 +40,19 @@ func TestMovesAndUnnamedEdits(t *testing.T) {
 			mustNot: []string{"api/wip \\(", "`api/wip`", "api/wip/drafts\\.go", "changed [3-9] files"},
 		},
 		{
+			name: "a folder moved in a later task takes along the files an earlier task wrote under it",
+			turns: []scripted.Turn{{User: "Write a spec for the export feature in specs/wip.",
+				Steps: []scripted.Step{edit("specs/wip/spec.md", "", "# Export\n"), edit("specs/wip/plan.md", "", "# Plan\n")},
+				Final: "The spec and the plan are in specs/wip."},
+				{User: "Different job: give that directory its ticket number as prefix, matching our numbering " +
+					"convention, then outline the first milestone.",
+					Steps: []scripted.Step{run("mv specs/wip specs/003-export", "", 0),
+						edit("specs/003-export/plan.md", "# Plan\n", "# Plan\n\n1. Write the CSV writer.\n")},
+					Final: "The folder is specs/003-export and the plan has its first step."}},
+			must:    []string{"failed\\) and changed at least 1 file"},
+			mustNot: []string{"`specs/wip`", "specs/wip \\(", "changed [2-9]"},
+		},
+		{
 			name: "an in-place edit over files the line does not name makes the count a lower bound",
 			turns: []scripted.Turn{{User: "Rename the Fetcher type to Loader everywhere.",
 				Steps: []scripted.Step{
@@ -57,7 +70,7 @@ func TestMovesAndUnnamedEdits(t *testing.T) {
 			turns: []scripted.Turn{{User: "Bump the copyright year in every header.",
 				Steps: []scripted.Step{run("find . -name '*.go' -exec sed -i 's/2025/2026/' {} +", "", 0)},
 				Final: "Every header says 2026."}},
-			must:    []string{"failed\\) and edited files in place", "Files changed: the files `find"},
+			must:    []string{"failed\\) and changed files it does not name", "Files changed: the files `find"},
 			mustNot: []string{"edited no file"},
 		},
 		{

@@ -120,7 +120,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.saw(e.Output, program.Family(c.command), c.status == stOK)
 	}
 	t.endedRefused = false
-	if c.status != stFailed { // a read that failed read nothing
+	if c.status != stFailed && (c.exit == nil || *c.exit == 0) { // a read that failed, or found none, read nothing
 		read := append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target))
 		for _, p := range read {
 			if p = x.relPath(x.absPath(p)); p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) &&

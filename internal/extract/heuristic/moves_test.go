@@ -74,6 +74,14 @@ func TestMovesAndUnnamedEdits(t *testing.T) {
 			mustNot: []string{"edited no file"},
 		},
 		{
+			name: "a read that exits non-zero with its errors discarded read nothing",
+			turns: []scripted.Turn{{User: "Is there a plan file for the export yet?",
+				Steps: []scripted.Step{run("cat docs/export-plan.md 2>/dev/null", "", 1), run("cat README.md", "# Acme", 0)},
+				Final: "There is no plan file for the export yet."}},
+			must:    []string{"Files read: README\\.md"},
+			mustNot: []string{"Files read: [^\n]*export-plan"},
+		},
+		{
 			name: "an in-place edit that failed or was thrown away changed nothing",
 			turns: []scripted.Turn{{User: "Rename the Fetcher type to Loader everywhere.",
 				Steps: []scripted.Step{

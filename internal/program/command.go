@@ -142,15 +142,14 @@ func Family(cmd string) string {
 // readOnly reports a line each command of which only looks around, in every stage ("ls | xargs rm" does not), and
 // runs no launcher: what a launcher runs it may first fetch.
 func readOnly(cmd string) bool {
-	looks := false
-	for _, p := range parts(cmd) {
+	ps := parts(cmd)
+	for _, p := range ps {
 		f, w := coreWords(strings.Fields(p)), append(strings.Fields(p), "", "")
 		switch {
 		case len(f) == 0 || launchers()[w[0]] || runners()[w[0]] && launchers()[w[1]]: // npx x, mise x -- x
 			return false
 		case f[0] == "cd" || f[0] == "pushd" || f[0] == "popd" || f[0] == "true" || f[0] == ":":
-			looks = true // moving around, or "|| true", changes nothing
-			continue
+			continue // moving around, or "|| true", changes nothing
 		}
 		for i, st := range stages(p) {
 			g := coreWords(strings.Fields(st))
@@ -161,9 +160,8 @@ func readOnly(cmd string) bool {
 				return false
 			}
 		}
-		looks = true
 	}
-	return looks
+	return len(ps) > 0 // a line of no command does not look around
 }
 
 // Explores reports a line that only looks around, writing no file (a redirection, tee, sed -i, sort -o).

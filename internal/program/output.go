@@ -102,6 +102,14 @@ func ErrorLine(cmd, out string) string {
 	return strings.Join(strings.Fields(strings.TrimSuffix(best, ":")), " ")
 }
 
+// GoesOnAfterFailure reports a line that runs on after a command of it fails: commands joined otherwise than by "&&"
+// (";", a line break, "||") without `set -e`, or piped without pipefail. Its exit status is its last command's only.
+func GoesOnAfterFailure(cmd string) bool { // a heredoc's text, an escaped line break or semicolon joins none
+	s := blankQuotes(strings.NewReplacer("\\\n", "", `\;`, "", "&&", "").Replace(withoutHeredocs(cmd)), true)
+	return strings.Contains(s, "|") && !strings.Contains(s, "pipefail") || strings.Contains(s, "||") ||
+		strings.ContainsAny(strings.TrimSpace(s), ";\n") && !strings.Contains(s, "set -e")
+}
+
 // plain drops the terminal's escape sequences (colours, bold).
 func plain(out string) string { return escapeRE().ReplaceAllString(out, "") }
 
@@ -133,17 +141,10 @@ func FailingTests(out string) []string {
 // tallyRE is a runner's count line ("2 passed in 0.81s", "31 tests, 0 failures"), not npm's "> pkg@1 test".
 var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
-// PassTally returns the last count line of a passing check's output, at most 80 bytes: how much it verified.
+// PassTally returns the last count line of a passing check's output, spaces folded: how much it verified.
 func PassTally(out string) string {
-	m := tallyRE().FindAllString(plain(out), -1)
-	if len(m) == 0 {
-		return ""
-	}
-	t := strings.Join(strings.Fields(m[len(m)-1]), " ")
-	if len(t) > 80 {
-		t = strings.ToValidUTF8(t[:80], "") + "…"
-	}
-	return t
+	m := append([]string{""}, tallyRE().FindAllString(plain(out), -1)...)
+	return strings.Join(strings.Fields(m[len(m)-1]), " ")
 }
 
 // ScriptRan returns what a package script runs, as npm, pnpm and yarn print it: "> app@1.0.0 ci", "> npm run lint".

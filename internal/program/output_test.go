@@ -126,3 +126,24 @@ func TestPassTally(t *testing.T) {
 		}
 	}
 }
+
+// TestGoesOnAfterFailure: a line whose exit status is its last command's only, unlike one "&&" or `set -e` stops.
+func TestGoesOnAfterFailure(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"go generate ./...; git add gen":            true,
+		"python3 seed.py\ntouch .seeded":            true,
+		"make lint || true":                         true,
+		"go test ./... | tee test.log":              true,
+		"npm ci && npm run build":                   false,
+		"set -e; make gen; make build":              false,
+		"set -o pipefail && go test ./... | tee x":  false,
+		"echo 'a; b' && grep -n 'x|y' f":            false,
+		"find . -name '*.go' -exec gofmt -l {} \\;": false,
+		"cat > a.sh <<'EOF'\necho a; echo b\nEOF":   false,
+		"go build \\\n  ./cmd/app":                  false,
+	} {
+		if got := GoesOnAfterFailure(cmd); got != want {
+			t.Errorf("GoesOnAfterFailure(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}

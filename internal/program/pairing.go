@@ -22,17 +22,15 @@ const (
 type Run struct {
 	Command   string
 	Outcome   Outcome
-	Escalated bool   // it ran outside the sandbox
-	Error     string // a failed run's error line (ErrorLine)
-	Ref       int    // the caller's reference
+	Escalated bool // it ran outside the sandbox
+	Ref       int  // the caller's reference
 }
 
 // Failure is the open failure of one work.
 type Failure struct {
-	First, Last Run      // the first and the latest failing run
-	Times       int      // failing runs of the latest's command as written (filters aside) since the work last passed
-	Others      int      // and of the same work written differently ("--no-verify" added)
-	Errors      []string // their error lines, once each, the latest first
+	First, Last Run // the first and the latest failing run
+	Times       int // failing runs of the latest's command as written (filters aside) since the work last passed
+	Others      int // and of the same work written differently ("--no-verify" added)
 	// Edited and Ran: since the latest failure, the files edited and commands not reads; More counts the rest.
 	Edited, Ran []string
 	More        int
@@ -58,7 +56,7 @@ func (p Pair) Flaky() bool {
 func (f Failure) Quiet() bool { return len(f.Edited)+len(f.Ran)+f.More == 0 }
 
 // Bounds: of each list of what ran between, of the open failures, of the error lines kept.
-const maxBetween, maxOpen, maxErrors = 8, 64, 5
+const maxBetween, maxOpen = 8, 64
 
 // Pairer pairs the failures of one stream of runs with their passes; ready at zero, not safe for concurrent use.
 type Pairer struct {
@@ -103,26 +101,18 @@ func (p *Pairer) Ran(r Run) []Pair {
 	}
 	if r.Outcome == Passed {
 		p.open = slices.DeleteFunc(p.open, same)
-		return pairs
-	}
-	if r.Outcome != Failed {
-		return nil
 	}
 	i := slices.IndexFunc(p.open, same)
-	if i < 0 && len(p.open) >= maxOpen {
-		return nil
-	} else if i < 0 {
+	if r.Outcome != Failed || i < 0 && len(p.open) >= maxOpen { // past maxOpen a new failure is not kept
+		return pairs
+	}
+	if i < 0 {
 		p.open, i = append(p.open, &Failure{First: r, family: fam, targets: tg, runs: map[string]int{}}), len(p.open)
 	}
-	f := p.open[i]
-	own := WithoutFilters(r.Command)
+	f, own := p.open[i], WithoutFilters(r.Command)
 	f.runs[own]++
 	f.Times, f.Others = f.runs[own], f.Times+f.Others+1-f.runs[own] // of all failing runs so far, this one's too
 	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0
-	if r.Error != "" {
-		f.Errors = slices.Insert(slices.DeleteFunc(f.Errors, func(e string) bool { return e == r.Error }), 0, r.Error)
-		f.Errors = f.Errors[:min(len(f.Errors), maxErrors)]
-	}
 	return nil
 }
 

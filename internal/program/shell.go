@@ -10,26 +10,32 @@ import (
 
 // What a line does to files: only the simplest forms are read; what the shell could expand is not guessed.
 
-// FileChange is one file a line changes: Op "write", "update", "delete" or "add".
+// FileChange is one file a line changes: Op "write", "update", "delete", "add" or "moved to " and where. Path ""
+// stands for files an in-place edit changed that the shell expands or a pipe supplies, Op then the line.
 type FileChange struct{ Path, Op string }
 
-// FilesChanged reads rm, touch, mv, sed -i, git rm, git mv of plain paths and where output is written (> f, >> f,
-// | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
+// FilesChanged reads rm, touch, mv, sed -i, perl -pi, git rm, git mv of plain paths and where output is written
+// (> f, >> f, | tee f), in each command of a line outside its heredocs' text: changes no edit tool reports.
 func FilesChanged(cmd string) (out []FileChange) {
-	dir := "" // a relative path lies under the folder a cd before it moved to; one the shell expands is not known
+	dir, unnamed := "", false // a relative path lies under the folder a cd before it moved to
 	under := func(p string) string { return map[bool]string{true: p, false: path.Join(dir, p)}[path.IsAbs(p)] }
 	for _, part := range split(withoutHeredocs(cmd), false) {
 		if f := strings.Fields(part); len(f) > 1 && f[0] == "cd" {
 			dir = under(f[1])
 		}
-		for _, c := range append(simpleFiles(part, false), written(part)...) {
+		own := simpleFiles(stages(part)[0], false) // what a pipe's first command names: later ones are fed it
+		for _, c := range append(own, written(part)...) {
 			if p := under(c.Path); !strings.ContainsAny(p, "$`~*?'\"") {
 				out = append(out, FileChange{p, c.Op})
 			}
 		}
+		unnamed = unnamed || inPlaceRE().MatchString(blankQuotes(part, true)) && own == nil
 	}
-	return out
+	return append(out, map[bool][]FileChange{true: {{"", cmd}}}[unnamed]...)
 }
+
+// inPlaceRE is sed or perl with a flag that rewrites the files it is given: -i, -i.bak, --in-place, -pi.
+var inPlaceRE = lazyre.New(`(?:^|[\s/])(?:sed|perl)\s+(?:[^\s|&;]+\s+)*?-(?:-in-place|[a-hj-z0-9]*i)`)
 
 // written is where a command's output goes: > f, >> f, &> f, | tee f (not /dev/…, a descriptor, nor 2> errors); a
 // check's output is its log, no change of the work it checks.
@@ -71,12 +77,13 @@ func FilesRead(cmd string) (out []string) {
 
 // simpleFiles reads a line of plain paths, nothing the shell expands: the files it changes or, with reads, prints.
 func simpleFiles(cmd string, reads bool) []FileChange {
+	cmd = discardRE().ReplaceAllString(cmd, "")
 	f := coreWords(shellWords(cmd))
 	if strings.ContainsAny(blankQuotes(cmd, false), "|;&><*?$`\n") || len(f) < 2 {
 		return nil
 	}
 	prog, args, op := path.Base(f[0]), f[1:], ""
-	inPlace := prog == "sed" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-i") })
+	inPlace := (prog == "sed" || prog == "perl") && inPlaceRE().MatchString(blankQuotes(cmd, true))
 	switch {
 	case reads && fileReaders()[prog] && !inPlace:
 		op = "read"
@@ -84,10 +91,11 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 		return nil
 	case inPlace && len(args) > 1 && !strings.HasPrefix(f[len(f)-1], "-"):
 		return []FileChange{{f[len(f)-1], "update"}}
-	case prog == "rm" || prog == "touch" || prog == "mv":
-		op = map[string]string{"rm": "delete", "touch": "add", "mv": "delete"}[prog]
 	case prog == "git" && (args[0] == "rm" && !slices.Contains(args, "--cached") || args[0] == "mv"): // --cached stays
-		op, prog, args = "delete", args[0], args[1:]
+		prog, args = args[0], args[1:]
+		fallthrough
+	case prog == "rm" || prog == "touch" || prog == "mv":
+		op = map[string]string{"rm": "delete", "touch": "add", "mv": "moved to " + f[len(f)-1]}[prog]
 	default:
 		return nil
 	}
@@ -103,8 +111,8 @@ func simpleFiles(cmd string, reads bool) []FileChange {
 			out = append(out, FileChange{a, op})
 		}
 	}
-	if n := len(out); prog == "mv" && n > 1 { // the sources go; the last operand is one source's new name when it
-		out[n-1].Op = "add" // has a dot, else maybe a folder: not guessed
+	if n := len(out); prog == "mv" && n > 1 { // the sources move, no deletion; the last operand is one source's new
+		out[n-1].Op = "add" // name when it has a dot, else maybe a folder: not guessed
 		if n > 2 || !strings.Contains(path.Base(out[n-1].Path), ".") {
 			out = out[:n-1]
 		}
@@ -177,6 +185,9 @@ func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 
 // redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
 // (>>, tee -a) and its target.
 var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()=-][^\s;&|<>)]*)`)
+
+// discardRE is a redirection that writes no file: to /dev/null, or of one stream into another (2>&1).
+var discardRE = lazyre.New(`\s+(?:[12&]?>>?\s*/dev/null|[12]?>&[12])\b`)
 
 // blankQuotes turns single-quoted text and double-quoted text that expands nothing (with all, any) to _: syntax stays.
 func blankQuotes(cmd string, all bool) string {

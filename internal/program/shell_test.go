@@ -176,7 +176,7 @@ func TestFilesChanged(t *testing.T) {
 	tests := []struct{ cmd, want string }{
 		{`sed -i 's/expr \$1 - \$2/expr \$1 + \$2/' 'calc.sh'`, "[{calc.sh update}]"},
 		{`rm 'my notes.txt'`, "[{my notes.txt delete}]"},
-		{`sed -i "s/a/$B/" f.txt`, "[]"}, // a double-quoted $ may expand to anything
+		{`sed -i "s/a/$B/" f.txt`, `[{ sed -i "s/a/$B/" f.txt}]`}, // a double-quoted $ may expand to anything
 		{`rm "$F"`, "[]"},
 		{`rm *.tmp`, "[]"},
 		{"cat > types/todo.ts << 'EOF'\nexport type A = 1 > 0\nEOF", "[{types/todo.ts write}]"},
@@ -184,9 +184,24 @@ func TestFilesChanged(t *testing.T) {
 		{"sed -i 's/a/b/' x.go\nrm y.go", "[{x.go update} {y.go delete}]"}, // each command of the line
 		{"rm scratch.py && git status --short", "[{scratch.py delete}]"},
 		{"cd /tmp && rm -rf try && cd web && rm a.js", "[{/tmp/try delete} {/tmp/web/a.js delete}]"},
-		{"mkdir -p docs && mv draft.md docs/design.md", "[{draft.md delete} {docs/design.md add}]"},
-		{"git mv a.go b.go c/", "[{a.go delete} {b.go delete}]"}, // moved into a folder
-		{"mv build.sh bin", "[{build.sh delete}]"},               // a folder or a new name: not guessed
+		// A move's sources are moved, never deleted; the last operand is a new name only when it can be one.
+		{"mkdir -p docs && mv draft.md docs/design.md", "[{draft.md moved to docs/design.md} {docs/design.md add}]"},
+		{"git mv a.go b.go c/", "[{a.go moved to c/} {b.go moved to c/}]"}, // moved into a folder
+		{"mv build.sh bin", "[{build.sh moved to bin}]"},                   // a folder or a new name: not guessed
+		{"git mv -f old pkg/", "[{old moved to pkg/}]"},
+		// An in-place edit over files the shell expands or a pipe supplies changed files the line does not name:
+		// Path "" and the line; one that names its file plainly is that file.
+		{"sed -i 's/a/b/' $(git ls-files '*.go')", "[{ sed -i 's/a/b/' $(git ls-files '*.go')}]"},
+		{"git ls-files | xargs sed -i.bak -e 's/a/b/'", "[{ git ls-files | xargs sed -i.bak -e 's/a/b/'}]"},
+		// A pipe after the editor takes its output: the files it names are its own, no unnamed change.
+		{"perl -pi -e 's/a/b/' docs/guide.md | head -3", "[{docs/guide.md update}]"},
+		// Errors sent to /dev/null or into the output write no file and hide none the line names.
+		{"perl -pi -e 's/a/b/' docs/guide.md 2>/dev/null", "[{docs/guide.md update}]"},
+		{"rm -f build/out.bin 2>&1", "[{build/out.bin delete}]"},
+		{"find . -name '*.md' -exec sed --in-place 's/a/b/' {} +", "[{ find . -name '*.md' -exec sed --in-place 's/a/b/' {} +}]"},
+		{"perl -pi -e 's/a/b/' *.txt && echo done", "[{ perl -pi -e 's/a/b/' *.txt && echo done}]"},
+		{"perl -pi -e 's/a/b/' lib/x.pm", "[{lib/x.pm update}]"},
+		{"sed -n 's/-i/x/p' *.go; grep -ri todo . | sed 's/a/b/'; perl -ne 'print' *.pl", "[]"}, // no in-place flag
 		{"git rm --cached secrets.env", "[]"},
 		{"rm -f a.go b.go", "[{a.go delete} {b.go delete}]"},
 		{"git rm old.go", "[{old.go delete}]"},

@@ -245,7 +245,7 @@ func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 		out == sessions.OutcomeFailed && strings.TrimSpace(output) == "" && program.EndsInSearch(c.command) { // a search that found nothing
 		outcome = program.Unknown
 	}
-	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Error: run.errLine, Ref: len(r.s.commands) - 1}) {
+	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Ref: len(r.s.commands) - 1}) {
 		r.fixedBy[p.First.Ref] = p
 	}
 }

@@ -87,8 +87,14 @@ func answerSentences(text string, passed, asks bool) []string {
 			notDoneRE().MatchString(s) || quotes(s)
 	}
 	flush := func() {
-		kept = append(kept, slices.DeleteFunc(wholeSentences(sentencesOf(strings.Join(prose, "\n"))), dropped)...)
-		prose = nil
+		ss := sentencesOf(strings.Join(prose, "\n"))
+		for i := 0; i+1 < len(ss); i++ { // a sentence split inside parentheses ("(e.g. Foo)") joins the one after it
+			if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
+				ss[i] += " " + ss[i+1]
+				ss, i = slices.Delete(ss, i+1, i+2), i-1
+			}
+		}
+		kept, prose = append(kept, slices.DeleteFunc(ss, dropped)...), nil
 	}
 	fenced := false
 	for _, l := range strings.Split(text, "\n") {
@@ -109,17 +115,6 @@ func answerSentences(text string, passed, asks bool) []string {
 	}
 	flush()
 	return kept
-}
-
-// wholeSentences joins a sentence split inside parentheses ("(e.g. Foo)") to the one after it.
-func wholeSentences(ss []string) []string {
-	for i := 0; i+1 < len(ss); i++ {
-		if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
-			ss[i] += " " + ss[i+1]
-			ss, i = slices.Delete(ss, i+1, i+2), i-1
-		}
-	}
-	return ss
 }
 
 // continues reports a line that goes on with the sentence of the line before: that one ends in no

@@ -104,10 +104,12 @@ func (x *Extractor) toolResult(e sessions.Event) {
 			t.steps.push(step{call: c})
 		}
 		return
-	case c.status == stOK && c.check: // an exit 0 its output contradicts ("error: …" under `|| true`) is no pass
-		c.tally, c.script = program.PassTally(e.Output), program.ScriptRan(e.Output)
+	case c.status == stOK && (c.check || program.GoesOnAfterFailure(c.command)): // an exit 0 its output contradicts
+		// ("error: …", a traceback's "KeyError: …", from a command before the last) is no pass, nor a failure
+		c.tally, c.script = when(c.check, textcut.Line(program.PassTally(e.Output), 80)), program.ScriptRan(e.Output)
 		l := when(c.tally == "", program.ErrorLine(c.command, e.Output)) // a runner's tally says its tests passed
-		c.errLine = when(strings.Contains("error:fatal:panic:", strings.ToLower(strings.SplitAfter(l, ":")[0])), l)
+		head := strings.ToLower(strings.SplitAfter(l, ":")[0])
+		c.errLine = when(head == "fatal:" || head == "panic:" || strings.HasSuffix(head, "error:"), l)
 	}
 	if c.reads && c.status == stFailed { // a read that failed is a step of its own, never one of the look around
 		t.steps.push(step{call: c})
@@ -118,7 +120,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		x.saw(e.Output, program.Family(c.command), c.status == stOK)
 	}
 	t.endedRefused = false
-	if c.status != stFailed { // a read that failed read nothing
+	if c.status != stFailed && (c.exit == nil || *c.exit == 0) { // a read that failed, or found none, read nothing
 		read := append(program.FilesRead(when(c.reads, c.command)), when(c.action == sessions.ActionRead, c.target))
 		for _, p := range read {
 			if p = x.relPath(x.absPath(p)); p != "" && len(t.reads) < maxReads && !slices.Contains(t.reads, p) &&
@@ -198,7 +200,14 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 		for _, p := range program.FilesChanged(c.command) {
 			x.changeFile(t, c.id, p.Path, p.Op, "", "")
 		}
-		x.restore(t, c)
+		r := program.Restores(c.command) // what it undid (git checkout -- f, git stash …)
+		x.moved = x.moved || r.Branch
+		for i, f := range r.Files {
+			r.Files[i] = x.absPath(f)
+		}
+		for _, f := range t.files.revert(r) {
+			t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
+		}
 		if w := program.WorktreeAdded(c.command); w != "" && len(x.worktrees) < 8 {
 			x.worktrees = append(x.worktrees, x.absPath(w))
 		}
@@ -233,8 +242,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
-	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated,
-		Error: c.errLine + when(len(c.tests) > 0, "; failing: "+strings.Join(c.tests, ", ")), Ref: c.seq}
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
 			edited := make([]string, len(p.Edited)) // with the line the latest edit put in: a.go (`return x`)
@@ -244,18 +252,6 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 			p.Edited = edited
 			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 		}
-	}
-}
-
-// restore applies what a command undid (git checkout -- f, git stash …).
-func (x *Extractor) restore(t *task, c *call) {
-	r := program.Restores(c.command)
-	x.moved = x.moved || r.Branch
-	for i, f := range r.Files {
-		r.Files[i] = x.absPath(f)
-	}
-	for _, f := range t.files.revert(r) {
-		t.steps.add("Threw away the changes to "+x.relPath(f)+" with "+codeLine(c.command, 120)+".", 3)
 	}
 }
 
@@ -277,6 +273,9 @@ func (x *Extractor) changeFile(t *task, id, p, op, old, nw string) {
 		clear(x.seenChange)
 	}
 	x.seenChange[key] = id != ""
+	if a := x.absPath(p); strings.HasPrefix(op, "moved to ") && t.files.m[a] == nil && moveFolder(x.tasks, t, a, op) {
+		return // a folder, no file of its own
+	}
 	f := t.files.change(x.absPath(p), op, old, nw)
 	if f == nil {
 		return

@@ -14,16 +14,13 @@ import (
 
 // The "Rollout context" paragraph: where and when the session ran, and exact counts of what it did.
 
+// project names the session's project: its remote's last part, else its folder's name.
 func (x *Extractor) project() string {
-	if r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git"); r != "" {
-		if i := strings.LastIndexAny(r, "/:"); i >= 0 && i < len(r)-1 {
-			return r[i+1:]
-		}
+	r := strings.TrimSuffix(strings.TrimRight(x.meta.GitRemote, "/"), ".git")
+	if i := strings.LastIndexAny(r, "/:"); i >= 0 && i < len(r)-1 {
+		return r[i+1:]
 	}
-	if c := strings.TrimRight(x.meta.Cwd, "/"); c != "" {
-		return path.Base(c)
-	}
-	return "unknown"
+	return path.Base(cmp.Or(strings.TrimRight(x.meta.Cwd, "/"), "unknown"))
 }
 
 func (x *Extractor) context() string {
@@ -37,10 +34,11 @@ func (x *Extractor) context() string {
 	}
 	b += opt(", source ", x.meta.Source, "") + opt(", model ", x.meta.Model, "")
 	var ran, failed, unknown, refused, commits, undone int
-	var changed []string
+	changed, floor := []string(nil), false // floor: files changed under names not known (moved along, edited in place)
 	for _, t := range x.tasks {
 		ran, failed, unknown = ran+t.ran, failed+t.failed, unknown+t.unknown
 		refused, commits, undone = refused+len(t.refused), commits+len(t.commits), undone+len(t.files.undone())
+		floor = floor || t.files.floor
 		for _, f := range t.files.live() {
 			changed = appendNew(changed, x.relPath(f.path))
 		}
@@ -49,7 +47,8 @@ func (x *Extractor) context() string {
 		"; the agent ran " + english.Count(ran, "command", "commands") + when(ran > 0, " ("+itoa(failed)+" failed"+
 		when(unknown > 0, ", "+itoa(unknown)+" without an exit status of its own")+")")
 	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
-	b += cmp.Or(when(len(changed) > 0, " and changed "+english.Count(len(changed), "file", "files")),
+	b += cmp.Or(when(len(changed) > 0, " and changed "+when(floor, "at least ")+
+		english.Count(len(changed), "file", "files")), when(floor, " and changed files it does not name"),
 		" and edited no file directly") +
 		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
 		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "." +

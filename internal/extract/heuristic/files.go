@@ -9,8 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/program"
 )
 
-// Files. A change counts only when the call that made it succeeded and
-// nothing later undid it (docs/extractor.md, "Runs, failures and fixes").
+// Files: a change counts when its call succeeded and nothing later undid it (docs/extractor.md, "Runs, failures …").
 
 // fileRec is one file a task changed: edits, those in effect (old, new); whole, changes without their text.
 type fileRec struct {
@@ -26,13 +25,20 @@ const undoneTemp = "created and deleted again"
 type files struct {
 	m       map[string]*fileRec
 	changes int
+	inPlace []string // the lines that edited in place files they do not name
+	floor   bool     // files changed under names not known: a folder moved (moveFolder), or inPlace
 }
 
-// change records one change of file p; nil past the cap.
+// change records one change of file p (p "": op is a line that changed files it does not name); nil past the cap.
 func (fs *files) change(p, op, old, nw string) *fileRec {
+	if p == "" {
+		fs.changes, fs.inPlace, fs.floor = fs.changes+1, appendNew(fs.inPlace, op), true
+		return nil
+	}
+	moved, found := strings.CutPrefix(op, "moved to ")
 	op = cmp.Or(map[string]string{"add": "add", "create": "add", "created": "add", "new": "add", "write": "write",
 		"delete": "delete", "deleted": "delete", "remove": "delete", "removed": "delete"}[strings.ToLower(op)],
-		"update")
+		when(found, "moved to "+code(moved)), "update")
 	f := fs.m[p]
 	if f == nil {
 		if len(fs.m) >= maxTrackedFiles {
@@ -50,6 +56,9 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false
 	switch i := slices.Index(f.edits, [2]string{nw, old}); {
+	case found && f.created: // a file the session made lives on under its new name, no deletion
+		delete(fs.m, p)
+		return nil
 	case op == "delete" && f.created:
 		f.undone, f.edits, f.whole = undoneTemp, nil, 0
 	case op != "update" || old == "" && nw == "":
@@ -68,6 +77,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 // created is gone when the restore names it or takes what no commit holds; one taking all changes leaves it.
 func (fs *files) revert(r program.Restore) []string {
 	var out []string
+	fs.inPlace, fs.floor = map[bool][]string{false: fs.inPlace}[r.All], fs.floor && !r.All // all changes thrown away
 	for _, f := range fs.sorted() {
 		switch {
 		case r.Unstash && f.stashed:
@@ -98,6 +108,20 @@ func (fs *files) live() []*fileRec {
 
 func (fs *files) undone() []*fileRec {
 	return slices.DeleteFunc(fs.sorted(), func(f *fileRec) bool { return f.undone == "" || f.undone == undoneTemp })
+}
+
+// moveFolder moves along the files any task changed under folder p (op "moved to …"); those the session made live
+// on under names not guessed, so t's count of files changed becomes a floor. It reports whether p held any.
+func moveFolder(tasks []*task, t *task, p, op string) (held bool) {
+	for _, u := range tasks {
+		for _, g := range u.files.sorted() {
+			if strings.HasPrefix(g.path, p+"/") {
+				u.files.change(g.path, op, "", "")
+				held, t.files.floor = true, true
+			}
+		}
+	}
+	return held
 }
 
 // goneAgain marks the files the session created that f, only deleted, takes (in an earlier task, under it), and f.

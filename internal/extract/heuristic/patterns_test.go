@@ -286,6 +286,14 @@ var patternCases = []patternCase{
 		must: []string{"Preference signals:\n- “Don't overcomplicate\\.”"},
 	},
 	{
+		pattern: 5, name: "what the user does not want is a preference, said in the first person",
+		turns: []scripted.Turn{{User: "Add a settings page for the theme. I don't want a dark mode toggle on it, " +
+			"just the accent colour.",
+			Steps: []scripted.Step{edit("web/settings.tsx", "", "export function Settings() { return null }\n")},
+			Final: "The settings page has an accent colour picker."}},
+		must: []string{"Preference signals:\n- “I don't want a dark mode toggle on it, just the accent colour\\.”"},
+	},
+	{
 		pattern: 2, name: "a session whose branch changed is not described by the branch it started on",
 		turns: []scripted.Turn{{User: "Start a branch for the CSV export and add the writer.",
 			Steps: []scripted.Step{

@@ -20,7 +20,7 @@ var (
 		`as a rule|at all times|(every time|each time|whenever) (you|we)|must|mustn'?t|shall not|` +
 		`(is|are) not (acceptable|allowed|permitted)|unacceptable|(is|are) (required|mandatory|forbidden)|` +
 		`(important|essential|crucial|critical|vital) (not )?to|not until|only after|make sure (to|you)|remember to|` +
-		`next time|refrain from|before (you|each|every|any) \w+|` +
+		`next time|refrain from|before (you|each|every|any) \w+|i (really )?(don'?t|do not) (want|like)|` +
 		`(after|for) (every|each) (change|edit|commit|step|file|task)|prefer(s|red|ably)?|instead of|rather than|` +
 		`use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|(should|must|will) never|` +
 		`(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
@@ -52,18 +52,13 @@ var (
 // reason the extractor may guess). A pick of an option ("I prefer option 2") answers the agent once, and so does a
 // "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
 func preferences(text string, refuses bool) []string {
-	var out []string
 	ss := sentencesOf(ownWords(text))
-	for i := 0; i < len(ss) && len(out) < 4; i++ {
-		s := ss[i]
+	alone := len(ss) == 1
+	return capped(slices.DeleteFunc(ss, func(s string) bool {
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		if !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
-			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3 {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
+		return !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
+			len(meaningfulWords(s)) == 0 && words(s) < 4 || alone && words(s) < 3
+	}), 4)
 }
 
 // ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a
@@ -119,9 +114,7 @@ func specifies(s string) bool {
 	l := strings.ToLower(s)
 	conditional := strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
 		strings.HasPrefix(l, "in case ")
-	addressed := func(w string) bool {
-		return slices.Contains([]string{"you", "your", "we", "us", "our", "me", "my", "i"}, w)
-	}
+	addressed := func(w string) bool { return slices.Contains(strings.Fields("you your we us our me my i"), w) }
 	return conditional && !marksStanding(s) &&
 		!slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), addressed)
 }

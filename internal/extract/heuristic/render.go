@@ -54,11 +54,11 @@ type answerDoc struct {
 }
 
 type taskDoc struct {
-	name, outcome, reason            string
-	live, score                      int
-	prefs, knowledge, failures, refs []*entry
-	steps                            []*entry
-	answers                          []answerDoc
+	name, outcome, reason                   string
+	live, score                             int
+	floor                                   bool // files changed under names not known: live is a lower bound
+	prefs, knowledge, failures, refs, steps []*entry
+	answers                                 []answerDoc
 }
 
 // add appends an item to a list of d; an empty text is none.
@@ -72,7 +72,7 @@ func (x *Extractor) taskDoc(t *task) taskDoc {
 	d := taskDoc{name: textcut.Line(t.title(), 100)}
 	d.outcome, d.reason = t.outcome()
 	live := t.files.live()
-	d.live = len(live)
+	d.live, d.floor = len(live), t.files.floor
 	d.score = t.calls - t.explore + 2*len(live) + t.followUps + len(t.prefs)
 	for _, p := range t.prefs {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
@@ -200,13 +200,15 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 // references lists the changed files that stand, with the line their latest edit put in, commits and reads.
 func (x *Extractor) references(t *task, live []*fileRec, d *taskDoc) {
 	var names []string
+	inPlace := when(len(t.files.inPlace) > 0, "the files "+codeList(t.files.inPlace, 100)+" edited in place")
 	for _, f := range capped(live, 10) {
 		name, added := x.relPath(f.path)+" ("+strings.Join(f.ops, ", ")+")", t.lines[x.relPath(f.path)]
 		names = append(names, name)
 		d.add(&d.refs, cFile, name+when(added != "", "; its latest edit put in "+codeLine(added, 100)))
 	}
 	d.add(&d.refs, cFile, when(len(live) > 10, "…"+more(len(live), 10)+" files"))
-	d.add(&d.refs, cChanged, when(len(names) > 0, "Files changed: "+strings.Join(names, ", ")+more(len(live), 10)))
+	d.add(&d.refs, cChanged, when(len(names) > 0 || inPlace != "", "Files changed: "+
+		joinSet(", and ", strings.Join(names, ", ")+more(len(live), 10), inPlace)))
 	d.add(&d.refs, cRef, when(len(t.commits) > 0, "Commits made: "+commitsText(t.commits)))
 	d.add(&d.refs, cRef, when(len(t.reads) > 0,
 		"Files read: "+strings.Join(capped(t.reads, 8), ", ")+more(len(t.reads), 8)))
@@ -223,8 +225,7 @@ func (x *Extractor) Result() Result {
 	if (x.version != V1 && x.version != V2) || len(x.tasks) == 0 { // a task opens on a message of the user
 		return Result{}
 	}
-	docs := make([]taskDoc, len(x.tasks))
-	main := 0
+	docs, main := make([]taskDoc, len(x.tasks)), 0
 	for i, t := range x.tasks {
 		for _, f := range t.failures { // a line a later pass printed is no error line either
 			f.errLine = x.errorLine(f)
@@ -283,10 +284,8 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 	out := render()
 	for i := 0; len(out) > budget && i < len(all); {
 		for n := max(1, (len(out)-budget)/400); n > 0 && i < len(all); n-- { // far over, several go per render
-			if all[i].class != cSentence {
-				all[i].gone = true
-				i++
-			} else if !dropSentence(answers) {
+			if all[i].class != cSentence || !dropSentence(answers) { // answers lose a sentence at a time
+				all[i].gone = all[i].class != cSentence
 				i++
 			}
 		}
@@ -297,8 +296,7 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 
 // dropSentence drops the least worth sentence of the longest answer (its best kept); false when none is left.
 func dropSentence(answers [][]*entry) bool {
-	var low *entry
-	size := 0
+	low, size := (*entry)(nil), 0
 	for _, a := range answers {
 		live := slices.DeleteFunc(slices.Clone(a), func(e *entry) bool { return e.gone })
 		if len(live) < 2 { // a last sentence stays
@@ -340,7 +338,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		doc.Title, doc.Context = m.name+when(len(docs) > 1, " (and "+others+")")+" in "+x.project(), x.context()
 	} else {
 		desc := m.name + " — outcome " + m.outcome +
-			when(m.live > 0, "; changed "+english.Count(m.live, "file", "files")) +
+			when(m.live > 0, "; changed "+when(m.floor, "at least ")+english.Count(m.live, "file", "files")) +
 			when(len(docs) > 1, "; "+others+" in the same session")
 		doc.Front = rawmemory.Front{Description: desc, Task: m.name, TaskGroup: x.project(), TaskOutcome: m.outcome,
 			Cwd: cmp.Or(x.meta.Cwd, "unknown"), Keywords: x.topKeywords(maxKeywords),

@@ -29,7 +29,6 @@ type task struct {
 	pairs                                  program.Pairer
 	fixes                                  []fix
 	failures                               map[int]*call    // failed shell calls by sequence
-	recurs                                 map[string]bool  // the session's lines that are no error line (saw)
 	checks                                 map[string]*call // the latest run of each check family
 	lastCheck                              *call
 	refused, toolFails                     []*call // calls that did not run; failed calls of other tools
@@ -93,7 +92,7 @@ func (x *Extractor) human(e sessions.Event) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
-		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}}, recurs: x.recurs,
+		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
 			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl}
 		x.tasks = append(x.tasks, cur)
 		cur.steps.said(rawmemory.StepAsked, text)
@@ -155,13 +154,8 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	}
 	link := func(f string) bool { return strings.Contains(f, "://") }
 	n := len(meaningfulWords(strings.Join(slices.DeleteFunc(strings.Fields(text), link), " "))) // links aside
-	switch {
-	case n < 2:
-		return false // a link or a nudge, about the current request
-	case n >= 10:
-		return true
-	}
-	return !continuations()[first] && !cur.shares(words, false)
+	// Under two words (a link, a nudge) it is about the current request.
+	return n >= 10 || n >= 2 && !continuations()[first] && !cur.shares(words, false)
 }
 
 // title names a task after its request; a template's text is no words of the user's, whether its fill-in is

@@ -249,6 +249,10 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "5eac5945-4cf4-4f5c-a46a-1f8dacb407aa", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
 		"claude/-home-jenkins-Personal-AI-Infrastructure/155715ec-f4e9-47ea-859c-2e4cfcceab6f.jsonl": {
 			ID: "155715ec-f4e9-47ea-859c-2e4cfcceab6f", Source: "cli", Cwd: "/home/jenkins/Personal_AI_Infrastructure", GitBranch: "main"},
+		// A Claude Code 2.1.79 session of f/awesome-chatgpt-prompts (Next.js,
+		// macOS), published by Entire on its entire/checkpoints/v1 branch.
+		"claude/-Users-fka-Code-awesome-chatgpt-prompts/161a699e-f62c-4087-8a96-ef1103acdb77.jsonl": {
+			ID: "161a699e-f62c-4087-8a96-ef1103acdb77", Source: "cli", Cwd: "/Users/fka/Code/awesome-chatgpt-prompts", GitBranch: "main"},
 		// Claude Code 2.1 sessions of entireio/git-sync (Go, macOS, two
 		// authors), published by Entire on its entire/checkpoints/v1 branch.
 		"claude/-Users-soph-Work-entire-devenv-git-sync/665c2e57-8c9f-4dd8-ba40-05c63f801620.jsonl": {

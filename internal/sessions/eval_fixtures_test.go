@@ -261,6 +261,20 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "622ab40d-27a3-4017-a1b4-d7c8762c84a4", Source: "cli", Cwd: "/Users/nodo/work/entire/gitsync", GitBranch: "main"},
 		"claude/-Users-soph-Work-entire-devenv-git-sync/daea7b14-0528-442e-9e15-e71249d6c146.jsonl": {
 			ID: "daea7b14-0528-442e-9e15-e71249d6c146", Source: "cli", Cwd: "/Users/soph/Work/entire/devenv/git-sync", GitBranch: "main"},
+		// Claude Code 2.0 and 2.1 sessions of procrypto/Personal_AI_Infrastructure
+		// (a fork of Daniel Miessler's PAI; macOS), committed by the author with
+		// his ~/.claude folder. 22e86a77 has three "Warmup" sub-agent files in its
+		// subagents folder, which discovery attaches to it and does not list.
+		"claude/-Users-neilhart-Documents-BONKbot-github-local-api/929edc6e-faf5-4965-a5e5-0ee5035e5f4f.jsonl": {
+			ID: "929edc6e-faf5-4965-a5e5-0ee5035e5f4f", Source: "cli", Cwd: "/Users/neilhart/Documents/BONKbot/github/local-api", GitBranch: "feat/discovery-endpoints"},
+		"claude/-Users-neilhart-PAI/81daa5c7-504a-4fa8-9596-5c1190150602.jsonl": {
+			ID: "81daa5c7-504a-4fa8-9596-5c1190150602", Source: "cli", Cwd: "/Users/neilhart/PAI", GitBranch: "main"},
+		"claude/-Users-neilhart-PAI/22e86a77-b0cd-40e6-9448-f8f518fdd631.jsonl": {
+			ID: "22e86a77-b0cd-40e6-9448-f8f518fdd631", Source: "cli", Cwd: "/Users/neilhart/PAI", GitBranch: "main"},
+		"claude/-Users-neilhart/c6a72acf-ff20-4590-81fc-d8bc8558cdb4.jsonl": {
+			ID: "c6a72acf-ff20-4590-81fc-d8bc8558cdb4", Source: "cli", Cwd: "/Users/neilhart", GitBranch: ""},
+		"claude/-Users-neilhart-Documents-BONKbot-github-web-terminal-frontend-feat-dash-pauls-preload-data/cd191b97-62f9-4c00-8b07-612da522d950.jsonl": {
+			ID: "cd191b97-62f9-4c00-8b07-612da522d950", Source: "cli", Cwd: "/Users/neilhart/Documents/BONKbot/github/web-terminal-frontend/feat-dash-pauls-preload-data", GitBranch: "feat/trenchbench-unified"},
 		// Codex Desktop sessions of jdx/hk, jdx/fnox (one in a Codex worktree,
 		// one with no git block) and chikachow/cyspbot, published with Entire.
 		"codex/2026/07/01/rollout-2026-07-01T22-19-20-019f1fc3-e84b-7fd0-8e90-628b37c70b57.jsonl": {

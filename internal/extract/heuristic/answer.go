@@ -92,8 +92,7 @@ func answerSentences(text string, passed, asks bool) []string {
 		ss := sentencesOf(strings.Join(prose, "\n"))
 		for i := 0; i+1 < len(ss); i++ { // a sentence split inside parentheses ("(e.g. Foo)") joins the one after it
 			if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
-				ss[i] += " " + ss[i+1]
-				ss, i = slices.Delete(ss, i+1, i+2), i-1
+				ss, i = slices.Replace(ss, i, i+2, ss[i]+" "+ss[i+1]), i-1
 			}
 		}
 		kept, prose = append(kept, slices.DeleteFunc(ss, dropped)...), nil
@@ -110,10 +109,9 @@ func answerSentences(text string, passed, asks bool) []string {
 			kept = append(kept, code(t))
 		case fenced || strings.HasPrefix(t, "#"): // a heading is layout
 		case strings.HasPrefix(t, "|"): // a table's row is a sentence; in an answer that asks, an option offered
-			if flush(); header != "" && !asks {
-				kept = append(kept, slices.DeleteFunc([]string{rowSentence(header, t)}, dropped)...)
-			}
-			header = cmp.Or(header, strings.ReplaceAll(t, "**", ""))
+			flush()
+			kept = append(kept, slices.DeleteFunc([]string{when(header != "", rowSentence(header, t))}, dropped)...)
+			header = cmp.Or(header, when(!asks, strings.ReplaceAll(t, "**", ""))) // no header: no row is read
 		case asks && strings.IndexAny(t, ".)") > 0 && strings.Trim(t[:strings.IndexAny(t, ".)")], "0123456789") == "":
 		case len(prose) > 0 && continues(prose[len(prose)-1], t): // a sentence wrapped over lines is one
 			prose[len(prose)-1] += " " + strings.ReplaceAll(t, "**", "")
@@ -125,9 +123,9 @@ func answerSentences(text string, passed, asks bool) []string {
 	return kept
 }
 
-// rowSentence reads a table's row as one sentence, each cell after its column's name ("Bug: …; Fix: …."), or "": the
-// separator, a row that grades (no cell past the first holds code or two words, or one opens on a glyph: "Yes", "81%",
-// "✅ Done") and a row of a table whose columns lay out options ("Option", "Approach A", "Pros"). "\|" is a bar.
+// rowSentence reads a table's row as a sentence, each cell after its column's name ("Bug: …; Fix: …."), or "": a
+// separator, a grade (no cell past the first holds code or two words, or one opens on a glyph: "Yes", "81%", "✅
+// Done"), a row of a table that lays out options (a column "Option", "Approach A", "Pros"). "\|" is a bar.
 func rowSentence(header, row string) string {
 	names, says, parts := strings.Split(strings.Trim(header, "|"), "|"), false, []string(nil)
 	for i, c := range strings.Split(strings.Trim(strings.ReplaceAll(row, `\|`, "\x00"), "|"), "|") {

@@ -1,8 +1,12 @@
 package heuristic_test
 
 import (
+	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/sessions/scripted"
 )
 
@@ -24,13 +28,16 @@ var answerTableCases = []patternCase{
 				"| Bug | File | Fix |\n|-----|------|-----|\n" +
 				"| `flushQueue` ran before `openLedger` had set the handle | `ledger/writer.go` | moved the flush behind the open, so the first batch reaches the ledger |\n" +
 				"| the retry counter kept counting after an acknowledgement | `ledger/retry.go` | `onAck` resets `attempts` to 0 |\n" +
+				"| the parser split `a \\| b` at the bar | `ledger/parse.go` | — |\n" +
 				"| Ledger tests | ✅ | green |\n"}},
 		must: []string{
 			"Bug: `flushQueue` ran before `openLedger` had set the handle; File: `ledger/writer.go`; " +
 				"Fix: moved the flush behind the open, so the first batch reaches the ledger\\. " +
-				"Bug: the retry counter kept counting after an acknowledgement; File: `ledger/retry.go`; Fix: `onAck` resets `attempts` to 0\\.",
+				"Bug: the retry counter kept counting after an acknowledgement; File: `ledger/retry.go`; Fix: `onAck` resets `attempts` to 0\\. " +
+				"Bug: the parser split `a \\| b` at the bar; File: `ledger/parse.go`\\.”",
+			"(?s)Final answer: “Bug: `flushQueue`.*Final answer: “Bug: `flushQueue`", // the raw memory and the rollout summary
 			`The assistant answered \(its answer is quoted below\)\.`},
-		mustNot: []string{`Ledger tests`, `go vet`, `both fixed`, `\|`},
+		mustNot: []string{`Ledger tests`, `go vet`, `both fixed`, `\| ?(Bug|File|Fix) ?\|`, `\|-{3}`},
 	},
 	{
 		name: "a table of options, a comparison of approaches, a status board and an answer that asks state nothing done",
@@ -52,3 +59,21 @@ var answerTableCases = []patternCase{
 }
 
 func TestAnswerTables(t *testing.T) { checkPatterns(t, answerTableCases) }
+
+// TestAnswerTableShrinksByRows: a table too long for the memory loses whole rows, never part of one.
+func TestAnswerTableShrinksByRows(t *testing.T) {
+	table := "| Bug | File | Fix |\n|---|---|---|\n"
+	for i := range 60 {
+		table += fmt.Sprintf("| `fault%02d` dropped the queued entries of a slow consumer | `pkg/f%02d.go` | "+
+			"the consumer now drains its queue before it closes the channel |\n", i, i)
+	}
+	tc := patternCase{turns: []scripted.Turn{{User: "Fix the dropped entries in every consumer.",
+		Steps: []scripted.Step{edit("pkg/f00.go", "close(ch)", "drain(ch)\n\tclose(ch)")}, Final: table}}}
+	text := memoryOf(t, sessions.KindClaudeCode, writePattern(t, tc, sessions.KindClaudeCode))
+	whole := regexp.MustCompile("Bug: `fault(\\d\\d)` dropped the queued entries of a slow consumer; File: `pkg/f(\\d\\d)\\.go`; " +
+		"Fix: the consumer now drains its queue before it closes the channel\\.")
+	rows, starts := len(whole.FindAllString(text, -1)), strings.Count(text, "Bug: `fault")
+	if rows == 0 || rows != starts || rows >= 2*60 {
+		t.Errorf("%d rows whole of %d begun (of 60, in two texts):\n%s", rows, starts, indent(text))
+	}
+}

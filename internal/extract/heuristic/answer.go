@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -30,6 +31,7 @@ var (
 		`everything|all)\b[^;]{0,40}\b(pass(es|ed|ing)?|green|succeed(s|ed)?|clean)\b|\bfalse positives?\b|` +
 		`\b(no|zero|0) (\w+ )?(failures?|errors?|failed)\b|\bnothing (failed|broke)\b|` + // a claim that nothing failed
 		`\bflak(y|iness)\b|[\x{2705}\x{2714}\x{2713}]`)
+	optionsRE = lazyre.New(`(?i)\|\s*(options?|choices?|approach(es)?|alternatives?|variants?|pros|cons)\b`) // a column
 	// notDoneRE: no statement of what was done or found, in the languages users write in: a prediction, a
 	// guess, a recommendation, an offer (nothing done yet), what the user might do next, a recital of memory
 	// (what memory holds is no news).
@@ -38,7 +40,7 @@ var (
 		`appears?|probablement|devrait|sera|peut-être|probablemente|deber[ií]a|ser[aá]|quiz[aá]s?|wahrscheinlich|` +
 		`sollte|wird|vielleicht|provavelmente|deveria|talvez|i remember|let me know|happy to|je (peux|pourrais)|` +
 		`puedo|podr[ií]a|ich (kann|k[öo]nnte)|posso|poderia)\b|^((natural|suggested|possible) )?next steps?\b|` +
-		`^(if you (want|like|prefer|need)|you can|feel free|optionally)\b|\bi can\s|` +
+		`^(if you (want|like|prefer|need)|you can|feel free|optionally|run)\b|\bi can\s|` +
 		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
 		`\bmy (memory|memories|notes) (say|show|note)|可能|应该|应当|将会|建议|也许|大概|我(也|还)?可以|？$`)
 )
@@ -90,22 +92,26 @@ func answerSentences(text string, passed, asks bool) []string {
 		ss := sentencesOf(strings.Join(prose, "\n"))
 		for i := 0; i+1 < len(ss); i++ { // a sentence split inside parentheses ("(e.g. Foo)") joins the one after it
 			if strings.Count(ss[i], "(") > strings.Count(ss[i], ")") && len(ss[i]) < 400 {
-				ss[i] += " " + ss[i+1]
-				ss, i = slices.Delete(ss, i+1, i+2), i-1
+				ss, i = slices.Replace(ss, i, i+2, ss[i]+" "+ss[i+1]), i-1
 			}
 		}
 		kept, prose = append(kept, slices.DeleteFunc(ss, dropped)...), nil
 	}
-	fenced := false
+	fenced, header := false, ""
 	for _, l := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(l)
+		header = when(strings.HasPrefix(t, "|") && !fenced, header) // a table's first row names its columns
 		switch {
 		case strings.HasPrefix(t, "```"):
 			flush()
 			fenced = !fenced
 		case fenced && len(t) <= 160 && !strings.Contains(t, "`") && len(meaningfulWords(t)) > 0:
 			kept = append(kept, code(t))
-		case fenced || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"): // a heading or a table row is layout
+		case fenced || strings.HasPrefix(t, "#"): // a heading is layout
+		case strings.HasPrefix(t, "|"): // a table's row is a sentence; in an answer that asks, an option offered
+			flush()
+			kept = append(kept, slices.DeleteFunc([]string{when(header != "", rowSentence(header, t))}, dropped)...)
+			header = cmp.Or(header, when(!asks, strings.ReplaceAll(t, "**", ""))) // no header: no row is read
 		case asks && strings.IndexAny(t, ".)") > 0 && strings.Trim(t[:strings.IndexAny(t, ".)")], "0123456789") == "":
 		case len(prose) > 0 && continues(prose[len(prose)-1], t): // a sentence wrapped over lines is one
 			prose[len(prose)-1] += " " + strings.ReplaceAll(t, "**", "")
@@ -115,6 +121,23 @@ func answerSentences(text string, passed, asks bool) []string {
 	}
 	flush()
 	return kept
+}
+
+// rowSentence reads a table's row as a sentence, each cell after its column's name ("Bug: …; Fix: …."), or "": a
+// separator, a grade (no cell past the first holds code or two words, or one opens on a glyph: "Yes", "81%", "✅
+// Done"), a row of a table that lays out options (a column "Option", "Approach A", "Pros"). "\|" is a bar.
+func rowSentence(header, row string) string {
+	names, says, parts := strings.Split(strings.Trim(header, "|"), "|"), false, []string(nil)
+	for i, c := range strings.Split(strings.Trim(strings.ReplaceAll(row, `\|`, "\x00"), "|"), "|") {
+		c = strings.TrimRight(strings.ReplaceAll(strings.TrimSpace(strings.ReplaceAll(c, "**", "")), "\x00", "|"), ". ")
+		if r, _ := utf8.DecodeRuneInString(c); r > 0x2000 && !unicode.IsLetter(r) && strings.Trim(c, "-—–") != "" {
+			return ""
+		} else if name := strings.TrimSpace(names[min(i, len(names)-1)]); strings.Trim(c, "-—–") != "" {
+			says = says || i > 0 && (strings.Contains(c, "`") || len(meaningfulWords(c)) > 1)
+			parts = append(parts, when(name != "" && i < len(names), name+": ")+c)
+		}
+	}
+	return when(says && !optionsRE().MatchString(header), strings.Join(parts, "; ")+".")
 }
 
 // continues reports a line that goes on with the sentence of the line before: that one ends in no

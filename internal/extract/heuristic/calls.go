@@ -29,8 +29,7 @@ type call struct {
 	status                                       status
 	exit                                         *int
 	errLine, tally, script, out                  string   // a failure's error line, output; a pass's count line, script
-	tests                                        []string // the failing tests the output names
-	between                                      []string
+	tests, between                               []string // the failing tests the output names; between
 	commits                                      []program.Commit
 	seq, changesBefore                           int // changesBefore: the task's file changes when it ran
 }
@@ -41,8 +40,7 @@ func (x *Extractor) toolCall(e sessions.Event) {
 		return
 	}
 	if e.Action == sessions.ActionMemory { // reading its own memory is no part of the work
-		x.dropped[e.CallID] = e.CallID != ""
-		x.memReads++
+		x.dropped[e.CallID], x.memReads = e.CallID != "", x.memReads+1
 		return
 	}
 	x.looked = x.looked || e.Action != sessions.ActionPlan // its own to-do list looks at nothing
@@ -97,9 +95,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		return // it never ran: neither a failure nor a result
 	case c.status == stRejected || c.status == stDenied || c.status == stInterrupted:
 		t.endedRefused = true
-		if len(t.refused) < 6 {
-			t.refused = append(t.refused, c)
-		}
+		t.refused = capped(append(t.refused, c), 6)
 		if c.command == "" {
 			t.steps.push(step{call: c})
 		}
@@ -307,8 +303,7 @@ func addedLine(old, nw string) string {
 	return ""
 }
 
-// absPath resolves a relative path against the thread's cwd; relPath
-// shows a path relative to it when it lies under it.
+// absPath resolves a relative path against the thread's cwd; relPath shows a path relative to it when it lies under it.
 func (x *Extractor) absPath(p string) string {
 	if p == "" || strings.HasPrefix(p, "/") || !strings.HasPrefix(x.meta.Cwd, "/") || len(p) > 1 && p[1] == ':' {
 		return p
@@ -358,10 +353,7 @@ func (c *call) ranText() string {
 			cmp.Or(when(c.status == stFailed, runLine(c.command, 120)), codeLine(c.command, 120))
 	}
 	line += when(c.escalated, " with escalated permissions")
-	exit := ""
-	if c.exit != nil {
-		exit = ", exit " + itoa(*c.exit)
-	}
+	exit := when(c.exit != nil, ", exit "+itoa(*cmp.Or(c.exit, new(int)))) // cmp.Or: no nil dereference
 	switch c.status {
 	case stOK:
 		line += ": " + cmp.Or(when(c.errLine != "", "no error status"), when(c.check, "passed"), "ok") + exit +
@@ -381,12 +373,11 @@ func (c *call) ranText() string {
 }
 
 // commitsText lists commits: `1a2b3c4` “subject”, ….
-func commitsText(cs []program.Commit) string {
-	parts := make([]string, len(cs))
+func commitsText(cs []program.Commit) (s string) {
 	for i, c := range cs {
-		parts[i] = code(c.SHA) + " " + quote(textcut.Line(c.Subject, 100))
+		s += when(i > 0, ", ") + code(c.SHA) + " " + quote(textcut.Line(c.Subject, 100))
 	}
-	return strings.Join(parts, ", ")
+	return s
 }
 
 func appendNew(list []string, s string) []string {

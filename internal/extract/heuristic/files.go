@@ -50,8 +50,7 @@ func (fs *files) change(p, op, old, nw string) *fileRec {
 	if op == "write" { // a whole-file write creates the file or replaces it
 		op = map[bool]string{true: "add", false: "update"}[f.touches == 0]
 	}
-	fs.changes++
-	f.touches++
+	fs.changes, f.touches = fs.changes+1, f.touches+1
 	f.ops = appendNew(f.ops, op)
 	wasUndone := f.undone != ""
 	f.undone, f.stashed = "", false

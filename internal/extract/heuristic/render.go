@@ -77,28 +77,25 @@ func (x *Extractor) taskDoc(t *task) taskDoc {
 	for _, p := range t.prefs {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
 	}
-	covered := map[string]bool{}
 	for _, f := range t.fixes { // a pass with nothing between is stated as such: no cause (flakiness) is named
 		d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
-		covered[f.Pass.Command] = true
 	}
 	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
-		return c.status != stOK || covered[c.command] || !t.verifies(c)
+		covered := slices.ContainsFunc(t.fixes, func(f fix) bool { return f.Pass.Command == c.command })
+		return c.status != stOK || covered || !t.verifies(c)
 	})
 	slices.SortFunc(checks, func(a, b *call) int { return b.seq - a.seq }) // the latest first
 	for _, c := range capped(checks, maxChecks) {
-		line := rawmemory.TagCheck + " " + codeLine(program.WithoutFilters(c.command), 160) + " passed" +
-			when(c.tally != "", " ("+code(c.tally)+")") +
-			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+codeLine(c.script, 200))
-		d.add(&d.knowledge, cCheck, line+".")
+		d.add(&d.knowledge, cCheck, rawmemory.TagCheck+" "+codeLine(program.WithoutFilters(c.command), 160)+" passed"+
+			when(c.tally != "", " ("+code(c.tally)+")")+
+			when(strings.ContainsAny(c.script, "&|;"), "; it runs "+codeLine(c.script, 200))+".")
 	}
 	for i := len(t.answers) - 1; i >= 0 && len(d.answers) < maxAnswers; i-- { // the latest first
 		a, last := t.answers[i], i == len(t.answers)-1 && t.finalSince
 		if a.withdrawn || len(a.sentences) == 0 || !last && a.unchecked {
 			continue
 		}
-		doc := answerDoc{label: cmp.Or(when(last, "Final answer"), "Earlier answer"), reply: a.reply}
-		ss := a.sentences
+		doc, ss := answerDoc{label: cmp.Or(when(last, "Final answer"), "Earlier answer"), reply: a.reply}, a.sentences
 		if a.unchecked { // what the model believed, nothing looked at: its opening, summary only
 			doc.label, ss = doc.label+" (given before any tool call)", firstSentences(ss, uncheckedMax)
 		}
@@ -169,22 +166,18 @@ func (x *Extractor) failures(t *task, d *taskDoc) {
 		d.add(&d.failures, cFailure, line+".")
 	}
 	for _, c := range t.toolFails {
-		what := strings.TrimPrefix(c.describe(), "the ")
-		line := "The " + what + " failed" + when(c.errLine != "", " ("+codeLine(c.errLine, 160)+")")
-		if c.passedLater {
-			line += " and passed when run again" +
-				when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", "))
-		}
+		line := "The " + strings.TrimPrefix(c.describe(), "the ") + " failed" +
+			when(c.errLine != "", " ("+codeLine(c.errLine, 160)+")") + when(c.passedLater, " and passed when run again"+
+			when(len(c.between) > 0, "; between the failure and the pass: "+strings.Join(c.between, ", ")))
 		d.add(&d.failures, cNote, line+".")
 	}
 	for _, c := range t.refused {
 		edit := when(c.action == sessions.ActionEdit, ": the file was not written")
 		switch {
 		case c.reads: // a look around the user stopped shows nothing of the project
-		case c.status == stRejected:
-			d.add(&d.failures, cFailure, "The user rejected "+c.describe()+"; it did not run"+edit+".")
-		case c.status == stDenied:
-			d.add(&d.failures, cFailure, "Permission for "+c.describe()+" was not granted; it did not run"+edit+".")
+		case c.status == stRejected || c.status == stDenied:
+			d.add(&d.failures, cFailure, cmp.Or(when(c.status == stDenied, "Permission for "+c.describe()+
+				" was not granted"), "The user rejected "+c.describe())+"; it did not run"+edit+".")
 		default:
 			d.add(&d.failures, cNote, "The user interrupted "+c.describe()+".")
 		}
@@ -271,11 +264,8 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 			}
 		}
 	}
-	rank := func(c class) int {
-		if i := slices.Index(first, c); i >= 0 {
-			return i - len(first)
-		}
-		return int(c)
+	rank := func(c class) int { // the classes in first, in their order, before all others (-len(first) … -1)
+		return cmp.Or(slices.Index(first, c)+1, int(c)+len(first)+1) - len(first) - 1
 	}
 	all = append(all, &entry{class: cSentence}) // where the answers' sentences go
 	slices.SortStableFunc(all, func(a, b *entry) int {
@@ -296,7 +286,7 @@ func shrink(docs []taskDoc, summary bool, first []class, budget int, render func
 
 // dropSentence drops the least worth sentence of the longest answer (its best kept); false when none is left.
 func dropSentence(answers [][]*entry) bool {
-	low, size := (*entry)(nil), 0
+	low, size := &entry{}, 0 // a sentinel: set only when a sentence goes
 	for _, a := range answers {
 		live := slices.DeleteFunc(slices.Clone(a), func(e *entry) bool { return e.gone })
 		if len(live) < 2 { // a last sentence stays
@@ -315,10 +305,8 @@ func dropSentence(answers [][]*entry) bool {
 			low, size = least, n
 		}
 	}
-	if low != nil {
-		low.gone = true
-	}
-	return low != nil
+	low.gone = true
+	return size > 0
 }
 
 // doc is the rawmemory document of the tasks as shrink left them.
@@ -332,8 +320,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 		}
 		return out
 	}
-	m, others := docs[main], english.Count(len(docs)-1, "more task", "more tasks")
-	var doc rawmemory.Doc
+	m, others, doc := docs[main], english.Count(len(docs)-1, "more task", "more tasks"), rawmemory.Doc{}
 	if summary {
 		doc.Title, doc.Context = m.name+when(len(docs) > 1, " (and "+others+")")+" in "+x.project(), x.context()
 	} else {

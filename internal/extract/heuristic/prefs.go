@@ -23,6 +23,7 @@ var (
 		`next time|refrain from|before (you|each|every|any) \w+|i (really )?(don'?t|do not) (want|like)|` +
 		`(after|for) (every|each) (change|edit|commit|step|file|task)|prefer(s|red|ably)?|instead of|rather than|` +
 		`use\b[^.;!?]{1,80}?[,;\x{2014}\x{2013}-]\s*(not|never)|(should|must|will) never|` +
+		`(you|we) never \w*([^\Wd]|[^\We]d|eed)|` +
 		`(is|are) (crucial|critical|essential|a must|mandatory|non-negotiable|a priority)|backwards?[- ]compatib\w*|` +
 		`toujours|jamais|d[ée]sormais|dor[ée]navant|il faut|tu dois|vous devez|au lieu d[e']|plut[ôo]t que|` +
 		`pr[ée]f[èée]re[rz]?|` +
@@ -53,11 +54,10 @@ var (
 // "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
 func preferences(text string, refuses bool) []string {
 	ss := sentencesOf(ownWords(text))
-	alone := len(ss) == 1
-	return capped(slices.DeleteFunc(ss, func(s string) bool {
+	return capped(slices.DeleteFunc(ss, func(s string) bool { // len(ss): the sentences before any is deleted
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
 		return !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
-			len(meaningfulWords(s)) == 0 && words(s) < 4 || alone && words(s) < 3
+			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3
 	}), 4)
 }
 
@@ -65,11 +65,9 @@ func preferences(text string, refuses bool) []string {
 // tool's lines and, up to a blank line, a shell prompt's line and what follows, and what follows a line that
 // introduces someone else's words ("The reviewer wrote:").
 func ownWords(text string) string {
-	var b strings.Builder
-	fenced, pasted := false, false
+	b, fenced, pasted := strings.Builder{}, false, false
 	for l := range strings.Lines(text) {
-		t := strings.TrimSpace(l)
-		f := append(strings.Fields(strings.ToLower(t)), "")
+		t, f := strings.TrimSpace(l), append(strings.Fields(strings.ToLower(l)), "")
 		switch {
 		case strings.HasPrefix(t, "```") || fenced:
 			fenced = fenced != strings.HasPrefix(t, "```")
@@ -87,6 +85,24 @@ func ownWords(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// terminalOutput parts a terminal's output the user pasted from their own words: a line opening with a mark (⏺ ⎿ └ │
+// ✦ ●: a symbol outside ASCII, alone) and what follows up to a blank line and a line at the margin. "•" marks only
+// beside another: people type it to open a list item, and Codex marks its replies with it.
+func terminalOutput(text string) (own, pasted string) {
+	lines := slices.Collect(strings.Lines(text))
+	mark := func(l string, bullet bool) bool {
+		f := append(strings.Fields(l), "-")[0] // "-": no mark
+		r, n := utf8.DecodeRuneInString(f)
+		return n == len(f) && (r > unicode.MaxASCII && unicode.In(r, unicode.So, unicode.Sm) || bullet && r == '•')
+	}
+	bullet, in, prev := slices.ContainsFunc(lines, func(l string) bool { return mark(l, false) }), false, ""
+	for _, l := range lines { // the reply's paragraphs are indented under its mark
+		in = mark(l, bullet) || in && (strings.TrimSpace(prev) != "" || unicode.IsSpace(rune(l[0])))
+		own, pasted, prev = own+when(!in || strings.TrimSpace(l) == "", l), pasted+when(in, l), l
+	}
+	return own, pasted
 }
 
 // pasteIntros are the words of a line that introduces someone else's.
@@ -129,12 +145,9 @@ func prose(s string) bool {
 }
 
 // words counts a sentence's words, a Chinese or Japanese character as one.
-func words(s string) int {
-	n := len(strings.Fields(s))
+func words(s string) (n int) {
 	for _, r := range s {
-		if r >= 0x2E80 && unicode.IsLetter(r) { // CJK and beyond: no spaces between words
-			n++
-		}
+		n += map[bool]int{true: 1}[r >= 0x2E80 && unicode.IsLetter(r)] // CJK and beyond: no spaces between words
 	}
-	return n
+	return n + len(strings.Fields(s))
 }

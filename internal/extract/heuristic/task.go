@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -66,6 +67,9 @@ func (t *task) shares(words []string, exactly bool) bool {
 
 func (x *Extractor) human(e sessions.Event) {
 	e.Text = harnessRE().ReplaceAllString(e.Text, "") // what the harness put in is no word of the user's
+	own, paste := terminalOutput(e.Text)
+	pasted := strings.TrimSpace(own) == "" // all of it pasted: quoted as such; no request, reply, rule or correction
+	e.Text = cmp.Or(when(!pasted, own), e.Text)
 	lines := strings.Split(normQuotes(e.Text), "\n")
 	for i, l := range lines {
 		lines[i] = oneLine(l)
@@ -75,12 +79,10 @@ func (x *Extractor) human(e sessions.Event) {
 		return
 	}
 	x.humans, x.looked = x.humans+1, false
-	words := meaningfulWords(text)
-	cur := x.current()
-	// A complaint is about the task's work when it names it or is short; a
-	// message that opens by overruling ("actually …") is about it anyway.
+	words, cur := meaningfulWords(text), x.current()
+	// A complaint is about the task's work when it names it or is short, or opens by overruling ("actually …").
 	first := strings.ToLower(strings.Trim(strings.Fields(text)[0], ",.!:;"))
-	tmpl := x.template(text) // no correction, no reply and no rule: not the user's own words
+	tmpl := pasted || x.template(text) // no correction, no reply and no rule: not the user's own words
 	complaint := negativeRE().MatchString(text) && (cur == nil || len(words) < 3 || cur.shares(words, true))
 	asked := !tmpl && x.question != "" // a reply to the agent's question answers it, whatever its words
 	negative := !tmpl && !asked && (complaint || first == "actually" || first == "instead")
@@ -88,16 +90,17 @@ func (x *Extractor) human(e sessions.Event) {
 	short := asked && len(strings.Fields(text)) <= 3
 	reply := when(!tmpl && len(words) > 0 || short, text)
 	replied := when(short, "the agent asked: "+quote(x.question)+"; ") + "the user replied: " + userWords(text, lineMax)
+	label := rawmemory.StepAsked + when(pasted, pastedMark)
 	if cur == nil || !asked && x.startsTask(cur, text, first, words, negative) {
 		if cur != nil && cur.finalSince {
 			cur.next = reply
 		}
-		cur = &task{request: text, words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
-			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl}
+		cur = &task{request: when(!pasted, text), words: map[string]bool{}, files: files{m: map[string]*fileRec{}},
+			failures: map[int]*call{}, checks: map[string]*call{}, lines: map[string]string{}, template: tmpl != pasted}
 		x.tasks = append(x.tasks, cur)
-		cur.steps.said(rawmemory.StepAsked, text)
-	} else {
-		cur.followUps++
+		cur.steps.said(label, text)
+	} else { // the first own words name a task pasted output opened
+		cur.followUps, cur.request = cur.followUps+1, cmp.Or(cur.request, when(!tmpl, text))
 		if n := len(cur.answers); cur.finalSince && n > 0 { // the answer it replies to
 			cur.answers[n-1].reply = when(reply != "", replied)
 		}
@@ -107,13 +110,16 @@ func (x *Extractor) human(e sessions.Event) {
 		if negative && len(cur.corrections) < maxCorrections {
 			cur.corrections = append(cur.corrections, text)
 		}
-		label := map[bool]string{true: "The user pushed back: ", false: rawmemory.StepFollowUp}[negative]
+		label = cmp.Or(when(negative, "The user pushed back: "), rawmemory.StepFollowUp) + when(pasted, pastedMark)
 		if short {
 			cur.steps.add(strings.ToUpper(replied[:1])+replied[1:]+".", 3)
 		} else if reply != "" || negative || tmpl {
 			cur.steps.said(label, text)
 		}
 		cur.negAfter = negative
+	}
+	if !pasted && paste != "" {
+		cur.steps.said(label+pastedMark, paste)
 	}
 	cur.answeredBefore, cur.answered, cur.finalSince = cur.finalSince, false, false
 	cur.addWords(words)
@@ -137,9 +143,8 @@ func (x *Extractor) template(text string) bool {
 		x.openings = append(x.openings, opening)
 	}
 	if again { // its first use's rules were the template's
-		one := oneLine(text)
 		for _, t := range x.tasks {
-			t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return strings.Contains(one, p) })
+			t.prefs = slices.DeleteFunc(t.prefs, func(p string) bool { return strings.Contains(oneLine(text), p) })
 		}
 	}
 	return prompttemplate.Is(prompttemplate.Message{Text: text, Repeats: map[bool]int{true: 1}[again]})
@@ -158,10 +163,9 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	return n >= 10 || n >= 2 && !continuations()[first] && !cur.shares(words, false)
 }
 
-// title names a task after its request; a template's text is no words of the user's, whether its fill-in is
-// blank or not, so it names none.
+// title names a task after its request, never after a template's text (filled in or not) or pasted output.
 func (t *task) title() string {
-	return map[bool]string{true: "a request using a prompt template", false: t.request}[t.template]
+	return cmp.Or(when(t.template, "a request using a prompt template"), t.request, "terminal output the user pasted")
 }
 
 // continuations open a message that goes on with the current request.
@@ -185,9 +189,8 @@ var negativeRE = lazyre.New(`(?i)\b(doesn'?t|does not|don'?t|didn'?t|did not|isn
 	`\bnot (a )?good (idea|approach)\b|\bwrong approach\b|\bnot valid\b|does ?n[o']t make sense`)
 
 func (x *Extractor) interrupted(e sessions.Event) {
-	x.refusal = true
 	t := x.current()
-	if t == nil {
+	if x.refusal = true; t == nil {
 		return
 	}
 	steps := t.steps.steps

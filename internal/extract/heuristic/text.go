@@ -12,12 +12,10 @@ import (
 )
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func quote(s string) string { return "\u201c" + s + "\u201d" }
+func quote(s string) string   { return "\u201c" + s + "\u201d" }
 
 // code wraps s in backticks, using a double fence when s has one.
-func code(s string) string { return cmp.Or(when(strings.Contains(s, "`"), "`` "+s+" ``"), "`"+s+"`") }
-
+func code(s string) string            { return cmp.Or(when(strings.Contains(s, "`"), "`` "+s+" ``"), "`"+s+"`") }
 func codeLine(s string, n int) string { return code(textcut.Line(s, n)) }
 
 func joinSet(sep string, parts ...string) string {
@@ -34,34 +32,26 @@ func codeList(items []string, n int) (out string) {
 
 // normQuotes turns typographic apostrophes into ASCII ones.
 func normQuotes(s string) string { return strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(s) }
-
-func itoa(n int) string { return strconv.Itoa(n) }
+func itoa(n int) string          { return strconv.Itoa(n) }
 
 // when is s if c holds, else "".
 func when(c bool, s string) string { return map[bool]string{true: s}[c] }
 
 // more is " and N more" for the items of n past the shown.
-func more(n, shown int) string { return when(n > shown, " and "+itoa(n-shown)+" more") }
-
-func times(n int) string { return cmp.Or(when(n == 1, "once"), itoa(n)+" times") }
-
+func more(n, shown int) string          { return when(n > shown, " and "+itoa(n-shown)+" more") }
+func times(n int) string                { return cmp.Or(when(n == 1, "once"), itoa(n)+" times") }
 func capped[T any](list []T, n int) []T { return list[:min(len(list), n)] }
 
 // meaningfulWords returns the lower-case words of text that are not stop words, in order, once each.
 func meaningfulWords(text string) []string {
-	text = text[:min(len(text), 4000)]
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'')
-	}) {
+	out, seen := []string(nil), map[string]bool{}
+	notWord := func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'') }
+	for _, f := range strings.FieldsFunc(strings.ToLower(text[:min(len(text), 4000)]), notWord) {
 		f = strings.TrimSuffix(strings.Trim(f, "'_"), "'s")
-		if len(f) < 2 || len(f) > 40 || strings.Contains(f, "'") || stopWords()[f] || seen[f] ||
-			strings.Trim(f, "0123456789") == "" {
-			continue
+		if len(f) >= 2 && len(f) <= 40 && !strings.Contains(f, "'") && !stopWords()[f] && !seen[f] &&
+			strings.Trim(f, "0123456789") != "" {
+			seen[f], out = true, append(out, f)
 		}
-		seen[f] = true
-		out = append(out, f)
 	}
 	return out
 }
@@ -82,8 +72,7 @@ done always never instead prefer rather avoid`)
 // sentencesOf splits text into sentences without list markers ("- ", "1. ", "2) "), also at "; " and at a
 // full stop of Chinese or Japanese, which no space follows.
 func sentencesOf(text string) []string {
-	text = strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n", "; ", "\n").Replace(text)
-	lines := strings.Split(text, "\n")
+	lines := strings.Split(strings.NewReplacer("。", "。\n", "！", "！\n", "？", "？\n", "; ", "\n").Replace(text), "\n")
 	for i, l := range lines {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*•> ")
 		r := strings.TrimLeft(l, "0123456789")

@@ -10,13 +10,11 @@ import (
 
 // The timeline is a task's steps in order, for the rollout summary; a look around folds into one step, and
 // past timelineMax the oldest steps after the head that do not quote the user go, counted.
-
-const timelineHead, timelineMax = 8, 160
+const timelineHead, timelineMax, pastedMark = 8, 160, "(pasted terminal output) " // pastedMark: not the user's words
 
 type step struct {
-	text         string
+	text, user   string   // user: the user's words, for a message of the user
 	call         *call    // a call, whose status is read when the steps are printed
-	user         string   // the user's words, for a message of the user
 	names        []string // a look around: the programs it ran
 	count, worth int      // worth: see entries
 }
@@ -48,14 +46,11 @@ func (tl *timeline) explore(name string) {
 // push adds a step; past the cap, the oldest step after the head that does not quote the user goes.
 func (tl *timeline) push(s step) {
 	tl.steps = append(tl.steps, s)
-	if len(tl.steps) <= timelineMax {
-		return
+	for i := timelineHead; len(tl.steps) > timelineMax; i++ {
+		if i == len(tl.steps)-1 || tl.steps[i].user == "" {
+			tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
+		}
 	}
-	i := timelineHead
-	for i < len(tl.steps)-1 && tl.steps[i].user != "" {
-		i++
-	}
-	tl.steps, tl.omitted = slices.Delete(tl.steps, i, i+1), tl.omitted+1
 }
 
 // entries renders the steps, ranked for shrink: the user's words apart (cUser); a look around or a change

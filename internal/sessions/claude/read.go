@@ -71,7 +71,7 @@ type claudeBlock struct {
 
 // walkClaude decodes a Claude Code transcript line by line. Each line is
 // handed on once the next one is read, so that a slash command can be told
-// by its answer: one the UI ran itself (/effort, /clear) is answered by a
+// by its answer: one the UI ran itself (/clear, a setting) is answered by a
 // <local-command-stdout> or <local-command-stderr> line and nothing went to
 // the model, while one the model works on (/init, a custom command) is
 // followed by its expansion or the agent's reply.

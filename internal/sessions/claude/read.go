@@ -5,6 +5,8 @@
 package claude
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -26,7 +28,12 @@ type claudeLine struct {
 	IsSidechain      bool            `json:"isSidechain"`
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
+	UUID             string          `json:"uuid"`
+	ParentUUID       string          `json:"parentUuid"`
 	Content          json.RawMessage `json:"content"`
+	// ranLocally is set by walkClaude on a slash command the UI ran
+	// itself: the next line is its <local-command-stdout>.
+	ranLocally bool
 	// Operation is a queue-operation line's: enqueue, dequeue, remove,
 	// popAll.
 	Operation string `json:"operation"`
@@ -62,9 +69,47 @@ type claudeBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// walkClaude decodes a Claude Code transcript line by line.
+// walkClaude decodes a Claude Code transcript line by line. Each line is
+// handed on once the next one is read, so that a slash command can be told
+// by its answer: one the UI ran itself (/clear, a setting) is answered by a
+// <local-command-stdout> or <local-command-stderr> line and nothing went to
+// the model, while one the model works on (/init, a custom command) is
+// followed by its expansion or the agent's reply.
 func walkClaude(path string, probs func(transcript.Problem), checkUTF8 bool, fn func(*claudeLine, int) error) error {
-	return transcript.WalkDecoded(path, probs, checkUTF8, fn)
+	var prev *claudeLine
+	prevLine := 0
+	err := transcript.WalkDecoded(path, probs, checkUTF8, func(cl *claudeLine, line int) error {
+		if prev != nil {
+			prev.ranLocally = answersLocally(prev, cl)
+			if err := fn(prev, prevLine); err != nil {
+				return err
+			}
+		}
+		prev, prevLine = cl, line
+		return nil
+	})
+	if err != nil || prev == nil {
+		return err
+	}
+	return fn(prev, prevLine)
+}
+
+// answersLocally reports whether next is the UI's own output for the slash
+// command typed on cmd: a user line whose parent is cmd and whose text is
+// <local-command-stdout> or <local-command-stderr>.
+func answersLocally(cmd, next *claudeLine) bool {
+	if cmd.Type != "user" || cmd.IsMeta || cmd.Message == nil || next.Type != "user" || next.Message == nil ||
+		next.ParentUUID != cmd.UUID || !bytes.Contains(cmd.Message.Content, []byte("command-name")) ||
+		!bytes.Contains(next.Message.Content, []byte("local-command-std")) {
+		return false
+	}
+	for _, b := range claudeBlocks(next.Message.Content) {
+		t := strings.TrimSpace(b.Text)
+		if b.Type == "text" && (strings.HasPrefix(t, "<local-command-stdout>") || strings.HasPrefix(t, "<local-command-stderr>")) {
+			return true
+		}
+	}
+	return false
 }
 
 // claudeBlocks returns message content as blocks; a plain string becomes
@@ -128,7 +173,9 @@ func splitHumanText(s string) (human, context, cmd string) {
 }
 
 // harnessCommands are slash commands that steer Claude Code itself and ask
-// for no work: they are not tasks.
+// for no work: they are not tasks. The list is the fallback for a command
+// whose local output the transcript lacks; walkClaude's ranLocally is the
+// general signal, which holds for commands newer than this list.
 var harnessCommands = map[string]bool{
 	"/clear": true, "/compact": true, "/model": true, "/cost": true, "/help": true, "/exit": true,
 	"/status": true, "/config": true, "/login": true, "/logout": true, "/resume": true, "/doctor": true,
@@ -227,9 +274,10 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 					p := mk(transcript.EventHuman)
 					p.Text = human
 					out = append(out, p)
-				} else if isTaskCommand(cmd) {
+				} else if isTaskCommand(cmd) && !cl.ranLocally {
 					// A slash command such as /init or /review is a request the
-					// human typed; its expansion (isMeta) stays context.
+					// human typed; its expansion (isMeta) stays context. One
+					// the UI ran itself operated the agent: context only.
 					p := mk(transcript.EventHuman)
 					p.Text = cmd
 					p.cmdName = cmd
@@ -359,7 +407,10 @@ func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Met
 	m := transcript.Meta{Kind: transcript.KindClaudeCode, Path: f.Path}
 	stem := strings.TrimSuffix(filepath.Base(f.Path), ".zst")
 	stem = strings.TrimSuffix(stem, ".jsonl")
-	var sessionID, entrypoint, firstCmd, firstTask string
+	// firstCmd is the first slash command that asked for work, firstSetting
+	// the first that only operated the agent (/clear, /model): the preview
+	// of a session with no words of the human's.
+	var sessionID, entrypoint, firstCmd, firstSetting, firstTask string
 	side, main := 0, 0
 	err := walkClaude(f.Path, probs, true, func(cl *claudeLine, line int) error {
 		if t := transcript.ParseTime(cl.Timestamp); !t.IsZero() {
@@ -413,8 +464,8 @@ func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Met
 				if firstTask == "" && cl.IsSidechain && cl.Type == "user" {
 					firstTask = strings.TrimSpace(p.Text)
 				}
-				if firstCmd == "" && p.cmdName != "" {
-					firstCmd = p.cmdName
+				if firstSetting == "" && p.cmdName != "" {
+					firstSetting = p.cmdName
 				}
 			case transcript.EventToolCall:
 				if p.Tool == "WebSearch" || p.Tool == "WebFetch" || strings.HasPrefix(p.Tool, "mcp__") {
@@ -443,9 +494,9 @@ func ReadMeta(f transcript.File, probs func(transcript.Problem)) (transcript.Met
 		m.ID = stem
 	}
 	if m.Preview == "" {
-		// A session that only ran a slash command: the command is what
-		// the human typed.
-		m.Preview = firstCmd
+		// A session that only ran slash commands: the command is what the
+		// human typed, a request before a setting.
+		m.Preview = cmp.Or(firstCmd, firstSetting)
 	}
 	if m.UpdatedAt.IsZero() {
 		m.UpdatedAt = f.ModTime

@@ -335,6 +335,21 @@ func TestHeldoutFixturesRead(t *testing.T) {
 		// (Windows, PowerShell), committed with the author's Codex home under .codex/.
 		"codex/2026/01/20/rollout-2026-01-20T09-38-57-019bda8e-99f4-73e2-bb81-93cea792bcc9.jsonl": {
 			ID: "019bda8e-99f4-73e2-bb81-93cea792bcc9", Source: "cli", Cwd: `C:\Users\alber\Dokumente\GitHub\advanced-dusseldorfer-calculator`, GitBranch: "main"},
+		// Claude Code 1.0.34 to 1.0.43 sessions of MoonYetis/moonyetis-deploy, run as
+		// root in /root on a VPS with no git repository (so no branch), committed
+		// with the whole /root home.
+		"claude/-root/e917221a-3aab-407e-8b6b-24121ec9c718.jsonl": {
+			ID: "e917221a-3aab-407e-8b6b-24121ec9c718", Source: "cli", Cwd: "/root"},
+		"claude/-root/db6bc80a-e69c-4ff6-9171-d07f572735b1.jsonl": {
+			ID: "db6bc80a-e69c-4ff6-9171-d07f572735b1", Source: "cli", Cwd: "/root"},
+		"claude/-root/5f93848f-717f-4dd4-89a7-3df7b128afc2.jsonl": {
+			ID: "5f93848f-717f-4dd4-89a7-3df7b128afc2", Source: "cli", Cwd: "/root"},
+		"claude/-root/3cc7fcfa-7161-454a-a381-ee5ef2651889.jsonl": {
+			ID: "3cc7fcfa-7161-454a-a381-ee5ef2651889", Source: "cli", Cwd: "/root"},
+		"claude/-root/fdc235b9-1032-4e43-bfd1-8b2bd9aa643a.jsonl": {
+			ID: "fdc235b9-1032-4e43-bfd1-8b2bd9aa643a", Source: "cli", Cwd: "/root"},
+		"claude/-root/e0bb113e-d0e3-489a-a157-7ae025664ebd.jsonl": {
+			ID: "e0bb113e-d0e3-489a-a157-7ae025664ebd", Source: "cli", Cwd: "/root"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -357,6 +357,14 @@ func TestHeldoutFixturesRead(t *testing.T) {
 		// attaches them and does not list them.
 		"claude/-home-node-txai-projects-project/bc565592-7d28-455a-bd6b-35bd44a7efa8.jsonl": {
 			ID: "bc565592-7d28-455a-bd6b-35bd44a7efa8", Source: "cli", Cwd: "/home/node/txai-projects/project", GitBranch: "main"},
+		// Claude Code 2.1.50 sessions of aviralmansingka/dotfiles (macOS), committed
+		// with the author's Claude Code home under claude/.claude/ (a stow package).
+		"claude/-Users-aviralmansingka-playground-inference-kata/898b211b-0f4a-41e4-bfd8-9dfe0ad00811.jsonl": {
+			ID: "898b211b-0f4a-41e4-bfd8-9dfe0ad00811", Source: "cli", Cwd: "/Users/aviralmansingka/playground/inference-kata", GitBranch: "develop"},
+		"claude/-Users-aviralmansingka-playground-kata-inference-py/070146de-1076-4ee1-bf91-fc6d61825e56.jsonl": {
+			ID: "070146de-1076-4ee1-bf91-fc6d61825e56", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
+		"claude/-Users-aviralmansingka-playground-kata-inference-py/b6301b1e-118d-4c94-9de1-fb171cf5c1df.jsonl": {
+			ID: "b6301b1e-118d-4c94-9de1-fb171cf5c1df", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

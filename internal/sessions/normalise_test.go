@@ -83,6 +83,12 @@ func TestClaudeNormalisedOutcomes(t *testing.T) {
 		// On Windows commands run through PowerShell: a command all the same.
 		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"ps","name":"PowerShell","input":{"command":"dotnet test"}}]}}`,
 		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ps","content":"Exit code 1\nFailed!  - Failed: 1","is_error":true}]}}`,
+		// Claude Code 1.0 writes a bare "Error" for a failed command that printed nothing (a search that
+		// found nothing): no output. The same word printed by a command that passed is its output.
+		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"g1","name":"Bash","input":{"command":"grep -n TODO notes.md"}}]}}`,
+		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"g1","content":"Error","is_error":true}]}}`,
+		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"g2","name":"Bash","input":{"command":"echo Error"}}]}}`,
+		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"g2","content":"Error"}]}}`,
 	}
 	p := writeFile(t, t.TempDir(), "proj/55555555-2222-3333-4444-555555555555.jsonl", strings.Join(lines, "\n")+"\n")
 	evs, _ := collectEvents(t, File{Kind: KindClaudeCode, Path: p})
@@ -107,6 +113,10 @@ result bg failed exit=2 "error TS2304: Cannot find name 'x'."
 call r1 memory file=/home/u/.memctl/memories/MEMORY.md
 call ps shell "dotnet test"
 result ps failed exit=1 "Failed!  - Failed: 1"
+call g1 shell "grep -n TODO notes.md"
+result g1 failed
+call g2 shell "echo Error"
+result g2 ok "Error"
 `
 	if got := outcomes(evs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -86,8 +86,9 @@ func (x *Extractor) toolResult(e sessions.Event) {
 	if c.status == stFailed { // exit 1 with nothing printed, or a read's with nothing to quote (a harness's own
 		c.out = e.Output[:min(len(e.Output), 1<<16)] // "exit code 1" line aside), is an answer: none, no, not found
 		c.errLine, c.tests = x.errorLine(c), program.FailingTests(e.Output)
-		c.status = map[bool]status{true: stUnknown, false: stFailed}[c.exit != nil && *c.exit == 1 &&
-			(strings.TrimSpace(c.out) == "" || c.errLine == "" && (c.reads || program.EndsInSearch(c.command)))]
+		one, search := c.exit != nil && *c.exit == 1, program.EndsInSearch(c.command) // no code: a search's is 1
+		c.status = map[bool]status{true: stUnknown, false: stFailed}[strings.TrimSpace(c.out) == "" &&
+			(one || c.exit == nil && search) || one && c.errLine == "" && (c.reads || search)]
 	}
 	x.refusal = c.status == stRejected || c.status == stInterrupted
 	switch {

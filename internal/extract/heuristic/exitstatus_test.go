@@ -3,6 +3,7 @@ package heuristic_test
 import (
 	"testing"
 
+	"github.com/memctl/memctl/internal/sessions"
 	"github.com/memctl/memctl/internal/sessions/scripted"
 )
 
@@ -52,3 +53,24 @@ var exitStatusCases = []patternCase{
 
 // TestExitZeroOfTheLastCommandOnly checks exitStatusCases.
 func TestExitZeroOfTheLastCommandOnly(t *testing.T) { checkPatterns(t, exitStatusCases) }
+
+// A failed search that printed nothing found nothing, whether its exit status is recorded ("Exit code 1") or not:
+// Claude Code 1.0 writes a bare "Error" for any failed command that printed nothing, and a search that could not
+// run prints why ("grep: …: No such file"). A command of another kind with the same result still failed.
+var claudeSilentFailures = claudeLines(
+	user("Check that no TODO markers are left in the docs, then build the site."),
+	use("t1", "Bash", `{"command":"grep -rn TODO docs/"}`),
+	result("t1", "Error", true),
+	use("t2", "Bash", `{"command":"make site"}`),
+	result("t2", "Error", true),
+	answer("No TODO markers are left in docs/; make site did not succeed."),
+)
+
+func TestSilentSearchFoundNothing(t *testing.T) {
+	checkPatterns(t, []patternCase{{
+		pattern: 2, name: "a search with no exit status and no output found nothing; a build with the same result failed",
+		raw:     map[sessions.Kind]string{sessions.KindClaudeCode: claudeSilentFailures},
+		must:    []string{"`make site`[^\n]*failed"},
+		mustNot: []string{"`grep -rn TODO docs/`[^\n]*failed", "`Error`"},
+	}})
+}

@@ -87,15 +87,15 @@ func ownWords(text string) string {
 	return b.String()
 }
 
-// terminalOutput parts a terminal's output the user pasted from their own words: a line opening with a mark (⏺ ⎿ └ │
-// ✦ ●: a symbol outside ASCII, alone) and what follows up to a blank line and a line at the margin. "•" marks only
-// beside another: people type it to open a list item, and Codex marks its replies with it.
+// terminalOutput parts a terminal's output the user pasted from their own words: a line opening with a mark (⏺ ⎿ └
+// │ ✦ ●: a 3-byte symbol, alone; an emoji has 4) and what follows up to a blank line and a line at the margin. "•"
+// marks only beside another: people type it to open a list item, and Codex marks its replies with it.
 func terminalOutput(text string) (own, pasted string) {
 	lines := slices.Collect(strings.Lines(text))
 	mark := func(l string, bullet bool) bool {
 		f := append(strings.Fields(l), "-")[0] // "-": no mark
 		r, n := utf8.DecodeRuneInString(f)
-		return n == len(f) && (r > unicode.MaxASCII && unicode.In(r, unicode.So, unicode.Sm) || bullet && r == '•')
+		return n == len(f) && (n == 3 && unicode.In(r, unicode.So, unicode.Sm) || bullet && r == '•')
 	}
 	bullet, in, prev := slices.ContainsFunc(lines, func(l string) bool { return mark(l, false) }), false, ""
 	for _, l := range lines { // the reply's paragraphs are indented under its mark
@@ -118,9 +118,9 @@ func marksStanding(s string) bool {
 	return strings.Contains(l, "always") || strings.Contains(l, "never") || strings.Contains(l, "from now on")
 }
 
-// standing reports a sentence that states a rule.
+// standing reports a sentence that states a rule: no question, and no line that opens a list ("make sure to change:").
 func standing(s string) bool {
-	return !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "？") && len(s) <= 400 && words(s) >= 2 && prose(s) &&
+	return strings.TrimRight(s, "?？:") == s && len(s) <= 400 && words(s) >= 2 && prose(s) &&
 		!notPrefRE().MatchString(s) && !specifies(s) && standingRE().MatchString(s) && !oneOffRE().MatchString(s)
 }
 

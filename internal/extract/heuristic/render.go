@@ -245,8 +245,7 @@ func (x *Extractor) Result() Result {
 // shrink renders docs within budget bytes, dropping items: the classes in first, then the others in class
 // order; within a class the less worth, the last task's, the latest first; answers' sentences by dropSentence.
 func shrink(docs []taskDoc, summary bool, first []class, budget int, render func() string) string {
-	var all []*entry
-	var answers [][]*entry
+	all, answers := []*entry(nil), [][]*entry(nil)
 	for i := range docs {
 		for j, l := range [][]*entry{docs[i].prefs, docs[i].knowledge, docs[i].failures, docs[i].refs, docs[i].steps} {
 			for k, e := range l {

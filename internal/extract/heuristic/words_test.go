@@ -68,6 +68,21 @@ var wordsCases = []patternCase{
 		must: []string{`(?s)Preference signals:\n- “always write headings in sentence case”`},
 	},
 	{
+		pattern: 1, guard: true, name: "a message the user opens with an emoji is their own words",
+		turns: []scripted.Turn{{User: "🚀 Deploy: set up the staging vhost for the shop and enable TLS on it.",
+			Steps: []scripted.Step{edit("deploy/staging.conf", "listen 80;", "listen 443 ssl;")},
+			Final: "The staging vhost listens on 443 with TLS."}},
+		must:    []string{`The user asked: “🚀 Deploy: set up the staging vhost`},
+		mustNot: []string{`pasted terminal output`},
+	},
+	{
+		pattern: 2, guard: true, name: "a sentence that introduces a list is no rule of its own",
+		turns: []scripted.Turn{{User: "In the config file, make sure to change:\n- the port to 8081\n- the log level to debug",
+			Steps: []scripted.Step{edit("app.toml", "port = 8080", "port = 8081")},
+			Final: "The port is 8081 and the log level is debug."}},
+		mustNot: []string{`Preference signals:\n- “In the config file, make sure to change:”`},
+	},
+	{
 		pattern: 2, name: "a rule said as \"you never …\" inside a longer sentence is a standing rule",
 		turns: []scripted.Turn{{User: "Bump the parser to v2. Please take on as a habit that you never leave a " +
 			"generated file edited by hand but rerun the generator instead.",

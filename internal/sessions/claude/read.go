@@ -343,7 +343,7 @@ func claudePieces(cl *claudeLine, line int) []claudePiece {
 			text := claudeResultText(b.Content)
 			var feedback string
 			p.Outcome, p.ExitCode, feedback = claudeResultOutcome(text, b.IsError, claudeInterrupted(cl.ToolUseResult))
-			p.Output = textcut.Middle(claudeResultBody(text), transcript.EventTextMax)
+			p.Output = textcut.Middle(claudeResultBody(text, b.IsError), transcript.EventTextMax)
 			if len(cl.ToolUseResult) > 0 && cl.ToolUseResult[0] == '{' {
 				p.wrote = transcript.FieldString(cl.ToolUseResult, "type")
 			}

@@ -101,10 +101,15 @@ func claudeResultOutcome(text string, isError bool, interrupted bool) (transcrip
 }
 
 // claudeResultBody drops the harness framing around a Claude Code tool
-// result: the <tool_use_error> tags and the "Exit code N" (or "Error:
-// Exit code N") first line.
-func claudeResultBody(text string) string {
+// result: the <tool_use_error> tags, the "Exit code N" (or "Error:
+// Exit code N") first line, and the bare "Error" that Claude Code 1.0
+// writes for a failed command that printed nothing (a search that found
+// nothing reads as one).
+func claudeResultBody(text string, isError bool) string {
 	t := strings.TrimSpace(text)
+	if isError && t == "Error" {
+		return ""
+	}
 	if s, ok := strings.CutPrefix(t, "<tool_use_error>"); ok {
 		t = strings.TrimSuffix(s, "</tool_use_error>")
 	}

@@ -43,8 +43,8 @@ func TestRepeatedSentencesStand(t *testing.T) {
 			guard: true, name: "a nudge said twice is no rule",
 			turns: []scripted.Turn{
 				{User: "Convert the settings page to the new form layout.", Final: "Half of the fields are moved."},
-				{User: "ok go on then", Final: "The rest of the fields are moved."},
-				{User: "Now the profile page. ok go on then", Final: "The profile page uses it too."}},
+				{User: "The labels look right. Ok, go on then.", Final: "The rest of the fields are moved."},
+				{User: "Now the profile page. Ok, go on then.", Final: "The profile page uses it too."}},
 			mustNot: []string{`Preference signals:\n- “`},
 		},
 	})

@@ -50,15 +50,25 @@ var (
 )
 
 // preferences returns the standing instructions of one message, each the user's sentence alone (the next one is no
-// reason the extractor may guess). A pick of an option ("I prefer option 2") answers the agent once, and so does a
-// "no" to its question (refuses) but for a sentence that says it stands ("never …", "from now on …").
-func preferences(text string, refuses bool) []string {
+// reason to guess), and its sentences' keys; one another message said too (said: their keys) whatever its words,
+// but for a message sent again (the two share over half the shorter's sentences). A pick of an option ("I prefer
+// option 2") answers once, and so does a "no" to a question (refuses) but for a sentence that says it stands.
+func preferences(text string, refuses bool, said [][]string) (prefs, keys []string) {
 	ss := sentencesOf(ownWords(text))
+	for _, s := range ss {
+		keys = append(keys, key(s))
+	}
+	again := func(s string) bool {
+		return slices.ContainsFunc(said, func(m []string) bool {
+			n := len(slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !slices.Contains(m, k) }))
+			return slices.Contains(m, key(s)) && 2*n <= min(len(keys), len(m))
+		})
+	}
 	return capped(slices.DeleteFunc(ss, func(s string) bool { // len(ss): the sentences before any is deleted
 		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		return !standing(s) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
+		return !standing(s, again) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
 			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3
-	}), 4)
+	}), 4), keys
 }
 
 // ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a
@@ -118,10 +128,12 @@ func marksStanding(s string) bool {
 	return strings.Contains(l, "always") || strings.Contains(l, "never") || strings.Contains(l, "from now on")
 }
 
-// standing reports a sentence that states a rule: no question, and no line that opens a list ("make sure to change:").
-func standing(s string) bool {
+// standing reports a sentence that states a rule, in a rule's words or said again (a nudge said again is none:
+// four words, one meaningful): no question, and no line that opens a list ("make sure to change:").
+func standing(s string, again func(string) bool) bool {
 	return strings.TrimRight(s, "?？:") == s && len(s) <= 400 && words(s) >= 2 && prose(s) &&
-		!notPrefRE().MatchString(s) && !specifies(s) && standingRE().MatchString(s) && !oneOffRE().MatchString(s)
+		!notPrefRE().MatchString(s) && !specifies(s) && !oneOffRE().MatchString(s) &&
+		(standingRE().MatchString(s) || words(s) >= 4 && len(meaningfulWords(s)) > 0 && again(s))
 }
 
 // specifies reports a condition that does not address the agent: what the

@@ -20,21 +20,9 @@ import (
 // interruptions and the errors of tools that are not a shell).
 type class int
 
-const (
-	cNote class = iota
-	cCheck
-	cSentence
-	cRef
-	cChanged // the raw memory's list of files changed; the summary's is cFile
-	cFile
-	cEarlier
-	cFailure
-	cFix
-	cCorrection
-	cStep
-	cUser
-	cPref
-	cFinal
+const ( // cChanged: the raw memory's list of files changed; the summary's is cFile
+	cNote, cCheck, cSentence, cRef, cChanged, cFile, cEarlier class = 0, 1, 2, 3, 4, 5, 6
+	cFailure, cFix, cCorrection, cStep, cUser, cPref, cFinal  class = 7, 8, 9, 10, 11, 12, 13
 )
 
 // entry is an item of a task's texts, or a sentence of an answer; within
@@ -118,9 +106,7 @@ func (x *Extractor) taskDoc(t *task) taskDoc {
 func worth(s string) int {
 	n := strings.Count(s, "`") / 2
 	for _, w := range strings.Fields(s) {
-		if strings.ContainsAny(w, "/#0123456789") || strings.Contains(strings.Trim(w, ".,;:()"), ".") {
-			n++
-		}
+		n += map[bool]int{true: 1}[strings.ContainsAny(strings.Trim(w, ".,;:()"), "./#0123456789")]
 	}
 	return n
 }
@@ -310,8 +296,7 @@ func dropSentence(answers [][]*entry) bool {
 
 // doc is the rawmemory document of the tasks as shrink left them.
 func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
-	kept := func(l []*entry) []string {
-		var out []string
+	kept := func(l []*entry) (out []string) {
 		for _, e := range l {
 			if !e.gone && (summary && e.class != cChanged || !summary && e.class != cFile) {
 				out = append(out, e.text)
@@ -351,8 +336,7 @@ func (x *Extractor) doc(docs []taskDoc, main int, summary bool) rawmemory.Doc {
 }
 
 // joinSentences joins sentences, closing a list item without a stop by ";".
-func joinSentences(ss []string) string {
-	b := ""
+func joinSentences(ss []string) (b string) {
 	for i, s := range ss {
 		r, _ := utf8.DecodeLastRuneInString(s)
 		b += s + when(i < len(ss)-1, when(!strings.ContainsRune(".!?;:)。！？", r), ";")+" ")
@@ -362,17 +346,14 @@ func joinSentences(ss []string) string {
 
 // slug names the thread after the request's words (five at most), the keywords filling in up to three.
 func (x *Extractor) slug(request string) string {
-	var parts []string
-	words := meaningfulWords(request)
+	parts, words := []string(nil), meaningfulWords(request)
 	for i, w := range append(words, x.topKeywords(maxKeywords)...) {
 		if len(parts) == 5 || i >= len(words) && len(parts) >= 3 {
 			break
 		}
-		p := strings.Trim(strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
-				return r
-			}
-			return map[bool]rune{true: '-', false: -1}[strings.ContainsRune("-./", r)]
+		p := strings.Trim(strings.Map(func(r rune) rune { // "-", "." and "/" join; a letter, digit or "_" stays
+			return cmp.Or(map[bool]rune{true: r}[r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_'],
+				map[bool]rune{true: '-', false: -1}[strings.ContainsRune("-./", r)])
 		}, strings.ToLower(w)), "-_")
 		if p != "" && !slices.Contains(parts, p) {
 			parts = append(parts, p)

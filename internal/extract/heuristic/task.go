@@ -20,6 +20,7 @@ type task struct {
 	request, next                          string // next: the message opening the next task (it may accept an answer)
 	prefs, corrections, reads              []string
 	words                                  map[string]bool
+	said                                   [][]string // the first task's: the keys of each message's sentences
 	negAfter, finalSince, answered         bool
 	answeredBefore, endedRefused, template bool      // template: its request is one (Extractor.template)
 	answers                                []*answer // the final answers, one per message answered
@@ -126,11 +127,15 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	for _, p := range preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text)) {
-		if !slices.Contains(cur.prefs, p) && len(cur.prefs) < maxPrefs {
+	all := x.tasks[0] // a rule stands across tasks, kept once: the session's messages are counted on the first
+	prefs, keys := preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text), all.said)
+	for _, p := range prefs {
+		if !slices.ContainsFunc(x.tasks, func(t *task) bool { return slices.Contains(t.prefs, p) }) &&
+			len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
 	}
+	all.said = capped(append(all.said, keys), maxCalls)
 	x.refusal, x.question = false, ""
 }
 

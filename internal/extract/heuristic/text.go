@@ -13,6 +13,7 @@ import (
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func quote(s string) string   { return "\u201c" + s + "\u201d" }
+func key(s string) string     { return strings.TrimRight(strings.ToLower(oneLine(s)), ".!。！ ") } // to compare
 
 // code wraps s in backticks, using a double fence when s has one.
 func code(s string) string            { return cmp.Or(when(strings.Contains(s, "`"), "`` "+s+" ``"), "`"+s+"`") }

@@ -54,6 +54,7 @@ type Extractor struct {
 	printed                     map[string]string // a line printed → the family of the command that printed it last
 	worktrees                   []string          // folders `git worktree add` made: the project's, even under /tmp
 	openings                    []string          // the openings of the user's long messages (Extractor.template)
+	said                        [][]string        // the keys of each message's sentences: a rule said again stands
 	typed                       *sessions.Event   // the user's latest message, read once all its blocks came
 	tail                        *sessions.Event   // the agent's message not marked final, while no event came since
 	question                    string

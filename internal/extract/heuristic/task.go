@@ -20,7 +20,6 @@ type task struct {
 	request, next                          string // next: the message opening the next task (it may accept an answer)
 	prefs, corrections, reads              []string
 	words                                  map[string]bool
-	said                                   [][]string // the first task's: the keys of each message's sentences
 	negAfter, finalSince, answered         bool
 	answeredBefore, endedRefused, template bool      // template: its request is one (Extractor.template)
 	answers                                []*answer // the final answers, one per message answered
@@ -127,15 +126,14 @@ func (x *Extractor) human(e sessions.Event) {
 	for _, w := range words {
 		x.keyword(w, 2)
 	}
-	all := x.tasks[0] // a rule stands across tasks, kept once: the session's messages are counted on the first
-	prefs, keys := preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text), all.said)
+	prefs, keys := preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text), x.said)
 	for _, p := range prefs {
 		if !slices.ContainsFunc(x.tasks, func(t *task) bool { return slices.Contains(t.prefs, p) }) &&
 			len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
 	}
-	all.said = capped(append(all.said, keys), maxCalls)
+	x.said = capped(append(x.said, keys), maxCalls) // a rule stands across tasks: said in any message of the session
 	x.refusal, x.question = false, ""
 }
 

@@ -83,6 +83,10 @@ func TestClaudeNormalisedOutcomes(t *testing.T) {
 		// On Windows commands run through PowerShell: a command all the same.
 		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"ps","name":"PowerShell","input":{"command":"dotnet test"}}]}}`,
 		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ps","content":"Exit code 1\nFailed!  - Failed: 1","is_error":true}]}}`,
+		// A question declined so that the user can clarify: what follows "the user said:" is the
+		// harness's instruction to the agent, speaking of the user, not the user's words.
+		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"q1","name":"AskUserQuestion","input":{"questions":[{"question":"Which cache?"}]}}]}}`,
+		`{"type":"user",` + sid + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"q1","content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    Start by asking them what they would like to clarify.","is_error":true}]}}`,
 		// Claude Code 1.0 writes a bare "Error" for a failed command that printed nothing (a search that
 		// found nothing): no output. The same word printed by a command that passed is its output.
 		`{"type":"assistant",` + sid + `,"message":{"role":"assistant","content":[{"type":"tool_use","id":"g1","name":"Bash","input":{"command":"grep -n TODO notes.md"}}]}}`,
@@ -113,6 +117,8 @@ result bg failed exit=2 "error TS2304: Cannot find name 'x'."
 call r1 memory file=/home/u/.memctl/memories/MEMORY.md
 call ps shell "dotnet test"
 result ps failed exit=1 "Failed!  - Failed: 1"
+call q1 other
+result q1 rejected "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    Start by asking them what they would like to clarify."
 call g1 shell "grep -n TODO notes.md"
 result g1 failed
 call g2 shell "echo Error"

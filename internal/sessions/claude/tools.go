@@ -69,6 +69,12 @@ func claudeResultOutcome(text string, isError bool, interrupted bool) (transcrip
 			if i := strings.Index(t, claudeFeedback); i >= 0 {
 				feedback = strings.TrimSpace(t[i+len(claudeFeedback):])
 			}
+			if strings.HasPrefix(feedback, "The user ") {
+				// The harness speaking of the user, not the user: a question
+				// tool declined so the user can clarify puts its own
+				// instructions to the agent where the user's words would be.
+				feedback = ""
+			}
 			return transcript.OutcomeRejected, nil, feedback
 		}
 	}

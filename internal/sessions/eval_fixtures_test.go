@@ -350,13 +350,6 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "fdc235b9-1032-4e43-bfd1-8b2bd9aa643a", Source: "cli", Cwd: "/root"},
 		"claude/-root/e0bb113e-d0e3-489a-a157-7ae025664ebd.jsonl": {
 			ID: "e0bb113e-d0e3-489a-a157-7ae025664ebd", Source: "cli", Cwd: "/root"},
-		// A Claude Code 2.0.77 session of yeekhin-code/myPOC_AnalyticsDashboard, run
-		// by the HCL Leona service in a Linux container that commits the project,
-		// .claude folder included, after every prompt. Three old-layout "Warmup"
-		// files (<project>/agent-*.jsonl) name it as their parent, so discovery
-		// attaches them and does not list them.
-		"claude/-home-node-txai-projects-project/bc565592-7d28-455a-bd6b-35bd44a7efa8.jsonl": {
-			ID: "bc565592-7d28-455a-bd6b-35bd44a7efa8", Source: "cli", Cwd: "/home/node/txai-projects/project", GitBranch: "main"},
 		// Claude Code 2.1.50 sessions of aviralmansingka/dotfiles (macOS), committed
 		// with the author's Claude Code home under claude/.claude/ (a stow package).
 		"claude/-Users-aviralmansingka-playground-inference-kata/898b211b-0f4a-41e4-bfd8-9dfe0ad00811.jsonl": {

@@ -63,9 +63,11 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t.finalSince && len(t.answers) > 0 { // given twice (a message and the turn's end): the latest stands
 		t.answers[len(t.answers)-1] = a
 	} else {
+		if !a.unchecked || len(t.answers) == 0 || !t.answers[len(t.answers)-1].unchecked { // questions in a row: once
+			t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+
+				when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
+		}
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
-		t.steps.add("The assistant answered"+when(a.unchecked, " with no tool call since the user spoke")+
-			when(!a.unchecked && len(a.sentences) > 0, " (its answer is quoted below)")+".", 3)
 	}
 	t.final, t.finalSince = oneLine(text), true
 }

@@ -77,3 +77,20 @@ func TestAnswerTableShrinksByRows(t *testing.T) {
 		t.Errorf("%d rows whole of %d begun (of 60, in two texts):\n%s", rows, starts, indent(text))
 	}
 }
+
+// A run of questions the agent answered from what it knew, no tool call between, is stated once in the steps: the
+// user's questions carry the session, and the same line after each of them is noise.
+func TestQuestionsInARowAnsweredOnce(t *testing.T) {
+	ask := func(q, a string) scripted.Turn { return scripted.Turn{User: q, Final: a} }
+	checkPatterns(t, []patternCase{{
+		name: "three questions of one task answered without a tool call: the step once",
+		turns: []scripted.Turn{
+			ask("What does the composition root do in this hexagonal project?", "It wires the adapters to the ports."),
+			ask("what about the HTTP adapter of this hexagonal project?", "It lives under adapters/, beside the store."),
+			ask("and the domain package of this hexagonal project?", "The domain only sees the ports."),
+		},
+		must: []string{`The assistant answered with no tool call since the user spoke\.\n- Follow-up from the user: ` +
+			`“what about the HTTP adapter[^\n]*\n- Follow-up from the user: “and the domain package`},
+		mustNot: []string{`Follow-up from the user: [^\n]*\n- The assistant answered with no tool call`},
+	}})
+}

@@ -164,8 +164,8 @@ func readOnly(cmd string) bool {
 	return len(ps) > 0 // a line of no command does not look around
 }
 
-// Explores reports a line that only looks around, writing no file (a redirection, tee, sed -i, sort -o).
-func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
+// Explores reports a line that only looks around, its first line writing no file (a redirection, tee, sed -i …).
+func Explores(cmd string) bool { return readOnly(cmd) && written(strings.Split(cmd, "\n")[0]) == nil }
 
 // readOnlyProgram reports a reader, a read-only git command, or a tool asked for a state ("gh pr view").
 func readOnlyProgram(f []string) bool {

@@ -128,22 +128,24 @@ func (p *Pairer) Open() []Failure {
 // targets is what a command works on beyond its family: a check's operands (paths, tests or packages named) and
 // name filters ("-k x"), not options or their values (--features x); other work's operands and option values, a
 // search's pattern too, not options (--no-verify added is the same work), but under a subcommand a value of several
-// words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
+// words is free text ("git commit -m 'a b'"); with none the values are the work, of code (python -c …, a heredoc)
+// its words, which a probe rewritten keeps ("import x" in "import x as y").
 func targets(cmd string) (out []string) {
 	f, check, sub := coreWords(shellWords(WithoutFilters(Work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
-		switch w := f[i]; {
+		switch w, words := f[i], !check && strings.ContainsAny(f[i], " \n"); {
 		case check && nameFilters()[w] && i+1 < len(f):
 			out = append(out, w+" "+f[i+1])
 			i++
-		case strings.HasPrefix(w, "-"):
-		case check && (!strings.HasPrefix(f[i-1], "-") || strings.ContainsAny(w, "/.")),
-			!check && !(sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(w, " \n")):
+		case strings.HasPrefix(w, "-"), words && sub && strings.HasPrefix(f[i-1], "-"):
+		case words:
+			out = append(out, alnumRuns(w)...)
+		case check && (!strings.HasPrefix(f[i-1], "-") || strings.ContainsAny(w, "/.")), !check:
 			out = append(out, w)
 		}
 	}
 	if _, doc, ok := strings.Cut(cmd, "\n"); ok && !check && !sub && strings.Contains(cmd, "<<") {
-		out = append(out, doc)
+		out = append(out, alnumRuns(doc)...)
 	}
 	return out
 }

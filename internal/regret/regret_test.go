@@ -285,3 +285,31 @@ func TestSetupStepFixIsALesson(t *testing.T) {
 		t.Fatalf("the refusal in s2 repeats the lesson of s1: topic %+v", store)
 	}
 }
+
+// A probe that failed before a setup step and passed rewritten after it
+// ("import xgboost as xgb") is a lesson too: the pairing takes the rewrite
+// for the same work when it keeps every word of the failed probe. A probe
+// of another module is other work, and the failure no lesson.
+func TestProbeFixedBySetupIsALesson(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	noLib := "xgboost.core.XGBoostError: XGBoost Library (libxgboost.dylib) could not be loaded: Library not loaded: @rpath/libomp.dylib"
+	fixed := testSession("s1", day, events(
+		human("rank the results with xgboost"),
+		shell("c1", "python -c 'import xgboost; print(xgboost.__version__)'", false, noLib),
+		shell("c2", "brew install libomp", true, "==> Pouring libomp--19.1.7.arm64_sonoma.bottle.tar.gz"),
+		shell("c3", "uv run python -c 'import xgboost as xgb; print(xgb.__version__)'", true, "2.1.3"),
+	)...)
+	if n := len(fixed.incidents); n != 1 || !fixed.incidents[0].lesson() ||
+		!slices.Equal(fixed.incidents[0].setup, []string{"brew install libomp"}) {
+		t.Fatalf("%d incidents %+v, want one failure fixed after brew install libomp", n, fixed.incidents)
+	}
+	other := testSession("s2", day, events(
+		human("rank the results with xgboost"),
+		shell("c1", "python -c 'import xgboost; print(xgboost.__version__)'", false, noLib),
+		shell("c2", "pip install pandas", true, "Successfully installed pandas-2.2.3"),
+		shell("c3", "python -c 'import pandas; print(pandas.__version__)'", true, "2.2.3"),
+	)...)
+	if n := len(other.incidents); n != 1 || other.incidents[0].lesson() {
+		t.Fatalf("%d incidents %+v, want the xgboost probe's failure open, no lesson", n, other.incidents)
+	}
+}

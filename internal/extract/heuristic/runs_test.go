@@ -107,3 +107,57 @@ var tryoutCases = []patternCase{{
 }}
 
 func TestTryouts(t *testing.T) { checkPatterns(t, tryoutCases) }
+
+// probeCases: a one-off inline probe (python -c, node -e, a heredoc fed to an interpreter) rewritten keeps the words
+// of the one that failed ("import x as y"); its pass ends the failure, listing the setup step between, so a probe that
+// failed before an install is no open failure making the task partial. A probe of something else stays other work.
+var probeCases = []patternCase{
+	{
+		pattern: 1, name: "a probe rewritten after an install ends the probe's failure, the install listed between",
+		turns: []scripted.Turn{{User: "Rank the results with xgboost and keep the tests green.",
+			Steps: []scripted.Step{
+				edit("ranking/rank.py", "def rank(items):", "import xgboost\n\ndef rank(items):"),
+				run("uv run pytest tests/", "============ 14 passed in 2.31s ============", 0),
+				run(`python -c 'import xgboost; print(xgboost.__version__)'`, "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"+
+					"xgboost.core.XGBoostError: XGBoost Library (libxgboost.dylib) could not be loaded: Library not loaded: @rpath/libomp.dylib", 1),
+				run("brew install libomp", "==> Pouring libomp--19.1.7.arm64_sonoma.bottle.tar.gz\n/opt/homebrew/Cellar/libomp/19.1.7: 9 files, 1.7MB", 0),
+				run(`uv run python -c 'import xgboost as xgb; print(xgb.__version__)'`, "2.1.3", 0)},
+			Final: "The ranker uses xgboost; libomp was missing on this Mac and is installed now. The tests pass."}},
+		must: []string{"task_outcome: success",
+			"Fix: `python -c 'import xgboost; print\\(xgboost\\.__version__\\)'` failed \\(`xgboost\\.core\\.XGBoostError[^\n]*\\) and " +
+				"`uv run python -c 'import xgboost as xgb; print\\(xgb\\.__version__\\)'` passed; between the failure and the pass: ran `brew install libomp`"},
+		mustNot: []string{"task_outcome: partial", "but `python -c", "` failed once"},
+	},
+	{
+		pattern: 1, name: "a heredoc probe rewritten after an install before the tests ran is a fix, no open failure",
+		turns: []scripted.Turn{{User: "Read the parquet export in the loader.",
+			Steps: []scripted.Step{
+				run("python3 - <<'PY'\nimport pyarrow.parquet as pq\nprint(pq.read_schema('data/export.parquet'))\nPY",
+					"Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nModuleNotFoundError: No module named 'pyarrow'", 1),
+				run("pip install pyarrow", "Successfully installed pyarrow-18.1.0", 0),
+				run("python3 - <<'PY'\nimport pyarrow.parquet as pq\nschema = pq.read_schema('data/export.parquet')\nprint(schema.names)\nPY",
+					"['id', 'name', 'total']", 0),
+				edit("loader/read.py", "def load(path):\n    return read_csv(path)", "def load(path):\n    return pq.read_table(path).to_pylist()"),
+				run("python3 -m pytest tests/test_loader.py", "============ 3 passed in 0.41s ============", 0)},
+			Final: "The loader reads the parquet export with pyarrow."}},
+		must: []string{"task_outcome: success",
+			"Fix: `python3 - <<'PY'[^`]*` failed \\(`ModuleNotFoundError: No module named 'pyarrow'`\\) and `python3 - <<'PY'[^`]*` passed; " +
+				"between the failure and the pass: ran `pip install pyarrow`"},
+		mustNot: []string{"` failed once"},
+	},
+	{
+		pattern: 1, guard: true, name: "a probe of another module after an install is other work: the probe's failure stands",
+		turns: []scripted.Turn{{User: "Rank the results with xgboost and keep the tests green.",
+			Steps: []scripted.Step{
+				edit("ranking/rank.py", "def rank(items):", "import pandas\n\ndef rank(items):"),
+				run("uv run pytest tests/", "============ 14 passed in 2.31s ============", 0),
+				run(`python -c 'import xgboost; print(xgboost.__version__)'`, "ModuleNotFoundError: No module named 'xgboost'", 1),
+				run("pip install pandas", "Requirement already satisfied: pandas", 0),
+				run(`python -c 'import pandas; print(pandas.__version__)'`, "2.2.3", 0)},
+			Final: "The ranker sorts with pandas."}},
+		must:    []string{"`python -c 'import xgboost; print\\(xgboost\\.__version__\\)'` failed once \\(`ModuleNotFoundError"},
+		mustNot: []string{"Fix: `python -c"},
+	},
+}
+
+func TestProbes(t *testing.T) { checkPatterns(t, probeCases) }

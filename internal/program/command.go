@@ -289,11 +289,11 @@ func Purpose(cmd string) string {
 	return "check"
 }
 
-// checkParts splits a command's first words into lower-case runs of letters and digits ("golangci", "lint").
+// checkParts splits a command's first words, not code given inline (-c, -e), into lower-case letter and digit runs.
 func checkParts(f []string) []string {
 	var out []string
 	for i, w := range f {
-		if i > 3 || strings.ContainsAny(w, "|;&") {
+		if i > 3 || strings.ContainsAny(w, "|;&") || w == "-c" || w == "-e" {
 			break
 		}
 		out = append(out, alnumRuns(path.Base(w))...)

@@ -158,6 +158,20 @@ var probeCases = []patternCase{
 		must:    []string{"`python -c 'import xgboost; print\\(xgboost\\.__version__\\)'` failed once \\(`ModuleNotFoundError"},
 		mustNot: []string{"Fix: `python -c"},
 	},
+	{
+		pattern: 1, name: "a probe is no check whatever its code names: its failure before the tests passed leaves no partial",
+		turns: []scripted.Turn{{User: "Make the async client tests run.",
+			Steps: []scripted.Step{
+				run(`python -c "import pytest_asyncio"`, "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"+
+					"ModuleNotFoundError: No module named 'pytest_asyncio'", 1),
+				run("pip install pytest-asyncio", "Successfully installed pytest-asyncio-0.24.0", 0),
+				edit("pyproject.toml", "[tool.pytest.ini_options]", "[tool.pytest.ini_options]\nasyncio_mode = \"auto\""),
+				run("pytest tests/test_client.py", "============ 6 passed in 0.52s ============", 0)},
+			Final: "The async tests run with pytest-asyncio in auto mode."}},
+		must: []string{"task_outcome: success", "Outcome: success \\(the last check `pytest tests/test_client\\.py` passed\\)",
+			"`python -c \"import pytest_asyncio\"` failed once \\(`ModuleNotFoundError: No module named 'pytest_asyncio'`\\)"},
+		mustNot: []string{"task_outcome: partial", "but `python -c"},
+	},
 }
 
 func TestProbes(t *testing.T) { checkPatterns(t, probeCases) }

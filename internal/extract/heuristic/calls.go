@@ -236,7 +236,7 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
-	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq}
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq, Error: c.errLine}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
 			p.Edited = slices.Clone(p.Edited) // with the line the latest edit put in: a.go (`return x`)

@@ -25,27 +25,21 @@ func stages(part string) []string { return split(part, true) }
 
 func split(s string, pipes bool) []string {
 	blank := blankQuotes(strings.ReplaceAll(s, `\;`, "  "), true)
-	var out []string
-	start := 0
+	out, start := []string(nil), 0
 	for i := 0; i < len(blank); i++ {
 		c, double := blank[i], i+1 < len(blank) && blank[i+1] == blank[i]
 		switch {
 		case pipes && c == '|' && !double && (i == 0 || blank[i-1] != '|'):
 		case !pipes && (c == ';' || c == '\n'):
 		case !pipes && (c == '&' || c == '|') && double:
-			out = append(out, s[start:i])
-			start, i = i+2, i+1
+			out, start, i = append(out, strings.TrimSpace(s[start:i])), i+2, i+1
 			continue
 		default:
 			continue
 		}
-		out = append(out, s[start:i])
-		start = i + 1
+		out, start = append(out, strings.TrimSpace(s[start:i])), i+1
 	}
-	out = append(out, s[start:])
-	for i := range out {
-		out[i] = strings.TrimSpace(out[i])
-	}
+	out = append(out, strings.TrimSpace(s[start:]))
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 

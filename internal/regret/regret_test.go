@@ -313,3 +313,27 @@ func TestProbeFixedBySetupIsALesson(t *testing.T) {
 		t.Fatalf("%d incidents %+v, want the xgboost probe's failure open, no lesson", n, other.incidents)
 	}
 }
+
+// A failure whose rerun fails with another error was ended by what ran between: the install is the first
+// error's lesson, the edit the second's, never one lesson crediting the edit with both.
+func TestChangedErrorIsItsOwnLesson(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	s := testSession("s1", day, events(
+		human("make the api tests pass"),
+		shell("c1", "pytest tests/test_api.py", false, "E   ModuleNotFoundError: No module named 'httpx'"),
+		shell("c2", "pip install httpx", true, "Successfully installed httpx-0.27.0"),
+		shell("c3", "pytest tests/test_api.py", false, "E   AssertionError: assert 422 == 200"),
+		sessions.Event{Kind: sessions.EventFileChange, FilePath: "app/schemas.py", FileOp: "update"},
+		shell("c4", "pytest tests/test_api.py", true, "3 passed in 0.28s"),
+	)...)
+	if n := len(s.incidents); n != 2 || !s.incidents[0].lesson() || !s.incidents[1].lesson() {
+		t.Fatalf("%d incidents %+v, want two fixed failures", n, s.incidents)
+	}
+	first, second := s.incidents[0], s.incidents[1]
+	if !slices.Equal(first.setup, []string{"pip install httpx"}) || len(first.files) != 0 {
+		t.Errorf("first failure: setup %q, files %q; want the install alone", first.setup, first.files)
+	}
+	if len(second.setup) != 0 || !slices.Equal(second.files, []string{"schemas.py"}) {
+		t.Errorf("second failure: setup %q, files %q; want the edit alone", second.setup, second.files)
+	}
+}

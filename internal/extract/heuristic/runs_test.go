@@ -10,6 +10,23 @@ import (
 // quoted command shows the line's work, and a rerun is a run of that work, not of a shared prefix.
 var runCases = []patternCase{
 	{
+		pattern: 2, name: "two errors of one check are two failures, each with what ran after it",
+		turns: []scripted.Turn{{User: "Make the API tests pass.",
+			Steps: []scripted.Step{
+				run("pytest tests/test_api.py", "E   ModuleNotFoundError: No module named 'httpx'\n=== 1 error in 0.12s ===", 1),
+				run("pip install httpx", "Successfully installed httpx-0.27.0", 0),
+				run("pytest tests/test_api.py", "E   AssertionError: assert 422 == 200\nFAILED tests/test_api.py::test_create - "+
+					"AssertionError: assert 422 == 200\n=== 1 failed in 0.31s ===", 1),
+				edit("app/schemas.py", "name: str", "name: str | None = None"),
+				run("pytest tests/test_api.py", "=== 3 passed in 0.28s ===", 0)},
+			Final: "The API tests pass: httpx was missing and the create schema required a name."}},
+		must: []string{"`pytest tests/test_api\\.py` failed \\(`[^`]*No module named 'httpx'`\\) and failed differently on a rerun; " +
+			"between the failure and the rerun: ran `pip install httpx`\\.",
+			"Fix: `pytest tests/test_api\\.py` failed \\(`[^`]*assert 422 == 200`[^\n]*\\) and passed on a rerun \\(`3 passed[^\n]*; " +
+				"between the failure and the pass: edited app/schemas\\.py"},
+		mustNot: []string{"failed 2 times", "Fix: [^\n]*httpx'`"},
+	},
+	{
 		pattern: 33, name: "three runs of one work with different options are no command failing three times",
 		turns: []scripted.Turn{{User: "Merge pull request 7.",
 			Steps: []scripted.Step{
@@ -17,8 +34,20 @@ var runCases = []patternCase{
 				run("gh pr merge 7 --squash --auto", "GraphQL: Auto merge is not allowed for this repository (enablePullRequestAutoMerge)", 1),
 				run("gh pr merge 7 --squash --admin", "GraphQL: Resource not accessible by integration (mergePullRequest)", 1)},
 			Final: "I could not merge the pull request: the branch policy and the token's permissions forbid it."}},
-		must:    []string{"`gh pr merge 7 --squash --admin` failed once \\(`GraphQL: Resource not accessible[^\n]*; 2 earlier runs written differently failed too\\)"},
-		mustNot: []string{"failed 3 times", "failed 2 times"},
+		must: []string{"`gh pr merge 7 --squash --admin` failed once \\(`GraphQL: Resource not accessible[^\n;]*\\)",
+			"`gh pr merge 7 --squash` failed \\(`X Pull request #7 is not mergeable[^\n]*\\) and `gh pr merge 7 --squash --auto` " +
+				"failed differently; nothing else ran between the failure and the rerun"},
+		mustNot: []string{"failed 3 times", "failed 2 times", "Fix: `gh pr merge"},
+	},
+	{
+		pattern: 33, guard: true, name: "a run written differently with the same error is counted beside the latest",
+		turns: []scripted.Turn{{User: "Merge pull request 7.",
+			Steps: []scripted.Step{
+				run("gh pr merge 7 --squash", "GraphQL: Resource not accessible by integration (mergePullRequest)", 1),
+				run("gh pr merge 7 --squash --admin", "GraphQL: Resource not accessible by integration (mergePullRequest)", 1)},
+			Final: "I could not merge the pull request: the token's permissions forbid it."}},
+		must:    []string{"`gh pr merge 7 --squash --admin` failed once \\(`GraphQL: Resource[^\n]*; 1 earlier run written differently failed too\\)"},
+		mustNot: []string{"failed differently"},
 	},
 	{
 		pattern: 33, name: "a fix after runs written differently counts the command's own runs",
@@ -29,8 +58,10 @@ var runCases = []patternCase{
 				run("git commit -am 'Fix the parser' --no-verify", "fatal: unable to auto-detect email address", 1),
 				run("git -c user.email=dev@example.com commit -am 'Fix the parser' --no-verify", "[main 1a2b3c4] Fix the parser\n 1 file changed", 0)},
 			Final: "Committed as 1a2b3c4 without the hook."}},
-		must:    []string{"`git commit -am 'Fix the parser' --no-verify` failed \\(`fatal: unable to auto-detect[^\n]*; 2 earlier runs written differently failed too\\) and"},
-		mustNot: []string{"failed 3 times", "failed 2 times"},
+		must: []string{"`git commit -am 'Fix the parser' --no-verify` failed \\(`fatal: unable to auto-detect[^\n;]*\\) and",
+			"`git commit -am 'Fix the parser' 2>&1 \\| tail -3` failed 2 times \\(`error: hook pre-commit failed[^\n]*\\) and " +
+				"`git commit -am 'Fix the parser' --no-verify` failed differently"},
+		mustNot: []string{"failed 3 times"},
 	},
 	{
 		pattern: 33, guard: true, name: "runs of one command as written, filters aside, are counted together",

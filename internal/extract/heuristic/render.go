@@ -120,11 +120,11 @@ func fixLine(f fix) string {
 	line := runLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
 		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail, f.Others) + " and " +
 		cmp.Or(when(same && escalated, ended+" when rerun with escalated permissions"), when(same, ended+" on a rerun"),
-			runLine(f.Pass.Command, 120)+" "+ended) + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
+			runLine(f.Pass.Command, 120)+" "+ended) + when(f.pass.tally != "", " ("+code(f.pass.tally)+")")
 	between := joinSet("; ", when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
 		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more"))
-	return line + cmp.Or(when(f.Quiet(), "nothing else ran between the failure and "+next+"."),
-		"between the failure and "+next+": "+between+".")
+	quiet := cmp.Or(when(failed, "."), "; nothing else ran between the failure and the pass.") // the commands say it
+	return line + cmp.Or(when(!f.Quiet(), "; between the failure and "+next+": "+between+"."), quiet)
 }
 
 // runLine quotes a command line cut to n bytes, from its work on if the cut hides it and no "&&" may have stopped it.

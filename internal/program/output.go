@@ -81,15 +81,14 @@ func ErrorLine(cmd, out string) string {
 		}
 		quiet := noiseRE().MatchString(l)
 		warning = quiet && (strings.Contains(strings.ToLower(l), "warn") || strings.HasPrefix(l, `File "`))
-		if join && !quiet && len(best)+len(l) < 400 {
-			best += " " + l
-		}
-		join = false
-		if quiet {
-			last = "" // a wrapper's line, a hint or a footer ends the output: the line before it is no report
+		if quiet { // a wrapper's line, a hint or a footer ends the output: the line before it is no report
+			last, join = "", false
 			continue
 		}
-		last, kept = l, kept+1
+		if join && len(best)+len(l) < 400 {
+			best += " " + l
+		}
+		last, kept, join = l, kept+1, false
 		for r, re := range problemRanks[:rank] {
 			if re().MatchString(l) {
 				best, rank = l, r
@@ -117,12 +116,15 @@ var (
 	discardsErrorsRE = lazyre.New(`[2&]>\s*/dev/null|>\s*/dev/null\s+2>&1|2>&-`)
 	escapeRE         = lazyre.New("\x1b\\[[\x20-\x3f]*[\x40-\x7e]")
 	jsonMessageRE    = lazyre.New(`^[{\[].*?"message"\s*:\s*"((?:[^"\\]|\\.)+)"`)
+	// failingTestRE finds failing tests: go test, ExUnit, pytest's summary, jest, vitest, TAP, libtest, RSpec.
+	failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|` +
+		`^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|` +
+		`^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
+	// tallyRE is a runner's count line ("2 passed in 0.81s", "31 tests, 0 failures"), not npm's "> pkg@1 test".
+	tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
+	// commitLineRE is the line git prints per commit made: "[main 1a2b3c4] x".
+	commitLineRE = lazyre.New(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
 )
-
-// failingTestRE finds failing tests: go test, ExUnit, pytest's summary, jest, vitest, TAP, libtest, RSpec.
-var failingTestRE = lazyre.New(`(?m)^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED\s*$|^rspec \S+:\d+ # (.+?)\s*$|` +
-	`^\s*\d+\) test (.+?) \(\S+\)\s*$|^_{3,} (test\w*|\w+\.test\w*) _{3,}\s*$|^FAILED \S+::(\S+?)(?: - |\s*$)|` +
-	`^\s*(?:✕|×|✗)\s+(.+?)(?:\s+\(?\d+ ?m?s\)?)?\s*$|^not ok \d+ - (.+?)\s*$`)
 
 // FailingTests returns up to three distinct failing test names.
 func FailingTests(out string) []string {
@@ -137,9 +139,6 @@ func FailingTests(out string) []string {
 	}
 	return names
 }
-
-// tallyRE is a runner's count line ("2 passed in 0.81s", "31 tests, 0 failures"), not npm's "> pkg@1 test".
-var tallyRE = lazyre.New(`(?i)(^|[\s(:,])\d+ (passed|tests?|examples?|specs?)([,;(\s][^\n]{0,60}|$)`)
 
 // PassTally returns the last count line of a passing check's output, spaces folded: how much it verified.
 func PassTally(out string) string {
@@ -162,9 +161,6 @@ func ScriptRan(out string) string {
 
 // Commit is one commit git reported making.
 type Commit struct{ SHA, Subject string }
-
-// commitLineRE is the line git prints per commit made: "[main 1a2b3c4] x".
-var commitLineRE = lazyre.New(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$`)
 
 // CommitsReported returns up to max commits git's output reports making.
 func CommitsReported(out string, max int) []Commit {

@@ -49,32 +49,38 @@ var (
 	// readOnlyGit only look (branch, config, remote: see gitReadOnly).
 	readOnlyGit = lazyre.Words(`status diff log show branch blame rev-parse ls-files remote describe shortlog reflog
 		grep config fetch`)
+	// purposeWords name what a check verifies, most specific first.
+	purposeWords = []struct{ purpose, words string }{
+		{"test", `test tests pytest jest vitest mocha rspec phpunit ctest tox nox unittest e2e playwright cypress`},
+		{"lint", `lint vet eslint ruff clippy golangci staticcheck flake8 pylint shellcheck rubocop biome prettier gofmt
+			credo`},
+		{"type-check", `tsc mypy pyright typecheck dialyzer`},
+		{"build", `build compile`}, {"check", `check verify validate configtest`},
+	}
+	// purposeOf maps each check word to its purpose.
+	purposeOf = sync.OnceValue(func() map[string]string {
+		m := map[string]string{}
+		for i := len(purposeWords) - 1; i >= 0; i-- {
+			for _, w := range strings.Fields(purposeWords[i].words) {
+				m[w] = purposeWords[i].purpose
+			}
+		}
+		return m
+	})
+	// verifyFlags make a command a configuration dry run; nil: always one.
+	verifyFlags = map[string][]string{
+		"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
+		"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},
+		"systemd-analyze": {"verify"}, "caddy": {"validate"},
+	}
+	// writeFlags make a program write files: a formatter rather than check, a reader in place (sed -i alone or in
+	// a cluster, sort -o, find -delete; tee: any operand).
+	writeFlags = map[string][]string{
+		"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
+		"biome": {"--write", "--apply", "--fix"}, "sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"},
+		"yq": {"-i", "--inplace"}, "sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""},
+	}
 )
-
-// purposeWords name what a check verifies, most specific first.
-var purposeWords = []struct{ purpose, words string }{
-	{"test", `test tests pytest jest vitest mocha rspec phpunit ctest tox nox unittest e2e playwright cypress`},
-	{"lint", `lint vet eslint ruff clippy golangci staticcheck flake8 pylint shellcheck rubocop biome prettier gofmt
-		credo`},
-	{"type-check", `tsc mypy pyright typecheck dialyzer`},
-	{"build", `build compile`},
-	{"check", `check verify validate configtest`},
-}
-
-// verifyFlags make a command a configuration dry run; nil: always one.
-var verifyFlags = map[string][]string{
-	"nginx": {"-t", "-T"}, "logrotate": {"-d", "--debug"}, "visudo": {"-c"}, "sshd": {"-t"},
-	"apachectl": {"-t", "configtest"}, "haproxy": {"-c"}, "named-checkconf": nil, "promtool": {"check"},
-	"systemd-analyze": {"verify"}, "caddy": {"validate"},
-}
-
-// writeFlags make a program write files: a formatter rather than check, a reader in place (sed -i alone or in
-// a cluster, sort -o, find -delete; tee: any operand).
-var writeFlags = map[string][]string{
-	"prettier": {"--write", "-w"}, "gofmt": {"-w"}, "goimports": {"-w"}, "gofumpt": {"-w"},
-	"biome": {"--write", "--apply", "--fix"}, "sed": {"-i", "--in-place"}, "awk": {"inplace"}, "gawk": {"inplace"},
-	"yq": {"-i", "--inplace"}, "sort": {"-o", "--output"}, "find": {"-delete", "-fprint", "-fls"}, "tee": {""},
-}
 
 func writes(prog string, args []string) bool {
 	return slices.ContainsFunc(args, func(a string) bool {
@@ -85,16 +91,5 @@ func writes(prog string, args []string) bool {
 		})
 	})
 }
-
-// purposeOf maps each check word to its purpose.
-var purposeOf = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
-	for i := len(purposeWords) - 1; i >= 0; i-- {
-		for _, w := range strings.Fields(purposeWords[i].words) {
-			m[w] = purposeWords[i].purpose
-		}
-	}
-	return m
-})
 
 func isNumber(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

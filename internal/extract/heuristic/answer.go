@@ -43,6 +43,16 @@ var (
 		`^(if you (want|like|prefer|need)|you can|feel free|optionally|run)\b|\bi can\s|` +
 		`\b(according to|in|from|based on) (my|the|your) (saved )?memor(y|ies)\b|` +
 		`\bmy (memory|memories|notes) (say|show|note)|可能|应该|应当|将会|建议|也许|大概|我(也|还)?可以|？$`)
+	// verbs make a clause: auxiliaries, modals and common irregular pasts.
+	verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
+	might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
+	began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
+	understood won saw seen done held fell felt stuck hid hidden put set let run`)
+	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|` +
+		`did not manage|didn'?t manage)\b`)
+	failureRE = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|` +
+		`permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|` +
+		`didn'?t work|won'?t be able|i won'?t)\b`)
 )
 
 // assistant takes the agent's words; only a final answer is kept.
@@ -51,7 +61,13 @@ func (x *Extractor) assistant(e sessions.Event) {
 	if t == nil || text == "" {
 		return
 	}
-	t.answered, x.question = true, lastQuestion(text)
+	// The message's last question, whole, with the questions just before it that fit in lineMax.
+	question := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
+	ss, q := sentencesOf(text), ""
+	for i := len(ss) - 1; i >= 0 && (q == "" || question(ss[i]) && len(ss[i])+len(q) < lineMax); i-- {
+		q = strings.TrimSpace(when(question(ss[i]), ss[i]) + " " + q)
+	}
+	t.answered, x.question = true, oneLine(q)
 	if !e.Final {
 		return
 	}
@@ -70,16 +86,6 @@ func (x *Extractor) assistant(e sessions.Event) {
 		t.answers = append(t.answers[max(0, len(t.answers)-maxAnswers+1):], a)
 	}
 	t.final, t.finalSince = oneLine(text), true
-}
-
-// lastQuestion is a message's last question, whole, with the questions just before it that fit in lineMax.
-func lastQuestion(text string) string {
-	asks := func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "*` "), "?") }
-	ss, q := sentencesOf(text), ""
-	for i := len(ss) - 1; i >= 0 && (q == "" || asks(ss[i]) && len(ss[i])+len(q) < lineMax); i-- {
-		q = strings.TrimSpace(when(asks(ss[i]), ss[i]) + " " + q)
-	}
-	return oneLine(q)
 }
 
 // answerSentences keeps the sentences a memory may quote: no heading, and a code block's lines as code. Of an
@@ -182,20 +188,6 @@ func statement(s string) bool {
 	f := strings.Fields(s)
 	return len(f) >= 3 && slices.ContainsFunc(f, verb)
 }
-
-// verbs make a clause: auxiliaries, modals and common irregular pasts.
-var verbs = lazyre.Words(`is are was were be been has have had does do did can cannot could will would should must may
-	might need broke broken found made took taken gave given got went gone came ran built wrote written left kept lost
-	began became brought caught chose knew known led meant met paid said sent shown sold stood told thought threw
-	understood won saw seen done held fell felt stuck hid hidden put set let run`)
-
-var (
-	selfFailureRE = lazyre.New(`(?i)\bI (was |am )?(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|` +
-		`did not manage|didn'?t manage)\b`)
-	failureRE = lazyre.New(`(?i)\b(couldn'?t|could not|i (must |have to )?decline|(don'?t|do not) have (access|` +
-		`permission)|unable to|not able to|failed to|still fail|still failing|blocked|can'?t|cannot|did not work|` +
-		`didn'?t work|won'?t be able|i won'?t)\b`)
-)
 
 // quotes reports a sentence quoting three or more words in double quotes outside code: someone else's words.
 func quotes(s string) bool {

@@ -49,8 +49,7 @@ func (x *Extractor) context() string {
 	// Whether git changed the repository (a pull, a merge) only its output says: no file edited is what stands.
 	b += cmp.Or(when(len(changed) > 0, " and changed "+when(floor, "at least ")+
 		english.Count(len(changed), "file", "files")), when(floor, " and changed files it does not name"),
-		" and edited no file directly") +
-		when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
+		" and edited no file directly") + when(undone > 0, " ("+itoa(undone)+" more changed and then undone)") +
 		when(commits > 0, "; it made "+english.Count(commits, "git commit", "git commits")) + "." +
 		when(len(changed) > 0, " Files changed: "+codeList(capped(changed, maxChangedNames), 200)+ // to search for one
 			more(len(changed), maxChangedNames)+".") +

@@ -14,12 +14,10 @@ import (
 const (
 	V1 = "v1" // raw memory and rollout summary
 	V2 = "v2" // rollout summary only, a chronological history
-)
 
-// Limits: every list kept per task is capped, whatever the transcript's length. Budgets are bytes, under the
-// raw memory's 7,900 and the summary's 9,000 with room for redaction. The last line: a request, a follow-up,
-// a rule, an answer before any tool call.
-const (
+	// Limits: every list kept per task is capped, whatever the transcript's length. Budgets are bytes, under the
+	// raw memory's 7,900 and the summary's 9,000 with room for redaction. The last line: a request, a follow-up,
+	// a rule, an answer before any tool call.
 	maxTasks, maxPrefs, maxCorrections, maxAnswers, maxFixes = 8, 8, 3, 6, 8
 	maxTrackedFiles, maxTrackedCmds, maxCalls, maxReads      = 200, 200, 1024, 24
 	maxTaskWords, maxKeywords, maxKeywordPool, maxSlugBytes  = 400, 12, 2000, 80

@@ -1085,7 +1085,7 @@ var patternCases = []patternCase{
 		must: []string{"Earlier answer: “The importer parses each row twice, once to validate it\\.”; the agent asked: “Should I merge the passes \\(A\\) or cache the parse \\(B\\)\\?”; the user replied: “B”"},
 	},
 	{
-		pattern: 5, name: "a rule is the user's sentence alone: the next one is no reason the extractor infers",
+		pattern: 5, name: "a sentence about the project after a rule is the task's context, no part of the rule",
 		turns: []scripted.Turn{{User: "Always run the linter before you commit. The import is slow because the cache is cold.",
 			Steps: []scripted.Step{edit("importer/cache.go", "warm := false", "warm := true")},
 			Final: "The importer warms its cache at start."}},

@@ -49,10 +49,11 @@ var (
 		`\bthe (first|second|third|last|other) (one|option|approach)\b`)
 )
 
-// preferences returns the standing instructions of one message, each the user's sentence alone (the next one is no
-// reason to guess), and its sentences' keys; one another message said too (said: their keys) whatever its words,
-// but for a message sent again (the two share over half the shorter's sentences). A pick of an option ("I prefer
-// option 2") answers once, and so does a "no" to a question (refuses) but for a sentence that says it stands.
+// preferences returns the standing instructions of one message and its sentences' keys; one another message said
+// too (said: their keys) whatever its words, but for a message sent again (the two share over half the shorter's
+// sentences). A pick of an option ("I prefer option 2") answers once, and so does a "no" to a question (refuses)
+// but for a sentence that says it stands. A rule that opens its paragraph (after a greeting at most) keeps the
+// sentences that go on with it there, two at most, whole; after a request it is an aside to it and stands alone.
 func preferences(text string, refuses bool, said [][]string) (prefs, keys []string) {
 	ss := sentencesOf(ownWords(text))
 	for _, s := range ss {
@@ -64,16 +65,37 @@ func preferences(text string, refuses bool, said [][]string) (prefs, keys []stri
 			return slices.Contains(m, key(s)) && 2*n <= min(len(keys), len(m))
 		})
 	}
-	return capped(slices.DeleteFunc(ss, func(s string) bool { // len(ss): the sentences before any is deleted
-		// A ban of a word or two as the whole message reacts to the moment ("dont run").
-		return !standing(s, again) || !marksStanding(s) && (refuses || optionRefRE().MatchString(s)) ||
-			len(meaningfulWords(s)) == 0 && words(s) < 4 || len(ss) == 1 && words(s) < 3
-	}), 4), keys
+	rule := func(s string) bool { // a ban of a word or two as the whole message reacts to the moment ("dont run")
+		return standing(s, again) && (marksStanding(s) || !refuses && !optionRefRE().MatchString(s)) &&
+			(len(meaningfulWords(s)) > 0 || words(s) >= 4) && (len(ss) > 1 || words(s) >= 3)
+	}
+	for _, p := range strings.Split(ownWords(text), "\n\n") { // paragraphs: ownWords parts them
+		ps := sentencesOf(p)
+		for i := range ps {
+			n, opens := i+1, !slices.ContainsFunc(ps[:i], func(s string) bool { return len(meaningfulWords(s)) > 0 })
+			for ; opens && n < min(len(ps), i+3) && goesOn(ps[n]) && !rule(ps[n]); n++ {
+			}
+			if rule(ps[i]) {
+				prefs = append(prefs, strings.Join(ps[i:n], " ")) // userWords keeps it to prefMax by whole sentences
+			}
+		}
+	}
+	return capped(prefs, 4), keys
+}
+
+// goesOn reports a sentence that goes on with a rule: it speaks of the user or to the agent, or narrows the rule
+// ("Only …", "Except …"); not a question, nor one that turns to the work at hand ("Now fix …").
+func goesOn(s string) bool {
+	f := append(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }), "")
+	w := " " + f[0] + " "
+	return !strings.HasSuffix(s, "?") && prose(s) && !strings.Contains(" now first next then also anyway btw ", w) &&
+		(strings.Contains(" only except unless even not but ", w) || slices.ContainsFunc(f, addressed))
 }
 
 // ownWords drops what the user pasted, its lines folded: fenced blocks, quoted (">") and indented lines, a
 // tool's lines and, up to a blank line, a shell prompt's line and what follows, and what follows a line that
-// introduces someone else's words ("The reviewer wrote:").
+// introduces someone else's words ("The reviewer wrote:"). A line left out, and a list's item, part paragraphs as
+// a blank line does (a rule keeps the sentences of its paragraph).
 func ownWords(text string) string {
 	b, fenced, pasted := strings.Builder{}, false, false
 	for l := range strings.Lines(text) {
@@ -90,9 +112,10 @@ func ownWords(text string) string {
 			strings.HasSuffix(t, ":") &&
 				slices.ContainsFunc(f, func(w string) bool { return pasteIntros()[strings.Trim(w, ":,.")] }):
 			pasted = true
-		default:
-			b.WriteString(oneLine(t) + "\n")
+		default: // a list's item is a paragraph of its own
+			b.WriteString(when(strings.IndexAny(t, "-*•0123456789") == 0, "\n") + oneLine(t))
 		}
+		b.WriteString("\n") // a line left out parts the paragraph as a blank one does
 	}
 	return b.String()
 }
@@ -119,9 +142,6 @@ func terminalOutput(text string) (own, pasted string) {
 var pasteIntros = lazyre.Words(`said says wrote writes comment comments review reviewer reviewers feedback error errors
 	output log logs message forwarded quoted pasted traceback printed reported suggested`)
 
-// document reports a message under two or more headings: a template or a pasted document, whose rules are its own.
-func document(text string) bool { return strings.Count("\n"+text, "\n#") >= 2 }
-
 // marksStanding reports a sentence that says it stands.
 func marksStanding(s string) bool {
 	l := strings.ToLower(s)
@@ -142,10 +162,12 @@ func specifies(s string) bool {
 	l := strings.ToLower(s)
 	conditional := strings.HasPrefix(l, "if ") || strings.HasPrefix(l, "when ") || strings.HasPrefix(l, "unless ") ||
 		strings.HasPrefix(l, "in case ")
-	addressed := func(w string) bool { return slices.Contains(strings.Fields("you your we us our me my i"), w) }
 	return conditional && !marksStanding(s) &&
 		!slices.ContainsFunc(strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) }), addressed)
 }
+
+// addressed reports a word that speaks of the user or to the agent.
+func addressed(w string) bool { return strings.Contains(" you your we us our me my i ", " "+w+" ") }
 
 // prose reports text that reads as words rather than pasted code or logs.
 func prose(s string) bool {

@@ -57,7 +57,9 @@ func (d *taskDoc) add(list *[]*entry, c class, text string) {
 }
 
 func (x *Extractor) taskDoc(t *task) taskDoc {
-	d := taskDoc{name: textcut.Line(t.title(), 100)}
+	// A task is named after its request, never after a template's text (filled in or not) or pasted output.
+	title := cmp.Or(when(t.template, "a request using a prompt template"), t.request, "terminal output the user pasted")
+	d := taskDoc{name: textcut.Line(title, 100)}
 	d.outcome, d.reason = t.outcome()
 	live := t.files.live()
 	d.live, d.floor = len(live), t.files.floor

@@ -128,8 +128,8 @@ func (x *Extractor) human(e sessions.Event) {
 	}
 	prefs, keys := preferences(when(!tmpl, normQuotes(e.Text)), asked && negativeRE().MatchString(text), x.said)
 	for _, p := range prefs {
-		if !slices.ContainsFunc(x.tasks, func(t *task) bool { return slices.Contains(t.prefs, p) }) &&
-			len(cur.prefs) < maxPrefs {
+		kept := func(t *task) bool { return strings.Contains(strings.Join(t.prefs, "\n"), p) } // or in a longer one
+		if !slices.ContainsFunc(x.tasks, kept) && len(cur.prefs) < maxPrefs {
 			cur.prefs = append(cur.prefs, p)
 		}
 	}
@@ -164,11 +164,6 @@ func (x *Extractor) startsTask(cur *task, text, first string, words []string, ne
 	n := len(meaningfulWords(strings.Join(slices.DeleteFunc(strings.Fields(text), link), " "))) // links aside
 	// Under two words (a link, a nudge) it is about the current request.
 	return n >= 10 || n >= 2 && !continuations()[first] && !cur.shares(words, false)
-}
-
-// title names a task after its request, never after a template's text (filled in or not) or pasted output.
-func (t *task) title() string {
-	return cmp.Or(when(t.template, "a request using a prompt template"), t.request, "terminal output the user pasted")
 }
 
 // continuations open a message that goes on with the current request.

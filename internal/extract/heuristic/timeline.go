@@ -26,9 +26,11 @@ type timeline struct {
 
 func (tl *timeline) add(text string, worth int) { tl.push(step{text: text, worth: worth}) }
 
-// said adds a message of the user; one laid out as a document (a template, a pasted spec) by its opening only.
+// said adds a message of the user; one laid out as a document (a template, a pasted spec: two or more headings, whose
+// rules are its own) by its opening only.
 func (tl *timeline) said(label, words string) {
-	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document(words)]), user: words})
+	document := strings.Count("\n"+words, "\n#") >= 2
+	tl.push(step{text: label + userWords(words, map[bool]int{true: 200, false: askMax}[document]), user: words})
 }
 
 // explore adds a look around, folded into the one before it.

@@ -358,6 +358,16 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "070146de-1076-4ee1-bf91-fc6d61825e56", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
 		"claude/-Users-aviralmansingka-playground-kata-inference-py/b6301b1e-118d-4c94-9de1-fb171cf5c1df.jsonl": {
 			ID: "b6301b1e-118d-4c94-9de1-fb171cf5c1df", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
+		// Claude Code 1.0.120 and 1.0.123 sessions of kmitch92/dotfiles (macOS),
+		// committed with the author's Claude Code home in his stow-managed dotfiles.
+		"claude/-Users-kiel-mitchell-dotifles/b8c6985b-f66d-46fe-a814-067997dfd857.jsonl": {
+			ID: "b8c6985b-f66d-46fe-a814-067997dfd857", Source: "cli", Cwd: "/Users/kiel.mitchell/dotifles", GitBranch: "main"},
+		"claude/-Users-kiel-mitchell/0929b296-be08-4126-8d00-95d553bedcdc.jsonl": {
+			ID: "0929b296-be08-4126-8d00-95d553bedcdc", Source: "cli", Cwd: "/Users/kiel.mitchell"},
+		// A Claude Code 1.0.120 session of DaniloTito01/zfull, run as root in
+		// /root/projeto on a VPS (no git repository), committed with a dump of /root.
+		"claude/-root-projeto/14e9eeb1-a80f-44e1-9848-cd62a4450a8d.jsonl": {
+			ID: "14e9eeb1-a80f-44e1-9848-cd62a4450a8d", Source: "cli", Cwd: "/root/projeto"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

@@ -358,6 +358,13 @@ func TestHeldoutFixturesRead(t *testing.T) {
 			ID: "070146de-1076-4ee1-bf91-fc6d61825e56", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
 		"claude/-Users-aviralmansingka-playground-kata-inference-py/b6301b1e-118d-4c94-9de1-fb171cf5c1df.jsonl": {
 			ID: "b6301b1e-118d-4c94-9de1-fb171cf5c1df", Source: "cli", Cwd: "/Users/aviralmansingka/playground/kata-inference-py", GitBranch: "main"},
+		// Claude Code 2.1.141 sessions of windtara0619/tpu-inference (Linux on a
+		// TPU VM), committed with the author's Claude Code home by an autosync
+		// commit of the fork.
+		"claude/-home-tarading-tpu-inference/ebfb497e-e1dc-430b-aed4-17b11545d95b.jsonl": {
+			ID: "ebfb497e-e1dc-430b-aed4-17b11545d95b", Source: "cli", Cwd: "/home/tarading/tpu-inference", GitBranch: "prefill_fuse"},
+		"claude/-home-tarading-tpu-inference/19a2e244-9267-4afb-8908-2e5caa9374ba.jsonl": {
+			ID: "19a2e244-9267-4afb-8908-2e5caa9374ba", Source: "cli", Cwd: "/home/tarading/tpu-inference", GitBranch: "prefill_fuse"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

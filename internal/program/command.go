@@ -25,27 +25,21 @@ func stages(part string) []string { return split(part, true) }
 
 func split(s string, pipes bool) []string {
 	blank := blankQuotes(strings.ReplaceAll(s, `\;`, "  "), true)
-	var out []string
-	start := 0
+	out, start := []string(nil), 0
 	for i := 0; i < len(blank); i++ {
 		c, double := blank[i], i+1 < len(blank) && blank[i+1] == blank[i]
 		switch {
 		case pipes && c == '|' && !double && (i == 0 || blank[i-1] != '|'):
 		case !pipes && (c == ';' || c == '\n'):
 		case !pipes && (c == '&' || c == '|') && double:
-			out = append(out, s[start:i])
-			start, i = i+2, i+1
+			out, start, i = append(out, strings.TrimSpace(s[start:i])), i+2, i+1
 			continue
 		default:
 			continue
 		}
-		out = append(out, s[start:i])
-		start = i + 1
+		out, start = append(out, strings.TrimSpace(s[start:i])), i+1
 	}
-	out = append(out, s[start:])
-	for i := range out {
-		out[i] = strings.TrimSpace(out[i])
-	}
+	out = append(out, strings.TrimSpace(s[start:]))
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" && !pipes })
 }
 
@@ -164,8 +158,8 @@ func readOnly(cmd string) bool {
 	return len(ps) > 0 // a line of no command does not look around
 }
 
-// Explores reports a line that only looks around, writing no file (a redirection, tee, sed -i, sort -o).
-func Explores(cmd string) bool { return !writesFile(cmd) && readOnly(cmd) }
+// Explores reports a line that only looks around, its first line writing no file (a redirection, tee, sed -i …).
+func Explores(cmd string) bool { return readOnly(cmd) && written(strings.Split(cmd, "\n")[0]) == nil }
 
 // readOnlyProgram reports a reader, a read-only git command, or a tool asked for a state ("gh pr view").
 func readOnlyProgram(f []string) bool {
@@ -289,11 +283,11 @@ func Purpose(cmd string) string {
 	return "check"
 }
 
-// checkParts splits a command's first words into lower-case runs of letters and digits ("golangci", "lint").
+// checkParts splits a command's first words, not code given inline (-c, -e), into lower-case letter and digit runs.
 func checkParts(f []string) []string {
 	var out []string
 	for i, w := range f {
-		if i > 3 || strings.ContainsAny(w, "|;&") {
+		if i > 3 || strings.ContainsAny(w, "|;&") || w == "-c" || w == "-e" {
 			break
 		}
 		out = append(out, alnumRuns(path.Base(w))...)

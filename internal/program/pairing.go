@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Pairing: a failure stays open until a run of the same work covering its targets passes; the pair lists what
-// ran between. The offline extractor and the regret ledger both pair this way (docs/extractor.md).
+// Pairing: a failure stays open until a run of the same work covering its targets passes, or fails with another
+// error line; the pair lists what ran between. The offline extractor and the regret ledger both pair this way.
 
 // Outcome is how a run ended, from its exit status or the tool's error flag only; Unknown without either.
 type Outcome int
@@ -22,8 +22,9 @@ const (
 type Run struct {
 	Command   string
 	Outcome   Outcome
-	Escalated bool // it ran outside the sandbox
-	Ref       int  // the caller's reference
+	Escalated bool   // it ran outside the sandbox
+	Ref       int    // the caller's reference
+	Error     string // a failure's error line, "" when none is known
 }
 
 // Failure is the open failure of one work.
@@ -40,7 +41,7 @@ type Failure struct {
 	runs        map[string]int // failing runs of each command as written, filters aside
 }
 
-// Pair is a failure and the pass that ended it.
+// Pair is a failure and the run that ended it: a pass, or a failure with another error (Pass.Outcome tells).
 type Pair struct {
 	Failure
 	Pass Run
@@ -88,10 +89,17 @@ func (p *Pairer) Ran(r Run) []Pair {
 		return f.family == fam &&
 			(slices.Equal(f.targets, tg) || r.Outcome == Passed && covers(tg, f.targets, check))
 	}
+	gist := func(s string) []string { // an error line's words but those with a digit (a duration, a temp file's name)
+		return slices.DeleteFunc(strings.Fields(s), func(w string) bool { return strings.ContainsAny(w, "0123456789") })
+	}
+	ends := func(f *Failure) bool { // and a failure with another error line ("" is none) ends it, opening its own
+		e, o := gist(f.Last.Error), gist(r.Error)
+		return same(f) && (r.Outcome == Passed || r.Outcome == Failed && len(e)*len(o) > 0 && !slices.Equal(e, o))
+	}
 	var pairs []Pair
 	for _, f := range p.open {
 		switch {
-		case same(f) && r.Outcome == Passed:
+		case ends(f):
 			pairs = append(pairs, Pair{Failure: *f, Pass: r})
 		case same(f):
 			f.Unsettled += map[Outcome]int{Unknown: 1}[r.Outcome]
@@ -99,9 +107,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 			f.add(&f.Ran, r.Command)
 		}
 	}
-	if r.Outcome == Passed {
-		p.open = slices.DeleteFunc(p.open, same)
-	}
+	p.open = slices.DeleteFunc(p.open, ends)
 	i := slices.IndexFunc(p.open, same)
 	if r.Outcome != Failed || i < 0 && len(p.open) >= maxOpen { // past maxOpen a new failure is not kept
 		return pairs
@@ -113,7 +119,7 @@ func (p *Pairer) Ran(r Run) []Pair {
 	f.runs[own]++
 	f.Times, f.Others = f.runs[own], f.Times+f.Others+1-f.runs[own] // of all failing runs so far, this one's too
 	f.Last, f.Edited, f.Ran, f.More, f.Unsettled = r, nil, nil, 0, 0
-	return nil
+	return pairs
 }
 
 // Open returns the failures no pass has ended, first failure first.
@@ -128,22 +134,24 @@ func (p *Pairer) Open() []Failure {
 // targets is what a command works on beyond its family: a check's operands (paths, tests or packages named) and
 // name filters ("-k x"), not options or their values (--features x); other work's operands and option values, a
 // search's pattern too, not options (--no-verify added is the same work), but under a subcommand a value of several
-// words is free text ("git commit -m 'a b'"); with none the values are the work ("python -c …"), a heredoc too.
+// words is free text ("git commit -m 'a b'"); with none the values are the work, of code (python -c …, a heredoc)
+// its words, which a probe rewritten keeps ("import x" in "import x as y").
 func targets(cmd string) (out []string) {
 	f, check, sub := coreWords(shellWords(WithoutFilters(Work(cmd)))), IsCheck(cmd), strings.Contains(Family(cmd), " ")
 	for i := 1; i < len(f); i++ {
-		switch w := f[i]; {
+		switch w, words := f[i], !check && strings.ContainsAny(f[i], " \n"); {
 		case check && nameFilters()[w] && i+1 < len(f):
 			out = append(out, w+" "+f[i+1])
 			i++
-		case strings.HasPrefix(w, "-"):
-		case check && (!strings.HasPrefix(f[i-1], "-") || strings.ContainsAny(w, "/.")),
-			!check && !(sub && strings.HasPrefix(f[i-1], "-") && strings.ContainsAny(w, " \n")):
+		case strings.HasPrefix(w, "-"), words && sub && strings.HasPrefix(f[i-1], "-"):
+		case words:
+			out = append(out, alnumRuns(w)...)
+		case check && (!strings.HasPrefix(f[i-1], "-") || strings.ContainsAny(w, "/.")), !check:
 			out = append(out, w)
 		}
 	}
 	if _, doc, ok := strings.Cut(cmd, "\n"); ok && !check && !sub && strings.Contains(cmd, "<<") {
-		out = append(out, doc)
+		out = append(out, alnumRuns(doc)...)
 	}
 	return out
 }

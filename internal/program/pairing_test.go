@@ -1,6 +1,7 @@
 package program
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -56,6 +57,17 @@ func TestPairer(t *testing.T) {
 			steps: []step{run(`node -e "require('./a')"`, Failed), run(`node -e "require('./b')"`, Passed)}, open: `node -e "require('./a')"`, openRan: `node -e "require('./b')"`},
 		{name: "another heredoc script is other work",
 			steps: []step{run("python3 - <<'EOF'\nimport a\nEOF", Failed), run("python3 - <<'EOF'\nimport b\nEOF", Passed)}, open: "python3 - <<'EOF'\nimport a\nEOF", openRan: "python3 - <<'EOF'\nimport b\nEOF"},
+		{name: "an inline probe rewritten keeps the failed one's words: its pass ends the failure, the install between",
+			steps: []step{run(`python -c 'import xgboost; print(xgboost.__version__)'`, Failed), run("brew install libomp", Passed),
+				run(`uv run python -c 'import xgboost as xgb; print(xgb.__version__)'`, Passed)},
+			pairs: 1, ran: []string{"brew install libomp"}},
+		{name: "a heredoc probe rewritten with the same words is the same work",
+			steps: []step{run("python3 - <<'EOF'\nimport a\nprint(a.f(1))\nEOF", Failed), run("pip install a", Passed),
+				run("python3 - <<'EOF'\nimport a\nx = a.f(1)\nprint(x)\nEOF", Passed)},
+			pairs: 1, ran: []string{"pip install a"}},
+		{name: "a probe that drops words of the failed one is other work",
+			steps: []step{run(`node -e "require('sharp').resize(1)"`, Failed), run(`node -e "require('sharp')"`, Passed)},
+			open:  `node -e "require('sharp').resize(1)"`, openRan: `node -e "require('sharp')"`},
 		{name: "an install of other packages is other work",
 			steps: []step{run("pip install alpha", Failed), run("pip install beta", Passed)}, open: "pip install alpha", openRan: "pip install beta"},
 		{name: "a commit with another message and an option added is the same work",
@@ -92,6 +104,55 @@ func TestPairer(t *testing.T) {
 			if tt.open == "" && len(open) > 0 || tt.open != "" && (len(open) != 1 || open[0].Last.Command != tt.open ||
 				!slices.Equal(open[0].Ran, ranSince)) {
 				t.Errorf("open: %+v, want %q with %q run since", open, tt.open, tt.openRan)
+			}
+		})
+	}
+}
+
+// A failing run of the same work with another error line ends the open failure (its error went away after what
+// ran between) and opens its own; the same error again, numbers aside, or an error line not known, renews it.
+func TestPairerErrorLines(t *testing.T) {
+	type step struct {
+		cmd, err, edit string
+		outcome        Outcome
+	}
+	const pytest = "pytest tests/test_api.py"
+	fail := func(err string) step { return step{cmd: pytest, err: err, outcome: Failed} }
+	tests := []struct {
+		name  string
+		steps []step
+		want  []string // each pair: its failure's error line and times, what was edited and ran between, its end
+	}{
+		{name: "another error is another failure: the install ended the first, the edit the second",
+			steps: []step{fail("ModuleNotFoundError: No module named 'httpx'"), {cmd: "pip install httpx", outcome: Passed},
+				fail("AssertionError: assert 422 == 200"), {edit: "app/main.py"}, {cmd: pytest, outcome: Passed}},
+			want: []string{"ModuleNotFoundError: No module named 'httpx' 1 [] [pip install httpx] failed",
+				"AssertionError: assert 422 == 200 1 [app/main.py] [] passed"}},
+		{name: "the same error again renews the failure, a duration aside",
+			steps: []step{fail("FAILED test_api.py::test_get (0.31s)"), {cmd: "pip install -e .", outcome: Passed},
+				fail("FAILED test_api.py::test_get (0.29s)"), {edit: "app/main.py"}, {cmd: pytest, outcome: Passed}},
+			want: []string{"FAILED test_api.py::test_get (0.29s) 2 [app/main.py] [] passed"}},
+		{name: "an error line not known is no other error",
+			steps: []step{fail("ModuleNotFoundError: No module named 'httpx'"), {cmd: "pip install httpx", outcome: Passed},
+				fail(""), {edit: "app/main.py"}, {cmd: pytest, outcome: Passed}},
+			want: []string{" 2 [app/main.py] [] passed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Pairer
+			var got []string
+			for _, s := range tt.steps {
+				if s.edit != "" {
+					p.Edited(s.edit)
+					continue
+				}
+				for _, pr := range p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Error: s.err}) {
+					got = append(got, fmt.Sprint(pr.Last.Error, " ", pr.Times, " ", pr.Edited, " ", pr.Ran, " ",
+						map[Outcome]string{Passed: "passed", Failed: "failed"}[pr.Pass.Outcome]))
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("pairs\n%q\nwant\n%q", got, tt.want)
 			}
 		})
 	}

@@ -179,9 +179,6 @@ func Operands(args []string) (out []string) {
 // fileReaders print the files their arguments name.
 var fileReaders = lazyre.Words(`cat sed head tail nl less bat more`)
 
-// writesFile reports a line whose first line redirects output to a file (not 2>&1 nor /dev/null).
-func writesFile(cmd string) bool { return len(written(strings.SplitN(cmd, "\n", 2)[0])) > 0 }
-
 // redirectRE is a redirection of output (not "=>", "->", nor 2> of errors) or a tee at a pipe: whether it appends
 // (>>, tee -a) and its target.
 var redirectRE = lazyre.New(`(?:^|[^=2-9>-])(?:>(>?)\|?|\|\s*tee\s+(-a\s+)?)\s*([^&\s;|<>()=-][^\s;&|<>)]*)`)

@@ -43,6 +43,10 @@ func TestTable(t *testing.T) {
 		{"curl -fsS https://example.com", "curl", false, false, ""},
 		{"prettier --write src", "prettier", false, false, ""},
 		{"prettier --check src", "prettier", false, true, "lint"},
+		// Code given inline is a probe of the environment: what it imports names no check.
+		{`python -c "import pytest_asyncio"`, "python", false, false, ""},
+		{`node -e "require('eslint')"`, "node", false, false, ""},
+		{"pytest -c ci/pytest.ini tests", "pytest", false, true, "test"},
 	}
 	for _, tt := range tests {
 		if got := Family(tt.cmd); got != tt.family {

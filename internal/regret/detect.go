@@ -245,7 +245,9 @@ func (r *reader) ran(c *call, out sessions.Outcome, output string) {
 		out == sessions.OutcomeFailed && strings.TrimSpace(output) == "" && program.EndsInSearch(c.command) { // a search that found nothing
 		outcome = program.Unknown
 	}
-	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Ref: len(r.s.commands) - 1}) {
+	// a failure with another error line ends the one before it: what ran between is that one's own lesson
+	for _, p := range r.pairs.Ran(program.Run{Command: c.command, Outcome: outcome, Ref: len(r.s.commands) - 1,
+		Error: run.errLine}) {
 		r.fixedBy[p.First.Ref] = p
 	}
 }

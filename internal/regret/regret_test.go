@@ -285,3 +285,55 @@ func TestSetupStepFixIsALesson(t *testing.T) {
 		t.Fatalf("the refusal in s2 repeats the lesson of s1: topic %+v", store)
 	}
 }
+
+// A probe that failed before a setup step and passed rewritten after it
+// ("import xgboost as xgb") is a lesson too: the pairing takes the rewrite
+// for the same work when it keeps every word of the failed probe. A probe
+// of another module is other work, and the failure no lesson.
+func TestProbeFixedBySetupIsALesson(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	noLib := "xgboost.core.XGBoostError: XGBoost Library (libxgboost.dylib) could not be loaded: Library not loaded: @rpath/libomp.dylib"
+	fixed := testSession("s1", day, events(
+		human("rank the results with xgboost"),
+		shell("c1", "python -c 'import xgboost; print(xgboost.__version__)'", false, noLib),
+		shell("c2", "brew install libomp", true, "==> Pouring libomp--19.1.7.arm64_sonoma.bottle.tar.gz"),
+		shell("c3", "uv run python -c 'import xgboost as xgb; print(xgb.__version__)'", true, "2.1.3"),
+	)...)
+	if n := len(fixed.incidents); n != 1 || !fixed.incidents[0].lesson() ||
+		!slices.Equal(fixed.incidents[0].setup, []string{"brew install libomp"}) {
+		t.Fatalf("%d incidents %+v, want one failure fixed after brew install libomp", n, fixed.incidents)
+	}
+	other := testSession("s2", day, events(
+		human("rank the results with xgboost"),
+		shell("c1", "python -c 'import xgboost; print(xgboost.__version__)'", false, noLib),
+		shell("c2", "pip install pandas", true, "Successfully installed pandas-2.2.3"),
+		shell("c3", "python -c 'import pandas; print(pandas.__version__)'", true, "2.2.3"),
+	)...)
+	if n := len(other.incidents); n != 1 || other.incidents[0].lesson() {
+		t.Fatalf("%d incidents %+v, want the xgboost probe's failure open, no lesson", n, other.incidents)
+	}
+}
+
+// A failure whose rerun fails with another error was ended by what ran between: the install is the first
+// error's lesson, the edit the second's, never one lesson crediting the edit with both.
+func TestChangedErrorIsItsOwnLesson(t *testing.T) {
+	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	s := testSession("s1", day, events(
+		human("make the api tests pass"),
+		shell("c1", "pytest tests/test_api.py", false, "E   ModuleNotFoundError: No module named 'httpx'"),
+		shell("c2", "pip install httpx", true, "Successfully installed httpx-0.27.0"),
+		shell("c3", "pytest tests/test_api.py", false, "E   AssertionError: assert 422 == 200"),
+		sessions.Event{Kind: sessions.EventFileChange, FilePath: "app/schemas.py", FileOp: "update"},
+		shell("c4", "pytest tests/test_api.py", true, "3 passed in 0.28s"),
+	)...)
+	if n := len(s.incidents); n != 2 || !s.incidents[0].lesson() || !s.incidents[1].lesson() {
+		t.Fatalf("%d incidents %+v, want two fixed failures", n, s.incidents)
+	}
+	first, second := s.incidents[0], s.incidents[1]
+	if !slices.Equal(first.setup, []string{"pip install httpx"}) || len(first.files) != 0 {
+		t.Errorf("first failure: setup %q, files %q; want the install alone", first.setup, first.files)
+	}
+	if len(second.setup) != 0 || !slices.Equal(second.files, []string{"schemas.py"}) {
+		t.Errorf("second failure: setup %q, files %q; want the edit alone", second.setup, second.files)
+	}
+}

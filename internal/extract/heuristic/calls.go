@@ -73,10 +73,7 @@ func (x *Extractor) toolResult(e sessions.Event) {
 		delete(x.dropped, e.CallID)
 		return
 	}
-	c := x.calls[e.CallID]
-	if e.CallID == "" {
-		c = x.lastCall
-	}
+	c := map[bool]*call{false: x.calls[e.CallID], true: x.lastCall}[e.CallID == ""] // no id: the last call
 	if c == nil || c.status != stPending {
 		return
 	}
@@ -239,14 +236,13 @@ func (x *Extractor) ranCommand(t *task, c *call, out string) {
 	if c.tryout || c.status == stOK && c.errLine != "" {
 		outcome = program.Unknown
 	}
-	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq}
+	run := program.Run{Command: c.command, Outcome: outcome, Escalated: c.escalated, Ref: c.seq, Error: c.errLine}
 	for _, p := range t.pairs.Ran(run) {
 		if len(t.fixes) < maxFixes {
-			edited := make([]string, len(p.Edited)) // with the line the latest edit put in: a.go (`return x`)
+			p.Edited = slices.Clone(p.Edited) // with the line the latest edit put in: a.go (`return x`)
 			for i, f := range p.Edited {
-				edited[i] = f + when(t.lines[f] != "", " ("+codeLine(t.lines[f], 100)+")")
+				p.Edited[i] = f + when(t.lines[f] != "", " ("+codeLine(t.lines[f], 100)+")")
 			}
-			p.Edited = edited
 			t.fixes = append(t.fixes, fix{Pair: p, fail: t.failures[p.Last.Ref], pass: c})
 		}
 	}

@@ -66,7 +66,8 @@ func (x *Extractor) taskDoc(t *task) taskDoc {
 		d.add(&d.prefs, cPref, userWords(p, prefMax))
 	}
 	for _, f := range t.fixes { // a pass with nothing between is stated as such: no cause (flakiness) is named
-		d.add(&d.knowledge, cFix, rawmemory.TagFix+" "+fixLine(f))
+		d.add(&d.knowledge, cFix, when(f.Pass.Outcome == program.Passed, rawmemory.TagFix+" "+fixLine(f)))
+		d.add(&d.failures, cFailure, when(f.Pass.Outcome == program.Failed, fixLine(f))) // it failed otherwise: no fix
 	}
 	checks := slices.DeleteFunc(slices.Collect(maps.Values(t.checks)), func(c *call) bool {
 		covered := slices.ContainsFunc(t.fixes, func(f fix) bool { return f.Pass.Command == c.command })
@@ -111,18 +112,19 @@ func worth(s string) int {
 	return n
 }
 
-// fixLine phrases a failure, the pass that ended it and what ran between (with more between, no cause).
+// fixLine phrases a failure, the run that ended it (a pass, or a failure with another error) and what ran between.
 func fixLine(f fix) string {
-	escalated := f.Pass.Escalated && !f.Last.Escalated
+	escalated, failed := f.Pass.Escalated && !f.Last.Escalated, f.Pass.Outcome == program.Failed
 	same := program.WithoutFilters(f.Last.Command) == program.WithoutFilters(f.Pass.Command)
+	ended, next := cmp.Or(when(failed, "failed differently"), "passed"), cmp.Or(when(failed, "the rerun"), "the pass")
 	line := runLine(f.Last.Command, 120) + " failed" + when(f.Times > 1, " "+times(f.Times)) +
 		when(escalated && f.Quiet(), " in the sandbox") + errPart(f.fail, f.Others) + " and " +
-		cmp.Or(when(same && escalated, "passed when rerun with escalated permissions"), when(same, "passed on a rerun"),
-			runLine(f.Pass.Command, 120)+" passed") + when(f.pass.tally != "", " ("+code(f.pass.tally)+")") + "; "
+		cmp.Or(when(same && escalated, ended+" when rerun with escalated permissions"), when(same, ended+" on a rerun"),
+			runLine(f.Pass.Command, 120)+" "+ended) + when(f.pass.tally != "", " ("+code(f.pass.tally)+")")
 	between := joinSet("; ", when(len(f.Edited) > 0, "edited "+strings.Join(f.Edited, ", ")),
 		when(len(f.Ran) > 0, "ran "+codeList(f.Ran, 100)), when(f.More > 0, "and "+itoa(f.More)+" more"))
-	return line + cmp.Or(when(f.Quiet(), "nothing else ran between the failure and the pass."),
-		"between the failure and the pass: "+between+".")
+	quiet := cmp.Or(when(failed, "."), "; nothing else ran between the failure and the pass.") // the commands say it
+	return line + cmp.Or(when(!f.Quiet(), "; between the failure and "+next+": "+between+"."), quiet)
 }
 
 // runLine quotes a command line cut to n bytes, from its work on if the cut hides it and no "&&" may have stopped it.

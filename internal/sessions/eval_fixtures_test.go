@@ -368,6 +368,18 @@ func TestHeldoutFixturesRead(t *testing.T) {
 		// /root/projeto on a VPS (no git repository), committed with a dump of /root.
 		"claude/-root-projeto/14e9eeb1-a80f-44e1-9848-cd62a4450a8d.jsonl": {
 			ID: "14e9eeb1-a80f-44e1-9848-cd62a4450a8d", Source: "cli", Cwd: "/root/projeto"},
+		// Claude Code 2.1.141 sessions of windtara0619/tpu-inference (Linux on a
+		// TPU VM), committed with the author's Claude Code home by an autosync
+		// commit of the fork.
+		"claude/-home-tarading-tpu-inference/ebfb497e-e1dc-430b-aed4-17b11545d95b.jsonl": {
+			ID: "ebfb497e-e1dc-430b-aed4-17b11545d95b", Source: "cli", Cwd: "/home/tarading/tpu-inference", GitBranch: "prefill_fuse"},
+		"claude/-home-tarading-tpu-inference/19a2e244-9267-4afb-8908-2e5caa9374ba.jsonl": {
+			ID: "19a2e244-9267-4afb-8908-2e5caa9374ba", Source: "cli", Cwd: "/home/tarading/tpu-inference", GitBranch: "prefill_fuse"},
+		// A Claude Code 2.1.126 session from the VS Code extension (macOS) of
+		// aryan07surana-hub/Oravini, whose git repository is the author's home
+		// folder, .claude/ included; its Explore sub-agent file is attached.
+		"claude/-Users-aryansurana/8f637c9e-9c46-4282-822e-d894b86950e8.jsonl": {
+			ID: "8f637c9e-9c46-4282-822e-d894b86950e8", Source: "vscode", Cwd: "/Users/aryansurana", GitBranch: "main"},
 	}
 	checkFixtureRoot(t, "testdata/real/heldout", want)
 }

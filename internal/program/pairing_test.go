@@ -10,11 +10,6 @@ import (
 // between them: every command that is not a read and every file edited,
 // listed; "flaky" only when nothing ran.
 func TestPairer(t *testing.T) {
-	type step struct {
-		cmd     string
-		outcome Outcome
-		edit    string
-	}
 	run := func(cmd string, o Outcome) step { return step{cmd: cmd, outcome: o} }
 	tests := []struct {
 		name          string
@@ -81,15 +76,7 @@ func TestPairer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p Pairer
-			var pairs []Pair
-			for _, s := range tt.steps {
-				if s.edit != "" {
-					p.Edited(s.edit)
-					continue
-				}
-				pairs = append(pairs, p.Ran(Run{Command: s.cmd, Outcome: s.outcome})...)
-			}
+			p, pairs := replay(tt.steps)
 			if len(pairs) != tt.pairs {
 				t.Fatalf("%d pairs, want %d: %+v", len(pairs), tt.pairs, pairs)
 			}
@@ -112,10 +99,6 @@ func TestPairer(t *testing.T) {
 // A failing run of the same work with another error line ends the open failure (its error went away after what
 // ran between) and opens its own; the same error again, numbers aside, or an error line not known, renews it.
 func TestPairerErrorLines(t *testing.T) {
-	type step struct {
-		cmd, err, edit string
-		outcome        Outcome
-	}
 	const pytest = "pytest tests/test_api.py"
 	fail := func(err string) step { return step{cmd: pytest, err: err, outcome: Failed} }
 	tests := []struct {
@@ -139,21 +122,35 @@ func TestPairerErrorLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p Pairer
+			_, pairs := replay(tt.steps)
 			var got []string
-			for _, s := range tt.steps {
-				if s.edit != "" {
-					p.Edited(s.edit)
-					continue
-				}
-				for _, pr := range p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Error: s.err}) {
-					got = append(got, fmt.Sprint(pr.Last.Error, " ", pr.Times, " ", pr.Edited, " ", pr.Ran, " ",
-						map[Outcome]string{Passed: "passed", Failed: "failed"}[pr.Pass.Outcome]))
-				}
+			for _, pr := range pairs {
+				got = append(got, fmt.Sprint(pr.Last.Error, " ", pr.Times, " ", pr.Edited, " ", pr.Ran, " ",
+					map[Outcome]string{Passed: "passed", Failed: "failed"}[pr.Pass.Outcome]))
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("pairs\n%q\nwant\n%q", got, tt.want)
 			}
 		})
 	}
+}
+
+// step is one event of a pairing test: a command run with its outcome and error line, or a file edited.
+type step struct {
+	cmd, err, edit string
+	outcome        Outcome
+}
+
+// replay feeds the steps to a new Pairer and returns it with every pair its runs completed.
+func replay(steps []step) (*Pairer, []Pair) {
+	var p Pairer
+	var pairs []Pair
+	for _, s := range steps {
+		if s.edit != "" {
+			p.Edited(s.edit)
+			continue
+		}
+		pairs = append(pairs, p.Ran(Run{Command: s.cmd, Outcome: s.outcome, Error: s.err})...)
+	}
+	return &p, pairs
 }
